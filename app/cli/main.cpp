@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// mantissa-cli: the headless, scriptable face of Mantissa.
+
+#include "commands.h"
+
+#include <array>
+#include <exception>
+#include <iostream>
+#include <string_view>
+
+namespace {
+
+using mantissa::cli::Args;
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const Args&);
+};
+
+// Subcommands, in the order `--help` lists them.
+constexpr std::array kCommands{
+    Command{"version", "Print version, oneDNN version and the CPU's vector ISA", mantissa::cli::runVersion},
+};
+
+void printHelp() {
+  std::cout << "Usage: mantissa-cli COMMAND [OPTIONS]\n\n"
+               "Mantissa's headless, scriptable interface: number formats, training,\n"
+               "benchmarks and plots without a display.\n\nCommands:\n";
+  for (const auto& c : kCommands)
+    std::cout << "  " << c.name << std::string(12 - c.name.size(), ' ') << c.summary << "\n";
+  std::cout << "\nGlobal options:\n"
+               "  --help      Show this help (or 'mantissa-cli COMMAND --help')\n"
+               "  --version   Same as 'mantissa-cli version'\n";
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    printHelp();
+    return 2;
+  }
+  const std::string_view first = argv[1];
+  if (first == "--help" || first == "-h" || first == "help") {
+    printHelp();
+    return 0;
+  }
+  Args rest(argv + 2, argv + argc);
+  if (first == "--version")
+    return mantissa::cli::runVersion(rest);
+  for (const auto& c : kCommands) {
+    if (c.name == first) {
+      try {
+        return c.run(rest);
+      } catch (const std::exception& e) {
+        std::cerr << "mantissa-cli " << first << ": " << e.what() << "\n";
+        return 1;
+      }
+    }
+  }
+  std::cerr << "mantissa-cli: unknown command '" << first << "'\nTry 'mantissa-cli --help'.\n";
+  return 2;
+}

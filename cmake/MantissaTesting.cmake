@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# SPDX-FileCopyrightText: 2026 The Mantissa authors
+#
+# mantissa_add_test(NAME name SOURCES ... LIBS ... [LABELS ...] [GUI] [TIMEOUT s])
+#
+# One GoogleTest executable, registered test by test with gtest_discover_tests.
+# GUI tests are labelled `gui` and run on the offscreen platform with their own
+# XDG dirs, so `ctest -L core` needs no display and no test touches real settings.
+include(GoogleTest)
+find_package(GTest REQUIRED)
+
+function(mantissa_add_test)
+  cmake_parse_arguments(T "GUI" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_compile_features(${T_NAME} PRIVATE cxx_std_20)
+  mantissa_set_warnings(${T_NAME})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest mantissa_sanitizers)
+  if(T_GUI)
+    target_link_libraries(${T_NAME} PRIVATE mantissa_gui_test_main)
+    set(labels gui ${T_LABELS})
+    set(env "QT_QPA_PLATFORM=offscreen;XDG_CONFIG_HOME=${CMAKE_CURRENT_BINARY_DIR}/xdg/${T_NAME}/config;XDG_DATA_HOME=${CMAKE_CURRENT_BINARY_DIR}/xdg/${T_NAME}/data;XDG_RUNTIME_DIR=${CMAKE_CURRENT_BINARY_DIR}/xdg/${T_NAME}/run")
+  else()
+    target_link_libraries(${T_NAME} PRIVATE GTest::gtest_main)
+    set(labels core ${T_LABELS})
+    set(env "")
+  endif()
+  gtest_discover_tests(${T_NAME}
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS "${labels}" TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${env}")
+endfunction()

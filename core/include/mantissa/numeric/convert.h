@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// Fast FP32 <-> BF16 / FP16 conversions used every training step.
+//
+// These are the conversions the trainer, the telemetry and the Float Explorer
+// share. Scalar functions are small, pure and inline-friendly; the batch
+// functions pick the hardware instruction at run time (AVX512_BF16
+// VCVTNEPS2BF16, F16C VCVTPS2PH/VCVTPH2PS) and fall back to a portable path
+// that produces identical bits.
+//
+// Rounding rules, stated once:
+//  - f32ToBf16: round to nearest, ties to even; follows VCVTNEPS2BF16 exactly:
+//    FP32 subnormal inputs are treated as zero (DAZ, sign kept), NaN becomes a
+//    quiet NaN with the top 16 bits kept and the quiet bit (0x0040) set.
+//  - f32ToF16: round to nearest, ties to even; follows VCVTPS2PH with
+//    imm8 = 0 (MXCSR DAZ/FTZ off): FP16 subnormals are produced, overflow
+//    gives +-inf, NaN becomes quiet with the payload's top 9 bits kept.
+//  - bf16ToF32 / f16ToF32: exact (every BF16/FP16 value is an FP32 value).
+//  - f32ToBf16Stochastic / f32ToF16Stochastic: stochastic rounding; `random`
+//    is 32 uniform bits, the value rounds up with probability equal to the
+//    fraction of an ULP it lies above the lower neighbour.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace mantissa::numeric {
+
+using Bf16Bits = std::uint16_t;
+using F16Bits = std::uint16_t;
+
+Bf16Bits f32ToBf16(float value) noexcept;
+float bf16ToF32(Bf16Bits bits) noexcept;
+F16Bits f32ToF16(float value) noexcept;
+float f16ToF32(F16Bits bits) noexcept;
+
+Bf16Bits f32ToBf16Stochastic(float value, std::uint32_t random) noexcept;
+F16Bits f32ToF16Stochastic(float value, std::uint32_t random) noexcept;
+
+// Batch conversions: src and dst must have the same size.
+void convertF32ToBf16(std::span<const float> src, std::span<Bf16Bits> dst) noexcept;
+void convertBf16ToF32(std::span<const Bf16Bits> src, std::span<float> dst) noexcept;
+void convertF32ToF16(std::span<const float> src, std::span<F16Bits> dst) noexcept;
+void convertF16ToF32(std::span<const F16Bits> src, std::span<float> dst) noexcept;
+
+// Round FP32 values in place through a 16-bit format and back (what storing a
+// tensor in BF16/FP16 does to its values). Same rules as above.
+void roundTripBf16(std::span<float> values) noexcept;
+void roundTripF16(std::span<float> values) noexcept;
+
+// Which implementation the batch functions use on this CPU.
+enum class ConvertPath { Portable, Hardware };
+ConvertPath bf16ConvertPath() noexcept;
+ConvertPath f16ConvertPath() noexcept;
+
+// Force the portable path (tests compare it with the hardware path).
+void setForcePortableConversions(bool force) noexcept;
+
+} // namespace mantissa::numeric

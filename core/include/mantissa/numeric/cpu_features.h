@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// What this CPU can do, read once at run time (CPUID via the compiler's
+// builtins), and what oneDNN reports. Shown by --version and the status line.
+
+#include <string>
+
+namespace mantissa::numeric {
+
+struct CpuFeatures {
+  bool avx2 = false;
+  bool fma = false;
+  bool f16c = false;
+  bool avx512f = false;
+  bool avx512bf16 = false;
+  bool avx512fp16 = false;
+  bool amxBf16 = false;
+  bool amxTile = false;
+  std::string vendor;    // "GenuineIntel", "AuthenticAMD", ...
+  std::string modelName; // from /proc/cpuinfo where available
+};
+
+const CpuFeatures& cpuFeatures();
+
+// "AVX2 FMA F16C; AVX512_BF16: no (BF16 emulated); AMX: no"
+std::string describeIsa();
+
+// oneDNN's version string ("2.6.3") and its effective ISA name ("avx2").
+std::string onednnVersion();
+std::string onednnIsa();
+
+} // namespace mantissa::numeric
