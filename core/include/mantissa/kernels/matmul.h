@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// Matrix multiplication: the one kernel every layer's forward and backward
+// pass runs on.
+//
+//   dst[M,N] (+)= op(src)[M,K] x op(weights)[K,N]
+//
+// op(x) is x or its transpose (Trans). Stored shapes are row-major Tensors:
+//   src     [M,K], or [K,M] with transSrc = Yes
+//   weights [K,N], or [N,K] with transWeights = Yes
+//   dst     [M,N]
+// so the backward products need no transpose copy:
+//   dX[B,I] = dY[B,O] x W[I,O]^T   -> shape {B, I, O}, transWeights = Yes
+//   dW[I,O] = X[B,I]^T x dY[B,O]   -> shape {I, O, B}, transSrc = Yes
+//
+// Legend: M rows of dst, N columns of dst, K the reduction length.
+//
+// Precision: src and weights share one DType (`inputs`); products are
+// accumulated in FP32; dst is FP32 unless `dst` says BF16/F16, in which case
+// the FP32 result is rounded to nearest, ties to even, once at the end.
+//
+// Matmul is the fast path (oneDNN). Its constructor does all the expensive
+// work once: primitive descriptor, primitive, scratch buffers. execute() only
+// sets data pointers, converts inputs where the path is emulated, and runs.
+// referenceMatmul is the slow, readable Eigen path tests hold it to.
+
+#include <mantissa/tensor/dtype.h>
+#include <mantissa/tensor/tensor.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace mantissa::kernels {
+
+enum class Backend { OneDnn, Eigen };
+enum class Trans { No, Yes };
+
+std::string_view backendName(Backend backend); // "onednn", "eigen"
+
+struct MatmulShape {
+  std::int64_t m, n, k;
+  Trans transSrc = Trans::No;
+  Trans transWeights = Trans::No;
+
+  // Floating-point operations of one product: 2 * M * N * K.
+  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+};
+
+class Matmul {
+public:
+  // Creates the oneDNN primitive once. BF16 inputs use oneDNN's native bf16
+  // matmul where this CPU has one (AVX512_BF16 / AMX); otherwise, like F16
+  // (oneDNN 2.6 has no CPU f16 matmul), they are emulated: inputs converted
+  // exactly to FP32 into scratch buffers allocated here, then the FP32
+  // primitive runs. Throws std::invalid_argument on a non-positive shape.
+  Matmul(MatmulShape shape, DType inputs, DType dst = DType::F32, bool accumulate = false);
+  ~Matmul();
+  Matmul(Matmul&&) noexcept;
+  Matmul& operator=(Matmul&&) noexcept;
+  Matmul(const Matmul&) = delete;
+  Matmul& operator=(const Matmul&) = delete;
+
+  // dst (+)= op(src) x op(weights). No allocation and no primitive creation.
+  // Throws std::invalid_argument naming the operand whose dtype or stored
+  // shape does not match the one this Matmul was built for.
+  void execute(const Tensor& src, const Tensor& weights, Tensor& dst);
+
+  // True when this dtype combination has no native oneDNN path on this CPU
+  // and runs through FP32 compute instead.
+  bool emulated() const;
+  // oneDNN's implementation name ("gemm:jit", "brgemm:avx512_core_bf16", ...)
+  // followed by " (emulated: BF16 storage, FP32 compute)" where emulated.
+  std::string implementation() const;
+  const MatmulShape& shape() const;
+  DType inputs() const;
+  DType dst() const;
+  bool accumulates() const;
+
+private:
+  struct Plan;
+  std::unique_ptr<Plan> m_plan;
+};
+
+// Reference: Eigen in FP32 (BF16/F16 inputs converted exactly to FP32 first;
+// no double precision anywhere), the same semantics and the same stored
+// shapes as Matmul. Allocates temporaries for non-F32 operands; for tests and
+// the benchmark's Eigen baseline.
+void referenceMatmul(MatmulShape shape, const Tensor& src, const Tensor& weights, Tensor& dst,
+                     bool accumulate = false);
+
+// Running totals since program start, for the "no allocation / no primitive
+// creation in the steady-state step" test: every oneDNN primitive Mantissa
+// creates and every scratch buffer its kernels allocate.
+struct KernelCounters {
+  std::int64_t primitivesCreated;
+  std::int64_t scratchAllocations;
+};
+KernelCounters kernelCounters();
+
+} // namespace mantissa::kernels

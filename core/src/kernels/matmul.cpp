@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/kernels/matmul.h>
+
+#include "matmul_operands.h"
+#include "onednn_context.h"
+
+#include <mantissa/numeric/convert.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <array>
+#include <optional>
+#include <stdexcept>
+
+namespace mantissa::kernels {
+namespace {
+
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+dt toDnnl(DType dtype) {
+  switch (dtype) {
+  case DType::F32: return dt::f32;
+  case DType::BF16: return dt::bf16;
+  case DType::F16: return dt::f16;
+  }
+  return dt::undef;
+}
+
+// Row-major [rows, cols] stored, read by oneDNN as the logical [a, b] matrix:
+// `ab` when stored as [a, b], `ba` when stored transposed as [b, a].
+tag layout(Trans trans) { return trans == Trans::No ? tag::ab : tag::ba; }
+
+// The primitive descriptor for these data types, or nullopt when oneDNN has
+// no implementation for them on this CPU (it throws dnnl::error then).
+std::optional<dnnl::matmul::primitive_desc> tryPrimitiveDesc(const MatmulShape& s, dt inputs,
+                                                             dt dst,
+                                                             const dnnl::primitive_attr& attr) {
+  const dnnl::memory::desc srcMd({s.m, s.k}, inputs, layout(s.transSrc));
+  const dnnl::memory::desc weightsMd({s.k, s.n}, inputs, layout(s.transWeights));
+  const dnnl::memory::desc dstMd({s.m, s.n}, dst, tag::ab);
+  const dnnl::matmul::desc desc(srcMd, weightsMd, dstMd);
+  try {
+    return dnnl::matmul::primitive_desc(desc, attr, OneDnnContext::instance().engine());
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+// FP32 scratch copy of an operand that is stored in 16 bits (empty if F32).
+Tensor scratchFor(DType stored, detail::StoredShape shape) {
+  if (stored == DType::F32)
+    return {};
+  OneDnnContext::instance().noteScratchAllocation();
+  return Tensor(DType::F32, shape.rows, shape.cols);
+}
+
+void widen(const Tensor& src, Tensor& dst) {
+  if (src.dtype() == DType::BF16)
+    numeric::convertBf16ToF32(src.u16(), dst.f32());
+  else
+    numeric::convertF16ToF32(src.u16(), dst.f32());
+}
+
+void narrow(const Tensor& src, Tensor& dst) {
+  if (dst.dtype() == DType::BF16)
+    numeric::convertF32ToBf16(src.f32(), dst.u16());
+  else
+    numeric::convertF32ToF16(src.f32(), dst.u16());
+}
+
+// " (emulated: BF16 storage, FP32 compute)", plus where the result is rounded.
+std::string emulationLabel(DType inputs, DType dst) {
+  auto upper = [](DType d) { return d == DType::F32 ? "FP32" : d == DType::BF16 ? "BF16" : "FP16"; };
+  std::string label = " (emulated: ";
+  if (inputs != DType::F32)
+    label += std::string(upper(inputs)) + " storage, ";
+  label += "FP32 compute";
+  if (dst != DType::F32)
+    label += std::string(", result rounded to ") + upper(dst);
+  return label + ")";
+}
+
+} // namespace
+
+struct Matmul::Plan {
+  MatmulShape shape;
+  DType inputs;
+  DType dst;
+  bool accumulate;
+  bool emulated = false;
+  std::string implementation;
+
+  dnnl::matmul primitive;
+  dnnl::memory srcMem, weightsMem, dstMem, scratchpadMem; // handles set per execute
+  std::array<dnnl_exec_arg_t, 4> args{};
+  int argCount = 0;
+
+  // Emulation only: FP32 copies of 16-bit operands (empty when unused).
+  Tensor srcF32;     // stored shape of src
+  Tensor weightsF32; // stored shape of weights
+  Tensor dstF32;     // [M,N]
+};
+
+Matmul::Matmul(MatmulShape shape, DType inputs, DType dst, bool accumulate)
+    : m_plan(std::make_unique<Plan>()) {
+  detail::checkShape("Matmul", shape);
+  Plan& p = *m_plan;
+  p.shape = shape;
+  p.inputs = inputs;
+  p.dst = dst;
+  p.accumulate = accumulate;
+  OneDnnContext& ctx = OneDnnContext::instance();
+
+  // Attributes: dst += product via a sum post-op; scratchpad owned by us so
+  // execute() never asks the library for memory.
+  dnnl::primitive_attr attr;
+  if (accumulate) {
+    dnnl::post_ops ops;
+    ops.append_sum(1.0f);
+    attr.set_post_ops(ops);
+  }
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+
+  // Primitive descriptor: the requested types natively if oneDNN has them,
+  // otherwise FP32 throughout with conversions around it.
+  std::optional<dnnl::matmul::primitive_desc> pd =
+      tryPrimitiveDesc(shape, toDnnl(inputs), toDnnl(dst), attr);
+  if (!pd) {
+    p.emulated = true;
+    pd = tryPrimitiveDesc(shape, dt::f32, dt::f32, attr);
+    if (!pd)
+      throw std::runtime_error("Matmul: oneDNN has no f32 matmul on this CPU");
+  }
+
+  // Primitive: created here, once.
+  p.primitive = dnnl::matmul(*pd);
+  ctx.notePrimitiveCreated();
+  p.implementation = pd->impl_info_str();
+  if (p.emulated)
+    p.implementation += emulationLabel(inputs, dst);
+
+  // Memory objects without data; execute() points them at the tensors.
+  p.srcMem = dnnl::memory(pd->src_desc(), ctx.engine(), DNNL_MEMORY_NONE);
+  p.weightsMem = dnnl::memory(pd->weights_desc(), ctx.engine(), DNNL_MEMORY_NONE);
+  p.dstMem = dnnl::memory(pd->dst_desc(), ctx.engine(), DNNL_MEMORY_NONE);
+  p.args[0] = {DNNL_ARG_SRC, p.srcMem.get()};
+  p.args[1] = {DNNL_ARG_WEIGHTS, p.weightsMem.get()};
+  p.args[2] = {DNNL_ARG_DST, p.dstMem.get()};
+  p.argCount = 3;
+  if (pd->scratchpad_desc().get_size() > 0) {
+    p.scratchpadMem = dnnl::memory(pd->scratchpad_desc(), ctx.engine());
+    ctx.noteScratchAllocation();
+    p.args[3] = {DNNL_ARG_SCRATCHPAD, p.scratchpadMem.get()};
+    p.argCount = 4;
+  }
+
+  // Emulation scratch: FP32 twins of the 16-bit operands, allocated once.
+  if (p.emulated) {
+    p.srcF32 = scratchFor(inputs, detail::storedSrc(shape));
+    p.weightsF32 = scratchFor(inputs, detail::storedWeights(shape));
+    p.dstF32 = scratchFor(dst, detail::storedDst(shape));
+  }
+}
+
+Matmul::~Matmul() = default;
+Matmul::Matmul(Matmul&&) noexcept = default;
+Matmul& Matmul::operator=(Matmul&&) noexcept = default;
+
+void Matmul::execute(const Tensor& src, const Tensor& weights, Tensor& dst) {
+  Plan& p = *m_plan;
+  detail::checkOperand("Matmul::execute", "src", src, p.inputs, detail::storedSrc(p.shape));
+  detail::checkOperand("Matmul::execute", "weights", weights, p.inputs,
+                       detail::storedWeights(p.shape));
+  detail::checkOperand("Matmul::execute", "dst", dst, p.dst, detail::storedDst(p.shape));
+
+  // Emulated 16-bit operands are widened exactly into their FP32 twins.
+  const void* srcData = src.raw();
+  const void* weightsData = weights.raw();
+  void* dstData = dst.raw();
+  if (p.srcF32.size() > 0) {
+    widen(src, p.srcF32);
+    widen(weights, p.weightsF32);
+    srcData = p.srcF32.raw();
+    weightsData = p.weightsF32.raw();
+  }
+  if (p.dstF32.size() > 0) {
+    if (p.accumulate)
+      widen(dst, p.dstF32);
+    dstData = p.dstF32.raw();
+  }
+
+  // oneDNN takes non-const handles; src and weights are only read.
+  p.srcMem.set_data_handle(const_cast<void*>(srcData));
+  p.weightsMem.set_data_handle(const_cast<void*>(weightsData));
+  p.dstMem.set_data_handle(dstData);
+
+  // The C call takes a plain array; the C++ wrapper would build a vector of
+  // arguments on every call, which the steady-state step must not allocate.
+  OneDnnContext& ctx = OneDnnContext::instance();
+  dnnl::error::wrap_c_api(
+      dnnl_primitive_execute(p.primitive.get(), ctx.stream().get(), p.argCount, p.args.data()),
+      "Matmul::execute: oneDNN matmul failed");
+  ctx.stream().wait();
+
+  // Emulated 16-bit dst: one RNE rounding of the FP32 result.
+  if (p.dstF32.size() > 0)
+    narrow(p.dstF32, dst);
+}
+
+bool Matmul::emulated() const { return m_plan->emulated; }
+std::string Matmul::implementation() const { return m_plan->implementation; }
+const MatmulShape& Matmul::shape() const { return m_plan->shape; }
+DType Matmul::inputs() const { return m_plan->inputs; }
+DType Matmul::dst() const { return m_plan->dst; }
+bool Matmul::accumulates() const { return m_plan->accumulate; }
+
+} // namespace mantissa::kernels

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// The one CPU engine and stream every oneDNN primitive in Mantissa runs on,
+// plus the counters behind kernelCounters(). Private to core: the public
+// headers never mention oneDNN types.
+//
+// The stream is in-order and executes on the calling thread (OpenMP fans the
+// work out); primitives are executed from one thread at a time (the trainer's).
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <atomic>
+#include <cstdint>
+
+namespace mantissa::kernels {
+
+class OneDnnContext {
+public:
+  static OneDnnContext& instance();
+
+  const dnnl::engine& engine() const { return m_engine; }
+  dnnl::stream& stream() { return m_stream; }
+
+  // Every primitive creation and every scratch buffer allocation goes through
+  // these, so a test can check the steady-state step does neither.
+  void notePrimitiveCreated() { m_primitivesCreated.fetch_add(1, std::memory_order_relaxed); }
+  void noteScratchAllocation() { m_scratchAllocations.fetch_add(1, std::memory_order_relaxed); }
+  std::int64_t primitivesCreated() const { return m_primitivesCreated.load(); }
+  std::int64_t scratchAllocations() const { return m_scratchAllocations.load(); }
+
+private:
+  OneDnnContext();
+
+  dnnl::engine m_engine;
+  dnnl::stream m_stream;
+  std::atomic<std::int64_t> m_primitivesCreated{0};
+  std::atomic<std::int64_t> m_scratchAllocations{0};
+};
+
+} // namespace mantissa::kernels
