@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# SPDX-FileCopyrightText: 2026 The Mantissa authors
+#
+# End-to-end package test (issue 9): build the .deb from the build tree with
+# CPack, unpack it into a scratch root, check its control fields and contents,
+# and run the binaries from there, the way a user gets them.
+#
+#   test_package.sh BUILD_DIR VERSION CPACK
+#
+# Every missing tool is a failure with a message, never a skip.
+set -euo pipefail
+
+build_dir=${1:?usage: test_package.sh BUILD_DIR VERSION CPACK}
+version=${2:?missing VERSION}
+cpack=${3:?missing CPACK}
+app_id=org.mantissa.Mantissa
+
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+die() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+pass() { echo "ok: $*"; }
+
+for tool in "$cpack" dpkg-deb dpkg-shlibdeps desktop-file-validate appstreamcli file ldd; do
+  command -v "$tool" >/dev/null ||
+    die "required tool '$tool' is not installed (Debian packages: cmake, dpkg-dev, desktop-file-utils, appstream, file, libc-bin; ./dev installs them)"
+done
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/mantissa-package-test.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+root=$scratch/root
+
+# --- Build the package ----------------------------------------------------------
+# -B keeps CPack's staging area out of the build tree, so parallel runs and
+# later `cmake --build` never see it.
+(cd "$build_dir" && "$cpack" -G DEB -B "$scratch/out" --config CPackConfig.cmake) >"$scratch/cpack.log" 2>&1 ||
+  { cat "$scratch/cpack.log" >&2; die "cpack -G DEB failed"; }
+deb=$scratch/out/mantissa_${version}_amd64.deb
+[ -f "$deb" ] || { ls -l "$scratch/out" >&2; die "expected package $deb was not produced"; }
+pass "cpack produced $(basename "$deb") ($(stat -c %s "$deb") bytes)"
+
+# --- Control fields ---------------------------------------------------------------
+field() { dpkg-deb -f "$deb" "$1"; }
+[ "$(field Package)" = mantissa ] || fail "Package is '$(field Package)', expected mantissa"
+[ "$(field Version)" = "$version" ] || fail "Version is '$(field Version)', expected $version"
+[ "$(field Section)" = science ] || fail "Section is '$(field Section)', expected science"
+[ "$(field Architecture)" = amd64 ] || fail "Architecture is '$(field Architecture)', expected amd64"
+[[ "$(field Maintainer)" =~ ^.+\ \<.+@.+\>$ ]] || fail "Maintainer '$(field Maintainer)' is not 'Name <email>'"
+[ -n "$(field Homepage)" ] || fail "Homepage is empty"
+[ -n "$(field Description)" ] || fail "Description is empty"
+depends=$(field Depends)
+echo "Depends: $depends"
+# Computed by dpkg-shlibdeps from the binaries: the GUI links Qt6, both link oneDNN.
+for lib in libqt6core6 libqt6gui6 libqt6widgets6 libqt6charts6 libdnnl2 libstdc++6 libc6; do
+  [[ ", $depends," == *", $lib"[\ ,]* ]] || fail "Depends lacks $lib: $depends"
+done
+pass "control fields"
+
+# --- Contents -----------------------------------------------------------------------
+dpkg-deb -x "$deb" "$root" || die "dpkg-deb -x failed"
+usr=$root/usr
+for f in bin/mantissa bin/mantissa-cli; do
+  [ -x "$usr/$f" ] || fail "missing executable /usr/$f"
+done
+for f in share/applications/$app_id.desktop share/metainfo/$app_id.metainfo.xml \
+  share/icons/hicolor/scalable/apps/$app_id.svg \
+  share/man/man1/mantissa.1.gz share/man/man1/mantissa-cli.1.gz \
+  share/doc/mantissa/copyright share/doc/mantissa/LICENSE share/doc/mantissa/README.data.md; do
+  [ -s "$usr/$f" ] || fail "missing or empty /usr/$f"
+done
+for size in 16 22 24 32 48 64 128 256 512; do
+  png=$usr/share/icons/hicolor/${size}x${size}/apps/$app_id.png
+  if [ ! -f "$png" ]; then
+    fail "missing ${size}x${size} icon"
+  else
+    desc=$(file -b "$png")
+    [[ "$desc" == "PNG image data, $size x $size, "* ]] || fail "${size}x${size} icon is '$desc'"
+  fi
+done
+grep -q "GNU GENERAL PUBLIC LICENSE" "$usr/share/doc/mantissa/LICENSE" || fail "LICENSE is not the GPL text"
+grep -q "CC-BY-SA-3.0" "$usr/share/doc/mantissa/copyright" || fail "copyright lacks the MNIST licence"
+grep -q "Creative Commons Attribution-Share Alike 3.0" "$usr/share/doc/mantissa/README.data.md" ||
+  fail "README.data.md lacks the MNIST attribution"
+# Nothing may point back into the build or source tree.
+if grep -rlF "$build_dir" "$root" >"$scratch/leaks"; then
+  fail "files in the package mention the build tree $build_dir: $(tr '\n' ' ' <"$scratch/leaks")"
+fi
+pass "package contents"
+
+# --- The desktop integration validates --------------------------------------------------
+desktop-file-validate "$usr/share/applications/$app_id.desktop" || fail "desktop-file-validate"
+appstreamcli validate --no-net "$usr/share/metainfo/$app_id.metainfo.xml" || fail "appstreamcli validate"
+exec_bin=$(sed -n 's/^Exec=\([^ ]*\).*/\1/p' "$usr/share/applications/$app_id.desktop")
+[ -x "$usr/bin/$exec_bin" ] || fail "desktop file's Exec=$exec_bin is not in /usr/bin"
+icon=$(sed -n 's/^Icon=//p' "$usr/share/applications/$app_id.desktop")
+[ "$icon" = "$app_id" ] || fail "desktop file's Icon=$icon is not the installed icon name $app_id"
+pass "validators"
+
+# --- Run the binaries from the scratch root ---------------------------------------------
+# Our own libraries are linked statically: nothing may come from the build tree.
+unset LD_LIBRARY_PATH
+for b in mantissa mantissa-cli; do
+  [ -x "$usr/bin/$b" ] || continue
+  if ldd "$usr/bin/$b" | grep -E "not found|$build_dir" >"$scratch/ldd"; then
+    fail "$b: unresolved or build-tree libraries: $(cat "$scratch/ldd")"
+  fi
+done
+export HOME=$scratch/home XDG_CONFIG_HOME=$scratch/home/config XDG_DATA_HOME=$scratch/home/data
+export XDG_RUNTIME_DIR=$scratch/home/run XDG_CACHE_HOME=$scratch/home/cache
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+
+if out=$("$usr/bin/mantissa-cli" --version 2>&1); then
+  echo "$out"
+  grep -q "^mantissa-cli $version$" <<<"$out" || fail "mantissa-cli --version does not print 'mantissa-cli $version'"
+  grep -q "^oneDNN [0-9]" <<<"$out" || fail "mantissa-cli --version does not print the oneDNN version"
+else
+  fail "mantissa-cli --version exited non-zero: $out"
+fi
+
+if out=$(QT_QPA_PLATFORM=offscreen timeout 60 "$usr/bin/mantissa" --version 2>&1); then
+  echo "$out"
+  grep -q "$version" <<<"$out" || fail "mantissa --version does not print $version"
+  grep -q "oneDNN [0-9]" <<<"$out" || fail "mantissa --version does not print the oneDNN version"
+else
+  fail "mantissa --version (offscreen) exited non-zero: $out"
+fi
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "package test passed"
