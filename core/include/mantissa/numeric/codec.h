@@ -22,18 +22,24 @@ struct EncodeOptions {
   Rounding rounding = Rounding::NearestEven;
   // Infinity: values past max finite round to inf as IEEE 754 says (per
   // rounding mode); formats without inf (E4M3) then give NaN.
-  // Saturate: clamp to +-max finite.
+  // Saturate: clamp to +-max finite (infinities too, as OCP FP8 saturating mode).
   OverflowMode overflow = OverflowMode::Infinity;
-  bool flushSubnormals = false; // FTZ on output and DAZ on input
-  std::uint32_t random = 0;     // uniform bits for Rounding::Stochastic
+  // FTZ on output and DAZ on input: any value whose magnitude is below the
+  // format's min normal (tininess before rounding, as x86) becomes a signed zero.
+  bool flushSubnormals = false;
+  // Uniform bits for Rounding::Stochastic: rounds away from the truncated
+  // value iff random < f x 2^32, f the fraction of the gap discarded, so the
+  // probability of rounding up equals f (to 2^-32).
+  std::uint32_t random = 0;
 };
 
 struct EncodeResult {
   std::uint64_t bits = 0;
   bool inexact = false;
-  bool overflowed = false;  // |value| > max finite (became inf, NaN or saturated)
+  bool overflowed = false;  // rounded (with unbounded exponent) past max finite, or
+                            // an infinity that became NaN (E4M3FN) or max (Saturate)
   bool underflowed = false; // non-zero value became zero
-  bool flushed = false;     // subnormal input or output flushed by FTZ/DAZ
+  bool flushed = false;     // |value| < min normal flushed to zero by FTZ/DAZ
 };
 
 // Rounds the exact value `value` into `format`: exactly one rounding step,
@@ -57,12 +63,15 @@ Decoded decode(const FloatFormat& format, std::uint64_t bits);
 double toDouble(const FloatFormat& format, std::uint64_t bits);
 FloatClass classify(const FloatFormat& format, std::uint64_t bits);
 
-// Neighbours in the format's own order (through signed zeros, up to +-inf or
-// max finite, NaN stays NaN).
+// Neighbours in the format's own order, as IEEE 754 nextUp/nextDown:
+// ... -min subnormal -> -0 -> +min subnormal ... (+0 is skipped going up from
+// -0, as -0 == +0); max finite -> +inf -> +inf; E4M3FN stops at max finite;
+// NaN stays NaN.
 std::uint64_t nextUp(const FloatFormat& format, std::uint64_t bits);
 std::uint64_t nextDown(const FloatFormat& format, std::uint64_t bits);
 
-// Distance from |x| to the next value of larger magnitude (ULP(x)); inf/NaN -> NaN.
+// ULP(x): the spacing of the format in x's binade, 2^(max(e, emin) - mantissaBits)
+// (for max finite too: the gap it would have to a next value); inf/NaN -> NaN.
 double ulp(const FloatFormat& format, std::uint64_t bits);
 
 // Zero-padded, 0x-prefixed hex of the format's width ("0x3dcccccd", "0x2e66").

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// The decoding half of codec.h: fields, class, exact value, neighbours, ULP.
+#include <mantissa/numeric/codec.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace mantissa::numeric {
+namespace {
+
+std::uint64_t lowMask(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
+
+struct Fields {
+  bool negative;
+  std::uint32_t biased;
+  std::uint64_t mantissa;
+};
+
+Fields split(const FloatFormat& f, std::uint64_t bits) {
+  bits &= lowMask(f.totalBits());
+  return {(bits & f.signMask()) != 0,
+          static_cast<std::uint32_t>((bits >> f.mantissaBits) & lowMask(f.exponentBits)),
+          bits & lowMask(f.mantissaBits)};
+}
+
+std::string binaryDigits(std::uint64_t value, int width) {
+  std::string s;
+  for (int i = width - 1; i >= 0; --i)
+    s += ((value >> i) & 1u) ? '1' : '0';
+  return s;
+}
+
+} // namespace
+
+FloatClass classify(const FloatFormat& f, std::uint64_t bits) {
+  const Fields x = split(f, bits);
+  const std::uint32_t allOnes = static_cast<std::uint32_t>(lowMask(f.exponentBits));
+  if (f.nan == NanEncoding::AllOnesOnly) {
+    if (x.biased == allOnes && x.mantissa == lowMask(f.mantissaBits))
+      return FloatClass::NaN;
+  } else if (x.biased == allOnes) {
+    return x.mantissa == 0 ? FloatClass::Infinity : FloatClass::NaN;
+  }
+  if (x.biased == 0)
+    return x.mantissa == 0 ? FloatClass::Zero : FloatClass::Subnormal;
+  return FloatClass::Normal;
+}
+
+double toDouble(const FloatFormat& f, std::uint64_t bits) {
+  if (f.id == FormatId::Fp64)
+    return std::bit_cast<double>(bits);
+  const Fields x = split(f, bits);
+  const double sign = x.negative ? -1.0 : 1.0;
+  switch (classify(f, bits)) {
+  case FloatClass::NaN: return std::copysign(std::numeric_limits<double>::quiet_NaN(), sign);
+  case FloatClass::Infinity: return sign * std::numeric_limits<double>::infinity();
+  case FloatClass::Zero: return sign * 0.0;
+  case FloatClass::Subnormal:
+    return sign * std::ldexp(static_cast<double>(x.mantissa), f.minNormalExponent() - f.mantissaBits);
+  case FloatClass::Normal: break;
+  }
+  const double significand = static_cast<double>(x.mantissa | (1ull << f.mantissaBits));
+  return sign * std::ldexp(significand, static_cast<int>(x.biased) - f.bias() - f.mantissaBits);
+}
+
+Decoded decode(const FloatFormat& f, std::uint64_t bits) {
+  const Fields x = split(f, bits);
+  Decoded d;
+  d.negative = x.negative;
+  d.biasedExponent = x.biased;
+  d.mantissa = x.mantissa;
+  d.cls = classify(f, bits);
+  d.implicitBit = d.cls == FloatClass::Normal ? 1 : 0;
+  d.unbiasedExponent = x.biased == 0 ? f.minNormalExponent() : static_cast<int>(x.biased) - f.bias();
+  d.value = toDouble(f, bits);
+  const std::string s = "(-1)^" + std::string(x.negative ? "1" : "0") + " x ";
+  switch (d.cls) {
+  case FloatClass::NaN: {
+    d.exactDecimal = "nan";
+    if (f.nan == NanEncoding::AllOnesOnly) {
+      d.formula = "NaN";
+    } else {
+      const bool quiet = (x.mantissa >> (f.mantissaBits - 1)) & 1u;
+      char payload[32];
+      std::snprintf(payload, sizeof payload, "0x%llx",
+                    static_cast<unsigned long long>(x.mantissa & lowMask(f.mantissaBits - 1)));
+      d.formula = std::string(quiet ? "quiet" : "signaling") + " NaN, payload " + payload;
+    }
+    break;
+  }
+  case FloatClass::Infinity:
+    d.exactDecimal = x.negative ? "-inf" : "inf";
+    d.formula = s + "inf";
+    break;
+  default: {
+    const std::uint64_t significand = x.mantissa | (static_cast<std::uint64_t>(d.implicitBit) << f.mantissaBits);
+    const auto limbs = std::vector<std::uint32_t>{static_cast<std::uint32_t>(significand),
+                                                  static_cast<std::uint32_t>(significand >> 32)};
+    d.exactDecimal = ExactValue::finite(x.negative, limbs, d.unbiasedExponent - f.mantissaBits, 2).toString();
+    d.formula = s + std::to_string(d.implicitBit) + "." + binaryDigits(x.mantissa, f.mantissaBits) +
+                " x 2^" + std::to_string(d.unbiasedExponent);
+    break;
+  }
+  }
+  return d;
+}
+
+std::uint64_t nextUp(const FloatFormat& f, std::uint64_t bits) {
+  bits &= lowMask(f.totalBits());
+  const FloatClass cls = classify(f, bits);
+  if (cls == FloatClass::NaN)
+    return bits;
+  const std::uint64_t magnitude = bits & ~f.signMask();
+  if ((bits & f.signMask()) == 0) {
+    if (cls == FloatClass::Infinity)
+      return bits;
+    if (magnitude == f.maxFiniteBits() && !f.hasInfinity())
+      return bits;   // E4M3FN: nothing above max finite
+    return bits + 1; // +0 -> min subnormal, max finite -> +inf
+  }
+  if (magnitude == 0)
+    return 1; // -0 -> +min subnormal
+  return bits - 1; // toward zero in magnitude; -min subnormal -> -0, -inf -> -max
+}
+
+std::uint64_t nextDown(const FloatFormat& f, std::uint64_t bits) {
+  bits &= lowMask(f.totalBits());
+  if (classify(f, bits) == FloatClass::NaN)
+    return bits;
+  return nextUp(f, bits ^ f.signMask()) ^ f.signMask();
+}
+
+double ulp(const FloatFormat& f, std::uint64_t bits) {
+  const FloatClass cls = classify(f, bits);
+  if (cls == FloatClass::NaN || cls == FloatClass::Infinity)
+    return std::numeric_limits<double>::quiet_NaN();
+  const Fields x = split(f, bits);
+  const int exponent = x.biased == 0 ? f.minNormalExponent() : static_cast<int>(x.biased) - f.bias();
+  return std::ldexp(1.0, exponent - f.mantissaBits);
+}
+
+std::string formatBitsHex(const FloatFormat& f, std::uint64_t bits) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "0x%0*llx", (f.totalBits() + 3) / 4,
+                static_cast<unsigned long long>(bits & lowMask(f.totalBits())));
+  return buffer;
+}
+
+} // namespace mantissa::numeric
