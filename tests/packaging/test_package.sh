@@ -25,7 +25,9 @@ die() {
   echo "FAIL: $*" >&2
   exit 1
 }
-pass() { echo "ok: $*"; }
+# section NAME ... section_done: prints "ok: NAME" when the section added no failure.
+section() { section_name=$1 section_failures=$failures; }
+section_done() { [ "$failures" -ne "$section_failures" ] || echo "ok: $section_name"; }
 
 for tool in "$cpack" dpkg-deb dpkg-shlibdeps desktop-file-validate appstreamcli file ldd; do
   command -v "$tool" >/dev/null ||
@@ -43,9 +45,10 @@ root=$scratch/root
   { cat "$scratch/cpack.log" >&2; die "cpack -G DEB failed"; }
 deb=$scratch/out/mantissa_${version}_amd64.deb
 [ -f "$deb" ] || { ls -l "$scratch/out" >&2; die "expected package $deb was not produced"; }
-pass "cpack produced $(basename "$deb") ($(stat -c %s "$deb") bytes)"
+echo "ok: cpack produced $(basename "$deb") ($(stat -c %s "$deb") bytes)"
 
 # --- Control fields ---------------------------------------------------------------
+section "control fields"
 field() { dpkg-deb -f "$deb" "$1"; }
 [ "$(field Package)" = mantissa ] || fail "Package is '$(field Package)', expected mantissa"
 [ "$(field Version)" = "$version" ] || fail "Version is '$(field Version)', expected $version"
@@ -60,9 +63,10 @@ echo "Depends: $depends"
 for lib in libqt6core6 libqt6gui6 libqt6widgets6 libqt6charts6 libdnnl2 libstdc++6 libc6; do
   [[ ", $depends," == *", $lib"[\ ,]* ]] || fail "Depends lacks $lib: $depends"
 done
-pass "control fields"
+section_done
 
 # --- Contents -----------------------------------------------------------------------
+section "package contents"
 dpkg-deb -x "$deb" "$root" || die "dpkg-deb -x failed"
 usr=$root/usr
 for f in bin/mantissa bin/mantissa-cli; do
@@ -91,19 +95,23 @@ grep -q "Creative Commons Attribution-Share Alike 3.0" "$usr/share/doc/mantissa/
 if grep -rlF "$build_dir" "$root" >"$scratch/leaks"; then
   fail "files in the package mention the build tree $build_dir: $(tr '\n' ' ' <"$scratch/leaks")"
 fi
-pass "package contents"
+section_done
 
 # --- The desktop integration validates --------------------------------------------------
+section "validators"
 desktop-file-validate "$usr/share/applications/$app_id.desktop" || fail "desktop-file-validate"
 appstreamcli validate --no-net "$usr/share/metainfo/$app_id.metainfo.xml" || fail "appstreamcli validate"
+# The installed tree as a whole: metainfo, its launchable .desktop file, icons.
+appstreamcli validate-tree --no-net "$root" || fail "appstreamcli validate-tree"
 exec_bin=$(sed -n 's/^Exec=\([^ ]*\).*/\1/p' "$usr/share/applications/$app_id.desktop")
 [ -x "$usr/bin/$exec_bin" ] || fail "desktop file's Exec=$exec_bin is not in /usr/bin"
 icon=$(sed -n 's/^Icon=//p' "$usr/share/applications/$app_id.desktop")
 [ "$icon" = "$app_id" ] || fail "desktop file's Icon=$icon is not the installed icon name $app_id"
-pass "validators"
+section_done
 
 # --- Run the binaries from the scratch root ---------------------------------------------
 # Our own libraries are linked statically: nothing may come from the build tree.
+section "binaries run from the unpacked package"
 unset LD_LIBRARY_PATH
 for b in mantissa mantissa-cli; do
   [ -x "$usr/bin/$b" ] || continue
@@ -130,6 +138,8 @@ if out=$(QT_QPA_PLATFORM=offscreen timeout 60 "$usr/bin/mantissa" --version 2>&1
 else
   fail "mantissa --version (offscreen) exited non-zero: $out"
 fi
+
+section_done
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed" >&2
