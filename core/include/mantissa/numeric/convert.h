@@ -17,10 +17,19 @@
 //  - f32ToF16: round to nearest, ties to even; follows VCVTPS2PH with
 //    imm8 = 0 (MXCSR DAZ/FTZ off): FP16 subnormals are produced, overflow
 //    gives +-inf, NaN becomes quiet with the payload's top 9 bits kept.
-//  - bf16ToF32 / f16ToF32: exact (every BF16/FP16 value is an FP32 value).
-//  - f32ToBf16Stochastic / f32ToF16Stochastic: stochastic rounding; `random`
-//    is 32 uniform bits, the value rounds up with probability equal to the
-//    fraction of an ULP it lies above the lower neighbour.
+//  - bf16ToF32 / f16ToF32: exact (every BF16/FP16 value is an FP32 value);
+//    f16ToF32 follows VCVTPH2PS: a signaling NaN comes back quiet (0x00400000
+//    set), payload kept. bf16ToF32 is a plain 16-bit shift (NaNs untouched).
+//  - f32ToBf16Stochastic / f32ToF16Stochastic: stochastic rounding of the
+//    magnitude; `random` is 32 uniform bits and the value rounds away from
+//    zero iff random < f x 2^32, f the fraction of the gap above the lower
+//    neighbour (codec.h's Rounding::Stochastic, bit for bit). Subnormals are
+//    kept (no DAZ); past max finite gives inf; NaN as the nearest functions.
+//
+// MXCSR: the F16C path assumes the default (DAZ/FTZ off); VCVTNEPS2BF16
+// ignores MXCSR. On CPUs without AVX512_BF16, FP32 -> BF16 runs the portable
+// rule vectorised with AVX2 integer instructions (bf16ConvertPath() then
+// reports Portable: no BF16 instruction is used).
 
 #include <cstddef>
 #include <cstdint>
