@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// TelemetryCollector: what the training thread calls, every K steps.
+//
+//   if (collector.wants(step)) {
+//     collector.observe(l, TensorClass::Activations, act, 1.0f);        // forward
+//     collector.observe(l, TensorClass::WeightGrads, dW, lossScale);    // backward, still scaled
+//     collector.observeUpdate(l, weights, update, DType::F32);          // optimizer
+//     mailbox.publish(collector.finish(step));
+//   }
+//
+// observe() takes the values as the trainer holds them. With lossScale S != 1
+// they are the loss-scaled values (backward of S x loss), and two entries are
+// recorded: scaled = true for the values themselves (what an FP16 gradient
+// stores) and scaled = false for values x (1/S) in FP32 (what unscaling gives
+// the optimizer). With S == 1 only the unscaled entry is recorded.
+// For S = 2^k >= 1 both views come from a single pass: the unscaled
+// histogram is the scaled one shifted by k binades, and its cast thresholds
+// are the scaled thresholds times S, both exact as long as no value drops into
+// the FP32 subnormal range when unscaled (otherwise a second pass is made).
+//
+// One collector belongs to one thread (the trainer's); it is not shared.
+
+#include <mantissa/tensor/dtype.h>
+#include <mantissa/telemetry/frame.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace mantissa::telemetry {
+
+class TelemetryCollector {
+public:
+  // cadence K >= 1: a frame every K steps (steps 0, K, 2K, ...); 0: off.
+  // Throws std::invalid_argument for K < 0.
+  explicit TelemetryCollector(int cadence);
+
+  int cadence() const { return m_cadence; }
+  bool wants(std::int64_t step) const { return m_cadence > 0 && step % m_cadence == 0; }
+
+  // Throws std::invalid_argument for layer < 0 or a lossScale that is not a
+  // positive finite number.
+  void observe(int layer, TensorClass cls, std::span<const float> values, float lossScale = 1.0f);
+
+  // Records the Updates histogram of `updates` for `layer` and the layer's
+  // swamped fraction (see swampedFraction). Do not also observe() Updates.
+  void observeUpdate(int layer, std::span<const float> weights, std::span<const float> updates,
+                     DType working);
+
+  // Hands over the frame built since the last finish() and starts a new one.
+  std::shared_ptr<const TelemetryFrame> finish(std::int64_t step);
+
+private:
+  void checkLayer(int layer) const;
+
+  int m_cadence;
+  TelemetryFrame m_frame; // being filled
+};
+
+} // namespace mantissa::telemetry

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// One telemetry frame: every observed tensor of one training step, as
+// immutable data the trainer publishes and the UI / JSONL log consume.
+//
+// JSON (one object per frame, compact; the GUI reads saved runs back):
+//   {"step": 1200, "telemetry_ms": 1.7,
+//    "tensors": [{"layer": 0, "class": "weight_grads", "scaled": true, "loss_scale": 65536,
+//                 "lo": -31, "counts": [3, 0, 17, ...],   // binades lo, lo+1, ... (non-empty range)
+//                 "zeros": 12, "pos_inf": 0, "neg_inf": 0, "nan": 0, "total": 802816,
+//                 "cast": {"fp16": [to_zero, to_subnormal, overflow, nonzero_lost_to_zero],
+//                          "bf16": [...], "fp8-e4m3": [...], "fp8-e5m2": [...]}}, ...],
+//    "swamped": [0.0, 0.31, null]}                       // per layer; null = no update observed
+// A tensor with no finite non-zero value has "lo": null and "counts": [].
+
+#include <mantissa/telemetry/cast_fractions.h>
+#include <mantissa/telemetry/histogram.h>
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace mantissa::telemetry {
+
+struct TensorTelemetry {
+  int layer = 0;
+  TensorClass cls = TensorClass::Weights;
+  // true: the values as stored during backward, multiplied by lossScale (what
+  // FP16 holds); false: the values the optimizer uses (unscaled).
+  bool scaled = false;
+  double lossScale = 1.0; // the factor of this view (1 when scaled == false)
+  ExponentHistogram hist;
+  std::array<CastFractions, kCastTargetCount> fractions{}; // indexed as kCastTargets
+  bool operator==(const TensorTelemetry&) const = default;
+};
+
+struct TelemetryFrame {
+  std::int64_t step = 0;
+  std::vector<TensorTelemetry> tensors; // in observe() order
+  std::vector<double> swamped;          // [layer]: swamped update fraction; NaN if not observed
+  double telemetryMs = 0.0;             // time spent computing this frame (telemetry's own cost)
+
+  // The entry for (layer, cls, scaled), or nullptr.
+  const TensorTelemetry* find(int layer, TensorClass cls, bool scaled = false) const;
+};
+
+class TelemetryJsonError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+nlohmann::json toJson(const TelemetryFrame& frame);
+// Throws TelemetryJsonError naming the offending field ("tensors[3].counts:
+// 280 bins starting at -149 run past exponent 127").
+TelemetryFrame fromJson(const nlohmann::json& json);
+
+} // namespace mantissa::telemetry

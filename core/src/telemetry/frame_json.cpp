@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/telemetry/frame.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace mantissa::telemetry {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw TelemetryJsonError("telemetry frame: " + where + ": " + what);
+}
+
+const json& field(const json& obj, const char* key, const std::string& where) {
+  if (!obj.is_object())
+    fail(where, "expected an object");
+  const auto it = obj.find(key);
+  if (it == obj.end())
+    fail(where, std::string("missing \"") + key + "\"");
+  return *it;
+}
+
+std::uint64_t readCount(const json& j, const std::string& where) {
+  if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<std::int64_t>() >= 0))
+    fail(where, "expected a non-negative integer, got " + j.dump());
+  return j.get<std::uint64_t>();
+}
+
+double readNumberOrNull(const json& j, const std::string& where) {
+  if (j.is_null())
+    return std::numeric_limits<double>::quiet_NaN();
+  if (!j.is_number())
+    fail(where, "expected a number or null, got " + j.dump());
+  return j.get<double>();
+}
+
+json castToJson(const CastFractions& f) {
+  return json::array({f.toZero, f.toSubnormal, f.overflow, f.nonzeroLostToZero});
+}
+
+CastFractions castFromJson(const json& j, const std::string& where) {
+  if (!j.is_array() || j.size() != 4)
+    fail(where, "expected [to_zero, to_subnormal, overflow, nonzero_lost_to_zero]");
+  CastFractions f;
+  double* out[4] = {&f.toZero, &f.toSubnormal, &f.overflow, &f.nonzeroLostToZero};
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (!j[i].is_number() || j[i].get<double>() < 0.0 || j[i].get<double>() > 1.0)
+      fail(where + "[" + std::to_string(i) + "]", "expected a fraction in [0, 1], got " + j[i].dump());
+    *out[i] = j[i].get<double>();
+  }
+  return f;
+}
+
+json tensorToJson(const TensorTelemetry& t) {
+  const ExponentHistogram& h = t.hist;
+  json j = {{"layer", t.layer},
+            {"class", tensorClassName(t.cls)},
+            {"scaled", t.scaled},
+            {"loss_scale", t.lossScale}};
+  const auto lo = h.lowestExponent();
+  json counts = json::array();
+  if (lo) {
+    for (int e = *lo; e <= *h.highestExponent(); ++e)
+      counts.push_back(h.count(e));
+  }
+  j["lo"] = lo ? json(*lo) : json(nullptr);
+  j["counts"] = std::move(counts);
+  j["zeros"] = h.zeros;
+  j["pos_inf"] = h.posInf;
+  j["neg_inf"] = h.negInf;
+  j["nan"] = h.nan;
+  j["total"] = h.total;
+  json cast = json::object();
+  for (std::size_t k = 0; k < kCastTargetCount; ++k)
+    cast[std::string(castTargetName(kCastTargets[k]))] = castToJson(t.fractions[k]);
+  j["cast"] = std::move(cast);
+  return j;
+}
+
+TensorTelemetry tensorFromJson(const json& j, const std::string& where) {
+  TensorTelemetry t;
+  const json& layer = field(j, "layer", where);
+  if (!layer.is_number_integer() || layer.get<std::int64_t>() < 0 || layer.get<std::int64_t>() > 1'000'000)
+    fail(where + ".layer", "expected a layer index >= 0, got " + layer.dump());
+  t.layer = layer.get<int>();
+  const json& cls = field(j, "class", where);
+  const auto parsed = cls.is_string() ? parseTensorClass(cls.get<std::string>()) : std::nullopt;
+  if (!parsed)
+    fail(where + ".class", "unknown tensor class " + cls.dump() +
+                               " (weights, activations, activation_grads, weight_grads, updates)");
+  t.cls = *parsed;
+  const json& scaled = field(j, "scaled", where);
+  if (!scaled.is_boolean())
+    fail(where + ".scaled", "expected true or false, got " + scaled.dump());
+  t.scaled = scaled.get<bool>();
+  t.lossScale = readNumberOrNull(field(j, "loss_scale", where), where + ".loss_scale");
+  if (!(t.lossScale > 0.0))
+    fail(where + ".loss_scale", "expected a positive number");
+
+  ExponentHistogram& h = t.hist;
+  const json& lo = field(j, "lo", where);
+  const json& counts = field(j, "counts", where);
+  if (!counts.is_array())
+    fail(where + ".counts", "expected an array of counts");
+  if (!counts.empty()) {
+    if (!lo.is_number_integer())
+      fail(where + ".lo", "expected the lowest binade's exponent, got " + lo.dump());
+    const std::int64_t first = lo.get<std::int64_t>();
+    const std::int64_t last = first + static_cast<std::int64_t>(counts.size()) - 1;
+    if (first < ExponentHistogram::kMinExponent || last > ExponentHistogram::kMaxExponent)
+      fail(where + ".counts", std::to_string(counts.size()) + " bins starting at " + std::to_string(first) +
+                                  " leave the FP32 binades [-149, 127]");
+    for (std::size_t i = 0; i < counts.size(); ++i)
+      h.bins[static_cast<std::size_t>(ExponentHistogram::index(static_cast<int>(first) + static_cast<int>(i)))] =
+          readCount(counts[i], where + ".counts[" + std::to_string(i) + "]");
+  }
+  h.zeros = readCount(field(j, "zeros", where), where + ".zeros");
+  h.posInf = readCount(field(j, "pos_inf", where), where + ".pos_inf");
+  h.negInf = readCount(field(j, "neg_inf", where), where + ".neg_inf");
+  h.nan = readCount(field(j, "nan", where), where + ".nan");
+  h.total = readCount(field(j, "total", where), where + ".total");
+  const std::uint64_t sum = h.finiteNonZero() + h.zeros + h.posInf + h.negInf + h.nan;
+  if (sum != h.total)
+    fail(where + ".total", "is " + std::to_string(h.total) + " but the bins and special counters add up to " +
+                               std::to_string(sum));
+
+  const json& cast = field(j, "cast", where);
+  for (std::size_t k = 0; k < kCastTargetCount; ++k) {
+    const std::string name(castTargetName(kCastTargets[k]));
+    t.fractions[k] = castFromJson(field(cast, name.c_str(), where + ".cast"), where + ".cast." + name);
+  }
+  return t;
+}
+
+} // namespace
+
+const TensorTelemetry* TelemetryFrame::find(int layer, TensorClass cls, bool scaled) const {
+  for (const auto& t : tensors) {
+    if (t.layer == layer && t.cls == cls && t.scaled == scaled)
+      return &t;
+  }
+  return nullptr;
+}
+
+json toJson(const TelemetryFrame& frame) {
+  json tensors = json::array();
+  for (const auto& t : frame.tensors)
+    tensors.push_back(tensorToJson(t));
+  json swamped = json::array();
+  for (double s : frame.swamped)
+    swamped.push_back(std::isnan(s) ? json(nullptr) : json(s));
+  return {{"step", frame.step},
+          {"telemetry_ms", frame.telemetryMs},
+          {"tensors", std::move(tensors)},
+          {"swamped", std::move(swamped)}};
+}
+
+TelemetryFrame fromJson(const json& j) {
+  TelemetryFrame frame;
+  const json& step = field(j, "step", "frame");
+  if (!step.is_number_integer())
+    fail("step", "expected an integer, got " + step.dump());
+  frame.step = step.get<std::int64_t>();
+  if (const auto it = j.find("telemetry_ms"); it != j.end())
+    frame.telemetryMs = readNumberOrNull(*it, "telemetry_ms");
+  const json& tensors = field(j, "tensors", "frame");
+  if (!tensors.is_array())
+    fail("tensors", "expected an array");
+  for (std::size_t i = 0; i < tensors.size(); ++i)
+    frame.tensors.push_back(tensorFromJson(tensors[i], "tensors[" + std::to_string(i) + "]"));
+  const json& swamped = field(j, "swamped", "frame");
+  if (!swamped.is_array())
+    fail("swamped", "expected an array of fractions (null where a layer was not observed)");
+  for (std::size_t i = 0; i < swamped.size(); ++i)
+    frame.swamped.push_back(readNumberOrNull(swamped[i], "swamped[" + std::to_string(i) + "]"));
+  return frame;
+}
+
+} // namespace mantissa::telemetry

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "telemetry/scan.h"
+
+#include <mantissa/numeric/cpu_features.h>
+
+#include <array>
+#include <bit>
+#include <cassert>
+#include <cstring>
+
+namespace mantissa::telemetry::detail {
+namespace {
+
+constexpr std::size_t kChunk = 2048; // 8 KiB of floats: stays in L1 between the loops
+constexpr std::uint32_t kAbsMask = 0x7fffffffu;
+constexpr std::uint32_t kMantissaMask = 0x007fffffu;
+
+inline std::uint32_t bitsOf(float x) { return std::bit_cast<std::uint32_t>(x); }
+
+// Four interleaved 256-bin tables over the biased exponent byte, so that
+// consecutive increments rarely hit the same counter (store forwarding).
+struct ByteHistogram {
+  alignas(64) std::array<std::array<std::uint32_t, 256>, 4> tables{};
+  std::uint64_t bin(unsigned b) const {
+    return std::uint64_t{tables[0][b]} + tables[1][b] + tables[2][b] + tables[3][b];
+  }
+};
+
+void histogramChunk(const float* x, std::size_t n, ByteHistogram& h) {
+  auto& t0 = h.tables[0];
+  auto& t1 = h.tables[1];
+  auto& t2 = h.tables[2];
+  auto& t3 = h.tables[3];
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    ++t0[(bitsOf(x[i]) >> 23) & 0xffu];
+    ++t1[(bitsOf(x[i + 1]) >> 23) & 0xffu];
+    ++t2[(bitsOf(x[i + 2]) >> 23) & 0xffu];
+    ++t3[(bitsOf(x[i + 3]) >> 23) & 0xffu];
+  }
+  for (; i < n; ++i)
+    ++t0[(bitsOf(x[i]) >> 23) & 0xffu];
+}
+
+// Branch-free loops; the compiler vectorises them for each target below.
+[[gnu::always_inline]] inline std::uint64_t countInRangeBody(const float* x, std::size_t n,
+                                                            std::uint32_t lo, std::uint32_t width) {
+  std::uint32_t count = 0; // callers pass at most kChunk-sized pieces
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t b;
+    std::memcpy(&b, x + i, sizeof b);
+    count += ((b & kAbsMask) - lo) < width ? 1u : 0u;
+  }
+  return count;
+}
+
+[[gnu::always_inline]] inline void scaleBody(const float* x, std::size_t n, float scale, float* dst) {
+  for (std::size_t i = 0; i < n; ++i)
+    dst[i] = x[i] * scale;
+}
+
+[[gnu::target("avx2")]] std::uint64_t countInRangeAvx2(const float* x, std::size_t n,
+                                                       std::uint32_t lo, std::uint32_t width) {
+  return countInRangeBody(x, n, lo, width);
+}
+std::uint64_t countInRangeBase(const float* x, std::size_t n, std::uint32_t lo, std::uint32_t width) {
+  return countInRangeBody(x, n, lo, width);
+}
+[[gnu::target("avx2")]] void scaleAvx2(const float* x, std::size_t n, float scale, float* dst) {
+  scaleBody(x, n, scale, dst);
+}
+void scaleBase(const float* x, std::size_t n, float scale, float* dst) { scaleBody(x, n, scale, dst); }
+
+bool useAvx2() {
+  static const bool avx2 = numeric::cpuFeatures().avx2;
+  return avx2;
+}
+
+std::uint64_t countChunk(const float* x, std::size_t n, std::uint32_t lo, std::uint32_t width) {
+  return useAvx2() ? countInRangeAvx2(x, n, lo, width) : countInRangeBase(x, n, lo, width);
+}
+
+// Exponent-0 values that are not zeros: subnormals, binned by the position of
+// their leading 1 bit (2^-149 .. 2^-127).
+void binSubnormals(const float* x, std::size_t n, ExponentHistogram& hist) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t a = bitsOf(x[i]) & kAbsMask;
+    if (a != 0 && (a >> 23) == 0)
+      ++hist.bins[static_cast<std::size_t>(std::bit_width(a) - 1)];
+  }
+}
+
+// Exponent-255 values: +inf, -inf, NaN.
+void binSpecials(const float* x, std::size_t n, ExponentHistogram& hist) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t b = bitsOf(x[i]);
+    if (((b >> 23) & 0xffu) != 0xffu)
+      continue;
+    if ((b & kMantissaMask) != 0)
+      ++hist.nan;
+    else if (b >> 31)
+      ++hist.negInf;
+    else
+      ++hist.posInf;
+  }
+}
+
+} // namespace
+
+std::uint64_t countInRange(std::span<const float> values, std::uint32_t lo, std::uint32_t width) {
+  std::uint64_t count = 0;
+  for (std::size_t off = 0; off < values.size(); off += kChunk) {
+    const std::size_t n = std::min(kChunk, values.size() - off);
+    count += countChunk(values.data() + off, n, lo, width);
+  }
+  return count;
+}
+
+void scan(std::span<const float> values, float scale, std::span<const std::uint32_t> thresholds,
+          ExponentHistogram& hist, std::span<std::uint64_t> below) {
+  assert(thresholds.size() == below.size() && thresholds.size() <= kMaxThresholds);
+  const std::size_t nt = thresholds.size();
+  // Thresholds exactly at a binade start need no value-level work at all.
+  std::array<unsigned, kMaxThresholds> binadeOf{};
+  std::array<std::uint32_t, kMaxThresholds> binadeStart{};
+  std::array<std::uint64_t, kMaxThresholds> within{}; // values of T's binade below T
+  std::array<std::uint64_t, kMaxThresholds> before{};
+  for (std::size_t j = 0; j < nt; ++j) {
+    assert(thresholds[j] <= 0x7f800000u);
+    binadeOf[j] = thresholds[j] >> 23;
+    binadeStart[j] = thresholds[j] & ~kMantissaMask;
+  }
+
+  ByteHistogram bytes;
+  std::uint64_t zeros = 0;
+  alignas(64) std::array<float, kChunk> scaled;
+  const bool needsScale = scale != 1.0f;
+
+  for (std::size_t off = 0; off < values.size(); off += kChunk) {
+    const std::size_t n = std::min(kChunk, values.size() - off);
+    const float* x = values.data() + off;
+    if (needsScale) {
+      if (useAvx2())
+        scaleAvx2(x, n, scale, scaled.data());
+      else
+        scaleBase(x, n, scale, scaled.data());
+      x = scaled.data();
+    }
+    for (std::size_t j = 0; j < nt; ++j)
+      before[j] = bytes.bin(binadeOf[j]);
+    const std::uint64_t before0 = bytes.bin(0);
+    const std::uint64_t before255 = bytes.bin(255);
+
+    histogramChunk(x, n, bytes);
+
+    for (std::size_t j = 0; j < nt; ++j) {
+      if (thresholds[j] != binadeStart[j] && bytes.bin(binadeOf[j]) != before[j])
+        within[j] += countChunk(x, n, binadeStart[j], thresholds[j] - binadeStart[j]);
+    }
+    if (const std::uint64_t added0 = bytes.bin(0) - before0; added0 != 0) {
+      const std::uint64_t z = countChunk(x, n, 0, 1);
+      zeros += z;
+      if (z != added0)
+        binSubnormals(x, n, hist);
+    }
+    if (bytes.bin(255) != before255)
+      binSpecials(x, n, hist);
+  }
+
+  // Fold: normal binades (biased 1..254 -> exponent b - 127 -> index b + 22).
+  for (unsigned b = 1; b < 255; ++b)
+    hist.bins[b + 22] += bytes.bin(b);
+  hist.zeros += zeros;
+  hist.total += values.size();
+
+  // Cumulative counts below each threshold's binade, plus the within part.
+  std::array<std::uint64_t, 257> cumulative{}; // cumulative[b] = #values with biased exponent < b
+  for (unsigned b = 0; b < 256; ++b)
+    cumulative[b + 1] = cumulative[b] + bytes.bin(b);
+  for (std::size_t j = 0; j < nt; ++j)
+    below[j] += cumulative[binadeOf[j]] + within[j];
+}
+
+} // namespace mantissa::telemetry::detail
