@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// CSV data: one sample per line, the first column the integer label (0..255),
+// the other columns the features, comma-separated. The first line is taken as
+// a header when any of its cells is not a number. Blank lines are skipped.
+// Features are used as written (not rescaled). classes = largest label + 1.
+//
+// DataError (naming the file, and the line and column where it applies) on an
+// empty file, a ragged row, a non-numeric or non-finite cell, or a label that is
+// not an integer in [0, 255].
+
+#include <mantissa/data/dataset.h>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace mantissa::data {
+
+Dataset loadCsv(const std::filesystem::path& path);
+
+// The same from text in memory; name is used in messages.
+Dataset parseCsv(std::string_view text, const std::string& name);
+
+} // namespace mantissa::data

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/data/csv_loader.h>
+
+#include "data/byte_stream.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+namespace mantissa::data {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  const auto isSpace = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  while (!s.empty() && isSpace(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && isSpace(s.back()))
+    s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> splitCells(std::string_view line) {
+  std::vector<std::string_view> cells;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = line.find(',', start);
+    cells.push_back(trim(line.substr(start, comma - start)));
+    if (comma == std::string_view::npos)
+      return cells;
+    start = comma + 1;
+  }
+}
+
+// The whole cell as a number (a leading '+' allowed), or nullopt.
+std::optional<double> parseNumber(std::string_view cell) {
+  if (!cell.empty() && cell.front() == '+')
+    cell.remove_prefix(1);
+  double v = 0;
+  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+  if (cell.empty() || ec != std::errc() || end != cell.data() + cell.size())
+    return std::nullopt;
+  return v;
+}
+
+std::string quoted(std::string_view cell) {
+  constexpr std::size_t kShown = 24;
+  std::string out(1, '\'');
+  out.append(cell.substr(0, kShown));
+  out.append(cell.size() > kShown ? "...'" : "'");
+  return out;
+}
+
+} // namespace
+
+Dataset parseCsv(std::string_view text, const std::string& name) {
+  Dataset d;
+  d.name = name;
+  int columns = 0;
+  std::size_t firstDataLine = 0;
+  int maxLabel = -1;
+  std::size_t lineNo = 0;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t nl = text.find('\n', pos);
+    const std::string_view line = trim(text.substr(pos, nl - pos));
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    ++lineNo;
+    if (line.empty())
+      continue;
+    const auto cells = splitCells(line);
+    const std::string where = name + ": line " + std::to_string(lineNo);
+    if (columns == 0) {
+      const bool header = std::any_of(cells.begin(), cells.end(),
+                                      [](std::string_view c) { return !parseNumber(c); });
+      columns = static_cast<int>(cells.size());
+      if (columns < 2)
+        throw DataError(where + ": " + std::to_string(columns) +
+                        " column; expected a label column and at least one feature");
+      if (header)
+        continue;
+    }
+    if (static_cast<int>(cells.size()) != columns)
+      throw DataError(where + ": " + std::to_string(cells.size()) + " columns, expected " +
+                      std::to_string(columns) + " like the first line");
+    if (firstDataLine == 0)
+      firstDataLine = lineNo;
+
+    const auto label = parseNumber(cells[0]);
+    if (!label || *label != std::floor(*label) || *label < 0 || *label > 255)
+      throw DataError(where + ", column 1: label " + quoted(cells[0]) +
+                      " is not an integer in [0, 255]");
+    d.y.push_back(static_cast<std::uint8_t>(*label));
+    maxLabel = std::max(maxLabel, static_cast<int>(*label));
+    for (std::size_t c = 1; c < cells.size(); ++c) {
+      const auto v = parseNumber(cells[c]);
+      if (!v || !std::isfinite(*v) || std::abs(*v) > 3.4e38)
+        throw DataError(where + ", column " + std::to_string(c + 1) + ": " + quoted(cells[c]) +
+                        " is not a finite number");
+      d.x.push_back(static_cast<float>(*v));
+    }
+  }
+  if (d.y.empty())
+    throw DataError(name + (columns == 0 ? ": empty file, no data rows" : ": no data rows"));
+  d.features = columns - 1;
+  d.classes = maxLabel + 1;
+  for (int c = 0; c < d.classes; ++c)
+    d.classNames.push_back(std::to_string(c));
+  return d;
+}
+
+Dataset loadCsv(const std::filesystem::path& path) {
+  const auto bytes = detail::readFileBytes(path);
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  Dataset d = parseCsv(text, path.string());
+  d.name = path.filename().string();
+  return d;
+}
+
+} // namespace mantissa::data

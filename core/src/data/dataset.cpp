@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/data/csv_loader.h>
+#include <mantissa/data/dataset.h>
+#include <mantissa/data/idx_loader.h>
+#include <mantissa/data/synthetic.h>
+
+#include "data/embedded_data.h"
+#include "data/rng.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <numeric>
+
+namespace mantissa::data {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::size_t kSyntheticTrain = 2000; // samples per synthetic train set
+constexpr std::size_t kSyntheticTest = 500;
+constexpr int kBlobClasses = 4;
+constexpr std::uint64_t kSplitSeed = 0x5EED'0F'80'20; // fixed: the 80/20 split of user files
+
+TrainTest loadEmbeddedIdx(const std::string& prefix, const std::string& setName) {
+  const auto part = [&](const std::string& split) {
+    const std::string images = prefix + "-" + split + "-images-idx3-ubyte.gz";
+    const std::string labels = prefix + "-" + split + "-labels-idx1-ubyte.gz";
+    Dataset d = loadIdxBytes(detail::embeddedFile(images), "embedded " + images,
+                             detail::embeddedFile(labels), "embedded " + labels);
+    d.name = setName + " (" + split + ")";
+    return d;
+  };
+  return {part("train"), part("test")};
+}
+
+// Rows `rows` of src, in that order.
+Dataset select(const Dataset& src, std::span<const std::uint32_t> rows, std::string name) {
+  Dataset d = src;
+  d.name = std::move(name);
+  const auto f = static_cast<std::size_t>(src.features);
+  d.x.resize(rows.size() * f);
+  d.y.resize(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::copy_n(src.x.begin() + static_cast<std::ptrdiff_t>(rows[i] * f), f,
+                d.x.begin() + static_cast<std::ptrdiff_t>(i * f));
+    d.y[i] = src.y[rows[i]];
+  }
+  return d;
+}
+
+// A fixed-seed shuffle, then the first 80% train and the rest test.
+TrainTest splitTrainTest(const Dataset& all) {
+  if (all.size() < 2)
+    throw DataError(all.name + ": " + std::to_string(all.size()) +
+                    " sample(s); at least 2 are needed to split into train and test");
+  std::vector<std::uint32_t> order(all.size());
+  std::iota(order.begin(), order.end(), 0u);
+  detail::SplitMix64 rng(kSplitSeed);
+  for (std::size_t i = order.size() - 1; i > 0; --i)
+    std::swap(order[i], order[rng.below(i + 1)]);
+  const std::size_t nTrain = std::clamp<std::size_t>(all.size() * 4 / 5, 1, all.size() - 1);
+  const std::span<const std::uint32_t> o(order);
+  return {select(all, o.first(nTrain), all.name + " (train 80%)"),
+          select(all, o.subspan(nTrain), all.name + " (test 20%)")};
+}
+
+std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+// MNIST naming: the labels beside "train-images-idx3-ubyte.gz" are "train-labels-idx1-ubyte.gz".
+fs::path labelsBeside(const fs::path& images) {
+  const std::string name = images.filename().string();
+  const std::string labels = replaceAll(replaceAll(name, "images", "labels"), "idx3", "idx1");
+  if (labels == name)
+    throw DataError(images.string() + ": cannot find its labels: the name contains neither "
+                                      "'images' nor 'idx3' (expected e.g. train-images-idx3-ubyte.gz)");
+  return images.parent_path() / labels;
+}
+
+TrainTest loadIdxFile(const fs::path& images) {
+  Dataset train = loadIdx(images, labelsBeside(images));
+  const std::string name = images.filename().string();
+  if (name.find("train") != std::string::npos) {
+    for (const char* testWord : {"t10k", "test"}) {
+      const fs::path test = images.parent_path() / replaceAll(name, "train", testWord);
+      if (fs::is_regular_file(test))
+        return {std::move(train), loadIdx(test, labelsBeside(test))};
+    }
+  }
+  return splitTrainTest(train);
+}
+
+TrainTest loadIdxDirectory(const fs::path& dir) {
+  std::vector<fs::path> trainImages, testImages;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || name.find("idx3") == std::string::npos)
+      continue;
+    if (name.find("train") != std::string::npos)
+      trainImages.push_back(entry.path());
+    else if (name.find("t10k") != std::string::npos || name.find("test") != std::string::npos)
+      testImages.push_back(entry.path());
+  }
+  if (trainImages.size() != 1 || testImages.size() != 1)
+    throw DataError(dir.string() + ": expected one train and one test IDX images file "
+                                   "(*train*idx3*, *t10k*idx3* or *test*idx3*), found " +
+                    std::to_string(trainImages.size()) + " and " + std::to_string(testImages.size()));
+  return {loadIdx(trainImages[0], labelsBeside(trainImages[0])),
+          loadIdx(testImages[0], labelsBeside(testImages[0]))};
+}
+
+} // namespace
+
+std::vector<std::string> builtinNames() { return {"mnist", "fashion", "spirals", "blobs"}; }
+
+TrainTest loadBuiltin(std::string_view name, std::uint64_t seed) {
+  if (name == "mnist")
+    return loadEmbeddedIdx("mnist-10k", "mnist-10k");
+  if (name == "fashion") {
+    TrainTest tt = loadEmbeddedIdx("fashion-12k", "fashion-12k");
+    const std::vector<std::string> names = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                            "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+    tt.train.classNames = tt.test.classNames = names;
+    return tt;
+  }
+  if (name == "spirals")
+    return {makeSpirals(kSyntheticTrain, detail::mixSeed(seed, 1), "spirals (train)"),
+            makeSpirals(kSyntheticTest, detail::mixSeed(seed, 2), "spirals (test)")};
+  if (name == "blobs")
+    return {makeBlobs(kSyntheticTrain, kBlobClasses, detail::mixSeed(seed, 1), "blobs (train)"),
+            makeBlobs(kSyntheticTest, kBlobClasses, detail::mixSeed(seed, 2), "blobs (test)")};
+  throw DataError("'" + std::string(name) + "': not a built-in data set (mnist, fashion, spirals, blobs)");
+}
+
+TrainTest loadDataSpec(std::string_view spec) {
+  const auto names = builtinNames();
+  if (std::find(names.begin(), names.end(), spec) != names.end())
+    return loadBuiltin(spec);
+  const fs::path path(spec);
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    return loadIdxDirectory(path);
+  if (!fs::exists(path, ec))
+    throw DataError("'" + std::string(spec) +
+                    "': not a built-in data set (mnist, fashion, spirals, blobs) and no such file "
+                    "or directory");
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ext == ".csv")
+    return splitTrainTest(loadCsv(path));
+  return loadIdxFile(path);
+}
+
+std::string_view builtinAttribution() {
+  const auto bytes = detail::embeddedFile("README.md");
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+} // namespace mantissa::data
