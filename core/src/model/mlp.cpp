@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Mlp: forward, backward and working-weight refresh, executing the recipe.
+#include <mantissa/model/mlp.h>
+#include <mantissa/kernels/elementwise.h>
+#include <mantissa/numeric/convert.h>
+
+#include <cmath>
+#include <random>
+
+namespace mantissa::model {
+
+namespace {
+
+bool allFinite(const Tensor& t) {
+  if (t.size() == 0 || t.dtype() != DType::F32)
+    return true;
+  for (float v : t.f32())
+    if (!std::isfinite(v))
+      return false;
+  return true;
+}
+
+float roundedScalar(DType dtype, float v) {
+  if (dtype == DType::BF16)
+    return numeric::bf16ToF32(numeric::f32ToBf16(v));
+  if (dtype == DType::F16)
+    return numeric::f16ToF32(numeric::f32ToF16(v));
+  return v;
+}
+
+} // namespace
+
+Mlp::Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumulation)
+    : m_spec(spec), m_batch(batch), m_recipe(recipe), m_accumulation(accumulation) {
+  const DType d = recipe.matmulInputs;
+  const bool low = d != DType::F32;
+  const int n = spec.layers();
+  m_linear.reserve(static_cast<std::size_t>(n));
+  m_params.resize(static_cast<std::size_t>(n));
+  m_grads.resize(static_cast<std::size_t>(n));
+  m_acts.resize(static_cast<std::size_t>(n));
+  m_underflow.resize(static_cast<std::size_t>(n));
+  for (int l = 0; l < n; ++l) {
+    const int in = spec.widths[l], out = spec.widths[l + 1];
+    m_linear.emplace_back(batch, in, out, d);
+    auto& p = m_params[l];
+    p.w = Tensor(DType::F32, in, out);
+    p.b = Tensor(DType::F32, 1, out);
+    if (low)
+      p.wLow = Tensor(d, in, out);
+    auto& g = m_grads[l];
+    g.w = Tensor(DType::F32, in, out);
+    g.b = Tensor(DType::F32, 1, out);
+    if (accumulation > 1) {
+      g.wStep = Tensor(DType::F32, in, out);
+      g.bStep = Tensor(DType::F32, 1, out);
+    }
+    auto& a = m_acts[l];
+    if (low) {
+      a.in = Tensor(d, batch, in);
+      a.dpreLow = Tensor(d, batch, out);
+    }
+    a.pre = Tensor(DType::F32, batch, out);
+    if (l + 1 < n)
+      a.post = Tensor(DType::F32, batch, out);
+    a.dpre = Tensor(DType::F32, batch, out);
+    if (l > 0)
+      a.dIn = Tensor(DType::F32, batch, in);
+  }
+  m_x = Tensor(DType::F32, batch, spec.widths.front());
+  m_labels.assign(static_cast<std::size_t>(batch), 0);
+  m_probs = Tensor(DType::F32, batch, spec.widths.back());
+}
+
+void Mlp::initialize(std::uint64_t seed, float gain) {
+  std::mt19937_64 rng(seed);
+  for (int l = 0; l < layers(); ++l) {
+    const float bound = gain / std::sqrt(static_cast<float>(m_spec.widths[l]));
+    std::uniform_real_distribution<float> dist(-bound, bound);
+    auto& p = m_params[l];
+    for (float& v : p.w.f32())
+      v = dist(rng);
+    for (float& v : p.b.f32())
+      v = dist(rng);
+    if (!m_recipe.masterWeights) {
+      roundTo(m_recipe.weights, p.w.f32());
+      roundTo(m_recipe.weights, p.b.f32());
+    }
+  }
+  OpTimes ignored;
+  refreshWorkingWeights(ignored);
+}
+
+const Tensor& Mlp::matmulInput(int l) const {
+  if (m_recipe.matmulInputs != DType::F32)
+    return m_acts[l].in;
+  return l == 0 ? m_x : m_acts[l - 1].post;
+}
+
+void Mlp::refreshWorkingWeights(OpTimes& times) {
+  if (m_recipe.matmulInputs == DType::F32)
+    return;
+  ScopedTimer t(times.conversion);
+  for (auto& p : m_params)
+    p.wLow.convertFrom(p.w);
+}
+
+nn::XentResult Mlp::forward(OpTimes& times, int validRows) {
+  const DType act = m_recipe.activations;
+  const bool low = m_recipe.matmulInputs != DType::F32;
+  const int n = layers();
+  for (int l = 0; l < n; ++l) {
+    auto& a = m_acts[l];
+    if (low) {
+      ScopedTimer t(times.conversion);
+      a.in.convertFrom(l == 0 ? m_x : m_acts[l - 1].post);
+    }
+    {
+      ScopedTimer t(times.matmulForward);
+      m_linear[l].forwardMatmul(matmulInput(l), low ? m_params[l].wLow : m_params[l].w, a.pre);
+    }
+    {
+      ScopedTimer t(times.elementwise);
+      kernels::addBias(a.pre, m_params[l].b);
+    }
+    {
+      ScopedTimer t(times.conversion);
+      roundTo(act, a.pre.f32());
+    }
+    if (l + 1 < n) {
+      {
+        ScopedTimer t(times.elementwise);
+        nn::activationForward(m_spec.activation, a.pre.f32(), a.post.f32());
+      }
+      ScopedTimer t(times.conversion);
+      roundTo(act, a.post.f32());
+    }
+  }
+  ScopedTimer t(times.loss);
+  return nn::softmaxXentForward(m_acts[n - 1].pre.f32(), m_labels,
+                                validRows > 0 ? validRows : m_batch, m_spec.widths.back(),
+                                m_probs.f32());
+}
+
+void Mlp::backward(float scale, bool accumulate, OpTimes& times) {
+  const DType grad = m_recipe.gradients;
+  const bool low = m_recipe.matmulInputs != DType::F32;
+  const int n = layers();
+  {
+    ScopedTimer t(times.loss);
+    nn::softmaxXentBackward(m_probs.f32(), m_labels, m_batch, m_spec.widths.back(), scale,
+                            m_acts[n - 1].dpre.f32());
+  }
+  for (int l = n - 1; l >= 0; --l) {
+    auto& a = m_acts[l];
+    auto& g = m_grads[l];
+    if (l + 1 < n) {
+      ScopedTimer t(times.elementwise);
+      nn::activationBackward(m_spec.activation, a.pre.f32(), a.post.f32(), m_acts[l + 1].dIn.f32(),
+                             a.dpre.f32());
+    }
+    {
+      ScopedTimer t(times.conversion);
+      roundTo(grad, a.dpre.f32());
+      if (low)
+        a.dpreLow.convertFrom(a.dpre);
+    }
+    const Tensor& dy = low ? a.dpreLow : a.dpre;
+    Tensor& dW = accumulate ? g.wStep : g.w;
+    Tensor& db = accumulate ? g.bStep : g.b;
+    {
+      ScopedTimer t(times.matmulBackward);
+      m_linear[l].backwardWeights(matmulInput(l), dy, dW);
+    }
+    {
+      ScopedTimer t(times.elementwise);
+      kernels::biasGradient(a.dpre, db);
+    }
+    {
+      ScopedTimer t(times.conversion);
+      if (m_measureUnderflow) {
+        // The FP32 accumulator's values before they are stored in `grad`.
+        GradUnderflow u;
+        for (float v : dW.f32())
+          if (v != 0.0f) {
+            ++u.nonzero;
+            u.lostToZero += roundedScalar(grad, v) == 0.0f ? 1 : 0;
+          }
+        m_underflow[l] = u;
+      }
+      roundTo(grad, dW.f32());
+      roundTo(grad, db.f32());
+    }
+    if (accumulate) {
+      ScopedTimer t(times.elementwise);
+      auto gw = g.w.f32();
+      auto sw = g.wStep.f32();
+      for (std::size_t i = 0; i < gw.size(); ++i)
+        gw[i] += sw[i];
+      auto gb = g.b.f32();
+      auto sb = g.bStep.f32();
+      for (std::size_t i = 0; i < gb.size(); ++i)
+        gb[i] += sb[i];
+    }
+    if (l > 0) {
+      {
+        ScopedTimer t(times.matmulBackward);
+        m_linear[l].backwardData(dy, low ? m_params[l].wLow : m_params[l].w, a.dIn);
+      }
+      ScopedTimer t(times.conversion);
+      roundTo(grad, a.dIn.f32());
+    }
+  }
+}
+
+std::optional<NonFiniteSite> Mlp::firstNonFinite(bool backward) const {
+  const int n = layers();
+  const std::string act(nn::activationName(m_spec.activation));
+  if (!backward) {
+    for (int l = 0; l < n; ++l) {
+      if (!allFinite(m_acts[l].pre))
+        return NonFiniteSite{l, false, "linear"};
+      if (!allFinite(m_acts[l].post))
+        return NonFiniteSite{l, false, act};
+    }
+    return std::nullopt;
+  }
+  for (int l = n - 1; l >= 0; --l) {
+    if (!allFinite(m_acts[l].dpre))
+      return NonFiniteSite{l, true, l + 1 == n ? "softmax-xent" : act};
+    if (!allFinite(m_grads[l].w))
+      return NonFiniteSite{l, true, "linear dW"};
+    if (!allFinite(m_grads[l].b))
+      return NonFiniteSite{l, true, "linear db"};
+    if (!allFinite(m_acts[l].dIn))
+      return NonFiniteSite{l, true, "linear dX"};
+  }
+  return std::nullopt;
+}
+
+} // namespace mantissa::model

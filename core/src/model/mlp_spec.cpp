@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// MLP spec parsing, the tensor plan and small helpers of mlp.h.
+#include <mantissa/model/mlp.h>
+#include <mantissa/numeric/convert.h>
+
+#include <charconv>
+#include <stdexcept>
+
+namespace mantissa::model {
+
+namespace {
+
+[[noreturn]] void fail(std::string_view spec, const std::string& problem) {
+  throw std::invalid_argument("model spec '" + std::string(spec) + "': " + problem +
+                              " (expected e.g. mlp:784-256-256-10 or mlp:784-256-10:gelu)");
+}
+
+} // namespace
+
+std::string MlpSpec::toString() const {
+  std::string s = "mlp:";
+  for (std::size_t i = 0; i < widths.size(); ++i)
+    s += (i ? "-" : "") + std::to_string(widths[i]);
+  return s + ":" + std::string(nn::activationName(activation));
+}
+
+MlpSpec parseMlpSpec(std::string_view spec) {
+  constexpr std::string_view kPrefix = "mlp:";
+  if (!spec.starts_with(kPrefix))
+    fail(spec, "must start with 'mlp:'");
+  std::string_view rest = spec.substr(kPrefix.size());
+  MlpSpec result;
+  if (const auto colon = rest.find(':'); colon != std::string_view::npos) {
+    const std::string_view name = rest.substr(colon + 1);
+    const auto activation = nn::parseActivation(name);
+    if (!activation)
+      fail(spec, "unknown activation '" + std::string(name) + "' (relu, gelu, tanh, sigmoid)");
+    result.activation = *activation;
+    rest = rest.substr(0, colon);
+  }
+  while (!rest.empty() || result.widths.empty()) {
+    const auto dash = rest.find('-');
+    const std::string_view item = rest.substr(0, dash);
+    int width = 0;
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), width);
+    if (item.empty() || ec != std::errc() || ptr != item.data() + item.size())
+      fail(spec, "'" + std::string(item) + "' is not a layer width");
+    if (width < 1 || width > 65536)
+      fail(spec, "width " + std::to_string(width) + " is outside [1, 65536]");
+    result.widths.push_back(width);
+    if (dash == std::string_view::npos)
+      break;
+    rest = rest.substr(dash + 1);
+    if (rest.empty())
+      fail(spec, "trailing '-'");
+  }
+  if (result.widths.size() < 2)
+    fail(spec, "needs at least an input and an output width");
+  if (result.widths.back() < 2)
+    fail(spec, "the output layer needs at least 2 classes");
+  return result;
+}
+
+std::string_view tensorRoleName(TensorRole role) {
+  switch (role) {
+  case TensorRole::Weights:
+    return "weights";
+  case TensorRole::MasterWeights:
+    return "master weights";
+  case TensorRole::Activations:
+    return "activations";
+  case TensorRole::Gradients:
+    return "gradients";
+  case TensorRole::OptimizerState:
+    return "optimizer state";
+  }
+  return "?";
+}
+
+std::size_t bytesFor(std::span<const PlanRow> rows, TensorRole role) {
+  std::size_t total = 0;
+  for (const auto& r : rows)
+    if (r.role == role)
+      total += r.bytes();
+  return total;
+}
+
+void roundTo(DType dtype, std::span<float> values) {
+  if (dtype == DType::BF16)
+    numeric::roundTripBf16(values);
+  else if (dtype == DType::F16)
+    numeric::roundTripF16(values);
+}
+
+std::int64_t Mlp::parameterCount() const {
+  std::int64_t n = 0;
+  for (const auto& p : m_params)
+    n += p.w.size() + p.b.size();
+  return n;
+}
+
+// Bytes at the recipe's precision: what an implementation storing each tensor
+// natively holds. (Where this emulation keeps FP32 values rounded to BF16/FP16,
+// the table still states the recipe's format, which is the point of the table.)
+std::vector<PlanRow> Mlp::plan() const {
+  std::vector<PlanRow> rows;
+  const auto& r = m_recipe;
+  const std::int64_t batch = m_batch;
+  for (int l = 0; l < layers(); ++l) {
+    const std::int64_t in = m_spec.widths[l], out = m_spec.widths[l + 1];
+    const std::string p = "layer" + std::to_string(l) + ".";
+    if (r.masterWeights) {
+      rows.push_back({p + "W (master)", TensorRole::MasterWeights, DType::F32, in, out});
+      rows.push_back({p + "b (master)", TensorRole::MasterWeights, DType::F32, 1, out});
+    }
+    rows.push_back({p + "W", TensorRole::Weights, r.weights, in, out});
+    rows.push_back({p + "b", TensorRole::Weights, r.weights, 1, out});
+    rows.push_back({p + "in", TensorRole::Activations, r.matmulInputs, batch, in});
+    rows.push_back({p + "pre", TensorRole::Activations, r.activations, batch, out});
+    if (l + 1 < layers())
+      rows.push_back({p + "post", TensorRole::Activations, r.activations, batch, out});
+    rows.push_back({p + "dW", TensorRole::Gradients, r.gradients, in, out});
+    rows.push_back({p + "db", TensorRole::Gradients, r.gradients, 1, out});
+    rows.push_back({p + "dpre", TensorRole::Gradients, r.gradients, batch, out});
+    if (l > 0)
+      rows.push_back({p + "dIn", TensorRole::Gradients, r.gradients, batch, in});
+  }
+  rows.push_back({"probs", TensorRole::Activations, r.loss, batch, m_spec.widths.back()});
+  return rows;
+}
+
+} // namespace mantissa::model
