@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Cast fractions against casting each value with the number-format core
+// (codec encode, and for FP16/BF16 also the trainer's fast conversions) and
+// counting the outcomes; thresholds against the formats' spec constants.
+#include <mantissa/numeric/codec.h>
+#include <mantissa/numeric/convert.h>
+#include <mantissa/telemetry/cast_fractions.h>
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+namespace nm = mantissa::numeric;
+namespace tl = mantissa::telemetry;
+using tl::CastCounts;
+using tl::CastTarget;
+
+// Oracle: encode x * scale (one FP32 multiply, as castCounts defines) into
+// the target with the codec, classify the result.
+CastCounts oracle(const std::vector<float>& values, float scale, CastTarget target) {
+  const nm::FloatFormat& f = nm::formatInfo(tl::formatIdOf(target));
+  nm::EncodeOptions opts; // nearest-even, overflow to inf (E4M3: NaN)
+  // BF16 as the trainer stores it: VCVTNEPS2BF16 semantics, FP32 subnormal inputs are zero.
+  opts.flushSubnormals = target == CastTarget::Bf16;
+  CastCounts c;
+  for (float v : values) {
+    const float x = v * scale;
+    ++c.total;
+    if (std::isnan(x)) {
+      ++c.nan;
+      continue;
+    }
+    if (x == 0.0f)
+      ++c.zeros;
+    const nm::EncodeResult r = nm::encode(f, static_cast<double>(x), opts);
+    switch (nm::classify(f, r.bits)) {
+    case nm::FloatClass::Zero: ++c.toZero; break;
+    case nm::FloatClass::Subnormal: ++c.toSubnormal; break;
+    case nm::FloatClass::Infinity:
+    case nm::FloatClass::NaN: ++c.overflow; break;
+    case nm::FloatClass::Normal: break;
+    }
+  }
+  return c;
+}
+
+std::vector<float> boundaryValues() {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> base = {0.0f, 1.0f, inf, std::numeric_limits<float>::max(),
+                             std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min()};
+  // Every threshold of every format and the exponents around the format limits.
+  for (CastTarget t : tl::kCastTargets) {
+    const tl::CastThresholds th = tl::castThresholds(t);
+    for (std::uint32_t b : {th.zeroBelow, th.normalBelow, th.overflowFrom})
+      base.push_back(std::bit_cast<float>(b));
+  }
+  for (int e : {-150, -149, -134, -133, -127, -126, -25, -24, -17, -16, -15, -14, -10, -9, -7, -6, 8, 9,
+                15, 16, 127}) {
+    base.push_back(std::ldexp(1.0f, e));
+    base.push_back(std::ldexp(1.5f, e));
+    base.push_back(std::ldexp(1.9999999f, e));
+  }
+  for (float v : {65504.0f, 65519.0f, 65520.0f, 448.0f, 464.0f, 480.0f, 57344.0f, 61440.0f})
+    base.push_back(v);
+  std::vector<float> out;
+  for (float v : base) {
+    for (float w : {v, std::nextafter(v, 0.0f), std::nextafter(v, inf)}) {
+      out.push_back(w);
+      out.push_back(-w);
+    }
+  }
+  out.push_back(std::numeric_limits<float>::quiet_NaN());
+  return out;
+}
+
+void expectMatchesOracle(const std::vector<float>& values, float scale, const char* what) {
+  const auto counts = tl::castCounts(values, scale);
+  for (std::size_t k = 0; k < tl::kCastTargetCount; ++k) {
+    const CastCounts want = oracle(values, scale, tl::kCastTargets[k]);
+    const CastCounts& got = counts[k];
+    const auto name = tl::castTargetName(tl::kCastTargets[k]);
+    EXPECT_EQ(got.total, want.total) << what << " " << name;
+    EXPECT_EQ(got.zeros, want.zeros) << what << " " << name;
+    EXPECT_EQ(got.nan, want.nan) << what << " " << name;
+    EXPECT_EQ(got.toZero, want.toZero) << what << " " << name;
+    EXPECT_EQ(got.toSubnormal, want.toSubnormal) << what << " " << name;
+    EXPECT_EQ(got.overflow, want.overflow) << what << " " << name;
+  }
+}
+
+TEST(CastThresholds, AreTheSpecBoundaries) {
+  // FP16: |x| <= 2^-25 -> 0; >= 2^-14 - 2^-25 -> normal; >= 65520 -> inf.
+  const auto fp16 = tl::castThresholds(CastTarget::Fp16);
+  EXPECT_EQ(fp16.zeroBelow, std::bit_cast<std::uint32_t>(std::ldexp(1.0f, -25)) + 1);
+  EXPECT_EQ(std::bit_cast<float>(fp16.normalBelow), std::ldexp(1.0f, -14) - std::ldexp(1.0f, -25));
+  EXPECT_EQ(std::bit_cast<float>(fp16.overflowFrom), 65520.0f);
+  // BF16 with DAZ: every FP32 subnormal -> 0; >= (2 - 2^-8) x 2^127 -> inf.
+  const auto bf16 = tl::castThresholds(CastTarget::Bf16);
+  EXPECT_EQ(bf16.zeroBelow, 0x00800000u);
+  EXPECT_EQ(bf16.normalBelow, 0x00800000u);
+  EXPECT_EQ(bf16.overflowFrom, 0x7f7f8000u);
+  // E4M3FN: |x| <= 2^-10 -> 0; >= 2^-6 - 2^-10 normal; > 464 overflows (464 ties to 448).
+  const auto e4m3 = tl::castThresholds(CastTarget::Fp8E4M3);
+  EXPECT_EQ(e4m3.zeroBelow, std::bit_cast<std::uint32_t>(std::ldexp(1.0f, -10)) + 1);
+  EXPECT_EQ(std::bit_cast<float>(e4m3.normalBelow), std::ldexp(1.0f, -6) - std::ldexp(1.0f, -10));
+  EXPECT_EQ(e4m3.overflowFrom, std::bit_cast<std::uint32_t>(464.0f) + 1);
+  // E5M2: |x| <= 2^-17 -> 0; >= 2^-14 - 2^-17 normal; >= 61440 -> inf.
+  const auto e5m2 = tl::castThresholds(CastTarget::Fp8E5M2);
+  EXPECT_EQ(e5m2.zeroBelow, std::bit_cast<std::uint32_t>(std::ldexp(1.0f, -17)) + 1);
+  EXPECT_EQ(std::bit_cast<float>(e5m2.normalBelow), std::ldexp(1.0f, -14) - std::ldexp(1.0f, -17));
+  EXPECT_EQ(std::bit_cast<float>(e5m2.overflowFrom), 61440.0f);
+}
+
+TEST(CastCounts, MatchTheCodecOnBoundaryValues) {
+  expectMatchesOracle(boundaryValues(), 1.0f, "boundaries");
+}
+
+TEST(CastCounts, MatchTheCodecWithAScale) {
+  const auto values = boundaryValues();
+  expectMatchesOracle(values, 1024.0f, "x1024");
+  expectMatchesOracle(values, 1.0f / 65536.0f, "/65536");
+  expectMatchesOracle(values, 3.0f, "x3");
+}
+
+TEST(CastCounts, MatchTheCodecOnGradientLikeTensors) {
+  // Log-uniform magnitudes over 2^-40 .. 2^20, both signs, some exact zeros:
+  // most chunks hold values in the boundary binades of every format.
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> logMag(-40.0f, 20.0f);
+  std::vector<float> v(50000);
+  for (auto& x : v) {
+    x = (rng() % 16 == 0) ? 0.0f : std::exp2(logMag(rng));
+    if (rng() & 1)
+      x = -x;
+  }
+  expectMatchesOracle(v, 1.0f, "log-uniform");
+  expectMatchesOracle(v, 65536.0f, "log-uniform x65536");
+}
+
+TEST(CastCounts, Fp16AndBf16AgreeWithTheTrainersConversions) {
+  const auto values = boundaryValues();
+  const auto counts = tl::castCounts(values);
+  std::uint64_t f16Zero = 0, f16Sub = 0, f16Inf = 0, bf16Zero = 0, bf16Inf = 0;
+  for (float v : values) {
+    if (std::isnan(v))
+      continue;
+    const float h = nm::f16ToF32(nm::f32ToF16(v));
+    f16Zero += h == 0.0f;
+    f16Sub += h != 0.0f && std::fabs(h) < std::ldexp(1.0f, -14);
+    f16Inf += std::isinf(h);
+    const float b = nm::bf16ToF32(nm::f32ToBf16(v));
+    bf16Zero += b == 0.0f;
+    bf16Inf += std::isinf(b);
+  }
+  EXPECT_EQ(counts[0].toZero, f16Zero);
+  EXPECT_EQ(counts[0].toSubnormal, f16Sub);
+  EXPECT_EQ(counts[0].overflow, f16Inf);
+  EXPECT_EQ(counts[1].toZero, bf16Zero);
+  EXPECT_EQ(counts[1].toSubnormal, 0u);
+  EXPECT_EQ(counts[1].overflow, bf16Inf);
+}
+
+TEST(CastFractions, AreCountsOverTheirDenominators) {
+  // 8 values: 2 zeros, 1 NaN, 1 lost to zero in fp16 (2^-26), 1 subnormal (2^-20),
+  // 1 overflow (1e5), 2 ordinary.
+  const std::vector<float> v = {0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(), std::ldexp(1.0f, -26),
+                                std::ldexp(1.0f, -20), 1e5f, 1.0f, -2.0f};
+  const auto f = tl::castFractions(v)[0];
+  EXPECT_DOUBLE_EQ(f.toZero, 3.0 / 8.0);
+  EXPECT_DOUBLE_EQ(f.toSubnormal, 1.0 / 8.0);
+  EXPECT_DOUBLE_EQ(f.overflow, 1.0 / 8.0);
+  EXPECT_DOUBLE_EQ(f.nonzeroLostToZero, 1.0 / 5.0); // 5 non-zero, non-NaN inputs
+  const auto empty = tl::castFractions({});
+  EXPECT_EQ(empty[0], tl::CastFractions{});
+}
+
+} // namespace
