@@ -158,6 +158,46 @@ TEST(NumericCodec, BitsHexIsZeroPaddedToTheFormatsWidth) {
   EXPECT_EQ(formatBitsHex(fmt(FormatId::Fp64), 1), "0x0000000000000001");
 }
 
+// Stored minus typed value, from the exact decimals above (0.1 = 1/10).
+TEST(NumericCodec, RoundingErrorIsExact) {
+  const ExactValue tenth = *parseNumber("0.1").value;
+  const RoundingError e32 = roundingError(fmt(FormatId::Fp32), 0x3dcccccd, tenth);
+  EXPECT_EQ(e32.absolute.toString(), "0.000000001490116119384765625");
+  EXPECT_EQ(e32.absoluteApprox, 1.490116119384765625e-9);
+  EXPECT_DOUBLE_EQ(e32.relative, 1.490116119384765625e-8);
+  const RoundingError e16 = roundingError(fmt(FormatId::Fp16), 0x2e66, tenth);
+  EXPECT_EQ(e16.absolute.toString(), "0.0000244140625");
+  EXPECT_EQ(e16.relative, 0.000244140625);
+  const RoundingError eb = roundingError(fmt(FormatId::Bf16), 0x3dcd, tenth);
+  EXPECT_EQ(eb.absolute.toString(), "0.00009765625");
+  EXPECT_EQ(eb.relative, 0.0009765625);
+  const ExactValue minusTenth = *parseNumber("-0.1").value;
+  EXPECT_EQ(roundingError(fmt(FormatId::Fp16), 0xae66, minusTenth).absolute.toString(),
+            "0.0000244140625");
+  EXPECT_EQ(roundingError(fmt(FormatId::Fp16), 0x3c00, *parseNumber("1").value).absoluteApprox, 0.0);
+  EXPECT_EQ(roundingError(fmt(FormatId::Fp16), 0x0000, *parseNumber("1e-9").value).relative, 1.0);
+  EXPECT_TRUE(std::isinf(roundingError(fmt(FormatId::Fp16), 0x7c00, *parseNumber("1e6").value).relative));
+  EXPECT_TRUE(std::isnan(roundingError(fmt(FormatId::Fp16), 0x7e00, *parseNumber("nan").value).relative));
+  EXPECT_EQ(roundingError(fmt(FormatId::Fp16), 0xfc00, *parseNumber("-inf").value).absoluteApprox, 0.0);
+}
+
+TEST(NumericCodec, ToDoubleKeepsNanPayloads) {
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(toDouble(fmt(FormatId::Fp16), 0xfd23)),
+            0xfff8000000000000ull | (0x123ull << 42));
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(toDouble(fmt(FormatId::Fp32), 0x7fc00001)),
+            0x7ff8000000000000ull | (0x400001ull << 29));
+  EXPECT_TRUE(std::isnan(toDouble(fmt(FormatId::Fp8E4M3), 0x7f)));
+}
+
+TEST(NumericCodec, RoundingNames) {
+  EXPECT_EQ(parseRoundingName("nearest-even"), Rounding::NearestEven);
+  EXPECT_EQ(parseRoundingName("toward-zero"), Rounding::TowardZero);
+  EXPECT_EQ(parseRoundingName("up"), Rounding::Up);
+  EXPECT_EQ(parseRoundingName("down"), Rounding::Down);
+  EXPECT_EQ(parseRoundingName("stochastic"), Rounding::Stochastic);
+  EXPECT_FALSE(parseRoundingName("nearest").has_value());
+}
+
 TEST(NumericCodec, UlpPerBinade) {
   EXPECT_EQ(ulp(fmt(FormatId::Fp16), 0x3c00), 0x1p-10);
   EXPECT_EQ(ulp(fmt(FormatId::Fp16), 0x0001), 0x1p-24);

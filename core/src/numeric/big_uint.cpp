@@ -99,6 +99,19 @@ void BigUint::shiftRight(int bits) {
   trim();
 }
 
+void BigUint::add(const BigUint& other) {
+  if (m_limbs.size() < other.m_limbs.size())
+    m_limbs.resize(other.m_limbs.size(), 0u);
+  std::uint64_t carry = 0;
+  for (std::size_t i = 0; i < m_limbs.size(); ++i) {
+    const std::uint64_t t = m_limbs[i] + carry + (i < other.m_limbs.size() ? other.m_limbs[i] : 0u);
+    m_limbs[i] = static_cast<std::uint32_t>(t);
+    carry = t >> 32;
+  }
+  if (carry != 0)
+    m_limbs.push_back(static_cast<std::uint32_t>(carry));
+}
+
 void BigUint::subtract(const BigUint& other) {
   std::int64_t borrow = 0;
   for (std::size_t i = 0; i < m_limbs.size(); ++i) {

@@ -30,6 +30,7 @@ public:
   void mulPow5(int n);                               // *this x 5^n, n >= 0
   void shiftLeft(int bits);
   void shiftRight(int bits);
+  void add(const BigUint& other);
   void subtract(const BigUint& other); // requires *this >= other
   std::uint32_t divSmall(std::uint32_t divisor); // returns the remainder
   bool anyBitBelow(int bits) const;              // any of the low `bits` bits set

@@ -56,7 +56,11 @@ double toDouble(const FloatFormat& f, std::uint64_t bits) {
   const Fields x = split(f, bits);
   const double sign = x.negative ? -1.0 : 1.0;
   switch (classify(f, bits)) {
-  case FloatClass::NaN: return std::copysign(std::numeric_limits<double>::quiet_NaN(), sign);
+  case FloatClass::NaN: {
+    // Payload to the top of the double's fraction, quiet bit set.
+    const std::uint64_t payload = f.nan == NanEncoding::Ieee ? x.mantissa << (52 - f.mantissaBits) : 0;
+    return std::bit_cast<double>((x.negative ? 1ull << 63 : 0) | 0x7ff8000000000000ull | payload);
+  }
   case FloatClass::Infinity: return sign * std::numeric_limits<double>::infinity();
   case FloatClass::Zero: return sign * 0.0;
   case FloatClass::Subnormal:
@@ -141,6 +145,59 @@ double ulp(const FloatFormat& f, std::uint64_t bits) {
   const Fields x = split(f, bits);
   const int exponent = x.biased == 0 ? f.minNormalExponent() : static_cast<int>(x.biased) - f.bias();
   return std::ldexp(1.0, exponent - f.mantissaBits);
+}
+
+RoundingError roundingError(const FloatFormat& f, std::uint64_t bits, const ExactValue& input) {
+  constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const FloatClass cls = classify(f, bits);
+  RoundingError e{ExactValue(), 0.0, 0.0};
+  const bool storedNegative = (bits & f.signMask()) != 0;
+  if (input.kind() == ExactValue::Kind::NaN || cls == FloatClass::NaN) {
+    e.absolute = ExactValue::nan();
+    e.absoluteApprox = e.relative = kNan;
+  } else if (input.kind() == ExactValue::Kind::Infinity) {
+    const bool same = cls == FloatClass::Infinity && storedNegative == input.negative();
+    if (!same) {
+      e.absolute = ExactValue::infinity(false);
+      e.absoluteApprox = kInf;
+      e.relative = cls == FloatClass::Infinity ? kInf : 1.0; // finite stored: |inf - x| / inf
+    }
+  } else if (cls == FloatClass::Infinity) {
+    e.absolute = ExactValue::infinity(false);
+    e.absoluteApprox = e.relative = kInf;
+  } else {
+    const ExactValue stored = ExactValue::fromDouble(toDouble(f, bits));
+    e.absolute = absDifference(stored, input);
+    e.absoluteApprox = e.absolute.approximate();
+    const double magnitude = std::fabs(input.approximate());
+    if (e.absolute.isZero())
+      e.relative = 0.0;
+    else if (cls == FloatClass::Zero)
+      e.relative = 1.0; // underflow: all of the value is lost
+    else
+      e.relative = magnitude == 0.0 ? kInf : e.absoluteApprox / magnitude;
+  }
+  return e;
+}
+
+std::optional<Rounding> parseRoundingName(std::string_view name) {
+  for (Rounding r : {Rounding::NearestEven, Rounding::TowardZero, Rounding::Up, Rounding::Down,
+                     Rounding::Stochastic})
+    if (roundingName(r) == name)
+      return r;
+  return std::nullopt;
+}
+
+std::string_view roundingName(Rounding rounding) {
+  switch (rounding) {
+  case Rounding::NearestEven: return "nearest-even";
+  case Rounding::TowardZero: return "toward-zero";
+  case Rounding::Up: return "up";
+  case Rounding::Down: return "down";
+  case Rounding::Stochastic: return "stochastic";
+  }
+  return "nearest-even";
 }
 
 std::string formatBitsHex(const FloatFormat& f, std::uint64_t bits) {

@@ -161,6 +161,63 @@ std::string ExactValue::toString() const {
   return s + "e" + std::to_string(k + n - 1);
 }
 
+namespace {
+
+// The value as digits x 10^k (binary fractions are finite decimals).
+struct DecimalParts {
+  BigUint digits;
+  int k;
+};
+
+DecimalParts decimalParts(const ExactValue& v) {
+  DecimalParts p{BigUint::fromLimbs(v.significand()), v.exponent()};
+  if (v.base() == 2) {
+    if (v.exponent() >= 0) {
+      p.digits.shiftLeft(v.exponent());
+      p.k = 0;
+    } else {
+      p.digits.mulPow5(-v.exponent());
+    }
+  }
+  return p;
+}
+
+// Aligning beyond this many decimal places is not worth it: the difference is
+// then returned as its nearest double.
+constexpr int kMaxAlignDigits = 4000;
+
+} // namespace
+
+ExactValue absDifference(const ExactValue& a, const ExactValue& b) {
+  if (a.isZero())
+    return ExactValue::finite(false, b.significand(), b.exponent(), b.base());
+  if (b.isZero())
+    return ExactValue::finite(false, a.significand(), a.exponent(), a.base());
+  const bool tooFar = [&] {
+    for (const ExactValue* v : {&a, &b})
+      if (std::abs(v->exponent()) > kMaxAlignDigits)
+        return true;
+    return false;
+  }();
+  if (tooFar)
+    return ExactValue::fromDouble(std::fabs(a.approximate() - b.approximate()));
+  DecimalParts x = decimalParts(a), y = decimalParts(b);
+  const int k = std::min(x.k, y.k);
+  x.digits.mulPow5(x.k - k);
+  x.digits.shiftLeft(x.k - k);
+  y.digits.mulPow5(y.k - k);
+  y.digits.shiftLeft(y.k - k);
+  // |a - b| = ||a| - |b|| for equal signs, |a| + |b| otherwise.
+  if (a.negative() != b.negative()) {
+    x.digits.add(y.digits);
+    return ExactValue::finite(false, x.digits.limbs(), k, 10);
+  }
+  if (compare(x.digits, y.digits) < 0)
+    std::swap(x, y);
+  x.digits.subtract(y.digits);
+  return ExactValue::finite(false, x.digits.limbs(), k, 10);
+}
+
 ParseResult parseNumber(std::string_view text) {
   std::string_view t = text;
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front())))

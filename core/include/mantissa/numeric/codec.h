@@ -11,7 +11,9 @@
 #include <mantissa/numeric/format.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace mantissa::numeric {
 
@@ -60,6 +62,9 @@ struct Decoded {
 };
 
 Decoded decode(const FloatFormat& format, std::uint64_t bits);
+// Exact for every finite pattern (all formats here fit in a double); a NaN
+// keeps its sign and payload (moved to the top, quiet bit set), as x86's
+// widening conversions do.
 double toDouble(const FloatFormat& format, std::uint64_t bits);
 FloatClass classify(const FloatFormat& format, std::uint64_t bits);
 
@@ -73,6 +78,22 @@ std::uint64_t nextDown(const FloatFormat& format, std::uint64_t bits);
 // ULP(x): the spacing of the format in x's binade, 2^(max(e, emin) - mantissaBits)
 // (for max finite too: the gap it would have to a next value); inf/NaN -> NaN.
 double ulp(const FloatFormat& format, std::uint64_t bits);
+
+// How far the stored `bits` are from the exact `input`: |stored - input| as
+// an exact decimal and as the nearest double, and relative to |input|.
+// Stored inf or NaN for a finite input: inf / NaN errors; input inf stored
+// as inf: 0; input NaN: NaN. A zero input that is stored as zero: 0.
+struct RoundingError {
+  ExactValue absolute;     // exact when both are finite
+  double absoluteApprox;   // nearest double of `absolute` (or inf/NaN)
+  double relative;         // absoluteApprox / |input|
+};
+RoundingError roundingError(const FloatFormat& format, std::uint64_t bits, const ExactValue& input);
+
+// Rounding-mode names as the CLI spells them: "nearest-even", "toward-zero",
+// "up", "down", "stochastic"; nullopt if unknown.
+std::optional<Rounding> parseRoundingName(std::string_view name);
+std::string_view roundingName(Rounding rounding);
 
 // Zero-padded, 0x-prefixed hex of the format's width ("0x3dcccccd", "0x2e66").
 std::string formatBitsHex(const FloatFormat& format, std::uint64_t bits);

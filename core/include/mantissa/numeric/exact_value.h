@@ -51,6 +51,11 @@ private:
   int m_base = 10;
 };
 
+// |a - b| exactly, for finite a and b (an exact decimal; when aligning the
+// two would need more than a few thousand digits, the nearest double of the
+// difference instead). Used for rounding errors.
+ExactValue absDifference(const ExactValue& a, const ExactValue& b);
+
 struct ParseResult {
   std::optional<ExactValue> value;
   std::string error; // "'0.1.2' is not a number: ..." when value is empty
