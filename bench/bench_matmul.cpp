@@ -5,7 +5,8 @@
 //
 // Prints matmul GFLOP/s (median of repetitions, CV) for FP32 Eigen, FP32
 // oneDNN, BF16 oneDNN (native or emulated) and FP16 (emulated) over square
-// and MLP 784-1024-1024-10 training shapes, then the machine's peak.
+// and MLP 784-1024-1024-10 training shapes as % of the machine's peak, and
+// the 16-bit / FP32 ratios of the same run.
 #include <mantissa/bench/matmul_bench.h>
 #include <mantissa/numeric/cpu_features.h>
 
@@ -22,6 +23,26 @@ const char* transText(kernels::Trans src, kernels::Trans weights) {
   if (src == kernels::Trans::Yes)
     return weights == kernels::Trans::Yes ? "TT" : "TN";
   return weights == kernels::Trans::Yes ? "NT" : "NN";
+}
+
+// Side by side from the same run: each oneDNN 16-bit row over the oneDNN
+// FP32 row of the same shape (rows come in Eigen?, f32, bf16, f16 order).
+void printRatios(const std::vector<bench::MatmulResult>& results) {
+  std::printf("\nSame run, same shape: oneDNN BF16 and FP16 GFLOP/s over oneDNN FP32\n");
+  const bench::MatmulResult* f32 = nullptr;
+  for (const bench::MatmulResult& r : results) {
+    if (r.backend != kernels::Backend::OneDnn)
+      continue;
+    if (r.dtype == DType::F32) {
+      f32 = &r;
+      continue;
+    }
+    if (f32 && f32->m == r.m && f32->n == r.n && f32->k == r.k && f32->gflops > 0)
+      std::printf("  %-22s %5lldx%-5lldx%-5lld %-4s %.2fx%s\n", r.label.c_str(),
+                  static_cast<long long>(r.m), static_cast<long long>(r.n),
+                  static_cast<long long>(r.k), std::string(dtypeName(r.dtype)).c_str(),
+                  r.gflops / f32->gflops, r.emulated ? " (emulated)" : "");
+  }
 }
 
 int usage(const char* why) {
@@ -65,29 +86,31 @@ int main(int argc, char** argv) {
               "CV = stddev / mean of the samples\n\n",
               options.warmup, options.repetitions, options.minSampleSeconds * 1e3);
 
-  const std::vector<bench::MatmulResult> results = bench::measureMatmuls(options);
-  std::fprintf(stderr, "\r%70s\r", "");
-
-  std::printf("%-22s %-7s %-5s %5s %5s %5s %2s %9s %6s  %s\n", "shape", "backend", "dtype", "M",
-              "N", "K", "op", "GFLOP/s", "CV", "implementation");
-  bool noisy = false;
-  for (const bench::MatmulResult& r : results) {
-    std::printf("%-22s %-7s %-5s %5lld %5lld %5lld %2s %9.1f %5.1f%%  %s\n", r.label.c_str(),
-                std::string(kernels::backendName(r.backend)).c_str(),
-                std::string(dtypeName(r.dtype)).c_str(), static_cast<long long>(r.m),
-                static_cast<long long>(r.n), static_cast<long long>(r.k),
-                transText(r.transSrc, r.transWeights), r.gflops, r.cv * 100,
-                r.implementation.c_str());
-    noisy = noisy || r.cv > 0.10;
-  }
-  if (noisy)
-    std::printf("\nNote: some rows have CV > 10%%: the machine was busy; compare ratios with care.\n");
-
   bench::PeakOptions peakOptions;
   peakOptions.threads = threads;
   peakOptions.size = quick ? 1024 : 2048;
   peakOptions.repetitions = quick ? 3 : 5;
   const bench::PeakEstimate peak = bench::estimatePeak(peakOptions);
+  const std::vector<bench::MatmulResult> results = bench::measureMatmuls(options);
+  std::fprintf(stderr, "\r%70s\r", "");
+
+  std::printf("%-22s %-7s %-5s %5s %5s %5s %2s %9s %6s %6s  %s\n", "shape", "backend", "dtype",
+              "M", "N", "K", "op", "GFLOP/s", "CV", "%peak", "implementation");
+  bool noisy = false;
+  for (const bench::MatmulResult& r : results) {
+    const double limit = r.dtype == DType::BF16 ? peak.bf16Gflops : peak.fp32Gflops;
+    std::printf("%-22s %-7s %-5s %5lld %5lld %5lld %2s %9.1f %5.1f%% %5.1f%%  %s\n", r.label.c_str(),
+                std::string(kernels::backendName(r.backend)).c_str(),
+                std::string(dtypeName(r.dtype)).c_str(), static_cast<long long>(r.m),
+                static_cast<long long>(r.n), static_cast<long long>(r.k),
+                transText(r.transSrc, r.transWeights), r.gflops, r.cv * 100,
+                limit > 0 ? 100 * r.gflops / limit : 0.0, r.implementation.c_str());
+    noisy = noisy || r.cv > 0.10;
+  }
+  if (noisy)
+    std::printf("\nNote: some rows have CV > 10%%: the machine was busy; compare ratios with care.\n");
+  printRatios(results);
+
   std::printf("\nPeak FP32: %.1f GFLOP/s (%s)\n", peak.fp32Gflops, peak.fp32Source.c_str());
   std::printf("Peak BF16: %.1f GFLOP/s (%s)\n", peak.bf16Gflops, peak.bf16Source.c_str());
   std::printf("Calibrated (oneDNN %lld^3, %d thread(s)): FP32 %.1f GFLOP/s, BF16 %.1f GFLOP/s%s\n",
