@@ -2,7 +2,9 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
 // main() for every GUI test: isolated settings and paths, one QApplication
-// (the platform comes from QT_QPA_PLATFORM=offscreen set by ctest), then gtest.
+// (platform from QT_QPA_PLATFORM, which ctest sets to offscreen; offscreen too
+// when unset, e.g. when gtest_discover_tests lists the tests at build time),
+// then gtest.
 
 #include <QApplication>
 #include <QStandardPaths>
@@ -10,6 +12,8 @@
 #include <gtest/gtest.h>
 
 int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
   QStandardPaths::setTestModeEnabled(true);
   QApplication::setOrganizationName(QStringLiteral("MantissaTests"));
   QApplication::setApplicationName(QStringLiteral("MantissaTests"));

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Drives the Float Explorer like a user (type, click a bit, step a ULP) and
+// checks what its widgets display against the formats' spec values.
+
+#include "ui/formats/bit_cells.h"
+#include "ui/formats/float_explorer.h"
+#include "ui/formats/format_card.h"
+#include "ui/formats/number_text.h"
+#include "ui/formats/range_strip.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTest>
+#include <QToolButton>
+
+#include <gtest/gtest.h>
+
+namespace mantissa::ui {
+namespace {
+
+using numeric::FormatId;
+
+class ExplorerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m_explorer.resize(1600, 1000);
+    m_explorer.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&m_explorer));
+  }
+
+  void type(const QString& text) {
+    QLineEdit* input = m_explorer.input();
+    input->setFocus();
+    input->selectAll();
+    QTest::keyClick(input, Qt::Key_Backspace);
+    QTest::keyClicks(input, text);
+  }
+
+  QString shown(FormatId id, const char* label) const {
+    auto* l = m_explorer.card(id)->findChild<QLabel*>(QLatin1String(label));
+    return l ? plainDigits(l->text()) : QStringLiteral("<no label %1>").arg(label);
+  }
+
+  void clickBit(FormatId id, int bit) {
+    BitCells* cells = m_explorer.card(id)->bitCells();
+    QTest::mouseClick(cells, Qt::LeftButton, {}, cells->cellRect(bit).center());
+  }
+
+  FloatExplorer m_explorer;
+};
+
+TEST_F(ExplorerTest, TypingPointOneShowsEachFormatsSpecBitsAndExactValue) {
+  type(QStringLiteral("0.1"));
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x2E66");
+  EXPECT_EQ(shown(FormatId::Fp16, "storedValue"), "0.0999755859375");
+  EXPECT_EQ(shown(FormatId::Fp32, "bitsHex"), "0x3DCCCCCD");
+  EXPECT_EQ(shown(FormatId::Fp32, "storedValue"), "0.100000001490116119384765625");
+  EXPECT_EQ(shown(FormatId::Bf16, "bitsHex"), "0x3DCD");
+  EXPECT_EQ(shown(FormatId::Bf16, "storedValue"), "0.10009765625");
+  EXPECT_EQ(shown(FormatId::Fp16, "classText"), "normal");
+  // Bits drawn in the cells are the bits shown in hex.
+  EXPECT_EQ(m_explorer.card(FormatId::Fp16)->bitCells()->bits(), 0x2E66u);
+  // 0.0999755859375 - 0.1 = -2.44140625e-5
+  EXPECT_TRUE(shown(FormatId::Fp16, "error").startsWith(QStringLiteral("−2.44e−5")))
+      << shown(FormatId::Fp16, "error").toStdString();
+  EXPECT_TRUE(shown(FormatId::Fp16, "ulp").startsWith(QStringLiteral("2⁻¹⁴")))
+      << shown(FormatId::Fp16, "ulp").toStdString();
+  EXPECT_FALSE(m_explorer.message()->property("error").toBool());
+}
+
+TEST_F(ExplorerTest, ClickingTheSignBitNegatesAndOtherFormatsFollow) {
+  type(QStringLiteral("0.1"));
+  clickBit(FormatId::Fp16, 15);
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0xAE66");
+  EXPECT_EQ(shown(FormatId::Fp16, "storedValue"), "-0.0999755859375");
+  EXPECT_EQ(m_explorer.input()->text(), "-0.0999755859375");
+  // Every FP16 value is an FP32 value: FP32 now holds exactly -0.0999755859375.
+  EXPECT_EQ(shown(FormatId::Fp32, "bitsHex"), "0xBDCCC000");
+  EXPECT_EQ(shown(FormatId::Fp32, "error"), "exact");
+}
+
+TEST_F(ExplorerTest, ClickingTheLowestExponentBitHalvesTheValue) {
+  type(QStringLiteral("0.1"));
+  // FP16 0x2E66: exponent field 01011; bit 10 is its lowest bit, 11 -> 10.
+  clickBit(FormatId::Fp16, 10);
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x2A66");
+  EXPECT_EQ(shown(FormatId::Fp16, "storedValue"), "0.04998779296875"); // 0.0999755859375 / 2
+  EXPECT_EQ(shown(FormatId::Fp32, "bitsHex"), "0x3D4CC000");
+}
+
+TEST_F(ExplorerTest, StepButtonsAndKeysMoveOneUlpInTheChosenFormat) {
+  type(QStringLiteral("0.1"));
+  // FP16 ULP at 0.1 (binade 2^-4) is 2^-14 = 0.00006103515625.
+  QTest::mouseClick(m_explorer.card(FormatId::Fp16)->findChild<QToolButton*>("stepUp"),
+                    Qt::LeftButton);
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x2E67");
+  EXPECT_EQ(shown(FormatId::Fp16, "storedValue"), "0.10003662109375");
+  EXPECT_EQ(m_explorer.selectedFormat(), FormatId::Fp16);
+
+  QTest::keyClick(m_explorer.input(), Qt::Key_Down);
+  QTest::keyClick(m_explorer.input(), Qt::Key_Down);
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x2E65");
+  EXPECT_EQ(shown(FormatId::Fp16, "storedValue"), "0.09991455078125");
+
+  // BF16 steps by its own ULP (2^-11 at 0.1), not by FP16's or by 1.0.
+  m_explorer.selectFormat(FormatId::Bf16);
+  type(QStringLiteral("0.1"));
+  QTest::keyClick(m_explorer.input(), Qt::Key_Up);
+  EXPECT_EQ(shown(FormatId::Bf16, "bitsHex"), "0x3DCE");
+  EXPECT_EQ(shown(FormatId::Bf16, "storedValue"), "0.1005859375");
+}
+
+TEST_F(ExplorerTest, InvalidInputShowsAnInlineErrorAndRecovers) {
+  type(QStringLiteral("0.1"));
+  type(QStringLiteral("0.1.2"));
+  EXPECT_TRUE(m_explorer.message()->property("error").toBool());
+  EXPECT_TRUE(m_explorer.message()->text().contains(QStringLiteral("0.1.2")))
+      << m_explorer.message()->text().toStdString();
+  EXPECT_TRUE(m_explorer.message()->isVisible());
+  EXPECT_FALSE(m_explorer.card(FormatId::Fp16)->isEnabled());
+  type(QStringLiteral("abc"));
+  EXPECT_TRUE(m_explorer.message()->property("error").toBool());
+  type(QStringLiteral("0.5"));
+  EXPECT_FALSE(m_explorer.message()->property("error").toBool());
+  EXPECT_TRUE(m_explorer.card(FormatId::Fp16)->isEnabled());
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x3800");
+}
+
+TEST_F(ExplorerTest, RawBitsAreReadInTheChosenFormat) {
+  m_explorer.findChild<QComboBox*>("inputMode")->setCurrentIndex(1); // Bits of FP32
+  type(QStringLiteral("0x3dcccccd"));
+  EXPECT_EQ(shown(FormatId::Fp32, "bitsHex"), "0x3DCCCCCD");
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x2E66");
+  type(QStringLiteral("0x1ffffffff"));
+  EXPECT_TRUE(m_explorer.message()->property("error").toBool());
+  EXPECT_TRUE(m_explorer.message()->text().contains(QStringLiteral("0x1ffffffff")));
+
+  m_explorer.setInputMode(std::nullopt);
+  type(QStringLiteral("fp16:0x7bff"));
+  EXPECT_EQ(shown(FormatId::Fp16, "storedValue"), "65504");
+  // E5M2's max is 57344; 65504 lies past the midpoint to 2^16, so it overflows.
+  EXPECT_EQ(shown(FormatId::Fp8E5M2, "classText"), "infinity");
+  EXPECT_TRUE(m_explorer.card(FormatId::Fp8E5M2)->flagged());
+  type(QStringLiteral("fp8-e4m3:0x7e"));
+  EXPECT_EQ(shown(FormatId::Fp8E4M3, "storedValue"), "448");
+}
+
+TEST_F(ExplorerTest, OverflowAndUnderflowAreFlaggedOnTheRow) {
+  type(QStringLiteral("70000"));
+  EXPECT_TRUE(m_explorer.card(FormatId::Fp16)->flagged());
+  EXPECT_TRUE(shown(FormatId::Fp16, "flags").contains(QStringLiteral("OVERFLOW")));
+  EXPECT_EQ(shown(FormatId::Fp16, "classText"), "infinity");
+  EXPECT_FALSE(m_explorer.card(FormatId::Bf16)->flagged());
+  EXPECT_TRUE(shown(FormatId::Bf16, "flags").isEmpty());
+  EXPECT_TRUE(m_explorer.card(FormatId::Fp16)->rangeStrip()->outOfRange());
+
+  m_explorer.findChild<QCheckBox*>("saturate")->setChecked(true);
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x7BFF"); // 65504
+  EXPECT_EQ(shown(FormatId::Fp8E4M3, "bitsHex"), "0x7E"); // 448
+  m_explorer.findChild<QCheckBox*>("saturate")->setChecked(false);
+
+  // FP16's min subnormal is 2^-24 ~ 5.96e-8: 1e-8 is below half of it.
+  type(QStringLiteral("1e-8"));
+  EXPECT_TRUE(m_explorer.card(FormatId::Fp16)->flagged());
+  EXPECT_TRUE(shown(FormatId::Fp16, "flags").contains(QStringLiteral("UNDERFLOW")));
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x0000");
+  EXPECT_FALSE(m_explorer.card(FormatId::Bf16)->flagged());
+}
+
+TEST_F(ExplorerTest, RoundingModeAndFtzChangeTheStoredBits) {
+  auto* rounding = m_explorer.findChild<QComboBox*>("rounding");
+  type(QStringLiteral("0.1"));
+  rounding->setCurrentIndex(rounding->findData(int(numeric::Rounding::Up)));
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x2E67");
+  rounding->setCurrentIndex(rounding->findData(int(numeric::Rounding::TowardZero)));
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x2E66");
+  type(QStringLiteral("-0.1"));
+  rounding->setCurrentIndex(rounding->findData(int(numeric::Rounding::Down)));
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0xAE67");
+  rounding->setCurrentIndex(rounding->findData(int(numeric::Rounding::NearestEven)));
+
+  // 2^-130 is an FP32 subnormal; FTZ flushes it to zero.
+  type(QStringLiteral("0x1p-130"));
+  EXPECT_EQ(shown(FormatId::Fp32, "classText"), "subnormal");
+  EXPECT_EQ(shown(FormatId::Fp32, "bitsHex"), "0x00080000");
+  m_explorer.findChild<QCheckBox*>("ftz")->setChecked(true);
+  EXPECT_EQ(shown(FormatId::Fp32, "bitsHex"), "0x00000000");
+  EXPECT_TRUE(shown(FormatId::Fp32, "flags").contains(QStringLiteral("FTZ")));
+  m_explorer.findChild<QCheckBox*>("ftz")->setChecked(false);
+}
+
+TEST_F(ExplorerTest, StochasticRoundingIsReproducibleForASeed) {
+  auto* rounding = m_explorer.findChild<QComboBox*>("rounding");
+  type(QStringLiteral("0.1"));
+  rounding->setCurrentIndex(rounding->findData(int(numeric::Rounding::Stochastic)));
+  const QString first = shown(FormatId::Fp8E5M2, "bitsHex");
+  type(QStringLiteral("0.2"));
+  type(QStringLiteral("0.1"));
+  EXPECT_EQ(shown(FormatId::Fp8E5M2, "bitsHex"), first);
+  // Either neighbour of 0.1 in FP8 E5M2: 0.09375 (0x2E) or 0.109375 (0x2F).
+  EXPECT_TRUE(first == "0x2E" || first == "0x2F") << first.toStdString();
+}
+
+} // namespace
+} // namespace mantissa::ui

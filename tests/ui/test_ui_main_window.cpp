@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// The application shell: tabs, theme and presenter toggles that persist
+// through QSettings (test mode), and exporting the current view.
+
+#include "ui/app_shell/main_window.h"
+#include "ui/app_shell/settings.h"
+#include "ui/app_shell/theme.h"
+#include "ui/formats/float_explorer.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include <gtest/gtest.h>
+
+namespace mantissa::ui {
+namespace {
+
+class MainWindowTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    QSettings().clear();
+    Theme::instance().setDark(false);
+    Theme::instance().setPresenter(false);
+  }
+  void TearDown() override { QSettings().clear(); }
+};
+
+TEST_F(MainWindowTest, OpensWithTheExplorerTabAndTheCpuStatus) {
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  ASSERT_GE(window.pages()->count(), 1);
+  EXPECT_EQ(window.pages()->tabText(0), "Explorer");
+  EXPECT_NE(qobject_cast<FloatExplorer*>(window.page("Explorer")), nullptr);
+  auto* facts = window.findChild<QLabel*>("statusFacts");
+  ASSERT_NE(facts, nullptr);
+  EXPECT_TRUE(facts->text().contains("BF16")) << facts->text().toStdString();
+  EXPECT_TRUE(facts->text().contains("threads")) << facts->text().toStdString();
+}
+
+TEST_F(MainWindowTest, AddPageIsOneCallAndTheLastPageIsRestored) {
+  {
+    MainWindow window;
+    auto* extra = new QWidget;
+    const int index = window.addPage(extra, "Second");
+    EXPECT_EQ(window.pages()->widget(index), extra);
+    window.pages()->setCurrentIndex(index);
+    window.close();
+  }
+  EXPECT_EQ(Settings().lastPage(), "Second");
+  MainWindow again;
+  EXPECT_EQ(again.pages()->currentIndex(), 0);
+  const int index = again.addPage(new QWidget, "Second");
+  EXPECT_EQ(again.pages()->currentIndex(), index);
+}
+
+TEST_F(MainWindowTest, DarkThemePersistsThroughSettings) {
+  {
+    MainWindow window;
+    EXPECT_FALSE(window.darkThemeAction()->isChecked());
+    window.darkThemeAction()->trigger();
+    EXPECT_TRUE(Theme::instance().dark());
+    EXPECT_LT(QApplication::palette().color(QPalette::Window).lightness(), 100);
+    window.close();
+  }
+  EXPECT_TRUE(Settings().darkTheme());
+  Theme::instance().setDark(false);
+  MainWindow again;
+  EXPECT_TRUE(again.darkThemeAction()->isChecked());
+  EXPECT_TRUE(Theme::instance().dark());
+  again.setDarkTheme(false);
+  EXPECT_FALSE(Settings().darkTheme());
+  EXPECT_GT(QApplication::palette().color(QPalette::Window).lightness(), 200);
+}
+
+TEST_F(MainWindowTest, PresenterModeEnlargesTypeThickensLinesAndPersists) {
+  const qreal normalSize = QApplication::font().pointSizeF();
+  {
+    MainWindow window;
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    QTest::keyClick(&window, Qt::Key_F5);
+    EXPECT_TRUE(window.presenterAction()->isChecked());
+    EXPECT_TRUE(Theme::instance().presenter());
+    EXPECT_GT(Theme::instance().penWidthFactor(), 1.0);
+    EXPECT_GT(QApplication::font().pointSizeF(), normalSize * 1.2);
+    window.close();
+  }
+  EXPECT_TRUE(Settings().presenterMode());
+  MainWindow again;
+  EXPECT_TRUE(again.presenterAction()->isChecked());
+  again.presenterAction()->trigger();
+  EXPECT_FALSE(Theme::instance().presenter());
+  EXPECT_DOUBLE_EQ(QApplication::font().pointSizeF(), normalSize);
+  EXPECT_FALSE(Settings().presenterMode());
+}
+
+TEST_F(MainWindowTest, ExportsTheCurrentViewAsPngSvgAndPdf) {
+  MainWindow window;
+  window.resize(1280, 800);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const QWidget* page = window.pages()->currentWidget();
+
+  const QString png = dir.filePath("view.png");
+  EXPECT_EQ(window.exportCurrentPage(png), "");
+  QImage image(png);
+  ASSERT_FALSE(image.isNull());
+  EXPECT_EQ(image.size(), page->size() * 2);
+
+  const QString svg = dir.filePath("view.svg");
+  EXPECT_EQ(window.exportCurrentPage(svg), "");
+  QFile svgFile(svg);
+  ASSERT_TRUE(svgFile.open(QIODevice::ReadOnly));
+  QXmlStreamReader xml(&svgFile);
+  bool sawSvg = false;
+  while (!xml.atEnd())
+    if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == u"svg")
+      sawSvg = true;
+  EXPECT_FALSE(xml.hasError()) << xml.errorString().toStdString();
+  EXPECT_TRUE(sawSvg);
+
+  const QString pdf = dir.filePath("view.pdf");
+  EXPECT_EQ(window.exportCurrentPage(pdf), "");
+  QFile pdfFile(pdf);
+  ASSERT_TRUE(pdfFile.open(QIODevice::ReadOnly));
+  EXPECT_EQ(pdfFile.read(5), QByteArray("%PDF-"));
+
+  const QString bad = window.exportCurrentPage(dir.filePath("view.bmp"));
+  EXPECT_TRUE(bad.contains("view.bmp")) << bad.toStdString();
+  const QString unwritable = window.exportCurrentPage("/nonexistent-dir/view.png");
+  EXPECT_TRUE(unwritable.contains("/nonexistent-dir/view.png")) << unwritable.toStdString();
+  EXPECT_FALSE(QFile::exists("/nonexistent-dir/view.png"));
+}
+
+} // namespace
+} // namespace mantissa::ui

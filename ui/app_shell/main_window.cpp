@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "ui/app_shell/main_window.h"
+
+#include "ui/app_shell/about_dialog.h"
+#include "ui/app_shell/settings.h"
+#include "ui/app_shell/theme.h"
+#include "ui/app_shell/view_export.h"
+#include "ui/formats/float_explorer.h"
+
+#include <mantissa/numeric/cpu_features.h>
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QThread>
+#include <QVBoxLayout>
+
+namespace mantissa::ui {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle(tr("Mantissa"));
+  setObjectName(QStringLiteral("MainWindow"));
+  m_pages = new QTabWidget;
+  m_pages->setDocumentMode(true);
+  m_pages->setObjectName(QStringLiteral("pages"));
+  setCentralWidget(m_pages);
+
+  buildMenus();
+  buildStatusBar();
+  restoreSettings();
+
+  // One line per big view, in tab order.
+  addPage(new FloatExplorer, tr("Explorer"));
+}
+
+int MainWindow::addPage(QWidget* page, const QString& title, const QIcon& icon) {
+  const int index = m_pages->addTab(page, icon, title);
+  if (title == m_pageToRestore)
+    m_pages->setCurrentIndex(index);
+  return index;
+}
+
+QWidget* MainWindow::page(const QString& title) const {
+  for (int i = 0; i < m_pages->count(); ++i)
+    if (m_pages->tabText(i) == title)
+      return m_pages->widget(i);
+  return nullptr;
+}
+
+void MainWindow::setStatusDetail(const QString& text) { m_statusDetail->setText(text); }
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  m_exportAction = file->addAction(tr("&Export Current View…"));
+  m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  m_exportAction->setToolTip(tr("Save the current view as PNG, SVG or PDF"));
+  connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportWithDialog);
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"));
+  quit->setShortcut(QKeySequence::Quit);
+  quit->setMenuRole(QAction::QuitRole);
+  connect(quit, &QAction::triggered, this, &QWidget::close);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  auto* themes = new QActionGroup(this);
+  m_lightAction = view->addAction(tr("&Light Theme"));
+  m_darkAction = view->addAction(tr("&Dark Theme"));
+  for (QAction* a : {m_lightAction, m_darkAction}) {
+    a->setCheckable(true);
+    themes->addAction(a);
+  }
+  m_lightAction->setChecked(true);
+  m_darkAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+  connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDarkTheme);
+  view->addSeparator();
+  m_presenterAction = view->addAction(tr("&Presenter Mode"));
+  m_presenterAction->setCheckable(true);
+  m_presenterAction->setShortcuts(
+      {QKeySequence(Qt::Key_F5), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P)});
+  m_presenterAction->setToolTip(
+      tr("Full screen, large type, thick lines and high contrast for a projector"));
+  connect(m_presenterAction, &QAction::toggled, this, &MainWindow::setPresenterMode);
+  QAction* leave = new QAction(this);
+  leave->setShortcut(QKeySequence(Qt::Key_Escape));
+  connect(leave, &QAction::triggered, this, [this] {
+    if (m_presenterAction->isChecked())
+      m_presenterAction->setChecked(false);
+  });
+  addAction(leave);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* keys = help->addAction(tr("&Keyboard Shortcuts"));
+  keys->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+  connect(keys, &QAction::triggered, this, &MainWindow::showShortcuts);
+  QAction* about = help->addAction(tr("&About Mantissa"));
+  about->setMenuRole(QAction::AboutRole);
+  connect(about, &QAction::triggered, this, [this] {
+    AboutDialog dialog(this);
+    dialog.exec();
+  });
+}
+
+void MainWindow::buildStatusBar() {
+  const auto& cpu = numeric::cpuFeatures();
+  QStringList isa;
+  if (cpu.avx512f)
+    isa << QStringLiteral("AVX512F");
+  if (cpu.avx2)
+    isa << QStringLiteral("AVX2");
+  if (cpu.fma)
+    isa << QStringLiteral("FMA");
+  if (cpu.f16c)
+    isa << QStringLiteral("F16C");
+  if (cpu.amxBf16 && cpu.amxTile)
+    isa << QStringLiteral("AMX");
+  m_statusFacts = new QLabel(tr("CPU: %1  ·  %2  ·  %3 threads")
+                                 .arg(isa.isEmpty() ? tr("no vector ISA") : isa.join(u' '),
+                                      bf16SupportText())
+                                 .arg(QThread::idealThreadCount()));
+  m_statusFacts->setObjectName(QStringLiteral("statusFacts"));
+  m_statusFacts->setToolTip(QString::fromStdString(numeric::describeIsa()));
+  m_statusDetail = new QLabel;
+  statusBar()->addWidget(m_statusFacts);
+  statusBar()->addPermanentWidget(m_statusDetail);
+}
+
+void MainWindow::setDarkTheme(bool dark) {
+  if (m_darkAction->isChecked() != dark)
+    (dark ? m_darkAction : m_lightAction)->setChecked(true);
+  Theme::instance().setDark(dark);
+  Settings().setDarkTheme(dark);
+}
+
+void MainWindow::setPresenterMode(bool on) {
+  if (m_presenterAction->isChecked() != on) {
+    m_presenterAction->setChecked(on); // re-enters through toggled()
+    return;
+  }
+  if (Theme::instance().presenter() != on) {
+    Theme::instance().setPresenter(on);
+    if (on) {
+      m_wasMaximized = isMaximized();
+      showFullScreen();
+    } else if (isFullScreen()) {
+      m_wasMaximized ? showMaximized() : showNormal();
+    }
+  }
+  Settings().setPresenterMode(on);
+}
+
+void MainWindow::restoreSettings() {
+  Settings settings;
+  m_pageToRestore = settings.lastPage();
+  restoreGeometry(settings.windowGeometry());
+  restoreState(settings.windowState());
+  Theme::instance().apply();
+  if (settings.darkTheme())
+    m_darkAction->setChecked(true); // applies through setDarkTheme()
+  if (settings.presenterMode())
+    m_presenterAction->setChecked(true);
+}
+
+void MainWindow::saveSettings() {
+  Settings settings;
+  if (!isFullScreen())
+    settings.setWindowGeometry(saveGeometry());
+  settings.setWindowState(saveState());
+  if (m_pages->currentIndex() >= 0)
+    settings.setLastPage(m_pages->tabText(m_pages->currentIndex()));
+  settings.setDarkTheme(m_darkAction->isChecked());
+  settings.setPresenterMode(m_presenterAction->isChecked());
+  settings.sync();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  saveSettings();
+  QMainWindow::closeEvent(event);
+}
+
+QString MainWindow::exportCurrentPage(const QString& path) {
+  QWidget* current = m_pages->currentWidget();
+  if (!current)
+    return tr("There is no view to export.");
+  return exportWidget(current, path);
+}
+
+void MainWindow::exportWithDialog() {
+  const int index = m_pages->currentIndex();
+  const QString base = index >= 0 ? m_pages->tabText(index).toLower() : QStringLiteral("view");
+  const QString dir = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+  QString selectedFilter;
+  QString path = QFileDialog::getSaveFileName(this, tr("Export Current View"),
+                                              dir + u'/' + base + QStringLiteral(".png"),
+                                              exportFileFilter(), &selectedFilter);
+  if (path.isEmpty())
+    return;
+  const QString problem = exportCurrentPage(path);
+  if (!problem.isEmpty())
+    QMessageBox::warning(this, tr("Export failed"), problem);
+  else
+    statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+}
+
+void MainWindow::showShortcuts() {
+  QString html = QStringLiteral("<table cellspacing=6>");
+  auto addRows = [&html](const QList<QAction*>& actions) {
+    for (const QAction* a : actions) {
+      if (a->shortcuts().isEmpty() || a->text().isEmpty())
+        continue;
+      QStringList keys;
+      for (const QKeySequence& k : a->shortcuts())
+        keys << k.toString(QKeySequence::NativeText);
+      QString text = a->text();
+      text.remove(u'&');
+      html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                  .arg(keys.join(QStringLiteral(", ")).toHtmlEscaped(), text.toHtmlEscaped());
+    }
+  };
+  for (QAction* menu : menuBar()->actions())
+    if (menu->menu())
+      addRows(menu->menu()->actions());
+  html += QStringLiteral("<tr><td><b>Esc</b></td><td>%1</td></tr>").arg(tr("Leave presenter mode"));
+  for (int i = 0; i < m_pages->count(); ++i) {
+    const QList<QAction*> pageActions = m_pages->widget(i)->actions();
+    if (pageActions.isEmpty())
+      continue;
+    html += QStringLiteral("<tr><td colspan=2><br><b><i>%1</i></b></td></tr>")
+                .arg(m_pages->tabText(i).toHtmlEscaped());
+    addRows(pageActions);
+  }
+  html += QStringLiteral("</table>");
+
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Keyboard Shortcuts"));
+  auto* layout = new QVBoxLayout(&dialog);
+  auto* label = new QLabel(html);
+  label->setTextFormat(Qt::RichText);
+  layout->addWidget(label);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  layout->addWidget(buttons);
+  dialog.exec();
+}
+
+} // namespace mantissa::ui

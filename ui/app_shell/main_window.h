@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+#include <QIcon>
+#include <QMainWindow>
+
+class QAction;
+class QLabel;
+class QTabWidget;
+
+namespace mantissa::ui {
+
+// The application window: one tab per big view, menus, status line. Wiring
+// only; every view is its own widget added with addPage().
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+public:
+  explicit MainWindow(QWidget* parent = nullptr);
+
+  // Adds a view as a tab and returns its index. A page whose title was current
+  // when the application last closed becomes current again.
+  int addPage(QWidget* page, const QString& title, const QIcon& icon = {});
+  QWidget* page(const QString& title) const;
+  QTabWidget* pages() const { return m_pages; }
+
+  // Permanent status-bar text after the CPU/BF16/threads facts (e.g. steps/s).
+  void setStatusDetail(const QString& text);
+
+  void setDarkTheme(bool dark);
+  void setPresenterMode(bool on);
+
+  QAction* darkThemeAction() const { return m_darkAction; }
+  QAction* presenterAction() const { return m_presenterAction; }
+  QAction* exportAction() const { return m_exportAction; }
+
+  // Writes the current page to `path` (.png, .svg or .pdf); empty string on
+  // success, else the error message.
+  QString exportCurrentPage(const QString& path);
+
+protected:
+  void closeEvent(QCloseEvent* event) override;
+
+private:
+  void buildMenus();
+  void buildStatusBar();
+  void restoreSettings();
+  void saveSettings();
+  void exportWithDialog();
+  void showShortcuts();
+
+  QTabWidget* m_pages = nullptr;
+  QAction* m_exportAction = nullptr;
+  QAction* m_lightAction = nullptr;
+  QAction* m_darkAction = nullptr;
+  QAction* m_presenterAction = nullptr;
+  QLabel* m_statusFacts = nullptr;
+  QLabel* m_statusDetail = nullptr;
+  QString m_pageToRestore;
+  bool m_wasMaximized = false;
+};
+
+} // namespace mantissa::ui

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+#include <QByteArray>
+#include <QSettings>
+#include <QString>
+
+namespace mantissa::ui {
+
+// What the application remembers between sessions, through QSettings
+// (organisation and application name "Mantissa"; tests run it in test mode).
+class Settings {
+public:
+  bool darkTheme() const;
+  void setDarkTheme(bool dark);
+
+  bool presenterMode() const;
+  void setPresenterMode(bool on);
+
+  QByteArray windowGeometry() const;
+  void setWindowGeometry(const QByteArray& geometry);
+  QByteArray windowState() const;
+  void setWindowState(const QByteArray& state);
+
+  // Title of the tab that was current on exit (titles are stable, indices are not).
+  QString lastPage() const;
+  void setLastPage(const QString& title);
+
+  void sync() { m_settings.sync(); }
+
+private:
+  QSettings m_settings;
+};
+
+} // namespace mantissa::ui

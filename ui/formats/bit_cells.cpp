@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "ui/formats/bit_cells.h"
+
+#include "ui/app_shell/palette.h"
+#include "ui/app_shell/theme.h"
+#include "ui/formats/number_text.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+
+namespace mantissa::ui {
+
+BitCells::BitCells(const numeric::FloatFormat& format, QWidget* parent)
+    : QWidget(parent), m_format(format) {
+  setMouseTracking(true);
+  setCursor(Qt::PointingHandCursor);
+  setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+  connect(&Theme::instance(), &Theme::changed, this, [this] {
+    updateGeometry();
+    update();
+  });
+}
+
+void BitCells::setBits(std::uint64_t bits) {
+  if (bits == m_bits)
+    return;
+  m_bits = bits;
+  update();
+}
+
+BitCells::Field BitCells::fieldOf(int index) const {
+  if (index == m_format.totalBits() - 1)
+    return Field::Sign;
+  return index >= m_format.mantissaBits ? Field::Exponent : Field::Mantissa;
+}
+
+int BitCells::cellHeight() const {
+  return QFontMetrics(Theme::instance().monospaceFont(1.35, true)).height() + 10;
+}
+
+int BitCells::fieldGap() const { return std::max(4, cellHeight() / 5); }
+
+int BitCells::cellWidth() const {
+  const int preferred = QFontMetrics(Theme::instance().monospaceFont(1.35, true))
+                            .horizontalAdvance(QLatin1Char('0')) * 2 + 6;
+  const int fit = (width() - 2 * fieldGap()) / kLayoutBits;
+  return std::max(8, std::min(preferred, fit));
+}
+
+QSize BitCells::sizeHint() const {
+  const QFontMetrics fm(Theme::instance().monospaceFont(1.35, true));
+  const int cell = fm.horizontalAdvance(QLatin1Char('0')) * 2 + 6;
+  const QFontMetrics small(Theme::instance().uiFont(0.85));
+  return {kLayoutBits * cell + 2 * fieldGap(), cellHeight() + small.height() + 8};
+}
+
+QSize BitCells::minimumSizeHint() const {
+  const QSize hint = sizeHint();
+  return {hint.width() * 3 / 5, hint.height()};
+}
+
+QRect BitCells::cellRect(int index) const {
+  const int w = cellWidth();
+  const int position = m_format.totalBits() - 1 - index; // 0 = leftmost
+  int x = position * w;
+  if (index < m_format.totalBits() - 1)
+    x += fieldGap();
+  if (index < m_format.mantissaBits)
+    x += fieldGap();
+  return {x, 0, w, cellHeight()};
+}
+
+int BitCells::bitAt(QPoint pos) const {
+  for (int i = 0; i < m_format.totalBits(); ++i)
+    if (cellRect(i).contains(pos))
+      return i;
+  return -1;
+}
+
+QString BitCells::bitDescription(int index) const {
+  const int bit = (m_bits >> index) & 1u;
+  switch (fieldOf(index)) {
+  case Field::Sign:
+    return tr("bit %1: sign (%2)").arg(index).arg(bit ? tr("negative") : tr("positive"));
+  case Field::Exponent: {
+    const int e = index - m_format.mantissaBits;
+    return tr("bit %1: exponent bit %2 of %3, adds %4 to the biased exponent")
+        .arg(index).arg(e).arg(m_format.exponentBits).arg(1 << e);
+  }
+  case Field::Mantissa:
+    return tr("bit %1: mantissa bit, worth %2 of the significand")
+        .arg(index).arg(powerOfTwoText(index - m_format.mantissaBits));
+  }
+  return {};
+}
+
+void BitCells::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing);
+  const Theme& theme = Theme::instance();
+  const QColor base = palette().color(QPalette::Base);
+  const QColor text = palette().color(QPalette::WindowText);
+  const QFont cellFont = theme.monospaceFont(1.35, true);
+  const double pen = theme.penWidthFactor();
+
+  for (int i = 0; i < m_format.totalBits(); ++i) {
+    const QRect r = cellRect(i).adjusted(1, 1, -1, -1);
+    const QColor field = fieldOf(i) == Field::Sign       ? palette::kSign
+                         : fieldOf(i) == Field::Exponent ? palette::kExponent
+                                                         : palette::kMantissa;
+    const bool set = (m_bits >> i) & 1u;
+    const QColor fill = set ? field : palette::blend(field, base, theme.dark() ? 0.78 : 0.8);
+    p.setPen(QPen(palette::blend(field, text, 0.35), pen));
+    p.setBrush(fill);
+    p.drawRoundedRect(QRectF(r), 3, 3);
+    if (i == m_hover) {
+      p.setPen(QPen(text, 2 * pen));
+      p.setBrush(Qt::NoBrush);
+      p.drawRoundedRect(QRectF(r).adjusted(-1, -1, 1, 1), 3, 3);
+    }
+    p.setFont(cellFont);
+    p.setPen(set ? Qt::black : (theme.dark() ? QColor(0xDD, 0xDD, 0xDD) : QColor(0x30, 0x30, 0x30)));
+    p.drawText(r, Qt::AlignCenter, set ? QStringLiteral("1") : QStringLiteral("0"));
+  }
+
+  // Field names under their cells, with a bar in the field colour.
+  const QFont labelFont = theme.uiFont(0.85);
+  const QFontMetrics fm(labelFont);
+  p.setFont(labelFont);
+  auto label = [&](int hi, int lo, const QColor& color, const QStringList& names) {
+    if (hi < lo)
+      return;
+    const QRect span = cellRect(hi).united(cellRect(lo));
+    const int y = span.bottom() + 3;
+    p.setPen(Qt::NoPen);
+    p.setBrush(color);
+    p.drawRect(QRectF(span.left() + 1, y, span.width() - 2, 2.5 * pen));
+    QString name;
+    for (const QString& n : names)
+      if (fm.horizontalAdvance(n) <= span.width() + 2) {
+        name = n;
+        break;
+      }
+    p.setPen(text);
+    p.drawText(QRect(span.left() - 4, y + 2 * pen, span.width() + 8, fm.height()),
+               Qt::AlignHCenter | Qt::AlignTop, name);
+  };
+  const int top = m_format.totalBits() - 1;
+  label(top, top, palette::kSign, {tr("sign"), tr("s")});
+  label(top - 1, m_format.mantissaBits, palette::kExponent,
+        {tr("exponent (%1)").arg(m_format.exponentBits), tr("exponent"), tr("exp"), tr("e")});
+  label(m_format.mantissaBits - 1, 0, palette::kMantissa,
+        {tr("mantissa (%1)").arg(m_format.mantissaBits), tr("mantissa"), tr("mant"), tr("m")});
+}
+
+void BitCells::mousePressEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton)
+    return QWidget::mousePressEvent(event);
+  const int bit = bitAt(event->position().toPoint());
+  if (bit >= 0)
+    emit bitClicked(bit);
+}
+
+void BitCells::mouseMoveEvent(QMouseEvent* event) {
+  const int bit = bitAt(event->position().toPoint());
+  if (bit != m_hover) {
+    m_hover = bit;
+    update();
+  }
+}
+
+void BitCells::leaveEvent(QEvent*) {
+  m_hover = -1;
+  update();
+}
+
+bool BitCells::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const int bit = bitAt(help->pos());
+    if (bit >= 0)
+      QToolTip::showText(help->globalPos(), bitDescription(bit) + tr("\nClick to flip it."), this,
+                         cellRect(bit));
+    else
+      QToolTip::hideText();
+    return true;
+  }
+  return QWidget::event(event);
+}
+
+} // namespace mantissa::ui

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "ui/formats/float_explorer.h"
+
+#include "ui/app_shell/palette.h"
+#include "ui/app_shell/theme.h"
+#include "ui/formats/format_card.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace mantissa::ui {
+namespace {
+
+using numeric::FormatId;
+using numeric::Rounding;
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+
+const QString kHint = QObject::tr(
+    "Decimal (0.1, -0, 1e-8), hex float (0x1.8p-3), inf, nan; raw bits: fp16:0x2e66 or pick "
+    "\"Bits of\". Click a bit to flip it; ↑/↓ step one ULP in the selected row.");
+
+} // namespace
+
+FloatExplorer::FloatExplorer(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("floatExplorer"));
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(12, 10, 12, 6);
+  layout->setSpacing(6);
+  layout->addWidget(buildHeader());
+  layout->addWidget(buildOptions());
+
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  m_cardsArea = new QWidget;
+  auto* cards = new QVBoxLayout(m_cardsArea);
+  cards->setContentsMargins(0, 0, 0, 0);
+  cards->setSpacing(6);
+  for (FormatId id : numeric::explorerFormats()) {
+    auto* card = new FormatCard(numeric::formatInfo(id));
+    connect(card, &FormatCard::bitClicked, this, &FloatExplorer::flipBit);
+    connect(card, &FormatCard::stepRequested, this, &FloatExplorer::step);
+    connect(card, &FormatCard::activated, this, &FloatExplorer::selectFormat);
+    cards->addWidget(card);
+    m_cards.push_back(card);
+  }
+  cards->addStretch(1);
+  scroll->setWidget(m_cardsArea);
+  layout->addWidget(scroll, 1);
+  layout->addWidget(buildLegend());
+
+  buildActions();
+  connect(&Theme::instance(), &Theme::changed, this, &FloatExplorer::applyFonts);
+  applyFonts();
+  selectFormat(FormatId::Fp32);
+  m_input->setText(QStringLiteral("0.1"));
+  applyInput();
+}
+
+QWidget* FloatExplorer::buildHeader() {
+  auto* header = new QWidget;
+  auto* v = new QVBoxLayout(header);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(2);
+  auto* row = new QHBoxLayout;
+  auto* label = new QLabel(tr("&Value"));
+  m_input = new QLineEdit;
+  m_input->setObjectName(QStringLiteral("valueInput"));
+  m_input->setClearButtonEnabled(true);
+  m_input->setPlaceholderText(tr("0.1, 1e-8, 0x1.8p-3, inf, nan, fp16:0x2e66"));
+  label->setBuddy(m_input);
+  m_mode = new QComboBox;
+  m_mode->setObjectName(QStringLiteral("inputMode"));
+  m_mode->setToolTip(tr("How to read hex typed in the field: as a number, or as the raw bits "
+                        "of one format"));
+  m_mode->addItem(tr("Read as value"), -1);
+  for (FormatId id : numeric::explorerFormats())
+    m_mode->addItem(tr("Bits of %1").arg(qs(numeric::formatInfo(id).displayName)), int(id));
+  row->addWidget(label);
+  row->addWidget(m_input, 1);
+  row->addWidget(m_mode);
+  v->addLayout(row);
+  m_message = new QLabel(kHint);
+  m_message->setObjectName(QStringLiteral("message"));
+  m_message->setWordWrap(true);
+  v->addWidget(m_message);
+
+  connect(m_input, &QLineEdit::textEdited, this, &FloatExplorer::applyInput);
+  connect(m_input, &QLineEdit::returnPressed, this, &FloatExplorer::applyInput);
+  connect(m_mode, &QComboBox::currentIndexChanged, this, &FloatExplorer::applyInput);
+  return header;
+}
+
+QWidget* FloatExplorer::buildOptions() {
+  auto* box = new QWidget;
+  auto* row = new QHBoxLayout(box);
+  row->setContentsMargins(0, 0, 0, 0);
+  m_rounding = new QComboBox;
+  m_rounding->setObjectName(QStringLiteral("rounding"));
+  m_rounding->addItem(tr("nearest, ties to even"), int(Rounding::NearestEven));
+  m_rounding->addItem(tr("toward zero"), int(Rounding::TowardZero));
+  m_rounding->addItem(tr("up (toward +∞)"), int(Rounding::Up));
+  m_rounding->addItem(tr("down (toward −∞)"), int(Rounding::Down));
+  m_rounding->addItem(tr("stochastic"), int(Rounding::Stochastic));
+  m_seed = new QSpinBox;
+  m_seed->setObjectName(QStringLiteral("seed"));
+  m_seed->setRange(0, 999999);
+  m_seed->setValue(1);
+  m_seed->setPrefix(tr("seed "));
+  m_seed->setToolTip(tr("Stochastic rounding is reproducible: the same seed rounds the same way"));
+  m_ftz = new QCheckBox(tr("&FTZ/DAZ"));
+  m_ftz->setObjectName(QStringLiteral("ftz"));
+  m_ftz->setToolTip(tr("Flush subnormal results to zero and treat subnormal inputs as zero, "
+                       "as VCVTNEPS2BF16 does"));
+  m_saturate = new QCheckBox(tr("&Saturate"));
+  m_saturate->setObjectName(QStringLiteral("saturate"));
+  m_saturate->setToolTip(tr("On overflow clamp to the largest finite value instead of ∞ (or NaN)"));
+  auto* roundingLabel = new QLabel(tr("&Rounding"));
+  roundingLabel->setBuddy(m_rounding);
+  row->addWidget(roundingLabel);
+  row->addWidget(m_rounding);
+  row->addWidget(m_seed);
+  row->addSpacing(16);
+  row->addWidget(m_ftz);
+  row->addWidget(m_saturate);
+  row->addStretch(1);
+
+  connect(m_rounding, &QComboBox::currentIndexChanged, this, &FloatExplorer::applyOptions);
+  connect(m_seed, &QSpinBox::valueChanged, this, &FloatExplorer::applyOptions);
+  connect(m_ftz, &QCheckBox::toggled, this, &FloatExplorer::applyOptions);
+  connect(m_saturate, &QCheckBox::toggled, this, &FloatExplorer::applyOptions);
+  m_seed->setEnabled(false);
+  return box;
+}
+
+QWidget* FloatExplorer::buildLegend() {
+  auto swatch = [](const QColor& c, const QString& name) {
+    return QStringLiteral("<span style='color:%1'>■</span>&nbsp;%2").arg(c.name(), name);
+  };
+  m_legend = new QLabel(
+      swatch(palette::kSign, tr("sign")) + QStringLiteral("&nbsp;&nbsp; ") +
+      swatch(palette::kExponent, tr("exponent")) + QStringLiteral("&nbsp;&nbsp; ") +
+      swatch(palette::kMantissa, tr("mantissa")) + QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp; ") +
+      tr("Range strips share one log₂ axis: ") + swatch(palette::blend(palette::kBlue, Qt::white, 0.6), tr("subnormal")) +
+      QStringLiteral("&nbsp; ") + swatch(palette::kBlue, tr("normal")) +
+      tr("&nbsp; | where |value| falls"));
+  m_legend->setTextFormat(Qt::RichText);
+  m_legend->setWordWrap(true);
+  return m_legend;
+}
+
+void FloatExplorer::buildActions() {
+  auto add = [this](const QString& text, const QKeySequence& key, auto slot) {
+    auto* a = new QAction(text, this);
+    a->setShortcut(key);
+    a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(a, &QAction::triggered, this, slot);
+    addAction(a);
+  };
+  add(tr("Next value up in the selected format (+1 ULP)"), QKeySequence(Qt::Key_Up),
+      [this] { stepSelected(+1); });
+  add(tr("Next value down in the selected format (−1 ULP)"), QKeySequence(Qt::Key_Down),
+      [this] { stepSelected(-1); });
+  auto move = [this](int delta) {
+    const auto formats = numeric::explorerFormats();
+    const auto it = std::find(formats.begin(), formats.end(), m_selected);
+    const auto i = std::clamp<std::ptrdiff_t>((it - formats.begin()) + delta, 0,
+                                              std::ptrdiff_t(formats.size()) - 1);
+    selectFormat(formats[std::size_t(i)]);
+  };
+  add(tr("Select the format above"), QKeySequence(Qt::CTRL | Qt::Key_Up), [move] { move(-1); });
+  add(tr("Select the format below"), QKeySequence(Qt::CTRL | Qt::Key_Down), [move] { move(+1); });
+  add(tr("Edit the value"), QKeySequence(Qt::CTRL | Qt::Key_L), [this] {
+    m_input->setFocus();
+    m_input->selectAll();
+  });
+}
+
+FormatCard* FloatExplorer::card(numeric::FormatId id) const {
+  for (FormatCard* c : m_cards)
+    if (c->format().id == id)
+      return c;
+  return nullptr;
+}
+
+void FloatExplorer::selectFormat(numeric::FormatId id) {
+  m_selected = id;
+  for (FormatCard* c : m_cards)
+    c->setSelected(c->format().id == id);
+}
+
+std::optional<numeric::FormatId> FloatExplorer::inputMode() const {
+  const int data = m_mode->currentData().toInt();
+  return data < 0 ? std::nullopt : std::optional(FormatId(data));
+}
+
+void FloatExplorer::setInputMode(std::optional<numeric::FormatId> bitsOf) {
+  m_mode->setCurrentIndex(m_mode->findData(bitsOf ? int(*bitsOf) : -1));
+}
+
+void FloatExplorer::applyInput() {
+  const ExplorerInput parsed = parseExplorerInput(m_input->text(), inputMode());
+  const QString error = m_model.setInput(m_input->text(), inputMode());
+  m_inputValid = error.isEmpty();
+  if (!m_inputValid)
+    showMessage(error, true);
+  else if (!parsed.note.isEmpty())
+    showMessage(parsed.note, false);
+  else
+    showMessage(kHint, false);
+  if (parsed.bitsFormat)
+    selectFormat(*parsed.bitsFormat);
+  refresh();
+}
+
+void FloatExplorer::applyOptions() {
+  ExplorerOptions o;
+  o.rounding = Rounding(m_rounding->currentData().toInt());
+  o.flushSubnormals = m_ftz->isChecked();
+  o.saturate = m_saturate->isChecked();
+  o.seed = static_cast<std::uint32_t>(m_seed->value());
+  m_seed->setEnabled(o.rounding == Rounding::Stochastic);
+  m_model.setOptions(o);
+  refresh();
+}
+
+void FloatExplorer::flipBit(numeric::FormatId id, int bit) {
+  m_model.toggleBit(id, bit);
+  showModelInField();
+}
+
+void FloatExplorer::step(numeric::FormatId id, int direction) {
+  m_model.step(id, direction);
+  showModelInField();
+}
+
+void FloatExplorer::stepSelected(int direction) { step(m_selected, direction); }
+
+void FloatExplorer::showModelInField() {
+  {
+    const QSignalBlocker blockMode(m_mode);
+    setInputMode(std::nullopt);
+  }
+  m_input->setText(m_model.typedText());
+  m_inputValid = true;
+  showMessage(kHint, false);
+  refresh();
+}
+
+void FloatExplorer::refresh() {
+  const double typed = m_model.typed().approximate();
+  for (FormatCard* c : m_cards)
+    c->showReading(m_model.reading(c->format().id), typed);
+  m_cardsArea->setEnabled(m_inputValid);
+}
+
+void FloatExplorer::showMessage(const QString& text, bool error) {
+  m_message->setText(text);
+  m_message->setProperty("error", error);
+  QPalette p = palette();
+  p.setColor(QPalette::WindowText,
+             error ? palette::kWarning : palette().color(QPalette::PlaceholderText));
+  m_message->setPalette(p);
+  m_message->setFont(Theme::instance().uiFont(error ? 1.1 : 0.95, error));
+}
+
+void FloatExplorer::applyFonts() {
+  const Theme& t = Theme::instance();
+  m_input->setFont(t.monospaceFont(1.6));
+  m_mode->setFont(t.uiFont(1.05));
+  m_legend->setFont(t.uiFont(0.95));
+  showMessage(m_message->text(), m_message->property("error").toBool());
+}
+
+} // namespace mantissa::ui
