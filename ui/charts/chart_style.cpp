@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "chart_style.h"
+
+#include <array>
+
+namespace mantissa::ui {
+
+QColor ChartStyle::background() const {
+  if (transparentBackground)
+    return Qt::transparent;
+  return dark ? QColor(0x1e, 0x1f, 0x22) : QColor(Qt::white);
+}
+
+QColor ChartStyle::plotBackground() const {
+  if (transparentBackground)
+    return Qt::transparent;
+  return dark ? QColor(0x26, 0x27, 0x2b) : QColor(Qt::white);
+}
+
+QColor ChartStyle::text() const { return dark ? QColor(0xe8, 0xe8, 0xea) : QColor(0x1a, 0x1a, 0x1a); }
+
+QColor ChartStyle::mutedText() const {
+  return dark ? QColor(0xa8, 0xa8, 0xae) : QColor(0x55, 0x55, 0x5a);
+}
+
+QColor ChartStyle::grid() const { return dark ? QColor(0x3c, 0x3d, 0x43) : QColor(0xdd, 0xdd, 0xe0); }
+
+QColor ChartStyle::axisLine() const {
+  return dark ? QColor(0x80, 0x80, 0x88) : QColor(0x60, 0x60, 0x66);
+}
+
+namespace {
+QFont scaledFont(double pointSize, double scale, bool bold) {
+  QFont font;
+  font.setPointSizeF(pointSize * scale);
+  font.setBold(bold);
+  return font;
+}
+} // namespace
+
+QFont ChartStyle::titleFont() const { return scaledFont(11.0, fontScale, true); }
+QFont ChartStyle::axisTitleFont() const { return scaledFont(9.5, fontScale, false); }
+QFont ChartStyle::labelFont() const { return scaledFont(8.5, fontScale, false); }
+
+QColor seriesColor(int index) {
+  using namespace okabe_ito;
+  static const std::array<QColor, 7> kOrder{kBlue,          kOrange, kBluishGreen, kVermillion,
+                                            kReddishPurple, kSkyBlue, kGrey};
+  const auto n = static_cast<int>(kOrder.size());
+  return kOrder[static_cast<std::size_t>(((index % n) + n) % n)];
+}
+
+} // namespace mantissa::ui

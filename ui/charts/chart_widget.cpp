@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "chart_widget.h"
+
+#include "export_menu.h"
+
+#include <QAbstractAxis>
+#include <QAreaSeries>
+#include <QChart>
+#include <QChartView>
+#include <QCoreApplication>
+#include <QGraphicsLayout>
+#include <QHBoxLayout>
+#include <QLegend>
+#include <QLineSeries>
+#include <QPainter>
+#include <QPainterPath>
+#include <QScatterSeries>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace mantissa::ui {
+
+namespace {
+
+// Liang-Barsky: clips segment a-b to rect; false if nothing is left.
+bool clipSegment(QPointF& a, QPointF& b, const QRectF& rect) {
+  double t0 = 0.0;
+  double t1 = 1.0;
+  const double dx = b.x() - a.x();
+  const double dy = b.y() - a.y();
+  const double p[4] = {-dx, dx, -dy, dy};
+  const double q[4] = {a.x() - rect.left(), rect.right() - a.x(), a.y() - rect.top(),
+                       rect.bottom() - a.y()};
+  for (int i = 0; i < 4; ++i) {
+    if (p[i] == 0.0) {
+      if (q[i] < 0.0)
+        return false;
+      continue;
+    }
+    const double t = q[i] / p[i];
+    if (p[i] < 0.0)
+      t0 = std::max(t0, t);
+    else
+      t1 = std::min(t1, t);
+    if (t0 > t1)
+      return false;
+  }
+  const QPointF start = a;
+  a = start + QPointF(dx * t0, dy * t0);
+  b = start + QPointF(dx * t1, dy * t1);
+  return true;
+}
+
+QPainterPath clippedPolyline(const std::vector<QPointF>& points, const QRectF& clip) {
+  QPainterPath path;
+  QPointF penAt(std::nan(""), std::nan(""));
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    QPointF a = points[i - 1];
+    QPointF b = points[i];
+    if (!clipSegment(a, b, clip))
+      continue;
+    if (a != penAt)
+      path.moveTo(a);
+    path.lineTo(b);
+    penAt = b;
+  }
+  return path;
+}
+
+void addMarker(QPainterPath& path, QScatterSeries::MarkerShape shape, const QPointF& c, double size) {
+  const double r = size / 2.0;
+  switch (shape) {
+  case QScatterSeries::MarkerShapeRectangle: path.addRect(c.x() - r, c.y() - r, size, size); break;
+  case QScatterSeries::MarkerShapeRotatedRectangle:
+    path.addPolygon(QPolygonF{{c.x(), c.y() - r}, {c.x() + r, c.y()}, {c.x(), c.y() + r},
+                              {c.x() - r, c.y()}, {c.x(), c.y() - r}});
+    break;
+  case QScatterSeries::MarkerShapeTriangle:
+    path.addPolygon(QPolygonF{{c.x(), c.y() - r}, {c.x() + r, c.y() + r}, {c.x() - r, c.y() + r},
+                              {c.x(), c.y() - r}});
+    break;
+  default: path.addEllipse(c, r, r); break;
+  }
+}
+
+std::vector<QPointF> mapped(QChart& chart, const QXYSeries& series) {
+  std::vector<QPointF> out;
+  const QList<QPointF> points = series.points();
+  out.reserve(static_cast<std::size_t>(points.size()));
+  for (const QPointF& p : points)
+    out.push_back(chart.mapToPosition(p, const_cast<QXYSeries*>(&series)));
+  return out;
+}
+
+} // namespace
+
+ChartStyle exportChartStyle(const ChartStyle& screen, const ExportStyle& style) {
+  ChartStyle out = style.presenter ? ChartStyle::presenter(screen.dark) : ChartStyle::screen(screen.dark);
+  if (style.background != ExportStyle::Background::Screen)
+    out.dark = false;
+  out.transparentBackground = style.background == ExportStyle::Background::Transparent;
+  return out;
+}
+
+ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent) {
+  m_chart = new QChart();
+  m_chart->setAnimationOptions(QChart::NoAnimation);
+  m_chart->setBackgroundRoundness(0);
+  m_chart->legend()->setAlignment(Qt::AlignBottom);
+  m_view = new QChartView(m_chart, this); // the view owns the chart
+  m_view->setRenderHint(QPainter::Antialiasing);
+  m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+  m_view->setMinimumSize(240, 160);
+  connect(m_view, &QWidget::customContextMenuRequested, this,
+          [this](const QPoint& pos) { showExportMenu(m_view->mapToGlobal(pos)); });
+
+  m_controls = new QHBoxLayout();
+  m_controls->setContentsMargins(6, 2, 6, 0);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addLayout(m_controls);
+  layout->addWidget(m_view, 1);
+}
+
+ChartWidget::~ChartWidget() = default;
+
+void ChartWidget::setChartStyle(const ChartStyle& style) {
+  m_style = style;
+  applyStyle(style);
+}
+
+QString ChartWidget::title() const { return m_chart->title(); }
+
+void ChartWidget::setTitle(const QString& title) { m_chart->setTitle(title); }
+
+void ChartWidget::styleAxis(QAbstractAxis* axis, const ChartStyle& style) const {
+  axis->setLabelsFont(style.labelFont());
+  axis->setLabelsColor(style.text());
+  axis->setTitleFont(style.axisTitleFont());
+  axis->setTitleBrush(style.text());
+  axis->setGridLineColor(style.grid());
+  axis->setMinorGridLineColor(style.grid().lighter(style.dark ? 80 : 106));
+  QPen line(style.axisLine());
+  line.setWidthF(std::max(1.0, style.penScale));
+  axis->setLinePen(line);
+  QPen gridPen(style.grid());
+  gridPen.setWidthF(std::max(1.0, 0.75 * style.penScale));
+  axis->setGridLinePen(gridPen);
+}
+
+void ChartWidget::applyStyle(const ChartStyle& style) {
+  m_chart->setBackgroundBrush(style.background());
+  m_chart->setBackgroundPen(Qt::NoPen);
+  m_chart->setPlotAreaBackgroundBrush(style.plotBackground());
+  m_chart->setPlotAreaBackgroundVisible(!style.transparentBackground);
+  m_chart->setTitleFont(style.titleFont());
+  m_chart->setTitleBrush(style.text());
+  m_chart->legend()->setFont(style.labelFont());
+  m_chart->legend()->setLabelColor(style.text());
+  for (QAbstractAxis* axis : m_chart->axes())
+    styleAxis(axis, style);
+  m_view->setBackgroundBrush(style.background());
+  restyleSeries(style);
+}
+
+void ChartWidget::renderOverlay(QPainter&, const ChartStyle&) const {}
+
+void ChartWidget::paintSeriesPath(QPainter& painter, QChart& chart, const QXYSeries& series) {
+  const QRectF plot = chart.plotArea();
+  QPainterPath path;
+  if (const auto* scatter = qobject_cast<const QScatterSeries*>(&series)) {
+    for (const QPointF& c : mapped(chart, series))
+      if (plot.adjusted(-0.5, -0.5, 0.5, 0.5).contains(c))
+        addMarker(path, scatter->markerShape(), c, scatter->markerSize());
+    painter.setPen(scatter->pen());
+    painter.setBrush(scatter->brush());
+  } else {
+    path = clippedPolyline(mapped(chart, series), plot);
+    painter.setPen(series.pen());
+    painter.setBrush(Qt::NoBrush);
+  }
+  if (!path.isEmpty())
+    painter.drawPath(path);
+}
+
+void ChartWidget::render(QPainter& painter, const QRectF& target, const ExportStyle& style) const {
+  // Export temporarily restyles and resizes the on-screen chart; it is
+  // restored before returning, within one event, so nothing flickers.
+  auto* self = const_cast<ChartWidget*>(this);
+  // Axes replaced since the last event loop pass leave their graphics behind
+  // until deferred deletion runs; headless export may never run a loop.
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+  const ChartStyle screenStyle = m_style;
+  const QRectF screenGeometry = m_chart->geometry();
+  const ChartStyle exportStyle = exportChartStyle(screenStyle, style);
+  self->applyStyle(exportStyle);
+  m_chart->setGeometry(QRectF(screenGeometry.topLeft(), target.size()));
+  if (m_chart->layout() != nullptr)
+    m_chart->layout()->activate();
+
+  // XY series are hidden from the scene and painted as one path each.
+  std::vector<std::pair<QAbstractSeries*, qreal>> hidden;
+  for (QAbstractSeries* series : m_chart->series()) {
+    if (series->isVisible() && qobject_cast<QXYSeries*>(series) != nullptr) {
+      hidden.emplace_back(series, series->opacity());
+      series->setOpacity(0.0);
+    }
+  }
+  painter.save();
+  m_chart->scene()->render(&painter, target, QRectF(m_chart->scenePos(), target.size()),
+                           Qt::IgnoreAspectRatio);
+  painter.translate(target.topLeft());
+  painter.setRenderHint(QPainter::Antialiasing);
+  for (const auto& [series, opacity] : hidden) {
+    painter.setOpacity(opacity);
+    paintSeriesPath(painter, *m_chart, *static_cast<QXYSeries*>(series));
+  }
+  painter.setOpacity(1.0);
+  renderOverlay(painter, exportStyle);
+  painter.restore();
+
+  for (const auto& [series, opacity] : hidden)
+    series->setOpacity(opacity);
+  m_chart->setGeometry(screenGeometry);
+  self->applyStyle(screenStyle);
+}
+
+void ChartWidget::showExportMenu(const QPoint& position) { popupExportMenu(this, *this, position); }
+
+} // namespace mantissa::ui

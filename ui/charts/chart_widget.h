@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+#include "chart_export.h"
+#include "chart_style.h"
+
+#include <QWidget>
+
+class QChart;
+class QChartView;
+class QAbstractAxis;
+class QHBoxLayout;
+class QXYSeries;
+
+namespace mantissa::ui {
+
+// Base of every Qt Charts chart: a QChartView under a row of controls, the
+// theme and presenter styling, the export context menu, and render() for
+// export. render() lays the chart out at the target size with the export
+// style, paints it and restores the screen state; every XY series is painted
+// as one path so an SVG has exactly one <path> per series.
+class ChartWidget : public QWidget, public ExportableChart {
+  Q_OBJECT
+public:
+  explicit ChartWidget(QWidget* parent = nullptr);
+  ~ChartWidget() override;
+
+  void setChartStyle(const ChartStyle& style);
+  const ChartStyle& chartStyle() const { return m_style; }
+
+  QChart* chart() const { return m_chart; }
+  QChartView* view() const { return m_view; }
+
+  QString title() const override;
+  void render(QPainter& painter, const QRectF& target, const ExportStyle& style) const override;
+
+protected:
+  // The row above the chart where subclasses put their toggles.
+  QHBoxLayout* controls() const { return m_controls; }
+  void setTitle(const QString& title);
+  // Restyles everything: background, title, legend, axes, then restyleSeries().
+  void applyStyle(const ChartStyle& style);
+  void styleAxis(QAbstractAxis* axis, const ChartStyle& style) const;
+  // Pens, brushes and marker sizes of the subclass's series.
+  virtual void restyleSeries(const ChartStyle& style) = 0;
+  // Annotations the subclass paints itself (region labels); called after the
+  // chart during export with the chart laid out at the export size.
+  virtual void renderOverlay(QPainter& painter, const ChartStyle& style) const;
+
+private:
+  void showExportMenu(const QPoint& position);
+  static void paintSeriesPath(QPainter& painter, QChart& chart, const QXYSeries& series);
+
+  QChart* m_chart = nullptr;
+  QChartView* m_view = nullptr;
+  QHBoxLayout* m_controls = nullptr;
+  ChartStyle m_style;
+};
+
+// The chart style an export uses: white or transparent backgrounds force the
+// light theme; presenter mode scales fonts and pens as on the projector.
+ChartStyle exportChartStyle(const ChartStyle& screen, const ExportStyle& style);
+
+} // namespace mantissa::ui

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "curve_chart.h"
+
+#include <QChart>
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mantissa::ui {
+
+double interpolateAt(const QList<QPointF>& points, double x) {
+  if (points.isEmpty())
+    return std::numeric_limits<double>::quiet_NaN();
+  const auto it = std::lower_bound(points.begin(), points.end(), x,
+                                   [](const QPointF& p, double v) { return p.x() < v; });
+  if (it == points.begin())
+    return it->y();
+  if (it == points.end())
+    return points.back().y();
+  const QPointF hi = *it;
+  const QPointF lo = *(it - 1);
+  if (hi.x() == lo.x())
+    return hi.y();
+  const double t = (x - lo.x()) / (hi.x() - lo.x());
+  return lo.y() + t * (hi.y() - lo.y());
+}
+
+CurveChart::CurveChart(const QString& title, const QString& yTitle, bool offerLogScale,
+                       QWidget* parent)
+    : ChartWidget(parent), m_yTitle(yTitle) {
+  setTitle(tr("%1 (train solid, test dashed)").arg(title));
+  m_x = new QValueAxis(this);
+  m_x->setTitleText(tr("training step"));
+  m_x->setLabelFormat(QStringLiteral("%.0f"));
+  chart()->addAxis(m_x, Qt::AlignBottom);
+  replaceYAxis();
+
+  m_skippedLegend = new QScatterSeries(this);
+  m_skippedLegend->setName(tr("skipped step"));
+  m_skippedLegend->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+  chart()->addSeries(m_skippedLegend);
+  m_skippedLegend->attachAxis(m_x);
+  m_skippedLegend->attachAxis(m_y);
+
+  if (offerLogScale) {
+    m_logToggle = new QCheckBox(tr("Log y"), this);
+    controls()->addWidget(m_logToggle);
+    connect(m_logToggle, &QCheckBox::toggled, this, &CurveChart::setLogScale);
+  }
+  controls()->addStretch(1);
+  updateRanges();
+  applyStyle(chartStyle());
+}
+
+void CurveChart::clearRuns() {
+  for (RunSeries& run : m_runs) {
+    for (QAbstractSeries* series : std::initializer_list<QAbstractSeries*>{run.train, run.test,
+                                                                            run.skipped}) {
+      chart()->removeSeries(series);
+      delete series;
+    }
+  }
+  m_runs.clear();
+}
+
+void CurveChart::setRuns(const QList<ChartRun>& runs) {
+  clearRuns();
+  int index = 0;
+  for (const ChartRun& info : runs) {
+    RunSeries run;
+    run.run = info;
+    if (!run.run.color.isValid())
+      run.run.color = seriesColor(index);
+    run.train = new QLineSeries(this);
+    run.train->setName(info.name);
+    run.test = new QLineSeries(this);
+    run.test->setName(tr("%1 (test)").arg(info.name));
+    run.skipped = new QScatterSeries(this);
+    run.skipped->setName(tr("%1 skipped steps").arg(info.name));
+    run.skipped->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+    for (QXYSeries* series : {static_cast<QXYSeries*>(run.train),
+                              static_cast<QXYSeries*>(run.test),
+                              static_cast<QXYSeries*>(run.skipped)}) {
+      chart()->addSeries(series);
+      series->attachAxis(m_x);
+      series->attachAxis(m_y);
+    }
+    for (QAbstractSeries* unlabelled : {static_cast<QAbstractSeries*>(run.test),
+                                        static_cast<QAbstractSeries*>(run.skipped)})
+      for (QLegendMarker* marker : chart()->legend()->markers(unlabelled))
+        marker->setVisible(false);
+    m_runs.push_back(run);
+    ++index;
+  }
+  updateRanges();
+  restyleSeries(chartStyle());
+}
+
+bool CurveChart::updateRun(const QString& runId, const QList<QPointF>& train,
+                           const QList<QPointF>& test, const QList<double>& skippedSteps) {
+  auto it = std::find_if(m_runs.begin(), m_runs.end(),
+                         [&](const RunSeries& r) { return r.run.id == runId; });
+  if (it == m_runs.end())
+    return false;
+  it->trainData = train;
+  it->testData = test;
+  it->skippedSteps = skippedSteps;
+  pushToSeries(*it);
+  updateRanges();
+  return true;
+}
+
+QList<QPointF> CurveChart::plotted(const QList<QPointF>& points) const {
+  QList<QPointF> out;
+  out.reserve(points.size());
+  for (const QPointF& p : points)
+    if (std::isfinite(p.x()) && std::isfinite(p.y()) && (!m_log || p.y() > 0.0))
+      out.append(p);
+  return out;
+}
+
+void CurveChart::pushToSeries(RunSeries& run) {
+  const QList<QPointF> train = plotted(run.trainData);
+  run.train->replace(train);
+  run.test->replace(plotted(run.testData));
+  QList<QPointF> marks;
+  for (double step : run.skippedSteps)
+    marks.append(QPointF(step, interpolateAt(train, step)));
+  run.skipped->replace(plotted(marks));
+  bool anySkipped = false;
+  for (const RunSeries& r : m_runs)
+    anySkipped = anySkipped || !r.skippedSteps.isEmpty();
+  m_skippedLegend->setVisible(anySkipped);
+}
+
+void CurveChart::replaceYAxis() {
+  if (m_y != nullptr) {
+    chart()->removeAxis(m_y);
+    delete m_y;
+  }
+  if (m_log) {
+    auto* axis = new QLogValueAxis(this);
+    axis->setBase(10.0);
+    axis->setLabelFormat(QStringLiteral("%g"));
+    axis->setMinorTickCount(8);
+    m_y = axis;
+  } else {
+    auto* axis = new QValueAxis(this);
+    axis->setLabelFormat(QStringLiteral("%.3g"));
+    m_y = axis;
+  }
+  m_y->setTitleText(m_yTitle);
+  chart()->addAxis(m_y, Qt::AlignLeft);
+  for (QAbstractSeries* series : chart()->series())
+    series->attachAxis(m_y);
+  styleAxis(m_y, chartStyle());
+}
+
+void CurveChart::setLogScale(bool on) {
+  if (on == m_log)
+    return;
+  m_log = on;
+  if (m_logToggle != nullptr && m_logToggle->isChecked() != on)
+    m_logToggle->setChecked(on);
+  for (RunSeries& run : m_runs) {
+    run.train->clear();
+    run.test->clear();
+    run.skipped->clear();
+  }
+  replaceYAxis();
+  for (RunSeries& run : m_runs)
+    pushToSeries(run);
+  updateRanges();
+  emit logScaleChanged(on);
+}
+
+void CurveChart::updateRanges() {
+  double xMin = std::numeric_limits<double>::infinity();
+  double xMax = -xMin;
+  double yMin = xMin;
+  double yMax = -xMin;
+  for (const RunSeries& run : m_runs) {
+    for (const QLineSeries* series : {run.train, run.test}) {
+      for (const QPointF& p : series->points()) {
+        xMin = std::min(xMin, p.x());
+        xMax = std::max(xMax, p.x());
+        yMin = std::min(yMin, p.y());
+        yMax = std::max(yMax, p.y());
+      }
+    }
+  }
+  if (!(xMin <= xMax)) {
+    xMin = 0.0;
+    xMax = 100.0;
+  }
+  if (xMax == xMin)
+    xMax = xMin + 1.0;
+  m_x->setRange(xMin, xMax);
+  m_x->setTickCount(6);
+  m_x->applyNiceNumbers();
+  if (m_log) {
+    if (!(yMin <= yMax)) {
+      yMin = 0.01;
+      yMax = 10.0;
+    }
+    double lo = std::pow(10.0, std::floor(std::log10(yMin)));
+    double hi = std::pow(10.0, std::ceil(std::log10(yMax)));
+    if (hi <= lo)
+      hi = lo * 10.0;
+    static_cast<QLogValueAxis*>(m_y)->setRange(lo, hi);
+  } else {
+    if (!(yMin <= yMax)) {
+      yMin = 0.0;
+      yMax = 1.0;
+    }
+    const double pad = yMax > yMin ? 0.05 * (yMax - yMin) : 0.5;
+    auto* axis = static_cast<QValueAxis*>(m_y);
+    axis->setRange(yMin >= 0.0 && yMin - pad < 0.0 ? 0.0 : yMin - pad, yMax + pad);
+    axis->setTickCount(6);
+    axis->applyNiceNumbers();
+  }
+}
+
+void CurveChart::restyleSeries(const ChartStyle& style) {
+  for (RunSeries& run : m_runs) {
+    QPen train(run.run.color, style.linePenWidth());
+    train.setCapStyle(Qt::RoundCap);
+    train.setJoinStyle(Qt::RoundJoin);
+    run.train->setPen(train);
+    QPen test = train;
+    test.setStyle(Qt::DashLine);
+    run.test->setPen(test);
+    run.skipped->setColor(run.run.color);
+    run.skipped->setBorderColor(style.text());
+    run.skipped->setMarkerSize(style.markerSize());
+  }
+  m_skippedLegend->setColor(style.mutedText());
+  m_skippedLegend->setBorderColor(style.text());
+  m_skippedLegend->setMarkerSize(style.markerSize());
+}
+
+const CurveChart::RunSeries* CurveChart::find(const QString& runId) const {
+  for (const RunSeries& run : m_runs)
+    if (run.run.id == runId)
+      return &run;
+  return nullptr;
+}
+
+QLineSeries* CurveChart::trainSeries(const QString& runId) const {
+  const RunSeries* run = find(runId);
+  return run != nullptr ? run->train : nullptr;
+}
+
+QLineSeries* CurveChart::testSeries(const QString& runId) const {
+  const RunSeries* run = find(runId);
+  return run != nullptr ? run->test : nullptr;
+}
+
+QScatterSeries* CurveChart::skippedSeries(const QString& runId) const {
+  const RunSeries* run = find(runId);
+  return run != nullptr ? run->skipped : nullptr;
+}
+
+QString CurveChart::csv() const {
+  QString out = QStringLiteral("run,curve,step,value\n");
+  for (const RunSeries& run : m_runs) {
+    const auto rows = [&](const QList<QPointF>& points, const QString& curve) {
+      for (const QPointF& p : points)
+        out += QStringLiteral("%1,%2,%3,%4\n")
+                   .arg(csvField(run.run.name), curve, QString::number(p.x(), 'g', 17),
+                        QString::number(p.y(), 'g', 9));
+    };
+    rows(run.trainData, QStringLiteral("train"));
+    rows(run.testData, QStringLiteral("test"));
+  }
+  return out;
+}
+
+QJsonDocument CurveChart::json() const {
+  const auto points = [](const QList<QPointF>& list) {
+    QJsonArray array;
+    for (const QPointF& p : list)
+      array.append(QJsonArray{p.x(), std::isfinite(p.y()) ? QJsonValue(p.y()) : QJsonValue()});
+    return array;
+  };
+  QJsonArray runs;
+  for (const RunSeries& run : m_runs) {
+    QJsonArray skipped;
+    for (double step : run.skippedSteps)
+      skipped.append(step);
+    runs.append(QJsonObject{{QStringLiteral("id"), run.run.id},
+                            {QStringLiteral("name"), run.run.name},
+                            {QStringLiteral("train"), points(run.trainData)},
+                            {QStringLiteral("test"), points(run.testData)},
+                            {QStringLiteral("skippedSteps"), skipped}});
+  }
+  return QJsonDocument(QJsonObject{{QStringLiteral("chart"), title()},
+                                   {QStringLiteral("x"), QStringLiteral("training step")},
+                                   {QStringLiteral("y"), m_yTitle},
+                                   {QStringLiteral("logScale"), m_log},
+                                   {QStringLiteral("runs"), runs}});
+}
+
+} // namespace mantissa::ui

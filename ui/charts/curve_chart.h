@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+#include "chart_widget.h"
+
+#include <QList>
+#include <QPointF>
+
+#include <vector>
+
+class QAbstractAxis;
+class QCheckBox;
+class QLineSeries;
+class QScatterSeries;
+class QValueAxis;
+
+namespace mantissa::ui {
+
+// One training run as the charts see it; an invalid colour takes the next
+// Okabe-Ito colour by position.
+struct ChartRun {
+  QString id;
+  QString name;
+  QColor color;
+};
+
+// Train and test curves over steps for several runs (one colour each, test
+// dashed), skipped steps marked on the train curve. Base of LossChart and
+// AccuracyChart. Live updates go through updateRun(): one replace() per series.
+class CurveChart : public ChartWidget {
+  Q_OBJECT
+public:
+  CurveChart(const QString& title, const QString& yTitle, bool offerLogScale,
+             QWidget* parent = nullptr);
+
+  void setRuns(const QList<ChartRun>& runs);
+  // Points are (step, value), already decimated by the caller. Non-finite values
+  // (a diverged run) are left out of the series. False if runId is unknown.
+  bool updateRun(const QString& runId, const QList<QPointF>& train, const QList<QPointF>& test,
+                 const QList<double>& skippedSteps = {});
+
+  void setLogScale(bool on);
+  bool logScale() const { return m_log; }
+
+  QLineSeries* trainSeries(const QString& runId) const;
+  QLineSeries* testSeries(const QString& runId) const;
+  QScatterSeries* skippedSeries(const QString& runId) const;
+
+  QString csv() const override;
+  QJsonDocument json() const override;
+
+signals:
+  void logScaleChanged(bool on);
+
+protected:
+  void restyleSeries(const ChartStyle& style) override;
+
+private:
+  struct RunSeries {
+    ChartRun run;
+    QLineSeries* train = nullptr;
+    QLineSeries* test = nullptr;
+    QScatterSeries* skipped = nullptr;
+    QList<QPointF> trainData;
+    QList<QPointF> testData;
+    QList<double> skippedSteps;
+  };
+  const RunSeries* find(const QString& runId) const;
+  void clearRuns();
+  void pushToSeries(RunSeries& run);
+  void replaceYAxis();
+  void updateRanges();
+  QList<QPointF> plotted(const QList<QPointF>& points) const;
+
+  std::vector<RunSeries> m_runs;
+  QString m_yTitle;
+  QValueAxis* m_x = nullptr;
+  QAbstractAxis* m_y = nullptr;
+  QScatterSeries* m_skippedLegend = nullptr; // empty series: one legend entry
+  QCheckBox* m_logToggle = nullptr;
+  bool m_log = false;
+};
+
+// Values from the curves at a step by linear interpolation (skip markers).
+double interpolateAt(const QList<QPointF>& points, double x);
+
+} // namespace mantissa::ui

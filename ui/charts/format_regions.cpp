@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "format_regions.h"
+
+#include <QObject>
+
+#include <cmath>
+#include <limits>
+
+namespace mantissa::ui {
+
+std::vector<FormatRegion> formatRegions(numeric::FormatId format) {
+  const numeric::FloatFormat& info = numeric::formatInfo(format);
+  const QString name = QString::fromUtf8(info.displayName.data(),
+                                         static_cast<qsizetype>(info.displayName.size()));
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double minSub = std::log2(info.minSubnormal());
+  // Halfway between 0 and the smallest subnormal rounds to zero (ties to even),
+  // so everything up to and including 2^(minSub - 1) is lost.
+  return {
+      {format, RegionKind::FlushToZero, -kInf, minSub - 1.0, QObject::tr("%1 → 0").arg(name)},
+      {format, RegionKind::Subnormal, minSub, std::log2(info.minNormal()),
+       QObject::tr("%1 subnormal").arg(name)},
+      {format, RegionKind::Overflow, std::log2(info.maxFinite()), kInf,
+       info.hasInfinity() ? QObject::tr("%1 → inf").arg(name)
+                          : QObject::tr("%1 overflow").arg(name)},
+  };
+}
+
+const std::vector<numeric::FormatId>& histogramFormats() {
+  static const std::vector<numeric::FormatId> kFormats{
+      numeric::FormatId::Fp16, numeric::FormatId::Bf16, numeric::FormatId::Fp8E5M2,
+      numeric::FormatId::Fp8E4M3};
+  return kFormats;
+}
+
+} // namespace mantissa::ui

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// Where a number format stops representing values, on the histogram's x axis
+// (x = log2 |value|). Computed from numeric::formatInfo(), never typed in.
+
+#include <mantissa/numeric/format.h>
+
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+namespace mantissa::ui {
+
+enum class RegionKind : std::uint8_t {
+  FlushToZero, // |x| <= minSubnormal / 2: rounds to zero (ties to even at the edge)
+  Subnormal,   // minSubnormal <= |x| < minNormal: fewer significant bits
+  Overflow,    // |x| > maxFinite: infinity (or NaN / saturation without infinities)
+};
+
+struct FormatRegion {
+  numeric::FormatId format;
+  RegionKind kind;
+  double x0; // log2 of the lower bound; -infinity for open ends
+  double x1; // log2 of the upper bound; +infinity for open ends
+  QString label;
+};
+
+// The three regions of one format, in the order FlushToZero, Subnormal, Overflow.
+std::vector<FormatRegion> formatRegions(numeric::FormatId format);
+
+// The formats the histogram offers, narrowest range last.
+const std::vector<numeric::FormatId>& histogramFormats();
+
+} // namespace mantissa::ui

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "histogram_chart.h"
+
+#include "ui/app_shell/palette.h"
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QCheckBox>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
+#include <QHBoxLayout>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mantissa::ui {
+
+namespace {
+
+using telemetry::ExponentHistogram;
+
+constexpr double kLogBaseline = 0.5; // bars start here on a log axis (below a count of 1)
+
+QString formatName(numeric::FormatId format) {
+  const auto name = numeric::formatInfo(format).displayName;
+  return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+}
+
+QString scaleText(double scale) {
+  int exponent = 0;
+  if (std::frexp(scale, &exponent) == 0.5)
+    return QStringLiteral("×2^%1").arg(exponent - 1);
+  return QStringLiteral("×%1").arg(scale, 0, 'g', 4);
+}
+
+int regionAlpha(RegionKind kind) { return kind == RegionKind::Subnormal ? 40 : 75; }
+
+} // namespace
+
+QColor formatRegionColor(numeric::FormatId format) {
+  switch (format) {
+  case numeric::FormatId::Fp16: return palette::kVermillion;
+  case numeric::FormatId::Bf16: return palette::kBlue;
+  case numeric::FormatId::Fp8E5M2: return palette::kBluishGreen;
+  case numeric::FormatId::Fp8E4M3: return palette::kReddishPurple;
+  default: return palette::kBluishGreen;
+  }
+}
+
+HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
+  chart()->legend()->setVisible(false);
+  m_x = new QValueAxis(this);
+  m_x->setTitleText(tr("log<sub>2</sub> |value|   (bar e counts 2<sup>e</sup> ≤ |x| &lt; "
+                       "2<sup>e+1</sup>)"));
+  m_x->setLabelFormat(QStringLiteral("%.0f"));
+  m_x->setTickType(QValueAxis::TicksDynamic);
+  m_x->setTickAnchor(0.0);
+  chart()->addAxis(m_x, Qt::AlignBottom);
+  replaceYAxis();
+
+  for (numeric::FormatId format : histogramFormats()) {
+    m_formatVisible[format] = format == numeric::FormatId::Fp16;
+    for (const FormatRegion& region : formatRegions(format)) {
+      Region r;
+      r.region = region;
+      r.upper = new QLineSeries(this);
+      r.lower = new QLineSeries(this);
+      r.area = new QAreaSeries(r.upper, r.lower);
+      r.area->setParent(this);
+      r.area->setName(region.label);
+      chart()->addSeries(r.area);
+      r.area->attachAxis(m_x);
+      r.area->attachAxis(m_y);
+      r.label = new QGraphicsSimpleTextItem(region.label, chart());
+      r.label->setZValue(20);
+      m_regions.push_back(r);
+    }
+  }
+  m_barTop = new QLineSeries(this);
+  m_barBase = new QLineSeries(this);
+  m_bars = new QAreaSeries(m_barTop, m_barBase);
+  m_bars->setParent(this);
+  m_bars->setName(tr("values per binade"));
+  chart()->addSeries(m_bars);
+  m_bars->attachAxis(m_x);
+  m_bars->attachAxis(m_y);
+  connect(m_bars, &QAreaSeries::clicked, this,
+          [this](const QPointF& p) { emit binClicked(static_cast<int>(std::floor(p.x()))); });
+
+  m_counters = new QGraphicsTextItem(chart());
+  m_counters->setZValue(20);
+  connect(chart(), &QChart::plotAreaChanged, this, [this] { placeAnnotations(); });
+
+  for (numeric::FormatId format : histogramFormats()) {
+    auto* box = new QCheckBox(formatName(format), this);
+    box->setChecked(m_formatVisible[format]);
+    box->setToolTip(tr("Shade where %1 flushes to zero, is subnormal, overflows").arg(formatName(format)));
+    connect(box, &QCheckBox::toggled, this,
+            [this, format](bool on) { setFormatVisible(format, on); });
+    controls()->addWidget(box);
+    m_formatToggles[format] = box;
+  }
+  controls()->addSpacing(12);
+  m_logToggle = new QCheckBox(tr("Log y"), this);
+  connect(m_logToggle, &QCheckBox::toggled, this, &HistogramChart::setLogScale);
+  controls()->addWidget(m_logToggle);
+  m_scaledToggle = new QCheckBox(tr("Scaled"), this);
+  m_scaledToggle->setToolTip(tr("Show the values times the loss scale, as stored in backward"));
+  m_scaledToggle->setEnabled(false);
+  connect(m_scaledToggle, &QCheckBox::toggled, this, &HistogramChart::setShowScaled);
+  controls()->addWidget(m_scaledToggle);
+  controls()->addStretch(1);
+
+  updateTitle();
+  updateChart();
+  applyStyle(chartStyle());
+}
+
+void HistogramChart::setHistograms(const ExponentHistogram& unscaled,
+                                   const ExponentHistogram* scaled, double lossScale) {
+  m_unscaled = unscaled;
+  m_hasScaled = scaled != nullptr;
+  m_scaled = scaled != nullptr ? *scaled : ExponentHistogram{};
+  m_lossScale = lossScale;
+  m_scaledToggle->setEnabled(m_hasScaled);
+  m_scaledToggle->setText(m_hasScaled ? tr("Scaled (%1)").arg(scaleText(lossScale)) : tr("Scaled"));
+  updateTitle();
+  updateChart();
+}
+
+void HistogramChart::setSubject(const QString& subject) {
+  m_subject = subject;
+  updateTitle();
+}
+
+void HistogramChart::updateTitle() {
+  QString text = tr("Exponent histogram");
+  if (!m_subject.isEmpty())
+    text += QStringLiteral(": ") + m_subject;
+  if (showScaled())
+    text += tr(" (scaled %1)").arg(scaleText(m_lossScale));
+  setTitle(text);
+}
+
+const ExponentHistogram& HistogramChart::shown() const {
+  return showScaled() ? m_scaled : m_unscaled;
+}
+
+void HistogramChart::setFormatVisible(numeric::FormatId format, bool visible) {
+  if (!m_formatVisible.contains(format) || m_formatVisible[format] == visible)
+    return;
+  m_formatVisible[format] = visible;
+  if (m_formatToggles[format]->isChecked() != visible)
+    m_formatToggles[format]->setChecked(visible);
+  updateChart();
+}
+
+bool HistogramChart::isFormatVisible(numeric::FormatId format) const {
+  const auto it = m_formatVisible.find(format);
+  return it != m_formatVisible.end() && it->second;
+}
+
+void HistogramChart::setLogScale(bool on) {
+  if (on == m_log)
+    return;
+  m_log = on;
+  if (m_logToggle->isChecked() != on)
+    m_logToggle->setChecked(on);
+  // Empty the series first: a log axis must never see a count of zero.
+  m_barTop->clear();
+  m_barBase->clear();
+  for (Region& r : m_regions) {
+    r.upper->clear();
+    r.lower->clear();
+  }
+  replaceYAxis();
+  updateChart();
+}
+
+void HistogramChart::setShowScaled(bool on) {
+  m_showScaled = on;
+  if (m_scaledToggle->isChecked() != on)
+    m_scaledToggle->setChecked(on);
+  updateTitle();
+  updateChart();
+}
+
+void HistogramChart::replaceYAxis() {
+  if (m_y != nullptr) {
+    chart()->removeAxis(m_y);
+    delete m_y;
+  }
+  if (m_log) {
+    auto* axis = new QLogValueAxis(this);
+    axis->setLabelFormat(QStringLiteral("%.0f"));
+    axis->setMinorTickCount(0);
+    m_y = axis;
+  } else {
+    auto* axis = new QValueAxis(this);
+    axis->setLabelFormat(QStringLiteral("%.0f"));
+    m_y = axis;
+  }
+  m_y->setTitleText(tr("values per binade (count)"));
+  chart()->addAxis(m_y, Qt::AlignLeft);
+  for (QAbstractSeries* series : chart()->series())
+    series->attachAxis(m_y);
+  styleAxis(m_y, chartStyle());
+}
+
+double HistogramChart::xMin() const { return m_x->min(); }
+double HistogramChart::xMax() const { return m_x->max(); }
+
+void HistogramChart::updateChart() {
+  const ExponentHistogram& hist = shown();
+  // x: the data (both histograms, so toggling keeps the axis still) and the
+  // limits of every shaded format.
+  double lo = -26.0;
+  double hi = 17.0;
+  for (const ExponentHistogram* h : {&m_unscaled, &m_scaled}) {
+    if (const auto e = h->lowestExponent())
+      lo = std::min(lo, *e - 2.0);
+    if (const auto e = h->highestExponent())
+      hi = std::max(hi, *e + 3.0);
+  }
+  for (const Region& r : m_regions) {
+    if (!isFormatVisible(r.region.format))
+      continue;
+    if (r.region.kind == RegionKind::FlushToZero)
+      lo = std::min(lo, std::floor(r.region.x1) - 2.0);
+    if (r.region.kind == RegionKind::Overflow)
+      hi = std::max(hi, std::ceil(r.region.x0) + 2.0);
+  }
+  lo = std::max(lo, double(ExponentHistogram::kMinExponent) - 1.0);
+  hi = std::min(hi, double(ExponentHistogram::kMaxExponent) + 2.0);
+  m_x->setRange(lo, hi);
+  const double span = hi - lo;
+  m_x->setTickInterval(span > 150 ? 20.0 : span > 70 ? 10.0 : 5.0);
+
+  const double base = m_log ? kLogBaseline : 0.0;
+  QList<QPointF> top;
+  QList<QPointF> bottom;
+  std::uint64_t maxCount = 0;
+  const int first = static_cast<int>(lo);
+  const int last = static_cast<int>(hi) - 1;
+  top.reserve(2 * (last - first + 1));
+  for (int e = first; e <= last; ++e) {
+    const std::uint64_t count = hist.count(e);
+    maxCount = std::max(maxCount, count);
+    const double y = count > 0 ? static_cast<double>(count) : base;
+    top.append({double(e), y});
+    top.append({double(e + 1), y});
+  }
+  bottom = {QPointF(first, base), QPointF(last + 1, base)};
+  m_barTop->replace(top);
+  m_barBase->replace(bottom);
+
+  // Headroom above the bars for one row of region labels per visible format.
+  int rows = 0;
+  for (numeric::FormatId format : histogramFormats())
+    rows += isFormatVisible(format) ? 1 : 0;
+  const double peak = std::max<double>(1.0, static_cast<double>(maxCount));
+  double y0 = base;
+  double y1 = 0.0;
+  if (m_log) {
+    y1 = std::pow(10.0, std::ceil(std::log10(peak) + 0.35 * (rows + 1)));
+    static_cast<QLogValueAxis*>(m_y)->setRange(y0, y1);
+  } else {
+    auto* axis = static_cast<QValueAxis*>(m_y);
+    axis->setRange(0.0, peak * (1.08 + 0.09 * rows));
+    axis->setTickCount(6);
+    axis->applyNiceNumbers();
+    y1 = axis->max();
+  }
+  updateRegions(lo, hi, y0, y1);
+
+  const auto line = [](const QString& name, std::uint64_t n, bool warn) {
+    return QStringLiteral("<tr><td>%1</td><td align=right%3>&nbsp;%2</td></tr>")
+        .arg(name, QLocale().toString(qulonglong(n)),
+             warn && n > 0 ? QStringLiteral(" style='color:%1; font-weight:bold'")
+                                 .arg(palette::kVermillion.name())
+                           : QString());
+  };
+  m_counters->setHtml(QStringLiteral("<table>") + line(tr("zeros"), hist.zeros, false) +
+                      line(tr("+inf"), hist.posInf, true) + line(tr("−inf"), hist.negInf, true) +
+                      line(tr("NaN"), hist.nan, true) + line(tr("total"), hist.total, false) +
+                      QStringLiteral("</table>"));
+  fitCounters();
+}
+
+void HistogramChart::updateRegions(double x0, double x1, double y0, double y1) {
+  for (Region& r : m_regions) {
+    const double a = std::max(r.region.x0, x0);
+    const double b = std::min(r.region.x1, x1);
+    const bool visible = isFormatVisible(r.region.format) && a < b;
+    r.area->setVisible(visible);
+    r.label->setVisible(visible);
+    if (!visible)
+      continue;
+    r.upper->replace({QPointF(a, y1), QPointF(b, y1)});
+    r.lower->replace({QPointF(a, y0), QPointF(b, y0)});
+  }
+}
+
+int HistogramChart::formatRow(numeric::FormatId format) const {
+  int row = 0;
+  for (numeric::FormatId f : histogramFormats()) {
+    if (f == format)
+      return row;
+    row += isFormatVisible(f) ? 1 : 0;
+  }
+  return row;
+}
+
+void HistogramChart::placeAnnotations() {
+  const QRectF plot = chart()->plotArea();
+  std::vector<QRectF> placed;
+  for (Region& r : m_regions) {
+    if (!r.label->isVisible())
+      continue;
+    const QList<QPointF> edge = r.upper->points();
+    if (edge.size() != 2)
+      continue;
+    const double left = chart()->mapToPosition(edge[0], r.area).x();
+    const double right = chart()->mapToPosition(edge[1], r.area).x();
+    const QRectF text = r.label->boundingRect();
+    double x = (left + right - text.width()) / 2.0;
+    if (r.region.kind == RegionKind::FlushToZero)
+      x = right - text.width() - 4.0;
+    else if (r.region.kind == RegionKind::Overflow)
+      x = left + 4.0;
+    x = std::clamp(x, plot.left() + 2.0, plot.right() - text.width() - 2.0);
+    QRectF box(x, plot.top() + 4.0 + formatRow(r.region.format) * (text.height() + 3.0),
+               text.width(), text.height());
+    while (std::any_of(placed.begin(), placed.end(),
+                       [&](const QRectF& other) { return other.intersects(box); }))
+      box.translate(0.0, text.height() + 3.0);
+    placed.push_back(box.adjusted(-4.0, 0.0, 4.0, 0.0));
+    r.label->setPos(box.topLeft());
+  }
+  m_counters->setPos(plot.right() + 12.0, plot.top());
+}
+
+void HistogramChart::fitCounters() {
+  const int width = std::max(60, static_cast<int>(m_counters->boundingRect().width()) + 20);
+  const QMargins margins(6, 6, width, 6);
+  if (chart()->margins() != margins)
+    chart()->setMargins(margins);
+  placeAnnotations();
+}
+
+void HistogramChart::restyleSeries(const ChartStyle& style) {
+  QPen outline(style.text(), std::max(1.0, 0.8 * style.penScale));
+  outline.setJoinStyle(Qt::MiterJoin);
+  m_bars->setPen(outline);
+  QColor fill = palette::blend(style.text(), style.plotBackground().alpha() == 0
+                                                 ? QColor(Qt::white)
+                                                 : style.plotBackground(),
+                               0.45);
+  m_bars->setBrush(fill);
+  for (Region& r : m_regions) {
+    QColor color = formatRegionColor(r.region.format);
+    color.setAlpha(regionAlpha(r.region.kind) + (style.dark ? 20 : 0));
+    r.area->setBrush(color);
+    r.area->setPen(QPen(formatRegionColor(r.region.format), std::max(1.0, style.penScale),
+                        r.region.kind == RegionKind::Subnormal ? Qt::DotLine : Qt::SolidLine));
+    r.label->setFont(style.labelFont());
+    const QColor labelColor = formatRegionColor(r.region.format);
+    r.label->setBrush(style.dark ? labelColor.lighter(130) : labelColor.darker(135));
+  }
+  m_counters->setFont(style.labelFont());
+  m_counters->setDefaultTextColor(style.text());
+  fitCounters();
+}
+
+QAreaSeries* HistogramChart::regionSeries(numeric::FormatId format, RegionKind kind) const {
+  for (const Region& r : m_regions)
+    if (r.region.format == format && r.region.kind == kind)
+      return r.area;
+  return nullptr;
+}
+
+QString HistogramChart::regionLabel(numeric::FormatId format, RegionKind kind) const {
+  for (const Region& r : m_regions)
+    if (r.region.format == format && r.region.kind == kind && r.label->isVisible())
+      return r.label->text();
+  return {};
+}
+
+QString HistogramChart::countersText() const { return m_counters->toPlainText(); }
+
+QString HistogramChart::csv() const {
+  QString out = QStringLiteral("binade,lower_bound,count");
+  if (m_hasScaled)
+    out += QStringLiteral(",count_scaled");
+  out += QLatin1Char('\n');
+  const int first = static_cast<int>(xMin());
+  const int last = static_cast<int>(xMax()) - 1;
+  for (int e = first; e <= last; ++e) {
+    out += QStringLiteral("%1,%2,%3").arg(e).arg(std::ldexp(1.0, e), 0, 'g', 17).arg(m_unscaled.count(e));
+    if (m_hasScaled)
+      out += QStringLiteral(",%1").arg(m_scaled.count(e));
+    out += QLatin1Char('\n');
+  }
+  return out;
+}
+
+QJsonDocument HistogramChart::json() const {
+  const auto histogram = [](const ExponentHistogram& h) {
+    QJsonArray bins;
+    for (int e = ExponentHistogram::kMinExponent; e <= ExponentHistogram::kMaxExponent; ++e)
+      if (h.count(e) > 0)
+        bins.append(QJsonArray{e, double(h.count(e))});
+    return QJsonObject{{QStringLiteral("bins"), bins},
+                       {QStringLiteral("zeros"), double(h.zeros)},
+                       {QStringLiteral("posInf"), double(h.posInf)},
+                       {QStringLiteral("negInf"), double(h.negInf)},
+                       {QStringLiteral("nan"), double(h.nan)},
+                       {QStringLiteral("total"), double(h.total)}};
+  };
+  QJsonArray regions;
+  for (const Region& r : m_regions) {
+    if (!isFormatVisible(r.region.format))
+      continue;
+    const auto bound = [](double x) { return std::isfinite(x) ? QJsonValue(x) : QJsonValue(); };
+    regions.append(QJsonObject{{QStringLiteral("label"), r.region.label},
+                               {QStringLiteral("fromLog2"), bound(r.region.x0)},
+                               {QStringLiteral("toLog2"), bound(r.region.x1)}});
+  }
+  QJsonObject root{{QStringLiteral("chart"), title()},
+                   {QStringLiteral("x"), QStringLiteral("binade exponent e: 2^e <= |x| < 2^(e+1)")},
+                   {QStringLiteral("unscaled"), histogram(m_unscaled)},
+                   {QStringLiteral("regions"), regions}};
+  if (m_hasScaled) {
+    root.insert(QStringLiteral("scaled"), histogram(m_scaled));
+    root.insert(QStringLiteral("lossScale"), m_lossScale);
+  }
+  return QJsonDocument(root);
+}
+
+} // namespace mantissa::ui

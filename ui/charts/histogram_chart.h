@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+#include "chart_widget.h"
+#include "format_regions.h"
+
+#include <mantissa/telemetry/histogram.h>
+
+#include <map>
+#include <vector>
+
+class QAreaSeries;
+class QCheckBox;
+class QGraphicsSimpleTextItem;
+class QGraphicsTextItem;
+class QLineSeries;
+class QValueAxis;
+
+namespace mantissa::ui {
+
+// One exponent histogram: x = log2 |value| (one bar per binade), counts on a
+// linear or log y axis, shaded regions where FP16 / BF16 / FP8 flush to zero,
+// go subnormal or overflow (each labelled, toggled per format), and the
+// zero / inf / NaN counters beside the plot. The caller may supply the
+// histogram of the loss-scaled values too; a toggle switches between them.
+class HistogramChart : public ChartWidget {
+  Q_OBJECT
+public:
+  explicit HistogramChart(QWidget* parent = nullptr);
+
+  // scaled: the same values times lossScale (as stored during backward), or null.
+  void setHistograms(const telemetry::ExponentHistogram& unscaled,
+                     const telemetry::ExponentHistogram* scaled = nullptr, double lossScale = 1.0);
+  // What is shown, for the title: "fc1 weight gradients, step 1200".
+  void setSubject(const QString& subject);
+
+  void setFormatVisible(numeric::FormatId format, bool visible);
+  bool isFormatVisible(numeric::FormatId format) const;
+  void setLogScale(bool on);
+  bool logScale() const { return m_log; }
+  void setShowScaled(bool on);
+  bool showScaled() const { return m_showScaled && m_hasScaled; }
+
+  QAreaSeries* barSeries() const { return m_bars; }
+  QAreaSeries* regionSeries(numeric::FormatId format, RegionKind kind) const;
+  QString regionLabel(numeric::FormatId format, RegionKind kind) const; // "" if hidden
+  QString countersText() const;
+  double xMin() const;
+  double xMax() const;
+
+  QString csv() const override;
+  QJsonDocument json() const override;
+
+signals:
+  // The user clicked the bar of binade exponent (2^e <= |x| < 2^(e+1)).
+  void binClicked(int exponent);
+
+protected:
+  void restyleSeries(const ChartStyle& style) override;
+
+private:
+  struct Region {
+    FormatRegion region;
+    QAreaSeries* area = nullptr;
+    QLineSeries* upper = nullptr;
+    QLineSeries* lower = nullptr;
+    QGraphicsSimpleTextItem* label = nullptr;
+  };
+  const telemetry::ExponentHistogram& shown() const;
+  void replaceYAxis();
+  void updateTitle();
+  void updateChart();
+  void updateRegions(double x0, double x1, double y0, double y1);
+  void placeAnnotations();
+  void fitCounters();
+  int formatRow(numeric::FormatId format) const;
+
+  telemetry::ExponentHistogram m_unscaled;
+  telemetry::ExponentHistogram m_scaled;
+  bool m_hasScaled = false;
+  double m_lossScale = 1.0;
+  bool m_showScaled = false;
+  bool m_log = false;
+  QString m_subject;
+  std::map<numeric::FormatId, bool> m_formatVisible;
+  std::vector<Region> m_regions;
+
+  QAreaSeries* m_bars = nullptr;
+  QLineSeries* m_barTop = nullptr;
+  QLineSeries* m_barBase = nullptr;
+  QValueAxis* m_x = nullptr;
+  QAbstractAxis* m_y = nullptr;
+  QGraphicsTextItem* m_counters = nullptr;
+  QCheckBox* m_logToggle = nullptr;
+  QCheckBox* m_scaledToggle = nullptr;
+  std::map<numeric::FormatId, QCheckBox*> m_formatToggles;
+};
+
+// The colour of a format's shaded regions.
+QColor formatRegionColor(numeric::FormatId format);
+
+} // namespace mantissa::ui
