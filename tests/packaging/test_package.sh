@@ -59,8 +59,9 @@ field() { dpkg-deb -f "$deb" "$1"; }
 [ -n "$(field Description)" ] || fail "Description is empty"
 depends=$(field Depends)
 echo "Depends: $depends"
-# Computed by dpkg-shlibdeps from the binaries: the GUI links Qt6, both link oneDNN.
-for lib in libqt6core6 libqt6gui6 libqt6widgets6 libqt6charts6 libdnnl2 libstdc++6 libc6; do
+# Computed by dpkg-shlibdeps from the binaries: the GUI links Qt6, both link
+# oneDNN. libqt6svg6 also carries the SVG icon plugins Qt loads at run time.
+for lib in libqt6core6 libqt6gui6 libqt6widgets6 libqt6charts6 libqt6svg6 libdnnl2 libstdc++6 libc6; do
   [[ ", $depends," == *", $lib"[\ ,]* ]] || fail "Depends lacks $lib: $depends"
 done
 section_done
