@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -61,16 +62,17 @@ const std::array<CastThresholds, kCastTargetCount>& thresholdTable() {
 // normal exponent emin and max finite `maxFinite`: nearest, ties to even,
 // gradual underflow, overflow to inf. Adding and subtracting 2^(52+q), whose
 // ULP is the target quantum 2^q, makes the hardware's double rounding (RNE)
-// do exactly this one rounding step.
+// do exactly this one rounding step. Inputs are sums of floats, so a non-zero
+// |x| >= 2^-149 is a normal double and its exponent field is its binade.
 double roundToFormat(double x, int p, int emin, double maxFinite) {
-  const double ax = std::fabs(x);
-  if (ax == 0.0 || !std::isfinite(ax))
+  const std::uint64_t absBits = std::bit_cast<std::uint64_t>(x) & 0x7fffffffffffffffull;
+  if (absBits == 0 || absBits >= 0x7ff0000000000000ull)
     return x;
-  const int e = std::ilogb(ax);
+  const double ax = std::bit_cast<double>(absBits);
+  const int e = static_cast<int>(absBits >> 52) - 1023;
   const int q = std::max(e, emin) - p;
-  const double c = std::ldexp(1.0, 52 + q);
-  volatile double sum = ax + c; // volatile: keep the two roundings apart
-  double r = sum - c;
+  const double c = std::bit_cast<double>(static_cast<std::uint64_t>(52 + q + 1023) << 52);
+  double r = (ax + c) - c; // no -ffast-math anywhere: the compiler keeps both roundings
   if (r > maxFinite)
     r = HUGE_VAL;
   return std::copysign(r, x);
@@ -78,13 +80,19 @@ double roundToFormat(double x, int p, int emin, double maxFinite) {
 
 [[gnu::always_inline]] inline void swampF32Body(const float* w, const float* u, std::size_t n,
                                                 std::uint64_t& eligible, std::uint64_t& swamped) {
+  // Branch-free with 32-bit lanes throughout, so the compiler vectorises it.
   std::uint32_t e = 0, s = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t wb = bitsOf(w[i]) & 0x7fffffffu;
-    const std::uint32_t ub = bitsOf(u[i]) & 0x7fffffffu;
-    const bool ok = wb < 0x7f800000u && ub < 0x7f800000u && ub != 0;
-    e += ok ? 1u : 0u;
-    s += (ok && w[i] + u[i] == w[i]) ? 1u : 0u; // one FP32 rounding of the exact sum
+    std::uint32_t wb, ub;
+    std::memcpy(&wb, w + i, sizeof wb);
+    std::memcpy(&ub, u + i, sizeof ub);
+    wb &= 0x7fffffffu;
+    ub &= 0x7fffffffu;
+    const std::uint32_t ok = static_cast<std::uint32_t>(wb < 0x7f800000u) &
+                             static_cast<std::uint32_t>(ub - 1u < 0x7f7fffffu); // u finite, non-zero
+    const std::uint32_t same = static_cast<std::uint32_t>(w[i] + u[i] == w[i]); // one FP32 rounding
+    e += ok;
+    s += ok & same;
   }
   eligible += e;
   swamped += s;

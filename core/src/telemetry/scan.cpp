@@ -8,6 +8,7 @@
 #include <bit>
 #include <cassert>
 #include <cstring>
+#include <utility>
 
 namespace mantissa::telemetry::detail {
 namespace {
@@ -44,29 +45,52 @@ void histogramChunk(const float* x, std::size_t n, ByteHistogram& h) {
 }
 
 // Branch-free loops; the compiler vectorises them for each target below.
-[[gnu::always_inline]] inline std::uint64_t countInRangeBody(const float* x, std::size_t n,
-                                                            std::uint32_t lo, std::uint32_t width) {
-  std::uint32_t count = 0; // callers pass at most kChunk-sized pieces
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint32_t b;
-    std::memcpy(&b, x + i, sizeof b);
-    count += ((b & kAbsMask) - lo) < width ? 1u : 0u;
-  }
-  return count;
-}
-
 [[gnu::always_inline]] inline void scaleBody(const float* x, std::size_t n, float scale, float* dst) {
   for (std::size_t i = 0; i < n; ++i)
     dst[i] = x[i] * scale;
 }
 
-[[gnu::target("avx2")]] std::uint64_t countInRangeAvx2(const float* x, std::size_t n,
-                                                       std::uint32_t lo, std::uint32_t width) {
-  return countInRangeBody(x, n, lo, width);
+// Up to kGroup ranges counted in one pass (one load per element, R
+// reductions); R is a template parameter so the compiler unrolls over ranges
+// and keeps every accumulator in a vector register.
+constexpr std::size_t kGroup = 8;
+
+template <std::size_t R>
+[[gnu::always_inline]] inline void countRangesBody(const float* x, std::size_t n, const std::uint32_t* lo,
+                                                   const std::uint32_t* width, std::uint64_t* out) {
+  std::uint32_t lo_[R], width_[R], count[R];
+  for (std::size_t r = 0; r < R; ++r) {
+    lo_[r] = lo[r];
+    width_[r] = width[r];
+    count[r] = 0;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t b;
+    std::memcpy(&b, x + i, sizeof b);
+    const std::uint32_t a = b & kAbsMask;
+    for (std::size_t r = 0; r < R; ++r)
+      count[r] += (a - lo_[r]) < width_[r] ? 1u : 0u;
+  }
+  for (std::size_t r = 0; r < R; ++r)
+    out[r] += count[r];
 }
-std::uint64_t countInRangeBase(const float* x, std::size_t n, std::uint32_t lo, std::uint32_t width) {
-  return countInRangeBody(x, n, lo, width);
+
+template <std::size_t... Rs>
+[[gnu::always_inline]] inline void countRangesDispatch(std::index_sequence<Rs...>, std::size_t r, const float* x,
+                                                       std::size_t n, const std::uint32_t* lo,
+                                                       const std::uint32_t* width, std::uint64_t* out) {
+  ((r == Rs + 1 ? countRangesBody<Rs + 1>(x, n, lo, width, out) : void()), ...);
 }
+
+[[gnu::target("avx2")]] void countRangesAvx2(const float* x, std::size_t n, std::size_t r, const std::uint32_t* lo,
+                                             const std::uint32_t* width, std::uint64_t* out) {
+  countRangesDispatch(std::make_index_sequence<kGroup>{}, r, x, n, lo, width, out);
+}
+void countRangesBase(const float* x, std::size_t n, std::size_t r, const std::uint32_t* lo,
+                     const std::uint32_t* width, std::uint64_t* out) {
+  countRangesDispatch(std::make_index_sequence<kGroup>{}, r, x, n, lo, width, out);
+}
+
 [[gnu::target("avx2")]] void scaleAvx2(const float* x, std::size_t n, float scale, float* dst) {
   scaleBody(x, n, scale, dst);
 }
@@ -77,8 +101,16 @@ bool useAvx2() {
   return avx2;
 }
 
-std::uint64_t countChunk(const float* x, std::size_t n, std::uint32_t lo, std::uint32_t width) {
-  return useAvx2() ? countInRangeAvx2(x, n, lo, width) : countInRangeBase(x, n, lo, width);
+// out[r] += #{x : bits(|x|) in [lo[r], lo[r] + width[r])}, r < count, for a chunk.
+void countRanges(const float* x, std::size_t n, std::size_t count, const std::uint32_t* lo,
+                 const std::uint32_t* width, std::uint64_t* out) {
+  for (std::size_t g = 0; g < count; g += kGroup) {
+    const std::size_t r = std::min(kGroup, count - g);
+    if (useAvx2())
+      countRangesAvx2(x, n, r, lo + g, width + g, out + g);
+    else
+      countRangesBase(x, n, r, lo + g, width + g, out + g);
+  }
 }
 
 // Exponent-0 values that are not zeros: subnormals, binned by the position of
@@ -112,7 +144,7 @@ std::uint64_t countInRange(std::span<const float> values, std::uint32_t lo, std:
   std::uint64_t count = 0;
   for (std::size_t off = 0; off < values.size(); off += kChunk) {
     const std::size_t n = std::min(kChunk, values.size() - off);
-    count += countChunk(values.data() + off, n, lo, width);
+    countRanges(values.data() + off, n, 1, &lo, &width, &count);
   }
   return count;
 }
@@ -154,15 +186,37 @@ void scan(std::span<const float> values, float scale, std::span<const std::uint3
 
     histogramChunk(x, n, bytes);
 
+    // Value-level work, all ranges this chunk needs in one pass: each
+    // threshold whose binade this chunk populated, and exact zeros when the
+    // exponent-0 bin grew (zeros and subnormals share it).
+    std::array<std::uint32_t, kMaxThresholds + 1> lo, width;
+    std::array<std::size_t, kMaxThresholds + 1> which; // index into within, or nt for zeros
+    std::size_t active = 0;
     for (std::size_t j = 0; j < nt; ++j) {
-      if (thresholds[j] != binadeStart[j] && bytes.bin(binadeOf[j]) != before[j])
-        within[j] += countChunk(x, n, binadeStart[j], thresholds[j] - binadeStart[j]);
+      if (thresholds[j] != binadeStart[j] && bytes.bin(binadeOf[j]) != before[j]) {
+        lo[active] = binadeStart[j];
+        width[active] = thresholds[j] - binadeStart[j];
+        which[active++] = j;
+      }
     }
-    if (const std::uint64_t added0 = bytes.bin(0) - before0; added0 != 0) {
-      const std::uint64_t z = countChunk(x, n, 0, 1);
-      zeros += z;
-      if (z != added0)
-        binSubnormals(x, n, hist);
+    const std::uint64_t added0 = bytes.bin(0) - before0;
+    if (added0 != 0) {
+      lo[active] = 0;
+      width[active] = 1;
+      which[active++] = nt;
+    }
+    if (active != 0) {
+      std::array<std::uint64_t, kMaxThresholds + 1> counts{};
+      countRanges(x, n, active, lo.data(), width.data(), counts.data());
+      for (std::size_t r = 0; r < active; ++r) {
+        if (which[r] == nt) {
+          zeros += counts[r];
+          if (counts[r] != added0)
+            binSubnormals(x, n, hist);
+        } else {
+          within[which[r]] += counts[r];
+        }
+      }
     }
     if (bytes.bin(255) != before255)
       binSpecials(x, n, hist);
