@@ -23,6 +23,8 @@ struct Command {
 // Subcommands, in the order `--help` lists them.
 constexpr std::array kCommands{
     Command{"version", "Print version, oneDNN version and the CPU's vector ISA", mantissa::cli::runVersion},
+    Command{"inspect", "Show how every format stores a value, bit by bit", mantissa::cli::runInspect},
+    Command{"convert", "Convert values on stdin to one format's bits", mantissa::cli::runConvert},
 };
 
 void printHelp() {

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// `mantissa-cli convert`: values on stdin, bits on stdout, one line each.
+#include "cli_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using mantissa::test::runCli;
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    out.push_back(line);
+  return out;
+}
+
+TEST(CliConvert, DecimalsToFp16) {
+  const auto r = runCli({"convert", "--to", "fp16"},
+                        "0.1\n-0\n1e-8\ninf\n-inf\nnan\n0x1.8p-3\n65504\n65520\n2049\n0.333333333333\n");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(lines(r.out), (std::vector<std::string>{"0x2e66", "0x8000", "0x0000", "0x7c00", "0xfc00",
+                                                    "0x7e00", "0x3200", "0x7bff", "0x7c00", "0x6800",
+                                                    "0x3555"}));
+  EXPECT_TRUE(r.err.empty());
+}
+
+TEST(CliConvert, EveryFormatIsPaddedToItsWidth) {
+  auto one = [](const char* to, const char* value) {
+    const auto r = runCli({"convert", "--to", to}, std::string(value) + "\n");
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return r.out;
+  };
+  EXPECT_EQ(one("fp32", "1"), "0x3f800000\n");
+  EXPECT_EQ(one("fp32", "1e-45"), "0x00000001\n");
+  EXPECT_EQ(one("tf32", "0.1"), "0x1ee66\n");
+  EXPECT_EQ(one("bf16", "0.1"), "0x3dcd\n");
+  EXPECT_EQ(one("fp8-e4m3", "0.0009"), "0x00\n"); // below half of 2^-9
+  EXPECT_EQ(one("fp8-e4m3", "0.001"), "0x01\n");  // above half of 2^-9
+  EXPECT_EQ(one("fp8-e4m3", "448"), "0x7e\n");
+  EXPECT_EQ(one("fp8-e5m2", "57344"), "0x7b\n");
+  EXPECT_EQ(one("fp64", "0.1"), "0x3fb999999999999a\n");
+}
+
+TEST(CliConvert, RawBitsFromAnotherFormat) {
+  // Ties to even (1 + 2^-8 and 1 + 3 x 2^-8 in BF16); a signaling NaN keeps
+  // its top bits and becomes quiet, as on x86.
+  const auto r = runCli({"convert", "--from", "fp32", "--to", "bf16"},
+                        "0x3dcccccd\n0x3f808000\n0x3f818000\n0x7fa00000\n0.1\n");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(lines(r.out), (std::vector<std::string>{"0x3dcd", "0x3f80", "0x3f82", "0x7fe0", "0x3dcd"}));
+  const auto h = runCli({"convert", "--from", "fp16", "--to", "fp32"}, "0x3c00\n0x0001\n0x7bff\n");
+  ASSERT_EQ(h.exitCode, 0) << h.err;
+  EXPECT_EQ(lines(h.out), (std::vector<std::string>{"0x3f800000", "0x33800000", "0x477fe000"}));
+}
+
+TEST(CliConvert, RoundingSaturateAndFtz) {
+  auto run = [](std::vector<std::string> args, const char* input) {
+    args.insert(args.begin(), "convert");
+    const auto r = runCli(args, input);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return lines(r.out);
+  };
+  EXPECT_EQ(run({"--to", "fp16", "--rounding", "up"}, "0.1\n-0.1\n"),
+            (std::vector<std::string>{"0x2e67", "0xae66"}));
+  EXPECT_EQ(run({"--to", "fp16", "--rounding", "down"}, "0.1\n-0.1\n"),
+            (std::vector<std::string>{"0x2e66", "0xae67"}));
+  EXPECT_EQ(run({"--to", "fp16", "--saturate"}, "1e6\n-1e6\n"),
+            (std::vector<std::string>{"0x7bff", "0xfbff"}));
+  EXPECT_EQ(run({"--to", "fp8-e4m3"}, "500\n"), (std::vector<std::string>{"0x7f"}));
+  EXPECT_EQ(run({"--to", "fp16", "--ftz"}, "1e-5\n-1e-5\n0.00006103515625\n"),
+            (std::vector<std::string>{"0x0000", "0x8000", "0x0400"}));
+}
+
+// 0.1 sits 0.4 of the way from FP16 0x2e66 to 0x2e67: with stochastic
+// rounding about 40% of many lines go up, and a seed replays exactly.
+TEST(CliConvert, StochasticIsSeededAndUnbiased) {
+  std::string input;
+  constexpr int kLines = 4000;
+  for (int i = 0; i < kLines; ++i)
+    input += "0.1\n";
+  const auto a = runCli({"convert", "--to", "fp16", "--rounding", "stochastic", "--seed", "42"}, input);
+  const auto b = runCli({"convert", "--to", "fp16", "--rounding", "stochastic", "--seed", "42"}, input);
+  const auto c = runCli({"convert", "--to", "fp16", "--rounding", "stochastic", "--seed", "43"}, input);
+  ASSERT_EQ(a.exitCode, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out, c.out);
+  int ups = 0;
+  for (const auto& line : lines(a.out)) {
+    ASSERT_TRUE(line == "0x2e66" || line == "0x2e67") << line;
+    ups += line == "0x2e67";
+  }
+  const double sigma = std::sqrt(0.4 * 0.6 / kLines);
+  EXPECT_NEAR(static_cast<double>(ups) / kLines, 0.4, 5 * sigma);
+}
+
+TEST(CliConvert, BadLinesAreNamedWithTheirLineAndNothingIsPrinted) {
+  const auto r = runCli({"convert", "--to", "fp16", "--from", "fp16"}, "0.1\nabc\n0x1ffff\n\n1\n");
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("line 2: 'abc' is not a number"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("line 3: '0x1ffff' has more bits than fp16"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("line 4: '' is empty"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("line 1"), std::string::npos) << r.err;
+}
+
+TEST(CliConvert, BadOptions) {
+  for (const auto& [args, mention] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"convert"}, "missing --to"},
+           {{"convert", "--to", "fp99"}, "unknown format 'fp99'"},
+           {{"convert", "--to", "fp16", "--from", "int8"}, "unknown format 'int8'"},
+           {{"convert", "--to", "fp16", "--rounding", "sideways"}, "unknown mode 'sideways'"},
+           {{"convert", "--to", "fp16", "--seed", "x"}, "--seed"},
+       }) {
+    const auto r = runCli(args, "1\n");
+    EXPECT_EQ(r.exitCode, 2) << mention;
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_NE(r.err.find(mention), std::string::npos) << r.err;
+  }
+}
+
+} // namespace
