@@ -17,9 +17,11 @@ struct OpTimes {
   double loss = 0.0;           // softmax cross-entropy forward and backward
   double optimizer = 0.0;      // unscale + check, clipping, update, weight casts
   double telemetry = 0.0;      // histograms and counters
+  double data = 0.0;           // copying the next batch from the data set
 
   double total() const {
-    return matmulForward + matmulBackward + conversion + elementwise + loss + optimizer + telemetry;
+    return matmulForward + matmulBackward + conversion + elementwise + loss + optimizer + telemetry +
+           data;
   }
   OpTimes& operator+=(const OpTimes& o) {
     matmulForward += o.matmulForward;
@@ -29,6 +31,7 @@ struct OpTimes {
     loss += o.loss;
     optimizer += o.optimizer;
     telemetry += o.telemetry;
+    data += o.data;
     return *this;
   }
 };

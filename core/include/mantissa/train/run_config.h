@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// Everything that defines a training run. Same RunConfig (and machine) ->
+// bit-identical loss trace. Serialised as JSON with the field names below
+// (snake_case); unknown keys are rejected so a typo never silently falls back
+// to a default.
+//
+//   {"data": "mnist", "model": "mlp:784-256-256-10:relu", "recipe": "fp32",
+//    "scaler": "", "optimizer": "sgd", "lr": 0.05, "momentum": 0.9, ...}
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace mantissa::train {
+
+class ConfigError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RunConfig {
+  std::string data = "mnist";                   // builtin name or path (data::loadDataSpec)
+  std::string model = "mlp:784-256-256-10:relu"; // model::parseMlpSpec
+  std::string recipe = "fp32";                  // amp::recipeByName
+  std::string scaler;     // "" = the recipe's default; only for recipes with loss scaling
+  std::optional<double> scalerInitScale;     // override of the preset's initial scale
+  std::optional<int> scalerGrowthInterval;   // override of the preset's growth interval
+  std::string optimizer = "sgd";             // "sgd" | "adamw"
+  double lr = 0.05;
+  double momentum = 0.9;                     // SGD
+  double weightDecay = 0.0;
+  std::string schedule = "constant";         // "constant" | "cosine" (warm-up + cosine)
+  std::int64_t warmupSteps = 0;
+  double lrFloor = 0.0;                      // cosine end value
+  int batch = 128;
+  std::int64_t steps = 0;                    // optimizer steps; 0 = use epochs
+  std::int64_t epochs = 0;                   // passes over the training set; 0 = use steps
+  std::uint64_t seed = 1;
+  int telemetryEvery = 0;                    // K: a telemetry frame every K steps; 0 = off
+  std::int64_t evalEvery = 0;                // test evaluation every N steps; 0 = each epoch
+  int gradAccumulation = 1;                  // micro-batches per optimizer step
+  double clipNorm = 0.0;                     // clip by global norm; 0 = off
+  double initGain = 1.0;                     // multiplies the default weight init
+  double lossMultiplier = 1.0;               // the objective is lossMultiplier x mean CE
+
+  // Every problem found, one message each ("lr: must be a positive finite
+  // number, got -1"); empty when valid. Checks names against the recipe,
+  // model, scaler, optimizer and schedule parsers, not the data (loading does).
+  std::vector<std::string> problems() const;
+  // Throws ConfigError with all problems joined, if any.
+  void validate() const;
+};
+
+nlohmann::json toJson(const RunConfig& config);
+// Missing keys keep their defaults; unknown keys and wrong types throw
+// ConfigError naming the key. Does not validate() (the caller decides).
+RunConfig runConfigFromJson(const nlohmann::json& json);
+
+} // namespace mantissa::train

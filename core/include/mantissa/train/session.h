@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// A training run, one step at a time, on the caller's thread. The Trainer
+// drives it from its own thread; the CLI, tests and benchmarks may drive it
+// directly.
+//
+// One step:
+//   for each micro-batch: next batch; forward (recipe precisions); the loss
+//     in FP32; backward of (loss scale / micro-batches) x lossMultiplier x loss
+//   telemetry (every K steps): weights, activations, gradients as stored
+//   unscale + inf/NaN check fused (scaled recipes); global norm (FP32)
+//   scaler update: on overflow back off and skip the step
+//   divergence: non-finite loss, or non-finite gradients without a scaler ->
+//     the step and the first layer/op that produced it; the run is over
+//   clip by global norm; optimizer (recipe's update rounding); working casts
+// Everything is allocated in the constructor: a steady-state step without
+// telemetry allocates nothing and creates no oneDNN primitive.
+
+#include <mantissa/amp/loss_scaler.h>
+#include <mantissa/amp/lr_schedule.h>
+#include <mantissa/amp/optimizer.h>
+#include <mantissa/amp/recipe.h>
+#include <mantissa/data/dataset.h>
+#include <mantissa/data/batcher.h>
+#include <mantissa/model/mlp.h>
+#include <mantissa/telemetry/collector.h>
+#include <mantissa/train/run_config.h>
+#include <mantissa/train/step_report.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace mantissa::train {
+
+class Session {
+public:
+  // Validates the config (ConfigError) and loads the data (data::DataError).
+  explicit Session(RunConfig config);
+  // Same, on data already loaded (shared by several runs; must outlive this).
+  Session(RunConfig config, std::shared_ptr<const data::TrainTest> data);
+
+  // Runs one optimizer step. Precondition: !finished().
+  const StepReport& step();
+  // Mean loss and accuracy over the whole test set (padded last batch).
+  EvalReport evaluate();
+
+  bool finished() const { return m_step >= m_totalSteps || m_divergence.has_value(); }
+  std::int64_t stepsDone() const { return m_step; }
+  std::int64_t totalSteps() const { return m_totalSteps; }
+  std::int64_t stepsPerEpoch() const; // optimizer steps per pass over the training set
+  std::int64_t skippedSteps() const { return m_skipped; }
+  const std::optional<Divergence>& divergence() const { return m_divergence; }
+
+  const RunConfig& config() const { return m_config; }
+  const amp::Recipe& recipe() const { return m_recipe; }
+  const model::Mlp& model() const { return *m_model; }
+  model::Mlp& model() { return *m_model; }
+  const amp::Optimizer& optimizer() const { return *m_optimizer; }
+  const amp::LossScaler* scaler() const { return m_scaler ? &*m_scaler : nullptr; }
+  const data::TrainTest& data() const { return *m_data; }
+  std::string scalerDescription() const;
+  // Model plus optimizer state, at the recipe's precisions.
+  std::vector<model::PlanRow> plan() const;
+
+private:
+  void observeTelemetry();
+  void fail(const model::NonFiniteSite& site, const char* what);
+
+  RunConfig m_config;
+  const amp::Recipe& m_recipe;
+  std::shared_ptr<const data::TrainTest> m_data;
+  std::unique_ptr<model::Mlp> m_model;
+  std::unique_ptr<data::Batcher> m_batcher;
+  std::unique_ptr<amp::Optimizer> m_optimizer;
+  std::optional<amp::LossScaler> m_scaler;
+  std::unique_ptr<amp::LrSchedule> m_schedule;
+  telemetry::TelemetryCollector m_telemetry;
+  std::vector<std::span<float>> m_gradSpans; // mutable views of every gradient tensor
+  std::int64_t m_totalSteps = 0;
+  std::int64_t m_step = 0;
+  std::int64_t m_skipped = 0;
+  std::optional<Divergence> m_divergence;
+  StepReport m_report;
+  std::vector<amp::ScalerEvent> m_events; // capacity reserved; copies of the scaler's events
+};
+
+} // namespace mantissa::train

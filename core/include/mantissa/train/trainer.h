@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// Runs a Session on its own std::jthread. Another thread can start, pause,
+// single-step, resume and stop it. Progress goes to plain callbacks called
+// on the training thread (no Qt here: the GUI's bridge turns them into
+// snapshots for its mailbox).
+//
+//   stop:  an atomic request checked once per step (std::stop_token); the
+//          destructor requests stop, then joins.
+//   pause: the loop waits on a condition variable between steps; stepOnce()
+//          lets exactly one step through and stays paused.
+//
+// The Session is built in the constructor on the caller's thread, so a bad
+// configuration or data file throws there (ConfigError / data::DataError),
+// before any thread exists.
+
+#include <mantissa/train/run_config.h>
+#include <mantissa/train/session.h>
+#include <mantissa/train/step_report.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace mantissa::train {
+
+struct TrainerCallbacks {
+  std::function<void(const StepReport&)> onStep; // every step
+  std::function<void(const EvalReport&)> onEval; // every eval interval and at the end
+  std::function<void(const RunSummary&)> onDone; // once, last call from the thread
+};
+
+enum class TrainerState : std::uint8_t { Ready, Running, Paused, Finished };
+
+class Trainer {
+public:
+  Trainer(RunConfig config, TrainerCallbacks callbacks);
+  Trainer(RunConfig config, std::shared_ptr<const data::TrainTest> data, TrainerCallbacks callbacks);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // Starts the thread (running, or paused when startPaused). Once only.
+  void start(bool startPaused = false);
+  void pause();
+  void resume();
+  // While paused: run exactly one step, then stay paused.
+  void stepOnce();
+  // Asks the thread to finish after the current step; returns at once.
+  void stop();
+  // Blocks until the thread has finished (after onDone).
+  void wait();
+
+  TrainerState state() const { return m_state.load(); }
+  std::int64_t stepsDone() const { return m_stepsDone.load(); }
+  std::int64_t totalSteps() const { return m_session->totalSteps(); }
+  // Read-only after start() for everything the session fixed at construction
+  // (config, recipe, plan); do not call step() on it.
+  const Session& session() const { return *m_session; }
+
+private:
+  void run(std::stop_token stop);
+  bool evalDue(std::int64_t stepsDone) const;
+
+  std::unique_ptr<Session> m_session;
+  TrainerCallbacks m_callbacks;
+  std::mutex m_mutex;
+  std::condition_variable_any m_wake;
+  bool m_paused = false;          // guarded by m_mutex
+  std::int64_t m_stepBudget = 0;  // guarded by m_mutex: steps allowed while paused
+  std::atomic<TrainerState> m_state{TrainerState::Ready};
+  std::atomic<std::int64_t> m_stepsDone{0};
+  std::jthread m_thread; // last member: joined first on destruction
+};
+
+// Runs the whole session on the calling thread with the same callbacks and
+// evaluation cadence as a Trainer (the CLI and tests use it). `stop`, when
+// given, is checked once per step.
+RunSummary runToCompletion(Session& session, const TrainerCallbacks& callbacks,
+                           const std::atomic<bool>* stop = nullptr);
+
+} // namespace mantissa::train

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/train/run_config.h>
+
+#include <mantissa/amp/loss_scaler.h>
+#include <mantissa/amp/optimizer.h>
+#include <mantissa/amp/recipe.h>
+#include <mantissa/model/mlp.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <sstream>
+
+namespace mantissa::train {
+
+namespace {
+
+std::string num(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// Runs `parse`, turning its exception into a problem line.
+template <class F> void check(std::vector<std::string>& out, const char* field, F&& parse) {
+  try {
+    parse();
+  } catch (const std::exception& e) {
+    out.push_back(std::string(field) + ": " + e.what());
+  }
+}
+
+} // namespace
+
+std::vector<std::string> RunConfig::problems() const {
+  std::vector<std::string> out;
+  if (data.empty())
+    out.emplace_back("data: empty (a built-in name: mnist, fashion, spirals, blobs, or a path)");
+  check(out, "model", [&] { model::parseMlpSpec(model); });
+  const amp::Recipe* r = amp::findRecipe(recipe);
+  check(out, "recipe", [&] { amp::recipeByName(recipe); });
+  if (r && !scaler.empty()) {
+    if (!r->lossScaling)
+      out.push_back("scaler: recipe '" + recipe +
+                    "' does not use loss scaling (choose fp16-mixed to use a scaler)");
+    else if (scaler == "none")
+      out.push_back("scaler: 'none' with recipe '" + recipe +
+                    "' (use the recipe fp16-mixed-noscale for FP16 without scaling)");
+    else
+      check(out, "scaler", [&] { amp::scalerPreset(scaler); });
+  }
+  if (scalerInitScale && !(std::isfinite(*scalerInitScale) && *scalerInitScale > 0))
+    out.push_back("scaler_init_scale: must be a positive finite number, got " + num(*scalerInitScale));
+  if (scalerGrowthInterval && *scalerGrowthInterval < 1)
+    out.push_back("scaler_growth_interval: must be >= 1, got " +
+                  std::to_string(*scalerGrowthInterval));
+  if (!amp::parseOptimizer(optimizer))
+    out.push_back("optimizer: unknown '" + optimizer + "' (sgd, adamw)");
+  if (!(std::isfinite(lr) && lr > 0))
+    out.push_back("lr: must be a positive finite number, got " + num(lr));
+  if (!(momentum >= 0 && momentum < 1))
+    out.push_back("momentum: must be in [0, 1), got " + num(momentum));
+  if (!(weightDecay >= 0 && std::isfinite(weightDecay)))
+    out.push_back("weight_decay: must be >= 0, got " + num(weightDecay));
+  if (schedule != "constant" && schedule != "cosine")
+    out.push_back("schedule: unknown '" + schedule + "' (constant, cosine)");
+  if (warmupSteps < 0)
+    out.push_back("warmup_steps: must be >= 0, got " + std::to_string(warmupSteps));
+  if (!(lrFloor >= 0 && lrFloor <= lr))
+    out.push_back("lr_floor: must be in [0, lr], got " + num(lrFloor));
+  if (batch < 1 || batch > 65536)
+    out.push_back("batch: must be in [1, 65536], got " + std::to_string(batch));
+  if ((steps > 0) == (epochs > 0))
+    out.emplace_back("steps/epochs: give exactly one of them as a positive number");
+  if (steps < 0)
+    out.push_back("steps: must be positive, got " + std::to_string(steps));
+  if (epochs < 0)
+    out.push_back("epochs: must be positive, got " + std::to_string(epochs));
+  if (telemetryEvery < 0)
+    out.push_back("telemetry_every: must be >= 0, got " + std::to_string(telemetryEvery));
+  if (evalEvery < 0)
+    out.push_back("eval_every: must be >= 0, got " + std::to_string(evalEvery));
+  if (gradAccumulation < 1 || gradAccumulation > 1024)
+    out.push_back("grad_accumulation: must be in [1, 1024], got " + std::to_string(gradAccumulation));
+  if (!(clipNorm >= 0 && std::isfinite(clipNorm)))
+    out.push_back("clip_norm: must be >= 0, got " + num(clipNorm));
+  if (!(initGain > 0 && std::isfinite(initGain)))
+    out.push_back("init_gain: must be a positive finite number, got " + num(initGain));
+  if (!(lossMultiplier > 0 && std::isfinite(lossMultiplier)))
+    out.push_back("loss_multiplier: must be a positive finite number, got " + num(lossMultiplier));
+  if (schedule == "cosine" && steps > 0 && warmupSteps >= steps)
+    out.push_back("warmup_steps: must be below steps for the cosine schedule");
+  return out;
+}
+
+void RunConfig::validate() const {
+  const auto list = problems();
+  if (list.empty())
+    return;
+  std::string msg = "invalid run configuration: ";
+  for (std::size_t i = 0; i < list.size(); ++i)
+    msg += (i ? "; " : "") + list[i];
+  throw ConfigError(msg);
+}
+
+nlohmann::json toJson(const RunConfig& c) {
+  nlohmann::json j = {
+      {"data", c.data},           {"model", c.model},
+      {"recipe", c.recipe},       {"scaler", c.scaler},
+      {"optimizer", c.optimizer}, {"lr", c.lr},
+      {"momentum", c.momentum},   {"weight_decay", c.weightDecay},
+      {"schedule", c.schedule},   {"warmup_steps", c.warmupSteps},
+      {"lr_floor", c.lrFloor},    {"batch", c.batch},
+      {"steps", c.steps},         {"epochs", c.epochs},
+      {"seed", c.seed},           {"telemetry_every", c.telemetryEvery},
+      {"eval_every", c.evalEvery}, {"grad_accumulation", c.gradAccumulation},
+      {"clip_norm", c.clipNorm},  {"init_gain", c.initGain},
+      {"loss_multiplier", c.lossMultiplier}};
+  j["scaler_init_scale"] = c.scalerInitScale ? nlohmann::json(*c.scalerInitScale) : nullptr;
+  j["scaler_growth_interval"] =
+      c.scalerGrowthInterval ? nlohmann::json(*c.scalerGrowthInterval) : nullptr;
+  return j;
+}
+
+namespace {
+
+template <class T> void read(const nlohmann::json& j, const char* key, T& out) {
+  if (!j.contains(key))
+    return;
+  const auto& v = j.at(key);
+  using Plain = std::remove_cvref_t<T>;
+  if constexpr (std::is_same_v<Plain, std::string>) {
+    if (!v.is_string())
+      throw ConfigError(std::string(key) + ": expected a string");
+  } else if constexpr (std::is_integral_v<Plain>) {
+    if (!v.is_number_integer())
+      throw ConfigError(std::string(key) + ": expected an integer");
+    if constexpr (std::is_unsigned_v<Plain>)
+      if (v.is_number_integer() && !v.is_number_unsigned())
+        throw ConfigError(std::string(key) + ": expected a non-negative integer");
+  } else {
+    if (!v.is_number())
+      throw ConfigError(std::string(key) + ": expected a number");
+  }
+  out = v.get<Plain>();
+}
+
+template <class T> void readOptional(const nlohmann::json& j, const char* key, std::optional<T>& out) {
+  if (!j.contains(key) || j.at(key).is_null())
+    return;
+  T value{};
+  read(j, key, value);
+  out = value;
+}
+
+} // namespace
+
+RunConfig runConfigFromJson(const nlohmann::json& j) {
+  if (!j.is_object())
+    throw ConfigError("run configuration: expected a JSON object");
+  const RunConfig defaults;
+  const auto known = toJson(defaults);
+  for (const auto& [key, value] : j.items())
+    if (!known.contains(key))
+      throw ConfigError("run configuration: unknown key '" + key + "'");
+  RunConfig c;
+  read(j, "data", c.data);
+  read(j, "model", c.model);
+  read(j, "recipe", c.recipe);
+  read(j, "scaler", c.scaler);
+  readOptional(j, "scaler_init_scale", c.scalerInitScale);
+  readOptional(j, "scaler_growth_interval", c.scalerGrowthInterval);
+  read(j, "optimizer", c.optimizer);
+  read(j, "lr", c.lr);
+  read(j, "momentum", c.momentum);
+  read(j, "weight_decay", c.weightDecay);
+  read(j, "schedule", c.schedule);
+  read(j, "warmup_steps", c.warmupSteps);
+  read(j, "lr_floor", c.lrFloor);
+  read(j, "batch", c.batch);
+  read(j, "steps", c.steps);
+  read(j, "epochs", c.epochs);
+  read(j, "seed", c.seed);
+  read(j, "telemetry_every", c.telemetryEvery);
+  read(j, "eval_every", c.evalEvery);
+  read(j, "grad_accumulation", c.gradAccumulation);
+  read(j, "clip_norm", c.clipNorm);
+  read(j, "init_gain", c.initGain);
+  read(j, "loss_multiplier", c.lossMultiplier);
+  return c;
+}
+
+} // namespace mantissa::train

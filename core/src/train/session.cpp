@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/train/session.h>
+
+#include <mantissa/data/dataset.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace mantissa::train {
+
+namespace {
+
+const RunConfig& validated(const RunConfig& config) {
+  config.validate();
+  return config;
+}
+
+amp::OptimizerConfig optimizerConfig(const RunConfig& c) {
+  amp::OptimizerConfig o;
+  o.kind = *amp::parseOptimizer(c.optimizer);
+  o.momentum = c.momentum;
+  o.weightDecay = c.weightDecay;
+  return o;
+}
+
+} // namespace
+
+Session::Session(RunConfig config)
+    : Session(config, std::make_shared<const data::TrainTest>(
+                          data::loadDataSpec((validated(config), config.data)))) {}
+
+Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded)
+    : m_config(validated(config)), m_recipe(amp::recipeByName(m_config.recipe)),
+      m_data(std::move(loaded)), m_telemetry(m_config.telemetryEvery) {
+  const auto spec = model::parseMlpSpec(m_config.model);
+  const auto& train = m_data->train;
+  if (spec.widths.front() != train.features)
+    throw ConfigError("model: input width " + std::to_string(spec.widths.front()) +
+                      " does not match the data's " + std::to_string(train.features) +
+                      " features (" + train.name + ")");
+  if (spec.widths.back() != train.classes)
+    throw ConfigError("model: output width " + std::to_string(spec.widths.back()) +
+                      " does not match the data's " + std::to_string(train.classes) + " classes (" +
+                      train.name + ")");
+  if (static_cast<std::size_t>(m_config.batch) > train.size())
+    throw ConfigError("batch: " + std::to_string(m_config.batch) + " exceeds the " +
+                      std::to_string(train.size()) + " training samples of " + train.name);
+
+  m_model = std::make_unique<model::Mlp>(spec, m_config.batch, m_recipe, m_config.gradAccumulation);
+  m_model->initialize(m_config.seed, static_cast<float>(m_config.initGain));
+  m_batcher = std::make_unique<data::Batcher>(train, m_config.batch, m_config.seed + 1);
+
+  std::vector<amp::Slot> slots;
+  for (int l = 0; l < m_model->layers(); ++l) {
+    auto& p = m_model->params()[l];
+    auto& g = m_model->grads()[l];
+    const std::string name = "layer" + std::to_string(l);
+    slots.push_back({name + ".W", p.w.f32(), g.w.f32()});
+    slots.push_back({name + ".b", p.b.f32(), g.b.f32()});
+    m_gradSpans.push_back(g.w.f32());
+    m_gradSpans.push_back(g.b.f32());
+  }
+  m_optimizer = std::make_unique<amp::Optimizer>(optimizerConfig(m_config), m_recipe,
+                                                 std::move(slots), m_config.seed + 2);
+  if (m_recipe.lossScaling) {
+    auto sc = amp::scalerPreset(m_config.scaler.empty() ? m_recipe.defaultScaler : m_config.scaler);
+    if (m_config.scalerInitScale)
+      sc.initScale = *m_config.scalerInitScale;
+    if (m_config.scalerGrowthInterval)
+      sc.growthInterval = *m_config.scalerGrowthInterval;
+    m_scaler.emplace(sc);
+  }
+
+  m_totalSteps = m_config.steps > 0 ? m_config.steps : m_config.epochs * stepsPerEpoch();
+  amp::LrScheduleConfig lr;
+  lr.baseLr = m_config.lr;
+  if (m_config.schedule == "cosine") {
+    lr.kind = amp::LrScheduleKind::WarmupCosine;
+    lr.warmupSteps = m_config.warmupSteps;
+    lr.totalSteps = std::max<std::int64_t>(m_totalSteps, m_config.warmupSteps + 1);
+    lr.floorLr = m_config.lrFloor;
+  }
+  m_schedule = std::make_unique<amp::LrSchedule>(lr);
+  m_events.reserve(8);
+  m_report.totalSteps = m_totalSteps;
+}
+
+std::int64_t Session::stepsPerEpoch() const {
+  return std::max<std::int64_t>(1, m_batcher->stepsPerEpoch() / m_config.gradAccumulation);
+}
+
+std::string Session::scalerDescription() const {
+  return m_scaler ? amp::describeScaler(m_scaler->config()) : "none";
+}
+
+std::vector<model::PlanRow> Session::plan() const {
+  auto rows = m_model->plan();
+  const auto state = m_optimizer->plan();
+  rows.insert(rows.end(), state.begin(), state.end());
+  return rows;
+}
+
+void Session::fail(const model::NonFiniteSite& site, const char* what) {
+  Divergence d;
+  d.step = m_step;
+  d.layer = site.layer;
+  d.backward = site.backward;
+  d.op = site.op;
+  d.message = std::string(what) + " at step " + std::to_string(m_step) + ": first in layer " +
+              std::to_string(site.layer) + ", op " + site.op + " (" +
+              (site.backward ? "backward" : "forward") + ")";
+  m_divergence = d;
+  m_report.divergence = d;
+}
+
+void Session::observeTelemetry() {
+  model::ScopedTimer t(m_report.times.telemetry);
+  const float scale = static_cast<float>(m_report.lossScale);
+  const auto& acts = m_model->acts();
+  for (int l = 0; l < m_model->layers(); ++l) {
+    m_telemetry.observe(l, telemetry::TensorClass::Weights, m_model->params()[l].w.f32(), 1.0f);
+    const auto& a = acts[l];
+    m_telemetry.observe(l, telemetry::TensorClass::Activations,
+                        a.post.size() ? a.post.f32() : a.pre.f32(), 1.0f);
+    m_telemetry.observe(l, telemetry::TensorClass::ActivationGrads, a.dpre.f32(), scale);
+    m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32(), scale);
+  }
+}
+
+const StepReport& Session::step() {
+  const auto start = std::chrono::steady_clock::now();
+  auto& r = m_report;
+  r.step = m_step;
+  r.times = {};
+  r.telemetry.reset();
+  r.divergence.reset();
+  r.underflow = {};
+  r.foundInf = false;
+  r.skipped = false;
+  r.clipFactor = 1.0;
+  r.updates = {};
+  m_events.clear();
+  r.lr = m_schedule->lrAt(m_step);
+  r.lossScale = m_scaler ? m_scaler->scale() : 1.0;
+  const bool observe = m_telemetry.wants(m_step);
+  m_model->setMeasureUnderflow(observe);
+
+  const int micro = m_config.gradAccumulation;
+  const float backwardScale =
+      static_cast<float>(r.lossScale * m_config.lossMultiplier / static_cast<double>(micro));
+  double lossSum = 0.0;
+  int correct = 0;
+  for (int m = 0; m < micro; ++m) {
+    {
+      model::ScopedTimer t(r.times.data);
+      m_batcher->next(m_model->inputs(), m_model->labels());
+    }
+    const auto x = m_model->forward(r.times);
+    lossSum += x.loss;
+    correct += x.correct;
+    if (!std::isfinite(x.loss)) {
+      fail(m_model->firstNonFinite(false).value_or(model::NonFiniteSite{m_model->layers() - 1, false,
+                                                                        "softmax-xent"}),
+           "non-finite loss");
+      break;
+    }
+    m_model->backward(backwardScale, m > 0, r.times);
+  }
+  r.epoch = m_batcher->epoch();
+  r.loss = lossSum / micro;
+  r.accuracy = double(correct) / (double(micro) * m_config.batch);
+
+  if (!r.divergence) {
+    if (observe)
+      observeTelemetry();
+    {
+      model::ScopedTimer t(r.times.optimizer);
+      if (m_scaler) {
+        const float inv = m_scaler->invScale();
+        for (auto g : m_gradSpans)
+          r.foundInf |= amp::LossScaler::unscaleAndCheck(g, inv);
+      }
+      // Undo the loss multiplier so the optimizer sees d(mean CE)/dw.
+      if (m_config.lossMultiplier != 1.0) {
+        const float undo = static_cast<float>(1.0 / m_config.lossMultiplier);
+        for (auto g : m_gradSpans)
+          for (float& v : g)
+            v *= undo;
+      }
+      r.gradNorm = r.foundInf ? std::numeric_limits<double>::quiet_NaN()
+                              : amp::globalGradNorm(m_optimizer->slots());
+      if (m_scaler) {
+        const auto u = m_scaler->update(m_step, r.foundInf);
+        r.skipped = u.skipped;
+        for (const auto& e : m_scaler->lastEvents())
+          m_events.push_back(e);
+      } else if (!std::isfinite(r.gradNorm)) {
+        fail(m_model->firstNonFinite(true).value_or(model::NonFiniteSite{0, true, "linear dW"}),
+             "non-finite gradient");
+      }
+    }
+  }
+  if (!r.divergence && !r.skipped) {
+    {
+      model::ScopedTimer t(r.times.optimizer);
+      r.clipFactor = amp::clipByGlobalNorm(m_gradSpans, r.gradNorm, m_config.clipNorm);
+      m_optimizer->step(r.lr, observe);
+      for (const auto& s : m_optimizer->lastStats()) {
+        r.updates.nonzero += s.nonzero;
+        r.updates.unchanged += s.unchanged;
+      }
+    }
+    m_model->refreshWorkingWeights(r.times);
+    if (observe) {
+      model::ScopedTimer t(r.times.telemetry);
+      for (int l = 0; l < m_model->layers(); ++l)
+        m_telemetry.observeUpdate(l, m_model->params()[l].w.f32(),
+                                  m_optimizer->lastUpdate(static_cast<std::size_t>(2 * l)),
+                                  m_recipe.weights);
+    }
+  }
+  m_skipped += r.skipped ? 1 : 0;
+  if (observe) {
+    model::ScopedTimer t(r.times.telemetry);
+    r.telemetry = m_telemetry.finish(m_step);
+    r.underflow = m_model->underflow();
+  }
+  r.scaler = m_scaler ? m_scaler->state() : amp::ScalerState{1.0, 0, 0};
+  r.scalerEvents = m_events;
+  ++m_step;
+  r.stepMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+EvalReport Session::evaluate() {
+  const auto& test = m_data->test;
+  const int batch = m_config.batch;
+  const int features = test.features;
+  const std::size_t n = test.size();
+  EvalReport e;
+  e.step = m_step;
+  double lossSum = 0.0;
+  std::int64_t correct = 0;
+  model::OpTimes ignored;
+  auto x = m_model->inputs();
+  auto y = m_model->labels();
+  for (std::size_t first = 0; first < n; first += static_cast<std::size_t>(batch)) {
+    const int rows = static_cast<int>(std::min<std::size_t>(batch, n - first));
+    for (int r = 0; r < batch; ++r) {
+      // Rows past the end repeat the last sample; they are not counted.
+      const std::size_t src = first + static_cast<std::size_t>(std::min(r, rows - 1));
+      std::memcpy(x.data() + static_cast<std::size_t>(r) * features,
+                  test.x.data() + src * static_cast<std::size_t>(features),
+                  sizeof(float) * static_cast<std::size_t>(features));
+      y[static_cast<std::size_t>(r)] = test.y[src];
+    }
+    const auto res = m_model->forward(ignored, rows);
+    lossSum += res.loss * rows;
+    correct += res.correct;
+  }
+  e.samples = static_cast<std::int64_t>(n);
+  e.loss = n ? lossSum / double(n) : 0.0;
+  e.accuracy = n ? double(correct) / double(n) : 0.0;
+  return e;
+}
+
+} // namespace mantissa::train

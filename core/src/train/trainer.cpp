@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/train/trainer.h>
+
+#include <chrono>
+#include <stdexcept>
+
+namespace mantissa::train {
+
+namespace {
+
+// Evaluate every eval_every steps, or once per epoch when 0; always at the end.
+bool evalDueFor(const Session& s, std::int64_t done) {
+  const std::int64_t every = s.config().evalEvery > 0 ? s.config().evalEvery : s.stepsPerEpoch();
+  return done % every == 0 && done < s.totalSteps();
+}
+
+RunSummary summarise(const Session& s, const EvalReport& finalEval, double wallSeconds,
+                     double lastLoss, bool stopped) {
+  RunSummary r;
+  r.recipe = s.config().recipe;
+  r.steps = s.stepsDone();
+  r.skippedSteps = s.skippedSteps();
+  r.wallSeconds = wallSeconds;
+  r.testAccuracy = finalEval.accuracy;
+  r.testLoss = finalEval.loss;
+  r.finalTrainLoss = lastLoss;
+  r.stoppedEarly = stopped;
+  r.divergence = s.divergence();
+  return r;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+} // namespace
+
+RunSummary runToCompletion(Session& session, const TrainerCallbacks& cb,
+                           const std::atomic<bool>* stop) {
+  const auto start = std::chrono::steady_clock::now();
+  double lastLoss = 0.0;
+  bool stopped = false;
+  while (!session.finished()) {
+    if (stop && stop->load()) {
+      stopped = true;
+      break;
+    }
+    const auto& report = session.step();
+    lastLoss = report.loss;
+    if (cb.onStep)
+      cb.onStep(report);
+    if (!session.finished() && evalDueFor(session, session.stepsDone()) && cb.onEval)
+      cb.onEval(session.evaluate());
+  }
+  const EvalReport last = session.evaluate();
+  if (cb.onEval)
+    cb.onEval(last);
+  RunSummary summary = summarise(session, last, secondsSince(start), lastLoss, stopped);
+  if (cb.onDone)
+    cb.onDone(summary);
+  return summary;
+}
+
+Trainer::Trainer(RunConfig config, TrainerCallbacks callbacks)
+    : m_session(std::make_unique<Session>(std::move(config))), m_callbacks(std::move(callbacks)) {}
+
+Trainer::Trainer(RunConfig config, std::shared_ptr<const data::TrainTest> data,
+                 TrainerCallbacks callbacks)
+    : m_session(std::make_unique<Session>(std::move(config), std::move(data))),
+      m_callbacks(std::move(callbacks)) {}
+
+Trainer::~Trainer() {
+  if (m_thread.joinable()) {
+    m_thread.request_stop(); // the condition variable wakes on stop requests
+    m_thread.join();
+  }
+}
+
+void Trainer::start(bool startPaused) {
+  if (m_thread.joinable() || m_state.load() != TrainerState::Ready)
+    throw std::logic_error("Trainer::start: already started");
+  {
+    std::lock_guard lock(m_mutex);
+    m_paused = startPaused;
+  }
+  m_state = startPaused ? TrainerState::Paused : TrainerState::Running;
+  m_thread = std::jthread([this](std::stop_token stop) { run(stop); });
+}
+
+void Trainer::pause() {
+  std::lock_guard lock(m_mutex);
+  m_paused = true;
+  if (m_state.load() == TrainerState::Running)
+    m_state = TrainerState::Paused;
+}
+
+void Trainer::resume() {
+  {
+    std::lock_guard lock(m_mutex);
+    m_paused = false;
+    if (m_state.load() == TrainerState::Paused)
+      m_state = TrainerState::Running;
+  }
+  m_wake.notify_all();
+}
+
+void Trainer::stepOnce() {
+  {
+    std::lock_guard lock(m_mutex);
+    if (m_paused)
+      ++m_stepBudget;
+  }
+  m_wake.notify_all();
+}
+
+void Trainer::stop() {
+  m_thread.request_stop();
+  m_wake.notify_all();
+}
+
+void Trainer::wait() {
+  if (m_thread.joinable())
+    m_thread.join();
+}
+
+void Trainer::run(std::stop_token stop) {
+  Session& s = *m_session;
+  const auto start = std::chrono::steady_clock::now();
+  double lastLoss = 0.0;
+  while (!s.finished()) {
+    {
+      std::unique_lock lock(m_mutex);
+      // Returns false only when stop was requested while waiting.
+      if (!m_wake.wait(lock, stop, [&] { return !m_paused || m_stepBudget > 0; }))
+        break;
+      if (m_paused)
+        --m_stepBudget;
+    }
+    if (stop.stop_requested())
+      break;
+    const auto& report = s.step();
+    lastLoss = report.loss;
+    m_stepsDone = s.stepsDone();
+    if (m_callbacks.onStep)
+      m_callbacks.onStep(report);
+    if (!s.finished() && evalDueFor(s, s.stepsDone()) && m_callbacks.onEval)
+      m_callbacks.onEval(s.evaluate());
+  }
+  const EvalReport last = s.evaluate();
+  if (m_callbacks.onEval)
+    m_callbacks.onEval(last);
+  const RunSummary summary =
+      summarise(s, last, secondsSince(start), lastLoss, !s.finished());
+  m_state = TrainerState::Finished;
+  if (m_callbacks.onDone)
+    m_callbacks.onDone(summary);
+}
+
+bool Trainer::evalDue(std::int64_t stepsDone) const { return evalDueFor(*m_session, stepsDone); }
+
+} // namespace mantissa::train

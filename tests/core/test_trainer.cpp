@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Run configuration, determinism, divergence, loss-scaler skips, and the
+// Trainer's thread controls. Small models on the shipped MNIST, a few dozen
+// steps each.
+#include <mantissa/train/trainer.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+using namespace mantissa;
+using train::RunConfig;
+
+namespace {
+
+RunConfig small(std::string recipe, std::int64_t steps = 20) {
+  RunConfig c;
+  c.model = "mlp:784-32-10";
+  c.recipe = std::move(recipe);
+  c.batch = 32;
+  c.steps = steps;
+  c.seed = 7;
+  return c;
+}
+
+std::shared_ptr<const data::TrainTest> mnist() {
+  static const auto data = std::make_shared<const data::TrainTest>(data::loadBuiltin("mnist"));
+  return data;
+}
+
+std::vector<double> lossTrace(const RunConfig& c) {
+  train::Session s(c, mnist());
+  std::vector<double> trace;
+  while (!s.finished())
+    trace.push_back(s.step().loss);
+  return trace;
+}
+
+bool waitFor(const std::function<bool()>& cond) {
+  for (int i = 0; i < 2000; ++i) { // up to 20 s on a loaded machine
+    if (cond())
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return cond();
+}
+
+} // namespace
+
+TEST(RunConfigJson, RoundTripsEveryField) {
+  RunConfig c = small("fp16-mixed");
+  c.scaler = "apex";
+  c.scalerInitScale = 1024.0;
+  c.optimizer = "adamw";
+  c.schedule = "cosine";
+  c.warmupSteps = 5;
+  c.lrFloor = 0.001;
+  c.telemetryEvery = 3;
+  c.gradAccumulation = 2;
+  c.clipNorm = 1.5;
+  const auto back = train::runConfigFromJson(train::toJson(c));
+  EXPECT_EQ(train::toJson(back), train::toJson(c));
+  EXPECT_EQ(back.scalerInitScale, 1024.0);
+  EXPECT_FALSE(back.scalerGrowthInterval.has_value());
+}
+
+TEST(RunConfigJson, RejectsUnknownKeysAndWrongTypesByName) {
+  auto expectError = [](const char* text, const char* needle) {
+    try {
+      train::runConfigFromJson(nlohmann::json::parse(text));
+      ADD_FAILURE() << text;
+    } catch (const train::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expectError(R"({"learning_rate": 0.1})", "learning_rate");
+  expectError(R"({"lr": "fast"})", "lr");
+  expectError(R"({"batch": 1.5})", "batch");
+  expectError(R"({"seed": -3})", "seed");
+  expectError(R"([1, 2])", "object");
+}
+
+TEST(RunConfigValidate, NamesEveryProblem) {
+  RunConfig c;
+  c.lr = -1;
+  c.batch = 0;
+  c.steps = 10;
+  c.epochs = 2;
+  c.recipe = "bf16-mixed";
+  c.scaler = "pytorch";
+  c.model = "mlp:784";
+  const auto p = c.problems();
+  auto has = [&](const char* prefix) {
+    for (const auto& s : p)
+      if (s.rfind(prefix, 0) == 0)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(has("lr:"));
+  EXPECT_TRUE(has("batch:"));
+  EXPECT_TRUE(has("steps/epochs:"));
+  EXPECT_TRUE(has("scaler:"));
+  EXPECT_TRUE(has("model:"));
+  EXPECT_THROW(c.validate(), train::ConfigError);
+  EXPECT_TRUE(small("fp32").problems().empty());
+  RunConfig wrongWidth = small("fp32");
+  wrongWidth.model = "mlp:100-10";
+  EXPECT_THROW(train::Session(wrongWidth, mnist()), train::ConfigError);
+}
+
+TEST(Determinism, SameConfigSameBitsDifferentSeedDifferentBits) {
+  for (const char* recipe : {"fp32", "fp16-mixed", "bf16-pure-sr"}) {
+    const auto a = lossTrace(small(recipe));
+    const auto b = lossTrace(small(recipe));
+    ASSERT_EQ(a.size(), 20u);
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << recipe;
+    RunConfig other = small(recipe);
+    other.seed = 8;
+    EXPECT_NE(lossTrace(other), a) << recipe;
+  }
+}
+
+TEST(Training, LossFallsAndEvaluationCoversTheTestSet) {
+  RunConfig c = small("bf16-mixed", 60);
+  c.lr = 0.1;
+  train::Session s(c, mnist());
+  const auto before = s.evaluate();
+  while (!s.finished())
+    s.step();
+  const auto after = s.evaluate();
+  EXPECT_EQ(after.samples, 2000);
+  EXPECT_LT(after.loss, 0.6 * before.loss);
+  EXPECT_GT(after.accuracy, 0.75);
+}
+
+namespace {
+
+bool finite(const Tensor& t) {
+  for (float v : t.f32())
+    if (!std::isfinite(v))
+      return false;
+  return true;
+}
+
+} // namespace
+
+// lr 1e6 in FP16 without a scaler: the first update makes layer 0's outputs
+// exceed 65504, so the forward pass overflows. (In FP32 the same run stays
+// finite: the log-sum-exp keeps the loss finite and the ReLUs die.)
+TEST(Divergence, HugeLearningRateStopsWithStepLayerAndOp) {
+  RunConfig c = small("fp16-mixed-noscale", 50);
+  c.lr = 1e6;
+  train::Session s(c, mnist());
+  while (!s.finished())
+    s.step();
+  ASSERT_TRUE(s.divergence().has_value());
+  const auto& d = *s.divergence();
+  EXPECT_LT(s.stepsDone(), 50);
+  EXPECT_EQ(d.step, s.stepsDone() - 1);
+  EXPECT_FALSE(d.backward);
+  EXPECT_EQ(d.op, "linear");
+  EXPECT_NE(d.message.find("step " + std::to_string(d.step)), std::string::npos) << d.message;
+  // The named layer really is the first with a non-finite value.
+  const auto& acts = s.model().acts();
+  for (int l = 0; l < d.layer; ++l)
+    EXPECT_TRUE(finite(acts[l].pre) && finite(acts[l].post)) << "layer " << l;
+  EXPECT_FALSE(finite(acts[d.layer].pre));
+}
+
+// A loss multiplied by 1e6 in FP16 without a scaler: the forward pass is
+// fine, the weight gradient of the last layer overflows FP16 in backward.
+TEST(Divergence, BackwardOverflowIsReportedAsBackward) {
+  RunConfig c = small("fp16-mixed-noscale", 5);
+  c.lossMultiplier = 1e6;
+  train::Session s(c, mnist());
+  s.step();
+  ASSERT_TRUE(s.divergence().has_value());
+  const auto& d = *s.divergence();
+  EXPECT_EQ(d.step, 0);
+  EXPECT_TRUE(d.backward);
+  EXPECT_TRUE(s.finished());
+  const auto& m = s.model();
+  for (int l = m.layers() - 1; l > d.layer; --l)
+    EXPECT_TRUE(finite(m.acts()[l].dpre) && finite(m.grads()[l].w) && finite(m.grads()[l].b) &&
+                finite(m.acts()[l].dIn))
+        << "layer " << l << " comes earlier in backward order";
+  EXPECT_FALSE(finite(m.acts()[d.layer].dpre) && finite(m.grads()[d.layer].w) &&
+               finite(m.grads()[d.layer].b) &&
+               (d.layer == 0 || finite(m.acts()[d.layer].dIn)));
+  EXPECT_EQ(d.op.rfind("linear", 0) == 0 || d.op == "relu" || d.op == "softmax-xent", true) << d.op;
+}
+
+TEST(LossScaling, OverflowSkipsTheStepAndBacksOffWithoutDiverging) {
+  RunConfig c = small("fp16-mixed", 30);
+  c.scalerInitScale = std::ldexp(1.0, 40); // scaled gradients overflow FP16 at once
+  train::Session s(c, mnist());
+  int skipped = 0, backoffs = 0;
+  double firstScale = 0;
+  while (!s.finished()) {
+    const auto& r = s.step();
+    if (r.step == 0)
+      firstScale = r.lossScale;
+    skipped += r.skipped;
+    for (const auto& e : r.scalerEvents)
+      backoffs += e.kind == amp::ScalerEventKind::Backoff;
+    EXPECT_EQ(r.skipped, r.foundInf);
+  }
+  EXPECT_FALSE(s.divergence().has_value());
+  EXPECT_EQ(firstScale, std::ldexp(1.0, 40));
+  EXPECT_GE(skipped, 1);
+  EXPECT_EQ(backoffs, skipped);
+  EXPECT_LT(s.scaler()->scale(), std::ldexp(1.0, 40));
+}
+
+TEST(Clipping, LargeGradientsAreScaledToTheMaxNorm) {
+  RunConfig c = small("fp32", 3);
+  c.clipNorm = 1e-3;
+  train::Session s(c, mnist());
+  const auto& r = s.step();
+  EXPECT_GT(r.gradNorm, 1e-3);
+  EXPECT_NEAR(r.clipFactor, 1e-3 / (r.gradNorm + 1e-6), 1e-9);
+}
+
+TEST(Telemetry, FramesArriveEveryKSteps) {
+  RunConfig c = small("fp16-mixed", 7);
+  c.telemetryEvery = 3;
+  train::Session s(c, mnist());
+  std::vector<std::int64_t> frames;
+  while (!s.finished()) {
+    const auto& r = s.step();
+    if (r.telemetry) {
+      frames.push_back(r.telemetry->step);
+      EXPECT_EQ(r.underflow.size(), 2u);
+      // Gradients of a loss-scaled recipe: both the scaled and unscaled views.
+      EXPECT_NE(r.telemetry->find(0, telemetry::TensorClass::WeightGrads, true), nullptr);
+      EXPECT_NE(r.telemetry->find(0, telemetry::TensorClass::WeightGrads, false), nullptr);
+    }
+  }
+  EXPECT_EQ(frames, (std::vector<std::int64_t>{0, 3, 6}));
+}
+
+TEST(Trainer, PauseSingleStepResumeAndStopFromAnotherThread) {
+  std::atomic<int> stepCalls{0}, doneCalls{0};
+  train::RunSummary summary;
+  train::TrainerCallbacks cb;
+  cb.onStep = [&](const train::StepReport&) { ++stepCalls; };
+  cb.onDone = [&](const train::RunSummary& s) {
+    summary = s;
+    ++doneCalls;
+  };
+  train::Trainer t(small("fp32", 100000), mnist(), cb);
+  EXPECT_EQ(t.state(), train::TrainerState::Ready);
+  t.start(/*startPaused=*/true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(t.stepsDone(), 0);
+  for (int i = 0; i < 3; ++i)
+    t.stepOnce();
+  ASSERT_TRUE(waitFor([&] { return t.stepsDone() == 3; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  EXPECT_EQ(t.stepsDone(), 3) << "single steps must not run on";
+  EXPECT_EQ(t.state(), train::TrainerState::Paused);
+  t.resume();
+  ASSERT_TRUE(waitFor([&] { return t.stepsDone() > 10; }));
+  t.pause();
+  const auto pausedAt = [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return t.stepsDone();
+  }();
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  EXPECT_EQ(t.stepsDone(), pausedAt);
+  t.stop();
+  t.wait();
+  EXPECT_EQ(t.state(), train::TrainerState::Finished);
+  EXPECT_EQ(doneCalls.load(), 1);
+  EXPECT_TRUE(summary.stoppedEarly);
+  EXPECT_EQ(summary.steps, t.stepsDone());
+  EXPECT_EQ(stepCalls.load(), t.stepsDone());
+}
+
+TEST(Trainer, DestructorStopsARunningTrainer) {
+  std::atomic<int> doneCalls{0};
+  {
+    train::TrainerCallbacks cb;
+    cb.onDone = [&](const train::RunSummary&) { ++doneCalls; };
+    train::Trainer t(small("fp32", 100000), mnist(), cb);
+    t.start();
+    ASSERT_TRUE(waitFor([&] { return t.stepsDone() > 2; }));
+  } // ~Trainer: request stop, join
+  EXPECT_EQ(doneCalls.load(), 1);
+}
+
+TEST(Trainer, RunsToTheEndAndEvaluates) {
+  std::vector<train::EvalReport> evals;
+  train::TrainerCallbacks cb;
+  cb.onEval = [&](const train::EvalReport& e) { evals.push_back(e); };
+  RunConfig c = small("fp32", 12);
+  c.evalEvery = 5;
+  train::Trainer t(c, mnist(), cb);
+  t.start();
+  t.wait();
+  ASSERT_EQ(evals.size(), 3u); // after steps 5, 10 and the final one
+  EXPECT_EQ(evals[0].step, 5);
+  EXPECT_EQ(evals[1].step, 10);
+  EXPECT_EQ(evals[2].step, 12);
+}
