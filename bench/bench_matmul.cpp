@@ -70,8 +70,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  bench::MatmulBenchOptions options = quick ? bench::MatmulBenchOptions::quick()
-                                            : bench::MatmulBenchOptions{};
+  bench::MatmulBenchOptions options =
+      quick ? bench::MatmulBenchOptions::quick() : bench::MatmulBenchOptions{};
   options.threads = threads;
   options.progress = [](double fraction, std::string_view what) {
     std::fprintf(stderr, "\r[%3.0f%%] %-60.*s", fraction * 100, int(what.size()), what.data());
@@ -94,13 +94,13 @@ int main(int argc, char** argv) {
   const std::vector<bench::MatmulResult> results = bench::measureMatmuls(options);
   std::fprintf(stderr, "\r%70s\r", "");
 
-  std::printf("%-22s %-7s %-5s %5s %5s %5s %2s %9s %6s %6s  %s\n", "shape", "backend", "dtype",
-              "M", "N", "K", "op", "GFLOP/s", "CV", "%peak", "implementation");
+  std::printf("%-22s %-7s %-5s %5s %5s %5s %2s %9s %6s %6s  %s\n", "shape", "backend", "dtype", "M",
+              "N", "K", "op", "GFLOP/s", "CV", "%peak", "implementation");
   bool noisy = false;
   for (const bench::MatmulResult& r : results) {
     const double limit = r.dtype == DType::BF16 ? peak.bf16Gflops : peak.fp32Gflops;
-    std::printf("%-22s %-7s %-5s %5lld %5lld %5lld %2s %9.1f %5.1f%% %5.1f%%  %s\n", r.label.c_str(),
-                std::string(kernels::backendName(r.backend)).c_str(),
+    std::printf("%-22s %-7s %-5s %5lld %5lld %5lld %2s %9.1f %5.1f%% %5.1f%%  %s\n",
+                r.label.c_str(), std::string(kernels::backendName(r.backend)).c_str(),
                 std::string(dtypeName(r.dtype)).c_str(), static_cast<long long>(r.m),
                 static_cast<long long>(r.n), static_cast<long long>(r.k),
                 transText(r.transSrc, r.transWeights), r.gflops, r.cv * 100,
@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
     noisy = noisy || r.cv > 0.10;
   }
   if (noisy)
-    std::printf("\nNote: some rows have CV > 10%%: the machine was busy; compare ratios with care.\n");
+    std::printf(
+        "\nNote: some rows have CV > 10%%: the machine was busy; compare ratios with care.\n");
   printRatios(results);
 
   std::printf("\nPeak FP32: %.1f GFLOP/s (%s)\n", peak.fp32Gflops, peak.fp32Source.c_str());

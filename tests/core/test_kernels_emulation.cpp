@@ -10,9 +10,8 @@
 
 #include <mantissa/kernels/matmul.h>
 
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <gtest/gtest.h>
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include <atomic>
 #include <cstdlib>
@@ -30,7 +29,8 @@ std::atomic<std::size_t> gLargest{0};
 void* countedAlloc(std::size_t size, std::size_t align) {
   if (gCounting.load(std::memory_order_relaxed)) {
     gAllocations.fetch_add(1, std::memory_order_relaxed);
-    for (std::size_t seen = gLargest.load(); seen < size && !gLargest.compare_exchange_weak(seen, size);) {
+    for (std::size_t seen = gLargest.load();
+         seen < size && !gLargest.compare_exchange_weak(seen, size);) {
     }
   }
   if (size == 0)
@@ -44,20 +44,42 @@ void* countedAlloc(std::size_t size, std::size_t align) {
 }
 } // namespace
 
-void* operator new(std::size_t size) { return countedAlloc(size, 0); }
-void* operator new[](std::size_t size) { return countedAlloc(size, 0); }
-void* operator new(std::size_t size, std::align_val_t a) { return countedAlloc(size, std::size_t(a)); }
+void* operator new(std::size_t size) {
+  return countedAlloc(size, 0);
+}
+void* operator new[](std::size_t size) {
+  return countedAlloc(size, 0);
+}
+void* operator new(std::size_t size, std::align_val_t a) {
+  return countedAlloc(size, std::size_t(a));
+}
 void* operator new[](std::size_t size, std::align_val_t a) {
   return countedAlloc(size, std::size_t(a));
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
+  std::free(p);
+}
 
 namespace {
 
@@ -151,9 +173,8 @@ AllocationWindow bareOneDnnExecutes(int calls) {
   dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(srcMd, weightsMd, dstMd), engine);
   dnnl::matmul primitive(pd);
   dnnl::memory src(srcMd, engine), weights(weightsMd, engine), dst(dstMd, engine);
-  const dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, src.get()},
-                                  {DNNL_ARG_WEIGHTS, weights.get()},
-                                  {DNNL_ARG_DST, dst.get()}};
+  const dnnl_exec_arg_t args[] = {
+      {DNNL_ARG_SRC, src.get()}, {DNNL_ARG_WEIGHTS, weights.get()}, {DNNL_ARG_DST, dst.get()}};
   auto run = [&] {
     for (int i = 0; i < calls; ++i) {
       dnnl_primitive_execute(primitive.get(), stream.get(), 3, args);

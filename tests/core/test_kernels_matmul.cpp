@@ -26,6 +26,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <tuple>
 
 namespace {
@@ -131,9 +132,9 @@ TEST_P(MatmulAgreement, OneDnnMatchesEigenReferenceWithinTheFp32SummationBound) 
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {
   const auto [d, inputs, dst, ts, tw, acc] = info.param;
   return std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k) + "_" +
-         std::string(mantissa::dtypeName(inputs)) + "_to_" +
-         std::string(mantissa::dtypeName(dst)) + (ts == Trans::Yes ? "_srcT" : "") +
-         (tw == Trans::Yes ? "_weightsT" : "") + (acc ? "_accumulate" : "");
+         std::string(mantissa::dtypeName(inputs)) + "_to_" + std::string(mantissa::dtypeName(dst)) +
+         (ts == Trans::Yes ? "_srcT" : "") + (tw == Trans::Yes ? "_weightsT" : "") +
+         (acc ? "_accumulate" : "");
 }
 
 // F32 -> F32, and for 16-bit inputs both an F32 dst and a same-format dst.
@@ -142,18 +143,18 @@ const auto kShapes = ::testing::Values(Shape{1, 1, 1}, Shape{7, 13, 5}, Shape{12
 
 INSTANTIATE_TEST_SUITE_P(F32, MatmulAgreement,
                          ::testing::Combine(kShapes, ::testing::Values(DType::F32),
-                                            ::testing::Values(DType::F32), kTransposes,
-                                            kTransposes, ::testing::Bool()),
+                                            ::testing::Values(DType::F32), kTransposes, kTransposes,
+                                            ::testing::Bool()),
                          caseName);
 INSTANTIATE_TEST_SUITE_P(BF16, MatmulAgreement,
                          ::testing::Combine(kShapes, ::testing::Values(DType::BF16),
-                                            ::testing::Values(DType::F32, DType::BF16),
-                                            kTransposes, kTransposes, ::testing::Bool()),
+                                            ::testing::Values(DType::F32, DType::BF16), kTransposes,
+                                            kTransposes, ::testing::Bool()),
                          caseName);
 INSTANTIATE_TEST_SUITE_P(F16, MatmulAgreement,
                          ::testing::Combine(kShapes, ::testing::Values(DType::F16),
-                                            ::testing::Values(DType::F32, DType::F16),
-                                            kTransposes, kTransposes, ::testing::Bool()),
+                                            ::testing::Values(DType::F32, DType::F16), kTransposes,
+                                            kTransposes, ::testing::Bool()),
                          caseName);
 
 // The reference itself, on a product worked out by hand:
@@ -209,6 +210,32 @@ TEST(Matmul, ExecuteUsesTheTensorsOfEachCall) {
       EXPECT_EQ(double(c2.f32()[i]), e2.value[i]);
     }
   }
+}
+
+// The trainer and a background benchmark may run Matmuls at the same time,
+// each on its own thread (and so its own oneDNN stream).
+TEST(Matmul, TwoThreadsAtOnce) {
+  auto work = [](DType inputs, std::uint32_t seed, bool* ok) {
+    const MatmulShape s{33, 17, 29, Trans::Yes, Trans::No};
+    const Tensor a = randomTensor(inputs, 29, 33, seed, 4),
+                 b = randomTensor(inputs, 29, 17, seed + 1, 4);
+    const auto exact = naiveMatmul(s, a, b);
+    Matmul mm(s, inputs);
+    Tensor c(DType::F32, 33, 17);
+    *ok = true;
+    for (int i = 0; i < 50; ++i) {
+      mm.execute(a, b, c);
+      for (std::size_t e = 0; e < exact.value.size(); ++e)
+        *ok = *ok && double(c.f32()[e]) == exact.value[e];
+    }
+  };
+  bool ok1 = false, ok2 = false;
+  std::thread t1(work, DType::F32, 20u, &ok1);
+  std::thread t2(work, DType::BF16, 30u, &ok2);
+  t1.join();
+  t2.join();
+  EXPECT_TRUE(ok1);
+  EXPECT_TRUE(ok2);
 }
 
 TEST(Matmul, BadOperandsGiveAClearError) {

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/bench/matmul_bench.h>
-
 #include "matmul_timing.h"
 
-#include <Eigen/Core>
+#include <mantissa/bench/matmul_bench.h>
 
-#include <omp.h>
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <omp.h>
 
 namespace mantissa::bench {
 
@@ -29,7 +28,9 @@ MatmulBenchOptions MatmulBenchOptions::quick() {
   return o;
 }
 
-int matmulThreads() { return omp_get_max_threads(); }
+int matmulThreads() {
+  return omp_get_max_threads();
+}
 
 SampleStats summarizeSamples(std::span<const double> samples) {
   SampleStats s;
@@ -67,8 +68,8 @@ std::vector<LabelledShape> mlpTrainingShapes(std::span<const std::int64_t> width
 
 namespace detail {
 
-Timing timeProduct(double flops, const std::function<void()>& product, int warmup,
-                   int repetitions, double minSampleSeconds) {
+Timing timeProduct(double flops, const std::function<void()>& product, int warmup, int repetitions,
+                   double minSampleSeconds) {
   using Clock = std::chrono::steady_clock;
   double single = 0;
   for (int i = 0; i < std::max(warmup, 1); ++i) {
@@ -126,8 +127,8 @@ struct Config {
 std::string describe(const Config& c) {
   const MatmulShape& s = c.what.shape;
   return std::string(dtypeName(c.dtype)) + " " + std::string(kernels::backendName(c.backend)) +
-         " " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
-         " (" + c.what.label + ")";
+         " " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " (" +
+         c.what.label + ")";
 }
 
 std::string eigenImplementation() {
@@ -142,15 +143,15 @@ MatmulResult measure(const Config& c, const MatmulBenchOptions& o) {
   const Tensor src = detail::benchTensor(c.dtype, ts ? s.k : s.m, ts ? s.m : s.k, 1);
   const Tensor weights = detail::benchTensor(c.dtype, tw ? s.n : s.k, tw ? s.k : s.n, 2);
   Tensor dst(DType::F32, s.m, s.n);
-  MatmulResult r{c.backend, c.dtype, s.m, s.n, s.k, s.transSrc, s.transWeights, c.what.label,
-                 0, 0, false, {}, 0};
+  MatmulResult r{c.backend,    c.dtype, s.m, s.n,   s.k, s.transSrc, s.transWeights,
+                 c.what.label, 0,       0,   false, {},  0};
   detail::Timing t{};
   if (c.backend == Backend::Eigen) {
     r.implementation = eigenImplementation();
     r.threads = Eigen::nbThreads();
     t = detail::timeProduct(
-        s.flops(), [&] { kernels::referenceMatmul(s, src, weights, dst); }, o.warmup,
-        o.repetitions, o.minSampleSeconds);
+        s.flops(), [&] { kernels::referenceMatmul(s, src, weights, dst); }, o.warmup, o.repetitions,
+        o.minSampleSeconds);
   } else {
     Matmul matmul(s, c.dtype);
     r.implementation = matmul.implementation();
@@ -188,8 +189,8 @@ std::vector<MatmulResult> measureMatmuls(const MatmulBenchOptions& options) {
 
   std::vector<MatmulResult> results;
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    if (options.progress && !options.progress(double(i) / double(configs.size()),
-                                              describe(configs[i])))
+    if (options.progress &&
+        !options.progress(double(i) / double(configs.size()), describe(configs[i])))
       return results;
     results.push_back(measure(configs[i], options));
   }

@@ -3,16 +3,14 @@
 //
 // The machine's limit, two ways: measured (a large square matmul, the best
 // this library reaches) and theoretical (FLOP/cycle/core x cores x clock).
-#include <mantissa/bench/matmul_bench.h>
-
 #include "matmul_timing.h"
 
+#include <mantissa/bench/matmul_bench.h>
 #include <mantissa/numeric/cpu_features.h>
-
-#include <omp.h>
 
 #include <cstdio>
 #include <fstream>
+#include <omp.h>
 #include <set>
 #include <string>
 #include <thread>
@@ -22,8 +20,8 @@ namespace mantissa::bench {
 namespace {
 
 struct CpuTopology {
-  int cores = 0;   // physical cores (distinct physical id / core id pairs)
-  double mhz = 0;  // "cpu MHz" of the first processor: the clock when read
+  int cores = 0;  // physical cores (distinct physical id / core id pairs)
+  double mhz = 0; // "cpu MHz" of the first processor: the clock when read
 };
 
 CpuTopology readCpuinfo() {
@@ -46,9 +44,9 @@ CpuTopology readCpuinfo() {
     else if (line.rfind("cpu MHz", 0) == 0 && t.mhz == 0)
       t.mhz = std::atof(value(line).c_str());
   }
-  t.cores = !cores.empty() ? int(cores.size())
-                           : processors > 0 ? processors
-                                            : int(std::thread::hardware_concurrency());
+  t.cores = !cores.empty()   ? int(cores.size())
+            : processors > 0 ? processors
+                             : int(std::thread::hardware_concurrency());
   return t;
 }
 
@@ -97,15 +95,15 @@ PeakEstimate estimatePeak(const PeakOptions& options) {
 
   // Theoretical: only from what the CPU and the kernel say.
   const numeric::CpuFeatures& cpu = numeric::cpuFeatures();
-  const IsaRate rate = isaRate(cpu.avx2 && cpu.fma, cpu.avx512f, cpu.avx512bf16,
-                               cpu.amxBf16 && cpu.amxTile);
+  const IsaRate rate =
+      isaRate(cpu.avx2 && cpu.fma, cpu.avx512f, cpu.avx512bf16, cpu.amxBf16 && cpu.amxTile);
   const CpuTopology topo = readCpuinfo();
   peak.theoreticalBasis = rate.basis;
   if (rate.fp32FlopsPerCycle > 0 && topo.mhz > 0 && topo.cores > 0) {
     peak.fp32Theoretical = theoreticalGflops(rate.fp32FlopsPerCycle, topo.cores, topo.mhz);
     peak.bf16Theoretical = theoreticalGflops(rate.bf16FlopsPerCycle, topo.cores, topo.mhz);
-    peak.theoreticalBasis += " x " + std::to_string(topo.cores) + " cores x " +
-                             fixed(topo.mhz, 0) + " MHz (/proc/cpuinfo \"cpu MHz\")";
+    peak.theoreticalBasis += " x " + std::to_string(topo.cores) + " cores x " + fixed(topo.mhz, 0) +
+                             " MHz (/proc/cpuinfo \"cpu MHz\")";
   } else if (topo.mhz <= 0) {
     peak.theoreticalBasis += "; clock unknown (no \"cpu MHz\" in /proc/cpuinfo)";
   }
@@ -115,8 +113,8 @@ PeakEstimate estimatePeak(const PeakOptions& options) {
   const kernels::MatmulShape shape{n, n, n};
   const DType types[] = {DType::F32, DType::BF16};
   for (std::size_t i = 0; i < 2; ++i) {
-    const std::string what = std::string(dtypeName(types[i])) + " calibration " +
-                             std::to_string(n) + "^3";
+    const std::string what =
+        std::string(dtypeName(types[i])) + " calibration " + std::to_string(n) + "^3";
     if (options.progress && !options.progress(0.5 * double(i), what))
       break;
     const Tensor src = detail::benchTensor(types[i], n, n, 1);
@@ -132,9 +130,9 @@ PeakEstimate estimatePeak(const PeakOptions& options) {
   if (options.progress)
     options.progress(1.0, "done");
 
-  const std::string calibrated = "calibrated: oneDNN " + std::to_string(n) + "^3 matmul, median of " +
-                                 std::to_string(options.repetitions) + ", " +
-                                 std::to_string(peak.threads) + " thread(s)";
+  const std::string calibrated = "calibrated: oneDNN " + std::to_string(n) +
+                                 "^3 matmul, median of " + std::to_string(options.repetitions) +
+                                 ", " + std::to_string(peak.threads) + " thread(s)";
   if (peak.fp32Theoretical) {
     peak.fp32Gflops = *peak.fp32Theoretical;
     peak.bf16Gflops = *peak.bf16Theoretical;

@@ -22,8 +22,8 @@ struct Timing {
 // Runs `product` (which performs `flops` floating-point operations) `warmup`
 // times, then `repetitions` timed samples of enough calls to last about
 // `minSampleSeconds` each.
-Timing timeProduct(double flops, const std::function<void()>& product, int warmup,
-                   int repetitions, double minSampleSeconds);
+Timing timeProduct(double flops, const std::function<void()>& product, int warmup, int repetitions,
+                   double minSampleSeconds);
 
 // Deterministic values in [-1, 1) stored in `dtype` (rows x cols).
 Tensor benchTensor(DType dtype, std::int64_t rows, std::int64_t cols, std::uint32_t seed);

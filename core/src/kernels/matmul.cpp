@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/kernels/matmul.h>
-
 #include "matmul_operands.h"
 #include "onednn_context.h"
 
+#include <mantissa/kernels/matmul.h>
 #include <mantissa/numeric/convert.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -30,13 +29,14 @@ dt toDnnl(DType dtype) {
 
 // Row-major [rows, cols] stored, read by oneDNN as the logical [a, b] matrix:
 // `ab` when stored as [a, b], `ba` when stored transposed as [b, a].
-tag layout(Trans trans) { return trans == Trans::No ? tag::ab : tag::ba; }
+tag layout(Trans trans) {
+  return trans == Trans::No ? tag::ab : tag::ba;
+}
 
 // The primitive descriptor for these data types, or nullopt when oneDNN has
 // no implementation for them on this CPU (it throws dnnl::error then).
-std::optional<dnnl::matmul::primitive_desc> tryPrimitiveDesc(const MatmulShape& s, dt inputs,
-                                                             dt dst,
-                                                             const dnnl::primitive_attr& attr) {
+std::optional<dnnl::matmul::primitive_desc>
+tryPrimitiveDesc(const MatmulShape& s, dt inputs, dt dst, const dnnl::primitive_attr& attr) {
   const dnnl::memory::desc srcMd({s.m, s.k}, inputs, layout(s.transSrc));
   const dnnl::memory::desc weightsMd({s.k, s.n}, inputs, layout(s.transWeights));
   const dnnl::memory::desc dstMd({s.m, s.n}, dst, tag::ab);
@@ -72,7 +72,9 @@ void narrow(const Tensor& src, Tensor& dst) {
 
 // " (emulated: BF16 storage, FP32 compute)", plus where the result is rounded.
 std::string emulationLabel(DType inputs, DType dst) {
-  auto upper = [](DType d) { return d == DType::F32 ? "FP32" : d == DType::BF16 ? "BF16" : "FP16"; };
+  auto upper = [](DType d) {
+    return d == DType::F32 ? "FP32" : d == DType::BF16 ? "BF16" : "FP16";
+  };
   std::string label = " (emulated: ";
   if (inputs != DType::F32)
     label += std::string(upper(inputs)) + " storage, ";
@@ -209,11 +211,23 @@ void Matmul::execute(const Tensor& src, const Tensor& weights, Tensor& dst) {
     narrow(p.dstF32, dst);
 }
 
-bool Matmul::emulated() const { return m_plan->emulated; }
-std::string Matmul::implementation() const { return m_plan->implementation; }
-const MatmulShape& Matmul::shape() const { return m_plan->shape; }
-DType Matmul::inputs() const { return m_plan->inputs; }
-DType Matmul::dst() const { return m_plan->dst; }
-bool Matmul::accumulates() const { return m_plan->accumulate; }
+bool Matmul::emulated() const {
+  return m_plan->emulated;
+}
+std::string Matmul::implementation() const {
+  return m_plan->implementation;
+}
+const MatmulShape& Matmul::shape() const {
+  return m_plan->shape;
+}
+DType Matmul::inputs() const {
+  return m_plan->inputs;
+}
+DType Matmul::dst() const {
+  return m_plan->dst;
+}
+bool Matmul::accumulates() const {
+  return m_plan->accumulate;
+}
 
 } // namespace mantissa::kernels

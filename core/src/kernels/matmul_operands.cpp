@@ -15,8 +15,8 @@ namespace detail {
 namespace {
 
 std::string text(DType dtype, std::int64_t rows, std::int64_t cols) {
-  return std::string(dtypeName(dtype)) + "[" + std::to_string(rows) + ", " +
-         std::to_string(cols) + "]";
+  return std::string(dtypeName(dtype)) + "[" + std::to_string(rows) + ", " + std::to_string(cols) +
+         "]";
 }
 
 } // namespace

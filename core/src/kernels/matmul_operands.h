@@ -23,7 +23,9 @@ inline StoredShape storedSrc(const MatmulShape& s) {
 inline StoredShape storedWeights(const MatmulShape& s) {
   return s.transWeights == Trans::No ? StoredShape{s.k, s.n} : StoredShape{s.n, s.k};
 }
-inline StoredShape storedDst(const MatmulShape& s) { return {s.m, s.n}; }
+inline StoredShape storedDst(const MatmulShape& s) {
+  return {s.m, s.n};
+}
 
 // Throws std::invalid_argument naming `who` and the operand
 // ("src", "weights", "dst") whose dtype or shape is wrong.

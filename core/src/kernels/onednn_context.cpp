@@ -6,8 +6,12 @@
 
 namespace mantissa::kernels {
 
-OneDnnContext::OneDnnContext()
-    : m_engine(dnnl::engine::kind::cpu, 0), m_stream(m_engine) {}
+OneDnnContext::OneDnnContext() : m_engine(dnnl::engine::kind::cpu, 0) {}
+
+dnnl::stream& OneDnnContext::stream() {
+  thread_local dnnl::stream threadStream(m_engine);
+  return threadStream;
+}
 
 OneDnnContext& OneDnnContext::instance() {
   static OneDnnContext context;

@@ -6,8 +6,10 @@
 // plus the counters behind kernelCounters(). Private to core: the public
 // headers never mention oneDNN types.
 //
-// The stream is in-order and executes on the calling thread (OpenMP fans the
-// work out); primitives are executed from one thread at a time (the trainer's).
+// Primitives are thread-safe, streams are not meant to be shared between
+// threads: each thread gets its own in-order stream on the shared engine,
+// created on that thread's first call (the trainer and a background benchmark
+// can run at once). Execution happens on the calling thread; OpenMP fans out.
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -21,7 +23,7 @@ public:
   static OneDnnContext& instance();
 
   const dnnl::engine& engine() const { return m_engine; }
-  dnnl::stream& stream() { return m_stream; }
+  dnnl::stream& stream(); // the calling thread's stream
 
   // Every primitive creation and every scratch buffer allocation goes through
   // these, so a test can check the steady-state step does neither.
@@ -34,7 +36,6 @@ private:
   OneDnnContext();
 
   dnnl::engine m_engine;
-  dnnl::stream m_stream;
   std::atomic<std::int64_t> m_primitivesCreated{0};
   std::atomic<std::int64_t> m_scratchAllocations{0};
 };

@@ -5,9 +5,9 @@
 // tensors, transposes taken as Eigen expressions. Every BF16/F16 value is an
 // FP32 value, so widening the inputs first is exact and both paths multiply
 // the very same numbers; they differ only in FP32 summation order.
-#include <mantissa/kernels/matmul.h>
-
 #include "matmul_operands.h"
+
+#include <mantissa/kernels/matmul.h>
 
 #include <Eigen/Core>
 
@@ -27,7 +27,9 @@ const Tensor& asF32(const Tensor& t, Tensor& widened) {
   return widened;
 }
 
-ConstMap view(const Tensor& t) { return {t.data<float>(), t.rows(), t.cols()}; }
+ConstMap view(const Tensor& t) {
+  return {t.data<float>(), t.rows(), t.cols()};
+}
 
 } // namespace
 
@@ -40,7 +42,7 @@ void referenceMatmul(MatmulShape shape, const Tensor& src, const Tensor& weights
   detail::checkOperand(kWho, "dst", dst, dst.dtype(), detail::storedDst(shape));
 
   Tensor srcWide, weightsWide, dstWide;
-  const ConstMap a = view(asF32(src, srcWide));     // stored src
+  const ConstMap a = view(asF32(src, srcWide));         // stored src
   const ConstMap b = view(asF32(weights, weightsWide)); // stored weights
   Tensor& out = dst.dtype() == DType::F32 ? dst : dstWide;
   if (dst.dtype() != DType::F32) {

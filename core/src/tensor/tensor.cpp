@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/tensor/tensor.h>
-
 #include <mantissa/numeric/convert.h>
+#include <mantissa/tensor/tensor.h>
 
 #include <cstring>
 #include <limits>
@@ -83,8 +82,10 @@ void Tensor::checkElementType(bool isFloat, bool isU16) const {
   const bool ok = m_dtype == DType::F32 ? isFloat : isU16;
   if (!ok)
     throw std::logic_error("Tensor: " + shapeText(*this) + " accessed as " +
-                           (isFloat ? "float" : isU16 ? "uint16" : "another type") + "; " +
-                           std::string(dtypeName(m_dtype)) + " data is read as " +
+                           (isFloat ? "float"
+                            : isU16 ? "uint16"
+                                    : "another type") +
+                           "; " + std::string(dtypeName(m_dtype)) + " data is read as " +
                            (m_dtype == DType::F32 ? "float" : "std::uint16_t bit patterns"));
 }
 

@@ -48,15 +48,15 @@ struct MatmulBenchOptions {
 
 struct MatmulResult {
   kernels::Backend backend;
-  DType dtype;           // of src and weights; dst is FP32
+  DType dtype; // of src and weights; dst is FP32
   std::int64_t m, n, k;
   kernels::Trans transSrc, transWeights;
-  std::string label;     // "square", "L1 forward Y=XW", "L2 backward dW=X^T dY", ...
-  double gflops;         // median over repetitions
-  double cv;             // coefficient of variation of the samples (0.05 = 5 %)
-  bool emulated;         // 16-bit storage computed in FP32 (no native kernel here)
+  std::string label;          // "square", "L1 forward Y=XW", "L2 backward dW=X^T dY", ...
+  double gflops;              // median over repetitions
+  double cv;                  // coefficient of variation of the samples (0.05 = 5 %)
+  bool emulated;              // 16-bit storage computed in FP32 (no native kernel here)
   std::string implementation; // oneDNN implementation name, or "eigen ..."
-  int threads;           // threads the backend used
+  int threads;                // threads the backend used
 };
 
 // The training products of an MLP (widths w0-w1-...-wL) at one batch size:

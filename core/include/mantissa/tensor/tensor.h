@@ -55,7 +55,9 @@ public:
   // Whole-buffer views; throw std::logic_error if the dtype does not match.
   std::span<float> f32() { return {data<float>(), static_cast<std::size_t>(size())}; }
   std::span<const float> f32() const { return {data<float>(), static_cast<std::size_t>(size())}; }
-  std::span<std::uint16_t> u16() { return {data<std::uint16_t>(), static_cast<std::size_t>(size())}; }
+  std::span<std::uint16_t> u16() {
+    return {data<std::uint16_t>(), static_cast<std::size_t>(size())};
+  }
   std::span<const std::uint16_t> u16() const {
     return {data<std::uint16_t>(), static_cast<std::size_t>(size())};
   }
