@@ -146,6 +146,13 @@ INSTANTIATE_TEST_SUITE_P(F32, MatmulAgreement,
                                             ::testing::Values(DType::F32), kTransposes, kTransposes,
                                             ::testing::Bool()),
                          caseName);
+// FP32 inputs rounded into a 16-bit dst (emulated where oneDNN lacks it).
+INSTANTIATE_TEST_SUITE_P(F32ToHalf, MatmulAgreement,
+                         ::testing::Combine(::testing::Values(Shape{1, 1, 1}, Shape{7, 13, 5}),
+                                            ::testing::Values(DType::F32),
+                                            ::testing::Values(DType::BF16, DType::F16), kTransposes,
+                                            kTransposes, ::testing::Bool()),
+                         caseName);
 INSTANTIATE_TEST_SUITE_P(BF16, MatmulAgreement,
                          ::testing::Combine(kShapes, ::testing::Values(DType::BF16),
                                             ::testing::Values(DType::F32, DType::BF16), kTransposes,
