@@ -25,6 +25,13 @@ inline std::uint16_t bf16FromF32Bits(std::uint32_t u) {
 
 inline std::uint32_t f32BitsFromBf16(std::uint16_t h) { return static_cast<std::uint32_t>(h) << 16; }
 
+// All-ones if `condition`, else zero: selects without branches, so that
+// loops over these functions vectorise even for baseline SSE2.
+inline std::uint32_t maskIf(bool condition) { return 0u - static_cast<std::uint32_t>(condition); }
+inline std::uint32_t select(std::uint32_t mask, std::uint32_t ifSet, std::uint32_t ifClear) {
+  return (ifSet & mask) | (ifClear & ~mask);
+}
+
 // Round to nearest even, as VCVTPS2PH imm8=0 with MXCSR DAZ/FTZ off: FP16
 // subnormals produced, |x| >= 65520 gives inf, NaN keeps the payload's top
 // 10 bits with the quiet bit 0x0200 set.
@@ -35,37 +42,32 @@ inline std::uint16_t f16FromF32Bits(std::uint32_t u) {
   // round off 13 bits; a carry moves into the exponent as it should.
   const std::uint32_t t = a - 0x38000000u;
   const std::uint32_t normal = (t + 0xfffu + ((t >> 13) & 1u)) >> 13;
-  // Below 2^-14: the FP16 quantum is 2^-24; the FP32 significand m (24 bits,
-  // exponent e) holds value m x 2^(e-150), so shift right by 126 - e. The
-  // shift is clamped to [1, 31] (out-of-range lanes are discarded below);
-  // at 31 every m < 2^24 rounds to 0, as all |x| < 2^-25 should.
-  const std::int32_t e = static_cast<std::int32_t>(a >> 23);
-  std::int32_t sh = 126 - e;
-  sh = sh < 1 ? 1 : (sh > 31 ? 31 : sh);
-  const std::uint32_t m = (a & 0x007fffffu) | 0x00800000u;
-  const std::uint32_t q = m >> sh;
-  const std::uint32_t rem = m & ((1u << sh) - 1u);
-  const std::uint32_t half = 1u << (sh - 1);
-  const std::uint32_t sub = q + ((rem > half || (rem == half && (q & 1u))) ? 1u : 0u);
-  std::uint32_t r = a < 0x38800000u ? sub : normal;
-  r = a < 0x33000000u ? 0u : r; // |x| < 2^-25 (FP32 subnormals too): zero
-  r = a >= 0x477ff000u ? 0x7c00u : r;
-  r = a > 0x7f800000u ? (0x7e00u | ((a >> 13) & 0x3ffu)) : r;
+  // Below 2^-14: adding 0.5 puts the value where FP32's ulp is 2^-24, the
+  // FP16 subnormal quantum, so the FP32 addition itself rounds to nearest
+  // even (MXCSR's default mode); the low bits are then the FP16 pattern.
+  const std::uint32_t sub =
+      std::bit_cast<std::uint32_t>(std::bit_cast<float>(a) + 0.5f) - 0x3f000000u;
+  std::uint32_t r = select(maskIf(a < 0x38800000u), sub, normal);
+  r = select(maskIf(a >= 0x477ff000u), 0x7c00u, r);
+  r = select(maskIf(a > 0x7f800000u), 0x7e00u | ((a >> 13) & 0x3ffu), r);
   return static_cast<std::uint16_t>(sign | r);
 }
 
 // Exact, as VCVTPH2PS: subnormals become normal FP32, NaN gets the quiet bit.
 inline std::uint32_t f32BitsFromF16(std::uint16_t h) {
-  const std::uint32_t sign = (static_cast<std::uint32_t>(h) & 0x8000u) << 16;
-  const std::uint32_t e = (h >> 10) & 0x1fu;
-  const std::uint32_t m = h & 0x3ffu;
-  const std::uint32_t normal = ((e + 112u) << 23) | (m << 13);
-  const std::uint32_t special = 0x7f800000u | (m << 13) | (m != 0 ? 0x00400000u : 0u);
+  const std::uint32_t x = h;
+  const std::uint32_t sign = (x & 0x8000u) << 16;
+  const std::uint32_t magnitude = x & 0x7fffu;
+  const std::uint32_t m = x & 0x3ffu;
+  // Normal: rebias the exponent (+112) and widen the mantissa.
+  const std::uint32_t normal = (magnitude << 13) + 0x38000000u;
+  // Inf/NaN: all-ones exponent, payload widened, NaN quieted.
+  const std::uint32_t special = 0x7f800000u | (m << 13) | select(maskIf(m != 0), 0x00400000u, 0u);
   // Subnormal m x 2^-24: put m in the low bits of 0.5 (ulp 2^-24) and take
   // 0.5 away again; exact in FP32 (Sterbenz), never subnormal.
   const std::uint32_t sub = std::bit_cast<std::uint32_t>(std::bit_cast<float>(0x3f000000u | m) - 0.5f);
-  std::uint32_t r = e == 0 ? sub : normal;
-  r = e == 31 ? special : r;
+  std::uint32_t r = select(maskIf(magnitude < 0x0400u), sub, normal);
+  r = select(maskIf(magnitude >= 0x7c00u), special, r);
   return sign | r;
 }
 

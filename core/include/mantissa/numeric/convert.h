@@ -27,7 +27,8 @@
 //    kept (no DAZ); past max finite gives inf; NaN as the nearest functions.
 //
 // MXCSR: the F16C path assumes the default (DAZ/FTZ off); VCVTNEPS2BF16
-// ignores MXCSR. On CPUs without AVX512_BF16, FP32 -> BF16 runs the portable
+// ignores MXCSR; the portable FP32 -> FP16 rounds FP16 subnormals with one
+// FP32 addition, so it assumes the default rounding mode (to nearest). On CPUs without AVX512_BF16, FP32 -> BF16 runs the portable
 // rule vectorised with AVX2 integer instructions (bf16ConvertPath() then
 // reports Portable: no BF16 instruction is used).
 
