@@ -25,6 +25,7 @@ constexpr std::array kCommands{
     Command{"version", "Print version, oneDNN version and the CPU's vector ISA", mantissa::cli::runVersion},
     Command{"inspect", "Show how every format stores a value, bit by bit", mantissa::cli::runInspect},
     Command{"convert", "Convert values on stdin to one format's bits", mantissa::cli::runConvert},
+    Command{"train", "Train an MLP in a mixed-precision recipe, log every step", mantissa::cli::runTrain},
 };
 
 void printHelp() {

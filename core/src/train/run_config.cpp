@@ -67,7 +67,7 @@ std::vector<std::string> RunConfig::problems() const {
     out.push_back("schedule: unknown '" + schedule + "' (constant, cosine)");
   if (warmupSteps < 0)
     out.push_back("warmup_steps: must be >= 0, got " + std::to_string(warmupSteps));
-  if (!(lrFloor >= 0 && lrFloor <= lr))
+  if (std::isfinite(lr) && lr > 0 && !(lrFloor >= 0 && lrFloor <= lr))
     out.push_back("lr_floor: must be in [0, lr], got " + num(lrFloor));
   if (batch < 1 || batch > 65536)
     out.push_back("batch: must be in [1, 65536], got " + std::to_string(batch));

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// mantissa-cli train: the log's contract, bad options, divergence, and a run
+// killed with SIGKILL keeping every step it wrote.
+#include "cli_runner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using mantissa::test::runCli;
+namespace fs = std::filesystem;
+
+extern char** environ;
+
+namespace {
+
+fs::path tempPath(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("mantissa_cli_train_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+std::vector<nlohmann::json> readLog(const fs::path& path) {
+  std::ifstream in(path);
+  std::vector<nlohmann::json> lines;
+  std::string line;
+  while (std::getline(in, line))
+    lines.push_back(nlohmann::json::parse(line)); // throws if a line is not one JSON object
+  return lines;
+}
+
+void expectUsageError(const std::vector<std::string>& args, const std::string& needle) {
+  auto r = runCli(args);
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr: " << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+} // namespace
+
+TEST(CliTrain, LogHasOneObjectPerStepEvalsAndASummary) {
+  const auto log = tempPath("run.jsonl");
+  auto r = runCli({"train", "--model", "mlp:784-32-10", "--recipe", "fp16-mixed", "--steps", "6",
+                   "--batch", "64", "--eval-every", "4", "--telemetry-every", "3", "--log",
+                   log.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("test accuracy"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("step 6/6"), std::string::npos) << r.err;
+  const auto lines = readLog(log);
+  ASSERT_GE(lines.size(), 1u + 6 + 2 + 1);
+  EXPECT_TRUE(lines.front().value("header", false));
+  EXPECT_EQ(lines.front()["config"]["recipe"], "fp16-mixed");
+  std::vector<std::int64_t> steps, evals, telemetry;
+  for (const auto& j : lines) {
+    if (j.contains("eval")) {
+      evals.push_back(j["step"].get<std::int64_t>());
+      EXPECT_TRUE(j.contains("test_accuracy"));
+    } else if (j.contains("step") && !j.contains("header")) {
+      steps.push_back(j["step"].get<std::int64_t>());
+      for (const char* key : {"loss", "lr", "loss_scale", "found_inf", "skipped", "step_ms",
+                              "grad_norm", "breakdown_ms"})
+        EXPECT_TRUE(j.contains(key)) << key << " missing in " << j.dump();
+      EXPECT_EQ(j["loss_scale"], 65536.0);
+      if (j.contains("telemetry")) {
+        telemetry.push_back(j["step"].get<std::int64_t>());
+        EXPECT_TRUE(j["telemetry"].contains("tensors"));
+        EXPECT_EQ(j["grad_underflow"].size(), 2u);
+      }
+    }
+  }
+  EXPECT_EQ(steps, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(evals, (std::vector<std::int64_t>{4, 6}));
+  EXPECT_EQ(telemetry, (std::vector<std::int64_t>{0, 3}));
+  const auto& s = lines.back();
+  EXPECT_TRUE(s.value("summary", false));
+  EXPECT_EQ(s["steps"], 6);
+  EXPECT_EQ(s["recipe"], "fp16-mixed");
+  for (const char* key : {"test_accuracy", "test_loss", "wall_s"})
+    EXPECT_TRUE(s.contains(key)) << key;
+}
+
+TEST(CliTrain, ConfigFileIsReadAndFlagsOverrideIt) {
+  const auto config = tempPath("config.json");
+  std::ofstream(config) << R"({"model": "mlp:784-16-10", "recipe": "bf16-mixed", "steps": 3, "batch": 32})";
+  const auto log = tempPath("config.jsonl");
+  auto r = runCli({"train", "--config", config.string(), "--steps", "2", "--log", log.string(),
+                   "--quiet"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto lines = readLog(log);
+  EXPECT_EQ(lines.front()["config"]["recipe"], "bf16-mixed");
+  EXPECT_EQ(lines.front()["config"]["model"], "mlp:784-16-10");
+  EXPECT_EQ(lines.back()["steps"], 2);
+  EXPECT_TRUE(r.err.empty()) << "--quiet: " << r.err;
+}
+
+TEST(CliTrain, BadOptionsFailWithAClearMessage) {
+  expectUsageError({"train", "--recipe", "fp8"}, "unknown recipe 'fp8'");
+  expectUsageError({"train", "--lr", "fast"}, "--lr");
+  expectUsageError({"train", "--lr", "-1"}, "lr: must be a positive");
+  expectUsageError({"train", "--steps", "5", "--epochs", "1"}, "not both");
+  expectUsageError({"train", "--steps", "0"}, "--steps");
+  expectUsageError({"train", "--model", "mlp:784-10:swish"}, "unknown activation 'swish'");
+  expectUsageError({"train", "--model", "mlp:100-10", "--steps", "1"}, "does not match");
+  expectUsageError({"train", "--recipe", "bf16-mixed", "--scaler", "pytorch"}, "loss scaling");
+  expectUsageError({"train", "--recipe", "fp16-mixed", "--scaler", "bogus"}, "bogus");
+  expectUsageError({"train", "--data", "/nonexistent/images-idx3-ubyte.gz", "--steps", "1"},
+                   "/nonexistent");
+  expectUsageError({"train", "--optimizer", "lion"}, "lion");
+  expectUsageError({"train", "--config", "/nonexistent.json"}, "cannot open");
+  const auto bad = tempPath("bad.json");
+  std::ofstream(bad) << R"({"learning_rate": 1})";
+  expectUsageError({"train", "--config", bad.string()}, "learning_rate");
+  expectUsageError({"train", "--steps", "1", "--log", "/nonexistent-dir/x.jsonl"}, "--log");
+  expectUsageError({"train", "--preset", "nope"}, "nope");
+}
+
+TEST(CliTrain, DivergenceIsReportedAndExitsWith3) {
+  const auto log = tempPath("diverge.jsonl");
+  auto r = runCli({"train", "--model", "mlp:784-32-10", "--recipe", "fp16-mixed-noscale", "--lr",
+                   "1e6", "--steps", "50", "--batch", "32", "--log", log.string(), "--quiet"});
+  EXPECT_EQ(r.exitCode, 3) << r.err;
+  EXPECT_NE(r.err.find("diverged"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("layer 0"), std::string::npos) << r.err;
+  const auto lines = readLog(log);
+  const auto& s = lines.back();
+  EXPECT_TRUE(s["diverged"].get<bool>());
+  EXPECT_EQ(s["divergence"]["pass"], "forward");
+  EXPECT_LT(s["steps"].get<int>(), 50);
+}
+
+TEST(CliTrain, KilledRunKeepsEveryStepItWrote) {
+  const auto log = tempPath("killed.jsonl");
+  fs::remove(log);
+  std::vector<std::string> args{MANTISSA_CLI, "train", "--model", "mlp:784-64-10", "--steps",
+                                "100000", "--batch", "32", "--log", log.string(), "--quiet"};
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, MANTISSA_CLI, nullptr, nullptr, argv.data(), environ), 0);
+  // Wait for a few steps to be logged.
+  bool enough = false;
+  for (int i = 0; i < 3000 && !enough; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::ifstream in(log);
+    enough = std::count(std::istreambuf_iterator<char>(in), {}, '\n') >= 6;
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(enough) << "no steps logged within 30 s";
+  EXPECT_TRUE(WIFSIGNALED(status));
+  const auto lines = readLog(log); // every line complete JSON
+  ASSERT_GE(lines.size(), 6u);
+  std::int64_t expected = 0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    if (lines[i].contains("eval"))
+      continue;
+    EXPECT_EQ(lines[i]["step"].get<std::int64_t>(), expected++);
+  }
+  EXPECT_FALSE(lines.back().contains("summary"));
+}
