@@ -12,11 +12,18 @@
 // layer, finish(). Printed: median over repetitions, coefficient of
 // variation, and per-part figures (ns per value) to see where time goes.
 //
-// Usage: bench_telemetry [--repetitions N]   (default 21)
+// --training: real training steps of that model with the bf16-mixed recipe
+// (mnist, SGD), two sessions side by side in one run: telemetry off and
+// K = 1, steps interleaved (off, on, off, on, ...) so both see the same
+// machine load; prints both medians, their ratio, and the telemetry share
+// the session itself measured (OpTimes::telemetry).
+//
+// Usage: bench_telemetry [--repetitions N] [--training [--steps N] [--recipe NAME]]
 
 #include <mantissa/telemetry/cast_fractions.h>
 #include <mantissa/telemetry/collector.h>
 #include <mantissa/telemetry/histogram.h>
+#include <mantissa/train/session.h>
 
 #include <nlohmann/json.hpp>
 
@@ -132,20 +139,81 @@ void print(const char* what, const Stats& s, double values = 0) {
   std::printf("\n");
 }
 
+Stats summarise(std::vector<double> ms) {
+  const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
+  double var = 0;
+  for (double v : ms)
+    var += (v - mean) * (v - mean);
+  return {median(ms), mean > 0 ? std::sqrt(var / static_cast<double>(ms.size())) / mean : 0.0, 0.0};
+}
+
+int benchTraining(int steps, const std::string& recipe) {
+  namespace tr = mantissa::train;
+  tr::RunConfig config;
+  config.data = "mnist";
+  config.model = "mlp:784-1024-1024-10:relu";
+  config.recipe = recipe;
+  config.batch = 128;
+  config.steps = steps + 5;
+  config.lr = 0.01;
+  auto data = std::make_shared<const mantissa::data::TrainTest>(mantissa::data::loadDataSpec(config.data, config.seed));
+  tr::RunConfig withTelemetry = config;
+  withTelemetry.telemetryEvery = 1;
+  tr::Session off(config, data), on(withTelemetry, data);
+  std::printf("training steps: %s, %s, batch %d, %d timed steps each (after 5 warm-up), interleaved\n",
+              config.model.c_str(), recipe.c_str(), config.batch, steps);
+  std::vector<double> offMs, onMs, telemetryMs;
+  for (int s = 0; s < steps + 5; ++s) {
+    const double a = off.step().stepMs;
+    const auto& r = on.step();
+    if (s < 5)
+      continue;
+    offMs.push_back(a);
+    onMs.push_back(r.stepMs);
+    telemetryMs.push_back(r.times.telemetry);
+  }
+  const Stats so = summarise(offMs), sn = summarise(onMs), st = summarise(telemetryMs);
+  std::printf("  step, telemetry off          %9.3f ms  (CV %5.1f %%)\n", so.medianMs, 100 * so.cv);
+  std::printf("  step, telemetry K = 1        %9.3f ms  (CV %5.1f %%)\n", sn.medianMs, 100 * sn.cv);
+  std::printf("  ratio K=1 / off              %9.3f     (bar: <= 1.05)\n", sn.medianMs / so.medianMs);
+  std::printf("  telemetry inside the K=1 step %8.3f ms  (CV %5.1f %%, the session's own timer)\n",
+              st.medianMs, 100 * st.cv);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
   int repetitions = 21;
+  int steps = 40;
+  bool training = false;
+  std::string recipe = "bf16-mixed";
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--repetitions") == 0 && i + 1 < argc) {
+    const std::string arg = argv[i];
+    if (arg == "--repetitions" && i + 1 < argc) {
       repetitions = std::atoi(argv[++i]);
-      if (repetitions < 3) {
-        std::fprintf(stderr, "bench_telemetry: --repetitions must be >= 3\n");
-        return 2;
-      }
+    } else if (arg == "--steps" && i + 1 < argc) {
+      steps = std::atoi(argv[++i]);
+    } else if (arg == "--recipe" && i + 1 < argc) {
+      recipe = argv[++i];
+    } else if (arg == "--training") {
+      training = true;
     } else {
-      std::fprintf(stderr, "Usage: bench_telemetry [--repetitions N]\n");
+      std::fprintf(stderr, "Usage: bench_telemetry [--repetitions N] [--training [--steps N] [--recipe NAME]]\n"
+                           "bench_telemetry: unknown or incomplete option '%s'\n", arg.c_str());
       return 2;
+    }
+  }
+  if (repetitions < 3 || steps < 3) {
+    std::fprintf(stderr, "bench_telemetry: --repetitions and --steps must be >= 3\n");
+    return 2;
+  }
+  if (training) {
+    try {
+      return benchTraining(steps, recipe);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_telemetry: %s\n", e.what());
+      return 1;
     }
   }
   const auto layers = makeMlp(7);

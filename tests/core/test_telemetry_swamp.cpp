@@ -42,7 +42,11 @@ Pairs adversarialPairs(int mantissaBits) {
       std::frexp(w, &e);
       const float ulp = std::ldexp(1.0f, e - 1 - mantissaBits);
       const float wv = w + static_cast<float>(odd) * ulp; // odd or even last bit
-      for (float f : {0.25f, 0.4999f, 0.5f, 0.5001f, 0.75f, 1.0f, 0.2499f, 0.2501f}) {
+      // 0.5 +- 2^-20 (and 0.25 +- 2^-21): w + u needs more than 24 bits, so
+      // an FP32 sum would land exactly on the 16-bit tie; the exact sum is not.
+      const float nudge = std::ldexp(1.0f, -20);
+      for (float f : {0.25f, 0.4999f, 0.5f, 0.5001f, 0.75f, 1.0f, 0.2499f, 0.2501f, 0.5f + nudge,
+                      0.5f - nudge, 0.25f + nudge / 2, 0.25f - nudge / 2}) {
         p.add(wv, f * ulp);
         p.add(wv, -f * ulp);
       }
@@ -81,7 +85,16 @@ TEST(Swamping, Fp32MatchesTheHardwareAddition) {
 }
 
 void expectMatchesCodec(DType working, nm::FormatId id, int mantissaBits) {
-  const Pairs p = adversarialPairs(mantissaBits);
+  Pairs p = adversarialPairs(mantissaBits);
+  // Random pairs, including weights that are not representable in the
+  // working format (rounded first) and updates near half an ULP.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> mag(-12.0f, 4.0f);
+  for (int i = 0; i < 20000; ++i) {
+    const float w = std::exp2(mag(rng)) * ((rng() & 1) ? 1.0f : -1.0f);
+    const float ratio = std::exp2(-static_cast<float>(mantissaBits) - 2.0f + static_cast<float>(rng() % 4));
+    p.add(w, w * ratio * (0.5f + static_cast<float>(rng() % 1000) / 1000.0f) * ((rng() & 1) ? 1.0f : -1.0f));
+  }
   const nm::FloatFormat& f = nm::formatInfo(id);
   std::uint64_t eligible = 0, swamped = 0;
   for (std::size_t i = 0; i < p.w.size(); ++i) {
@@ -89,7 +102,7 @@ void expectMatchesCodec(DType working, nm::FormatId id, int mantissaBits) {
       continue;
     ++eligible;
     const double w = nm::toDouble(f, nm::encode(f, static_cast<double>(p.w[i])).bits);
-    const double sum = w + static_cast<double>(p.u[i]); // exact: <= 40 significant bits here
+    const double sum = w + static_cast<double>(p.u[i]); // exact: <= 45 significant bits here
     swamped += nm::toDouble(f, nm::encode(f, sum).bits) == w;
   }
   const auto c = tl::swampCounts(p.w, p.u, working);
@@ -113,6 +126,19 @@ TEST(Swamping, TiesGoToTheEvenNeighbour) {
     const auto c = tl::swampCounts(std::span(&w[i], 1), std::span(&u[i], 1), DType::F32);
     EXPECT_EQ(c.swamped, static_cast<std::uint64_t>(expectSwamped[i])) << "case " << i;
   }
+}
+
+TEST(Swamping, Bf16TieOfTheFp32SumIsBrokenByTheExactSum) {
+  // w = 1; BF16 half-gaps are 2^-8 above 1 and 2^-9 below it.
+  const float w = 1.0f;
+  auto swamped = [&](float u) {
+    return tl::swampCounts(std::span(&w, 1), std::span(&u, 1), DType::BF16).swamped;
+  };
+  EXPECT_EQ(swamped(std::ldexp(1.0f, -8)), 1u);                                  // tie -> even (1)
+  EXPECT_EQ(swamped(std::ldexp(1.0f, -8) + std::ldexp(1.0f, -30)), 0u);         // just above: 1 + 2^-7
+  EXPECT_EQ(swamped(std::ldexp(1.0f, -8) - std::ldexp(1.0f, -31)), 1u);         // just below
+  EXPECT_EQ(swamped(-std::ldexp(1.0f, -9) - std::ldexp(1.0f, -31)), 0u);        // down: 1 - 2^-8
+  EXPECT_EQ(swamped(-std::ldexp(1.0f, -9)), 1u);                                 // tie -> even (1)
 }
 
 TEST(Swamping, MismatchedSizesAreAnError) {

@@ -62,20 +62,89 @@ const std::array<CastThresholds, kCastTargetCount>& thresholdTable() {
 // normal exponent emin and max finite `maxFinite`: nearest, ties to even,
 // gradual underflow, overflow to inf. Adding and subtracting 2^(52+q), whose
 // ULP is the target quantum 2^q, makes the hardware's double rounding (RNE)
-// do exactly this one rounding step. Inputs are sums of floats, so a non-zero
-// |x| >= 2^-149 is a normal double and its exponent field is its binade.
-double roundToFormat(double x, int p, int emin, double maxFinite) {
-  const std::uint64_t absBits = std::bit_cast<std::uint64_t>(x) & 0x7fffffffffffffffull;
-  if (absBits == 0 || absBits >= 0x7ff0000000000000ull)
-    return x;
-  const double ax = std::bit_cast<double>(absBits);
-  const int e = static_cast<int>(absBits >> 52) - 1023;
-  const int q = std::max(e, emin) - p;
+// do exactly this one rounding step. Branch-free (so it vectorises); zero
+// comes out as zero (its exponent field is 0, so q = emin - p); inf/NaN
+// inputs are the caller's to exclude. Inputs are floats or sums of two
+// floats, so a non-zero |x| >= 2^-149 is a normal double.
+[[gnu::always_inline]] inline double roundToFormat(double x, std::int64_t p, std::int64_t emin,
+                                                   double maxFinite) {
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+  const std::uint64_t absBits = bits & 0x7fffffffffffffffull;
+  const std::int64_t e = static_cast<std::int64_t>(absBits >> 52) - 1023;
+  const std::int64_t q = (e > emin ? e : emin) - p;
   const double c = std::bit_cast<double>(static_cast<std::uint64_t>(52 + q + 1023) << 52);
-  double r = (ax + c) - c; // no -ffast-math anywhere: the compiler keeps both roundings
-  if (r > maxFinite)
-    r = HUGE_VAL;
-  return std::copysign(r, x);
+  double r = (std::bit_cast<double>(absBits) + c) - c; // no -ffast-math: both roundings stay
+  r = r > maxFinite ? HUGE_VAL : r;
+  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(r) | (bits & ~absBits));
+}
+
+// Swamping in a 16-bit working format; branch-free like the FP32 body.
+[[gnu::always_inline]] inline void swamp16Body(const float* w, const float* u, std::size_t n, std::int64_t p,
+                                               std::int64_t emin, double maxFinite, std::uint64_t& eligible,
+                                               std::uint64_t& swamped) {
+  std::uint64_t e = 0, s = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t wb, ub;
+    std::memcpy(&wb, w + i, sizeof wb);
+    std::memcpy(&ub, u + i, sizeof ub);
+    const double wd = roundToFormat(static_cast<double>(w[i]), p, emin, maxFinite);
+    // w + u is exact in double unless |u| << |w| (then it rounds to w either
+    // way) or |w| << |u| (then the result is far from w either way).
+    const double r = roundToFormat(wd + static_cast<double>(u[i]), p, emin, maxFinite);
+    const std::uint64_t ok = static_cast<std::uint64_t>((wb & 0x7fffffffu) < 0x7f800000u) &
+                             static_cast<std::uint64_t>((ub & 0x7fffffffu) - 1u < 0x7f7fffffu) &
+                             static_cast<std::uint64_t>(wd <= maxFinite && wd >= -maxFinite);
+    e += ok;
+    s += ok & static_cast<std::uint64_t>(r == wd);
+  }
+  eligible += e;
+  swamped += s;
+}
+
+// BF16 working precision, vectorisable in 32-bit lanes. With w rounded to
+// BF16 (RNE on the FP32 bit pattern), s = fl32(w + u) and its exact error
+// err (TwoSum), the exact sum is s + err. Rounding it to BF16 equals
+// rounding s, except when s sits exactly on a BF16 tie (low half 0x8000) and
+// err != 0: then err's sign breaks the tie (both grids' points and ties are
+// FP32 values, and FP32 rounding is monotone, so s never crosses one).
+[[gnu::always_inline]] inline void swampBf16Body(const float* w, const float* u, std::size_t n,
+                                                 std::uint64_t& eligible, std::uint64_t& swamped) {
+  std::uint32_t e = 0, sw = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t wb, ub;
+    std::memcpy(&wb, w + i, sizeof wb);
+    std::memcpy(&ub, u + i, sizeof ub);
+    const std::uint32_t wr = (wb + 0x7fffu + ((wb >> 16) & 1u)) & 0xffff0000u; // w in BF16 (RNE)
+    float wf;
+    std::memcpy(&wf, &wr, sizeof wf);
+    const float s = wf + u[i];
+    const float bb = s - wf;
+    const float err = (wf - (s - bb)) + (u[i] - bb);
+    std::uint32_t sb, eb;
+    std::memcpy(&sb, &s, sizeof sb);
+    std::memcpy(&eb, &err, sizeof eb);
+    const std::uint32_t nearest = (sb + 0x7fffu + ((sb >> 16) & 1u)) & 0xffff0000u;
+    const std::uint32_t up = (sb + 0x8000u) & 0xffff0000u, down = sb & 0xffff0000u;
+    const bool tie = (sb & 0xffffu) == 0x8000u && err != 0.0f;
+    const std::uint32_t awayFromZero = ((sb ^ eb) >> 31) == 0 ? up : down;
+    const std::uint32_t r = tie ? awayFromZero : nearest;
+    const std::uint32_t ok = static_cast<std::uint32_t>((wr & 0x7fffffffu) < 0x7f800000u) &
+                             static_cast<std::uint32_t>((wb & 0x7fffffffu) < 0x7f800000u) &
+                             static_cast<std::uint32_t>((ub & 0x7fffffffu) - 1u < 0x7f7fffffu);
+    e += ok;
+    sw += ok & static_cast<std::uint32_t>(r == wr || ((r | wr) & 0x7fffffffu) == 0); // +0 == -0
+  }
+  eligible += e;
+  swamped += sw;
+}
+
+[[gnu::target("avx2")]] void swampBf16Avx2(const float* w, const float* u, std::size_t n,
+                                           std::uint64_t& eligible, std::uint64_t& swamped) {
+  swampBf16Body(w, u, n, eligible, swamped);
+}
+void swampBf16Base(const float* w, const float* u, std::size_t n, std::uint64_t& eligible,
+                   std::uint64_t& swamped) {
+  swampBf16Body(w, u, n, eligible, swamped);
 }
 
 [[gnu::always_inline]] inline void swampF32Body(const float* w, const float* u, std::size_t n,
@@ -192,23 +261,20 @@ SwampCounts swampCounts(std::span<const float> weights, std::span<const float> u
     }
     return c;
   }
-  const bool bf16 = working == DType::BF16;
-  const int p = bf16 ? 7 : 10;
-  const int emin = bf16 ? -126 : -14;
-  const double maxFinite = bf16 ? std::ldexp(255.0, 120) : 65504.0;
-  for (std::size_t i = 0; i < weights.size(); ++i) {
-    const float u = updates[i];
-    if (!std::isfinite(weights[i]) || !std::isfinite(u) || u == 0.0f)
-      continue;
-    const double w = roundToFormat(weights[i], p, emin, maxFinite);
-    if (!std::isfinite(w))
-      continue;
-    ++c.eligible;
-    // w has <= 11 significant bits and u 24, so w + u is exact in double
-    // unless |u| << |w| (then it rounds to w either way) or |w| << |u|.
-    if (roundToFormat(w + static_cast<double>(u), p, emin, maxFinite) == w)
-      ++c.swamped;
+  static const bool avx2 = numeric::cpuFeatures().avx2;
+  if (working == DType::BF16) {
+    constexpr std::size_t kBlock = 1u << 20; // keeps the 32-bit loop counters exact
+    for (std::size_t off = 0; off < weights.size(); off += kBlock) {
+      const std::size_t n = std::min(kBlock, weights.size() - off);
+      if (avx2)
+        swampBf16Avx2(weights.data() + off, updates.data() + off, n, c.eligible, c.swamped);
+      else
+        swampBf16Base(weights.data() + off, updates.data() + off, n, c.eligible, c.swamped);
+    }
+    return c;
   }
+  // FP16 (no trainer recipe keeps FP16 weights without an FP32 master; scalar is fine).
+  swamp16Body(weights.data(), updates.data(), weights.size(), 10, -14, 65504.0, c.eligible, c.swamped);
   return c;
 }
 
