@@ -134,15 +134,6 @@ std::uint32_t BigUint::divSmall(std::uint32_t divisor) {
   return static_cast<std::uint32_t>(rem);
 }
 
-bool BigUint::anyBitBelow(int bits) const {
-  for (std::size_t i = 0; i < m_limbs.size() && bits > 0; ++i, bits -= 32) {
-    const std::uint32_t mask = bits >= 32 ? ~0u : ((1u << bits) - 1u);
-    if (m_limbs[i] & mask)
-      return true;
-  }
-  return false;
-}
-
 std::string BigUint::toDecimal() const {
   if (m_limbs.empty())
     return "0";

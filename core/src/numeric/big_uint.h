@@ -33,7 +33,6 @@ public:
   void add(const BigUint& other);
   void subtract(const BigUint& other); // requires *this >= other
   std::uint32_t divSmall(std::uint32_t divisor); // returns the remainder
-  bool anyBitBelow(int bits) const;              // any of the low `bits` bits set
 
   std::string toDecimal() const; // "0" for zero
 

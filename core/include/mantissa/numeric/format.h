@@ -8,8 +8,8 @@
 // normal numbers, (-1)^s x 0.m x 2^(1 - bias) for subnormals. They differ in
 // widths and in how the all-ones exponent is used:
 //   Ieee   : exponent all ones = inf (mantissa 0) or NaN (mantissa != 0)
-//   FnuzE4M3 (OCP "E4M3FN"): no infinities; only S.1111.111 is NaN, so the
-//            all-ones exponent holds normal values up to 448.
+//   AllOnesOnly (OCP "E4M3FN"): no infinities; only S.1111.111 is NaN, so
+//            the all-ones exponent holds normal values up to 448.
 
 #include <cstdint>
 #include <optional>
