@@ -59,6 +59,13 @@ TEST(NumericParse, BadInputNamesItselfAndSaysWhy) {
 TEST(NumericParse, ExtremeExponentsStayExactAndCheap) {
   EXPECT_EQ(parseNumber("1e-100000000").value->approximate(), 0.0);
   EXPECT_EQ(parseNumber("-1e100000000").value->approximate(), -HUGE_VAL);
+  EXPECT_EQ(parseNumber("1e999999999").value->toString(), "1e999999999");
+  EXPECT_EQ(parseNumber("2.5e-999999999").value->toString(), "2.5e-999999999");
+  EXPECT_NE(parseNumber("1e1000000000").error.find("exponent beyond"), std::string::npos);
+  EXPECT_EQ(encode(formatInfo(FormatId::Fp16), *parseNumber("-1e999999999").value).bits, 0xfc00u);
+  EncodeOptions up;
+  up.rounding = Rounding::Up;
+  EXPECT_EQ(encode(formatInfo(FormatId::Fp16), *parseNumber("1e-999999999").value, up).bits, 0x0001u);
   EXPECT_EQ(parseNumber("0x1p-1074").value->approximate(), 0x1p-1074);
   EXPECT_EQ(parseNumber("2.4703282292062328e-324").value->approximate(), 0x1p-1074); // above half
   EXPECT_EQ(parseNumber("2.4703282292062327e-324").value->approximate(), 0.0);        // below half

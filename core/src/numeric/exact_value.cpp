@@ -19,9 +19,11 @@ using detail::BigUint;
 // Longest accepted text: the exact decimal of any double (about 1100
 // characters) fits; megabyte inputs would only make the big arithmetic slow.
 constexpr std::size_t kMaxTextLength = 4096;
-// Exponents are clamped here: far outside every format (fp64 spans 2^-1074 to
-// 2^1024), so clamping changes no encoding, only keeps the arithmetic small.
-constexpr int kExponentClamp = 1000000;
+// Largest exponent accepted in text ("1e999999999"); the encoder replaces
+// values far outside every format by 2^+-1200 before any big arithmetic, so
+// large exponents cost nothing. Stored exponents stay exact (int range).
+constexpr long long kMaxTextExponent = 999999999;
+constexpr int kExponentClamp = 1100000000;
 // Longer plain decimals switch toString() to scientific notation (still exact).
 constexpr int kMaxPlainDigits = 1200;
 
@@ -49,17 +51,18 @@ struct Cursor {
   char peek() const { return done() ? '\0' : text[pos]; }
 };
 
-// Reads [+-]digits as a clamped int; returns false if there are no digits.
-bool readExponent(Cursor& c, int& out) {
+// Reads [+-]digits; returns false if there are no digits. Saturates just
+// above kMaxTextExponent so the caller can reject it.
+bool readExponent(Cursor& c, long long& out) {
   bool neg = false;
   if (c.peek() == '+' || c.peek() == '-')
     neg = c.text[c.pos++] == '-';
   long long v = 0;
   const std::size_t start = c.pos;
   while (!c.done() && std::isdigit(static_cast<unsigned char>(c.peek()))) {
-    v = std::min<long long>(v * 10 + (c.text[c.pos++] - '0'), kExponentClamp);
+    v = std::min<long long>(v * 10 + (c.text[c.pos++] - '0'), kMaxTextExponent + 1);
   }
-  out = static_cast<int>(neg ? -v : v);
+  out = neg ? -v : v;
   return c.pos > start;
 }
 
@@ -263,19 +266,20 @@ ParseResult parseNumber(std::string_view text) {
   if (digitCount == 0)
     return fail(text, c.done() ? "no digits" : unexpectedAt(c));
 
-  int exponent = 0;
+  long long exponent = 0;
   const char marker = c.peek();
   if ((hex && (marker == 'p' || marker == 'P')) || (!hex && (marker == 'e' || marker == 'E'))) {
     ++c.pos;
     if (!readExponent(c, exponent))
       return fail(text, std::string("missing exponent digits after '") + marker + "'");
+    if (exponent > kMaxTextExponent || exponent < -kMaxTextExponent)
+      return fail(text, "exponent beyond +-" + std::to_string(kMaxTextExponent));
   }
   if (!c.done())
     return fail(text, unexpectedAt(c));
 
   // hex: digits x 16^-fraction x 2^p; decimal: digits x 10^(e - fraction)
-  const long long exp = hex ? static_cast<long long>(exponent) - 4LL * fractionDigits
-                            : static_cast<long long>(exponent) - fractionDigits;
+  const long long exp = hex ? exponent - 4LL * fractionDigits : exponent - fractionDigits;
   const int clamped = static_cast<int>(std::clamp<long long>(exp, -kExponentClamp, kExponentClamp));
   return {ExactValue::finite(negative, sig.limbs(), clamped, hex ? 2 : 10), {}};
 }
