@@ -75,9 +75,14 @@ QString validateExportOptions(const ExportOptions& options) {
 
 QByteArray renderPng(const ExportableChart& chart, const ExportOptions& options) {
   QImage image(options.size, QImage::Format_ARGB32_Premultiplied);
-  const int dotsPerMeter = static_cast<int>(std::lround(options.dpi / 0.0254));
-  image.setDotsPerMeterX(dotsPerMeter);
-  image.setDotsPerMeterY(dotsPerMeter);
+  // Paint at the logical 96 DPI (fonts convert points to pixels by the
+  // device's DPI) under a scale, then record the requested DPI in the file.
+  const auto setDpi = [&image](double dpi) {
+    const int dotsPerMeter = static_cast<int>(std::lround(dpi / 0.0254));
+    image.setDotsPerMeterX(dotsPerMeter);
+    image.setDotsPerMeterY(dotsPerMeter);
+  };
+  setDpi(kLogicalDpi);
   image.fill(backgroundFill(options.style));
   {
     QPainter painter(&image);
@@ -86,6 +91,7 @@ QByteArray renderPng(const ExportableChart& chart, const ExportOptions& options)
     painter.scale(options.dpi / kLogicalDpi, options.dpi / kLogicalDpi);
     chart.render(painter, QRectF(QPointF(0, 0), logicalSize(options)), options.style);
   }
+  setDpi(options.dpi);
   QByteArray bytes;
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);

@@ -243,11 +243,11 @@ void CurveChart::restyleSeries(const ChartStyle& style) {
     test.setStyle(Qt::DashLine);
     run.test->setPen(test);
     run.skipped->setColor(run.run.color);
-    run.skipped->setBorderColor(style.text());
+    run.skipped->setPen(QPen(style.text(), std::max(1.0, style.penScale)));
     run.skipped->setMarkerSize(style.markerSize());
   }
   m_skippedLegend->setColor(style.mutedText());
-  m_skippedLegend->setBorderColor(style.text());
+  m_skippedLegend->setPen(QPen(style.text(), std::max(1.0, style.penScale)));
   m_skippedLegend->setMarkerSize(style.markerSize());
 }
 

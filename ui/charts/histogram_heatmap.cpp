@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "histogram_heatmap.h"
+
+#include "colour_map.h"
+#include "export_menu.h"
+#include "format_regions.h"
+#include "ui/app_shell/palette.h"
+
+#include <QContextMenuEvent>
+#include <QFontMetricsF>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mantissa::ui {
+
+namespace {
+
+using telemetry::ExponentHistogram;
+
+double cellValue(std::uint64_t count, std::uint64_t maxCount) {
+  // log(1 + count) / log(1 + max): one value already reads as colour.
+  return std::log1p(static_cast<double>(count)) / std::log1p(static_cast<double>(maxCount));
+}
+
+void paintLabel(QPainter& painter, const QPointF& at, const QString& text, const QColor& color,
+                const QColor& box) {
+  const QFontMetricsF fm(painter.font(), painter.device());
+  const QRectF rect(at, QSizeF(fm.horizontalAdvance(text) + 6.0, fm.height() + 2.0));
+  painter.fillRect(rect, box);
+  painter.setPen(color);
+  painter.drawText(rect, Qt::AlignCenter, text);
+}
+
+} // namespace
+
+HistogramHeatmap::HistogramHeatmap(QWidget* parent) : QWidget(parent) {
+  setFocusPolicy(Qt::StrongFocus);
+  setMinimumSize(240, 160);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+bool HistogramHeatmap::setHistory(const std::vector<std::int64_t>& steps,
+                                  const std::vector<ExponentHistogram>& histograms) {
+  if (steps.size() != histograms.size())
+    return false;
+  for (std::size_t i = 1; i < steps.size(); ++i)
+    if (steps[i] <= steps[i - 1])
+      return false;
+  const std::optional<std::int64_t> selected = selectedStep();
+  m_steps = steps;
+  m_rows = histograms;
+  rebuildImage();
+  m_selectedRow = -1;
+  if (selected && !m_steps.empty()) {
+    const auto it = std::lower_bound(m_steps.begin(), m_steps.end(), *selected);
+    if (it != m_steps.end() && *it == *selected)
+      m_selectedRow = static_cast<int>(it - m_steps.begin());
+  }
+  update();
+  return true;
+}
+
+bool HistogramHeatmap::appendRow(std::int64_t step, const ExponentHistogram& histogram) {
+  if (!m_steps.empty() && step <= m_steps.back())
+    return false;
+  m_steps.push_back(step);
+  m_rows.push_back(histogram);
+  rebuildImage();
+  update();
+  return true;
+}
+
+void HistogramHeatmap::setSubject(const QString& subject) {
+  m_subject = subject;
+  update();
+}
+
+void HistogramHeatmap::setChartStyle(const ChartStyle& style) {
+  m_style = style;
+  rebuildImage();
+  update();
+}
+
+void HistogramHeatmap::rebuildImage() {
+  int lo = 0;
+  int hi = 0;
+  bool any = false;
+  m_maxCount = 0;
+  for (const ExponentHistogram& h : m_rows) {
+    const auto first = h.lowestExponent();
+    const auto last = h.highestExponent();
+    if (!first || !last)
+      continue;
+    lo = any ? std::min(lo, *first) : *first;
+    hi = any ? std::max(hi, *last) : *last;
+    any = true;
+    for (int e = *first; e <= *last; ++e)
+      m_maxCount = std::max(m_maxCount, h.count(e));
+  }
+  // Always show the FP16 subnormal range and a little margin around the data.
+  m_firstExponent = std::max(ExponentHistogram::kMinExponent, std::min(any ? lo - 1 : -40, -27));
+  m_lastExponent = std::min(ExponentHistogram::kMaxExponent, std::max(any ? hi + 1 : 8, -12));
+
+  const int cols = m_lastExponent - m_firstExponent + 1;
+  m_image = QImage(cols, std::max(1, rowCount()), QImage::Format_ARGB32);
+  m_image.fill(Qt::transparent);
+  for (int row = 0; row < rowCount(); ++row) {
+    auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(row));
+    const ExponentHistogram& h = m_rows[static_cast<std::size_t>(row)];
+    for (int col = 0; col < cols; ++col) {
+      const std::uint64_t count = h.count(m_firstExponent + col);
+      if (count > 0)
+        line[col] = viridis(0.08 + 0.92 * cellValue(count, m_maxCount)) | 0xff000000u;
+    }
+  }
+}
+
+std::optional<std::int64_t> HistogramHeatmap::selectedStep() const {
+  if (m_selectedRow < 0 || m_selectedRow >= rowCount())
+    return std::nullopt;
+  return stepOfRow(m_selectedRow);
+}
+
+void HistogramHeatmap::selectRow(int row) {
+  if (rowCount() == 0)
+    return;
+  row = std::clamp(row, 0, rowCount() - 1);
+  if (row == m_selectedRow)
+    return;
+  m_selectedRow = row;
+  update();
+  emit stepSelected(stepOfRow(row));
+}
+
+void HistogramHeatmap::selectStep(std::int64_t step) {
+  if (m_steps.empty())
+    return;
+  const auto it = std::lower_bound(m_steps.begin(), m_steps.end(), step);
+  int row = static_cast<int>(it - m_steps.begin());
+  if (it == m_steps.end() || (it != m_steps.begin() && step - *(it - 1) < *it - step))
+    --row;
+  selectRow(row);
+}
+
+HistogramHeatmap::Layout HistogramHeatmap::layoutFor(const QRectF& target,
+                                                     const ChartStyle& style) const {
+  const QFontMetricsF title(style.titleFont(), const_cast<HistogramHeatmap*>(this));
+  const QFontMetricsF label(style.labelFont(), const_cast<HistogramHeatmap*>(this));
+  const QFontMetricsF axis(style.axisTitleFont(), const_cast<HistogramHeatmap*>(this));
+  const double margin = 8.0 * style.fontScale;
+  Layout layout;
+  layout.title = QRectF(target.left(), target.top() + margin, target.width(), title.height());
+  const double left = axis.height() + label.horizontalAdvance(QStringLiteral("0000000")) + margin;
+  const double right = 14.0 * style.fontScale + label.horizontalAdvance(QStringLiteral("1000000")) +
+                       axis.height() + 3.0 * margin;
+  const double top = layout.title.bottom() + margin;
+  const double bottom = label.height() + axis.height() + 2.0 * margin;
+  layout.plot = QRectF(target.left() + left, top, std::max(10.0, target.width() - left - right),
+                       std::max(10.0, target.bottom() - bottom - top));
+  layout.colourBar = QRectF(layout.plot.right() + 2.0 * margin, layout.plot.top(),
+                            14.0 * style.fontScale, layout.plot.height());
+  return layout;
+}
+
+QRectF HistogramHeatmap::plotRect() const { return layoutFor(QRectF(rect()), m_style).plot; }
+
+int HistogramHeatmap::rowAt(const QPointF& position) const {
+  const QRectF plot = plotRect();
+  if (rowCount() == 0 || position.y() < plot.top() || position.y() >= plot.bottom())
+    return -1;
+  const int row = static_cast<int>((position.y() - plot.top()) / plot.height() * rowCount());
+  return std::clamp(row, 0, rowCount() - 1);
+}
+
+QString HistogramHeatmap::title() const {
+  return m_subject.isEmpty() ? tr("Exponent histogram over steps")
+                             : tr("Exponent histogram over steps: %1").arg(m_subject);
+}
+
+void HistogramHeatmap::paintFigure(QPainter& painter, const QRectF& target,
+                                   const ChartStyle& style) const {
+  const Layout layout = layoutFor(target, style);
+  painter.fillRect(target, style.background());
+  painter.setFont(style.titleFont());
+  painter.setPen(style.text());
+  painter.drawText(layout.title, Qt::AlignCenter, title());
+
+  painter.fillRect(layout.plot, style.dark ? QColor(0x30, 0x31, 0x36) : QColor(0xf4, 0xf4, 0xf6));
+  if (rowCount() > 0)
+    painter.drawImage(layout.plot, m_image);
+  paintAxes(painter, layout, style);
+  paintColourBar(painter, layout, style);
+}
+
+void HistogramHeatmap::paintAxes(QPainter& painter, const Layout& layout,
+                                 const ChartStyle& style) const {
+  const QRectF plot = layout.plot;
+  const int cols = m_lastExponent - m_firstExponent + 1;
+  const auto xOf = [&](double log2Value) {
+    return plot.left() + (log2Value - m_firstExponent) / cols * plot.width();
+  };
+  const QFontMetricsF fm(style.labelFont(), painter.device());
+  painter.setFont(style.labelFont());
+
+  // FP16 limits: where values flush to zero and where subnormals start / end.
+  const QColor warn = style.dark ? palette::kVermillion.lighter(130) : palette::kVermillion;
+  QPen limit(warn, 1.5 * style.penScale, Qt::DashLine);
+  QColor box = style.background();
+  box.setAlpha(210);
+  const auto fp16 = formatRegions(numeric::FormatId::Fp16);
+  const auto inRange = [&](double edge) {
+    return edge >= m_firstExponent && edge <= m_lastExponent + 1;
+  };
+  painter.setPen(limit);
+  for (const double edge : {fp16[0].x1, fp16[1].x0, fp16[1].x1, fp16[2].x0})
+    if (inRange(edge))
+      painter.drawLine(QPointF(xOf(edge), plot.top()), QPointF(xOf(edge), plot.bottom()));
+  const double top = plot.top() + 2.0;
+  if (inRange(fp16[0].x1)) {
+    const double width = fm.horizontalAdvance(fp16[0].label) + 6.0;
+    paintLabel(painter, QPointF(std::max(plot.left(), xOf(fp16[0].x1) - width - 2.0), top),
+               fp16[0].label, warn, box);
+  }
+  if (inRange(fp16[1].x0) && inRange(fp16[1].x1)) {
+    const double width = fm.horizontalAdvance(fp16[1].label) + 6.0;
+    const double middle = (xOf(fp16[1].x0) + xOf(fp16[1].x1)) / 2.0;
+    paintLabel(painter, QPointF(middle - width / 2.0, top), fp16[1].label, warn, box);
+  }
+  if (inRange(fp16[2].x0))
+    paintLabel(painter, QPointF(xOf(fp16[2].x0) + 2.0, top), fp16[2].label, warn, box);
+
+  // Axes and ticks.
+  painter.setPen(QPen(style.axisLine(), std::max(1.0, style.penScale)));
+  painter.drawRect(plot);
+  const int span = cols;
+  const int every = span > 150 ? 20 : span > 60 ? 10 : 5;
+  painter.setPen(style.text());
+  for (int e = (m_firstExponent / every) * every; e <= m_lastExponent + 1; e += every) {
+    if (e < m_firstExponent)
+      continue;
+    const double x = xOf(e);
+    painter.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4.0));
+    const QString text = QString::number(e);
+    painter.drawText(QRectF(x - 40.0, plot.bottom() + 4.0, 80.0, fm.height()), Qt::AlignHCenter,
+                     text);
+  }
+  painter.setFont(style.axisTitleFont());
+  const QFontMetricsF axis(style.axisTitleFont(), painter.device());
+  painter.drawText(QRectF(plot.left(), plot.bottom() + 6.0 + fm.height(), plot.width(), axis.height()),
+                   Qt::AlignHCenter, tr("log2 |value|  (column e counts 2^e ≤ |x| < 2^(e+1))"));
+
+  painter.setFont(style.labelFont());
+  const int rows = rowCount();
+  const int ticks = std::min(rows, std::max(2, static_cast<int>(plot.height() / (3.0 * fm.height()))));
+  for (int i = 0; i < ticks && rows > 0; ++i) {
+    const int row = ticks == 1 ? 0 : static_cast<int>(std::lround(double(i) * (rows - 1) / (ticks - 1)));
+    const double y = plot.top() + (row + 0.5) / rows * plot.height();
+    painter.drawLine(QPointF(plot.left() - 4.0, y), QPointF(plot.left(), y));
+    painter.drawText(QRectF(plot.left() - 200.0, y - fm.height() / 2.0, 194.0, fm.height()),
+                     Qt::AlignRight | Qt::AlignVCenter, QString::number(stepOfRow(row)));
+  }
+  painter.save();
+  painter.setFont(style.axisTitleFont());
+  painter.translate(layout.plot.left() - fm.horizontalAdvance(QStringLiteral("0000000")) - 10.0,
+                    plot.center().y());
+  painter.rotate(-90.0);
+  painter.drawText(QRectF(-plot.height() / 2.0, -axis.height(), plot.height(), axis.height()),
+                   Qt::AlignCenter, tr("training step"));
+  painter.restore();
+
+  if (const auto step = selectedStep()) {
+    const double y = plot.top() + (m_selectedRow + 0.5) / rows * plot.height();
+    painter.setPen(QPen(style.dark ? Qt::black : Qt::white, 4.0 * style.penScale));
+    painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+    painter.setPen(QPen(palette::kVermillion, 2.0 * style.penScale));
+    painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+    paintLabel(painter, QPointF(plot.right() - fm.horizontalAdvance(tr("step %1").arg(*step)) - 12.0,
+                                y + 3.0 * style.penScale),
+               tr("step %1").arg(*step), style.text(), box);
+  }
+}
+
+void HistogramHeatmap::paintColourBar(QPainter& painter, const Layout& layout,
+                                      const ChartStyle& style) const {
+  const QRectF bar = layout.colourBar;
+  const int steps = std::max(2, static_cast<int>(bar.height()));
+  for (int i = 0; i < steps; ++i) {
+    const double t = 1.0 - double(i) / (steps - 1);
+    painter.fillRect(QRectF(bar.left(), bar.top() + bar.height() * i / steps, bar.width(),
+                            bar.height() / steps + 0.5),
+                     QColor(viridis(0.08 + 0.92 * t)));
+  }
+  painter.setPen(QPen(style.axisLine(), 1.0));
+  painter.setBrush(Qt::NoBrush);
+  painter.drawRect(bar);
+  if (m_maxCount == 0)
+    return;
+  painter.setFont(style.labelFont());
+  const QFontMetricsF fm(style.labelFont(), painter.device());
+  painter.setPen(style.text());
+  for (double count = 1.0; count <= static_cast<double>(m_maxCount); count *= 10.0) {
+    const double y = bar.bottom() - cellValue(static_cast<std::uint64_t>(count), m_maxCount) * bar.height();
+    painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4.0, y));
+    painter.drawText(QRectF(bar.right() + 6.0, y - fm.height() / 2.0, 80.0, fm.height()),
+                     Qt::AlignLeft | Qt::AlignVCenter, QString::number(count, 'f', 0));
+  }
+  painter.save();
+  painter.setFont(style.axisTitleFont());
+  painter.translate(bar.right() + 10.0 + fm.horizontalAdvance(QStringLiteral("1000000")), bar.center().y());
+  painter.rotate(90.0);
+  const QFontMetricsF axis(style.axisTitleFont(), painter.device());
+  painter.drawText(QRectF(-bar.height() / 2.0, -axis.height(), bar.height(), axis.height()),
+                   Qt::AlignCenter, tr("values per cell (log colour)"));
+  painter.restore();
+}
+
+void HistogramHeatmap::render(QPainter& painter, const QRectF& target, const ExportStyle& style) const {
+  ChartStyle chartStyle = style.presenter ? ChartStyle::presenter(m_style.dark)
+                                          : ChartStyle::screen(m_style.dark);
+  if (style.background != ExportStyle::Background::Screen)
+    chartStyle.dark = false;
+  chartStyle.transparentBackground = style.background == ExportStyle::Background::Transparent;
+  painter.save();
+  paintFigure(painter, target, chartStyle);
+  painter.restore();
+}
+
+void HistogramHeatmap::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  paintFigure(painter, QRectF(rect()), m_style);
+}
+
+void HistogramHeatmap::mousePressEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton)
+    return QWidget::mousePressEvent(event);
+  if (const int row = rowAt(event->position()); row >= 0)
+    selectRow(row);
+}
+
+void HistogramHeatmap::mouseMoveEvent(QMouseEvent* event) {
+  if (!(event->buttons() & Qt::LeftButton))
+    return QWidget::mouseMoveEvent(event);
+  const QRectF plot = plotRect();
+  const QPointF clamped(event->position().x(),
+                        std::clamp(event->position().y(), plot.top(), plot.bottom() - 0.5));
+  if (const int row = rowAt(clamped); row >= 0)
+    selectRow(row);
+}
+
+void HistogramHeatmap::keyPressEvent(QKeyEvent* event) {
+  switch (event->key()) {
+  case Qt::Key_Up: selectRow(m_selectedRow < 0 ? rowCount() - 1 : m_selectedRow - 1); break;
+  case Qt::Key_Down: selectRow(m_selectedRow + 1); break;
+  case Qt::Key_Home: selectRow(0); break;
+  case Qt::Key_End: selectRow(rowCount() - 1); break;
+  default: QWidget::keyPressEvent(event); break;
+  }
+}
+
+void HistogramHeatmap::contextMenuEvent(QContextMenuEvent* event) {
+  popupExportMenu(this, *this, event->globalPos());
+}
+
+QString HistogramHeatmap::csv() const {
+  QString out = QStringLiteral("step,binade,count\n");
+  for (int row = 0; row < rowCount(); ++row) {
+    const ExponentHistogram& h = m_rows[static_cast<std::size_t>(row)];
+    for (int e = ExponentHistogram::kMinExponent; e <= ExponentHistogram::kMaxExponent; ++e)
+      if (const std::uint64_t count = h.count(e); count > 0)
+        out += QStringLiteral("%1,%2,%3\n").arg(stepOfRow(row)).arg(e).arg(count);
+  }
+  return out;
+}
+
+QJsonDocument HistogramHeatmap::json() const {
+  QJsonArray rows;
+  for (int row = 0; row < rowCount(); ++row) {
+    const ExponentHistogram& h = m_rows[static_cast<std::size_t>(row)];
+    QJsonArray bins;
+    for (int e = ExponentHistogram::kMinExponent; e <= ExponentHistogram::kMaxExponent; ++e)
+      if (const std::uint64_t count = h.count(e); count > 0)
+        bins.append(QJsonArray{e, double(count)});
+    rows.append(QJsonObject{{QStringLiteral("step"), double(stepOfRow(row))},
+                            {QStringLiteral("bins"), bins},
+                            {QStringLiteral("zeros"), double(h.zeros)},
+                            {QStringLiteral("inf"), double(h.posInf + h.negInf)},
+                            {QStringLiteral("nan"), double(h.nan)}});
+  }
+  return QJsonDocument(QJsonObject{{QStringLiteral("chart"), title()},
+                                   {QStringLiteral("bins"), QStringLiteral("[binade e, count]: 2^e <= |x| < 2^(e+1)")},
+                                   {QStringLiteral("rows"), rows}});
+}
+
+} // namespace mantissa::ui

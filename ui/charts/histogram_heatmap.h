@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+#include "chart_export.h"
+#include "chart_style.h"
+
+#include <mantissa/telemetry/histogram.h>
+
+#include <QImage>
+#include <QWidget>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace mantissa::ui {
+
+// The exponent histogram over time: one row per recorded step (time runs
+// down), one column per binade, colour = count on a log scale (viridis, empty
+// cells left blank). Clicking or dragging moves a cursor to a recorded step and
+// emits stepSelected(); Up/Down step through the rows. Custom painted: the
+// QImage is rebuilt only when the data changes.
+class HistogramHeatmap : public QWidget, public ExportableChart {
+  Q_OBJECT
+public:
+  explicit HistogramHeatmap(QWidget* parent = nullptr);
+
+  // steps[i] is the training step of histograms[i]; steps must increase.
+  // Returns false (and keeps the old data) if the sizes differ or steps do not increase.
+  bool setHistory(const std::vector<std::int64_t>& steps,
+                  const std::vector<telemetry::ExponentHistogram>& histograms);
+  // Live: one more row (step must be larger than the last).
+  bool appendRow(std::int64_t step, const telemetry::ExponentHistogram& histogram);
+  void setSubject(const QString& subject);
+  void setChartStyle(const ChartStyle& style);
+
+  int rowCount() const { return static_cast<int>(m_steps.size()); }
+  std::int64_t stepOfRow(int row) const { return m_steps.at(static_cast<std::size_t>(row)); }
+  int firstExponent() const { return m_firstExponent; } // leftmost column
+  int lastExponent() const { return m_lastExponent; }   // rightmost column
+  std::optional<std::int64_t> selectedStep() const;
+  // Selects the recorded step nearest to step; emits stepSelected if it changed.
+  void selectStep(std::int64_t step);
+
+  // Geometry on screen, for tests and tooltips.
+  QRectF plotRect() const;
+  int rowAt(const QPointF& position) const; // -1 outside the plot
+  const QImage& image() const { return m_image; }
+
+  QString title() const override;
+  void render(QPainter& painter, const QRectF& target, const ExportStyle& style) const override;
+  QString csv() const override;
+  QJsonDocument json() const override;
+
+  QSize sizeHint() const override { return {640, 360}; }
+
+signals:
+  void stepSelected(std::int64_t step);
+
+protected:
+  void paintEvent(QPaintEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
+
+private:
+  struct Layout {
+    QRectF title;
+    QRectF plot;
+    QRectF colourBar;
+  };
+  Layout layoutFor(const QRectF& target, const ChartStyle& style) const;
+  void paintFigure(QPainter& painter, const QRectF& target, const ChartStyle& style) const;
+  void paintAxes(QPainter& painter, const Layout& layout, const ChartStyle& style) const;
+  void paintColourBar(QPainter& painter, const Layout& layout, const ChartStyle& style) const;
+  void rebuildImage();
+  void selectRow(int row);
+
+  std::vector<std::int64_t> m_steps;
+  std::vector<telemetry::ExponentHistogram> m_rows;
+  int m_firstExponent = -40;
+  int m_lastExponent = 8;
+  std::uint64_t m_maxCount = 0;
+  QImage m_image; // (lastExponent - firstExponent + 1) x rows, ARGB32
+  int m_selectedRow = -1;
+  QString m_subject;
+  ChartStyle m_style;
+};
+
+} // namespace mantissa::ui
