@@ -246,8 +246,12 @@ std::array<CastFractions, kCastTargetCount> castFractions(std::span<const float>
 
 SwampCounts swampCounts(std::span<const float> weights, std::span<const float> updates, DType working) {
   if (weights.size() != updates.size())
-    throw std::invalid_argument("swampedFraction: weights has " + std::to_string(weights.size()) +
-                                " values but updates has " + std::to_string(updates.size()));
+  {
+    std::string message = "swampedFraction: weights has "; // append(): avoids GCC 12's -Wrestrict false positive
+    message.append(std::to_string(weights.size())).append(" values but updates has ");
+    message.append(std::to_string(updates.size()));
+    throw std::invalid_argument(message);
+  }
   SwampCounts c;
   if (working == DType::F32) {
     static const bool avx2 = numeric::cpuFeatures().avx2;
