@@ -12,6 +12,8 @@
 #include <QCommandLineParser>
 
 #include <cstdio>
+#include <cstring>
+#include <optional>
 #include <string>
 
 namespace {
@@ -22,29 +24,37 @@ std::string versionText() {
          " (" + numeric::onednnIsa() + ")\n" + "CPU: " + numeric::describeIsa() + "\n";
 }
 
-} // namespace
+void setIdentity() {
+  QCoreApplication::setOrganizationName(QStringLiteral("Mantissa"));
+  QCoreApplication::setApplicationName(QStringLiteral("Mantissa"));
+  QCoreApplication::setApplicationVersion(QString::fromLatin1(mantissa::kVersion));
+}
 
-int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  QApplication::setOrganizationName(QStringLiteral("Mantissa"));
-  QApplication::setApplicationName(QStringLiteral("Mantissa"));
-  QApplication::setApplicationVersion(QString::fromLatin1(mantissa::kVersion));
-  QApplication::setDesktopFileName(QStringLiteral("org.mantissa.Mantissa"));
+// --help and --version answer without a display.
+bool onlyPrints(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    for (const char* flag : {"-h", "--help", "-?", "--help-all", "-v", "--version"})
+      if (std::strcmp(argv[i], flag) == 0)
+        return true;
+  return false;
+}
 
+// Returns an exit code when main should stop (help, version, bad arguments).
+std::optional<int> handleCommandLine() {
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QStringLiteral("Mantissa: a desktop lab for mixed-precision training.\n"
                      "See how FP32, TF32, FP16, BF16 and FP8 store numbers, train models in "
                      "several precisions side by side, and measure the speed of each.\n"
+                     "Qt options such as -platform offscreen are accepted too.\n"
                      "For scripting and headless use, see mantissa-cli --help."));
   const QCommandLineOption help = parser.addHelpOption();
   const QCommandLineOption version(QStringList{QStringLiteral("v"), QStringLiteral("version")},
                                    QStringLiteral("Print the version, oneDNN version and the "
                                                   "CPU's vector ISA, then exit."));
   parser.addOption(version);
-  if (!parser.parse(QApplication::arguments())) {
-    std::fprintf(stderr, "mantissa: %s\nTry 'mantissa --help'.\n",
-                 qPrintable(parser.errorText()));
+  if (!parser.parse(QCoreApplication::arguments())) {
+    std::fprintf(stderr, "mantissa: %s\nTry 'mantissa --help'.\n", qPrintable(parser.errorText()));
     return 2;
   }
   if (parser.isSet(help))
@@ -58,6 +68,22 @@ int main(int argc, char** argv) {
                  qPrintable(parser.positionalArguments().first()));
     return 2;
   }
+  return std::nullopt;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (onlyPrints(argc, argv)) {
+    QCoreApplication app(argc, argv);
+    setIdentity();
+    return handleCommandLine().value_or(0);
+  }
+  QApplication app(argc, argv);
+  setIdentity();
+  QApplication::setDesktopFileName(QStringLiteral("org.mantissa.Mantissa"));
+  if (const auto rc = handleCommandLine())
+    return *rc;
 
   mantissa::ui::MainWindow window;
   window.show();

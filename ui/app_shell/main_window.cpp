@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -162,7 +163,11 @@ void MainWindow::setPresenterMode(bool on) {
 void MainWindow::restoreSettings() {
   Settings settings;
   m_pageToRestore = settings.lastPage();
-  restoreGeometry(settings.windowGeometry());
+  if (!restoreGeometry(settings.windowGeometry())) {
+    const QRect available = screen()->availableGeometry();
+    resize(QSize(1600, 1000).boundedTo(available.size() * 0.92));
+    move(available.center() - rect().center());
+  }
   restoreState(settings.windowState());
   Theme::instance().apply();
   if (settings.darkTheme())

@@ -55,7 +55,7 @@ int BitCells::cellWidth() const {
 QSize BitCells::sizeHint() const {
   const QFontMetrics fm(Theme::instance().monospaceFont(1.35, true));
   const int cell = fm.horizontalAdvance(QLatin1Char('0')) * 2 + 6;
-  const QFontMetrics small(Theme::instance().uiFont(0.85));
+  const QFontMetrics small(Theme::instance().monospaceFont(0.9));
   return {kLayoutBits * cell + 2 * fieldGap(), cellHeight() + small.height() + 8};
 }
 
@@ -129,7 +129,7 @@ void BitCells::paintEvent(QPaintEvent*) {
   }
 
   // Field names under their cells, with a bar in the field colour.
-  const QFont labelFont = theme.uiFont(0.85);
+  const QFont labelFont = theme.monospaceFont(0.9);
   const QFontMetrics fm(labelFont);
   p.setFont(labelFont);
   auto label = [&](int hi, int lo, const QColor& color, const QStringList& names) {
@@ -150,12 +150,30 @@ void BitCells::paintEvent(QPaintEvent*) {
     p.drawText(QRect(span.left() - 4, y + 2 * pen, span.width() + 8, fm.height()),
                Qt::AlignHCenter | Qt::AlignTop, name);
   };
+  // Under each field its decoded value, shortened to fit the field's width.
   const int top = m_format.totalBits() - 1;
-  label(top, top, palette::kSign, {tr("sign"), tr("s")});
-  label(top - 1, m_format.mantissaBits, palette::kExponent,
-        {tr("exponent (%1)").arg(m_format.exponentBits), tr("exponent"), tr("exp"), tr("e")});
-  label(m_format.mantissaBits - 1, 0, palette::kMantissa,
-        {tr("mantissa (%1)").arg(m_format.mantissaBits), tr("mantissa"), tr("mant"), tr("m")});
+  const int mBits = m_format.mantissaBits;
+  const std::uint64_t expField = (m_bits >> mBits) & ((std::uint64_t(1) << m_format.exponentBits) - 1);
+  const std::uint64_t mantissa = m_bits & ((std::uint64_t(1) << mBits) - 1);
+  const std::uint64_t expAllOnes = (std::uint64_t(1) << m_format.exponentBits) - 1;
+  const QString minus(QChar(0x2212));
+  QStringList expNames;
+  if (expField == expAllOnes && m_format.hasInfinity()) {
+    expNames = {tr("%1: ∞ or NaN").arg(expField), tr("∞/NaN")};
+  } else {
+    const int unbiased = expField == 0 ? 1 - m_format.bias() : int(expField) - m_format.bias();
+    const QString power = powerOfTwoText(unbiased);
+    expNames = {tr("e %1 − %2 → %3").arg(expField).arg(m_format.bias()).arg(power),
+                tr("%1−%2→%3").arg(expField).arg(m_format.bias()).arg(power), power};
+    if (expField == 0)
+      expNames.prepend(tr("e 0: subnormal, %1").arg(power));
+  }
+  const QString mHex = QStringLiteral("0x") + QString::number(mantissa, 16).toUpper();
+  const QString lead = expField == 0 ? QStringLiteral("0.m") : QStringLiteral("1.m");
+  label(top, top, palette::kSign, {(m_bits >> top) & 1u ? minus : QStringLiteral("+")});
+  label(top - 1, mBits, palette::kExponent, expNames);
+  label(mBits - 1, 0, palette::kMantissa,
+        {tr("m %1 → %2").arg(mHex, lead), tr("m %1").arg(mHex), mHex});
 }
 
 void BitCells::mousePressEvent(QMouseEvent* event) {

@@ -11,7 +11,7 @@
 namespace mantissa::ui {
 
 // One cell per bit, most significant on the left, coloured by field (sign,
-// exponent, mantissa) with the field names underneath. Set bits are drawn in
+// exponent, mantissa) with each field's decoded value underneath. Set bits are drawn in
 // the full field colour, clear bits in a pale tint. Clicking a cell emits
 // bitClicked(index) with index 0 = least significant bit. Every format gets
 // room for 32 cells so that stacked rows line up bit for bit.

@@ -4,10 +4,12 @@
 
 #include "ui/app_shell/palette.h"
 #include "ui/app_shell/theme.h"
+#include "ui/formats/bit_cells.h"
 #include "ui/formats/format_card.h"
 
 #include <QAction>
 #include <QCheckBox>
+#include <QEvent>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -39,9 +41,10 @@ FloatExplorer::FloatExplorer(QWidget* parent) : QWidget(parent) {
   layout->addWidget(buildHeader());
   layout->addWidget(buildOptions());
 
-  auto* scroll = new QScrollArea;
+  auto* scroll = m_scroll = new QScrollArea;
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
+  scroll->viewport()->installEventFilter(this);
   m_cardsArea = new QWidget;
   auto* cards = new QVBoxLayout(m_cardsArea);
   cards->setContentsMargins(0, 0, 0, 0);
@@ -151,7 +154,7 @@ QWidget* FloatExplorer::buildLegend() {
       swatch(palette::kSign, tr("sign")) + QStringLiteral("&nbsp;&nbsp; ") +
       swatch(palette::kExponent, tr("exponent")) + QStringLiteral("&nbsp;&nbsp; ") +
       swatch(palette::kMantissa, tr("mantissa")) + QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp; ") +
-      tr("Range strips share one log₂ axis: ") + swatch(palette::blend(palette::kBlue, Qt::white, 0.6), tr("subnormal")) +
+      tr("Range strips share one log₂ axis: ") + swatch(palette::kSkyBlue, tr("subnormal")) +
       QStringLiteral("&nbsp; ") + swatch(palette::kBlue, tr("normal")) +
       tr("&nbsp; | where |value| falls"));
   m_legend->setTextFormat(Qt::RichText);
@@ -274,8 +277,34 @@ void FloatExplorer::showMessage(const QString& text, bool error) {
   m_message->setFont(Theme::instance().uiFont(error ? 1.1 : 0.95, error));
 }
 
+bool FloatExplorer::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_scroll->viewport() && event->type() == QEvent::Resize)
+    layoutColumns();
+  return QWidget::eventFilter(watched, event);
+}
+
+// Every card gets the same bit-cell width (rows line up bit for bit): as much
+// as the cells want, leaving room for the details column.
+void FloatExplorer::layoutColumns() {
+  const Theme& t = Theme::instance();
+  const int preferred = m_cards.front()->bitCells()->sizeHint().width();
+  const int minimum = m_cards.front()->bitCells()->minimumSizeHint().width();
+  const QFontMetrics mono(t.monospaceFont(1.1));
+  const QFontMetrics ui(t.uiFont());
+  const int details = mono.horizontalAdvance(QString(32, u'0')) +
+                      ui.horizontalAdvance(QStringLiteral("stored")) + 10;
+  const int buttons = static_cast<int>(40 * t.fontScale());
+  const int chrome = 14 + 10 + 3 * 14 + 8; // card margins and column spacing
+  const int available = m_scroll->viewport()->width() - m_cards.front()->nameColumnWidth() -
+                        details - buttons - chrome;
+  const int width = std::clamp(available, minimum, preferred);
+  for (FormatCard* c : m_cards)
+    c->setBitsWidth(width);
+}
+
 void FloatExplorer::applyFonts() {
   const Theme& t = Theme::instance();
+  layoutColumns();
   m_input->setFont(t.monospaceFont(1.6));
   m_mode->setFont(t.uiFont(1.05));
   m_legend->setFont(t.uiFont(0.95));

@@ -12,6 +12,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QScrollArea;
 class QSpinBox;
 
 namespace mantissa::ui {
@@ -38,7 +39,11 @@ public:
 
   void stepSelected(int direction);
 
+protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+  void layoutColumns();
   QWidget* buildHeader();
   QWidget* buildOptions();
   QWidget* buildLegend();
@@ -63,6 +68,7 @@ private:
   QCheckBox* m_saturate = nullptr;
   QLabel* m_legend = nullptr;
   QWidget* m_cardsArea = nullptr;
+  QScrollArea* m_scroll = nullptr;
   std::vector<FormatCard*> m_cards;
   numeric::FormatId m_selected = numeric::FormatId::Fp32;
   bool m_inputValid = true;

@@ -99,6 +99,7 @@ FormatCard::FormatCard(const numeric::FloatFormat& format, QWidget* parent)
   details->setHorizontalSpacing(10);
   details->setVerticalSpacing(2);
   auto* head = new QHBoxLayout;
+  head->setSpacing(16);
   m_hex = new QLabel;
   m_hex->setObjectName(QStringLiteral("bitsHex"));
   m_hex->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -106,23 +107,23 @@ FormatCard::FormatCard(const numeric::FloatFormat& format, QWidget* parent)
   m_class->setObjectName(QStringLiteral("classText"));
   m_flags = new QLabel;
   m_flags->setObjectName(QStringLiteral("flags"));
+  m_flags->setVisible(false);
   head->addWidget(m_hex);
-  head->addWidget(m_class);
-  head->addWidget(m_flags, 1);
+  head->addWidget(m_class, 1);
   details->addLayout(head, 0, 0, 1, 2);
+  details->addWidget(m_flags, 1, 0, 1, 2);
   auto addRow = [&](int row, const QString& name, QLabel*& label, const char* objectName) {
     label = new QLabel;
     label->setObjectName(QLatin1String(objectName));
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    label->setWordWrap(true);
-    label->setMinimumWidth(80);
+    label->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     details->addWidget(caption(name), row, 0, Qt::AlignLeft | Qt::AlignTop);
-    details->addWidget(label, row, 1);
+    details->addWidget(label, row, 1, Qt::AlignTop);
   };
-  addRow(1, tr("fields"), m_fields, "fields");
   addRow(2, tr("stored"), m_stored, "storedValue");
   addRow(3, tr("error"), m_error, "error");
   addRow(4, tr("ULP"), m_ulp, "ulp");
+  addRow(5, tr("next"), m_neighbours, "neighbours");
   details->setColumnStretch(1, 1);
   grid->addLayout(details, 0, 2, 3, 1);
 
@@ -138,6 +139,7 @@ FormatCard::FormatCard(const numeric::FloatFormat& format, QWidget* parent)
   grid->addWidget(m_down, 1, 3, Qt::AlignTop);
   grid->setColumnStretch(2, 1);
   grid->setRowStretch(2, 1);
+  setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
 
   connect(m_bits, &BitCells::bitClicked, this, [this](int bit) {
     emit activated(m_format.id);
@@ -165,13 +167,13 @@ void FormatCard::applyFonts() {
   const Theme& t = Theme::instance();
   m_name->setFont(t.uiFont(1.45, true));
   m_widths->setFont(t.uiFont(0.85));
-  m_hex->setFont(t.monospaceFont(1.15, true));
-  m_class->setFont(t.uiFont(1.0, true));
-  m_flags->setFont(t.uiFont(1.0, true));
-  for (QLabel* l : {m_fields, m_stored, m_error, m_ulp})
-    l->setFont(t.monospaceFont(1.0));
+  m_hex->setFont(t.monospaceFont(1.25, true));
+  m_class->setFont(t.uiFont(1.1, true));
+  m_flags->setFont(t.uiFont(1.1, true));
+  for (QLabel* l : {m_stored, m_error, m_ulp, m_neighbours})
+    l->setFont(t.monospaceFont(1.1));
   for (QLabel* l : m_captions) {
-    l->setFont(t.uiFont(0.9));
+    l->setFont(t.uiFont(1.0));
     l->setForegroundRole(QPalette::PlaceholderText);
   }
   for (QToolButton* b : {m_up, m_down}) {
@@ -187,8 +189,7 @@ void FormatCard::showReading(const FormatReading& r, double typedValue) {
   m_bits->setBits(r.bits);
   m_hex->setText(hexOf(m_format, r.bits));
   m_class->setText(className(d));
-  m_fields->setText(fieldsText(m_format, d));
-  m_fields->setToolTip(QString::fromStdString(d.formula));
+  m_hex->setToolTip(fieldsText(m_format, d) + u'\n' + QString::fromStdString(d.formula));
   m_stored->setText(exactDigitsText(d.exactDecimal));
   m_stored->setToolTip(tr("The exact value these bits store, every digit"));
 
@@ -198,6 +199,7 @@ void FormatCard::showReading(const FormatReading& r, double typedValue) {
   const QString flags = flagsText(r, options);
   m_flagged = r.overflowed || r.underflowed;
   m_flags->setText(flags);
+  m_flags->setVisible(!flags.isEmpty());
   QPalette warn = m_flags->palette();
   warn.setColor(QPalette::WindowText, palette::kWarning);
   m_flags->setPalette(warn);
@@ -213,20 +215,30 @@ void FormatCard::showReading(const FormatReading& r, double typedValue) {
 
   if (std::isnan(r.ulp)) {
     m_ulp->setText(QStringLiteral("—"));
-    m_ulp->setToolTip({});
+    m_neighbours->setText(QStringLiteral("—"));
+    m_neighbours->setToolTip({});
   } else {
     const numeric::Decoded prev = numeric::decode(m_format, r.prevBits);
     const numeric::Decoded next = numeric::decode(m_format, r.nextBits);
-    m_ulp->setText(tr("%1 ≈ %2   ↓ %3   ↑ %4")
-                       .arg(powerOfTwoText(r.ulp), shortNumber(r.ulp, 3),
-                            shortNumber(prev.value, digits), shortNumber(next.value, digits)));
-    m_ulp->setToolTip(tr("ULP: spacing of %1 values here\nprevious: %2\nnext: %3")
+    m_ulp->setText(tr("%1 ≈ %2").arg(powerOfTwoText(r.ulp), shortNumber(r.ulp, 3)));
+    m_ulp->setToolTip(tr("ULP: the spacing of %1 values around this one")
+                          .arg(qs(m_format.displayName)));
+    m_neighbours->setText(
+        tr("↓ %1  ↑ %2").arg(shortNumber(prev.value, digits), shortNumber(next.value, digits)));
+    m_neighbours->setToolTip(tr("Neighbouring %1 values, exactly\nbelow: %2\nabove: %3")
                           .arg(qs(m_format.displayName), QString::fromStdString(prev.exactDecimal),
                                QString::fromStdString(next.exactDecimal)));
   }
   m_strip->setValue(typedValue, m_flagged);
   update();
 }
+
+void FormatCard::setBitsWidth(int width) {
+  m_bits->setFixedWidth(width);
+  m_strip->setFixedWidth(width);
+}
+
+int FormatCard::nameColumnWidth() const { return m_name->minimumWidth(); }
 
 void FormatCard::setSelected(bool selected) {
   if (selected == m_selected)

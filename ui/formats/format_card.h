@@ -24,6 +24,9 @@ public:
 
   void showReading(const FormatReading& reading, double typedValue);
   void setSelected(bool selected);
+  // The explorer gives every card the same bit-cell width so that rows line up.
+  void setBitsWidth(int width);
+  int nameColumnWidth() const;
   bool isSelected() const { return m_selected; }
 
   const numeric::FloatFormat& format() const { return m_format; }
@@ -53,10 +56,10 @@ private:
   QLabel* m_hex = nullptr;
   QLabel* m_class = nullptr;
   QLabel* m_flags = nullptr;
-  QLabel* m_fields = nullptr;
   QLabel* m_stored = nullptr;
   QLabel* m_error = nullptr;
   QLabel* m_ulp = nullptr;
+  QLabel* m_neighbours = nullptr;
   QList<QLabel*> m_captions;
   QToolButton* m_up = nullptr;
   QToolButton* m_down = nullptr;

@@ -8,9 +8,8 @@ namespace mantissa::ui {
 namespace {
 
 constexpr QChar kMinus(0x2212);
-constexpr QChar kZeroWidthSpace(0x200B);
 constexpr int kPlainLimit = 32;
-constexpr int kWrapEvery = 10;
+constexpr int kLineLength = 32;
 
 QString superscript(int n) {
   static const char16_t kDigits[] = u"⁰¹²³⁴⁵⁶⁷⁸⁹";
@@ -93,20 +92,15 @@ QString exactDigitsText(const std::string& exactDecimal) {
     if (sci.size() < s.size())
       s = sci;
   }
-  if (s.size() <= kPlainLimit)
-    return s;
   QString wrapped;
-  for (qsizetype i = 0; i < s.size(); ++i) {
-    if (i > 0 && i % kWrapEvery == 0)
-      wrapped += kZeroWidthSpace;
-    wrapped += s[i];
-  }
+  for (qsizetype i = 0; i < s.size(); i += kLineLength)
+    wrapped += (i > 0 ? QStringLiteral("\n") : QString()) + s.mid(i, kLineLength);
   return wrapped;
 }
 
 QString plainDigits(const QString& text) {
   QString s = text;
-  s.remove(kZeroWidthSpace);
+  s.remove(u'\n');
   return s;
 }
 

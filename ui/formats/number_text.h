@@ -23,12 +23,12 @@ int distinguishingDigits(const numeric::FloatFormat& format);
 QString shortNumber(double value, int digits, bool forceSign = false);
 
 // An exact decimal string with every digit kept: plain if short, else in
-// scientific notation ("1.401298464324817...203125e-45"); zero-width spaces
-// every 10 characters let long ones wrap (copying them back is harmless: the
-// explorer's parser ignores them).
+// scientific notation ("1.401298464324817...203125e-45"), broken into lines
+// of 32 characters (copying them back is harmless: the explorer's parser
+// ignores white space).
 QString exactDigitsText(const std::string& exactDecimal);
 
-// The same exact decimal without wrap hints (tests and tooltips).
+// The same exact decimal without the line breaks.
 QString plainDigits(const QString& text);
 
 } // namespace mantissa::ui

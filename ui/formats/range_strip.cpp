@@ -53,7 +53,7 @@ double RangeStrip::xOf(double log2Value) const {
 }
 
 QSize RangeStrip::sizeHint() const {
-  const QFontMetrics fm(Theme::instance().uiFont(0.8));
+  const QFontMetrics fm(Theme::instance().uiFont(0.9));
   return {400, fm.height() + static_cast<int>(14 * Theme::instance().fontScale()) + 6};
 }
 
@@ -85,13 +85,13 @@ void RangeStrip::paintEvent(QPaintEvent*) {
   const double lMax = std::log2(m_format.maxFinite());
   const QColor band = palette::kBlue;
   p.setPen(Qt::NoPen);
-  p.setBrush(palette::blend(band, base, 0.6));
+  p.setBrush(palette::kSkyBlue);
   p.drawRect(QRectF(xOf(lSub), barTop, xOf(lNorm) - xOf(lSub), barHeight));
   p.setBrush(band);
   p.drawRect(QRectF(xOf(lNorm), barTop, xOf(lMax) - xOf(lNorm), barHeight));
 
   // Labels at the band's ends: outside the band when there is room.
-  const QFont font = theme.uiFont(0.8);
+  const QFont font = theme.uiFont(0.9);
   const QFontMetrics fm(font);
   p.setFont(font);
   p.setPen(text);

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Loss and accuracy curves: data given to updateRun() reaches the series, the
+// skipped steps sit on the train curve, log y drops what a log axis cannot
+// show, and the CSV / JSON hold every point.
+
+#include "ui/charts/loss_chart.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <QChart>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace mantissa::ui {
+namespace {
+
+// loss = 2 - step / 1000 for steps 0, 10, ..., 1000: 101 points.
+QList<QPointF> straightLoss() {
+  QList<QPointF> points;
+  for (int step = 0; step <= 1000; step += 10)
+    points.append({double(step), 2.0 - step / 1000.0});
+  return points;
+}
+
+TEST(ChartsCurves, UpdateRunReachesTheRunsSeries) {
+  LossChart chart;
+  chart.setRuns({{"a", "fp32", {}}, {"b", "bf16-mixed", {}}});
+  const QList<QPointF> test{{0.0, 2.1}, {500.0, 1.6}, {1000.0, 1.1}};
+  ASSERT_TRUE(chart.updateRun("b", straightLoss(), test));
+  EXPECT_EQ(chart.trainSeries("b")->count(), 101);
+  EXPECT_EQ(chart.testSeries("b")->count(), 3);
+  EXPECT_EQ(chart.trainSeries("a")->count(), 0);
+  EXPECT_EQ(chart.trainSeries("b")->at(50), QPointF(500.0, 1.5));
+  EXPECT_EQ(chart.trainSeries("b")->name(), "bf16-mixed");
+  EXPECT_FALSE(chart.updateRun("nope", straightLoss(), {}));
+}
+
+TEST(ChartsCurves, EachRunHasItsOwnColour) {
+  LossChart chart;
+  chart.setRuns({{"a", "fp32", {}}, {"b", "bf16-mixed", {}}, {"c", "fp16-mixed", QColor(Qt::red)}});
+  const QColor a = chart.trainSeries("a")->pen().color();
+  const QColor b = chart.trainSeries("b")->pen().color();
+  EXPECT_NE(a, b);
+  EXPECT_EQ(chart.trainSeries("c")->pen().color(), QColor(Qt::red));
+  EXPECT_EQ(chart.testSeries("a")->pen().color(), a); // same run, same colour
+  EXPECT_EQ(chart.testSeries("a")->pen().style(), Qt::DashLine);
+}
+
+TEST(ChartsCurves, SkippedStepsAreMarkedOnTheTrainCurve) {
+  LossChart chart;
+  chart.setRuns({{"a", "fp16-mixed", {}}});
+  chart.updateRun("a", straightLoss(), {}, {250.0, 505.0});
+  QScatterSeries* marks = chart.skippedSeries("a");
+  ASSERT_EQ(marks->count(), 2);
+  // On the line loss = 2 - step / 1000 (505 lies between two recorded points).
+  EXPECT_DOUBLE_EQ(marks->at(0).x(), 250.0);
+  EXPECT_NEAR(marks->at(0).y(), 1.75, 1e-12);
+  EXPECT_DOUBLE_EQ(marks->at(1).x(), 505.0);
+  EXPECT_NEAR(marks->at(1).y(), 1.495, 1e-12);
+}
+
+TEST(ChartsCurves, LogScaleSwapsTheAxisAndDropsValuesItCannotShow) {
+  LossChart chart;
+  chart.setRuns({{"a", "fp32", {}}});
+  QList<QPointF> train = straightLoss();
+  train.append({1010.0, 0.0});
+  train.append({1020.0, std::numeric_limits<double>::quiet_NaN()});
+  train.append({1030.0, std::numeric_limits<double>::infinity()});
+  chart.updateRun("a", train, {});
+  EXPECT_EQ(chart.trainSeries("a")->count(), 102); // NaN and inf left out; 0 kept
+  EXPECT_NE(qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0)), nullptr);
+
+  chart.setLogScale(true);
+  EXPECT_TRUE(chart.logScale());
+  auto* axis = qobject_cast<QLogValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
+  ASSERT_NE(axis, nullptr);
+  EXPECT_EQ(chart.trainSeries("a")->count(), 101); // 0 cannot be shown on a log axis
+  EXPECT_LE(axis->min(), 1.0);
+  EXPECT_GE(axis->max(), 2.0);
+
+  chart.setLogScale(false);
+  EXPECT_EQ(chart.trainSeries("a")->count(), 102);
+}
+
+TEST(ChartsCurves, AxisRangeCoversEveryRun) {
+  AccuracyChart chart;
+  chart.setRuns({{"a", "fp32", {}}, {"b", "bf16", {}}});
+  chart.updateRun("a", {{0.0, 10.0}, {300.0, 90.0}}, {});
+  chart.updateRun("b", {{0.0, 12.0}, {800.0, 97.0}}, {});
+  auto* x = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
+  auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
+  ASSERT_NE(x, nullptr);
+  ASSERT_NE(y, nullptr);
+  EXPECT_LE(x->min(), 0.0);
+  EXPECT_GE(x->max(), 800.0);
+  EXPECT_LE(y->min(), 10.0);
+  EXPECT_GE(y->max(), 97.0);
+}
+
+TEST(ChartsCurves, CsvHasAHeaderAndOneRowPerPoint) {
+  LossChart chart;
+  chart.setRuns({{"a", "fp32, lr 0.1", {}}});
+  chart.updateRun("a", straightLoss(), {{0.0, 2.1}, {1000.0, 1.1}});
+  const QStringList lines = chart.csv().split('\n', Qt::SkipEmptyParts);
+  ASSERT_EQ(lines.size(), 1 + 101 + 2);
+  EXPECT_EQ(lines[0], "run,curve,step,value");
+  EXPECT_EQ(lines[1], "\"fp32, lr 0.1\",train,0,2"); // a comma in a name is quoted
+  EXPECT_EQ(lines.last(), "\"fp32, lr 0.1\",test,1000,1.1");
+}
+
+TEST(ChartsCurves, JsonHoldsTheRunsAndTheirSkippedSteps) {
+  LossChart chart;
+  chart.setRuns({{"a", "fp16-mixed", {}}});
+  chart.updateRun("a", straightLoss(), {}, {250.0});
+  const QJsonObject root = chart.json().object();
+  const QJsonArray runs = root["runs"].toArray();
+  ASSERT_EQ(runs.size(), 1);
+  EXPECT_EQ(runs[0].toObject()["name"].toString(), "fp16-mixed");
+  EXPECT_EQ(runs[0].toObject()["train"].toArray().size(), 101);
+  EXPECT_EQ(runs[0].toObject()["skippedSteps"].toArray().at(0).toDouble(), 250.0);
+}
+
+} // namespace
+} // namespace mantissa::ui

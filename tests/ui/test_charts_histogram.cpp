@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// The exponent histogram: bars at the right binades, format regions at the
+// exponents the format specifications give (IEEE 754 binary16, bfloat16, OCP
+// FP8), counters, scaled / unscaled and log toggles.
+
+#include "ui/charts/histogram_chart.h"
+
+#include <QAreaSeries>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QChart>
+#include <QRegularExpression>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace mantissa::ui {
+namespace {
+
+using numeric::FormatId;
+using telemetry::ExponentHistogram;
+
+struct Expected {
+  FormatId format;
+  double flushBelow;   // everything at or below 2^this rounds to zero
+  double subnormalMin; // log2 of the smallest subnormal
+  double normalMin;    // log2 of the smallest normal
+  double maxFinite;    // the largest finite value
+};
+
+// From the specifications, typed here on purpose.
+const Expected kSpec[] = {
+    {FormatId::Fp16, -25.0, -24.0, -14.0, 65504.0},
+    {FormatId::Bf16, -134.0, -133.0, -126.0, 3.3895313892515355e38},
+    {FormatId::Fp8E4M3, -10.0, -9.0, -6.0, 448.0},
+    {FormatId::Fp8E5M2, -17.0, -16.0, -14.0, 57344.0},
+};
+
+TEST(ChartsHistogram, RegionsSitAtTheSpecExponents) {
+  for (const Expected& e : kSpec) {
+    const std::vector<FormatRegion> regions = formatRegions(e.format);
+    ASSERT_EQ(regions.size(), 3u);
+    EXPECT_EQ(regions[0].kind, RegionKind::FlushToZero);
+    EXPECT_EQ(regions[0].x1, e.flushBelow);
+    EXPECT_TRUE(std::isinf(regions[0].x0));
+    EXPECT_EQ(regions[1].kind, RegionKind::Subnormal);
+    EXPECT_EQ(regions[1].x0, e.subnormalMin);
+    EXPECT_EQ(regions[1].x1, e.normalMin);
+    EXPECT_EQ(regions[2].kind, RegionKind::Overflow);
+    EXPECT_DOUBLE_EQ(regions[2].x0, std::log2(e.maxFinite));
+  }
+  EXPECT_EQ(formatRegions(FormatId::Fp16)[1].label, "FP16 subnormal");
+}
+
+// The region series' corners, as drawn: [x0, x1] over the whole y range.
+std::pair<double, double> drawnSpan(const HistogramChart& chart, FormatId f, RegionKind k) {
+  const QAreaSeries* area = chart.regionSeries(f, k);
+  const QList<QPointF> lower = area->lowerSeries()->points();
+  return {lower.value(0).x(), lower.value(1).x()};
+}
+
+TEST(ChartsHistogram, ShadedRegionsAreDrawnAtTheSpecExponents) {
+  HistogramChart chart;
+  ExponentHistogram h;
+  h.bins[h.index(-20)] = 100;
+  chart.setHistograms(h);
+  ASSERT_TRUE(chart.isFormatVisible(FormatId::Fp16));
+  EXPECT_TRUE(chart.regionSeries(FormatId::Fp16, RegionKind::Subnormal)->isVisible());
+  EXPECT_EQ(drawnSpan(chart, FormatId::Fp16, RegionKind::Subnormal), std::make_pair(-24.0, -14.0));
+  EXPECT_EQ(drawnSpan(chart, FormatId::Fp16, RegionKind::FlushToZero).second, -25.0);
+  EXPECT_DOUBLE_EQ(drawnSpan(chart, FormatId::Fp16, RegionKind::Overflow).first, std::log2(65504.0));
+  EXPECT_EQ(chart.regionLabel(FormatId::Fp16, RegionKind::Overflow), "FP16 → inf");
+
+  EXPECT_FALSE(chart.regionSeries(FormatId::Bf16, RegionKind::Subnormal)->isVisible());
+  EXPECT_EQ(chart.regionLabel(FormatId::Bf16, RegionKind::Subnormal), "");
+  chart.setFormatVisible(FormatId::Bf16, true);
+  ASSERT_TRUE(chart.regionSeries(FormatId::Bf16, RegionKind::Subnormal)->isVisible());
+  EXPECT_EQ(drawnSpan(chart, FormatId::Bf16, RegionKind::Subnormal), std::make_pair(-133.0, -126.0));
+  EXPECT_LE(chart.xMin(), -134.0); // the axis grows to show BF16's limits
+  EXPECT_EQ(chart.regionLabel(FormatId::Bf16, RegionKind::FlushToZero), "BF16 → 0");
+
+  chart.setFormatVisible(FormatId::Fp8E4M3, true);
+  EXPECT_DOUBLE_EQ(drawnSpan(chart, FormatId::Fp8E4M3, RegionKind::Overflow).first, std::log2(448.0));
+  EXPECT_EQ(chart.regionLabel(FormatId::Fp8E4M3, RegionKind::Overflow), "FP8 E4M3 overflow");
+}
+
+TEST(ChartsHistogram, BarsStandOnTheirBinades) {
+  HistogramChart chart;
+  ExponentHistogram h;
+  h.bins[h.index(-20)] = 5;
+  h.bins[h.index(-3)] = 12;
+  h.total = 17;
+  chart.setHistograms(h);
+  const QList<QPointF> top = chart.barSeries()->upperSeries()->points();
+  // Each binade e is a flat top from x = e to x = e + 1.
+  const auto heightAt = [&](double x) {
+    for (qsizetype i = 0; i + 1 < top.size(); i += 2)
+      if (top[i].x() == x && top[i + 1].x() == x + 1.0 && top[i].y() == top[i + 1].y())
+        return top[i].y();
+    return -1.0;
+  };
+  EXPECT_EQ(heightAt(-20.0), 5.0);
+  EXPECT_EQ(heightAt(-3.0), 12.0);
+  EXPECT_EQ(heightAt(-10.0), 0.0);
+}
+
+TEST(ChartsHistogram, CountersShowZerosInfinitiesAndNan) {
+  HistogramChart chart;
+  ExponentHistogram h;
+  h.bins[h.index(-20)] = 5;
+  h.zeros = 42;
+  h.posInf = 3;
+  h.negInf = 1;
+  h.nan = 7;
+  h.total = 58;
+  chart.setHistograms(h);
+  const QString text = chart.countersText();
+  EXPECT_TRUE(text.contains(QRegularExpression("zeros\\s+42"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QRegularExpression("\\+inf\\s+3"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QRegularExpression("−inf\\s+1"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QRegularExpression("NaN\\s+7"))) << text.toStdString();
+}
+
+TEST(ChartsHistogram, ScaledToggleShowsTheOtherHistogram) {
+  HistogramChart chart;
+  ExponentHistogram unscaled;
+  unscaled.bins[unscaled.index(-27)] = 9; // below FP16's reach
+  ExponentHistogram scaled;
+  scaled.bins[scaled.index(-11)] = 9; // the same values times 2^16
+  chart.setHistograms(unscaled, &scaled, 65536.0);
+  const auto barAt = [&](double x) {
+    for (const QPointF& p : chart.barSeries()->upperSeries()->points())
+      if (p.x() == x)
+        return p.y();
+    return -1.0;
+  };
+  EXPECT_FALSE(chart.showScaled());
+  EXPECT_EQ(barAt(-27.0), 9.0);
+  chart.setShowScaled(true);
+  EXPECT_TRUE(chart.showScaled());
+  EXPECT_EQ(barAt(-27.0), 0.0);
+  EXPECT_EQ(barAt(-11.0), 9.0);
+  EXPECT_TRUE(chart.title().contains("×2^16")) << chart.title().toStdString();
+  EXPECT_TRUE(chart.csv().startsWith("binade,lower_bound,count,count_scaled\n"));
+}
+
+TEST(ChartsHistogram, LogScaleKeepsEveryPointPositive) {
+  HistogramChart chart;
+  ExponentHistogram h;
+  h.bins[h.index(-20)] = 1000;
+  h.bins[h.index(-19)] = 1;
+  chart.setHistograms(h);
+  chart.setLogScale(true);
+  ASSERT_NE(qobject_cast<QLogValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0)), nullptr);
+  for (const QPointF& p : chart.barSeries()->upperSeries()->points())
+    EXPECT_GT(p.y(), 0.0);
+  for (const QPointF& p : chart.regionSeries(FormatId::Fp16, RegionKind::Subnormal)->lowerSeries()->points())
+    EXPECT_GT(p.y(), 0.0);
+}
+
+TEST(ChartsHistogram, CsvHasOneRowPerShownBinade) {
+  HistogramChart chart;
+  ExponentHistogram h;
+  h.bins[h.index(-20)] = 5;
+  chart.setHistograms(h);
+  const QStringList lines = chart.csv().split('\n', Qt::SkipEmptyParts);
+  const int binades = static_cast<int>(chart.xMax() - chart.xMin());
+  ASSERT_EQ(lines.size(), 1 + binades);
+  EXPECT_TRUE(lines.contains(QStringLiteral("-20,%1,5").arg(std::ldexp(1.0, -20), 0, 'g', 17)));
+}
+
+} // namespace
+} // namespace mantissa::ui
