@@ -132,6 +132,33 @@ else
   fail "mantissa-cli --version exited non-zero: $out"
 fi
 
+# A short real run on the MNIST subset embedded in the binary: it must train
+# (the loss falls, test accuracy well above the 10 % of guessing) with no
+# file from the source or build tree.
+log=$scratch/train.jsonl
+if out=$(cd "$scratch" && timeout 240 "$usr/bin/mantissa-cli" train --data mnist --steps 20 --seed 1 \
+  --log "$log" --quiet 2>&1); then
+  echo "$out"
+  summary=$(grep '"summary":true' "$log" || true)
+  step_rows=$(grep -c '"found_inf":' "$log" || true)
+  [ "$step_rows" -eq 20 ] || fail "train log has $step_rows step rows, expected 20"
+  # The value of a top-level number in one JSON line (nested objects dropped first:
+  # breakdown_ms has a "loss" key of its own).
+  num() { sed 's/"[a-z_]*":{[^{}]*}//g' <<<"$2" | grep -o "\"$1\":[-0-9.e+]*" | head -1 | cut -d: -f2; }
+  [ "$(num steps "$summary")" = 20 ] || fail "train summary does not say 20 steps: $summary"
+  grep -q '"diverged":false' <<<"$summary" || fail "train run diverged: $summary"
+  first_loss=$(num loss "$(grep '"step":0,' "$log")")
+  last_loss=$(num loss "$(grep '"step":19,' "$log")")
+  accuracy=$(num test_accuracy "$summary")
+  echo "loss $first_loss -> $last_loss, test accuracy $accuracy"
+  awk -v a="$first_loss" -v b="$last_loss" 'BEGIN { exit !(b < a) }' ||
+    fail "loss did not fall over 20 steps ($first_loss -> $last_loss)"
+  awk -v acc="$accuracy" 'BEGIN { exit !(acc >= 0.3 && acc <= 1) }' ||
+    fail "test accuracy after 20 steps is '$accuracy', expected at least 0.3 (guessing: 0.1)"
+else
+  fail "mantissa-cli train --steps 20 exited non-zero: $out"
+fi
+
 if out=$(QT_QPA_PLATFORM=offscreen timeout 60 "$usr/bin/mantissa" --version 2>&1); then
   echo "$out"
   grep -q "$version" <<<"$out" || fail "mantissa --version does not print $version"
