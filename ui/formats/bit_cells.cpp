@@ -157,23 +157,33 @@ void BitCells::paintEvent(QPaintEvent*) {
   const std::uint64_t mantissa = m_bits & ((std::uint64_t(1) << mBits) - 1);
   const std::uint64_t expAllOnes = (std::uint64_t(1) << m_format.exponentBits) - 1;
   const QString minus(QChar(0x2212));
+  const std::uint64_t mAllOnes = (std::uint64_t(1) << mBits) - 1;
+  const QString mHex = QStringLiteral("0x") + QString::number(mantissa, 16).toUpper();
   QStringList expNames;
-  if (expField == expAllOnes && m_format.hasInfinity()) {
+  QStringList mantNames;
+  const bool ieeeSpecial = expField == expAllOnes && m_format.hasInfinity();
+  const bool fnNan = expField == expAllOnes && !m_format.hasInfinity() && mantissa == mAllOnes;
+  if (ieeeSpecial || fnNan) {
+    const bool nan = fnNan || mantissa != 0;
     expNames = {tr("%1: ∞ or NaN").arg(expField), tr("∞/NaN")};
+    mantNames = nan ? QStringList{tr("m %1 → NaN").arg(mHex), tr("NaN"), QString()}
+                    : QStringList{tr("m 0 → ∞"), tr("∞"), QString()};
   } else {
     const int unbiased = expField == 0 ? 1 - m_format.bias() : int(expField) - m_format.bias();
     const QString power = powerOfTwoText(unbiased);
-    expNames = {tr("e %1 − %2 → %3").arg(expField).arg(m_format.bias()).arg(power),
-                tr("%1−%2→%3").arg(expField).arg(m_format.bias()).arg(power), power};
-    if (expField == 0)
-      expNames.prepend(tr("e 0: subnormal, %1").arg(power));
+    if (expField == 0) {
+      const QString what = mantissa == 0 ? tr("zero") : tr("subnormal");
+      expNames = {tr("e 0: %1, %2").arg(what, power), tr("0: %1").arg(power), power};
+    } else {
+      expNames = {tr("e %1 − %2 → %3").arg(expField).arg(m_format.bias()).arg(power),
+                  tr("%1−%2→%3").arg(expField).arg(m_format.bias()).arg(power), power};
+    }
+    const QString lead = expField == 0 ? QStringLiteral("0.m") : QStringLiteral("1.m");
+    mantNames = {tr("m %1 → %2").arg(mHex, lead), tr("m %1").arg(mHex), mHex};
   }
-  const QString mHex = QStringLiteral("0x") + QString::number(mantissa, 16).toUpper();
-  const QString lead = expField == 0 ? QStringLiteral("0.m") : QStringLiteral("1.m");
   label(top, top, palette::kSign, {(m_bits >> top) & 1u ? minus : QStringLiteral("+")});
   label(top - 1, mBits, palette::kExponent, expNames);
-  label(mBits - 1, 0, palette::kMantissa,
-        {tr("m %1 → %2").arg(mHex, lead), tr("m %1").arg(mHex), mHex});
+  label(mBits - 1, 0, palette::kMantissa, mantNames);
 }
 
 void BitCells::mousePressEvent(QMouseEvent* event) {

@@ -205,7 +205,7 @@ void FormatCard::showReading(const FormatReading& r, double typedValue) {
   m_flags->setPalette(warn);
 
   if (std::isnan(r.absError)) {
-    m_error->setText(QStringLiteral("—"));
+    m_error->setText(tr("n/a (NaN)"));
   } else if (r.absError == 0.0) {
     m_error->setText(r.isSource ? tr("exact (bits set here)") : tr("exact"));
   } else {
@@ -214,8 +214,8 @@ void FormatCard::showReading(const FormatReading& r, double typedValue) {
   }
 
   if (std::isnan(r.ulp)) {
-    m_ulp->setText(QStringLiteral("—"));
-    m_neighbours->setText(QStringLiteral("—"));
+    m_ulp->setText(d.cls == FloatClass::NaN ? tr("n/a (NaN)") : tr("n/a (∞)"));
+    m_neighbours->setText(d.cls == FloatClass::NaN ? tr("NaN stays NaN") : tr("n/a (∞)"));
     m_neighbours->setToolTip({});
   } else {
     const numeric::Decoded prev = numeric::decode(m_format, r.prevBits);

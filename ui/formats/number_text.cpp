@@ -68,7 +68,10 @@ QString shortNumber(double value, int digits, bool forceSign) {
     return QStringLiteral("NaN");
   if (std::isinf(value))
     return value < 0 ? QString(kMinus) + QStringLiteral("∞") : QStringLiteral("∞");
-  QString s = QString::number(value, 'g', digits);
+  // Integers up to 2^53 print in full (69632, not 6.963e4).
+  const bool integral = std::fabs(value) >= 1.0 && std::fabs(value) < 9007199254740992.0 &&
+                        value == std::trunc(value);
+  QString s = integral ? QString::number(value, 'f', 0) : QString::number(value, 'g', digits);
   // "1.49e-09" -> "1.49e-9", "1e+05" -> "1e5"
   const qsizetype e = s.indexOf(u'e');
   if (e >= 0) {
