@@ -4,6 +4,7 @@
 
 #include "telemetry/scan.h"
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -157,16 +158,29 @@ void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const flo
 void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights,
                                        std::span<const float> updates, DType working) {
   checkLayer(layer);
-  {
-    ScopedTimer timer(m_frame.telemetryMs);
-    const SwampCounts swamp = swampCounts(weights, updates, working); // validates sizes
-    auto& swamped = m_frame.swamped;
-    if (swamped.size() <= static_cast<std::size_t>(layer))
-      swamped.resize(static_cast<std::size_t>(layer) + 1, std::numeric_limits<double>::quiet_NaN());
-    swamped[static_cast<std::size_t>(layer)] =
-        swamp.eligible == 0 ? 0.0 : static_cast<double>(swamp.swamped) / static_cast<double>(swamp.eligible);
+  if (weights.size() != updates.size())
+    (void)swampCounts(weights, updates, working); // throws the size message
+  ScopedTimer timer(m_frame.telemetryMs);
+  static const Thresholds kBase = baseThresholds();
+  // One walk over the updates: each block is histogrammed and then checked
+  // for swamping while it is still in cache (128 KiB of updates per block).
+  constexpr std::size_t kBlock = std::size_t{1} << 15;
+  ExponentHistogram hist;
+  Below below{};
+  SwampCounts swamp;
+  for (std::size_t off = 0; off < updates.size(); off += kBlock) {
+    const std::size_t n = std::min(kBlock, updates.size() - off);
+    detail::scan(updates.subspan(off, n), 1.0f, kBase, hist, below);
+    const SwampCounts part = swampCounts(weights.subspan(off, n), updates.subspan(off, n), working);
+    swamp.eligible += part.eligible;
+    swamp.swamped += part.swamped;
   }
-  observe(layer, TensorClass::Updates, updates, 1.0f);
+  m_frame.tensors.push_back(makeEntry(layer, TensorClass::Updates, false, 1.0, hist, below));
+  auto& swamped = m_frame.swamped;
+  if (swamped.size() <= static_cast<std::size_t>(layer))
+    swamped.resize(static_cast<std::size_t>(layer) + 1, std::numeric_limits<double>::quiet_NaN());
+  swamped[static_cast<std::size_t>(layer)] =
+      swamp.eligible == 0 ? 0.0 : static_cast<double>(swamp.swamped) / static_cast<double>(swamp.eligible);
 }
 
 std::shared_ptr<const TelemetryFrame> TelemetryCollector::finish(std::int64_t step) {
