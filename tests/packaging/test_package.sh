@@ -6,14 +6,15 @@
 # CPack, unpack it into a scratch root, check its control fields and contents,
 # and run the binaries from there, the way a user gets them.
 #
-#   test_package.sh BUILD_DIR VERSION CPACK
+#   test_package.sh BUILD_DIR VERSION CPACK SOURCE_DIR
 #
 # Every missing tool is a failure with a message, never a skip.
 set -euo pipefail
 
-build_dir=${1:?usage: test_package.sh BUILD_DIR VERSION CPACK}
+build_dir=${1:?usage: test_package.sh BUILD_DIR VERSION CPACK SOURCE_DIR}
 version=${2:?missing VERSION}
 cpack=${3:?missing CPACK}
+source_dir=${4:?missing SOURCE_DIR}
 app_id=org.mantissa.Mantissa
 
 failures=0
@@ -92,7 +93,14 @@ grep -q "GNU GENERAL PUBLIC LICENSE" "$usr/share/doc/mantissa/LICENSE" || fail "
 grep -q "CC-BY-SA-3.0" "$usr/share/doc/mantissa/copyright" || fail "copyright lacks the MNIST licence"
 grep -q "Creative Commons Attribution-Share Alike 3.0" "$usr/share/doc/mantissa/README.data.md" ||
   fail "README.data.md lacks the MNIST attribution"
-# Nothing may point back into the build or source tree.
+# Editable run-time resources (lessons, presets) ship complete under
+# share/mantissa, laid out as in resources/ (what resource_paths.h expects).
+for dir in lessons presets; do
+  [ -d "$source_dir/resources/$dir" ] || continue # this kind of resource does not exist (yet)
+  diff -r "$source_dir/resources/$dir" "$usr/share/mantissa/$dir" >"$scratch/diff" 2>&1 ||
+    fail "share/mantissa/$dir differs from resources/$dir: $(head -5 "$scratch/diff")"
+done
+# Nothing may point back into the build tree.
 if grep -rlF "$build_dir" "$root" >"$scratch/leaks"; then
   fail "files in the package mention the build tree $build_dir: $(tr '\n' ' ' <"$scratch/leaks")"
 fi
