@@ -30,9 +30,9 @@ die() {
 section() { section_name=$1 section_failures=$failures; }
 section_done() { [ "$failures" -ne "$section_failures" ] || echo "ok: $section_name"; }
 
-for tool in "$cpack" dpkg-deb dpkg-shlibdeps desktop-file-validate appstreamcli file ldd; do
+for tool in "$cpack" dpkg-deb dpkg-shlibdeps desktop-file-validate appstreamcli lintian file ldd; do
   command -v "$tool" >/dev/null ||
-    die "required tool '$tool' is not installed (Debian packages: cmake, dpkg-dev, desktop-file-utils, appstream, file, libc-bin; ./dev installs them)"
+    die "required tool '$tool' is not installed (Debian packages: cmake, dpkg-dev, desktop-file-utils, appstream, lintian, file, libc-bin; ./dev installs them)"
 done
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mantissa-package-test.XXXXXX")
@@ -77,7 +77,8 @@ done
 for f in share/applications/$app_id.desktop share/metainfo/$app_id.metainfo.xml \
   share/icons/hicolor/scalable/apps/$app_id.svg \
   share/man/man1/mantissa.1.gz share/man/man1/mantissa-cli.1.gz \
-  share/doc/mantissa/copyright share/doc/mantissa/LICENSE share/doc/mantissa/README.data.md; do
+  share/doc/mantissa/copyright share/doc/mantissa/LICENSE share/doc/mantissa/README.data.md \
+  share/doc/mantissa/changelog.gz; do
   [ -s "$usr/$f" ] || fail "missing or empty /usr/$f"
 done
 for size in 16 22 24 32 48 64 128 256 512; do
@@ -114,6 +115,8 @@ appstreamcli validate --no-net "$usr/share/metainfo/$app_id.metainfo.xml" || fai
 appstreamcli validate-tree --no-net "$root" || fail "appstreamcli validate-tree"
 exec_bin=$(sed -n 's/^Exec=\([^ ]*\).*/\1/p' "$usr/share/applications/$app_id.desktop")
 [ -x "$usr/bin/$exec_bin" ] || fail "desktop file's Exec=$exec_bin is not in /usr/bin"
+# Debian policy as lintian knows it: no errors and no warnings (infos allowed).
+lintian --fail-on error,warning "$deb" || fail "lintian reports errors or warnings"
 icon=$(sed -n 's/^Icon=//p' "$usr/share/applications/$app_id.desktop")
 [ "$icon" = "$app_id" ] || fail "desktop file's Icon=$icon is not the installed icon name $app_id"
 section_done
