@@ -108,6 +108,8 @@ TEST(DataSpec, CsvIsSplitEightyTwentyDeterministically) {
 
 TEST(DataSpec, BuiltinNamesAndUnknownPaths) {
   EXPECT_EQ(loadDataSpec("spirals").train.name, "spirals (train)");
+  EXPECT_EQ(loadDataSpec("blobs", 5).train.x, mantissa::data::loadBuiltin("blobs", 5).train.x);
+  EXPECT_NE(loadDataSpec("blobs", 5).train.x, loadDataSpec("blobs", 6).train.x);
   expectDataError([] { loadDataSpec("/no/such/place.idx"); },
                   {"/no/such/place.idx", "not a built-in data set", "no such file"});
 }

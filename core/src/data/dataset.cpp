@@ -135,10 +135,10 @@ TrainTest loadBuiltin(std::string_view name, std::uint64_t seed) {
   throw DataError("'" + std::string(name) + "': not a built-in data set (mnist, fashion, spirals, blobs)");
 }
 
-TrainTest loadDataSpec(std::string_view spec) {
+TrainTest loadDataSpec(std::string_view spec, std::uint64_t seed) {
   const auto names = builtinNames();
   if (std::find(names.begin(), names.end(), spec) != names.end())
-    return loadBuiltin(spec);
+    return loadBuiltin(spec, seed);
   const fs::path path(spec);
   std::error_code ec;
   if (fs::is_directory(path, ec))

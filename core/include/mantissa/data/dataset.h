@@ -58,7 +58,8 @@ TrainTest loadBuiltin(std::string_view name, std::uint64_t seed = 0);
 //    otherwise a deterministic 80/20 split;
 //  - a directory holding train and test IDX image/label pairs (MNIST naming);
 //  - a .csv file (see loadCsv), split 80/20 by a fixed-seed shuffle.
-TrainTest loadDataSpec(std::string_view spec);
+// seed is passed on to the synthetic built-ins; files do not depend on it.
+TrainTest loadDataSpec(std::string_view spec, std::uint64_t seed = 0);
 
 // Attribution and licences of the embedded image sets (resources/data/README.md),
 // for the About dialog and `--version`.
