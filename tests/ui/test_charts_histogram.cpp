@@ -131,10 +131,12 @@ TEST(ChartsHistogram, ScaledToggleShowsTheOtherHistogram) {
   ExponentHistogram scaled;
   scaled.bins[scaled.index(-11)] = 9; // the same values times 2^16
   chart.setHistograms(unscaled, &scaled, 65536.0);
+  // The bar of binade e: the flat top from x = e to x = e + 1.
   const auto barAt = [&](double x) {
-    for (const QPointF& p : chart.barSeries()->upperSeries()->points())
-      if (p.x() == x)
-        return p.y();
+    const QList<QPointF> top = chart.barSeries()->upperSeries()->points();
+    for (qsizetype i = 0; i + 1 < top.size(); i += 2)
+      if (top[i].x() == x && top[i + 1].x() == x + 1.0)
+        return top[i].y();
     return -1.0;
   };
   EXPECT_FALSE(chart.showScaled());

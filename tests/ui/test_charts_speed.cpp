@@ -39,6 +39,7 @@ TEST(ChartsSpeed, StepTimeStacksEveryOpKindPerRecipe) {
   const QStringList csv = chart.csv().split('\n', Qt::SkipEmptyParts);
   EXPECT_EQ(csv.size(), 1 + 2 * 7);
   EXPECT_EQ(csv[0], "category,part,value_ms");
+  EXPECT_EQ(csv[8], "bf16-mixed (emulated),matmul,4.5");
 }
 
 TEST(ChartsSpeed, ThroughputMarksEmulatedBackendsAndThePeak) {

@@ -83,7 +83,8 @@ QString StackedBarChart::csv() const {
   for (qsizetype c = 0; c < m_categories.size(); ++c)
     for (qsizetype p = 0; p < m_parts.size(); ++p)
       out += QStringLiteral("%1,%2,%3\n")
-                 .arg(csvField(m_categories[c]), csvField(m_parts[p]))
+                 .arg(csvField(QString(m_categories[c]).replace(QLatin1Char('\n'), QLatin1Char(' '))),
+                      csvField(m_parts[p]))
                  .arg(m_values[static_cast<std::size_t>(p)][static_cast<std::size_t>(c)], 0, 'g', 9);
   return out;
 }
@@ -94,7 +95,8 @@ QJsonDocument StackedBarChart::json() const {
     QJsonObject parts;
     for (qsizetype p = 0; p < m_parts.size(); ++p)
       parts.insert(m_parts[p], m_values[static_cast<std::size_t>(p)][static_cast<std::size_t>(c)]);
-    bars.append(QJsonObject{{QStringLiteral("category"), m_categories[c]},
+    bars.append(QJsonObject{{QStringLiteral("category"),
+                             QString(m_categories[c]).replace(QLatin1Char('\n'), QLatin1Char(' '))},
                             {QStringLiteral("parts"), parts}});
   }
   return QJsonDocument(QJsonObject{{QStringLiteral("chart"), title()},
