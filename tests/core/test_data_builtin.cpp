@@ -6,11 +6,15 @@
 // zlib and a hand-written IDX parse; and the synthetic sets' invariants.
 #include <mantissa/data/dataset.h>
 
+#include "test_sha256.h"
+
 #include <gtest/gtest.h>
 
 #include <zlib.h>
 
 #include <array>
+#include <fstream>
+#include <iterator>
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -91,6 +95,33 @@ void expectMatchesFiles(const Dataset& d, const std::string& prefix, std::uint32
     EXPECT_GT(perClass[c], static_cast<int>(count) / 10 * 7 / 10) << "class " << c;
     EXPECT_LT(perClass[c], static_cast<int>(count) / 10 * 13 / 10) << "class " << c;
   }
+}
+
+std::vector<std::uint8_t> fileBytes(const std::string& file) {
+  std::ifstream in(std::string(MANTISSA_SOURCE_DIR) + "/resources/data/" + file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(DataBuiltin, Sha256MatchesTheStandardExample) {
+  // FIPS 180-4 example: SHA-256("abc").
+  EXPECT_EQ(mantissa::testing::sha256Hex({'a', 'b', 'c'}),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(DataBuiltin, ShippedFilesHaveThePublishedSha256) {
+  // The sums listed in resources/data/README.md (from the data's provenance).
+  const std::vector<std::pair<std::string, std::string>> sums = {
+      {"mnist-10k-test-images-idx3-ubyte.gz", "a40d3fd4b309521fac25118215fee43304259d75833cebcd6e3f37d39716d882"},
+      {"mnist-10k-test-labels-idx1-ubyte.gz", "6a755c794676729580932ecfccc871414fc3a938e3517724e64f50efd6657cc2"},
+      {"mnist-10k-train-images-idx3-ubyte.gz", "da26c8709cac3e46eab445af0bb44019207892895b66efb3ca47600094a21f52"},
+      {"mnist-10k-train-labels-idx1-ubyte.gz", "695d688dea0282972fc0f8668d0135542339f03f52172091f02780d124119c35"},
+      {"fashion-12k-test-images-idx3-ubyte.gz", "7ff85d29f2fc053d151b0ddf1a818c6d15539417f668473a9f52c9a5cabee480"},
+      {"fashion-12k-test-labels-idx1-ubyte.gz", "337fba7440faff8d3c0a44ab681963bc1178a85249a3663155888f8fa4546d17"},
+      {"fashion-12k-train-images-idx3-ubyte.gz", "7f28b653deb0735c3640bd861b108fa87d9fc5beeffdf7a8f3eb0cbcb5fc0d44"},
+      {"fashion-12k-train-labels-idx1-ubyte.gz", "0e9020f02b8c7dbe26dc76fde78f5c4987e163182712e815d4df0ef15e419d43"},
+  };
+  for (const auto& [file, sum] : sums)
+    EXPECT_EQ(mantissa::testing::sha256Hex(fileBytes(file)), sum) << file;
 }
 
 TEST(DataBuiltin, NamesAreTheFourSets) {
