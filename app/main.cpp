@@ -20,8 +20,8 @@ namespace {
 
 std::string versionText() {
   using namespace mantissa;
-  return std::string("mantissa ") + kVersion + "\n" + "oneDNN " + numeric::onednnVersion() +
-         " (" + numeric::onednnIsa() + ")\n" + "CPU: " + numeric::describeIsa() + "\n";
+  return std::string("mantissa ") + kVersion + "\n" + "oneDNN " + numeric::onednnVersion() + " (" +
+         numeric::onednnIsa() + ")\n" + "CPU: " + numeric::describeIsa() + "\n";
 }
 
 void setIdentity() {

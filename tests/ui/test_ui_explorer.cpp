@@ -159,7 +159,7 @@ TEST_F(ExplorerTest, OverflowAndUnderflowAreFlaggedOnTheRow) {
   EXPECT_TRUE(m_explorer.card(FormatId::Fp16)->rangeStrip()->outOfRange());
 
   m_explorer.findChild<QCheckBox*>("saturate")->setChecked(true);
-  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x7BFF"); // 65504
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x7BFF");  // 65504
   EXPECT_EQ(shown(FormatId::Fp8E4M3, "bitsHex"), "0x7E"); // 448
   m_explorer.findChild<QCheckBox*>("saturate")->setChecked(false);
 

@@ -13,7 +13,9 @@
 namespace mantissa::ui {
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 const char* const kLicences = R"(
 <h3>Licences</h3>
@@ -49,9 +51,9 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("About Mantissa"));
   auto* layout = new QVBoxLayout(this);
 
-  auto* title = new QLabel(QStringLiteral("<h2>Mantissa %1</h2><p>%2</p>")
-                               .arg(QLatin1String(kVersion),
-                                    tr("A desktop lab for mixed-precision training.")));
+  auto* title = new QLabel(
+      QStringLiteral("<h2>Mantissa %1</h2><p>%2</p>")
+          .arg(QLatin1String(kVersion), tr("A desktop lab for mixed-precision training.")));
   layout->addWidget(title);
 
   const auto& cpu = numeric::cpuFeatures();
@@ -59,8 +61,8 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
   auto row = [&facts](const QString& k, const QString& v) {
     facts += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k, v.toHtmlEscaped());
   };
-  row(tr("oneDNN"), QStringLiteral("%1 (%2)").arg(q(numeric::onednnVersion()),
-                                                  q(numeric::onednnIsa())));
+  row(tr("oneDNN"),
+      QStringLiteral("%1 (%2)").arg(q(numeric::onednnVersion()), q(numeric::onednnIsa())));
   row(tr("CPU"), q(cpu.modelName.empty() ? cpu.vendor : cpu.modelName));
   row(tr("Vector ISA"), q(numeric::describeIsa()));
   row(tr("BF16"), bf16SupportText());

@@ -59,7 +59,9 @@ QWidget* MainWindow::page(const QString& title) const {
   return nullptr;
 }
 
-void MainWindow::setStatusDetail(const QString& text) { m_statusDetail->setText(text); }
+void MainWindow::setStatusDetail(const QString& text) {
+  m_statusDetail->setText(text);
+}
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -69,7 +71,7 @@ void MainWindow::buildMenus() {
   connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportWithDialog);
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"));
-  quit->setShortcut(QKeySequence::Quit);
+  quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
   quit->setMenuRole(QAction::QuitRole);
   connect(quit, &QAction::triggered, this, &QWidget::close);
 
@@ -82,6 +84,7 @@ void MainWindow::buildMenus() {
     themes->addAction(a);
   }
   m_lightAction->setChecked(true);
+  m_lightAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
   m_darkAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
   connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDarkTheme);
   view->addSeparator();
@@ -125,10 +128,10 @@ void MainWindow::buildStatusBar() {
     isa << QStringLiteral("F16C");
   if (cpu.amxBf16 && cpu.amxTile)
     isa << QStringLiteral("AMX");
-  m_statusFacts = new QLabel(tr("CPU: %1  ·  %2  ·  %3 threads")
-                                 .arg(isa.isEmpty() ? tr("no vector ISA") : isa.join(u' '),
-                                      bf16SupportText())
-                                 .arg(QThread::idealThreadCount()));
+  m_statusFacts =
+      new QLabel(tr("CPU: %1  ·  %2  ·  %3 threads")
+                     .arg(isa.isEmpty() ? tr("no vector ISA") : isa.join(u' '), bf16SupportText())
+                     .arg(QThread::idealThreadCount()));
   m_statusFacts->setObjectName(QStringLiteral("statusFacts"));
   m_statusFacts->setToolTip(QString::fromStdString(numeric::describeIsa()));
   m_statusDetail = new QLabel;

@@ -31,7 +31,7 @@ inline const QColor kWarning = kVermillion;
 inline const QColor kGood = kBluishGreen;
 
 // One colour per run or series, in the order runs are added.
-inline const std::array<QColor, 7> kSeries{kBlue, kOrange, kBluishGreen, kVermillion,
+inline const std::array<QColor, 7> kSeries{kBlue,          kOrange,  kBluishGreen, kVermillion,
                                            kReddishPurple, kSkyBlue, kYellow};
 
 inline QColor seriesColor(int index) {

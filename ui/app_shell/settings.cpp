@@ -11,21 +11,39 @@ const QString kStateKey = QStringLiteral("window/state");
 const QString kLastPageKey = QStringLiteral("window/lastPage");
 } // namespace
 
-bool Settings::darkTheme() const { return m_settings.value(kDarkKey, false).toBool(); }
-void Settings::setDarkTheme(bool dark) { m_settings.setValue(kDarkKey, dark); }
+bool Settings::darkTheme() const {
+  return m_settings.value(kDarkKey, false).toBool();
+}
+void Settings::setDarkTheme(bool dark) {
+  m_settings.setValue(kDarkKey, dark);
+}
 
-bool Settings::presenterMode() const { return m_settings.value(kPresenterKey, false).toBool(); }
-void Settings::setPresenterMode(bool on) { m_settings.setValue(kPresenterKey, on); }
+bool Settings::presenterMode() const {
+  return m_settings.value(kPresenterKey, false).toBool();
+}
+void Settings::setPresenterMode(bool on) {
+  m_settings.setValue(kPresenterKey, on);
+}
 
-QByteArray Settings::windowGeometry() const { return m_settings.value(kGeometryKey).toByteArray(); }
+QByteArray Settings::windowGeometry() const {
+  return m_settings.value(kGeometryKey).toByteArray();
+}
 void Settings::setWindowGeometry(const QByteArray& geometry) {
   m_settings.setValue(kGeometryKey, geometry);
 }
 
-QByteArray Settings::windowState() const { return m_settings.value(kStateKey).toByteArray(); }
-void Settings::setWindowState(const QByteArray& state) { m_settings.setValue(kStateKey, state); }
+QByteArray Settings::windowState() const {
+  return m_settings.value(kStateKey).toByteArray();
+}
+void Settings::setWindowState(const QByteArray& state) {
+  m_settings.setValue(kStateKey, state);
+}
 
-QString Settings::lastPage() const { return m_settings.value(kLastPageKey).toString(); }
-void Settings::setLastPage(const QString& title) { m_settings.setValue(kLastPageKey, title); }
+QString Settings::lastPage() const {
+  return m_settings.value(kLastPageKey).toString();
+}
+void Settings::setLastPage(const QString& title) {
+  m_settings.setValue(kLastPageKey, title);
+}
 
 } // namespace mantissa::ui

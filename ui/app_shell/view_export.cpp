@@ -33,6 +33,7 @@ QString writePng(QWidget* widget, QSaveFile& file) {
 QString writeSvg(QWidget* widget, QSaveFile& file) {
   QSvgGenerator svg;
   svg.setOutputDevice(&file);
+  svg.setResolution(96);
   svg.setSize(widget->size());
   svg.setViewBox(QRect(QPoint(0, 0), widget->size()));
   svg.setTitle(widget->windowTitle().isEmpty() ? QStringLiteral("Mantissa")
@@ -51,8 +52,8 @@ QString writePdf(QWidget* widget, QSaveFile& file) {
   pdf.setPageSize(QPageSize(QSizeF(widget->width() * 0.75, widget->height() * 0.75),
                             QPageSize::Point, QString(), QPageSize::ExactMatch));
   QPainter painter(&pdf);
-  const double scale = std::min(pdf.width() / double(widget->width()),
-                                pdf.height() / double(widget->height()));
+  const double scale =
+      std::min(pdf.width() / double(widget->width()), pdf.height() / double(widget->height()));
   painter.scale(scale, scale);
   renderInto(widget, painter);
   return painter.end() ? QString() : QObject::tr("the PDF writer failed");
@@ -68,8 +69,7 @@ QString exportWidget(QWidget* widget, const QString& path) {
   const QString suffix = QFileInfo(path).suffix().toLower();
   if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") &&
       suffix != QLatin1String("pdf"))
-    return QObject::tr("Cannot export to '%1': the name must end in .png, .svg or .pdf.")
-        .arg(path);
+    return QObject::tr("Cannot export to '%1': the name must end in .png, .svg or .pdf.").arg(path);
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly))
     return QObject::tr("Cannot write '%1': %2").arg(path, file.errorString());

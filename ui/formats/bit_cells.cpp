@@ -43,11 +43,15 @@ int BitCells::cellHeight() const {
   return QFontMetrics(Theme::instance().monospaceFont(1.35, true)).height() + 10;
 }
 
-int BitCells::fieldGap() const { return std::max(4, cellHeight() / 5); }
+int BitCells::fieldGap() const {
+  return std::max(4, cellHeight() / 5);
+}
 
 int BitCells::cellWidth() const {
   const int preferred = QFontMetrics(Theme::instance().monospaceFont(1.35, true))
-                            .horizontalAdvance(QLatin1Char('0')) * 2 + 6;
+                                .horizontalAdvance(QLatin1Char('0')) *
+                            2 +
+                        6;
   const int fit = (width() - 2 * fieldGap()) / kLayoutBits;
   return std::max(8, std::min(preferred, fit));
 }
@@ -90,11 +94,15 @@ QString BitCells::bitDescription(int index) const {
   case Field::Exponent: {
     const int e = index - m_format.mantissaBits;
     return tr("bit %1: exponent bit %2 of %3, adds %4 to the biased exponent")
-        .arg(index).arg(e).arg(m_format.exponentBits).arg(1 << e);
+        .arg(index)
+        .arg(e)
+        .arg(m_format.exponentBits)
+        .arg(1 << e);
   }
   case Field::Mantissa:
     return tr("bit %1: mantissa bit, worth %2 of the significand")
-        .arg(index).arg(powerOfTwoText(index - m_format.mantissaBits));
+        .arg(index)
+        .arg(powerOfTwoText(index - m_format.mantissaBits));
   }
   return {};
 }
@@ -124,7 +132,8 @@ void BitCells::paintEvent(QPaintEvent*) {
       p.drawRoundedRect(QRectF(r).adjusted(-1, -1, 1, 1), 3, 3);
     }
     p.setFont(cellFont);
-    p.setPen(set ? Qt::black : (theme.dark() ? QColor(0xDD, 0xDD, 0xDD) : QColor(0x30, 0x30, 0x30)));
+    p.setPen(set ? Qt::black
+                 : (theme.dark() ? QColor(0xDD, 0xDD, 0xDD) : QColor(0x30, 0x30, 0x30)));
     p.drawText(r, Qt::AlignCenter, set ? QStringLiteral("1") : QStringLiteral("0"));
   }
 
@@ -153,7 +162,8 @@ void BitCells::paintEvent(QPaintEvent*) {
   // Under each field its decoded value, shortened to fit the field's width.
   const int top = m_format.totalBits() - 1;
   const int mBits = m_format.mantissaBits;
-  const std::uint64_t expField = (m_bits >> mBits) & ((std::uint64_t(1) << m_format.exponentBits) - 1);
+  const std::uint64_t expField =
+      (m_bits >> mBits) & ((std::uint64_t(1) << m_format.exponentBits) - 1);
   const std::uint64_t mantissa = m_bits & ((std::uint64_t(1) << mBits) - 1);
   const std::uint64_t expAllOnes = (std::uint64_t(1) << m_format.exponentBits) - 1;
   const QString minus(QChar(0x2212));

@@ -206,8 +206,8 @@ void ExplorerModel::recompute() {
     numeric::EncodeOptions eo;
     eo.rounding = m_options.rounding;
     eo.flushSubnormals = m_options.flushSubnormals;
-    eo.overflow = m_options.saturate ? numeric::OverflowMode::Saturate
-                                     : numeric::OverflowMode::Infinity;
+    eo.overflow =
+        m_options.saturate ? numeric::OverflowMode::Saturate : numeric::OverflowMode::Infinity;
     eo.random = stochasticBits(m_options.seed, f.id);
     r.isSource = m_source && *m_source == f.id;
     if (r.isSource) {
@@ -231,7 +231,7 @@ void ExplorerModel::recompute() {
       r.relError = typed == stored ? 0.0 : std::numeric_limits<double>::infinity();
     } else {
       r.absError = stored - typed;
-      r.relError = typed != 0.0 ? r.absError / std::fabs(typed)
+      r.relError = typed != 0.0        ? r.absError / std::fabs(typed)
                    : r.absError == 0.0 ? 0.0
                                        : std::numeric_limits<double>::infinity();
     }

@@ -26,7 +26,7 @@ struct FormatReading {
   const numeric::FloatFormat* format = nullptr;
   std::uint64_t bits = 0;
   numeric::Decoded decoded;
-  bool isSource = false;    // these bits were given (typed as bits, clicked, stepped)
+  bool isSource = false; // these bits were given (typed as bits, clicked, stepped)
   bool inexact = false;
   bool overflowed = false;  // |typed| beyond max finite: became inf, NaN or max
   bool underflowed = false; // non-zero typed value became zero

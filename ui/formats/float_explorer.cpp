@@ -9,8 +9,8 @@
 
 #include <QAction>
 #include <QCheckBox>
-#include <QEvent>
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -25,7 +25,9 @@ namespace {
 using numeric::FormatId;
 using numeric::Rounding;
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+QString qs(std::string_view s) {
+  return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
 
 const QString kHint = QObject::tr(
     "Decimal (0.1, -0, 1e-8), hex float (0x1.8p-3), inf, nan; raw bits: fp16:0x2e66 or pick "
@@ -203,8 +205,8 @@ void FloatExplorer::selectFormat(numeric::FormatId id) {
 }
 
 std::optional<numeric::FormatId> FloatExplorer::inputMode() const {
-  const int data = m_mode->currentData().toInt();
-  return data < 0 ? std::nullopt : std::optional(FormatId(data));
+  const int mode = m_mode->currentData().toInt();
+  return mode < 0 ? std::nullopt : std::optional(FormatId(mode));
 }
 
 void FloatExplorer::setInputMode(std::optional<numeric::FormatId> bitsOf) {
@@ -247,7 +249,9 @@ void FloatExplorer::step(numeric::FormatId id, int direction) {
   showModelInField();
 }
 
-void FloatExplorer::stepSelected(int direction) { step(m_selected, direction); }
+void FloatExplorer::stepSelected(int direction) {
+  step(m_selected, direction);
+}
 
 void FloatExplorer::showModelInField() {
   {

@@ -22,7 +22,9 @@ namespace {
 
 using numeric::FloatClass;
 
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+QString qs(std::string_view s) {
+  return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
 
 QString className(const numeric::Decoded& d) {
   switch (d.cls) {
@@ -180,7 +182,8 @@ void FormatCard::applyFonts() {
     b->setFont(t.uiFont(1.1));
     b->setMinimumSize(QSize(34, 28) * t.fontScale());
   }
-  m_name->setMinimumWidth(QFontMetrics(m_name->font()).horizontalAdvance(QStringLiteral("FP8 E4M3")));
+  m_name->setMinimumWidth(
+      QFontMetrics(m_name->font()).horizontalAdvance(QStringLiteral("FP8 E4M3")));
 }
 
 void FormatCard::showReading(const FormatReading& r, double typedValue) {
@@ -209,8 +212,8 @@ void FormatCard::showReading(const FormatReading& r, double typedValue) {
   } else if (r.absError == 0.0) {
     m_error->setText(r.isSource ? tr("exact (bits set here)") : tr("exact"));
   } else {
-    m_error->setText(tr("%1  (rel %2)")
-                         .arg(shortNumber(r.absError, 3, true), shortNumber(r.relError, 3, true)));
+    m_error->setText(
+        tr("%1  (rel %2)").arg(shortNumber(r.absError, 3, true), shortNumber(r.relError, 3, true)));
   }
 
   if (std::isnan(r.ulp)) {
@@ -221,13 +224,14 @@ void FormatCard::showReading(const FormatReading& r, double typedValue) {
     const numeric::Decoded prev = numeric::decode(m_format, r.prevBits);
     const numeric::Decoded next = numeric::decode(m_format, r.nextBits);
     m_ulp->setText(tr("%1 ≈ %2").arg(powerOfTwoText(r.ulp), shortNumber(r.ulp, 3)));
-    m_ulp->setToolTip(tr("ULP: the spacing of %1 values around this one")
-                          .arg(qs(m_format.displayName)));
+    m_ulp->setToolTip(
+        tr("ULP: the spacing of %1 values around this one").arg(qs(m_format.displayName)));
     m_neighbours->setText(
         tr("↓ %1  ↑ %2").arg(shortNumber(prev.value, digits), shortNumber(next.value, digits)));
     m_neighbours->setToolTip(tr("Neighbouring %1 values, exactly\nbelow: %2\nabove: %3")
-                          .arg(qs(m_format.displayName), QString::fromStdString(prev.exactDecimal),
-                               QString::fromStdString(next.exactDecimal)));
+                                 .arg(qs(m_format.displayName),
+                                      QString::fromStdString(prev.exactDecimal),
+                                      QString::fromStdString(next.exactDecimal)));
   }
   m_strip->setValue(typedValue, m_flagged);
   update();
@@ -238,7 +242,9 @@ void FormatCard::setBitsWidth(int width) {
   m_strip->setFixedWidth(width);
 }
 
-int FormatCard::nameColumnWidth() const { return m_name->minimumWidth(); }
+int FormatCard::nameColumnWidth() const {
+  return m_name->minimumWidth();
+}
 
 void FormatCard::setSelected(bool selected) {
   if (selected == m_selected)
@@ -252,8 +258,8 @@ void FormatCard::paintEvent(QPaintEvent*) {
   p.setRenderHint(QPainter::Antialiasing);
   const double pen = Theme::instance().penWidthFactor();
   const QColor base = palette().color(QPalette::Base);
-  const QColor border = m_selected ? palette().color(QPalette::Highlight)
-                                   : palette().color(QPalette::Mid);
+  const QColor border =
+      m_selected ? palette().color(QPalette::Highlight) : palette().color(QPalette::Mid);
   const QRectF r = QRectF(rect()).adjusted(1.5, 1.5, -1.5, -1.5);
   p.setBrush(m_flagged ? palette::blend(palette::kWarning, base, 0.9) : base);
   p.setPen(QPen(border, (m_selected ? 2.5 : 1.0) * pen));

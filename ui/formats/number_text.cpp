@@ -48,7 +48,9 @@ QString toScientific(const QString& plain) {
 
 } // namespace
 
-QString powerOfTwoText(int exponent) { return QStringLiteral("2") + superscript(exponent); }
+QString powerOfTwoText(int exponent) {
+  return QStringLiteral("2") + superscript(exponent);
+}
 
 QString powerOfTwoText(double value) {
   if (!(value > 0.0) || std::isinf(value))

@@ -31,15 +31,14 @@ void RangeStrip::setValue(double value, bool outOfRange) {
 }
 
 QString RangeStrip::rangeTooltip() const {
-  QString t = tr("%1 range on a log₂ axis shared by all formats\n"
-                 "min subnormal %2 ≈ %3\nmin normal %4 ≈ %5\nmax finite %6")
-                  .arg(QString::fromUtf8(m_format.displayName.data(),
-                                         qsizetype(m_format.displayName.size())),
-                       powerOfTwoText(m_format.minSubnormal()),
-                       shortNumber(m_format.minSubnormal(), 4),
-                       powerOfTwoText(m_format.minNormal()),
-                       shortNumber(m_format.minNormal(), 4),
-                       shortNumber(m_format.maxFinite(), 8));
+  QString t =
+      tr("%1 range on a log₂ axis shared by all formats\n"
+         "min subnormal %2 ≈ %3\nmin normal %4 ≈ %5\nmax finite %6")
+          .arg(QString::fromUtf8(m_format.displayName.data(),
+                                 qsizetype(m_format.displayName.size())),
+               powerOfTwoText(m_format.minSubnormal()), shortNumber(m_format.minSubnormal(), 4),
+               powerOfTwoText(m_format.minNormal()), shortNumber(m_format.minNormal(), 4),
+               shortNumber(m_format.maxFinite(), 8));
   const double a = std::fabs(m_value);
   if (a > 0 && std::isfinite(a))
     t += tr("\n|value| ≈ 2^%1").arg(std::log2(a), 0, 'f', 2);
@@ -57,7 +56,9 @@ QSize RangeStrip::sizeHint() const {
   return {400, fm.height() + static_cast<int>(14 * Theme::instance().fontScale()) + 6};
 }
 
-QSize RangeStrip::minimumSizeHint() const { return {200, sizeHint().height()}; }
+QSize RangeStrip::minimumSizeHint() const {
+  return {200, sizeHint().height()};
+}
 
 void RangeStrip::paintEvent(QPaintEvent*) {
   QPainter p(this);
