@@ -78,10 +78,14 @@ int main(int argc, char** argv) {
     return true;
   };
 
-  std::printf("CPU: %s\nISA: %s\noneDNN %s (%s), OpenMP threads: %d%s\n",
+  // GOMP spins while waiting by default; on a loaded machine that starves
+  // small products (OMP_WAIT_POLICY=passive avoids it), so say which it was.
+  const char* waitPolicy = std::getenv("OMP_WAIT_POLICY");
+  std::printf("CPU: %s\nISA: %s\noneDNN %s (%s), OpenMP threads: %d%s, OMP_WAIT_POLICY=%s\n",
               numeric::cpuFeatures().modelName.c_str(), numeric::describeIsa().c_str(),
               numeric::onednnVersion().c_str(), numeric::onednnIsa().c_str(),
-              threads > 0 ? threads : bench::matmulThreads(), threads > 0 ? " (pinned)" : "");
+              threads > 0 ? threads : bench::matmulThreads(), threads > 0 ? " (pinned)" : "",
+              waitPolicy ? waitPolicy : "(unset: active)");
   std::printf("Method: %d warm-up, %d timed samples of >= %.0f ms; GFLOP/s = 2MNK / time, median; "
               "CV = stddev / mean of the samples\n\n",
               options.warmup, options.repetitions, options.minSampleSeconds * 1e3);
