@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
               numeric::cpuFeatures().modelName.c_str(), numeric::describeIsa().c_str(),
               numeric::onednnVersion().c_str(), numeric::onednnIsa().c_str(),
               threads > 0 ? threads : bench::matmulThreads(), threads > 0 ? " (pinned)" : "",
-              waitPolicy ? waitPolicy : "(unset: active)");
+              waitPolicy ? waitPolicy : "(unset: spin, then sleep)");
   std::printf("Method: %d warm-up, %d timed samples of >= %.0f ms; GFLOP/s = 2MNK / time, median; "
               "CV = stddev / mean of the samples\n\n",
               options.warmup, options.repetitions, options.minSampleSeconds * 1e3);
