@@ -70,7 +70,8 @@ Stats measure(int repetitions, const std::function<void()>& fn) {
     const double c0 = threadCpuMs();
     const auto t0 = std::chrono::steady_clock::now();
     fn();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     cpu.push_back(threadCpuMs() - c0);
   }
   const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
@@ -92,7 +93,8 @@ std::vector<Layer> makeMlp(std::uint32_t seed) {
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<Layer> layers(3);
   for (int l = 0; l < 3; ++l) {
-    const auto in = static_cast<std::size_t>(widths[l]), out = static_cast<std::size_t>(widths[l + 1]);
+    const auto in = static_cast<std::size_t>(widths[l]),
+               out = static_cast<std::size_t>(widths[l + 1]);
     Layer& L = layers[static_cast<std::size_t>(l)];
     const float wScale = 1.0f / std::sqrt(static_cast<float>(in));
     L.w.resize(in * out);
@@ -120,8 +122,8 @@ std::size_t valuesPerPass(const std::vector<Layer>& layers) {
   return n;
 }
 
-std::shared_ptr<const tl::TelemetryFrame> fullPass(tl::TelemetryCollector& c, const std::vector<Layer>& layers,
-                                                   std::int64_t step) {
+std::shared_ptr<const tl::TelemetryFrame>
+fullPass(tl::TelemetryCollector& c, const std::vector<Layer>& layers, std::int64_t step) {
   for (int l = 0; l < static_cast<int>(layers.size()); ++l) {
     const Layer& L = layers[static_cast<std::size_t>(l)];
     c.observe(l, TensorClass::Weights, L.w);
@@ -158,13 +160,15 @@ int benchTraining(int steps, const std::string& recipe, int every) {
   config.batch = 128;
   config.steps = steps + 5;
   config.lr = 0.01;
-  auto data = std::make_shared<const mantissa::data::TrainTest>(mantissa::data::loadDataSpec(config.data, config.seed));
+  auto data = std::make_shared<const mantissa::data::TrainTest>(
+      mantissa::data::loadDataSpec(config.data, config.seed));
   tr::RunConfig withTelemetry = config;
   withTelemetry.telemetryEvery = every;
   tr::Session off(config, data), on(withTelemetry, data);
-  std::printf("training steps: %s, %s, batch %d, %d timed steps each (after 5 warm-up), interleaved;"
-              " telemetry every %d step(s)\n",
-              config.model.c_str(), recipe.c_str(), config.batch, steps, every);
+  std::printf(
+      "training steps: %s, %s, batch %d, %d timed steps each (after 5 warm-up), interleaved;"
+      " telemetry every %d step(s)\n",
+      config.model.c_str(), recipe.c_str(), config.batch, steps, every);
   // Wall time is the bar; process CPU time (all threads) is printed too
   // because on a shared machine it is far less disturbed by other processes.
   auto processCpuMs = [] {
@@ -191,22 +195,28 @@ int benchTraining(int steps, const std::string& recipe, int every) {
   }
   const Stats so = summarise(offMs), sn = summarise(onMs), st = summarise(telemetryMs);
   const Stats co = summarise(offCpu), cn = summarise(onCpu);
-  std::printf("  step, telemetry off           %9.3f ms wall (CV %5.1f %%) %9.3f ms cpu (CV %5.1f %%)\n",
-              so.medianMs, 100 * so.cv, co.medianMs, 100 * co.cv);
-  std::printf("  step, telemetry on            %9.3f ms wall (CV %5.1f %%) %9.3f ms cpu (CV %5.1f %%)\n",
-              sn.medianMs, 100 * sn.cv, cn.medianMs, 100 * cn.cv);
-  std::printf("  ratio on / off                %9.3f wall                 %9.3f cpu   (bar: <= 1.05)\n",
-              sn.medianMs / so.medianMs, cn.medianMs / co.medianMs);
+  std::printf(
+      "  step, telemetry off           %9.3f ms wall (CV %5.1f %%) %9.3f ms cpu (CV %5.1f %%)\n",
+      so.medianMs, 100 * so.cv, co.medianMs, 100 * co.cv);
+  std::printf(
+      "  step, telemetry on            %9.3f ms wall (CV %5.1f %%) %9.3f ms cpu (CV %5.1f %%)\n",
+      sn.medianMs, 100 * sn.cv, cn.medianMs, 100 * cn.cv);
+  std::printf(
+      "  ratio on / off                %9.3f wall                 %9.3f cpu   (bar: <= 1.05)\n",
+      sn.medianMs / so.medianMs, cn.medianMs / co.medianMs);
   auto mean = [](const std::vector<double>& v) {
     return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
   };
-  std::printf("  ratio of means on / off       %9.3f wall                 %9.3f cpu   (counts 1 telemetry step in K)\n",
+  std::printf("  ratio of means on / off       %9.3f wall                 %9.3f cpu   (counts 1 "
+              "telemetry step in K)\n",
               mean(onMs) / mean(offMs), mean(onCpu) / mean(offCpu));
-  std::printf("  telemetry inside an on step  %9.3f ms wall (CV %5.1f %%, the session's own timer)\n",
-              st.medianMs, 100 * st.cv);
+  std::printf(
+      "  telemetry inside an on step  %9.3f ms wall (CV %5.1f %%, the session's own timer)\n",
+      st.medianMs, 100 * st.cv);
   if (!collectorMs.empty()) {
     const Stats sc = summarise(collectorMs);
-    std::printf("    of which in the collector   %9.3f ms wall (CV %5.1f %%, TelemetryFrame::telemetryMs)\n",
+    std::printf("    of which in the collector   %9.3f ms wall (CV %5.1f %%, "
+                "TelemetryFrame::telemetryMs)\n",
                 sc.medianMs, 100 * sc.cv);
   }
   return 0;
@@ -233,8 +243,11 @@ int main(int argc, char** argv) {
     } else if (arg == "--training") {
       training = true;
     } else {
-      std::fprintf(stderr, "Usage: bench_telemetry [--repetitions N] [--training [--steps N] [--recipe NAME] [--every K]]\n"
-                           "bench_telemetry: unknown or incomplete option '%s'\n", arg.c_str());
+      std::fprintf(stderr,
+                   "Usage: bench_telemetry [--repetitions N] [--training [--steps N] [--recipe "
+                   "NAME] [--every K]]\n"
+                   "bench_telemetry: unknown or incomplete option '%s'\n",
+                   arg.c_str());
       return 2;
     }
   }
@@ -252,8 +265,9 @@ int main(int argc, char** argv) {
   }
   const auto layers = makeMlp(7);
   const double n = static_cast<double>(valuesPerPass(layers));
-  std::printf("bench_telemetry: MLP 784-1024-1024-10, batch 128; %.2f M values per pass, %d repetitions\n",
-              n / 1e6, repetitions);
+  std::printf(
+      "bench_telemetry: MLP 784-1024-1024-10, batch 128; %.2f M values per pass, %d repetitions\n",
+      n / 1e6, repetitions);
 
   tl::TelemetryCollector collector(1);
   std::int64_t step = 0;
@@ -268,35 +282,54 @@ int main(int argc, char** argv) {
   for (const auto& L : layers)
     gradValues += L.dw.size();
   const double g = static_cast<double>(gradValues);
-  print("  histogram only (accumulate), weight grads", measure(repetitions, [&] {
-          tl::ExponentHistogram h;
-          for (const auto& L : layers)
-            tl::accumulate(L.dw, h);
-        }), g);
-  print("  histogram + 4-format cast counts", measure(repetitions, [&] {
-          for (const auto& L : layers)
-            (void)tl::castCounts(L.dw);
-        }), g);
-  print("  both views, scale 2^16 (one pass)", measure(repetitions, [&] {
-          tl::TelemetryCollector c(1);
-          for (const auto& L : layers)
-            c.observe(0, TensorClass::WeightGrads, L.dw, 65536.0f);
-        }), g);
-  print("  both views, scale 1000 (two passes)", measure(repetitions, [&] {
-          tl::TelemetryCollector c(1);
-          for (const auto& L : layers)
-            c.observe(0, TensorClass::WeightGrads, L.dw, 1000.0f);
-        }), g);
-  print("  swamping, FP32 working", measure(repetitions, [&] {
-          for (const auto& L : layers)
-            (void)tl::swampCounts(L.w, L.update, mantissa::DType::F32);
-        }), g);
-  print("  swamping, BF16 working", measure(repetitions, [&] {
-          for (const auto& L : layers)
-            (void)tl::swampCounts(L.w, L.update, mantissa::DType::BF16);
-        }), g);
+  print("  histogram only (accumulate), weight grads",
+        measure(repetitions,
+                [&] {
+                  tl::ExponentHistogram h;
+                  for (const auto& L : layers)
+                    tl::accumulate(L.dw, h);
+                }),
+        g);
+  print("  histogram + 4-format cast counts",
+        measure(repetitions,
+                [&] {
+                  for (const auto& L : layers)
+                    (void)tl::castCounts(L.dw);
+                }),
+        g);
+  print("  both views, scale 2^16 (one pass)",
+        measure(repetitions,
+                [&] {
+                  tl::TelemetryCollector c(1);
+                  for (const auto& L : layers)
+                    c.observe(0, TensorClass::WeightGrads, L.dw, 65536.0f);
+                }),
+        g);
+  print("  both views, scale 1000 (two passes)",
+        measure(repetitions,
+                [&] {
+                  tl::TelemetryCollector c(1);
+                  for (const auto& L : layers)
+                    c.observe(0, TensorClass::WeightGrads, L.dw, 1000.0f);
+                }),
+        g);
+  print("  swamping, FP32 working",
+        measure(repetitions,
+                [&] {
+                  for (const auto& L : layers)
+                    (void)tl::swampCounts(L.w, L.update, mantissa::DType::F32);
+                }),
+        g);
+  print("  swamping, BF16 working",
+        measure(repetitions,
+                [&] {
+                  for (const auto& L : layers)
+                    (void)tl::swampCounts(L.w, L.update, mantissa::DType::BF16);
+                }),
+        g);
   std::string line;
-  print("frame -> JSONL line (log writer's share)", measure(repetitions, [&] { line = tl::toJson(*frame).dump(); }));
+  print("frame -> JSONL line (log writer's share)",
+        measure(repetitions, [&] { line = tl::toJson(*frame).dump(); }));
   std::printf("  (one frame is %zu bytes of JSON)\n", line.size());
   return 0;
 }

@@ -38,7 +38,8 @@ protected:
     return ss.str();
   }
   std::size_t entries() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(m_dir), fs::directory_iterator{}));
+    return static_cast<std::size_t>(
+        std::distance(fs::directory_iterator(m_dir), fs::directory_iterator{}));
   }
   fs::path m_dir;
 };
@@ -61,7 +62,7 @@ TEST_F(TempDir, UncommittedWriterLeavesTheOldFileAndNoTemp) {
     EXPECT_TRUE(fs::exists(w.tempPath()));
     EXPECT_EQ(w.tempPath().parent_path(), p.parent_path()); // same filesystem: rename is atomic
     EXPECT_EQ(read(p), "old");                              // not visible before commit
-  } // destroyed without commit
+  }                                                         // destroyed without commit
   EXPECT_EQ(read(p), "old");
   EXPECT_EQ(entries(), 1u);
 }

@@ -29,12 +29,19 @@ void* operator new(std::size_t size) {
   g_liveHeapBytes += static_cast<long long>(malloc_usable_size(p));
   return p;
 }
-void operator delete(void* p) noexcept {
+namespace {
+void untrackAndFree(void* p) noexcept {
   if (p)
     g_liveHeapBytes -= static_cast<long long>(malloc_usable_size(p));
   std::free(p);
 }
-void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
+} // namespace
+void operator delete(void* p) noexcept {
+  untrackAndFree(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  untrackAndFree(p);
+}
 
 namespace {
 
@@ -65,8 +72,9 @@ TEST(Decimate, BoundedMonotoneAndKeepsEndsAndExtremes) {
     EXPECT_LE(out.size(), 2 * buckets + 2);
     EXPECT_EQ(out.front(), pts.front());
     EXPECT_EQ(out.back(), pts.back());
-    EXPECT_TRUE(std::is_sorted(out.begin(), out.end(),
-                               [](const SeriesPoint& a, const SeriesPoint& b) { return a.x < b.x; }));
+    EXPECT_TRUE(
+        std::is_sorted(out.begin(), out.end(),
+                       [](const SeriesPoint& a, const SeriesPoint& b) { return a.x < b.x; }));
     EXPECT_TRUE(contains(out, pts[31337])) << buckets;
     EXPECT_TRUE(contains(out, pts[77777])) << buckets;
   }
@@ -112,8 +120,9 @@ TEST(History, FoldsOldRowsIntoMinMaxBucketsByHand) {
     h.append(s, std::span(&v, 1));
   }
   // Worked by hand: steps 0..15 folded into [0-3] [4-7] [8-11] [12-15] (span 4), 16..19 recent.
-  const std::vector<SeriesPoint> want = {{0, 0},   {3, 3},   {4, 4},   {7, 7},   {8, 8},   {11, 11},
-                                         {12, 12}, {15, 15}, {16, 16}, {17, 17}, {18, 18}, {19, 19}};
+  const std::vector<SeriesPoint> want = {{0, 0},   {3, 3},   {4, 4},   {7, 7},
+                                         {8, 8},   {11, 11}, {12, 12}, {15, 15},
+                                         {16, 16}, {17, 17}, {18, 18}, {19, 19}};
   EXPECT_EQ(h.series(0), want);
   EXPECT_EQ(h.bucketSpan(), 4u);
   EXPECT_EQ(h.bucketCount(), 4u);
@@ -127,7 +136,8 @@ TEST(History, AMillionStepsStayInBoundedMemory) {
   EXPECT_EQ(h.byteBound(), 786432u);
   std::size_t bytesAt100k = 0;
   for (std::int64_t s = 0; s < 1'000'000; ++s) {
-    const double loss = (s == 123457) ? 1e6 : (s == 654321 ? -1.0 : 1.0 / static_cast<double>(s + 1));
+    const double loss =
+        (s == 123457) ? 1e6 : (s == 654321 ? -1.0 : 1.0 / static_cast<double>(s + 1));
     const double row[4] = {loss, 65536.0, 20.0, 0.5};
     h.append(s, row);
     if (s == 100'000)

@@ -109,9 +109,10 @@ TEST(Mailbox, ProducerAndConsumerThreads) {
   EXPECT_TRUE(ordered);
   EXPECT_TRUE(bounded);
   EXPECT_TRUE(snapshotsMonotone);
-  EXPECT_EQ(received + dropped, static_cast<std::uint64_t>(kSteps)); // every row delivered or counted
-  EXPECT_EQ(lastRow, kSteps - 1);  // the newest row is never the one dropped
-  EXPECT_EQ(lastSnap, kSteps);     // no lost latest snapshot
+  EXPECT_EQ(received + dropped,
+            static_cast<std::uint64_t>(kSteps)); // every row delivered or counted
+  EXPECT_EQ(lastRow, kSteps - 1);                // the newest row is never the one dropped
+  EXPECT_EQ(lastSnap, kSteps);                   // no lost latest snapshot
   EXPECT_EQ(box.droppedTotal(), dropped);
 }
 
@@ -134,7 +135,7 @@ TEST(PublishThrottle, PublishesEveryNStepsOrAfterTheInterval) {
 
   PublishThrottle both(1000, 50ms);
   EXPECT_TRUE(both.shouldPublish(0, t0));
-  EXPECT_TRUE(both.shouldPublish(5, t0 + 51ms)); // time wins
+  EXPECT_TRUE(both.shouldPublish(5, t0 + 51ms));    // time wins
   EXPECT_TRUE(both.shouldPublish(1005, t0 + 52ms)); // steps win
   EXPECT_THROW(PublishThrottle(-1), std::invalid_argument);
 }

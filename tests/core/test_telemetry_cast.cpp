@@ -54,16 +54,20 @@ CastCounts oracle(const std::vector<float>& values, float scale, CastTarget targ
 
 std::vector<float> boundaryValues() {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> base = {0.0f, 1.0f, inf, std::numeric_limits<float>::max(),
-                             std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min()};
+  std::vector<float> base = {0.0f,
+                             1.0f,
+                             inf,
+                             std::numeric_limits<float>::max(),
+                             std::numeric_limits<float>::denorm_min(),
+                             std::numeric_limits<float>::min()};
   // Every threshold of every format and the exponents around the format limits.
   for (CastTarget t : tl::kCastTargets) {
     const tl::CastThresholds th = tl::castThresholds(t);
     for (std::uint32_t b : {th.zeroBelow, th.normalBelow, th.overflowFrom})
       base.push_back(std::bit_cast<float>(b));
   }
-  for (int e : {-150, -149, -134, -133, -127, -126, -25, -24, -17, -16, -15, -14, -10, -9, -7, -6, 8, 9,
-                15, 16, 127}) {
+  for (int e : {-150, -149, -134, -133, -127, -126, -25, -24, -17, -16, -15,
+                -14,  -10,  -9,   -7,   -6,   8,    9,   15,  16,  127}) {
     base.push_back(std::ldexp(1.0f, e));
     base.push_back(std::ldexp(1.5f, e));
     base.push_back(std::ldexp(1.9999999f, e));
@@ -171,8 +175,14 @@ TEST(CastCounts, Fp16AndBf16AgreeWithTheTrainersConversions) {
 TEST(CastFractions, AreCountsOverTheirDenominators) {
   // 8 values: 2 zeros, 1 NaN, 1 lost to zero in fp16 (2^-26), 1 subnormal (2^-20),
   // 1 overflow (1e5), 2 ordinary.
-  const std::vector<float> v = {0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(), std::ldexp(1.0f, -26),
-                                std::ldexp(1.0f, -20), 1e5f, 1.0f, -2.0f};
+  const std::vector<float> v = {0.0f,
+                                -0.0f,
+                                std::numeric_limits<float>::quiet_NaN(),
+                                std::ldexp(1.0f, -26),
+                                std::ldexp(1.0f, -20),
+                                1e5f,
+                                1.0f,
+                                -2.0f};
   const auto f = tl::castFractions(v)[0];
   EXPECT_DOUBLE_EQ(f.toZero, 3.0 / 8.0);
   EXPECT_DOUBLE_EQ(f.toSubnormal, 1.0 / 8.0);

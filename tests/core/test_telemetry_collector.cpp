@@ -91,7 +91,8 @@ TEST(TelemetryCollector, UnscaledOnlyWhenScaleIsOne) {
 TEST(TelemetryCollector, ObserveUpdateRecordsSwampingPerLayerAndTheUpdateHistogram) {
   tl::TelemetryCollector c(1);
   const std::vector<float> w = {1.0f, 1.0f, 1.0f, 1.0f};
-  const std::vector<float> u = {1e-9f, 1e-9f, 1e-3f, 0.0f}; // 2 of 3 non-zero updates swamped in FP32
+  const std::vector<float> u = {1e-9f, 1e-9f, 1e-3f,
+                                0.0f}; // 2 of 3 non-zero updates swamped in FP32
   c.observeUpdate(1, w, u, DType::F32);
   const auto frame = c.finish(10);
   ASSERT_EQ(frame->swamped.size(), 2u);
@@ -123,7 +124,8 @@ TEST(TelemetryCollector, RejectsBadArguments) {
   EXPECT_THROW(c.observe(0, TensorClass::Weights, v, -2.0f), std::invalid_argument);
   EXPECT_THROW(c.observe(0, TensorClass::Weights, v, std::numeric_limits<float>::infinity()),
                std::invalid_argument);
-  EXPECT_THROW(c.observeUpdate(0, v, std::vector<float>{1.0f, 2.0f}, DType::F32), std::invalid_argument);
+  EXPECT_THROW(c.observeUpdate(0, v, std::vector<float>{1.0f, 2.0f}, DType::F32),
+               std::invalid_argument);
 }
 
 TEST(TelemetryCollector, FinishStartsAFreshFrame) {
@@ -145,7 +147,8 @@ TEST(TelemetryJson, RoundTripsAFrame) {
   v.push_back(std::numeric_limits<float>::quiet_NaN());
   v.push_back(std::ldexp(1.0f, -149));
   c.observe(0, TensorClass::WeightGrads, v, 1024.0f);
-  c.observe(1, TensorClass::Activations, std::vector<float>{0.0f, -0.0f}); // no finite non-zero value
+  c.observe(1, TensorClass::Activations,
+            std::vector<float>{0.0f, -0.0f}); // no finite non-zero value
   c.observeUpdate(2, v, v, DType::BF16);
   const auto frame = c.finish(1200);
 

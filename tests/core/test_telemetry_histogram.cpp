@@ -37,15 +37,37 @@ ExponentHistogram reference(const std::vector<float>& values) {
 std::vector<float> adversarial() {
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> base = {
-      0.0f, std::ldexp(1.0f, -149), std::ldexp(1.0f, -148), std::ldexp(3.0f, -149),
-      std::ldexp(1.0f, -133), std::ldexp(1.0f, -127), std::ldexp(1.0f, -126),
-      std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::min(),
+      0.0f,
+      std::ldexp(1.0f, -149),
+      std::ldexp(1.0f, -148),
+      std::ldexp(3.0f, -149),
+      std::ldexp(1.0f, -133),
+      std::ldexp(1.0f, -127),
+      std::ldexp(1.0f, -126),
+      std::numeric_limits<float>::denorm_min(),
+      std::numeric_limits<float>::min(),
       std::nextafter(std::numeric_limits<float>::min(), 0.0f), // largest subnormal
-      std::ldexp(1.0f, -24), std::ldexp(1.0f, -25), std::ldexp(1.0f, -14), std::ldexp(1.0f, -16),
-      std::ldexp(1.0f, -9), std::ldexp(1.0f, -6), 65504.0f, 65520.0f, 65536.0f, 448.0f, 464.0f,
-      57344.0f, 61440.0f, 1.0f, 0.1f, std::numeric_limits<float>::max(), inf,
-      std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::signaling_NaN(),
-      std::bit_cast<float>(0x7f800001u), std::bit_cast<float>(0x7fffffffu)};
+      std::ldexp(1.0f, -24),
+      std::ldexp(1.0f, -25),
+      std::ldexp(1.0f, -14),
+      std::ldexp(1.0f, -16),
+      std::ldexp(1.0f, -9),
+      std::ldexp(1.0f, -6),
+      65504.0f,
+      65520.0f,
+      65536.0f,
+      448.0f,
+      464.0f,
+      57344.0f,
+      61440.0f,
+      1.0f,
+      0.1f,
+      std::numeric_limits<float>::max(),
+      inf,
+      std::numeric_limits<float>::quiet_NaN(),
+      std::numeric_limits<float>::signaling_NaN(),
+      std::bit_cast<float>(0x7f800001u),
+      std::bit_cast<float>(0x7fffffffu)};
   std::vector<float> out;
   for (float v : base) {
     for (float w : {v, std::nextafter(v, 0.0f), std::nextafter(v, inf)}) {
@@ -66,8 +88,13 @@ TEST(ExponentHistogram, MatchesTheIlogbReferenceOnBoundaryValues) {
 
 TEST(ExponentHistogram, BinsSubnormalsByTheirTrueExponent) {
   ExponentHistogram h;
-  const std::vector<float> v = {std::ldexp(1.0f, -149), std::ldexp(1.0f, -133), std::ldexp(1.5f, -133),
-                                std::ldexp(1.0f, -127), std::ldexp(1.0f, -126), -0.0f, 0.0f};
+  const std::vector<float> v = {std::ldexp(1.0f, -149),
+                                std::ldexp(1.0f, -133),
+                                std::ldexp(1.5f, -133),
+                                std::ldexp(1.0f, -127),
+                                std::ldexp(1.0f, -126),
+                                -0.0f,
+                                0.0f};
   accumulate(v, h);
   EXPECT_EQ(h.count(-149), 1u);
   EXPECT_EQ(h.count(-133), 2u);
@@ -80,8 +107,12 @@ TEST(ExponentHistogram, BinsSubnormalsByTheirTrueExponent) {
 
 TEST(ExponentHistogram, SpecialsAreCountedNotDropped) {
   const float inf = std::numeric_limits<float>::infinity();
-  const std::vector<float> v = {inf, inf, -inf, std::numeric_limits<float>::quiet_NaN(),
-                                -std::numeric_limits<float>::quiet_NaN(), 65504.0f};
+  const std::vector<float> v = {inf,
+                                inf,
+                                -inf,
+                                std::numeric_limits<float>::quiet_NaN(),
+                                -std::numeric_limits<float>::quiet_NaN(),
+                                65504.0f};
   ExponentHistogram h;
   accumulate(v, h);
   EXPECT_EQ(h.posInf, 2u);
@@ -100,8 +131,8 @@ TEST(ExponentHistogram, MatchesTheReferenceOnRandomBitPatterns) {
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t bits = rng();
       switch (rng() % 4) {
-      case 0: v[i] = std::bit_cast<float>(bits); break;                    // anything, NaN included
-      case 1: v[i] = std::bit_cast<float>(bits & 0x807fffffu); break;      // zero or subnormal
+      case 0: v[i] = std::bit_cast<float>(bits); break;               // anything, NaN included
+      case 1: v[i] = std::bit_cast<float>(bits & 0x807fffffu); break; // zero or subnormal
       case 2: v[i] = std::bit_cast<float>((bits & 0x83ffffffu) | 0x38000000u); break; // near 2^-15
       default: v[i] = std::ldexp(static_cast<float>(bits % 1000) - 500.0f, -20); // includes zeros
       }

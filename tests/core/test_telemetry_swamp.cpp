@@ -52,9 +52,9 @@ Pairs adversarialPairs(int mantissaBits) {
       }
     }
   }
-  p.add(1.0f, 0.0f);                                      // zero update: not eligible
-  p.add(1.0f, std::numeric_limits<float>::quiet_NaN());   // not eligible
-  p.add(std::numeric_limits<float>::infinity(), 1.0f);    // not eligible
+  p.add(1.0f, 0.0f);                                     // zero update: not eligible
+  p.add(1.0f, std::numeric_limits<float>::quiet_NaN());  // not eligible
+  p.add(std::numeric_limits<float>::infinity(), 1.0f);   // not eligible
   p.add(0.0f, std::numeric_limits<float>::denorm_min()); // swamped only where it flushes
   return p;
 }
@@ -92,8 +92,10 @@ void expectMatchesCodec(DType working, nm::FormatId id, int mantissaBits) {
   std::uniform_real_distribution<float> mag(-12.0f, 4.0f);
   for (int i = 0; i < 70000; ++i) { // > 2^16 pairs: the sliced (OpenMP) pass too
     const float w = std::exp2(mag(rng)) * ((rng() & 1) ? 1.0f : -1.0f);
-    const float ratio = std::exp2(-static_cast<float>(mantissaBits) - 2.0f + static_cast<float>(rng() % 4));
-    p.add(w, w * ratio * (0.5f + static_cast<float>(rng() % 1000) / 1000.0f) * ((rng() & 1) ? 1.0f : -1.0f));
+    const float ratio =
+        std::exp2(-static_cast<float>(mantissaBits) - 2.0f + static_cast<float>(rng() % 4));
+    p.add(w, w * ratio * (0.5f + static_cast<float>(rng() % 1000) / 1000.0f) *
+                 ((rng() & 1) ? 1.0f : -1.0f));
   }
   const nm::FloatFormat& f = nm::formatInfo(id);
   std::uint64_t eligible = 0, swamped = 0;
@@ -112,8 +114,12 @@ void expectMatchesCodec(DType working, nm::FormatId id, int mantissaBits) {
   EXPECT_LT(swamped, eligible);
 }
 
-TEST(Swamping, Fp16MatchesTheCodec) { expectMatchesCodec(DType::F16, nm::FormatId::Fp16, 10); }
-TEST(Swamping, Bf16MatchesTheCodec) { expectMatchesCodec(DType::BF16, nm::FormatId::Bf16, 7); }
+TEST(Swamping, Fp16MatchesTheCodec) {
+  expectMatchesCodec(DType::F16, nm::FormatId::Fp16, 10);
+}
+TEST(Swamping, Bf16MatchesTheCodec) {
+  expectMatchesCodec(DType::BF16, nm::FormatId::Bf16, 7);
+}
 
 TEST(Swamping, TiesGoToTheEvenNeighbour) {
   // w = 1 + 2^-23 (odd last bit): +half ULP rounds up (to even), not swamped;
@@ -134,11 +140,11 @@ TEST(Swamping, Bf16TieOfTheFp32SumIsBrokenByTheExactSum) {
   auto swamped = [&](float u) {
     return tl::swampCounts(std::span(&w, 1), std::span(&u, 1), DType::BF16).swamped;
   };
-  EXPECT_EQ(swamped(std::ldexp(1.0f, -8)), 1u);                                  // tie -> even (1)
-  EXPECT_EQ(swamped(std::ldexp(1.0f, -8) + std::ldexp(1.0f, -30)), 0u);         // just above: 1 + 2^-7
-  EXPECT_EQ(swamped(std::ldexp(1.0f, -8) - std::ldexp(1.0f, -31)), 1u);         // just below
-  EXPECT_EQ(swamped(-std::ldexp(1.0f, -9) - std::ldexp(1.0f, -31)), 0u);        // down: 1 - 2^-8
-  EXPECT_EQ(swamped(-std::ldexp(1.0f, -9)), 1u);                                 // tie -> even (1)
+  EXPECT_EQ(swamped(std::ldexp(1.0f, -8)), 1u);                          // tie -> even (1)
+  EXPECT_EQ(swamped(std::ldexp(1.0f, -8) + std::ldexp(1.0f, -30)), 0u);  // just above: 1 + 2^-7
+  EXPECT_EQ(swamped(std::ldexp(1.0f, -8) - std::ldexp(1.0f, -31)), 1u);  // just below
+  EXPECT_EQ(swamped(-std::ldexp(1.0f, -9) - std::ldexp(1.0f, -31)), 0u); // down: 1 - 2^-8
+  EXPECT_EQ(swamped(-std::ldexp(1.0f, -9)), 1u);                         // tie -> even (1)
 }
 
 TEST(Swamping, MismatchedSizesAreAnError) {

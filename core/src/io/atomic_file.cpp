@@ -49,7 +49,9 @@ AtomicFileWriter::AtomicFileWriter(std::filesystem::path path) : m_path(std::mov
     throw AtomicFileError("cannot write '" + m_path.string() + "': not a file path");
   std::string tempName;
   tempName.append(".").append(m_path.filename().string()).append(".tmp-");
-  tempName.append(std::to_string(::getpid())).append("-").append(std::to_string(g_tempCounter.fetch_add(1)));
+  tempName.append(std::to_string(::getpid()))
+      .append("-")
+      .append(std::to_string(g_tempCounter.fetch_add(1)));
   m_tempPath = m_path.parent_path() / tempName;
   errno = 0;
   m_out.open(m_tempPath, std::ios::binary | std::ios::trunc);
@@ -60,7 +62,9 @@ AtomicFileWriter::AtomicFileWriter(std::filesystem::path path) : m_path(std::mov
   }
 }
 
-AtomicFileWriter::~AtomicFileWriter() { discard(); }
+AtomicFileWriter::~AtomicFileWriter() {
+  discard();
+}
 
 void AtomicFileWriter::discard() noexcept {
   if (m_done)

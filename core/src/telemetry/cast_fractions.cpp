@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/telemetry/cast_fractions.h>
-
 #include "telemetry/scan.h"
 
 #include <mantissa/numeric/cpu_features.h>
+#include <mantissa/telemetry/cast_fractions.h>
 
 #include <algorithm>
 #include <bit>
@@ -16,11 +15,15 @@
 namespace mantissa::telemetry {
 namespace {
 
-std::uint32_t bitsOf(float x) { return std::bit_cast<std::uint32_t>(x); }
+std::uint32_t bitsOf(float x) {
+  return std::bit_cast<std::uint32_t>(x);
+}
 
 // Every threshold below is exactly representable in FP32 (checked in tests
 // against the formats' spec constants).
-float exactFloat(double value) { return static_cast<float>(value); }
+float exactFloat(double value) {
+  return static_cast<float>(value);
+}
 
 CastThresholds computeThresholds(CastTarget target) {
   const numeric::FloatFormat& f = numeric::formatInfo(formatIdOf(target));
@@ -79,9 +82,9 @@ const std::array<CastThresholds, kCastTargetCount>& thresholdTable() {
 }
 
 // Swamping in a 16-bit working format; branch-free like the FP32 body.
-[[gnu::always_inline]] inline void swamp16Body(const float* w, const float* u, std::size_t n, std::int64_t p,
-                                               std::int64_t emin, double maxFinite, std::uint64_t& eligible,
-                                               std::uint64_t& swamped) {
+[[gnu::always_inline]] inline void swamp16Body(const float* w, const float* u, std::size_t n,
+                                               std::int64_t p, std::int64_t emin, double maxFinite,
+                                               std::uint64_t& eligible, std::uint64_t& swamped) {
   std::uint64_t e = 0, s = 0;
   for (std::size_t i = 0; i < n; ++i) {
     std::uint32_t wb, ub;
@@ -157,8 +160,9 @@ void swampBf16Base(const float* w, const float* u, std::size_t n, std::uint64_t&
     std::memcpy(&ub, u + i, sizeof ub);
     wb &= 0x7fffffffu;
     ub &= 0x7fffffffu;
-    const std::uint32_t ok = static_cast<std::uint32_t>(wb < 0x7f800000u) &
-                             static_cast<std::uint32_t>(ub - 1u < 0x7f7fffffu); // u finite, non-zero
+    const std::uint32_t ok =
+        static_cast<std::uint32_t>(wb < 0x7f800000u) &
+        static_cast<std::uint32_t>(ub - 1u < 0x7f7fffffu); // u finite, non-zero
     const std::uint32_t same = static_cast<std::uint32_t>(w[i] + u[i] == w[i]); // one FP32 rounding
     e += ok;
     s += ok & same;
@@ -236,7 +240,8 @@ std::array<CastCounts, kCastTargetCount> castCounts(std::span<const float> value
   return counts;
 }
 
-std::array<CastFractions, kCastTargetCount> castFractions(std::span<const float> values, float scale) {
+std::array<CastFractions, kCastTargetCount> castFractions(std::span<const float> values,
+                                                          float scale) {
   const auto counts = castCounts(values, scale);
   std::array<CastFractions, kCastTargetCount> fractions{};
   for (std::size_t k = 0; k < kCastTargetCount; ++k)
@@ -244,10 +249,11 @@ std::array<CastFractions, kCastTargetCount> castFractions(std::span<const float>
   return fractions;
 }
 
-SwampCounts swampCounts(std::span<const float> weights, std::span<const float> updates, DType working) {
-  if (weights.size() != updates.size())
-  {
-    std::string message = "swampedFraction: weights has "; // append(): avoids GCC 12's -Wrestrict false positive
+SwampCounts swampCounts(std::span<const float> weights, std::span<const float> updates,
+                        DType working) {
+  if (weights.size() != updates.size()) {
+    std::string message =
+        "swampedFraction: weights has "; // append(): avoids GCC 12's -Wrestrict false positive
     message.append(std::to_string(weights.size())).append(" values but updates has ");
     message.append(std::to_string(updates.size()));
     throw std::invalid_argument(message);
@@ -278,11 +284,13 @@ SwampCounts swampCounts(std::span<const float> weights, std::span<const float> u
     return c;
   }
   // FP16 (no trainer recipe keeps FP16 weights without an FP32 master; scalar is fine).
-  swamp16Body(weights.data(), updates.data(), weights.size(), 10, -14, 65504.0, c.eligible, c.swamped);
+  swamp16Body(weights.data(), updates.data(), weights.size(), 10, -14, 65504.0, c.eligible,
+              c.swamped);
   return c;
 }
 
-double swampedFraction(std::span<const float> weights, std::span<const float> updates, DType working) {
+double swampedFraction(std::span<const float> weights, std::span<const float> updates,
+                       DType working) {
   const SwampCounts c = swampCounts(weights, updates, working);
   return c.eligible == 0 ? 0.0 : static_cast<double>(c.swamped) / static_cast<double>(c.eligible);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/telemetry/collector.h>
-
 #include "telemetry/scan.h"
+
+#include <mantissa/telemetry/collector.h>
 
 #include <algorithm>
 #include <bit>
@@ -37,8 +37,9 @@ Thresholds scaledThresholds(const Thresholds& base, int k) {
   Thresholds t{};
   for (std::size_t j = 0; j < kPerView; ++j) {
     const double v = std::ldexp(static_cast<double>(std::bit_cast<float>(base[j])), k);
-    t[j] = v > std::numeric_limits<float>::max() ? 0x7f800000u
-                                                 : std::bit_cast<std::uint32_t>(static_cast<float>(v));
+    t[j] = v > std::numeric_limits<float>::max()
+               ? 0x7f800000u
+               : std::bit_cast<std::uint32_t>(static_cast<float>(v));
   }
   return t;
 }
@@ -73,9 +74,12 @@ int powerOfTwoExponent(float s) {
 
 class ScopedTimer {
 public:
-  explicit ScopedTimer(double& sinkMs) : m_sinkMs(sinkMs), m_start(std::chrono::steady_clock::now()) {}
+  explicit ScopedTimer(double& sinkMs)
+      : m_sinkMs(sinkMs), m_start(std::chrono::steady_clock::now()) {}
   ~ScopedTimer() {
-    m_sinkMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_start).count();
+    m_sinkMs +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_start)
+            .count();
   }
   ScopedTimer(const ScopedTimer&) = delete;
   ScopedTimer& operator=(const ScopedTimer&) = delete;
@@ -89,15 +93,18 @@ private:
 
 TelemetryCollector::TelemetryCollector(int cadence) : m_cadence(cadence) {
   if (cadence < 0)
-    throw std::invalid_argument("telemetry cadence must be >= 0 (0 = off), got " + std::to_string(cadence));
+    throw std::invalid_argument("telemetry cadence must be >= 0 (0 = off), got " +
+                                std::to_string(cadence));
 }
 
 void TelemetryCollector::checkLayer(int layer) const {
   if (layer < 0)
-    throw std::invalid_argument("telemetry: layer index must be >= 0, got " + std::to_string(layer));
+    throw std::invalid_argument("telemetry: layer index must be >= 0, got " +
+                                std::to_string(layer));
 }
 
-void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const float> values, float lossScale) {
+void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const float> values,
+                                 float lossScale) {
   checkLayer(layer);
   if (!(lossScale > 0.0f) || !std::isfinite(lossScale))
     throw std::invalid_argument("telemetry: loss scale must be a positive finite number, got " +
@@ -180,7 +187,9 @@ void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights
   if (swamped.size() <= static_cast<std::size_t>(layer))
     swamped.resize(static_cast<std::size_t>(layer) + 1, std::numeric_limits<double>::quiet_NaN());
   swamped[static_cast<std::size_t>(layer)] =
-      swamp.eligible == 0 ? 0.0 : static_cast<double>(swamp.swamped) / static_cast<double>(swamp.eligible);
+      swamp.eligible == 0
+          ? 0.0
+          : static_cast<double>(swamp.swamped) / static_cast<double>(swamp.eligible);
 }
 
 std::shared_ptr<const TelemetryFrame> TelemetryCollector::finish(std::int64_t step) {

@@ -31,7 +31,8 @@ std::string formatCsvNumber(double value) {
   return std::string(buf, res.ptr);
 }
 
-ScalarCsvWriter::ScalarCsvWriter(const std::filesystem::path& path, std::vector<std::string> columns)
+ScalarCsvWriter::ScalarCsvWriter(const std::filesystem::path& path,
+                                 std::vector<std::string> columns)
     : m_file(path), m_columnCount(columns.size()) {
   if (columns.empty())
     throw std::invalid_argument("CSV export of '" + path.string() + "': no columns");
@@ -55,6 +56,8 @@ void ScalarCsvWriter::addRow(std::int64_t step, std::span<const double> values) 
   ++m_rows;
 }
 
-void ScalarCsvWriter::commit() { m_file.commit(); }
+void ScalarCsvWriter::commit() {
+  m_file.commit();
+}
 
 } // namespace mantissa::telemetry

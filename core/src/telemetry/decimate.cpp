@@ -22,8 +22,9 @@ std::vector<SeriesPoint> decimateMinMax(std::span<const SeriesPoint> points, std
   // Interior points 1 .. n-2; bucket b holds x in [x0 + b*w, x0 + (b+1)*w).
   std::size_t i = 1;
   for (std::size_t b = 0; b < buckets && i + 1 < n; ++b) {
-    const double upper = (b + 1 == buckets) ? INFINITY : x0 + span * static_cast<double>(b + 1) /
-                                                                  static_cast<double>(buckets);
+    const double upper =
+        (b + 1 == buckets) ? INFINITY
+                           : x0 + span * static_cast<double>(b + 1) / static_cast<double>(buckets);
     std::size_t lo = n, hi = n; // indices of the extremes in this bucket
     for (; i + 1 < n && (points[i].x < upper || span == 0.0); ++i) {
       const double y = points[i].y;

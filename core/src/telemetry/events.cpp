@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/telemetry/events.h>
-
 #include <mantissa/telemetry/frame.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cstring>
 #include <stdexcept>
-
-#include <nlohmann/json.hpp>
 
 namespace mantissa::telemetry {
 namespace {
@@ -23,7 +22,8 @@ template <class T> T get(const json& j, const char* key, const char* what) {
   try {
     return it->get<T>();
   } catch (const json::exception&) {
-    throw TelemetryJsonError(std::string(what) + ": \"" + key + "\" has the wrong type: " + it->dump());
+    throw TelemetryJsonError(std::string(what) + ": \"" + key +
+                             "\" has the wrong type: " + it->dump());
   }
 }
 
@@ -68,12 +68,17 @@ json toJson(const LossScaleRecord& r) {
 }
 
 json toJson(const amp::ScalerEvent& e) {
-  return {{"step", e.step}, {"event", amp::toString(e.kind)}, {"scale_before", e.scaleBefore},
+  return {{"step", e.step},
+          {"event", amp::toString(e.kind)},
+          {"scale_before", e.scaleBefore},
           {"scale_after", e.scaleAfter}};
 }
 
 json toJson(const NonFiniteEvent& e) {
-  return {{"step", e.step}, {"event", "non_finite"}, {"layer", e.layer}, {"op", e.op},
+  return {{"step", e.step},
+          {"event", "non_finite"},
+          {"layer", e.layer},
+          {"op", e.op},
           {"pass", e.pass == Pass::Forward ? "forward" : "backward"}};
 }
 
@@ -109,8 +114,8 @@ NonFiniteEvent nonFiniteEventFromJson(const json& j) {
   e.op = get<std::string>(j, "op", what);
   const auto pass = get<std::string>(j, "pass", what);
   if (pass != "forward" && pass != "backward")
-    throw TelemetryJsonError(std::string(what) + ": \"pass\" must be \"forward\" or \"backward\", got \"" +
-                             pass + "\"");
+    throw TelemetryJsonError(
+        std::string(what) + ": \"pass\" must be \"forward\" or \"backward\", got \"" + pass + "\"");
   e.pass = pass == "forward" ? Pass::Forward : Pass::Backward;
   return e;
 }

@@ -2,11 +2,11 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/telemetry/frame.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <limits>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace mantissa::telemetry {
 namespace {
@@ -51,7 +51,8 @@ CastFractions castFromJson(const json& j, const std::string& where) {
   double* out[4] = {&f.toZero, &f.toSubnormal, &f.overflow, &f.nonzeroLostToZero};
   for (std::size_t i = 0; i < 4; ++i) {
     if (!j[i].is_number() || j[i].get<double>() < 0.0 || j[i].get<double>() > 1.0)
-      fail(where + "[" + std::to_string(i) + "]", "expected a fraction in [0, 1], got " + j[i].dump());
+      fail(where + "[" + std::to_string(i) + "]",
+           "expected a fraction in [0, 1], got " + j[i].dump());
     *out[i] = j[i].get<double>();
   }
   return f;
@@ -86,7 +87,8 @@ json tensorToJson(const TensorTelemetry& t) {
 TensorTelemetry tensorFromJson(const json& j, const std::string& where) {
   TensorTelemetry t;
   const json& layer = field(j, "layer", where);
-  if (!layer.is_number_integer() || layer.get<std::int64_t>() < 0 || layer.get<std::int64_t>() > 1'000'000)
+  if (!layer.is_number_integer() || layer.get<std::int64_t>() < 0 ||
+      layer.get<std::int64_t>() > 1'000'000)
     fail(where + ".layer", "expected a layer index >= 0, got " + layer.dump());
   t.layer = layer.get<int>();
   const json& cls = field(j, "class", where);
@@ -114,10 +116,11 @@ TensorTelemetry tensorFromJson(const json& j, const std::string& where) {
     const std::int64_t first = lo.get<std::int64_t>();
     const std::int64_t last = first + static_cast<std::int64_t>(counts.size()) - 1;
     if (first < ExponentHistogram::kMinExponent || last > ExponentHistogram::kMaxExponent)
-      fail(where + ".counts", std::to_string(counts.size()) + " bins starting at " + std::to_string(first) +
-                                  " leave the FP32 binades [-149, 127]");
+      fail(where + ".counts", std::to_string(counts.size()) + " bins starting at " +
+                                  std::to_string(first) + " leave the FP32 binades [-149, 127]");
     for (std::size_t i = 0; i < counts.size(); ++i)
-      h.bins[static_cast<std::size_t>(ExponentHistogram::index(static_cast<int>(first) + static_cast<int>(i)))] =
+      h.bins[static_cast<std::size_t>(
+          ExponentHistogram::index(static_cast<int>(first) + static_cast<int>(i)))] =
           readCount(counts[i], where + ".counts[" + std::to_string(i) + "]");
   }
   h.zeros = readCount(field(j, "zeros", where), where + ".zeros");
@@ -127,13 +130,15 @@ TensorTelemetry tensorFromJson(const json& j, const std::string& where) {
   h.total = readCount(field(j, "total", where), where + ".total");
   const std::uint64_t sum = h.finiteNonZero() + h.zeros + h.posInf + h.negInf + h.nan;
   if (sum != h.total)
-    fail(where + ".total", "is " + std::to_string(h.total) + " but the bins and special counters add up to " +
+    fail(where + ".total", "is " + std::to_string(h.total) +
+                               " but the bins and special counters add up to " +
                                std::to_string(sum));
 
   const json& cast = field(j, "cast", where);
   for (std::size_t k = 0; k < kCastTargetCount; ++k) {
     const std::string name(castTargetName(kCastTargets[k]));
-    t.fractions[k] = castFromJson(field(cast, name.c_str(), where + ".cast"), where + ".cast." + name);
+    t.fractions[k] =
+        castFromJson(field(cast, name.c_str(), where + ".cast"), where + ".cast." + name);
   }
   return t;
 }

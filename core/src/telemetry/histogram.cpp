@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/telemetry/histogram.h>
-
 #include "telemetry/scan.h"
+
+#include <mantissa/telemetry/histogram.h>
 
 #include <bit>
 #include <numeric>

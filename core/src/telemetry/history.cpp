@@ -42,8 +42,8 @@ History::History(std::vector<std::string> columns, HistoryLimits limits)
 void History::append(std::int64_t step, std::span<const double> values) {
   const std::size_t c = m_columns.size();
   if (values.size() != c)
-    throw std::invalid_argument("History::append: " + std::to_string(values.size()) + " values for " +
-                                std::to_string(c) + " columns");
+    throw std::invalid_argument("History::append: " + std::to_string(values.size()) +
+                                " values for " + std::to_string(c) + " columns");
   if (m_recentSteps.capacity() == 0) { // exact capacities: no doubling overshoot
     m_recentSteps.reserve(m_limits.recentRows);
     m_recentValues.reserve(m_limits.recentRows * c);
@@ -56,7 +56,8 @@ void History::append(std::int64_t step, std::span<const double> values) {
   }
   foldOldestRecent();
   m_recentSteps[m_recentHead] = step;
-  std::copy(values.begin(), values.end(), m_recentValues.begin() + static_cast<std::ptrdiff_t>(m_recentHead * c));
+  std::copy(values.begin(), values.end(),
+            m_recentValues.begin() + static_cast<std::ptrdiff_t>(m_recentHead * c));
   m_recentHead = (m_recentHead + 1) % m_limits.recentRows;
 }
 
@@ -117,7 +118,8 @@ void History::mergeBuckets() {
 std::vector<SeriesPoint> History::series(std::size_t column) const {
   const std::size_t c = m_columns.size();
   if (column >= c)
-    throw std::out_of_range("History::series: column " + std::to_string(column) + " of " + std::to_string(c));
+    throw std::out_of_range("History::series: column " + std::to_string(column) + " of " +
+                            std::to_string(c));
   std::vector<SeriesPoint> out;
   out.reserve(2 * m_buckets.size() + m_recentSteps.size());
   for (std::size_t b = 0; b < m_buckets.size(); ++b) {
@@ -145,8 +147,9 @@ std::vector<SeriesPoint> History::series(std::size_t column, std::size_t pixels)
 }
 
 std::size_t History::bytes() const {
-  return m_recentSteps.capacity() * sizeof(std::int64_t) + m_recentValues.capacity() * sizeof(double) +
-         m_buckets.capacity() * sizeof(Bucket) + m_stats.capacity() * sizeof(double);
+  return m_recentSteps.capacity() * sizeof(std::int64_t) +
+         m_recentValues.capacity() * sizeof(double) + m_buckets.capacity() * sizeof(Bucket) +
+         m_stats.capacity() * sizeof(double);
 }
 
 std::size_t History::byteBound() const {

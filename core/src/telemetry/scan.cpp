@@ -17,7 +17,9 @@ constexpr std::size_t kChunk = 2048; // 8 KiB of floats: stays in L1 between the
 constexpr std::uint32_t kAbsMask = 0x7fffffffu;
 constexpr std::uint32_t kMantissaMask = 0x007fffffu;
 
-inline std::uint32_t bitsOf(float x) { return std::bit_cast<std::uint32_t>(x); }
+inline std::uint32_t bitsOf(float x) {
+  return std::bit_cast<std::uint32_t>(x);
+}
 
 // Four interleaved 256-bin tables over the biased exponent byte, so that
 // consecutive increments rarely hit the same counter (store forwarding).
@@ -45,7 +47,8 @@ void histogramChunk(const float* x, std::size_t n, ByteHistogram& h) {
 }
 
 // Branch-free loops; the compiler vectorises them for each target below.
-[[gnu::always_inline]] inline void scaleBody(const float* x, std::size_t n, float scale, float* dst) {
+[[gnu::always_inline]] inline void scaleBody(const float* x, std::size_t n, float scale,
+                                             float* dst) {
   for (std::size_t i = 0; i < n; ++i)
     dst[i] = x[i] * scale;
 }
@@ -56,7 +59,8 @@ void histogramChunk(const float* x, std::size_t n, ByteHistogram& h) {
 constexpr std::size_t kGroup = 8;
 
 template <std::size_t R>
-[[gnu::always_inline]] inline void countRangesBody(const float* x, std::size_t n, const std::uint32_t* lo,
+[[gnu::always_inline]] inline void countRangesBody(const float* x, std::size_t n,
+                                                   const std::uint32_t* lo,
                                                    const std::uint32_t* width, std::uint64_t* out) {
   std::uint32_t lo_[R], width_[R], count[R];
   for (std::size_t r = 0; r < R; ++r) {
@@ -76,14 +80,15 @@ template <std::size_t R>
 }
 
 template <std::size_t... Rs>
-[[gnu::always_inline]] inline void countRangesDispatch(std::index_sequence<Rs...>, std::size_t r, const float* x,
-                                                       std::size_t n, const std::uint32_t* lo,
-                                                       const std::uint32_t* width, std::uint64_t* out) {
+[[gnu::always_inline]] inline void
+countRangesDispatch(std::index_sequence<Rs...>, std::size_t r, const float* x, std::size_t n,
+                    const std::uint32_t* lo, const std::uint32_t* width, std::uint64_t* out) {
   ((r == Rs + 1 ? countRangesBody<Rs + 1>(x, n, lo, width, out) : void()), ...);
 }
 
-[[gnu::target("avx2")]] void countRangesAvx2(const float* x, std::size_t n, std::size_t r, const std::uint32_t* lo,
-                                             const std::uint32_t* width, std::uint64_t* out) {
+[[gnu::target("avx2")]] void countRangesAvx2(const float* x, std::size_t n, std::size_t r,
+                                             const std::uint32_t* lo, const std::uint32_t* width,
+                                             std::uint64_t* out) {
   countRangesDispatch(std::make_index_sequence<kGroup>{}, r, x, n, lo, width, out);
 }
 void countRangesBase(const float* x, std::size_t n, std::size_t r, const std::uint32_t* lo,
@@ -94,7 +99,9 @@ void countRangesBase(const float* x, std::size_t n, std::size_t r, const std::ui
 [[gnu::target("avx2")]] void scaleAvx2(const float* x, std::size_t n, float scale, float* dst) {
   scaleBody(x, n, scale, dst);
 }
-void scaleBase(const float* x, std::size_t n, float scale, float* dst) { scaleBody(x, n, scale, dst); }
+void scaleBase(const float* x, std::size_t n, float scale, float* dst) {
+  scaleBody(x, n, scale, dst);
+}
 
 bool useAvx2() {
   static const bool avx2 = numeric::cpuFeatures().avx2;

@@ -52,8 +52,9 @@ struct CastCounts {
   std::uint64_t nan = 0;         // NaN inputs (stay NaN, in no other count)
   std::uint64_t toZero = 0;      // results that are zero (exact zeros included)
   std::uint64_t toSubnormal = 0; // non-zero subnormal results
-  std::uint64_t overflow = 0;    // results past max finite (inf, NaN or saturated); inf inputs included
-  std::uint64_t lostToZero() const { return toZero - zeros; }      // non-zero inputs that became zero
+  std::uint64_t overflow =
+      0; // results past max finite (inf, NaN or saturated); inf inputs included
+  std::uint64_t lostToZero() const { return toZero - zeros; }   // non-zero inputs that became zero
   std::uint64_t nonZero() const { return total - zeros - nan; } // non-zero, non-NaN inputs
   bool operator==(const CastCounts&) const = default;
 };
@@ -70,7 +71,8 @@ CastFractions toFractions(const CastCounts& counts);
 
 // Counts and fractions for each CastTarget (indexed as kCastTargets), of the
 // values multiplied by `scale` in FP32 first (x * scale, one FP32 rounding).
-std::array<CastCounts, kCastTargetCount> castCounts(std::span<const float> values, float scale = 1.0f);
+std::array<CastCounts, kCastTargetCount> castCounts(std::span<const float> values,
+                                                    float scale = 1.0f);
 std::array<CastFractions, kCastTargetCount> castFractions(std::span<const float> values,
                                                           float scale = 1.0f);
 
@@ -86,7 +88,9 @@ struct SwampCounts {
   std::uint64_t eligible = 0; // pairs with finite w and non-zero finite u
   std::uint64_t swamped = 0;
 };
-SwampCounts swampCounts(std::span<const float> weights, std::span<const float> updates, DType working);
-double swampedFraction(std::span<const float> weights, std::span<const float> updates, DType working);
+SwampCounts swampCounts(std::span<const float> weights, std::span<const float> updates,
+                        DType working);
+double swampedFraction(std::span<const float> weights, std::span<const float> updates,
+                       DType working);
 
 } // namespace mantissa::telemetry

@@ -23,8 +23,8 @@
 //
 // One collector belongs to one thread (the trainer's); it is not shared.
 
-#include <mantissa/tensor/dtype.h>
 #include <mantissa/telemetry/frame.h>
+#include <mantissa/tensor/dtype.h>
 
 #include <cstdint>
 #include <memory>

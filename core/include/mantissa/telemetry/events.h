@@ -16,14 +16,14 @@
 
 #include <mantissa/amp/loss_scaler.h>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <array>
 #include <cstdint>
 #include <deque>
 #include <optional>
 #include <span>
 #include <string>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace mantissa::telemetry {
 
@@ -33,8 +33,10 @@ struct LossScaleRecord {
   bool foundInf = false;    // the scaled gradients held inf/NaN
   bool skipped = false;     // the optimizer step was not applied
   bool operator==(const LossScaleRecord& o) const {
-    return step == o.step && state.scale == o.state.scale && state.growthTracker == o.state.growthTracker &&
-           state.hysteresisLeft == o.state.hysteresisLeft && foundInf == o.foundInf && skipped == o.skipped;
+    return step == o.step && state.scale == o.state.scale &&
+           state.growthTracker == o.state.growthTracker &&
+           state.hysteresisLeft == o.state.hysteresisLeft && foundInf == o.foundInf &&
+           skipped == o.skipped;
   }
 };
 
@@ -64,7 +66,9 @@ public:
   const std::optional<LossScaleRecord>& lastRecord() const { return m_last; }
   const std::deque<amp::ScalerEvent>& scalerEvents() const { return m_scalerEvents; }
   const std::deque<NonFiniteEvent>& nonFiniteEvents() const { return m_nonFinite; }
-  std::uint64_t total(amp::ScalerEventKind kind) const { return m_totals[static_cast<std::size_t>(kind)]; }
+  std::uint64_t total(amp::ScalerEventKind kind) const {
+    return m_totals[static_cast<std::size_t>(kind)];
+  }
   std::uint64_t nonFiniteTotal() const { return m_nonFiniteTotal; }
   std::uint64_t dropped() const { return m_dropped; } // events pushed out by the bound
 

@@ -8,8 +8,8 @@
 // JSON (one object per frame, compact; the GUI reads saved runs back):
 //   {"step": 1200, "telemetry_ms": 1.7,
 //    "tensors": [{"layer": 0, "class": "weight_grads", "scaled": true, "loss_scale": 65536,
-//                 "lo": -31, "counts": [3, 0, 17, ...],   // binades lo, lo+1, ... (non-empty range)
-//                 "zeros": 12, "pos_inf": 0, "neg_inf": 0, "nan": 0, "total": 802816,
+//                 "lo": -31, "counts": [3, 0, 17, ...],   // binades lo, lo+1, ... (non-empty
+//                 range) "zeros": 12, "pos_inf": 0, "neg_inf": 0, "nan": 0, "total": 802816,
 //                 "cast": {"fp16": [to_zero, to_subnormal, overflow, nonzero_lost_to_zero],
 //                          "bf16": [...], "fp8-e4m3": [...], "fp8-e5m2": [...]}}, ...],
 //    "swamped": [0.0, 0.31, null]}                       // per layer; null = no update observed
@@ -18,12 +18,12 @@
 #include <mantissa/telemetry/cast_fractions.h>
 #include <mantissa/telemetry/histogram.h>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace mantissa::telemetry {
 

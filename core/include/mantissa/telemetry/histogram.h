@@ -21,7 +21,13 @@
 namespace mantissa::telemetry {
 
 // What a tensor is, for the trainer's observe() calls and the dashboards.
-enum class TensorClass : std::uint8_t { Weights, Activations, ActivationGrads, WeightGrads, Updates };
+enum class TensorClass : std::uint8_t {
+  Weights,
+  Activations,
+  ActivationGrads,
+  WeightGrads,
+  Updates
+};
 inline constexpr int kTensorClassCount = 5;
 
 // "weights", "activations", "activation_grads", "weight_grads", "updates"
@@ -34,11 +40,11 @@ struct ExponentHistogram {
   static constexpr int kBinCount = kMaxExponent - kMinExponent + 1; // 277
 
   std::array<std::uint64_t, kBinCount> bins{}; // bins[e - kMinExponent]: count in binade e
-  std::uint64_t zeros = 0;  // +0 and -0
+  std::uint64_t zeros = 0;                     // +0 and -0
   std::uint64_t posInf = 0;
   std::uint64_t negInf = 0;
   std::uint64_t nan = 0;
-  std::uint64_t total = 0;  // every value seen, specials included
+  std::uint64_t total = 0; // every value seen, specials included
 
   static constexpr int index(int exponent) { return exponent - kMinExponent; }
   std::uint64_t count(int exponent) const; // 0 outside [kMinExponent, kMaxExponent]

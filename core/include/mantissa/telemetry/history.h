@@ -46,7 +46,9 @@ public:
   void append(std::int64_t step, std::span<const double> values);
 
   std::int64_t rowsAppended() const { return m_appended; }
-  std::size_t bucketSpan() const { return m_span; } // rows per older bucket (1 until the first fold)
+  std::size_t bucketSpan() const {
+    return m_span;
+  } // rows per older bucket (1 until the first fold)
   std::size_t bucketCount() const { return m_buckets.size(); }
 
   // One column over the whole run, oldest first, x = step: each bucket gives
@@ -55,8 +57,8 @@ public:
   // series() decimated to about two points per pixel.
   std::vector<SeriesPoint> series(std::size_t column, std::size_t pixels) const;
 
-  std::size_t bytes() const;      // payload held now (vector capacities)
-  std::size_t byteBound() const;  // the design's ceiling, see above
+  std::size_t bytes() const;     // payload held now (vector capacities)
+  std::size_t byteBound() const; // the design's ceiling, see above
   void clear();
 
 private:
@@ -70,7 +72,9 @@ private:
   void foldOldestRecent();
   void mergeBuckets();
   double* stats(std::size_t bucket) { return m_stats.data() + bucket * m_columns.size() * 4; }
-  const double* stats(std::size_t bucket) const { return m_stats.data() + bucket * m_columns.size() * 4; }
+  const double* stats(std::size_t bucket) const {
+    return m_stats.data() + bucket * m_columns.size() * 4;
+  }
 
   std::vector<std::string> m_columns;
   HistoryLimits m_limits;

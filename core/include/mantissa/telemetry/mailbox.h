@@ -33,9 +33,10 @@ template <class Snapshot, class Row> class Mailbox {
 public:
   // What one drain() hands over.
   struct Drained {
-    std::shared_ptr<const Snapshot> snapshot; // newest, or nullptr if none published since the last drain
-    std::vector<Row> rows;                    // oldest first; at most capacity()
-    std::uint64_t droppedRows = 0;            // rows lost to the bound since the last drain
+    std::shared_ptr<const Snapshot>
+        snapshot;                  // newest, or nullptr if none published since the last drain
+    std::vector<Row> rows;         // oldest first; at most capacity()
+    std::uint64_t droppedRows = 0; // rows lost to the bound since the last drain
   };
 
   // rowCapacity >= 1; throws std::invalid_argument otherwise.
