@@ -48,8 +48,9 @@ std::vector<Preset> build() {
                   "and the test accuracy with fp16-mixed, which scales the loss first.",
                   {smallLoss("fp16-mixed-noscale"), smallLoss("fp16-mixed")}});
 
-  // PyTorch's GradScaler starting one binade-range too high and growing every
-  // 50 finite steps instead of 2000, so a 3-epoch run shows both directions.
+  // PyTorch's GradScaler rules, but starting at 2^32 and growing after 50
+  // finite steps instead of 2000, so that a 3-epoch run reaches the scale at
+  // which the scaled gradients overflow FP16 and shows both directions.
   RunConfig scaled = smallLoss("fp16-mixed");
   scaled.scaler = "pytorch";
   scaled.scalerInitScale = std::ldexp(1.0, 32);
@@ -57,10 +58,10 @@ std::vector<Preset> build() {
   scaled.telemetryEvery = 20;
   list.push_back({"scaling", "Dynamic loss scaling: back-offs on overflow, growth when stable",
                   "The same small-gradient run in fp16-mixed with PyTorch GradScaler rules, "
-                  "started at 2^32 (too high: the first steps overflow, are skipped, and the scale "
-                  "halves) and with a growth interval of 50 steps instead of 2000 so that growth "
-                  "is visible within three epochs. It recovers the underflowed gradients and "
-                  "matches fp32.",
+                  "started at 2^32 and with a growth interval of 50 steps instead of 2000 so that "
+                  "growth is visible within three epochs: the scale doubles until the scaled "
+                  "gradients overflow FP16, that step is skipped and the scale halves, then it "
+                  "grows again. It recovers the underflowed gradients and matches fp32.",
                   {scaled, smallLoss("fp32")}});
 
   list.push_back({"bf16-no-scaler", "BF16 needs no loss scaler",
@@ -69,18 +70,18 @@ std::vector<Preset> build() {
                   "fp32.",
                   {smallLoss("bf16-mixed"), smallLoss("fp32")}});
 
-  // Plain SGD with a small learning rate: each update is lr x g, far below
+  // Plain SGD with a small learning rate (0.02): each update is lr x g, far below
   // half a BF16 ULP of most weights (2^-9 relative), so round-to-nearest
   // discards it. Momentum would enlarge updates tenfold and hide the effect.
   auto swamp = [](std::string recipe) {
     RunConfig c = referenceRun(std::move(recipe));
-    c.lr = 0.01;
+    c.lr = 0.02;
     c.momentum = 0.0;
     c.telemetryEvery = 20;
     return c;
   };
   list.push_back({"swamping", "Pure BF16 weights lose small updates",
-                  "Plain SGD with lr 0.01: most updates are smaller than half a BF16 ULP of the "
+                  "Plain SGD with lr 0.02: most updates are smaller than half a BF16 ULP of the "
                   "weight they change. bf16-pure rounds them away and learns slowly; bf16-pure-sr "
                   "keeps them on average by stochastic rounding; bf16-mixed keeps them in its FP32 "
                   "master copy.",
