@@ -4,6 +4,8 @@
 // Run configuration, determinism, divergence, loss-scaler skips, and the
 // Trainer's thread controls. Small models on the shipped MNIST, a few dozen
 // steps each.
+#include <mantissa/kernels/matmul.h>
+#include <mantissa/train/step_benchmark.h>
 #include <mantissa/train/trainer.h>
 
 #include <gtest/gtest.h>
@@ -308,4 +310,45 @@ TEST(Trainer, RunsToTheEndAndEvaluates) {
   EXPECT_EQ(evals[0].step, 5);
   EXPECT_EQ(evals[1].step, 10);
   EXPECT_EQ(evals[2].step, 12);
+}
+
+TEST(StepBenchmark, BreakdownAddsUpAndBytesAndLabelsAreRight) {
+  train::StepBenchOptions o;
+  o.model = "mlp:784-64-10";
+  o.batch = 32;
+  o.warmup = 1;
+  o.repetitions = 6;
+  o.recipes = {"fp32", "bf16-mixed"};
+  std::vector<std::string> seen;
+  o.progress = [&](double, std::string_view what) {
+    seen.emplace_back(what);
+    return true;
+  };
+  const auto results = train::measureSteps(o);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(seen, (std::vector<std::string>{"fp32", "bf16-mixed", "done"}));
+  const std::size_t params = 784 * 64 + 64 + 64 * 10 + 10;
+  for (const auto& r : results) {
+    EXPECT_GT(r.medianMs, 0.0);
+    EXPECT_GE(r.cv, 0.0);
+    // Every op kind is timed inside the step; only a little glue is not.
+    const double sum = r.breakdownMs.total();
+    EXPECT_LE(sum, r.meanMs * 1.0001) << r.recipe;
+    EXPECT_GE(sum, r.meanMs * 0.8) << r.recipe;
+    EXPECT_GT(r.breakdownMs.matmulForward, 0.0);
+    EXPECT_GT(r.breakdownMs.matmulBackward, 0.0);
+  }
+  EXPECT_EQ(results[0].bytes.at("weights"), params * 4);
+  EXPECT_EQ(results[0].bytes.at("master weights"), 0u);
+  EXPECT_EQ(results[1].bytes.at("weights"), params * 2);
+  EXPECT_EQ(results[1].bytes.at("master weights"), params * 4);
+  EXPECT_FALSE(results[0].matmulEmulated);
+  // BF16 is emulated exactly when the kernel layer says so, and labelled.
+  kernels::Matmul probe(kernels::MatmulShape{32, 64, 784}, DType::BF16);
+  EXPECT_EQ(results[1].matmulEmulated, probe.emulated());
+  if (probe.emulated())
+    EXPECT_NE(results[1].matmulImplementation.find("emulated"), std::string::npos);
+  // Cancel from the progress callback: nothing measured.
+  o.progress = [](double, std::string_view) { return false; };
+  EXPECT_TRUE(train::measureSteps(o).empty());
 }

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Whole training steps per recipe on MLP 784-1024-1024-10, batch 128, shipped
+// MNIST: median step time and CV after warm-up, the breakdown by op kind,
+// bytes per tensor role, and issue 6's ratios measured side by side in this
+// one run (bf16-mixed vs fp32; bf16-mixed step vs its own matmul time;
+// telemetry K = 1 vs off).
+//
+//   bench_step [--quick] [--reps N]
+#include <mantissa/numeric/cpu_features.h>
+#include <mantissa/train/step_benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using namespace mantissa;
+
+int main(int argc, char** argv) {
+  train::StepBenchOptions o;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      o.warmup = 2;
+      o.repetitions = 8;
+    } else if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+      o.repetitions = std::max(2, std::atoi(argv[++i]));
+    } else {
+      std::fprintf(stderr, "usage: bench_step [--quick] [--reps N]\n");
+      return 2;
+    }
+  }
+  std::printf("Training step, %s, batch %d, MNIST; %d warm-up + %d timed steps per recipe\n",
+              o.model.c_str(), o.batch, o.warmup, o.repetitions);
+  std::printf("CPU: %s; oneDNN %s (%s)\n\n", numeric::describeIsa().c_str(),
+              numeric::onednnVersion().c_str(), numeric::onednnIsa().c_str());
+  o.progress = [](double, std::string_view what) {
+    std::fprintf(stderr, "  measuring %.*s...\n", int(what.size()), what.data());
+    return true;
+  };
+  auto results = train::measureSteps(o);
+  auto withTelemetry = o;
+  withTelemetry.recipes = {"bf16-mixed"};
+  withTelemetry.telemetryEvery = 1;
+  const auto tele = train::measureSteps(withTelemetry);
+
+  std::printf("%-20s %9s %6s | %8s %8s %8s %8s %8s %8s %8s %8s | %s\n", "recipe", "median ms",
+              "CV", "mm fwd", "mm bwd", "convert", "eltwise", "loss", "optim", "telem", "data",
+              "matmul kernel");
+  auto row = [](const train::StepBenchResult& r, const char* label) {
+    const auto& b = r.breakdownMs;
+    std::printf("%-20s %9.2f %5.1f%% | %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f | %s%s\n",
+                label, r.medianMs, 100.0 * r.cv, b.matmulForward, b.matmulBackward, b.conversion,
+                b.elementwise, b.loss, b.optimizer, b.telemetry, b.data,
+                r.matmulImplementation.c_str(), r.cv > 0.1 ? "  [noisy: CV > 10%]" : "");
+  };
+  for (const auto& r : results)
+    row(r, r.recipe.c_str());
+  for (const auto& r : tele)
+    row(r, "bf16-mixed +tele K=1");
+
+  std::printf("\nBytes held per tensor role (at each recipe's precision, MiB):\n");
+  std::printf("%-20s %10s %10s %10s %10s %10s\n", "recipe", "weights", "master", "activations",
+              "gradients", "opt state");
+  for (const auto& r : results)
+    std::printf("%-20s %10.2f %10.2f %10.2f %10.2f %10.2f\n", r.recipe.c_str(),
+                r.bytes.at("weights") / 1048576.0, r.bytes.at("master weights") / 1048576.0,
+                r.bytes.at("activations") / 1048576.0, r.bytes.at("gradients") / 1048576.0,
+                r.bytes.at("optimizer state") / 1048576.0);
+
+  const train::StepBenchResult* fp32 = nullptr;
+  const train::StepBenchResult* bf16 = nullptr;
+  for (const auto& r : results) {
+    if (r.recipe == "fp32")
+      fp32 = &r;
+    if (r.recipe == "bf16-mixed")
+      bf16 = &r;
+  }
+  if (fp32 && bf16) {
+    const double mm = bf16->breakdownMs.matmulForward + bf16->breakdownMs.matmulBackward;
+    std::printf("\nIssue 6 targets (this run):\n");
+    std::printf("  fp32 / bf16-mixed step time:        %.2fx  (target >= 1.6x)%s\n",
+                fp32->medianMs / bf16->medianMs,
+                bf16->matmulEmulated ? "  [BF16 matmul emulated on this CPU]" : "");
+    std::printf("  bf16-mixed step / its matmul time:  %.2fx  (target <= 1.35x; mean step %.2f ms, "
+                "matmuls %.2f ms)\n",
+                bf16->meanMs / mm, bf16->meanMs, mm);
+    if (!tele.empty())
+      std::printf("  bf16-mixed telemetry K=1 / off:     %.3fx (target <= 1.05x)\n",
+                  tele.front().medianMs / bf16->medianMs);
+  }
+  return 0;
+}
