@@ -22,13 +22,14 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-std::vector<std::string_view> splitCells(std::string_view line) {
-  std::vector<std::string_view> cells;
+// Splits into `cells`, reusing its capacity from line to line.
+void splitCells(std::string_view line, std::vector<std::string_view>& cells) {
+  cells.clear();
   for (std::size_t start = 0;;) {
     const std::size_t comma = line.find(',', start);
     cells.push_back(trim(line.substr(start, comma - start)));
     if (comma == std::string_view::npos)
-      return cells;
+      return;
     start = comma + 1;
   }
 }
@@ -61,6 +62,7 @@ Dataset parseCsv(std::string_view text, const std::string& name) {
   std::size_t firstDataLine = 0;
   int maxLabel = -1;
   std::size_t lineNo = 0;
+  std::vector<std::string_view> cells;
   for (std::size_t pos = 0; pos < text.size();) {
     const std::size_t nl = text.find('\n', pos);
     const std::string_view line = trim(text.substr(pos, nl - pos));
@@ -68,34 +70,38 @@ Dataset parseCsv(std::string_view text, const std::string& name) {
     ++lineNo;
     if (line.empty())
       continue;
-    const auto cells = splitCells(line);
-    const std::string where = name + ": line " + std::to_string(lineNo);
+    splitCells(line, cells);
+    const auto where = [&] { return name + ": line " + std::to_string(lineNo); };
     if (columns == 0) {
       const bool header = std::any_of(cells.begin(), cells.end(),
                                       [](std::string_view c) { return !parseNumber(c); });
       columns = static_cast<int>(cells.size());
       if (columns < 2)
-        throw DataError(where + ": " + std::to_string(columns) +
+        throw DataError(where() + ": " + std::to_string(columns) +
                         " column; expected a label column and at least one feature");
+      // One pass over the newlines sizes x once instead of by repeated doubling.
+      const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+      d.x.reserve(lines * static_cast<std::size_t>(columns - 1));
+      d.y.reserve(lines);
       if (header)
         continue;
     }
     if (static_cast<int>(cells.size()) != columns)
-      throw DataError(where + ": " + std::to_string(cells.size()) + " columns, expected " +
+      throw DataError(where() + ": " + std::to_string(cells.size()) + " columns, expected " +
                       std::to_string(columns) + " like the first line");
     if (firstDataLine == 0)
       firstDataLine = lineNo;
 
     const auto label = parseNumber(cells[0]);
     if (!label || *label != std::floor(*label) || *label < 0 || *label > 255)
-      throw DataError(where + ", column 1: label " + quoted(cells[0]) +
+      throw DataError(where() + ", column 1: label " + quoted(cells[0]) +
                       " is not an integer in [0, 255]");
     d.y.push_back(static_cast<std::uint8_t>(*label));
     maxLabel = std::max(maxLabel, static_cast<int>(*label));
     for (std::size_t c = 1; c < cells.size(); ++c) {
       const auto v = parseNumber(cells[c]);
       if (!v || !std::isfinite(*v) || std::abs(*v) > 3.4e38)
-        throw DataError(where + ", column " + std::to_string(c + 1) + ": " + quoted(cells[c]) +
+        throw DataError(where() + ", column " + std::to_string(c + 1) + ": " + quoted(cells[c]) +
                         " is not a finite number");
       d.x.push_back(static_cast<float>(*v));
     }
