@@ -27,7 +27,22 @@ function(mantissa_add_test)
     set(labels core ${T_LABELS})
     set(env "")
   endif()
-  gtest_discover_tests(${T_NAME}
-    DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS "${labels}" TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${env}")
+  # gtest_discover_tests flattens list-valued PROPERTIES (CMake 3.25), losing
+  # every label but the first and the environment: discover with no list
+  # properties, then set them on the discovered tests from an include file
+  # that ctest reads after the discovery's own.
+  gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60)
+  set(props "${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}_props.cmake")
+  file(WRITE "${props}"
+    "if(${T_NAME}_TESTS)\n"
+    "  set_tests_properties(\${${T_NAME}_TESTS} PROPERTIES\n"
+    "    LABELS [==[${labels}]==]\n"
+    "    ENVIRONMENT [==[${env}]==]\n"
+    "    TIMEOUT ${T_TIMEOUT})\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${props}")
+  if(T_GUI)
+    file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/xdg/${T_NAME}/run)
+    file(CHMOD ${CMAKE_CURRENT_BINARY_DIR}/xdg/${T_NAME}/run DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  endif()
 endfunction()
