@@ -4,6 +4,7 @@
 #include <mantissa/model/mlp.h>
 #include <mantissa/numeric/convert.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -52,6 +53,7 @@ Optimizer::Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<S
     m_second.emplace_back(config.kind == OptimizerKind::AdamW ? s.value.size() : 0, 0.0f);
     m_kahan.emplace_back(recipe.updateRounding == UpdateRounding::Kahan ? s.value.size() : 0, 0.0f);
     m_updates.emplace_back(s.value.size(), 0.0f);
+    m_scratch.resize(std::max(m_scratch.size(), s.value.size()));
   }
   m_stats.resize(m_slots.size());
 }
@@ -64,69 +66,79 @@ std::uint32_t Optimizer::nextRandom() {
   return static_cast<std::uint32_t>((z ^ (z >> 31)) >> 32);
 }
 
-// The new stored value of a weight `current` receiving update u.
+// Kahan-compensated store of one weight (pure recipes): y = u - c;
+// t = rne(w + y); c = rne((t - w) - y).
 float Optimizer::store(float current, float u, float& compensation) {
-  const DType w = m_recipe.weights;
-  if (m_recipe.masterWeights || w == DType::F32)
-    return current + u;
-  switch (m_recipe.updateRounding) {
-  case UpdateRounding::Nearest:
-    return roundNearest(w, current + u);
-  case UpdateRounding::Stochastic:
-    return roundStochastic(w, current + u, nextRandom());
-  case UpdateRounding::Kahan: {
-    const float y = u - compensation;
-    const float t = roundNearest(w, current + y);
-    compensation = roundNearest(m_recipe.optimizerState, (t - current) - y);
-    return t;
-  }
-  }
-  return current + u;
+  const float y = u - compensation;
+  const float t = roundNearest(m_recipe.weights, current + y);
+  compensation = roundNearest(m_recipe.optimizerState, (t - current) - y);
+  return t;
 }
 
-void Optimizer::step(double lr, bool recordUpdates) {
+// Each phase is a separate loop over one slot so that the common paths
+// (FP32 state, FP32 or master weights) vectorise; rounding to BF16/FP16 uses
+// the batch conversions (model::roundTo), stochastic rounding and Kahan the
+// scalar ones.
+void Optimizer::step(double lr, bool /*recordUpdates: the updates are always kept*/) {
   ++m_step;
   const auto& c = m_config;
   const DType state = m_recipe.optimizerState;
   const float flr = static_cast<float>(lr);
   const float wd = static_cast<float>(c.weightDecay);
   const bool adam = c.kind == OptimizerKind::AdamW;
-  const float b1 = static_cast<float>(c.beta1), b2 = static_cast<float>(c.beta2);
-  const float bias1 = static_cast<float>(1.0 - std::pow(c.beta1, double(m_step)));
-  const float bias2Sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(c.beta2, double(m_step))));
-  const float eps = static_cast<float>(c.eps);
-  const float momentum = static_cast<float>(c.momentum);
-  const bool kahan = !m_kahan.empty() && m_recipe.updateRounding == UpdateRounding::Kahan;
   for (std::size_t s = 0; s < m_slots.size(); ++s) {
-    auto value = m_slots[s].value;
-    auto grad = m_slots[s].grad;
-    auto& first = m_first[s];
+    const std::span<float> value = m_slots[s].value;
+    const std::span<const float> grad = m_slots[s].grad;
+    const std::size_t n = value.size();
+    float* w = value.data();
+    const float* g = grad.data();
+    float* u = m_updates[s].data();
+    float* m1 = m_first[s].data();
+    // 1. State and update direction: u = -lr * (...).
+    if (adam) {
+      float* m2 = m_second[s].data();
+      const float b1 = static_cast<float>(c.beta1), b2 = static_cast<float>(c.beta2);
+      for (std::size_t i = 0; i < n; ++i) {
+        m1[i] = b1 * m1[i] + (1.0f - b1) * g[i];
+        m2[i] = b2 * m2[i] + (1.0f - b2) * g[i] * g[i];
+      }
+      model::roundTo(state, m_first[s]);
+      model::roundTo(state, m_second[s]);
+      const float bias1 = static_cast<float>(1.0 - std::pow(c.beta1, double(m_step)));
+      const float bias2Sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(c.beta2, double(m_step))));
+      const float eps = static_cast<float>(c.eps);
+      for (std::size_t i = 0; i < n; ++i)
+        u[i] = -flr * wd * w[i] - flr * (m1[i] / bias1) / (std::sqrt(m2[i]) / bias2Sqrt + eps);
+    } else {
+      const float momentum = m_step == 1 ? 0.0f : static_cast<float>(c.momentum);
+      for (std::size_t i = 0; i < n; ++i)
+        m1[i] = momentum * m1[i] + (g[i] + wd * w[i]);
+      model::roundTo(state, m_first[s]);
+      for (std::size_t i = 0; i < n; ++i)
+        u[i] = -flr * m1[i];
+    }
+    // 2. Apply to the stored weights, counting updates that changed nothing.
     UpdateStats stats;
-    float unusedCompensation = 0.0f;
-    for (std::size_t i = 0; i < value.size(); ++i) {
-      const float w = value[i];
-      float u;
-      if (adam) {
-        const float g = grad[i];
-        float& v = m_second[s][i];
-        first[i] = roundNearest(state, b1 * first[i] + (1.0f - b1) * g);
-        v = roundNearest(state, b2 * v + (1.0f - b2) * g * g);
-        const float denom = std::sqrt(v) / bias2Sqrt + eps;
-        u = -flr * wd * w - flr * (first[i] / bias1) / denom;
-      } else {
-        const float g = grad[i] + wd * w;
-        first[i] = roundNearest(state, m_step == 1 ? g : momentum * first[i] + g);
-        u = -flr * first[i];
-      }
-      float& comp = kahan ? m_kahan[s][i] : unusedCompensation;
-      const float next = store(w, u, comp);
-      value[i] = next;
-      if (u != 0.0f) {
-        ++stats.nonzero;
-        stats.unchanged += next == w ? 1 : 0;
-      }
-      if (recordUpdates)
-        m_updates[s][i] = u;
+    float* next = m_scratch.data();
+    if (m_recipe.masterWeights || m_recipe.weights == DType::F32) {
+      for (std::size_t i = 0; i < n; ++i)
+        next[i] = w[i] + u[i];
+    } else if (m_recipe.updateRounding == UpdateRounding::Nearest) {
+      for (std::size_t i = 0; i < n; ++i)
+        next[i] = w[i] + u[i];
+      model::roundTo(m_recipe.weights, {next, n});
+    } else if (m_recipe.updateRounding == UpdateRounding::Stochastic) {
+      for (std::size_t i = 0; i < n; ++i)
+        next[i] = roundStochastic(m_recipe.weights, w[i] + u[i], nextRandom());
+    } else {
+      float* comp = m_kahan[s].data();
+      for (std::size_t i = 0; i < n; ++i)
+        next[i] = store(w[i], u[i], comp[i]);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      stats.nonzero += u[i] != 0.0f ? 1 : 0;
+      stats.unchanged += (u[i] != 0.0f && next[i] == w[i]) ? 1 : 0;
+      w[i] = next[i];
     }
     m_stats[s] = stats;
   }

@@ -6,6 +6,7 @@
 #include <mantissa/kernels/elementwise.h>
 #include <mantissa/numeric/convert.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -20,14 +21,6 @@ bool allFinite(const Tensor& t) {
     if (!std::isfinite(v))
       return false;
   return true;
-}
-
-float roundedScalar(DType dtype, float v) {
-  if (dtype == DType::BF16)
-    return numeric::bf16ToF32(numeric::f32ToBf16(v));
-  if (dtype == DType::F16)
-    return numeric::f16ToF32(numeric::f32ToF16(v));
-  return v;
 }
 
 } // namespace
@@ -68,6 +61,12 @@ Mlp::Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumula
     a.dpre = Tensor(DType::F32, batch, out);
     if (l > 0)
       a.dIn = Tensor(DType::F32, batch, in);
+  }
+  if (recipe.gradients != DType::F32) {
+    std::size_t largest = 0;
+    for (int l = 0; l < n; ++l)
+      largest = std::max(largest, static_cast<std::size_t>(spec.widths[l]) * spec.widths[l + 1]);
+    m_unrounded.assign(largest, 0.0f);
   }
   m_x = Tensor(DType::F32, batch, spec.widths.front());
   m_labels.assign(static_cast<std::size_t>(batch), 0);
@@ -180,18 +179,21 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times) {
     }
     {
       ScopedTimer t(times.conversion);
-      if (m_measureUnderflow) {
-        // The FP32 accumulator's values before they are stored in `grad`.
-        GradUnderflow u;
-        for (float v : dW.f32())
-          if (v != 0.0f) {
-            ++u.nonzero;
-            u.lostToZero += roundedScalar(grad, v) == 0.0f ? 1 : 0;
-          }
-        m_underflow[l] = u;
-      }
+      const bool measure = m_measureUnderflow && grad != DType::F32;
+      if (measure) // keep the FP32 accumulator's values to compare after rounding
+        std::copy(dW.f32().begin(), dW.f32().end(), m_unrounded.begin());
       roundTo(grad, dW.f32());
       roundTo(grad, db.f32());
+      if (m_measureUnderflow) {
+        GradUnderflow u;
+        const auto stored = dW.f32();
+        const float* before = measure ? m_unrounded.data() : stored.data();
+        for (std::size_t i = 0; i < stored.size(); ++i) {
+          u.nonzero += before[i] != 0.0f ? 1 : 0;
+          u.lostToZero += (before[i] != 0.0f && stored[i] == 0.0f) ? 1 : 0;
+        }
+        m_underflow[l] = u;
+      }
     }
     if (accumulate) {
       ScopedTimer t(times.elementwise);

@@ -68,8 +68,9 @@ public:
   Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<Slot> slots,
             std::uint64_t seed);
 
-  // One update with learning rate lr. When recordUpdates is set, the
-  // intended update u of each slot is kept for telemetry (lastUpdate()).
+  // One update with learning rate lr. The intended update u of each slot is
+  // kept for telemetry (lastUpdate()); recordUpdates is accepted for callers
+  // that want to say so.
   void step(double lr, bool recordUpdates = false);
 
   std::span<const float> lastUpdate(std::size_t slot) const { return m_updates[slot]; }
@@ -92,6 +93,7 @@ private:
   std::vector<std::vector<float>> m_second; // [slots][n] Adam v (AdamW only)
   std::vector<std::vector<float>> m_kahan;  // [slots][n] compensation (Kahan only)
   std::vector<std::vector<float>> m_updates; // [slots][n] last intended update
+  std::vector<float> m_scratch;              // [largest slot] new values before they are stored
   std::vector<UpdateStats> m_stats;          // [slots]
   std::uint64_t m_rng;
   std::int64_t m_step = 0;

@@ -147,6 +147,7 @@ private:
   std::vector<LayerGrads> m_grads;       // [L]
   std::vector<LayerActs> m_acts;         // [L]
   std::vector<GradUnderflow> m_underflow; // [L]
+  std::vector<float> m_unrounded;        // [max I*O] dW before rounding (underflow accounting)
   Tensor m_x;                            // [B, F] FP32
   std::vector<std::int32_t> m_labels;    // [B]
   Tensor m_probs;                        // [B, C] FP32
