@@ -5,6 +5,7 @@
 // skipped steps sit on the train curve, log y drops what a log axis cannot
 // show, and the CSV / JSON hold every point.
 
+#include "ui/app_shell/theme.h"
 #include "ui/charts/loss_chart.h"
 
 #include <QJsonArray>
@@ -14,6 +15,7 @@
 #include <QScatterSeries>
 #include <QValueAxis>
 #include <QChart>
+#include <QLegend>
 
 #include <gtest/gtest.h>
 
@@ -53,6 +55,22 @@ TEST(ChartsCurves, EachRunHasItsOwnColour) {
   EXPECT_EQ(chart.trainSeries("c")->pen().color(), QColor(Qt::red));
   EXPECT_EQ(chart.testSeries("a")->pen().color(), a); // same run, same colour
   EXPECT_EQ(chart.testSeries("a")->pen().style(), Qt::DashLine);
+}
+
+TEST(ChartsCurves, ChartsFollowTheThemeAndPresenterMode) {
+  LossChart chart;
+  chart.setRuns({{"a", "fp32", {}}});
+  const double normalWidth = chart.trainSeries("a")->pen().widthF();
+  const QColor lightBackground = chart.chart()->backgroundBrush().color();
+  Theme::instance().setPresenter(true);
+  Theme::instance().setDark(true);
+  EXPECT_DOUBLE_EQ(chart.trainSeries("a")->pen().widthF(),
+                   normalWidth * Theme::instance().penWidthFactor());
+  EXPECT_LT(chart.chart()->backgroundBrush().color().lightness(), lightBackground.lightness());
+  EXPECT_GT(chart.chart()->titleFont().pointSizeF(), ChartStyle::screen(false).titleFont().pointSizeF());
+  Theme::instance().setPresenter(false);
+  Theme::instance().setDark(false);
+  EXPECT_DOUBLE_EQ(chart.trainSeries("a")->pen().widthF(), normalWidth);
 }
 
 TEST(ChartsCurves, SkippedStepsAreMarkedOnTheTrainCurve) {

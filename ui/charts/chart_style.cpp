@@ -2,9 +2,16 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "chart_style.h"
 
+#include "ui/app_shell/theme.h"
+
 #include <array>
 
 namespace mantissa::ui {
+
+ChartStyle ChartStyle::fromTheme() {
+  const Theme& theme = Theme::instance();
+  return {theme.dark(), false, theme.fontScale(), theme.penWidthFactor()};
+}
 
 QColor ChartStyle::background() const {
   if (transparentBackground)

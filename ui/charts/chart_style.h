@@ -15,8 +15,11 @@ struct ChartStyle {
   double fontScale = 1.0; // presenter mode: larger text
   double penScale = 1.0;  // presenter mode: thicker lines
 
+  // The factors match Theme's presenter mode (fontScale 1.5, penWidthFactor 2.5).
   static ChartStyle screen(bool dark) { return {dark, false, 1.0, 1.0}; }
-  static ChartStyle presenter(bool dark) { return {dark, false, 1.6, 2.0}; }
+  static ChartStyle presenter(bool dark) { return {dark, false, 1.5, 2.5}; }
+  // The application's current Theme (light / dark, presenter mode).
+  static ChartStyle fromTheme();
 
   QColor background() const;
   QColor plotBackground() const;
@@ -29,8 +32,8 @@ struct ChartStyle {
   QFont axisTitleFont() const; // "step", "loss", "log2 |g|"
   QFont labelFont() const;     // tick labels, legend, annotations
 
-  double linePenWidth() const { return 2.0 * penScale; }
-  double markerSize() const { return 9.0 * penScale; }
+  double linePenWidth() const { return 1.75 * penScale; }
+  double markerSize() const { return 9.0 * (1.0 + 0.5 * (penScale - 1.0)); }
 };
 
 // Okabe-Ito colour-blind-safe colours, in the order runs and series take them.

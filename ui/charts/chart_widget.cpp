@@ -3,6 +3,7 @@
 #include "chart_widget.h"
 
 #include "export_menu.h"
+#include "ui/app_shell/theme.h"
 
 #include <QAbstractAxis>
 #include <QAreaSeries>
@@ -106,7 +107,10 @@ ChartStyle exportChartStyle(const ChartStyle& screen, const ExportStyle& style) 
   return out;
 }
 
-ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent) {
+ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent), m_style(ChartStyle::fromTheme()) {
+  // Subclasses apply m_style at the end of their constructors.
+  connect(&Theme::instance(), &Theme::changed, this,
+          [this] { setChartStyle(ChartStyle::fromTheme()); });
   m_chart = new QChart();
   m_chart->setAnimationOptions(QChart::NoAnimation);
   m_chart->setBackgroundRoundness(0);

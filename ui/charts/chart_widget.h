@@ -16,7 +16,7 @@ class QXYSeries;
 namespace mantissa::ui {
 
 // Base of every Qt Charts chart: a QChartView under a row of controls, the
-// theme and presenter styling, the export context menu, and render() for
+// theme and presenter styling (following Theme::changed), the export context menu, and render() for
 // export. render() lays the chart out at the target size with the export
 // style, paints it and restores the screen state; every XY series is painted
 // as one path so an SVG has exactly one <path> per series.

@@ -6,6 +6,7 @@
 #include "export_menu.h"
 #include "format_regions.h"
 #include "ui/app_shell/palette.h"
+#include "ui/app_shell/theme.h"
 
 #include <QContextMenuEvent>
 #include <QFontMetricsF>
@@ -14,6 +15,7 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -40,7 +42,11 @@ void paintLabel(QPainter& painter, const QPointF& at, const QString& text, const
 
 } // namespace
 
-HistogramHeatmap::HistogramHeatmap(QWidget* parent) : QWidget(parent) {
+HistogramHeatmap::HistogramHeatmap(QWidget* parent)
+    : QWidget(parent), m_style(ChartStyle::fromTheme()) {
+  connect(&Theme::instance(), &Theme::changed, this,
+          [this] { setChartStyle(ChartStyle::fromTheme()); });
+  setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
   setMinimumSize(240, 160);
   setAttribute(Qt::WA_OpaquePaintEvent);
@@ -345,13 +351,33 @@ void HistogramHeatmap::mousePressEvent(QMouseEvent* event) {
 }
 
 void HistogramHeatmap::mouseMoveEvent(QMouseEvent* event) {
-  if (!(event->buttons() & Qt::LeftButton))
-    return QWidget::mouseMoveEvent(event);
+  if (!(event->buttons() & Qt::LeftButton)) {
+    showCellTip(event->position(), event->globalPosition().toPoint());
+    return;
+  }
   const QRectF plot = plotRect();
   const QPointF clamped(event->position().x(),
                         std::clamp(event->position().y(), plot.top(), plot.bottom() - 0.5));
   if (const int row = rowAt(clamped); row >= 0)
     selectRow(row);
+}
+
+void HistogramHeatmap::showCellTip(const QPointF& position, const QPoint& globalPos) {
+  const QRectF plot = plotRect();
+  const int row = rowAt(position);
+  if (row < 0 || position.x() < plot.left() || position.x() >= plot.right()) {
+    QToolTip::hideText();
+    return;
+  }
+  const int cols = m_lastExponent - m_firstExponent + 1;
+  const int exponent =
+      m_firstExponent + static_cast<int>((position.x() - plot.left()) / plot.width() * cols);
+  const std::uint64_t count = m_rows[static_cast<std::size_t>(row)].count(exponent);
+  QToolTip::showText(globalPos, tr("step %1, binade 2^%2: %3 values")
+                                    .arg(stepOfRow(row))
+                                    .arg(exponent)
+                                    .arg(QLocale().toString(qulonglong(count))),
+                     this);
 }
 
 void HistogramHeatmap::keyPressEvent(QKeyEvent* event) {

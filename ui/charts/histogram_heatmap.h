@@ -77,6 +77,7 @@ private:
   void paintColourBar(QPainter& painter, const Layout& layout, const ChartStyle& style) const;
   void rebuildImage();
   void selectRow(int row);
+  void showCellTip(const QPointF& position, const QPoint& globalPos);
 
   std::vector<std::int64_t> m_steps;
   std::vector<telemetry::ExponentHistogram> m_rows;
