@@ -111,18 +111,31 @@ void Optimizer::step(double lr, bool /*recordUpdates: the updates are always kep
         u[i] = -flr * wd * w[i] - flr * (m1[i] / bias1) / (std::sqrt(m2[i]) / bias2Sqrt + eps);
     } else {
       const float momentum = m_step == 1 ? 0.0f : static_cast<float>(c.momentum);
-      for (std::size_t i = 0; i < n; ++i)
-        m1[i] = momentum * m1[i] + (g[i] + wd * w[i]);
-      model::roundTo(state, m_first[s]);
-      for (std::size_t i = 0; i < n; ++i)
-        u[i] = -flr * m1[i];
+      if (state == DType::F32) {
+        for (std::size_t i = 0; i < n; ++i) {
+          m1[i] = momentum * m1[i] + (g[i] + wd * w[i]);
+          u[i] = -flr * m1[i];
+        }
+      } else {
+        for (std::size_t i = 0; i < n; ++i)
+          m1[i] = momentum * m1[i] + (g[i] + wd * w[i]);
+        model::roundTo(state, m_first[s]);
+        for (std::size_t i = 0; i < n; ++i)
+          u[i] = -flr * m1[i];
+      }
     }
     // 2. Apply to the stored weights, counting updates that changed nothing.
     UpdateStats stats;
     float* next = m_scratch.data();
     if (m_recipe.masterWeights || m_recipe.weights == DType::F32) {
-      for (std::size_t i = 0; i < n; ++i)
-        next[i] = w[i] + u[i];
+      for (std::size_t i = 0; i < n; ++i) { // one fused pass: FP32 weights
+        const float updated = w[i] + u[i];
+        stats.nonzero += u[i] != 0.0f ? 1 : 0;
+        stats.unchanged += (u[i] != 0.0f && updated == w[i]) ? 1 : 0;
+        w[i] = updated;
+      }
+      m_stats[s] = stats;
+      continue;
     } else if (m_recipe.updateRounding == UpdateRounding::Nearest) {
       for (std::size_t i = 0; i < n; ++i)
         next[i] = w[i] + u[i];
