@@ -175,7 +175,8 @@ void BitCells::paintEvent(QPaintEvent*) {
   const bool fnNan = expField == expAllOnes && !m_format.hasInfinity() && mantissa == mAllOnes;
   if (ieeeSpecial || fnNan) {
     const bool nan = fnNan || mantissa != 0;
-    expNames = {tr("%1: ∞ or NaN").arg(expField), tr("∞/NaN")};
+    expNames = fnNan ? QStringList{tr("%1, m all ones: NaN").arg(expField), tr("NaN")}
+                     : QStringList{tr("%1: ∞ or NaN").arg(expField), tr("∞/NaN")};
     mantNames = nan ? QStringList{tr("m %1 → NaN").arg(mHex), tr("NaN"), QString()}
                     : QStringList{tr("m 0 → ∞"), tr("∞"), QString()};
   } else {

@@ -288,7 +288,8 @@ bool FloatExplorer::eventFilter(QObject* watched, QEvent* event) {
 }
 
 // Every card gets the same bit-cell width (rows line up bit for bit): as much
-// as the cells want, leaving room for the details column.
+// as the cells want, leaving room for the details column beside them, or
+// under them when the window is narrow.
 void FloatExplorer::layoutColumns() {
   const Theme& t = Theme::instance();
   const int preferred = m_cards.front()->bitCells()->sizeHint().width();
@@ -299,11 +300,16 @@ void FloatExplorer::layoutColumns() {
                       ui.horizontalAdvance(QStringLiteral("stored")) + 10;
   const int buttons = static_cast<int>(40 * t.fontScale());
   const int chrome = 14 + 10 + 3 * 14 + 8; // card margins and column spacing
-  const int available = m_scroll->viewport()->width() - m_cards.front()->nameColumnWidth() -
-                        details - buttons - chrome;
-  const int width = std::clamp(available, minimum, preferred);
-  for (FormatCard* c : m_cards)
+  const int beside =
+      m_scroll->viewport()->width() - m_cards.front()->nameColumnWidth() - buttons - chrome;
+  // Too narrow for details beside the bits: put them underneath.
+  const bool compact = beside - details < minimum;
+  const int width = compact ? std::clamp(beside, 200, preferred)
+                            : std::clamp(beside - details, minimum, preferred);
+  for (FormatCard* c : m_cards) {
+    c->setCompact(compact);
     c->setBitsWidth(width);
+  }
 }
 
 void FloatExplorer::applyFonts() {

@@ -78,7 +78,7 @@ FormatCard::FormatCard(const numeric::FloatFormat& format, QWidget* parent)
     : QFrame(parent), m_format(format) {
   setObjectName(QStringLiteral("card_") + qs(format.name));
   setAutoFillBackground(false);
-  auto* grid = new QGridLayout(this);
+  auto* grid = m_grid = new QGridLayout(this);
   grid->setContentsMargins(14, 8, 10, 8);
   grid->setHorizontalSpacing(14);
   grid->setVerticalSpacing(4);
@@ -97,7 +97,7 @@ FormatCard::FormatCard(const numeric::FloatFormat& format, QWidget* parent)
   grid->addWidget(m_bits, 0, 1);
   grid->addWidget(m_strip, 1, 1, Qt::AlignTop);
 
-  auto* details = new QGridLayout;
+  auto* details = m_details = new QGridLayout;
   details->setHorizontalSpacing(10);
   details->setVerticalSpacing(2);
   auto* head = new QHBoxLayout;
@@ -244,6 +244,17 @@ void FormatCard::setBitsWidth(int width) {
 
 int FormatCard::nameColumnWidth() const {
   return m_name->minimumWidth();
+}
+
+void FormatCard::setCompact(bool compact) {
+  if (compact == m_compact)
+    return;
+  m_compact = compact;
+  m_grid->removeItem(m_details);
+  if (compact)
+    m_grid->addLayout(m_details, 2, 1, 1, 2);
+  else
+    m_grid->addLayout(m_details, 0, 2, 3, 1);
 }
 
 void FormatCard::setSelected(bool selected) {

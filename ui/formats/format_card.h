@@ -6,6 +6,7 @@
 
 #include <QFrame>
 
+class QGridLayout;
 class QLabel;
 class QToolButton;
 
@@ -27,6 +28,9 @@ public:
   // The explorer gives every card the same bit-cell width so that rows line up.
   void setBitsWidth(int width);
   int nameColumnWidth() const;
+  // Narrow windows: the details go under the bits instead of beside them.
+  void setCompact(bool compact);
+  bool isCompact() const { return m_compact; }
   bool isSelected() const { return m_selected; }
 
   const numeric::FloatFormat& format() const { return m_format; }
@@ -63,6 +67,9 @@ private:
   QList<QLabel*> m_captions;
   QToolButton* m_up = nullptr;
   QToolButton* m_down = nullptr;
+  QGridLayout* m_grid = nullptr;
+  QGridLayout* m_details = nullptr;
+  bool m_compact = false;
   bool m_selected = false;
   bool m_flagged = false;
 };
