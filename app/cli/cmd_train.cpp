@@ -18,8 +18,10 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
 #include <mantissa/model/tensor_plan.h>
+#include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/train/presets.h>
+#include <mantissa/train/run_log.h>
 #include <mantissa/train/trainer.h>
 
 #include <nlohmann/json.hpp>
@@ -104,6 +106,10 @@ nlohmann::json stepJson(const train::StepReport& r) {
       u.push_back(g.fraction());
     j["grad_underflow"] = u; // per layer: non-zero FP32 dW values that became zero when stored
   }
+  if (r.firstNonFinite)
+    j["non_finite"] = {{"layer", r.firstNonFinite->layer},
+                       {"op", r.firstNonFinite->op},
+                       {"pass", r.firstNonFinite->backward ? "backward" : "forward"}};
   if (r.telemetry)
     j["telemetry"] = telemetry::toJson(*r.telemetry);
   if (r.divergence)
@@ -135,7 +141,11 @@ nlohmann::json headerJson(const train::Session& s) {
           {"total_steps", s.totalSteps()},
           {"train_samples", s.data().train.size()},
           {"test_samples", s.data().test.size()},
-          {"data", s.data().train.name}};
+          {"data", s.data().train.name},
+          {"machine",
+           {{"cpu", numeric::cpuFeatures().modelName},
+            {"isa", numeric::describeIsa()},
+            {"onednn", numeric::onednnVersion() + " (" + numeric::onednnIsa() + ")"}}}};
 }
 
 std::optional<int> applyNumber(const ArgParser& p, const char* name, double& out) {
@@ -187,6 +197,7 @@ int runTrain(const Args& args) {
   p.option("eval-every", "N", "Evaluate on the test set every N steps (default: every epoch)");
   p.option("telemetry-every", "K", "Telemetry frame (histograms, cast fractions) every K steps");
   p.option("log", "FILE.jsonl", "Write one JSON object per step (flushed per line)");
+  p.option("export", "DIR", "When the run ends, write every chart (SVG, PNG) and its data (CSV) to DIR");
   p.flag("quiet", "No progress lines on stderr");
   if (auto rc = p.parse(args))
     return *rc;
@@ -293,6 +304,17 @@ int runTrain(const Args& args) {
     }
     log->write(headerJson(*session));
   }
+  // --export: the same objects the log holds, kept in memory for the charts.
+  std::optional<train::RunLogBuilder> exported;
+  if (p.has("export")) {
+#ifndef MANTISSA_CLI_HAS_UI
+    std::cerr << "mantissa-cli train: --export: this mantissa-cli was built without the GUI "
+                 "libraries (MANTISSA_BUILD_GUI=OFF)\n";
+    return 2;
+#endif
+    exported.emplace();
+    exported->add(headerJson(*session));
+  }
 
   const bool quiet = p.has("quiet");
   const std::int64_t total = session->totalSteps();
@@ -304,8 +326,13 @@ int runTrain(const Args& args) {
   std::int64_t stepsAtPrint = 0;
   train::TrainerCallbacks cb;
   cb.onStep = [&](const train::StepReport& r) {
-    if (log)
-      log->write(stepJson(r));
+    if (log || exported) {
+      const nlohmann::json row = stepJson(r);
+      if (log)
+        log->write(row);
+      if (exported)
+        exported->add(row);
+    }
     const auto now = std::chrono::steady_clock::now();
     const double dt = std::chrono::duration<double>(now - lastPrint).count();
     if (!quiet && (dt >= 1.0 || r.step + 1 == total)) {
@@ -321,12 +348,15 @@ int runTrain(const Args& args) {
     }
   };
   cb.onEval = [&](const train::EvalReport& e) {
+    const nlohmann::json row = {{"eval", true},
+                                {"step", e.step},
+                                {"test_loss", finiteOrNull(e.loss)},
+                                {"test_accuracy", e.accuracy},
+                                {"samples", e.samples}};
     if (log)
-      log->write({{"eval", true},
-                  {"step", e.step},
-                  {"test_loss", finiteOrNull(e.loss)},
-                  {"test_accuracy", e.accuracy},
-                  {"samples", e.samples}});
+      log->write(row);
+    if (exported)
+      exported->add(row);
   };
 
   std::signal(SIGINT, onInterrupt);
@@ -351,6 +381,13 @@ int runTrain(const Args& args) {
                              {"pass", s.divergence->backward ? "backward" : "forward"}};
   if (log)
     log->write(summary);
+  if (exported) {
+    exported->add(summary);
+#ifdef MANTISSA_CLI_HAS_UI
+    if (const int rc = exportTrainedRun(exported->log(), p.value("export")); rc != 0)
+      return rc;
+#endif
+  }
 
   std::cout << "recipe " << s.recipe << ": test accuracy " << s.testAccuracy * 100.0
             << " %, test loss " << s.testLoss << ", " << s.steps << " steps (" << s.skippedSteps

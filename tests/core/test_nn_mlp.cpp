@@ -222,3 +222,28 @@ TEST(MlpDivergence, ReportsTheFirstNonFiniteOp) {
   EXPECT_EQ(site->op, "linear");
   EXPECT_FALSE(m.firstNonFinite(false).has_value() && site->layer == 0);
 }
+
+TEST(MlpRecipe, GradientAccumulationSumsMicroBatches) {
+  // Two micro-batches at scale 1/2 each (a power of two: exact) accumulate
+  // to the mean of the two batches' gradients.
+  const auto spec = model::parseMlpSpec("mlp:6-5-3");
+  Mlp acc(spec, 4, amp::recipeByName("fp32"), 2);
+  Mlp one(spec, 4, amp::recipeByName("fp32"));
+  acc.initialize(1);
+  one.initialize(1);
+  model::OpTimes t;
+  std::vector<std::vector<float>> single;
+  for (unsigned batch : {2u, 3u}) {
+    fillBatch(one, batch);
+    one.forward(t);
+    one.backward(1.0f, false, t);
+    const auto g = one.grads()[0].w.f32();
+    single.emplace_back(g.begin(), g.end());
+    fillBatch(acc, batch);
+    acc.forward(t);
+    acc.backward(0.5f, batch == 3u, t);
+  }
+  const auto g = acc.grads()[0].w.f32();
+  for (std::size_t i = 0; i < g.size(); ++i)
+    EXPECT_FLOAT_EQ(g[i], 0.5f * (single[0][i] + single[1][i])) << i;
+}

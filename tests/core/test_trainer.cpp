@@ -212,6 +212,9 @@ TEST(LossScaling, OverflowSkipsTheStepAndBacksOffWithoutDiverging) {
     for (const auto& e : r.scalerEvents)
       backoffs += e.kind == amp::ScalerEventKind::Backoff;
     EXPECT_EQ(r.skipped, r.foundInf);
+    EXPECT_EQ(r.firstNonFinite.has_value(), r.foundInf);
+    if (r.firstNonFinite)
+      EXPECT_TRUE(r.firstNonFinite->backward);
   }
   EXPECT_FALSE(s.divergence().has_value());
   EXPECT_EQ(firstScale, std::ldexp(1.0, 40));

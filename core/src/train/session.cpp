@@ -138,6 +138,7 @@ const StepReport& Session::step() {
   r.times = {};
   r.telemetry.reset();
   r.divergence.reset();
+  r.firstNonFinite.reset();
   r.underflow = {};
   r.foundInf = false;
   r.skipped = false;
@@ -196,6 +197,8 @@ const StepReport& Session::step() {
       if (m_scaler) {
         const auto u = m_scaler->update(m_step, r.foundInf);
         r.skipped = u.skipped;
+        if (r.foundInf) // rare: locate where the overflow began (backward order)
+          r.firstNonFinite = m_model->firstNonFinite(true);
         for (const auto& e : m_scaler->lastEvents())
           m_events.push_back(e);
       } else if (!std::isfinite(r.gradNorm)) {
