@@ -4,12 +4,14 @@
 // Drives the Float Explorer like a user (type, click a bit, step a ULP) and
 // checks what its widgets display against the formats' spec values.
 
+#include "ui/app_shell/theme.h"
 #include "ui/formats/bit_cells.h"
 #include "ui/formats/float_explorer.h"
 #include "ui/formats/format_card.h"
 #include "ui/formats/number_text.h"
 #include "ui/formats/range_strip.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
@@ -203,6 +205,43 @@ TEST_F(ExplorerTest, StochasticRoundingIsReproducibleForASeed) {
   EXPECT_EQ(shown(FormatId::Fp8E5M2, "bitsHex"), first);
   // Either neighbour of 0.1 in FP8 E5M2: 0.09375 (0x2E) or 0.109375 (0x2F).
   EXPECT_TRUE(first == "0x2E" || first == "0x2F") << first.toStdString();
+}
+
+// Rows line up bit for bit, and nothing falls off the right edge: at a wide
+// window the details sit beside the bits, in presenter mode at 1280 px below.
+void expectRowsFitAndAlign(FloatExplorer& explorer, bool detailsBeside) {
+  QApplication::processEvents();
+  const int firstBitX = explorer.card(FormatId::Fp32)->bitCells()->mapTo(&explorer, QPoint()).x();
+  for (FormatId id : numeric::explorerFormats()) {
+    FormatCard* card = explorer.card(id);
+    EXPECT_EQ(card->bitCells()->mapTo(&explorer, QPoint()).x(), firstBitX);
+    EXPECT_EQ(card->bitCells()->width(), explorer.card(FormatId::Fp32)->bitCells()->width());
+    for (const char* name : {"storedValue", "neighbours", "stepUp"}) {
+      auto* w = card->findChild<QWidget*>(QLatin1String(name));
+      ASSERT_NE(w, nullptr) << name;
+      const QRect r(w->mapTo(&explorer, QPoint()), w->size());
+      EXPECT_LE(r.right(), explorer.width()) << name;
+    }
+    auto* stored = card->findChild<QWidget*>("storedValue");
+    const int bitsRight = card->bitCells()->mapTo(card, QPoint(card->bitCells()->width(), 0)).x();
+    if (detailsBeside)
+      EXPECT_GE(stored->mapTo(card, QPoint()).x(), bitsRight);
+    else
+      EXPECT_LT(stored->mapTo(card, QPoint()).x(), bitsRight);
+  }
+}
+
+TEST(ExplorerLayout, RowsAlignAndFitWideAndInPresenterModeAt1280) {
+  FloatExplorer explorer;
+  explorer.resize(1900, 1000);
+  explorer.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&explorer));
+  expectRowsFitAndAlign(explorer, true);
+
+  Theme::instance().setPresenter(true);
+  explorer.resize(1280, 680);
+  expectRowsFitAndAlign(explorer, false);
+  Theme::instance().setPresenter(false);
 }
 
 } // namespace
