@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// A training run as its JSONL log holds it, read back for browsing, plotting
+// and reports. The format is the one `mantissa-cli train --log` writes (see
+// app/cli/cmd_train.cpp); one JSON object per line:
+//   {"header": true, "config": {...}, "recipe_table": [...], ...}   optional, first
+//   {"step": 0, "loss": 2.30, "lr": 0.05, "loss_scale": 65536, ..., "telemetry": {...}}
+//   {"eval": true, "step": 62, "test_loss": 0.42, "test_accuracy": 0.88}
+//   {"summary": true, "test_accuracy": 0.92, ...}                   optional, last
+// A run killed with kill -9 leaves its last line cut short: that one line is
+// dropped (truncated = true) and every complete step is kept. Any other bad
+// line is an error naming the file, the line number and the problem.
+
+#include <mantissa/amp/loss_scaler.h>
+#include <mantissa/telemetry/frame.h>
+#include <mantissa/train/run_config.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mantissa::train {
+
+class RunLogError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// One optimizer step. Non-finite values were logged as null and read as NaN.
+struct RunStepRow {
+  std::int64_t step = 0;        // 0-based step index
+  double loss = 0.0;            // mean training loss of the step (NaN if non-finite)
+  double trainAccuracy = 0.0;   // fraction in [0, 1] of the step's batch
+  double lr = 0.0;
+  double lossScale = 1.0;       // after this step's scaler update
+  double gradNorm = 0.0;        // NaN if non-finite
+  double stepMs = 0.0;
+  bool foundInf = false;
+  bool skipped = false;
+  int growthTracker = 0;
+  int hysteresis = 0;
+  std::vector<amp::ScalerEvent> events; // this step's scaler events (step = this step)
+  nlohmann::json raw;           // the whole object as logged, without "telemetry"
+};
+
+struct RunEvalRow {
+  std::int64_t step = 0;        // optimizer steps done when evaluated
+  double testLoss = 0.0;        // NaN if non-finite
+  double testAccuracy = 0.0;    // fraction in [0, 1]
+  std::int64_t samples = 0;
+};
+
+struct RunLog {
+  std::string source;                    // file it was read from ("" if built in memory)
+  nlohmann::json header;                 // the header object, or null when absent
+  std::optional<RunConfig> config;       // header.config, when present
+  std::vector<RunStepRow> steps;         // in log order (steps increasing)
+  std::vector<RunEvalRow> evals;
+  std::vector<telemetry::TelemetryFrame> frames; // from the steps that carried telemetry
+  nlohmann::json summary;                // the summary object, or null (killed run)
+  bool truncated = false;                // an incomplete last line was dropped
+
+  // "fp32", from the config, the summary or the header; "run" if none says.
+  std::string name() const;
+  // The frame of exactly `step`, or nullptr.
+  const telemetry::TelemetryFrame* frameAt(std::int64_t step) const;
+};
+
+// Builds a RunLog one logged object at a time: what loadRunLog() does per
+// line, and what a live run does with the very objects it writes to its log,
+// so a report made live equals one made from the saved log.
+class RunLogBuilder {
+public:
+  // Adds one object; throws RunLogError with `where` ("run.jsonl:12") prefixed.
+  void add(const nlohmann::json& object, const std::string& where = "record");
+  const RunLog& log() const { return m_log; }
+  RunLog take() { return std::move(m_log); }
+
+private:
+  RunLog m_log;
+};
+
+// Reads a JSONL run log. Throws RunLogError ("run.jsonl:7: step row: "loss"
+// must be a number or null") for an unreadable file, an empty file, or any
+// malformed line except an incomplete last one.
+RunLog loadRunLog(const std::filesystem::path& path);
+
+// The log as JSONL text: header, then steps (telemetry re-attached to its
+// step) with evaluations placed after the step they follow, then the summary.
+std::string runLogText(const RunLog& log);
+
+// Writes runLogText() to `path` and the run's configuration as JSON to
+// configPath(path) ("run.jsonl" -> "run.config.json"), each atomically.
+// Throws io::AtomicFileError naming the path on failure.
+void saveRun(const RunLog& log, const std::filesystem::path& path);
+std::filesystem::path configPath(const std::filesystem::path& logPath);
+
+} // namespace mantissa::train
