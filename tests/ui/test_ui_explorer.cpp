@@ -141,7 +141,14 @@ TEST_F(ExplorerTest, RawBitsAreReadInTheChosenFormat) {
   EXPECT_TRUE(m_explorer.message()->property("error").toBool());
   EXPECT_TRUE(m_explorer.message()->text().contains(QStringLiteral("0x1ffffffff")));
 
+  // Read as a value, 0x10 is the number 16; the message says how to get bits.
   m_explorer.setInputMode(std::nullopt);
+  type(QStringLiteral("0x10"));
+  EXPECT_EQ(shown(FormatId::Fp16, "storedValue"), "16");
+  EXPECT_FALSE(m_explorer.message()->property("error").toBool());
+  EXPECT_TRUE(m_explorer.message()->text().contains(QStringLiteral("fp32:0x10")))
+      << m_explorer.message()->text().toStdString();
+
   type(QStringLiteral("fp16:0x7bff"));
   EXPECT_EQ(shown(FormatId::Fp16, "storedValue"), "65504");
   // E5M2's max is 57344; 65504 lies past the midpoint to 2^16, so it overflows.
