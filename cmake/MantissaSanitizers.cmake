@@ -14,3 +14,18 @@ elseif(MANTISSA_SANITIZE STREQUAL "thread")
 elseif(NOT MANTISSA_SANITIZE STREQUAL "")
   message(FATAL_ERROR "MANTISSA_SANITIZE must be '', 'address' or 'thread', not '${MANTISSA_SANITIZE}'")
 endif()
+
+# MANTISSA_FUZZ=ON (clang only): everything gets libFuzzer's coverage hooks plus
+# ASan+UBSan, and tests/fuzz builds a fuzz_<name> binary per target.
+if(MANTISSA_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "MANTISSA_FUZZ needs clang (configure with -DCMAKE_CXX_COMPILER=clang++)")
+  endif()
+  if(NOT MANTISSA_SANITIZE STREQUAL "")
+    message(FATAL_ERROR "MANTISSA_FUZZ already enables ASan+UBSan; leave MANTISSA_SANITIZE empty")
+  endif()
+  target_compile_options(mantissa_sanitizers INTERFACE
+    -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+    -fno-omit-frame-pointer)
+  target_link_options(mantissa_sanitizers INTERFACE -fsanitize=address,undefined)
+endif()

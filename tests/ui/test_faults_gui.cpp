@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// GUI faults: a run stopped and restarted 50 times, pause hammered while
+// training, and the window closed in the middle of a step. Each ends in a
+// usable state (Ready / Finished, records from step 0 again) with no thread
+// left behind: the process's thread count (/proc/self/status) returns to what
+// it was after the first cycle (oneDNN's and Qt's pools exist by then).
+
+#include "ui/app_shell/main_window.h"
+#include "ui/bridge/run_controller.h"
+#include "ui/panels/train_panel.h"
+
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+
+namespace mantissa::ui {
+namespace {
+
+train::RunConfig tiny(const std::string& recipe) {
+  train::RunConfig c;
+  c.data = "spirals";
+  c.model = "mlp:2-16-2:tanh";
+  c.recipe = recipe;
+  c.batch = 32;
+  c.steps = 100000000;
+  c.telemetryEvery = 5;
+  c.evalEvery = 1000000;
+  return c;
+}
+
+template <class Pred> bool waitFor(RunController& c, Pred pred, int ms = 30000) {
+  return QTest::qWaitFor(
+      [&] {
+        c.drainNow();
+        return pred();
+      },
+      ms);
+}
+
+int threadCount() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("Threads:", 0) == 0)
+      return std::stoi(line.substr(8));
+  return -1;
+}
+
+} // namespace
+
+TEST(FaultsGui, StoppedAndRestarted50TimesLeavesNoThreadsAndStillTrains) {
+  RunController c;
+  ASSERT_EQ(c.setRuns({tiny("fp32"), tiny("bf16-mixed")}), QString());
+  int baseline = -1;
+  for (int i = 0; i < 50; ++i) {
+    c.start();
+    ASSERT_TRUE(waitFor(c, [&] { return c.record(0).lastStep() >= 1 && c.record(1).lastStep() >= 1; }))
+        << "cycle " << i;
+    c.stop();
+    ASSERT_TRUE(waitFor(c, [&] { return c.state() == RunController::State::Finished; })) << "cycle " << i;
+    c.reset();
+    ASSERT_EQ(c.state(), RunController::State::Ready) << "cycle " << i;
+    if (i == 0)
+      baseline = threadCount();
+  }
+  EXPECT_LE(threadCount(), baseline);
+  // Still trains from scratch after all that.
+  c.start();
+  ASSERT_TRUE(waitFor(c, [&] { return c.record(1).lastStep() >= 5; }));
+  EXPECT_EQ(c.state(), RunController::State::Running);
+  c.shutdown();
+}
+
+TEST(FaultsGui, HammeringPauseWhileTrainingEndsPausedOrRunningNeverStuck) {
+  RunController c;
+  ASSERT_EQ(c.setRuns({tiny("fp16-mixed")}), QString());
+  c.start();
+  ASSERT_TRUE(waitFor(c, [&] { return c.record(0).lastStep() >= 1; }));
+  for (int i = 0; i < 201; ++i) { // odd: ends paused
+    c.togglePause();
+    if (i % 20 == 0)
+      QTest::qWait(5);
+  }
+  ASSERT_TRUE(waitFor(c, [&] { return c.trainerState(0) == train::TrainerState::Paused; }));
+  c.resume();
+  const std::int64_t before = c.record(0).lastStep();
+  ASSERT_TRUE(waitFor(c, [&] { return c.record(0).lastStep() > before + 3; }));
+  c.stop();
+  ASSERT_TRUE(waitFor(c, [&] { return c.state() == RunController::State::Finished; }));
+}
+
+TEST(FaultsGui, ClosingTheWindowMidStepJoinsEveryTrainer) {
+  int baseline = -1;
+  for (int round = 0; round < 3; ++round) {
+    auto window = std::make_unique<MainWindow>();
+    window->show();
+    auto* panel = window->findChild<TrainPanel*>();
+    ASSERT_NE(panel, nullptr);
+    RunController& c = *panel->controller();
+    ASSERT_EQ(c.setRuns({tiny("fp32"), tiny("fp16-mixed"), tiny("bf16-mixed")}), QString());
+    c.start();
+    ASSERT_TRUE(waitFor(c, [&] { return c.record(2).lastStep() >= 2; }));
+    window->close();
+    window.reset(); // mid-step: the trainers are running right now
+    if (round == 0)
+      baseline = threadCount();
+  }
+  EXPECT_LE(threadCount(), baseline);
+}
+
+} // namespace mantissa::ui
