@@ -177,23 +177,27 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times) {
       ScopedTimer t(times.elementwise);
       kernels::biasGradient(a.dpre, db);
     }
+    // Underflow accounting is telemetry work: timed as such, at telemetry steps only.
+    const bool measure = m_measureUnderflow && grad != DType::F32;
+    if (measure) { // keep the FP32 accumulator's values to compare after rounding
+      ScopedTimer t(times.telemetry);
+      std::copy(dW.f32().begin(), dW.f32().end(), m_unrounded.begin());
+    }
     {
       ScopedTimer t(times.conversion);
-      const bool measure = m_measureUnderflow && grad != DType::F32;
-      if (measure) // keep the FP32 accumulator's values to compare after rounding
-        std::copy(dW.f32().begin(), dW.f32().end(), m_unrounded.begin());
       roundTo(grad, dW.f32());
       roundTo(grad, db.f32());
-      if (m_measureUnderflow) {
-        GradUnderflow u;
-        const auto stored = dW.f32();
-        const float* before = measure ? m_unrounded.data() : stored.data();
-        for (std::size_t i = 0; i < stored.size(); ++i) {
-          u.nonzero += before[i] != 0.0f ? 1 : 0;
-          u.lostToZero += (before[i] != 0.0f && stored[i] == 0.0f) ? 1 : 0;
-        }
-        m_underflow[l] = u;
+    }
+    if (m_measureUnderflow) {
+      ScopedTimer t(times.telemetry);
+      GradUnderflow u;
+      const auto stored = dW.f32();
+      const float* before = measure ? m_unrounded.data() : stored.data();
+      for (std::size_t i = 0; i < stored.size(); ++i) {
+        u.nonzero += before[i] != 0.0f ? 1 : 0;
+        u.lostToZero += (before[i] != 0.0f && stored[i] == 0.0f) ? 1 : 0;
       }
+      m_underflow[l] = u;
     }
     if (accumulate) {
       ScopedTimer t(times.elementwise);
