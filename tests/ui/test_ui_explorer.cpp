@@ -108,6 +108,14 @@ TEST_F(ExplorerTest, StepButtonsAndKeysMoveOneUlpInTheChosenFormat) {
   EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x2E65");
   EXPECT_EQ(shown(FormatId::Fp16, "storedValue"), "0.09991455078125");
 
+  // In the rounding combo, Down picks the next mode instead of stepping.
+  auto* rounding = m_explorer.findChild<QComboBox*>("rounding");
+  rounding->setFocus();
+  QTest::keyClick(rounding, Qt::Key_Down);
+  EXPECT_EQ(rounding->currentData().toInt(), int(numeric::Rounding::TowardZero));
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x2E65"); // 0.0999... typed: RZ keeps it
+  rounding->setCurrentIndex(0);
+
   // BF16 steps by its own ULP (2^-11 at 0.1), not by FP16's or by 1.0.
   m_explorer.selectFormat(FormatId::Bf16);
   type(QStringLiteral("0.1"));

@@ -7,7 +7,9 @@
 #include "ui/formats/bit_cells.h"
 #include "ui/formats/format_card.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
@@ -172,10 +174,23 @@ void FloatExplorer::buildActions() {
     connect(a, &QAction::triggered, this, slot);
     addAction(a);
   };
+  // Up/Down step a ULP, except in the combo and spin boxes, which use them.
+  auto stepOrForward = [this](int direction) {
+    QWidget* focus = QApplication::focusWidget();
+    if (auto* combo = qobject_cast<QComboBox*>(focus)) {
+      combo->setCurrentIndex(std::clamp(combo->currentIndex() - direction, 0, combo->count() - 1));
+      return;
+    }
+    if (auto* spin = qobject_cast<QAbstractSpinBox*>(focus)) {
+      spin->stepBy(direction);
+      return;
+    }
+    stepSelected(direction);
+  };
   add(tr("Next value up in the selected format (+1 ULP)"), QKeySequence(Qt::Key_Up),
-      [this] { stepSelected(+1); });
+      [stepOrForward] { stepOrForward(+1); });
   add(tr("Next value down in the selected format (−1 ULP)"), QKeySequence(Qt::Key_Down),
-      [this] { stepSelected(-1); });
+      [stepOrForward] { stepOrForward(-1); });
   auto move = [this](int delta) {
     const auto formats = numeric::explorerFormats();
     const auto it = std::find(formats.begin(), formats.end(), m_selected);

@@ -57,10 +57,11 @@ QString fieldsText(const numeric::FloatFormat& f, const numeric::Decoded& d) {
       .replace(u'-', minus);
 }
 
-QString flagsText(const FormatReading& r, const ExplorerOptions& options) {
+QString flagsText(const FormatReading& r) {
   if (r.overflowed) {
-    if (options.saturate)
-      return QObject::tr("OVERFLOW: saturated to max");
+    // Saturation (or a directed rounding that stops at max) leaves a finite value.
+    if (r.decoded.cls == FloatClass::Normal)
+      return QObject::tr("OVERFLOW: clamped to max");
     if (r.decoded.cls == FloatClass::NaN)
       return QObject::tr("OVERFLOW → NaN (no ∞ here)");
     return QObject::tr("OVERFLOW → ∞");
@@ -197,9 +198,7 @@ void FormatCard::showReading(const FormatReading& r, double typedValue) {
   m_stored->setToolTip(tr("The exact value these bits store, every digit"));
 
   // Flags in words; the colour comes from paintEvent and the label's palette.
-  ExplorerOptions options; // only saturate matters for the wording
-  options.saturate = r.overflowed && d.cls == FloatClass::Normal;
-  const QString flags = flagsText(r, options);
+  const QString flags = flagsText(r);
   m_flagged = r.overflowed || r.underflowed;
   m_flags->setText(flags);
   m_flags->setVisible(!flags.isEmpty());
