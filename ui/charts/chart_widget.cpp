@@ -18,6 +18,7 @@
 #include <QPainterPath>
 #include <QScatterSeries>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -98,6 +99,25 @@ std::vector<QPointF> mapped(QChart& chart, const QXYSeries& series) {
 }
 
 } // namespace
+
+void setNiceRange(QValueAxis* axis, double min, double max, int ticks) {
+  if (!(max > min) || !std::isfinite(min) || !std::isfinite(max)) {
+    min = std::isfinite(min) ? min : 0.0;
+    max = min + 1.0;
+  }
+  const double raw = (max - min) / std::max(1, ticks - 1);
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double fraction = raw / magnitude;
+  const double step = (fraction <= 1.0 ? 1.0 : fraction <= 2.0 ? 2.0 : fraction <= 5.0 ? 5.0 : 10.0) *
+                      magnitude;
+  const double lo = std::floor(min / step) * step;
+  const double hi = std::ceil(max / step) * step;
+  const int count = static_cast<int>(std::lround((hi - lo) / step)) + 1;
+  if (axis->min() != lo || axis->max() != hi)
+    axis->setRange(lo, hi);
+  if (axis->tickCount() != count)
+    axis->setTickCount(count);
+}
 
 ChartStyle exportChartStyle(const ChartStyle& screen, const ExportStyle& style) {
   ChartStyle out = style.presenter ? ChartStyle::presenter(screen.dark) : ChartStyle::screen(screen.dark);

@@ -11,6 +11,7 @@ class QChart;
 class QChartView;
 class QAbstractAxis;
 class QHBoxLayout;
+class QValueAxis;
 class QXYSeries;
 
 namespace mantissa::ui {
@@ -57,6 +58,11 @@ private:
   QHBoxLayout* m_controls = nullptr;
   ChartStyle m_style;
 };
+
+// Sets a range rounded out to 1, 2 or 5 x 10^k with about `ticks` ticks (as
+// QValueAxis::applyNiceNumbers), touching the axis only when something
+// changes: every axis change re-lays out the whole chart.
+void setNiceRange(QValueAxis* axis, double min, double max, int ticks = 6);
 
 // The chart style an export uses: white or transparent backgrounds force the
 // light theme; presenter mode scales fonts and pens as on the projector.

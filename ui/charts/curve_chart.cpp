@@ -142,7 +142,8 @@ void CurveChart::pushToSeries(RunSeries& run) {
   bool anySkipped = false;
   for (const RunSeries& r : m_runs)
     anySkipped = anySkipped || !r.skippedSteps.isEmpty();
-  m_skippedLegend->setVisible(anySkipped);
+  if (m_skippedLegend->isVisible() != anySkipped)
+    m_skippedLegend->setVisible(anySkipped);
 }
 
 void CurveChart::replaceYAxis() {
@@ -207,9 +208,7 @@ void CurveChart::updateRanges() {
   }
   if (xMax == xMin)
     xMax = xMin + 1.0;
-  m_x->setRange(xMin, xMax);
-  m_x->setTickCount(6);
-  m_x->applyNiceNumbers();
+  setNiceRange(m_x, xMin, xMax);
   if (m_log) {
     if (!(yMin <= yMax)) {
       yMin = 0.01;
@@ -219,7 +218,9 @@ void CurveChart::updateRanges() {
     double hi = std::pow(10.0, std::ceil(std::log10(yMax)));
     if (hi <= lo)
       hi = lo * 10.0;
-    static_cast<QLogValueAxis*>(m_y)->setRange(lo, hi);
+    auto* axis = static_cast<QLogValueAxis*>(m_y);
+    if (axis->min() != lo || axis->max() != hi)
+      axis->setRange(lo, hi);
   } else {
     if (!(yMin <= yMax)) {
       yMin = 0.0;
@@ -227,9 +228,7 @@ void CurveChart::updateRanges() {
     }
     const double pad = yMax > yMin ? 0.05 * (yMax - yMin) : 0.5;
     auto* axis = static_cast<QValueAxis*>(m_y);
-    axis->setRange(yMin >= 0.0 && yMin - pad < 0.0 ? 0.0 : yMin - pad, yMax + pad);
-    axis->setTickCount(6);
-    axis->applyNiceNumbers();
+    setNiceRange(axis, yMin >= 0.0 && yMin - pad < 0.0 ? 0.0 : yMin - pad, yMax + pad);
   }
 }
 

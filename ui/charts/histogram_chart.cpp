@@ -274,9 +274,7 @@ void HistogramChart::updateChart() {
     static_cast<QLogValueAxis*>(m_y)->setRange(y0, y1);
   } else {
     auto* axis = static_cast<QValueAxis*>(m_y);
-    axis->setRange(0.0, peak * (1.08 + 0.09 * rows));
-    axis->setTickCount(6);
-    axis->applyNiceNumbers();
+    setNiceRange(axis, 0.0, peak * (1.08 + 0.09 * rows));
     y1 = axis->max();
   }
   updateRegions(lo, hi, y0, y1);

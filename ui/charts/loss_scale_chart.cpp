@@ -182,15 +182,11 @@ void LossScaleChart::updateRanges() {
     yMin = std::min({yMin, log2Scale(event.scaleBefore), log2Scale(event.scaleAfter)});
     yMax = std::max({yMax, log2Scale(event.scaleBefore), log2Scale(event.scaleAfter)});
   }
-  m_x->setRange(xMin, xMax);
-  m_x->setTickCount(6);
-  m_x->applyNiceNumbers();
+  setNiceRange(m_x, xMin, xMax);
   m_y->setRange(std::floor(yMin) - 1.0, std::ceil(yMax) + 1.0);
   const double span = yMax - yMin + 2.0;
   m_y->setTickInterval(span <= 12 ? 1.0 : span <= 24 ? 2.0 : span <= 48 ? 4.0 : 8.0);
-  m_counterAxis->setRange(0.0, counterMax * 1.05);
-  m_counterAxis->setTickCount(6);
-  m_counterAxis->applyNiceNumbers();
+  setNiceRange(m_counterAxis, 0.0, counterMax * 1.05);
 }
 
 void LossScaleChart::restyleSeries(const ChartStyle& style) {

@@ -61,9 +61,7 @@ void StackedBarChart::setBars(const QStringList& categories, const QStringList& 
   m_x->clear();
   m_x->append(categories);
   m_y->setTitleText(yTitle);
-  m_y->setRange(0.0, top > 0.0 ? top * 1.08 : 1.0);
-  m_y->setTickCount(6);
-  m_y->applyNiceNumbers();
+  setNiceRange(m_y, 0.0, top > 0.0 ? top * 1.08 : 1.0);
   m_y->setLabelFormat(top >= 100.0 ? QStringLiteral("%.0f") : QStringLiteral("%.3g"));
   restyleSeries(chartStyle());
 }

@@ -85,9 +85,7 @@ void ThroughputChart::setData(const std::vector<ThroughputCurve>& curves, double
   if (xMax <= xMin)
     xMax = xMin * 2.0;
   m_x->setRange(xMin, xMax);
-  m_y->setRange(0.0, yMax > 0.0 ? yMax * 1.1 : 10.0);
-  m_y->setTickCount(6);
-  m_y->applyNiceNumbers();
+  setNiceRange(m_y, 0.0, yMax > 0.0 ? yMax * 1.1 : 10.0);
 
   m_peak->setVisible(peakGflops > 0.0);
   m_peak->setName(peakLabel.isEmpty() ? tr("peak %1 GFLOP/s").arg(peakGflops, 0, 'f', 0)
