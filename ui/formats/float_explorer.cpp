@@ -160,7 +160,10 @@ QWidget* FloatExplorer::buildLegend() {
       swatch(palette::kMantissa, tr("mantissa")) + QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp; ") +
       tr("Range strips share one log₂ axis: ") + swatch(palette::kSkyBlue, tr("subnormal")) +
       QStringLiteral("&nbsp; ") + swatch(palette::kBlue, tr("normal")) +
-      tr("&nbsp; | where |value| falls"));
+      QStringLiteral("&nbsp; <b>|</b>&nbsp;") + tr("where |value| falls") +
+      QStringLiteral(" (<span style='color:%1'><b>|</b></span>&nbsp;")
+          .arg(palette::kWarning.name()) +
+      tr("out of range)"));
   m_legend->setTextFormat(Qt::RichText);
   m_legend->setWordWrap(true);
   return m_legend;
