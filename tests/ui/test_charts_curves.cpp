@@ -46,6 +46,22 @@ TEST(ChartsCurves, UpdateRunReachesTheRunsSeries) {
   EXPECT_FALSE(chart.updateRun("nope", straightLoss(), {}));
 }
 
+TEST(ChartsCurves, DecimatedCoreSeriesFeedTheChart) {
+  std::vector<telemetry::SeriesPoint> history;
+  for (int step = 0; step < 100000; ++step)
+    history.push_back({double(step), 1.0 + (step % 1000 == 0 ? 1.0 : 0.0)});
+  const auto decimated = telemetry::decimateMinMax(history, 500);
+  LossChart chart;
+  chart.setRuns({{"a", "fp32", {}}});
+  chart.updateRun("a", toChartPoints(decimated), {});
+  EXPECT_EQ(chart.trainSeries("a")->count(), static_cast<qsizetype>(decimated.size()));
+  EXPECT_LE(chart.trainSeries("a")->count(), 1000);
+  double peak = 0.0;
+  for (const QPointF& p : chart.trainSeries("a")->points())
+    peak = std::max(peak, p.y());
+  EXPECT_EQ(peak, 2.0); // min/max decimation keeps the spikes
+}
+
 TEST(ChartsCurves, EachRunHasItsOwnColour) {
   LossChart chart;
   chart.setRuns({{"a", "fp32", {}}, {"b", "bf16-mixed", {}}, {"c", "fp16-mixed", QColor(Qt::red)}});

@@ -20,6 +20,14 @@
 
 namespace mantissa::ui {
 
+QList<QPointF> toChartPoints(std::span<const telemetry::SeriesPoint> points) {
+  QList<QPointF> out;
+  out.reserve(static_cast<qsizetype>(points.size()));
+  for (const telemetry::SeriesPoint& p : points)
+    out.append(QPointF(p.x, p.y));
+  return out;
+}
+
 double interpolateAt(const QList<QPointF>& points, double x) {
   if (points.isEmpty())
     return std::numeric_limits<double>::quiet_NaN();

@@ -4,9 +4,12 @@
 
 #include "chart_widget.h"
 
+#include <mantissa/telemetry/decimate.h>
+
 #include <QList>
 #include <QPointF>
 
+#include <span>
 #include <vector>
 
 class QAbstractAxis;
@@ -81,6 +84,9 @@ private:
   QCheckBox* m_logToggle = nullptr;
   bool m_log = false;
 };
+
+// Core series (telemetry::decimateMinMax output) as chart points.
+QList<QPointF> toChartPoints(std::span<const telemetry::SeriesPoint> points);
 
 // Values from the curves at a step by linear interpolation (skip markers).
 double interpolateAt(const QList<QPointF>& points, double x);
