@@ -7,6 +7,8 @@
 #include "ui/app_shell/theme.h"
 #include "ui/app_shell/view_export.h"
 #include "ui/formats/float_explorer.h"
+#include "ui/panels/train_panel.h"
+#include "ui/report/run_browser.h"
 
 #include <mantissa/numeric/cpu_features.h>
 
@@ -42,6 +44,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   restoreSettings();
 
   // One line per big view, in tab order.
+  auto* train = new TrainPanel;
+  addPage(train, tr("Train"));
+  connect(train, &TrainPanel::statusTextChanged, this, &MainWindow::setStatusDetail);
   addPage(new FloatExplorer, tr("Explorer"));
 }
 
@@ -74,6 +79,7 @@ void MainWindow::buildMenus() {
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
   quit->setMenuRole(QAction::QuitRole);
   connect(quit, &QAction::triggered, this, &QWidget::close);
+  new RunBrowser(file, this); // Open Run… / Save Run… / Export Report… at the top of File
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   auto* themes = new QActionGroup(this);

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// The Train page: its actions drive the trainers, a published snapshot
+// reaches every chart's series, the histogram's format regions sit at the
+// spec exponents, and scrubbing the heat map shows the step recorded there.
+
+#include "ui/bridge/run_controller.h"
+#include "ui/charts/histogram_chart.h"
+#include "ui/charts/histogram_heatmap.h"
+#include "ui/charts/loss_chart.h"
+#include "ui/charts/loss_scale_chart.h"
+#include "ui/panels/op_table_panel.h"
+#include "ui/panels/train_panel.h"
+#include "ui/panels/train_panel_setup.h"
+#include "ui/panels/watch_panel.h"
+
+#include <QAction>
+#include <QAreaSeries>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QSettings>
+#include <QTableWidget>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+namespace mantissa::ui {
+namespace {
+
+train::RunConfig tiny(const std::string& recipe, std::int64_t steps) {
+  train::RunConfig c;
+  c.data = "spirals";
+  c.model = "mlp:2-32-2:tanh";
+  c.recipe = recipe;
+  c.batch = 32;
+  c.steps = steps;
+  c.telemetryEvery = 1;
+  c.evalEvery = 10;
+  return c;
+}
+
+struct Page {
+  Page(std::vector<train::RunConfig> runs) {
+    QSettings().clear();
+    panel.resize(1400, 900);
+    panel.show();
+    panel.setup()->setConfigs(runs);
+    EXPECT_EQ(panel.applySetup(), QString());
+  }
+  bool waitFor(const std::function<bool()>& pred) {
+    return QTest::qWaitFor(
+        [&] {
+          panel.controller()->drainNow();
+          return pred();
+        },
+        20000);
+  }
+  const RunRecord& record(int i) const { return panel.controller()->record(i); }
+  TrainPanel panel;
+};
+
+TEST(DashboardPanel, ActionsDriveTheTrainers) {
+  Page p({tiny("fp32", 1000000)});
+  p.panel.stepAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return p.record(0).lastStep() == 0; }));
+  p.panel.stepAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return p.record(0).lastStep() == 1; }));
+  EXPECT_EQ(p.panel.pauseAction()->text(), QStringLiteral("Resume"));
+  p.panel.pauseAction()->trigger(); // resume
+  ASSERT_TRUE(p.waitFor([&] { return p.record(0).lastStep() > 10; }));
+  EXPECT_FALSE(p.panel.setup()->isEnabled()); // no edits while a run is live
+  p.panel.pauseAction()->trigger(); // pause
+  ASSERT_TRUE(p.waitFor([&] {
+    return p.panel.controller()->state() == RunController::State::Paused;
+  }));
+  p.panel.stopAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] {
+    return p.panel.controller()->state() == RunController::State::Finished;
+  }));
+  EXPECT_TRUE(p.panel.setup()->isEnabled());
+  p.panel.resetAction()->trigger();
+  EXPECT_EQ(p.panel.controller()->state(), RunController::State::Ready);
+  EXPECT_EQ(p.record(0).lastStep(), -1);
+}
+
+TEST(DashboardPanel, EverySnapshotReachesEveryChart) {
+  Page p({tiny("fp32", 30), tiny("fp16-mixed", 30)});
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] {
+    return p.panel.controller()->state() == RunController::State::Finished && p.record(0).snapshot() &&
+           p.record(0).snapshot()->finished && p.record(1).snapshot() && p.record(1).snapshot()->finished;
+  }));
+  p.panel.refresh();
+  for (const char* id : {"run1", "run2"}) {
+    const QString run = QString::fromLatin1(id);
+    ASSERT_NE(p.panel.lossChart()->trainSeries(run), nullptr);
+    EXPECT_EQ(p.panel.lossChart()->trainSeries(run)->count(), 30); // below 2 points / pixel
+    EXPECT_EQ(p.panel.lossChart()->trainSeries(run)->at(29).x(), 29.0);
+    EXPECT_GE(p.panel.lossChart()->testSeries(run)->count(), 3);   // every 10 steps and the end
+    EXPECT_EQ(p.panel.accuracyChart()->trainSeries(run)->count(), 30);
+  }
+  // The loss chart's last point is the run's last training loss.
+  const auto loss = p.record(1).history().series(RunRecord::Loss);
+  EXPECT_EQ(p.panel.lossChart()->trainSeries(QStringLiteral("run2"))->at(29).y(), loss.back().y);
+
+  p.panel.setSelectedRun(1); // fp16-mixed: the loss-scale trace and the op table
+  EXPECT_GT(p.panel.lossScaleChart()->scaleSeries()->count(), 0);
+  EXPECT_EQ(p.panel.lossScaleChart()->scaleSeries()->at(0).y(), 16.0); // log2 65536
+  EXPECT_EQ(p.panel.opTable()->precisionTable()->item(0, 1)->text(), QStringLiteral("f16"));
+  EXPECT_GT(p.panel.opTable()->timeTable()->rowCount(), 0);
+  EXPECT_GT(p.panel.histogramChart()->barSeries()->upperSeries()->count(), 0);
+  EXPECT_EQ(p.panel.heatmap()->rowCount(), 30);
+  EXPECT_EQ(p.panel.heatmap()->stepOfRow(29), 29);
+  EXPECT_TRUE(p.panel.watchPanel()->swampText().contains(QStringLiteral("so far")));
+}
+
+// Where a region is drawn, from its upper edge.
+std::pair<double, double> drawnSpan(const HistogramChart& chart, numeric::FormatId f, RegionKind k) {
+  const QAreaSeries* area = chart.regionSeries(f, k);
+  const auto points = area->upperSeries()->points();
+  return {points.front().x(), points.back().x()};
+}
+
+TEST(DashboardPanel, HistogramRegionsSitAtTheFp16Exponents) {
+  train::RunConfig run = tiny("fp16-mixed", 3);
+  Page p({run});
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return p.record(0).lastStep() == 2; }));
+  p.panel.setHistogramSelection(0, telemetry::TensorClass::WeightGrads);
+  p.panel.refresh();
+  const HistogramChart& h = *p.panel.histogramChart();
+  ASSERT_GT(h.barSeries()->upperSeries()->count(), 0);
+  // IEEE 754 binary16: smallest subnormal 2^-24, smallest normal 2^-14,
+  // largest finite 65504; values at or below 2^-25 round to zero.
+  const auto sub = drawnSpan(h, numeric::FormatId::Fp16, RegionKind::Subnormal);
+  if (h.xMin() < -24.0) {
+    EXPECT_EQ(sub.first, -24.0);
+    EXPECT_EQ(drawnSpan(h, numeric::FormatId::Fp16, RegionKind::FlushToZero).second, -25.0);
+  }
+  EXPECT_EQ(sub.second, -14.0);
+  EXPECT_LT(h.xMin(), -14.0); // dW of a fresh tanh net reaches below FP16's normal range
+}
+
+TEST(DashboardPanel, ScrubbingShowsTheRecordedStep) {
+  Page p({tiny("fp32", 12)});
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] {
+    return p.panel.controller()->state() == RunController::State::Finished;
+  }));
+  p.panel.setHistogramSelection(1, telemetry::TensorClass::WeightGrads);
+  p.panel.refresh();
+  ASSERT_EQ(p.panel.heatmap()->rowCount(), 12);
+  p.panel.heatmap()->selectStep(4);
+  ASSERT_EQ(p.panel.scrubStep(), std::optional<std::int64_t>(4));
+  const auto* recorded = p.record(0).frameAt(4)->find(1, telemetry::TensorClass::WeightGrads);
+  ASSERT_NE(recorded, nullptr);
+  const HistogramChart& h = *p.panel.histogramChart();
+  EXPECT_TRUE(h.title().contains(QStringLiteral("step 4"))) << h.title().toStdString();
+  // Every exponent's count in the chart's data equals the frame recorded at step 4.
+  const QStringList lines = h.csv().split(u'\n', Qt::SkipEmptyParts);
+  int checked = 0;
+  for (const QString& line : lines.mid(1)) {
+    const QStringList cells = line.split(u',');
+    bool ok = false;
+    const int e = cells[0].toInt(&ok);
+    if (!ok)
+      continue;
+    EXPECT_EQ(cells[2].toULongLong(), recorded->hist.count(e)) << "exponent " << e;
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+  // The step-4 histogram differs from the last one, so the check above means something.
+  const auto* last = p.record(0).frames().back()->find(1, telemetry::TensorClass::WeightGrads);
+  EXPECT_NE(last->hist, recorded->hist);
+}
+
+TEST(DashboardPanel, SetupShowsModelProblemsInline) {
+  QSettings().clear();
+  TrainSetup setup;
+  EXPECT_EQ(setup.checkedRecipes(),
+            QStringList({QStringLiteral("fp32"), QStringLiteral("bf16-mixed"),
+                         QStringLiteral("fp16-mixed")}));
+  EXPECT_EQ(setup.configs().front().model, "mlp:784-256-256-10:relu");
+  EXPECT_EQ(setup.configs().front().data, "mnist");
+  auto* model = setup.findChild<QLineEdit*>(QStringLiteral("modelSpec"));
+  ASSERT_NE(model, nullptr);
+  model->setText(QStringLiteral("mlp:784-0-10"));
+  EXPECT_FALSE(setup.problems().isEmpty());
+  EXPECT_TRUE(setup.findChild<QLabel*>(QStringLiteral("modelError"))->isVisibleTo(&setup));
+  setup.applyPreset(QStringLiteral("swamping"));
+  EXPECT_EQ(setup.checkedRecipes(),
+            QStringList({QStringLiteral("bf16-mixed"), QStringLiteral("bf16-pure"),
+                         QStringLiteral("bf16-pure-sr")}));
+  EXPECT_EQ(setup.problems(), QString());
+  EXPECT_EQ(setup.configs().front().momentum, 0.0); // the preset's hidden fields survive
+}
+
+} // namespace
+} // namespace mantissa::ui

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// The main window with the Train page first: after a few real MNIST steps it
+// renders non-blank with the expected panels visible; closing it mid-run
+// stops and joins every trainer.
+
+#include "ui/app_shell/main_window.h"
+#include "ui/bridge/run_controller.h"
+#include "ui/charts/loss_chart.h"
+#include "ui/panels/train_panel.h"
+#include "ui/panels/train_panel_setup.h"
+
+#include <QAction>
+#include <QImage>
+#include <QLineSeries>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+namespace mantissa::ui {
+namespace {
+
+TrainPanel* trainPage(MainWindow& w) {
+  return qobject_cast<TrainPanel*>(w.page(QStringLiteral("Train")));
+}
+
+bool waitFor(TrainPanel& panel, const std::function<bool()>& pred) {
+  return QTest::qWaitFor(
+      [&] {
+        panel.controller()->drainNow();
+        return pred();
+      },
+      60000);
+}
+
+TEST(DashboardWindow, TrainIsTheFirstTabAndExplorerStays) {
+  QSettings().clear();
+  MainWindow w;
+  EXPECT_EQ(w.pages()->tabText(0), QStringLiteral("Train"));
+  EXPECT_NE(w.page(QStringLiteral("Explorer")), nullptr);
+  TrainPanel* train = trainPage(w);
+  ASSERT_NE(train, nullptr);
+  // First launch: the default, ready to start.
+  EXPECT_EQ(train->controller()->state(), RunController::State::Ready);
+  ASSERT_EQ(train->controller()->runCount(), 3);
+  EXPECT_EQ(train->controller()->runName(0), QStringLiteral("fp32"));
+  EXPECT_EQ(train->controller()->runName(1), QStringLiteral("bf16-mixed"));
+  EXPECT_EQ(train->controller()->runName(2), QStringLiteral("fp16-mixed"));
+  EXPECT_EQ(train->controller()->config(0).model, "mlp:784-256-256-10:relu");
+}
+
+TEST(DashboardWindow, RendersNonBlankWithThePanelsAfterAFewSteps) {
+  QSettings().clear();
+  MainWindow w;
+  w.resize(1600, 1000);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  TrainPanel* train = trainPage(w);
+  ASSERT_NE(train, nullptr);
+  for (int i = 0; i < 5; ++i)
+    train->stepAction()->trigger();
+  ASSERT_TRUE(waitFor(*train, [&] {
+    for (int r = 0; r < 3; ++r)
+      if (train->controller()->record(r).lastStep() < 4)
+        return false;
+    return true;
+  }));
+  train->refresh();
+  QTest::qWait(100);
+  EXPECT_EQ(train->lossChart()->trainSeries(QStringLiteral("run1"))->count(), 5);
+
+  for (const char* name : {"lossChart", "accuracyChart", "histogramChart", "histogramHeatmap",
+                           "lossScaleChart", "trainSetup"}) {
+    auto* child = train->findChild<QWidget*>(QString::fromLatin1(name));
+    ASSERT_NE(child, nullptr) << name;
+    EXPECT_TRUE(child->isVisible()) << name;
+    EXPECT_GT(child->width(), 150) << name;
+    EXPECT_GT(child->height(), 100) << name;
+  }
+
+  EXPECT_TRUE(train->findChild<QWidget*>(QStringLiteral("trainToolBar"))->isVisible());
+
+  const QImage image = w.grab().toImage().convertToFormat(QImage::Format_RGB32);
+  ASSERT_FALSE(image.isNull());
+  double sum = 0, sumSq = 0;
+  std::set<QRgb> colours;
+  const int stepPx = 3;
+  int n = 0;
+  for (int y = 0; y < image.height(); y += stepPx)
+    for (int x = 0; x < image.width(); x += stepPx) {
+      const QRgb p = image.pixel(x, y);
+      const double l = 0.299 * qRed(p) + 0.587 * qGreen(p) + 0.114 * qBlue(p);
+      sum += l;
+      sumSq += l * l;
+      colours.insert(p);
+      ++n;
+    }
+  const double mean = sum / n;
+  const double stddev = std::sqrt(std::max(0.0, sumSq / n - mean * mean));
+  EXPECT_GT(stddev, 20.0);     // text, lines and panels, not one flat fill
+  EXPECT_GT(colours.size(), 50u); // three run colours, viridis heat map, text anti-aliasing
+  // Each run's colour appears somewhere (its loss curve and legend).
+  for (int r = 0; r < 3; ++r) {
+    const QColor c = train->controller()->runColor(r);
+    bool found = false;
+    for (int y = 0; y < image.height() && !found; ++y)
+      for (int x = 0; x < image.width() && !found; ++x)
+        found = image.pixel(x, y) == c.rgb();
+    EXPECT_TRUE(found) << "run " << r;
+  }
+}
+
+TEST(DashboardWindow, ClosingMidRunStopsEveryTrainer) {
+  QSettings().clear();
+  MainWindow w;
+  w.show();
+  TrainPanel* train = trainPage(w);
+  ASSERT_NE(train, nullptr);
+  auto runs = train->setup()->configs();
+  for (auto& r : runs) {
+    r.epochs = 0;
+    r.steps = 1000000; // far longer than the test
+  }
+  train->setup()->setConfigs(runs);
+  train->startAction()->trigger();
+  ASSERT_TRUE(waitFor(*train, [&] { return train->controller()->record(2).lastStep() >= 2; }));
+  EXPECT_EQ(train->controller()->state(), RunController::State::Running);
+  w.close(); // returns after the trainers have joined
+  for (int r = 0; r < 3; ++r)
+    EXPECT_EQ(train->controller()->trainerState(r), train::TrainerState::Finished);
+  ASSERT_TRUE(train->controller()->record(0).snapshot());
+  ASSERT_TRUE(train->controller()->record(0).snapshot()->summary);
+  EXPECT_TRUE(train->controller()->record(0).snapshot()->summary->stoppedEarly);
+}
+
+} // namespace
+} // namespace mantissa::ui

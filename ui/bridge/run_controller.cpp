@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "ui/bridge/run_controller.h"
+
+#include "ui/app_shell/palette.h"
+
+#include <mantissa/amp/recipe.h>
+#include <mantissa/data/dataset.h>
+#include <mantissa/numeric/convert.h>
+
+#include <QMetaObject>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <span>
+#include <stdexcept>
+#include <utility>
+
+namespace mantissa::ui {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t kRowCapacity = 4096; // rows between two drains (~33 ms): never reached
+constexpr auto kPublishInterval = std::chrono::milliseconds(30);
+
+std::uint32_t bitsIn(DType dtype, float value) {
+  switch (dtype) {
+  case DType::BF16:
+    return numeric::f32ToBf16(value);
+  case DType::F16:
+    return numeric::f32ToF16(value);
+  case DType::F32:
+    break;
+  }
+  return std::bit_cast<std::uint32_t>(value);
+}
+
+} // namespace
+
+struct RunController::Run {
+  QString id;
+  QString name;
+  QColor color;
+  train::RunConfig config;
+  RunMailbox mailbox{kRowCapacity};
+  RunRecord record; // GUI thread only
+
+  // Training thread only.
+  telemetry::PublishThrottle throttle{0, kPublishInterval};
+  Clock::time_point firstStep{};
+  Clock::time_point lastPublish{};
+  std::int64_t stepsSincePublish = 0;
+  model::OpTimes timesSincePublish;
+  std::optional<WatchSample> previousWatch;
+
+  std::mutex watchMutex;
+  int watchLayer = 0;                 // guarded by watchMutex
+  std::int64_t watchIndex = 0;        // guarded by watchMutex
+  bool findPending = false;           // guarded by watchMutex
+  telemetry::TensorClass findClass{}; // guarded by watchMutex
+  int findExponent = 0;               // guarded by watchMutex
+
+  std::unique_ptr<train::Trainer> trainer; // last: its thread goes first
+};
+
+RunController::RunController(QObject* parent) : QObject(parent) {
+  m_drainTimer.setSingleShot(true);
+  m_drainTimer.setInterval(33);
+  connect(&m_drainTimer, &QTimer::timeout, this, &RunController::drain);
+}
+
+RunController::~RunController() { joinAll(); }
+
+QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
+  joinAll();
+  m_runs.clear();
+  m_started = false;
+  m_configs = configs;
+  QStringList problems;
+  std::map<std::pair<std::string, std::uint64_t>, std::shared_ptr<const data::TrainTest>> loaded;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    auto run = std::make_unique<Run>();
+    run->config = configs[i];
+    run->id = QStringLiteral("run%1").arg(i + 1);
+    run->name = QString::fromStdString(configs[i].recipe);
+    run->color = palette::seriesColor(int(i));
+    try {
+      configs[i].validate();
+      auto& data = loaded[{configs[i].data, configs[i].seed}];
+      if (!data)
+        data = std::make_shared<const data::TrainTest>(
+            data::loadDataSpec(configs[i].data, configs[i].seed));
+      buildTrainer(*run, data);
+      m_runs.push_back(std::move(run));
+    } catch (const std::exception& e) {
+      problems << QStringLiteral("%1: %2").arg(run->name, QString::fromUtf8(e.what()));
+    }
+  }
+  if (!problems.isEmpty())
+    m_runs.clear();
+  emit runsChanged();
+  emit stateChanged();
+  return problems.join(u'\n');
+}
+
+void RunController::buildTrainer(Run& run, std::shared_ptr<const data::TrainTest> data) {
+  train::TrainerCallbacks callbacks;
+  Run* r = &run;
+  callbacks.onStep = [this, r](const train::StepReport& report) { onTrainerStep(*r, report); };
+  callbacks.onEval = [this, r](const train::EvalReport& eval) {
+    StepRow row;
+    row.kind = StepRow::Kind::Eval;
+    row.step = eval.step;
+    row.loss = eval.loss;
+    row.accuracy = eval.accuracy;
+    r->mailbox.push(std::move(row));
+    if (r->trainer->state() != train::TrainerState::Running)
+      nudge();
+  };
+  callbacks.onDone = [this, r](const train::RunSummary& summary) {
+    auto snapshot = std::make_shared<RunSnapshot>();
+    snapshot->stepsDone = summary.steps;
+    snapshot->totalSteps = r->trainer->totalSteps();
+    snapshot->elapsedSeconds = summary.wallSeconds;
+    snapshot->finished = true;
+    snapshot->summary = summary;
+    r->mailbox.publish(std::move(snapshot));
+    nudge();
+  };
+  run.trainer = std::make_unique<train::Trainer>(run.config, std::move(data), std::move(callbacks));
+}
+
+// Training thread: one row per step; a snapshot and a nudge when due.
+void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
+  const auto now = Clock::now();
+  if (report.step == 0 || run.firstStep == Clock::time_point{}) {
+    run.firstStep = now;
+    run.lastPublish = now;
+  }
+  StepRow row;
+  row.step = report.step;
+  row.loss = report.loss;
+  row.accuracy = report.accuracy;
+  row.lr = report.lr;
+  row.lossScale = report.lossScale;
+  row.gradNorm = report.gradNorm;
+  row.stepMs = report.stepMs;
+  row.foundInf = report.foundInf;
+  row.skipped = report.skipped;
+  row.scaler = report.scaler;
+  row.times = report.times;
+  for (const auto& e : report.scalerEvents)
+    if (row.eventCount < int(row.events.size()))
+      row.events[std::size_t(row.eventCount++)] = e;
+  row.frame = report.telemetry;
+  row.divergence = report.divergence;
+
+  // The session is only touched by this thread, so reading the model is safe here.
+  const train::Session& session = run.trainer->session();
+  const model::Mlp& mlp = session.model();
+  int layer = 0;
+  std::int64_t index = 0;
+  {
+    std::lock_guard lock(run.watchMutex);
+    run.watchLayer = std::clamp(run.watchLayer, 0, mlp.layers() - 1);
+    if (run.findPending) {
+      const auto& p = mlp.params()[std::size_t(run.watchLayer)];
+      const auto& g = mlp.grads()[std::size_t(run.watchLayer)];
+      const std::span<const float> values =
+          run.findClass == telemetry::TensorClass::WeightGrads ? g.w.f32() : p.w.f32();
+      for (std::size_t i = 0; i < values.size(); ++i)
+        if (std::isfinite(values[i]) && values[i] != 0.0f &&
+            telemetry::binadeOf(values[i]) == run.findExponent) {
+          run.watchIndex = std::int64_t(i);
+          break;
+        }
+      run.findPending = false;
+    }
+    layer = run.watchLayer;
+    index = run.watchIndex;
+  }
+  const auto& w = mlp.params()[std::size_t(layer)].w.f32();
+  if (index >= 0 && std::size_t(index) < w.size()) {
+    const amp::Recipe& recipe = session.recipe();
+    WatchSample s;
+    s.layer = layer;
+    s.index = index;
+    s.master = w[std::size_t(index)];
+    s.hasMaster = recipe.masterWeights;
+    s.working = recipe.masterWeights ? recipe.matmulInputs : recipe.weights;
+    s.workingBits = bitsIn(s.working, s.master);
+    s.gradient = mlp.grads()[std::size_t(layer)].w.f32()[std::size_t(index)];
+    const auto& prev = run.previousWatch;
+    const bool same = prev && prev->layer == layer && prev->index == index;
+    s.swamped = same && !report.skipped && s.gradient != 0.0f && std::isfinite(s.gradient) &&
+                std::bit_cast<std::uint32_t>(s.master) == std::bit_cast<std::uint32_t>(prev->master);
+    s.swampedSoFar = (same ? prev->swampedSoFar : 0) + (s.swamped ? 1 : 0);
+    run.previousWatch = s;
+    row.watch = s;
+  }
+  run.mailbox.push(std::move(row));
+
+  ++run.stepsSincePublish;
+  run.timesSincePublish += report.times;
+  const bool force = report.divergence.has_value() || report.step + 1 >= report.totalSteps ||
+                     run.trainer->state() != train::TrainerState::Running;
+  if (!run.throttle.shouldPublish(report.step, now, force))
+    return;
+  auto snapshot = std::make_shared<RunSnapshot>();
+  snapshot->stepsDone = report.step + 1;
+  snapshot->totalSteps = report.totalSteps;
+  snapshot->elapsedSeconds = std::chrono::duration<double>(now - run.firstStep).count();
+  const double interval = std::chrono::duration<double>(now - run.lastPublish).count();
+  snapshot->stepsPerSecond = interval > 0 ? double(run.stepsSincePublish) / interval : 0.0;
+  const double n = double(run.stepsSincePublish);
+  auto& t = run.timesSincePublish;
+  snapshot->meanTimes = {t.matmulForward / n, t.matmulBackward / n, t.conversion / n,
+                         t.elementwise / n,   t.loss / n,           t.optimizer / n,
+                         t.telemetry / n,     t.data / n};
+  run.mailbox.publish(std::move(snapshot));
+  run.lastPublish = now;
+  run.stepsSincePublish = 0;
+  run.timesSincePublish = {};
+  nudge();
+}
+
+void RunController::nudge() {
+  if (m_nudged.exchange(true))
+    return; // one nudge in flight is enough: its timer drains everything
+  // Queued: runs onNudge on the GUI thread (this object's thread); the trainer
+  // thread never touches the timer or any widget.
+  QMetaObject::invokeMethod(this, &RunController::onNudge, Qt::QueuedConnection);
+}
+
+void RunController::onNudge() {
+  m_nudged = false;
+  if (!m_drainTimer.isActive())
+    m_drainTimer.start();
+}
+
+void RunController::drain() {
+  const State before = state();
+  bool any = false;
+  for (auto& run : m_runs)
+    any = run->record.apply(run->mailbox.drain()) || any;
+  if (any)
+    emit updated();
+  if (state() != before || any)
+    emit stateChanged();
+}
+
+void RunController::drainNow() { drain(); }
+
+void RunController::joinAll() {
+  for (auto& run : m_runs)
+    run->trainer->stop();
+  for (auto& run : m_runs)
+    run->trainer->wait();
+}
+
+QString RunController::runId(int run) const { return m_runs.at(std::size_t(run))->id; }
+QString RunController::runName(int run) const { return m_runs.at(std::size_t(run))->name; }
+QColor RunController::runColor(int run) const { return m_runs.at(std::size_t(run))->color; }
+const train::RunConfig& RunController::config(int run) const {
+  return m_runs.at(std::size_t(run))->config;
+}
+const train::Session& RunController::session(int run) const {
+  return m_runs.at(std::size_t(run))->trainer->session();
+}
+const RunRecord& RunController::record(int run) const {
+  return m_runs.at(std::size_t(run))->record;
+}
+train::TrainerState RunController::trainerState(int run) const {
+  return m_runs.at(std::size_t(run))->trainer->state();
+}
+
+RunController::State RunController::state() const {
+  if (m_runs.empty())
+    return State::Empty;
+  if (!m_started)
+    return State::Ready;
+  bool anyRunning = false, allFinished = true;
+  for (const auto& run : m_runs) {
+    const auto s = run->trainer->state();
+    anyRunning = anyRunning || s == train::TrainerState::Running;
+    allFinished = allFinished && s == train::TrainerState::Finished;
+  }
+  if (allFinished)
+    return State::Finished;
+  return anyRunning ? State::Running : State::Paused;
+}
+
+void RunController::start() {
+  if (m_started || m_runs.empty())
+    return;
+  m_started = true;
+  for (auto& run : m_runs)
+    run->trainer->start(false);
+  emit stateChanged();
+}
+
+void RunController::pause() {
+  for (auto& run : m_runs)
+    run->trainer->pause();
+  emit stateChanged();
+  m_drainTimer.start(); // pick up the rows of steps that were in flight
+}
+
+void RunController::resume() {
+  for (auto& run : m_runs)
+    run->trainer->resume();
+  emit stateChanged();
+}
+
+void RunController::togglePause() {
+  switch (state()) {
+  case State::Ready:
+    start();
+    break;
+  case State::Running:
+    pause();
+    break;
+  case State::Paused:
+    resume();
+    break;
+  default:
+    break;
+  }
+}
+
+void RunController::stepOnce() {
+  if (m_runs.empty())
+    return;
+  if (!m_started) {
+    m_started = true;
+    for (auto& run : m_runs)
+      run->trainer->start(true);
+  } else if (state() == State::Running) {
+    pause();
+  }
+  for (auto& run : m_runs)
+    run->trainer->stepOnce();
+  emit stateChanged();
+}
+
+void RunController::stop() {
+  for (auto& run : m_runs)
+    run->trainer->stop();
+  m_drainTimer.start();
+}
+
+void RunController::reset() {
+  joinAll();
+  const auto configs = m_configs;
+  setRuns(configs);
+}
+
+void RunController::shutdown() {
+  joinAll();
+  drain();
+}
+
+void RunController::setWatch(int run, int layer, std::int64_t index) {
+  Run& r = *m_runs.at(std::size_t(run));
+  std::lock_guard lock(r.watchMutex);
+  r.watchLayer = layer;
+  r.watchIndex = index;
+  r.findPending = false;
+}
+
+void RunController::watchInBinade(int run, int layer, telemetry::TensorClass cls, int exponent) {
+  Run& r = *m_runs.at(std::size_t(run));
+  std::lock_guard lock(r.watchMutex);
+  r.watchLayer = layer;
+  r.findPending = true;
+  r.findClass = cls;
+  r.findExponent = exponent;
+}
+
+} // namespace mantissa::ui

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// amp/optimizer.h declares slots(): hide Qt's keyword macro while core headers are read.
+#pragma push_macro("slots")
+#undef slots
+#include "ui/bridge/run_record.h"
+
+#include <mantissa/telemetry/histogram.h>
+#include <mantissa/train/run_config.h>
+#include <mantissa/train/trainer.h>
+#pragma pop_macro("slots")
+
+#include <QColor>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace mantissa::ui {
+
+// Owns one core Trainer per run (several side by side, one colour each) and
+// brings their progress to the GUI thread. Each trainer thread appends a row
+// per step to its run's mailbox and, at most every ~30 ms (always when
+// paused, finished or diverged), publishes a snapshot and nudges the
+// controller. The first nudge starts a single-shot 33 ms timer; its timeout
+// drains every mailbox by swap and then emits updated() for the views to
+// redraw. Threads hand over data, never widgets.
+class RunController : public QObject {
+  Q_OBJECT
+public:
+  enum class State { Empty, Ready, Running, Paused, Finished };
+
+  explicit RunController(QObject* parent = nullptr);
+  ~RunController() override; // stops and joins every trainer
+
+  // Replaces the runs (stopping any current ones). Data sets are loaded once
+  // per distinct (data, seed). Returns "" or the problems, one per line,
+  // naming the run ("bf16-mixed: lr: must be ...").
+  QString setRuns(const std::vector<train::RunConfig>& configs);
+
+  int runCount() const { return int(m_runs.size()); }
+  QString runId(int run) const;   // "run1"
+  QString runName(int run) const; // "bf16-mixed"
+  QColor runColor(int run) const;
+  const train::RunConfig& config(int run) const;
+  const train::Session& session(int run) const; // fixed parts only (recipe, plan, model spec)
+  const RunRecord& record(int run) const;
+  train::TrainerState trainerState(int run) const;
+  State state() const;
+
+  void start(); // from Ready; runs paused if pausedStart
+  void pause();
+  void resume();
+  void togglePause();
+  void stepOnce(); // paused (or Ready: starts paused, then one step)
+  void stop();     // asks every trainer to finish after its current step
+  void reset();    // stops, joins, and rebuilds the same runs from scratch
+  void shutdown(); // stops and joins every trainer (window closing); the records stay
+
+  // Which weight of `run` to watch: layer, flat index into W [I, O].
+  void setWatch(int run, int layer, std::int64_t index);
+  // At its next step, the trainer of `run` picks the first element of
+  // `layer` whose value of `cls` (Weights, WeightGrads or Updates) lies in
+  // binade `exponent`, and watches that weight.
+  void watchInBinade(int run, int layer, telemetry::TensorClass cls, int exponent);
+
+  // Drains now (tests; the timer does this during normal use).
+  void drainNow();
+
+signals:
+  void runsChanged();
+  void stateChanged();
+  void updated(); // after a drain that brought something new
+
+private:
+  struct Run;
+  void nudge(); // any thread
+  void onNudge();
+  void drain();
+  void joinAll();
+  void buildTrainer(Run& run, std::shared_ptr<const data::TrainTest> data);
+  void onTrainerStep(Run& run, const train::StepReport& report);
+
+  std::vector<train::RunConfig> m_configs;
+  std::vector<std::unique_ptr<Run>> m_runs;
+  QTimer m_drainTimer;
+  std::atomic<bool> m_nudged{false};
+  bool m_started = false;
+};
+
+} // namespace mantissa::ui

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// What crosses from a training thread to the GUI thread, per run: plain rows
+// (one per step or evaluation) and an immutable snapshot (the run's state as
+// of its last publication). No Qt types, no pointers into the session.
+
+// amp/optimizer.h declares slots(): hide Qt's keyword macro while core headers are read.
+#pragma push_macro("slots")
+#undef slots
+#include <mantissa/amp/loss_scaler.h>
+#include <mantissa/model/op_times.h>
+#include <mantissa/telemetry/frame.h>
+#include <mantissa/telemetry/mailbox.h>
+#include <mantissa/tensor/dtype.h>
+#include <mantissa/train/step_report.h>
+#include <mantissa/train/trainer.h>
+#pragma pop_macro("slots")
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace mantissa::ui {
+
+// One watched weight after a step, read on the training thread.
+struct WatchSample {
+  int layer = 0;
+  std::int64_t index = 0;          // flat index into the layer's W [I, O]
+  float master = 0.0f;             // FP32 value of W (master copy, or the only copy)
+  DType working = DType::F32;      // precision the forward pass reads it in
+  std::uint32_t workingBits = 0;   // its bit pattern in `working`
+  float gradient = 0.0f;           // dW at that index as the optimizer used it
+  bool hasMaster = true;           // false: no FP32 master copy (bf16-pure recipes)
+  bool swamped = false;            // gradient non-zero, step applied, weight unchanged
+  std::int64_t swampedSoFar = 0;   // swamped steps since this index was picked
+};
+
+struct StepRow {
+  enum class Kind : std::uint8_t { Step, Eval };
+  Kind kind = Kind::Step;
+  std::int64_t step = 0; // Step: 0-based step index; Eval: steps done
+  double loss = 0.0;
+  double accuracy = 0.0;
+  double lr = 0.0;
+  double lossScale = 1.0;
+  double gradNorm = 0.0;
+  double stepMs = 0.0;
+  bool foundInf = false;
+  bool skipped = false;
+  amp::ScalerState scaler{1.0, 0, 0};
+  std::array<amp::ScalerEvent, 3> events{}; // this step's scaler events
+  int eventCount = 0;
+  model::OpTimes times;
+  std::shared_ptr<const telemetry::TelemetryFrame> frame; // telemetry steps only
+  std::optional<WatchSample> watch;
+  std::optional<train::Divergence> divergence;
+};
+
+struct RunSnapshot {
+  std::int64_t stepsDone = 0;
+  std::int64_t totalSteps = 0;
+  double elapsedSeconds = 0.0;   // since the first step of this run
+  double stepsPerSecond = 0.0;   // over the last publication interval
+  model::OpTimes meanTimes;      // mean per step over the last publication interval
+  bool finished = false;
+  std::optional<train::RunSummary> summary; // once finished
+};
+
+using RunMailbox = telemetry::Mailbox<RunSnapshot, StepRow>;
+
+} // namespace mantissa::ui

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// Everything the GUI keeps about one run, in bounded memory however long it
+// trains: scalar history (telemetry::History), test evaluations, skipped
+// steps, a thinned loss-scale trace, recent scaler events and telemetry
+// frames (halved in resolution when full). Lives on the GUI thread only; fed
+// by apply() with what a mailbox drain handed over.
+
+#include "ui/bridge/run_data.h"
+
+#include <mantissa/telemetry/events.h>
+#include <mantissa/telemetry/history.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace mantissa::ui {
+
+class RunRecord {
+public:
+  enum Column : std::size_t { Loss, Accuracy, Lr, LossScale, StepMs, GradNorm, ColumnCount };
+  static constexpr std::size_t kMaxFrames = 1024;
+  static constexpr std::size_t kMaxScaleRecords = 8192;
+  static constexpr std::size_t kMaxEvents = 4096;
+  static constexpr std::size_t kMaxSkipped = 8192;
+
+  RunRecord();
+
+  // Folds one drain in; returns true when anything new arrived.
+  bool apply(RunMailbox::Drained&& drained);
+  void clear();
+
+  const telemetry::History& history() const { return m_history; }
+  std::int64_t lastStep() const { return m_lastStep; } // -1 before the first step
+  const std::vector<telemetry::SeriesPoint>& testLoss() const { return m_testLoss; }
+  const std::vector<telemetry::SeriesPoint>& testAccuracy() const { return m_testAccuracy; }
+  const std::vector<double>& skippedSteps() const { return m_skipped; }
+  std::int64_t skippedTotal() const { return m_skippedTotal; }
+  const std::vector<telemetry::LossScaleRecord>& scaleRecords() const { return m_scaleRecords; }
+  const std::vector<amp::ScalerEvent>& scalerEvents() const { return m_events; }
+  // Recorded telemetry frames, steps increasing.
+  const std::vector<std::shared_ptr<const telemetry::TelemetryFrame>>& frames() const {
+    return m_frames;
+  }
+  const telemetry::TelemetryFrame* frameAt(std::int64_t step) const; // exact step or nullptr
+  const std::optional<WatchSample>& watch() const { return m_watch; }
+  const std::optional<train::Divergence>& divergence() const { return m_divergence; }
+  const std::shared_ptr<const RunSnapshot>& snapshot() const { return m_snapshot; }
+  std::uint64_t droppedRows() const { return m_droppedRows; }
+
+private:
+  void addStep(StepRow& row);
+  void addScaleRecord(const StepRow& row);
+
+  telemetry::History m_history;
+  std::int64_t m_lastStep = -1;
+  std::vector<telemetry::SeriesPoint> m_testLoss;     // (steps done, test loss)
+  std::vector<telemetry::SeriesPoint> m_testAccuracy; // (steps done, percent)
+  std::vector<double> m_skipped;
+  std::int64_t m_skippedTotal = 0;
+  std::vector<telemetry::LossScaleRecord> m_scaleRecords;
+  std::int64_t m_scaleStride = 1; // records kept every m_scaleStride steps besides changes
+  std::vector<amp::ScalerEvent> m_events;
+  std::vector<std::shared_ptr<const telemetry::TelemetryFrame>> m_frames;
+  std::optional<WatchSample> m_watch;
+  std::optional<train::Divergence> m_divergence;
+  std::shared_ptr<const RunSnapshot> m_snapshot;
+  std::uint64_t m_droppedRows = 0;
+};
+
+} // namespace mantissa::ui

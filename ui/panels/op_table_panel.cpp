@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "ui/panels/op_table_panel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <array>
+#include <utility>
+
+namespace mantissa::ui {
+
+namespace {
+
+QTableWidget* makeTable(const QStringList& headers) {
+  auto* t = new QTableWidget(0, int(headers.size()));
+  t->setHorizontalHeaderLabels(headers);
+  t->verticalHeader()->hide();
+  t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  t->setSelectionMode(QAbstractItemView::NoSelection);
+  t->horizontalHeader()->setStretchLastSection(true);
+  t->setWordWrap(false);
+  return t;
+}
+
+void setRow(QTableWidget* t, int row, const QStringList& cells) {
+  for (int c = 0; c < cells.size(); ++c) {
+    auto* item = t->item(row, c);
+    if (!item) {
+      item = new QTableWidgetItem;
+      t->setItem(row, c, item);
+    }
+    item->setText(cells[c]);
+  }
+}
+
+} // namespace
+
+OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("opTablePanel"));
+  auto* layout = new QVBoxLayout(this);
+  m_title = new QLabel(tr("Start a run to see which op runs in which precision."));
+  m_title->setWordWrap(true);
+  layout->addWidget(m_title);
+  auto* row = new QHBoxLayout;
+  m_precision = makeTable({tr("Op"), tr("Precision"), tr("How")});
+  m_precision->setObjectName(QStringLiteral("opPrecisionTable"));
+  m_times = makeTable({tr("Op kind"), tr("ms / step"), tr("Share")});
+  m_times->setObjectName(QStringLiteral("opTimeTable"));
+  row->addWidget(m_precision, 3);
+  row->addWidget(m_times, 2);
+  layout->addLayout(row, 1);
+}
+
+void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,
+                          const QString& scaler) {
+  m_title->setText(tr("<b>%1</b>: %2<br>Matmul: %3%4")
+                       .arg(QString::fromUtf8(recipe.name.data(), qsizetype(recipe.name.size())),
+                            QString::fromUtf8(recipe.summary.data(),
+                                              qsizetype(recipe.summary.size())).toHtmlEscaped(),
+                            backend.toHtmlEscaped(),
+                            scaler.isEmpty() ? QString()
+                                             : tr("<br>Loss scaler: %1").arg(scaler.toHtmlEscaped())));
+  const auto rows = amp::recipeTable(recipe);
+  m_precision->setRowCount(int(rows.size()));
+  for (int i = 0; i < int(rows.size()); ++i) {
+    const auto& r = rows[std::size_t(i)];
+    setRow(m_precision, i,
+           {QString::fromStdString(r.op), QString::fromStdString(r.precision),
+            QString::fromStdString(r.note)});
+    m_precision->item(i, 2)->setToolTip(QString::fromStdString(r.note));
+  }
+  m_precision->resizeColumnsToContents();
+}
+
+void OpTablePanel::setTimes(const model::OpTimes& t) {
+  const std::array<std::pair<QString, double>, 8> kinds{{
+      {tr("matmul forward"), t.matmulForward},
+      {tr("matmul backward"), t.matmulBackward},
+      {tr("conversion"), t.conversion},
+      {tr("elementwise"), t.elementwise},
+      {tr("loss"), t.loss},
+      {tr("optimizer"), t.optimizer},
+      {tr("telemetry"), t.telemetry},
+      {tr("data"), t.data},
+  }};
+  const double total = t.total();
+  m_times->setRowCount(int(kinds.size()) + 1);
+  for (int i = 0; i < int(kinds.size()); ++i) {
+    const auto& [name, ms] = kinds[std::size_t(i)];
+    setRow(m_times, i,
+           {name, QString::number(ms, 'f', 3),
+            total > 0 ? QStringLiteral("%1 %").arg(100.0 * ms / total, 0, 'f', 1) : QString()});
+  }
+  setRow(m_times, int(kinds.size()), {tr("whole step"), QString::number(total, 'f', 3), QString()});
+  m_times->resizeColumnsToContents();
+}
+
+} // namespace mantissa::ui

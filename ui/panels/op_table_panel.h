@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+#include <mantissa/amp/recipe.h>
+#include <mantissa/model/op_times.h>
+
+#include <QWidget>
+
+class QLabel;
+class QTableWidget;
+
+namespace mantissa::ui {
+
+// The selected run's op-precision table, read from the same amp::Recipe the
+// trainer executes (amp::recipeTable), and where its step time goes by op
+// kind (the trainer's timing breakdown, mean over the last interval).
+class OpTablePanel : public QWidget {
+  Q_OBJECT
+public:
+  explicit OpTablePanel(QWidget* parent = nullptr);
+
+  // backend: e.g. "gemm:jit, BF16 emulated"; scaler: the scaler's one-line description.
+  void setRun(const amp::Recipe& recipe, const QString& backend, const QString& scaler);
+  void setTimes(const model::OpTimes& mean);
+
+  const QTableWidget* precisionTable() const { return m_precision; }
+  const QTableWidget* timeTable() const { return m_times; }
+
+private:
+  QLabel* m_title = nullptr;
+  QTableWidget* m_precision = nullptr;
+  QTableWidget* m_times = nullptr;
+};
+
+} // namespace mantissa::ui

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "ui/panels/train_panel.h"
+
+#include "ui/app_shell/theme.h"
+#include "ui/bridge/run_controller.h"
+#include "ui/charts/histogram_chart.h"
+#include "ui/charts/histogram_heatmap.h"
+#include "ui/charts/loss_chart.h"
+#include "ui/charts/loss_scale_chart.h"
+#include "ui/panels/op_table_panel.h"
+#include "ui/panels/train_panel_setup.h"
+#include "ui/panels/watch_panel.h"
+
+#include <mantissa/train/run_config.h>
+
+#include <nlohmann/json.hpp>
+
+#include <QAction>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSettings>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace mantissa::ui {
+
+namespace {
+
+const QString kDockStateKey = QStringLiteral("train/dockState");
+const QString kRunsKey = QStringLiteral("train/runs");
+constexpr int kLayoutVersion = 1;
+
+} // namespace
+
+TrainPanel::TrainPanel(QWidget* parent) : QMainWindow(parent) {
+  setObjectName(QStringLiteral("trainPanel"));
+  setWindowFlags(Qt::Widget); // a page inside the application's window
+  setDockNestingEnabled(true);
+  setDockOptions(AnimatedDocks | AllowNestedDocks | AllowTabbedDocks);
+  m_controller = new RunController(this);
+  buildActions();
+  buildDocks();
+
+  // All on the GUI thread: the controller emits after draining its mailboxes.
+  connect(m_controller, &RunController::updated, this, &TrainPanel::refresh);
+  connect(m_controller, &RunController::runsChanged, this, &TrainPanel::onRunsChanged);
+  connect(m_controller, &RunController::stateChanged, this, &TrainPanel::onStateChanged);
+  connect(&Theme::instance(), &Theme::changed, this, &TrainPanel::applyTheme);
+  connect(m_setup, &TrainSetup::presetApplied, this,
+          [this](const QString& title, const QString& explanation) {
+            m_presetNote = QStringLiteral("<b>%1</b> — %2").arg(title.toHtmlEscaped(),
+                                                                explanation.toHtmlEscaped());
+            m_banner->setText(m_presetNote + tr("<br>Press Start (Ctrl+R)."));
+            applySetup();
+          });
+
+  restoreLayout();
+  applyTheme();
+  const QString problems = applySetup();
+  if (problems.isEmpty() && m_presetNote.isEmpty())
+    m_banner->setText(tr("Ready: %1 runs side by side. Press Start (Ctrl+R), or Step (N) to go "
+                         "one step at a time.")
+                          .arg(m_controller->runCount()));
+}
+
+TrainPanel::~TrainPanel() {
+  saveLayout();
+  m_controller->shutdown();
+}
+
+void TrainPanel::buildActions() {
+  auto* bar = addToolBar(tr("Training"));
+  bar->setObjectName(QStringLiteral("trainToolBar"));
+  bar->setMovable(false);
+  bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  auto make = [this, bar](const QString& text, const QKeySequence& key, const QString& tip) {
+    auto* a = new QAction(text, this);
+    a->setShortcut(key);
+    a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    a->setToolTip(QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
+    addAction(a);
+    bar->addAction(a);
+    return a;
+  };
+  m_start = make(tr("Start"), QKeySequence(Qt::CTRL | Qt::Key_R), tr("Build the runs and train"));
+  m_pause = make(tr("Pause"), QKeySequence(Qt::Key_Space), tr("Pause or resume every run"));
+  m_step = make(tr("Step"), QKeySequence(Qt::Key_N), tr("One optimizer step of every run"));
+  m_stopAction = make(tr("Stop"), QKeySequence(Qt::CTRL | Qt::Key_Period),
+                      tr("Finish after the current step (the runs stay inspectable)"));
+  m_reset = make(tr("Reset"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+                 tr("Stop and rebuild the runs from the setup"));
+  connect(m_start, &QAction::triggered, this, &TrainPanel::startOrResume);
+  connect(m_pause, &QAction::triggered, m_controller, &RunController::togglePause);
+  connect(m_step, &QAction::triggered, m_controller, &RunController::stepOnce);
+  connect(m_stopAction, &QAction::triggered, m_controller, &RunController::stop);
+  connect(m_reset, &QAction::triggered, this, [this] {
+    m_controller->shutdown();
+    applySetup();
+  });
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Inspect run: ")));
+  m_runPicker = new QComboBox;
+  m_runPicker->setObjectName(QStringLiteral("runPicker"));
+  m_runPicker->setToolTip(tr("The run the histogram, heat map, loss scale, watch and op table show"));
+  connect(m_runPicker, &QComboBox::currentIndexChanged, this, &TrainPanel::onSelectedRunChanged);
+  bar->addWidget(m_runPicker);
+  m_progress = new QLabel;
+  m_progress->setObjectName(QStringLiteral("trainProgress"));
+  m_progress->setContentsMargins(12, 0, 12, 0);
+  bar->addWidget(m_progress);
+
+  m_banner = new QLabel;
+  m_banner->setObjectName(QStringLiteral("trainBanner"));
+  m_banner->setWordWrap(true);
+  m_banner->setTextFormat(Qt::RichText);
+  m_banner->setContentsMargins(8, 4, 8, 4);
+  auto* bannerBar = new QToolBar(tr("Messages"));
+  bannerBar->setObjectName(QStringLiteral("trainBannerBar"));
+  bannerBar->setMovable(false);
+  bannerBar->addWidget(m_banner);
+  addToolBarBreak();
+  addToolBar(bannerBar);
+}
+
+QDockWidget* TrainPanel::addDock(QWidget* widget, const QString& title, const QString& name,
+                                 Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(name);
+  dock->setWidget(widget);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  addDockWidget(area, dock);
+  return dock;
+}
+
+void TrainPanel::buildDocks() {
+  m_loss = new LossChart;
+  m_loss->setObjectName(QStringLiteral("lossChart"));
+  setCentralWidget(m_loss);
+
+  m_setup = new TrainSetup;
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(m_setup);
+  scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  auto* setupDock = addDock(scroll, tr("Run setup"), QStringLiteral("setupDock"), Qt::LeftDockWidgetArea);
+
+  m_accuracy = new AccuracyChart;
+  m_accuracy->setObjectName(QStringLiteral("accuracyChart"));
+  auto* accDock = addDock(m_accuracy, tr("Accuracy"), QStringLiteral("accuracyDock"),
+                          Qt::RightDockWidgetArea);
+  m_lossScale = new LossScaleChart;
+  m_lossScale->setObjectName(QStringLiteral("lossScaleChart"));
+  auto* scaleDock = addDock(m_lossScale, tr("Loss scale"), QStringLiteral("lossScaleDock"),
+                            Qt::RightDockWidgetArea);
+  splitDockWidget(accDock, scaleDock, Qt::Vertical);
+
+  auto* histDock = addDock(buildHistogramDock(), tr("Gradient histogram"),
+                           QStringLiteral("histogramDock"), Qt::BottomDockWidgetArea);
+  m_heatmap = new HistogramHeatmap;
+  m_heatmap->setObjectName(QStringLiteral("histogramHeatmap"));
+  auto* heatDock = addDock(m_heatmap, tr("Histogram over steps"), QStringLiteral("heatmapDock"),
+                           Qt::BottomDockWidgetArea);
+  splitDockWidget(histDock, heatDock, Qt::Horizontal);
+
+  m_watch = new WatchPanel;
+  auto* watchDock = addDock(m_watch, tr("Watch a value"), QStringLiteral("watchDock"),
+                            Qt::RightDockWidgetArea);
+  m_opTable = new OpTablePanel;
+  auto* opDock = addDock(m_opTable, tr("Op precision"), QStringLiteral("opTableDock"),
+                         Qt::RightDockWidgetArea);
+  tabifyDockWidget(scaleDock, watchDock);
+  tabifyDockWidget(watchDock, opDock);
+  scaleDock->raise();
+  resizeDocks({setupDock}, {300}, Qt::Horizontal);
+  resizeDocks({histDock}, {380}, Qt::Vertical);
+
+  connect(m_heatmap, &HistogramHeatmap::stepSelected, this, [this](std::int64_t step) {
+    m_scrubStep = step;
+    m_followLatest->setChecked(false);
+    refreshHistogram();
+  });
+  connect(m_histogram, &HistogramChart::binClicked, this, &TrainPanel::onBinClicked);
+  connect(m_watch, &WatchPanel::watchRequested, this, [this](int layer, std::int64_t index) {
+    if (selectedRun() >= 0)
+      m_controller->setWatch(selectedRun(), layer, index);
+  });
+}
+
+QWidget* TrainPanel::buildHistogramDock() {
+  auto* box = new QWidget;
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* row = new QHBoxLayout;
+  m_layerPicker = new QComboBox;
+  m_layerPicker->setObjectName(QStringLiteral("histogramLayer"));
+  m_classPicker = new QComboBox;
+  m_classPicker->setObjectName(QStringLiteral("histogramClass"));
+  const std::pair<telemetry::TensorClass, QString> classes[] = {
+      {telemetry::TensorClass::WeightGrads, tr("weight gradients")},
+      {telemetry::TensorClass::ActivationGrads, tr("activation gradients")},
+      {telemetry::TensorClass::Weights, tr("weights")},
+      {telemetry::TensorClass::Activations, tr("activations")},
+      {telemetry::TensorClass::Updates, tr("weight updates")}};
+  for (const auto& [cls, name] : classes)
+    m_classPicker->addItem(name, int(cls));
+  m_followLatest = new QToolButton;
+  m_followLatest->setText(tr("Follow latest"));
+  m_followLatest->setCheckable(true);
+  m_followLatest->setChecked(true);
+  m_followLatest->setToolTip(tr("Show the newest frame; scrub the heat map to look back"));
+  connect(m_followLatest, &QToolButton::toggled, this, [this](bool on) {
+    if (on)
+      m_scrubStep.reset();
+    refreshHistogram();
+  });
+  row->addWidget(m_layerPicker);
+  row->addWidget(m_classPicker);
+  row->addStretch(1);
+  row->addWidget(m_followLatest);
+  layout->addLayout(row);
+  m_histogram = new HistogramChart;
+  m_histogram->setObjectName(QStringLiteral("histogramChart"));
+  layout->addWidget(m_histogram, 1);
+  for (QComboBox* c : {m_layerPicker, m_classPicker})
+    connect(c, &QComboBox::currentIndexChanged, this, [this] {
+      refreshHistogram();
+      refreshHeatmap();
+    });
+  return box;
+}
+
+QString TrainPanel::applySetup() {
+  QString problems = m_setup->problems();
+  if (problems.isEmpty())
+    problems = m_controller->setRuns(m_setup->configs());
+  if (!problems.isEmpty())
+    m_banner->setText(QStringLiteral("<b>%1</b><br>%2")
+                          .arg(tr("Cannot build the runs:"),
+                               problems.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
+  return problems;
+}
+
+void TrainPanel::startOrResume() {
+  switch (m_controller->state()) {
+  case RunController::State::Paused:
+    m_controller->resume();
+    return;
+  case RunController::State::Running:
+    return;
+  default:
+    break;
+  }
+  if (applySetup().isEmpty()) {
+    m_controller->start();
+    m_banner->setText(m_presetNote.isEmpty() ? tr("Training…") : m_presetNote);
+  }
+}
+
+void TrainPanel::onRunsChanged() {
+  QList<ChartRun> runs;
+  {
+    const QSignalBlocker block(m_runPicker);
+    const int previous = m_runPicker->currentIndex();
+    m_runPicker->clear();
+    for (int i = 0; i < m_controller->runCount(); ++i) {
+      runs.append({m_controller->runId(i), m_controller->runName(i), m_controller->runColor(i)});
+      m_runPicker->addItem(m_controller->runName(i));
+    }
+    m_runPicker->setCurrentIndex(previous >= 0 && previous < m_runPicker->count() ? previous : 0);
+  }
+  m_loss->setRuns(runs);
+  m_accuracy->setRuns(runs);
+  m_scrubStep.reset();
+  m_followLatest->setChecked(true);
+  m_histogramKey.clear();
+  m_heatmapKey.clear();
+  m_heatmap->setHistory({}, {});
+  m_scaleDrawnStep = -2;
+  onSelectedRunChanged();
+}
+
+void TrainPanel::onSelectedRunChanged() {
+  const int run = selectedRun();
+  if (run < 0)
+    return;
+  const train::Session& session = m_controller->session(run);
+  const auto& widths = session.model().spec().widths;
+  {
+    const QSignalBlocker block(m_layerPicker);
+    const int previous = m_layerPicker->currentIndex();
+    m_layerPicker->clear();
+    for (std::size_t l = 0; l + 1 < widths.size(); ++l)
+      m_layerPicker->addItem(
+          tr("layer %1 (%2→%3)").arg(l).arg(widths[l]).arg(widths[l + 1]));
+    m_layerPicker->setCurrentIndex(std::clamp(previous, 0, m_layerPicker->count() - 1));
+  }
+  m_watch->setModelWidths(widths);
+  m_controller->setWatch(run, m_watch->layer(), m_watch->flatIndex());
+  const QString backend =
+      QString::fromStdString(session.model().matmulImplementation()) +
+      (session.model().matmulEmulated() ? tr(" (16-bit emulated: FP32 compute)") : QString());
+  m_opTable->setRun(session.recipe(), backend,
+                    QString::fromStdString(session.scalerDescription()));
+  m_lossScale->setPreset(session.scaler() ? QString::fromStdString(session.scaler()->config().preset)
+                                          : tr("none: %1 does not scale the loss")
+                                                .arg(m_controller->runName(run)));
+  m_histogramKey.clear();
+  m_heatmapKey.clear();
+  m_scaleDrawnStep = -2;
+  refresh();
+}
+
+int TrainPanel::selectedRun() const {
+  const int i = m_runPicker->currentIndex();
+  return i >= 0 && i < m_controller->runCount() ? i : -1;
+}
+
+void TrainPanel::setSelectedRun(int run) { m_runPicker->setCurrentIndex(run); }
+
+void TrainPanel::setHistogramSelection(int layer, telemetry::TensorClass cls) {
+  m_layerPicker->setCurrentIndex(layer);
+  m_classPicker->setCurrentIndex(m_classPicker->findData(int(cls)));
+}
+
+void TrainPanel::onBinClicked(int exponent) {
+  const int run = selectedRun();
+  if (run < 0)
+    return;
+  auto cls = telemetry::TensorClass(m_classPicker->currentData().toInt());
+  if (cls != telemetry::TensorClass::WeightGrads)
+    cls = telemetry::TensorClass::Weights; // only W and dW index a weight
+  m_controller->watchInBinade(run, std::max(0, m_layerPicker->currentIndex()), cls, exponent);
+  m_watch->showSearching(cls == telemetry::TensorClass::WeightGrads ? tr("gradient") : tr("value"),
+                         exponent);
+  if (m_controller->state() == RunController::State::Paused)
+    m_banner->setText(tr("The watched weight is picked at the next step (press N)."));
+}
+
+void TrainPanel::onStateChanged() {
+  using S = RunController::State;
+  const S s = m_controller->state();
+  m_pause->setText(s == S::Paused ? tr("Resume") : tr("Pause"));
+  m_pause->setEnabled(s == S::Running || s == S::Paused || s == S::Ready);
+  m_step->setEnabled(s == S::Ready || s == S::Running || s == S::Paused);
+  m_stopAction->setEnabled(s == S::Running || s == S::Paused);
+  m_start->setEnabled(s != S::Running);
+  m_setup->setEnabled(s != S::Running && s != S::Paused);
+  refreshStatus();
+}
+
+void TrainPanel::applyTheme() {
+  const Theme& t = Theme::instance();
+  const ChartStyle style = t.presenter() ? ChartStyle::presenter(t.dark()) : ChartStyle::screen(t.dark());
+  m_loss->setChartStyle(style);
+  m_accuracy->setChartStyle(style);
+  m_histogram->setChartStyle(style);
+  m_heatmap->setChartStyle(style);
+  m_lossScale->setChartStyle(style);
+}
+
+void TrainPanel::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (!m_closeFilterInstalled && window() != this) {
+    window()->installEventFilter(this);
+    m_closeFilterInstalled = true;
+  }
+}
+
+// Closing the application's window stops and joins every trainer at once.
+bool TrainPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == window() && event->type() == QEvent::Close) {
+    saveLayout();
+    m_controller->shutdown();
+  }
+  return QMainWindow::eventFilter(watched, event);
+}
+
+void TrainPanel::saveLayout() const {
+  QSettings settings;
+  settings.setValue(kDockStateKey, saveState(kLayoutVersion));
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& c : m_setup->configs())
+    runs.push_back(train::toJson(c));
+  settings.setValue(kRunsKey, QString::fromStdString(runs.dump()));
+}
+
+void TrainPanel::restoreLayout() {
+  QSettings settings;
+  restoreState(settings.value(kDockStateKey).toByteArray(), kLayoutVersion);
+  const QString saved = settings.value(kRunsKey).toString();
+  if (saved.isEmpty())
+    return;
+  try {
+    std::vector<train::RunConfig> runs;
+    for (const auto& j : nlohmann::json::parse(saved.toStdString()))
+      runs.push_back(train::runConfigFromJson(j));
+    if (!runs.empty())
+      m_setup->setConfigs(runs);
+  } catch (const std::exception&) {
+    // A setup saved by another version: keep the defaults.
+  }
+}
+
+} // namespace mantissa::ui

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+#include <mantissa/telemetry/histogram.h>
+
+#include <QMainWindow>
+
+#include <cstdint>
+#include <optional>
+
+class QAction;
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QToolButton;
+
+namespace mantissa::telemetry {
+struct TelemetryFrame;
+}
+
+namespace mantissa::ui {
+
+class AccuracyChart;
+class HistogramChart;
+class HistogramHeatmap;
+class LossChart;
+class LossScaleChart;
+class OpTablePanel;
+class RunController;
+class TrainSetup;
+class WatchPanel;
+
+// The "Train" page: run setup, Start / Pause / Step / Stop / Reset, and the
+// live views as docks (loss, accuracy, gradient histogram, its heat map over
+// steps, loss scale, watch a value, op precision table). Dock layout and the
+// setup persist through QSettings. Every view is redrawn from the
+// RunController's records after each drain.
+class TrainPanel : public QMainWindow {
+  Q_OBJECT
+public:
+  explicit TrainPanel(QWidget* parent = nullptr);
+  ~TrainPanel() override;
+
+  RunController* controller() const { return m_controller; }
+  TrainSetup* setup() const { return m_setup; }
+  LossChart* lossChart() const { return m_loss; }
+  AccuracyChart* accuracyChart() const { return m_accuracy; }
+  HistogramChart* histogramChart() const { return m_histogram; }
+  HistogramHeatmap* heatmap() const { return m_heatmap; }
+  LossScaleChart* lossScaleChart() const { return m_lossScale; }
+  WatchPanel* watchPanel() const { return m_watch; }
+  OpTablePanel* opTable() const { return m_opTable; }
+  QAction* startAction() const { return m_start; }
+  QAction* pauseAction() const { return m_pause; }
+  QAction* stepAction() const { return m_step; }
+  QAction* stopAction() const { return m_stopAction; }
+  QAction* resetAction() const { return m_reset; }
+
+  // Applies the setup form to the controller (new runs, Ready). Returns the
+  // problems ("" when the runs were built).
+  QString applySetup();
+  int selectedRun() const;
+  void setSelectedRun(int run);
+  void setHistogramSelection(int layer, telemetry::TensorClass cls);
+  // The step the histogram shows when scrubbed; nullopt when following the latest frame.
+  std::optional<std::int64_t> scrubStep() const { return m_scrubStep; }
+  // Redraws every view from the controller's records.
+  void refresh();
+  QString statusText() const { return m_statusText; }
+  QString divergenceText() const;
+
+signals:
+  void statusTextChanged(const QString& text);
+
+protected:
+  void showEvent(QShowEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+  void buildActions();
+  void buildDocks();
+  QDockWidget* addDock(QWidget* widget, const QString& title, const QString& name,
+                       Qt::DockWidgetArea area);
+  QWidget* buildHistogramDock();
+  void startOrResume();
+  void onRunsChanged();
+  void onStateChanged();
+  void onSelectedRunChanged();
+  void onBinClicked(int exponent);
+  void applyTheme();
+  void saveLayout() const;
+  void restoreLayout();
+
+  // train_panel_views.cpp
+  void refreshCurves();
+  void refreshHistogram();
+  void refreshHeatmap();
+  void refreshLossScale();
+  void refreshWatch();
+  void refreshStatus();
+  const telemetry::TelemetryFrame* shownFrame() const;
+
+  RunController* m_controller = nullptr;
+  TrainSetup* m_setup = nullptr;
+  LossChart* m_loss = nullptr;
+  AccuracyChart* m_accuracy = nullptr;
+  HistogramChart* m_histogram = nullptr;
+  HistogramHeatmap* m_heatmap = nullptr;
+  LossScaleChart* m_lossScale = nullptr;
+  WatchPanel* m_watch = nullptr;
+  OpTablePanel* m_opTable = nullptr;
+  QComboBox* m_runPicker = nullptr;
+  QComboBox* m_layerPicker = nullptr;
+  QComboBox* m_classPicker = nullptr;
+  QToolButton* m_followLatest = nullptr;
+  QLabel* m_banner = nullptr;
+  QLabel* m_progress = nullptr;
+  QAction* m_start = nullptr;
+  QAction* m_pause = nullptr;
+  QAction* m_step = nullptr;
+  QAction* m_stopAction = nullptr;
+  QAction* m_reset = nullptr;
+
+  std::optional<std::int64_t> m_scrubStep;
+  const telemetry::TelemetryFrame* m_histogramFrame = nullptr; // what the histogram shows
+  QString m_histogramKey;
+  QString m_heatmapKey;
+  std::int64_t m_scaleDrawnStep = -2;
+  QString m_statusText;
+  QString m_presetNote;
+  bool m_closeFilterInstalled = false;
+};
+
+} // namespace mantissa::ui

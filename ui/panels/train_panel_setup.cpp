@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "ui/panels/train_panel_setup.h"
+
+#include "ui/app_shell/palette.h"
+
+#include <mantissa/amp/recipe.h>
+#include <mantissa/data/dataset.h>
+#include <mantissa/model/mlp.h>
+#include <mantissa/train/presets.h>
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace mantissa::ui {
+
+namespace {
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+
+} // namespace
+
+std::vector<train::RunConfig> TrainSetup::defaultConfigs() {
+  std::vector<train::RunConfig> runs;
+  for (const char* recipe : {"fp32", "bf16-mixed", "fp16-mixed"}) {
+    train::RunConfig c = train::referenceRun(recipe);
+    c.telemetryEvery = 5;
+    runs.push_back(c);
+  }
+  return runs;
+}
+
+TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("trainSetup"));
+  auto* layout = new QVBoxLayout(this);
+
+  auto* presets = new QGroupBox(tr("Phenomena (one click)"));
+  auto* presetGrid = new QGridLayout(presets);
+  int i = 0;
+  for (const auto& preset : train::presets()) {
+    auto* button = new QPushButton(qs(preset.name));
+    button->setObjectName(QStringLiteral("preset_") + qs(preset.name));
+    button->setToolTip(qs(preset.title) + QStringLiteral("\n\n") + qs(preset.explanation));
+    const QString name = qs(preset.name);
+    connect(button, &QPushButton::clicked, this, [this, name] { applyPreset(name); });
+    presetGrid->addWidget(button, i / 2, i % 2);
+    ++i;
+  }
+  layout->addWidget(presets);
+
+  auto* recipes = new QGroupBox(tr("Recipes (one run each)"));
+  auto* chipGrid = new QGridLayout(recipes);
+  i = 0;
+  for (const auto& recipe : amp::recipes()) {
+    auto* chip = new QPushButton(qs(recipe.name));
+    chip->setCheckable(true);
+    chip->setObjectName(QStringLiteral("recipe_") + qs(recipe.name));
+    chip->setToolTip(qs(recipe.summary));
+    connect(chip, &QPushButton::toggled, this, &TrainSetup::validate);
+    m_recipeChips[qs(recipe.name)] = chip;
+    chipGrid->addWidget(chip, i / 2, i % 2);
+    ++i;
+  }
+  layout->addWidget(recipes);
+
+  auto* form = new QFormLayout;
+  m_data = new QComboBox;
+  m_data->setEditable(true);
+  for (const auto& name : data::builtinNames())
+    m_data->addItem(qs(name));
+  m_data->setToolTip(tr("A built-in set, or the path of an IDX or CSV file"));
+  form->addRow(tr("Data"), m_data);
+
+  m_model = new QLineEdit;
+  m_model->setObjectName(QStringLiteral("modelSpec"));
+  m_model->setToolTip(tr("mlp:WIDTHS[:ACTIVATION], e.g. mlp:784-256-256-10:relu"));
+  form->addRow(tr("Model"), m_model);
+  m_modelError = new QLabel;
+  m_modelError->setObjectName(QStringLiteral("modelError"));
+  m_modelError->setWordWrap(true);
+  m_modelError->setStyleSheet(QStringLiteral("color: %1").arg(palette::kWarning.name()));
+  m_modelError->hide();
+  form->addRow(QString(), m_modelError);
+
+  m_scaler = new QComboBox;
+  m_scaler->addItem(tr("recipe default"), QString());
+  for (const char* s : {"pytorch", "keras", "apex", "deepspeed", "megatron", "static:1024", "none"})
+    m_scaler->addItem(QString::fromLatin1(s), QString::fromLatin1(s));
+  m_scaler->setToolTip(tr("Loss-scaler preset for recipes that scale the loss"));
+  form->addRow(tr("Loss scaler"), m_scaler);
+
+  m_optimizer = new QComboBox;
+  m_optimizer->addItems({QStringLiteral("sgd"), QStringLiteral("adamw")});
+  form->addRow(tr("Optimizer"), m_optimizer);
+  m_lr = new QDoubleSpinBox;
+  m_lr->setDecimals(5);
+  m_lr->setRange(0.00001, 10.0);
+  m_lr->setSingleStep(0.005);
+  form->addRow(tr("Learning rate"), m_lr);
+  m_batch = new QSpinBox;
+  m_batch->setRange(1, 4096);
+  form->addRow(tr("Batch"), m_batch);
+  auto* length = new QHBoxLayout;
+  m_length = new QSpinBox;
+  m_length->setRange(1, 10'000'000);
+  m_lengthUnit = new QComboBox;
+  m_lengthUnit->addItems({tr("epochs"), tr("steps")});
+  length->addWidget(m_length, 1);
+  length->addWidget(m_lengthUnit);
+  form->addRow(tr("Length"), length);
+  m_seed = new QSpinBox;
+  m_seed->setRange(0, 1'000'000'000);
+  form->addRow(tr("Seed"), m_seed);
+  m_telemetry = new QSpinBox;
+  m_telemetry->setRange(0, 100000);
+  m_telemetry->setSpecialValueText(tr("off"));
+  m_telemetry->setSuffix(tr(" steps"));
+  m_telemetry->setToolTip(tr("A histogram frame every K steps (0 = off)"));
+  form->addRow(tr("Histograms every"), m_telemetry);
+  layout->addLayout(form);
+
+  m_problems = new QLabel;
+  m_problems->setObjectName(QStringLiteral("setupProblems"));
+  m_problems->setWordWrap(true);
+  m_problems->setStyleSheet(QStringLiteral("color: %1").arg(palette::kWarning.name()));
+  layout->addWidget(m_problems);
+  layout->addStretch(1);
+
+  for (QLineEdit* e : {m_model})
+    connect(e, &QLineEdit::textChanged, this, &TrainSetup::validate);
+  connect(m_data, &QComboBox::currentTextChanged, this, &TrainSetup::validate);
+  for (QComboBox* c : {m_scaler, m_optimizer, m_lengthUnit})
+    connect(c, &QComboBox::currentIndexChanged, this, &TrainSetup::validate);
+  connect(m_lr, &QDoubleSpinBox::valueChanged, this, &TrainSetup::validate);
+  for (QSpinBox* s : {m_batch, m_length, m_seed, m_telemetry})
+    connect(s, &QSpinBox::valueChanged, this, &TrainSetup::validate);
+
+  setConfigs(defaultConfigs());
+}
+
+void TrainSetup::setConfigs(const std::vector<train::RunConfig>& runs) {
+  if (runs.empty())
+    return;
+  m_base = runs;
+  const train::RunConfig& c = runs.front();
+  const QSignalBlocker blocks[] = {QSignalBlocker(m_data),   QSignalBlocker(m_model),
+                                   QSignalBlocker(m_scaler), QSignalBlocker(m_optimizer),
+                                   QSignalBlocker(m_lr),     QSignalBlocker(m_batch),
+                                   QSignalBlocker(m_length), QSignalBlocker(m_lengthUnit),
+                                   QSignalBlocker(m_seed),   QSignalBlocker(m_telemetry)};
+  m_data->setCurrentText(QString::fromStdString(c.data));
+  m_model->setText(QString::fromStdString(c.model));
+  const int scaler = m_scaler->findData(QString::fromStdString(c.scaler));
+  m_scaler->setCurrentIndex(scaler >= 0 ? scaler : 0);
+  m_optimizer->setCurrentText(QString::fromStdString(c.optimizer));
+  m_lr->setValue(c.lr);
+  m_batch->setValue(c.batch);
+  m_lengthUnit->setCurrentIndex(c.steps > 0 ? 1 : 0);
+  m_length->setValue(int(c.steps > 0 ? c.steps : std::max<std::int64_t>(c.epochs, 1)));
+  m_seed->setValue(int(c.seed));
+  m_telemetry->setValue(c.telemetryEvery);
+  for (auto& [name, chip] : m_recipeChips) {
+    const QSignalBlocker block(chip);
+    chip->setChecked(std::any_of(runs.begin(), runs.end(), [&n = name](const auto& r) {
+      return QString::fromStdString(r.recipe) == n;
+    }));
+  }
+  validate();
+}
+
+void TrainSetup::applyPreset(const QString& name) {
+  const train::Preset* preset = train::findPreset(name.toStdString());
+  if (!preset)
+    return;
+  setConfigs(preset->runs);
+  emit presetApplied(QString::fromStdString(preset->title),
+                     QString::fromStdString(preset->explanation));
+}
+
+QStringList TrainSetup::checkedRecipes() const {
+  QStringList out;
+  for (const auto& recipe : amp::recipes()) { // the UI's order, not the map's
+    const auto* chip = m_recipeChips.at(qs(recipe.name));
+    if (chip->isChecked())
+      out << qs(recipe.name);
+  }
+  return out;
+}
+
+void TrainSetup::setRecipeChecked(const QString& recipe, bool on) {
+  if (auto it = m_recipeChips.find(recipe); it != m_recipeChips.end())
+    it->second->setChecked(on);
+}
+
+train::RunConfig TrainSetup::baseFor(const std::string& recipe) const {
+  for (const auto& r : m_base)
+    if (r.recipe == recipe)
+      return r;
+  train::RunConfig c = m_base.empty() ? train::RunConfig{} : m_base.front();
+  c.recipe = recipe;
+  c.scaler.clear(); // a scaler of another recipe may not apply to this one
+  c.scalerInitScale.reset();
+  c.scalerGrowthInterval.reset();
+  return c;
+}
+
+std::vector<train::RunConfig> TrainSetup::configs() const {
+  std::vector<train::RunConfig> out;
+  // The preset's order first (its first run is the one the phenomenon is about).
+  QStringList order;
+  const QStringList checked = checkedRecipes();
+  for (const auto& r : m_base)
+    if (checked.contains(QString::fromStdString(r.recipe)))
+      order << QString::fromStdString(r.recipe);
+  for (const QString& r : checked)
+    if (!order.contains(r))
+      order << r;
+  for (const QString& recipe : order) {
+    train::RunConfig c = baseFor(recipe.toStdString());
+    c.data = m_data->currentText().trimmed().toStdString();
+    c.model = m_model->text().trimmed().toStdString();
+    const QString scaler = m_scaler->currentData().toString();
+    const amp::Recipe* r = amp::findRecipe(c.recipe);
+    if (!scaler.isEmpty() && r && r->lossScaling)
+      c.scaler = scaler.toStdString();
+    c.optimizer = m_optimizer->currentText().toStdString();
+    c.lr = m_lr->value();
+    c.batch = m_batch->value();
+    c.steps = m_lengthUnit->currentIndex() == 1 ? m_length->value() : 0;
+    c.epochs = m_lengthUnit->currentIndex() == 0 ? m_length->value() : 0;
+    c.seed = std::uint64_t(m_seed->value());
+    c.telemetryEvery = m_telemetry->value();
+    out.push_back(c);
+  }
+  return out;
+}
+
+QString TrainSetup::problems() const {
+  QStringList out;
+  const auto runs = configs();
+  if (runs.empty())
+    out << tr("Check at least one recipe.");
+  for (const auto& c : runs)
+    for (const auto& p : c.problems())
+      out << QString::fromStdString(p); // the form's fields are shared by every run
+  out.removeDuplicates();
+  return out.join(u'\n');
+}
+
+void TrainSetup::validate() {
+  QString modelProblem;
+  try {
+    model::parseMlpSpec(m_model->text().trimmed().toStdString());
+  } catch (const std::exception& e) {
+    modelProblem = QString::fromUtf8(e.what());
+  }
+  m_modelError->setText(modelProblem);
+  m_modelError->setVisible(!modelProblem.isEmpty());
+  m_model->setStyleSheet(modelProblem.isEmpty()
+                             ? QString()
+                             : QStringLiteral("border: 2px solid %1").arg(palette::kWarning.name()));
+  m_problems->setText(problems());
+  emit changed();
+}
+
+} // namespace mantissa::ui

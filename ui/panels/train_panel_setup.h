@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+#include <mantissa/train/run_config.h>
+
+#include <QWidget>
+
+#include <map>
+#include <vector>
+
+class QAbstractButton;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace mantissa::ui {
+
+// The run setup form: data set, model (validated inline), one or more
+// recipes as checkable chips, scaler preset, optimizer, lr, batch, steps or
+// epochs, seed, telemetry cadence, and the four phenomenon presets as one
+// click each. configs() gives one RunConfig per checked recipe.
+class TrainSetup : public QWidget {
+  Q_OBJECT
+public:
+  explicit TrainSetup(QWidget* parent = nullptr);
+
+  std::vector<train::RunConfig> configs() const;
+  // Fills the form from runs (the first run's fields, every run's recipe).
+  void setConfigs(const std::vector<train::RunConfig>& runs);
+  void applyPreset(const QString& name);
+  // Every problem of the current form, one per line; "" when it can run.
+  QString problems() const;
+
+  QStringList checkedRecipes() const;
+  void setRecipeChecked(const QString& recipe, bool on);
+
+  static std::vector<train::RunConfig> defaultConfigs();
+
+signals:
+  void changed();
+  void presetApplied(const QString& name, const QString& explanation);
+
+private:
+  void validate();
+  train::RunConfig baseFor(const std::string& recipe) const;
+
+  QComboBox* m_data = nullptr;
+  QLineEdit* m_model = nullptr;
+  QLabel* m_modelError = nullptr;
+  std::map<QString, QPushButton*> m_recipeChips;
+  QComboBox* m_scaler = nullptr;
+  QComboBox* m_optimizer = nullptr;
+  QDoubleSpinBox* m_lr = nullptr;
+  QSpinBox* m_batch = nullptr;
+  QComboBox* m_lengthUnit = nullptr;
+  QSpinBox* m_length = nullptr;
+  QSpinBox* m_seed = nullptr;
+  QSpinBox* m_telemetry = nullptr;
+  QLabel* m_problems = nullptr;
+  std::vector<train::RunConfig> m_base; // the preset's runs (fields the form does not show)
+};
+
+} // namespace mantissa::ui

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// TrainPanel: turning the controller's records into pictures. Long series are
+// decimated to about two points per horizontal pixel (History::series) and
+// handed to each series with one replace() inside the chart classes.
+#include "ui/bridge/run_controller.h"
+#include "ui/charts/histogram_chart.h"
+#include "ui/charts/histogram_heatmap.h"
+#include "ui/charts/loss_chart.h"
+#include "ui/charts/loss_scale_chart.h"
+#include "ui/panels/op_table_panel.h"
+#include "ui/panels/train_panel.h"
+#include "ui/panels/watch_panel.h"
+
+#include <QComboBox>
+#include <QLabel>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mantissa::ui {
+
+namespace {
+
+QList<QPointF> toPoints(const std::vector<telemetry::SeriesPoint>& points) {
+  QList<QPointF> out;
+  out.reserve(qsizetype(points.size()));
+  for (const auto& p : points)
+    out.append(QPointF(p.x, p.y));
+  return out;
+}
+
+QString duration(double seconds) {
+  const int s = int(seconds);
+  return s >= 60 ? QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'))
+                 : QStringLiteral("%1 s").arg(seconds, 0, 'f', 1);
+}
+
+QString className(telemetry::TensorClass cls) {
+  switch (cls) {
+  case telemetry::TensorClass::Weights:
+    return QObject::tr("weights");
+  case telemetry::TensorClass::Activations:
+    return QObject::tr("activations");
+  case telemetry::TensorClass::ActivationGrads:
+    return QObject::tr("activation gradients");
+  case telemetry::TensorClass::WeightGrads:
+    return QObject::tr("weight gradients");
+  case telemetry::TensorClass::Updates:
+    return QObject::tr("weight updates");
+  }
+  return {};
+}
+
+} // namespace
+
+void TrainPanel::refresh() {
+  refreshCurves();
+  refreshHistogram();
+  refreshHeatmap();
+  refreshLossScale();
+  refreshWatch();
+  refreshStatus();
+}
+
+void TrainPanel::refreshCurves() {
+  const std::size_t pixels = std::size_t(std::max(200, m_loss->width()));
+  for (int i = 0; i < m_controller->runCount(); ++i) {
+    const RunRecord& r = m_controller->record(i);
+    const QList<double> skipped(r.skippedSteps().begin(), r.skippedSteps().end());
+    m_loss->updateRun(m_controller->runId(i), toPoints(r.history().series(RunRecord::Loss, pixels)),
+                      toPoints(r.testLoss()), skipped);
+    m_accuracy->updateRun(m_controller->runId(i),
+                          toPoints(r.history().series(RunRecord::Accuracy, pixels)),
+                          toPoints(r.testAccuracy()), skipped);
+  }
+}
+
+const telemetry::TelemetryFrame* TrainPanel::shownFrame() const {
+  const int run = selectedRun();
+  if (run < 0)
+    return nullptr;
+  const RunRecord& r = m_controller->record(run);
+  if (r.frames().empty())
+    return nullptr;
+  if (m_scrubStep)
+    if (const auto* f = r.frameAt(*m_scrubStep))
+      return f;
+  return r.frames().back().get();
+}
+
+void TrainPanel::refreshHistogram() {
+  const int run = selectedRun();
+  const telemetry::TelemetryFrame* frame = shownFrame();
+  const int layer = std::max(0, m_layerPicker->currentIndex());
+  const auto cls = telemetry::TensorClass(m_classPicker->currentData().toInt());
+  const QString key = QStringLiteral("%1/%2/%3").arg(run).arg(layer).arg(int(cls));
+  if (frame == m_histogramFrame && key == m_histogramKey)
+    return;
+  m_histogramFrame = frame;
+  m_histogramKey = key;
+  if (!frame) {
+    m_histogram->setHistograms(telemetry::ExponentHistogram{});
+    m_histogram->setSubject(run >= 0 && m_controller->config(run).telemetryEvery == 0
+                                ? tr("histograms are off for this run (setup: Histograms every)")
+                                : tr("no frame recorded yet"));
+    return;
+  }
+  const auto* unscaled = frame->find(layer, cls, false);
+  const auto* scaled = frame->find(layer, cls, true);
+  if (!unscaled) {
+    m_histogram->setHistograms(telemetry::ExponentHistogram{});
+    m_histogram->setSubject(tr("layer %1 %2: not recorded").arg(layer).arg(className(cls)));
+    return;
+  }
+  m_histogram->setHistograms(unscaled->hist, scaled ? &scaled->hist : nullptr,
+                             scaled ? scaled->lossScale : 1.0);
+  QString subject = tr("%1 · layer %2 %3, step %4")
+                        .arg(m_controller->runName(run))
+                        .arg(layer)
+                        .arg(className(cls))
+                        .arg(frame->step);
+  if (std::size_t(layer) < frame->swamped.size() && !std::isnan(frame->swamped[std::size_t(layer)]) &&
+      cls == telemetry::TensorClass::Updates)
+    subject += tr(" · %1 % swamped").arg(100.0 * frame->swamped[std::size_t(layer)], 0, 'f', 1);
+  m_histogram->setSubject(subject);
+}
+
+void TrainPanel::refreshHeatmap() {
+  const int run = selectedRun();
+  if (run < 0)
+    return;
+  const RunRecord& r = m_controller->record(run);
+  const int layer = std::max(0, m_layerPicker->currentIndex());
+  const auto cls = telemetry::TensorClass(m_classPicker->currentData().toInt());
+  const QString key = QStringLiteral("%1/%2/%3").arg(run).arg(layer).arg(int(cls));
+  const auto& frames = r.frames();
+  // Rebuild when the subject changed or the record thinned its frames; else append.
+  const bool rebuild = key != m_heatmapKey ||
+                       (m_heatmap->rowCount() > 0 &&
+                        (frames.empty() || frames.front()->step != m_heatmap->stepOfRow(0)));
+  if (rebuild) {
+    std::vector<std::int64_t> steps;
+    std::vector<telemetry::ExponentHistogram> hists;
+    for (const auto& f : frames)
+      if (const auto* t = f->find(layer, cls, false)) {
+        steps.push_back(f->step);
+        hists.push_back(t->hist);
+      }
+    m_heatmap->setHistory(steps, hists);
+    m_heatmap->setSubject(tr("%1 · layer %2 %3").arg(m_controller->runName(run)).arg(layer).arg(className(cls)));
+    m_heatmapKey = key;
+    if (m_scrubStep)
+      m_heatmap->selectStep(*m_scrubStep);
+    return;
+  }
+  const std::int64_t last = m_heatmap->rowCount() > 0 ? m_heatmap->stepOfRow(m_heatmap->rowCount() - 1) : -1;
+  auto it = std::upper_bound(frames.begin(), frames.end(), last,
+                             [](std::int64_t s, const auto& f) { return s < f->step; });
+  for (; it != frames.end(); ++it)
+    if (const auto* t = (*it)->find(layer, cls, false))
+      m_heatmap->appendRow((*it)->step, t->hist);
+}
+
+void TrainPanel::refreshLossScale() {
+  const int run = selectedRun();
+  if (run < 0)
+    return;
+  const RunRecord& r = m_controller->record(run);
+  if (r.lastStep() == m_scaleDrawnStep)
+    return;
+  m_scaleDrawnStep = r.lastStep();
+  m_lossScale->setTrace(r.scaleRecords(), r.scalerEvents());
+}
+
+void TrainPanel::refreshWatch() {
+  const int run = selectedRun();
+  if (run < 0)
+    return;
+  const RunRecord& r = m_controller->record(run);
+  m_watch->setSample(r.watch(), r.lastStep());
+  if (r.snapshot())
+    m_opTable->setTimes(r.snapshot()->meanTimes);
+}
+
+QString TrainPanel::divergenceText() const {
+  QStringList out;
+  for (int i = 0; i < m_controller->runCount(); ++i)
+    if (const auto& d = m_controller->record(i).divergence())
+      out << tr("<b>%1 diverged at step %2</b>: layer %3, op %4 (%5). %6")
+                 .arg(m_controller->runName(i).toHtmlEscaped())
+                 .arg(d->step)
+                 .arg(d->layer)
+                 .arg(QString::fromStdString(d->op).toHtmlEscaped(),
+                      d->backward ? tr("backward") : tr("forward"),
+                      QString::fromStdString(d->message).toHtmlEscaped());
+  return out.join(QStringLiteral("<br>"));
+}
+
+void TrainPanel::refreshStatus() {
+  QStringList parts;
+  QStringList progress;
+  double elapsed = 0.0;
+  for (int i = 0; i < m_controller->runCount(); ++i) {
+    const RunRecord& r = m_controller->record(i);
+    const auto& snap = r.snapshot();
+    const std::int64_t done = r.lastStep() + 1;
+    const std::int64_t total = snap ? snap->totalSteps : m_controller->session(i).totalSteps();
+    QString text = tr("%1 %2/%3").arg(m_controller->runName(i)).arg(done).arg(total);
+    if (snap && !snap->finished && snap->stepsPerSecond > 0)
+      text += tr(" · %1 steps/s").arg(snap->stepsPerSecond, 0, 'f', 0);
+    if (snap && snap->summary)
+      text += tr(" · test %1 %").arg(100.0 * snap->summary->testAccuracy, 0, 'f', 2);
+    if (r.divergence())
+      text += tr(" · diverged");
+    progress << text;
+    if (snap)
+      elapsed = std::max(elapsed, snap->elapsedSeconds);
+  }
+  m_progress->setText(progress.join(QStringLiteral("   ")));
+  if (elapsed > 0)
+    parts << tr("elapsed %1").arg(duration(elapsed));
+  const QString diverged = divergenceText();
+  if (!diverged.isEmpty())
+    m_banner->setText(diverged + tr("<br>The run stopped there; its charts stay inspectable."));
+  QString status = progress.join(QStringLiteral(" | "));
+  if (!parts.isEmpty())
+    status += QStringLiteral("  ·  ") + parts.join(QStringLiteral("  ·  "));
+  if (status != m_statusText) {
+    m_statusText = status;
+    emit statusTextChanged(status);
+  }
+}
+
+} // namespace mantissa::ui
