@@ -26,6 +26,7 @@ constexpr std::array kCommands{
     Command{"inspect", "Show how every format stores a value, bit by bit", mantissa::cli::runInspect},
     Command{"convert", "Convert values on stdin to one format's bits", mantissa::cli::runConvert},
     Command{"train", "Train an MLP in a mixed-precision recipe, log every step", mantissa::cli::runTrain},
+    Command{"bench", "Measure matmul, conversion and training-step speed", mantissa::cli::runBench},
 };
 
 void printHelp() {

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// The whole speed comparison of issue 6 in one report: matmul throughput per
+// backend and size, the machine's peak, conversion throughput beside memcpy,
+// whole training steps per recipe, the steady-state check, and the issue's
+// three targets computed from this one run. `mantissa-cli bench` prints it,
+// the GUI Speed panel draws it and remembers it (toJson / fromJson).
+//
+// JSON (toJson), keys in snake_case:
+//   {"schema": 1, "mode": "full"|"quick"|"tiny", "cancelled": false,
+//    "machine": {"cpu_model", "isa", "onednn_version", "onednn_isa",
+//                "omp_wait_policy"}, "isa": "...", "threads": 2,
+//    "method": {"matmul_warmup", "matmul_repetitions", "step_warmup",
+//               "step_repetitions", "conversion_repetitions", "noisy_cv",
+//               "step_model", "step_batch", "statistic"},
+//    "matmul": [{"backend", "dtype", "m", "n", "k", "label", "gflops", "cv",
+//                "emulated", "implementation", "threads"}],
+//    "peak_gflops": {"fp32", "bf16", "fp32_source", "bf16_source",
+//                    "fp32_calibrated", "bf16_calibrated", "bf16_emulated",
+//                    "fp32_theoretical"|null, "bf16_theoretical"|null,
+//                    "theoretical_basis", "calibration_size"},
+//    "conversion": [{"from", "to", "path", "gbps", "cv", "ratio_to_memcpy"}],
+//    "memcpy_gbps": 12.3,
+//    "steps": [{"recipe", "median_ms", "mean_ms", "cv", "noisy",
+//               "breakdown_ms": {"matmul", "matmul_forward", "matmul_backward",
+//                 "conversion", "elementwise", "loss", "optimizer",
+//                 "telemetry", "data", "unattributed"},
+//               "bytes": {"weights", "master_weights", "activations",
+//                         "gradients", "optimizer_state", "total"},
+//               "matmul_implementation", "emulated"}],
+//    "steady_state": [{"recipe", "steps", "primitives_created",
+//                      "scratch_allocations"}],
+//    "targets": [{"id", "description", "measured", "threshold", "comparison",
+//                 "met", "note"}],
+//    "notes": ["..."]}
+// A step's breakdown parts other than "matmul" (their sum) and
+// "unattributed" add up to its mean_ms.
+
+#include <mantissa/bench/conversion_bench.h>
+#include <mantissa/bench/matmul_bench.h>
+#include <mantissa/bench/step_bench.h>
+#include <mantissa/train/step_benchmark.h>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+#include <vector>
+
+namespace mantissa::bench {
+
+struct BenchOptions {
+  std::string mode = "full"; // "full", "quick" or "tiny": recorded in the report
+  MatmulBenchOptions matmul;
+  PeakOptions peak;
+  ConversionBenchOptions conversion;
+  train::StepBenchOptions steps; // model, batch, warm-up, repetitions, recipes
+  int steadyStateSteps = 10;     // per recipe in steadyStateRecipes
+  std::vector<std::string> steadyStateRecipes{"fp32", "bf16-mixed"};
+  double noisyCv = 0.10; // a figure with a larger CV is marked noisy
+
+  static BenchOptions full();
+  // Every part, fewer sizes and repetitions: under 30 s on a 2-core machine.
+  static BenchOptions quick();
+  // Tiny sizes and model (MLP 784-32-10, batch 16) for tests of the plumbing;
+  // its figures say nothing about the benchmark model.
+  static BenchOptions tiny();
+};
+
+struct Target {
+  std::string id;          // "bf16_step_speedup", "bf16_step_over_matmuls", "steady_state"
+  std::string description; // what is compared, in words
+  double measured = 0;     // ratio (or count for steady_state)
+  double threshold = 0;
+  std::string comparison; // ">=" or "<="
+  bool met = false;
+  std::string note; // why it cannot be met here, what it was measured on
+};
+
+struct BenchReport {
+  std::string mode;
+  bool cancelled = false;
+  std::string cpuModel;
+  std::string isa; // numeric::describeIsa()
+  std::string onednnVersion;
+  std::string onednnIsa;
+  std::string ompWaitPolicy; // OMP_WAIT_POLICY as the process started, or "unset (...)"
+  int threads = 0;
+  int matmulWarmup = 0, matmulRepetitions = 0;
+  int stepWarmup = 0, stepRepetitions = 0;
+  int conversionRepetitions = 0;
+  double noisyCv = 0.10; // a step or matmul figure with a larger CV is called noisy
+  std::string stepModel; // "mlp:784-1024-1024-10"
+  int stepBatch = 0;
+
+  std::vector<MatmulResult> matmul;
+  PeakEstimate peak;
+  std::vector<ConversionResult> conversion; // conversions only (memcpy is memcpyGbps)
+  double memcpyGbps = 0;
+  std::vector<train::StepBenchResult> steps;
+  std::vector<SteadyStateCounts> steadyState;
+  std::vector<Target> targets;
+  std::vector<std::string> notes; // noise, emulation, cancellation
+
+  // The key results are remembered under: "<cpu model> | <isa>".
+  std::string machineKey() const;
+};
+
+// Runs matmul sweep, peak, conversions, steps and the steady-state check in
+// that order. progress() gets a fraction that never decreases (0 .. 1) and
+// what runs next; when it returns false the run stops at the next
+// measurement boundary and the report holds what was measured, cancelled =
+// true. Pins nothing: threads are oneDNN's OpenMP default unless options say.
+BenchReport runBenchmarks(const BenchOptions& options, const ProgressCallback& progress = {});
+
+// The three targets of issue 6 from a report's steps and steady-state check.
+std::vector<Target> computeTargets(const BenchReport& report);
+
+// OMP_WAIT_POLICY of this process's environment, or "unset (libgomp default)".
+std::string ompWaitPolicy();
+
+nlohmann::json toJson(const BenchReport& report);
+// Throws std::invalid_argument naming the first missing or mistyped field.
+BenchReport fromJson(const nlohmann::json& json);
+
+} // namespace mantissa::bench

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// BenchReport <-> JSON, the layout documented in bench_report.h. fromJson
+// reads back what toJson wrote (the GUI's remembered results) and names the
+// first field it cannot read.
+#include <mantissa/bench/bench_report.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace mantissa::bench {
+
+namespace {
+
+using nlohmann::json;
+
+json finiteOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json optionalOrNull(const std::optional<double>& v) { return v ? finiteOrNull(*v) : json(nullptr); }
+
+// j[key] as T, or std::invalid_argument naming `where.key`.
+template <typename T>
+T field(const json& j, const char* key, const std::string& where) {
+  const std::string name = where.empty() ? key : where + "." + key;
+  if (!j.is_object() || !j.contains(key))
+    throw std::invalid_argument("benchmark report: missing field '" + name + "'");
+  const json& v = j.at(key);
+  if constexpr (std::is_same_v<T, double>) {
+    if (v.is_null())
+      return std::nan("");
+  }
+  try {
+    return v.get<T>();
+  } catch (const json::exception&) {
+    throw std::invalid_argument("benchmark report: field '" + name + "' has the wrong type");
+  }
+}
+
+const json& list(const json& j, const char* key) {
+  if (!j.contains(key) || !j.at(key).is_array())
+    throw std::invalid_argument(std::string("benchmark report: missing list '") + key + "'");
+  return j.at(key);
+}
+
+DType dtypeFromName(const std::string& name, const std::string& where) {
+  for (DType d : {DType::F32, DType::BF16, DType::F16})
+    if (dtypeName(d) == name)
+      return d;
+  throw std::invalid_argument("benchmark report: '" + where + "' has unknown dtype '" + name + "'");
+}
+
+kernels::Backend backendFromName(const std::string& name, const std::string& where) {
+  for (auto b : {kernels::Backend::OneDnn, kernels::Backend::Eigen})
+    if (kernels::backendName(b) == name)
+      return b;
+  throw std::invalid_argument("benchmark report: '" + where + "' has unknown backend '" + name +
+                              "'");
+}
+
+// "fp32->bf16" -> {"fp32", "bf16"}
+std::pair<std::string, std::string> splitOperation(const std::string& op) {
+  const auto arrow = op.find("->");
+  if (arrow == std::string::npos)
+    return {op, op};
+  return {op.substr(0, arrow), op.substr(arrow + 2)};
+}
+
+json stepJson(const train::StepBenchResult& s, double noisyCv) {
+  const auto& b = s.breakdownMs;
+  auto bytes = [&](const char* role) {
+    const auto it = s.bytes.find(role);
+    return it == s.bytes.end() ? std::size_t{0} : it->second;
+  };
+  std::size_t total = 0;
+  for (const auto& [role, n] : s.bytes)
+    total += n;
+  return {{"recipe", s.recipe},
+          {"median_ms", s.medianMs},
+          {"mean_ms", s.meanMs},
+          {"cv", s.cv},
+          {"noisy", s.cv > noisyCv},
+          {"breakdown_ms",
+           {{"matmul", matmulMs(s)},
+            {"matmul_forward", b.matmulForward},
+            {"matmul_backward", b.matmulBackward},
+            {"conversion", b.conversion},
+            {"elementwise", b.elementwise},
+            {"loss", b.loss},
+            {"optimizer", b.optimizer},
+            {"telemetry", b.telemetry},
+            {"data", b.data},
+            {"unattributed", unattributedMs(s)}}},
+          {"bytes",
+           {{"weights", bytes("weights")},
+            {"master_weights", bytes("master weights")},
+            {"activations", bytes("activations")},
+            {"gradients", bytes("gradients")},
+            {"optimizer_state", bytes("optimizer state")},
+            {"total", total}}},
+          {"matmul_implementation", s.matmulImplementation},
+          {"emulated", s.matmulEmulated}};
+}
+
+train::StepBenchResult stepFromJson(const json& j, std::size_t i) {
+  const std::string w = "steps[" + std::to_string(i) + "]";
+  train::StepBenchResult s;
+  s.recipe = field<std::string>(j, "recipe", w);
+  s.medianMs = field<double>(j, "median_ms", w);
+  s.meanMs = field<double>(j, "mean_ms", w);
+  s.cv = field<double>(j, "cv", w);
+  const json& b = j.contains("breakdown_ms") ? j.at("breakdown_ms") : json();
+  const std::string wb = w + ".breakdown_ms";
+  auto& t = s.breakdownMs;
+  t.matmulForward = field<double>(b, "matmul_forward", wb);
+  t.matmulBackward = field<double>(b, "matmul_backward", wb);
+  t.conversion = field<double>(b, "conversion", wb);
+  t.elementwise = field<double>(b, "elementwise", wb);
+  t.loss = field<double>(b, "loss", wb);
+  t.optimizer = field<double>(b, "optimizer", wb);
+  t.telemetry = field<double>(b, "telemetry", wb);
+  t.data = field<double>(b, "data", wb);
+  const json& by = j.contains("bytes") ? j.at("bytes") : json();
+  const std::string wy = w + ".bytes";
+  s.bytes["weights"] = field<std::size_t>(by, "weights", wy);
+  s.bytes["master weights"] = field<std::size_t>(by, "master_weights", wy);
+  s.bytes["activations"] = field<std::size_t>(by, "activations", wy);
+  s.bytes["gradients"] = field<std::size_t>(by, "gradients", wy);
+  s.bytes["optimizer state"] = field<std::size_t>(by, "optimizer_state", wy);
+  s.matmulImplementation = field<std::string>(j, "matmul_implementation", w);
+  s.matmulEmulated = field<bool>(j, "emulated", w);
+  return s;
+}
+
+} // namespace
+
+json toJson(const BenchReport& r) {
+  json j;
+  j["schema"] = 1;
+  j["mode"] = r.mode;
+  j["cancelled"] = r.cancelled;
+  j["machine"] = {{"cpu_model", r.cpuModel},
+                  {"isa", r.isa},
+                  {"onednn_version", r.onednnVersion},
+                  {"onednn_isa", r.onednnIsa},
+                  {"omp_wait_policy", r.ompWaitPolicy},
+                  {"key", r.machineKey()}};
+  j["isa"] = r.isa;
+  j["threads"] = r.threads;
+  j["method"] = {{"matmul_warmup", r.matmulWarmup},
+                 {"matmul_repetitions", r.matmulRepetitions},
+                 {"step_warmup", r.stepWarmup},
+                 {"step_repetitions", r.stepRepetitions},
+                 {"step_model", r.stepModel},
+                 {"step_batch", r.stepBatch},
+                 {"conversion_repetitions", r.conversionRepetitions},
+                 {"noisy_cv", r.noisyCv},
+                 {"statistic", "median over repetitions after warm-up; cv = stddev / mean"}};
+  json mm = json::array();
+  for (const auto& m : r.matmul)
+    mm.push_back({{"backend", kernels::backendName(m.backend)},
+                  {"dtype", dtypeName(m.dtype)},
+                  {"m", m.m},
+                  {"n", m.n},
+                  {"k", m.k},
+                  {"label", m.label},
+                  {"gflops", finiteOrNull(m.gflops)},
+                  {"cv", finiteOrNull(m.cv)},
+                  {"emulated", m.emulated},
+                  {"implementation", m.implementation},
+                  {"threads", m.threads}});
+  j["matmul"] = std::move(mm);
+  const auto& p = r.peak;
+  j["peak_gflops"] = {{"fp32", finiteOrNull(p.fp32Gflops)},
+                      {"bf16", finiteOrNull(p.bf16Gflops)},
+                      {"fp32_source", p.fp32Source},
+                      {"bf16_source", p.bf16Source},
+                      {"fp32_calibrated", finiteOrNull(p.fp32Calibrated)},
+                      {"bf16_calibrated", finiteOrNull(p.bf16Calibrated)},
+                      {"bf16_emulated", p.bf16Emulated},
+                      {"fp32_theoretical", optionalOrNull(p.fp32Theoretical)},
+                      {"bf16_theoretical", optionalOrNull(p.bf16Theoretical)},
+                      {"theoretical_basis", p.theoreticalBasis},
+                      {"calibration_size", p.calibrationSize}};
+  json conv = json::array();
+  for (const auto& c : r.conversion) {
+    const auto [from, to] = splitOperation(c.operation);
+    conv.push_back({{"from", from},
+                    {"to", to},
+                    {"path", c.path},
+                    {"gbps", finiteOrNull(c.gbps)},
+                    {"cv", finiteOrNull(c.cv)},
+                    {"ratio_to_memcpy", finiteOrNull(c.ratioToMemcpy)}});
+  }
+  j["conversion"] = std::move(conv);
+  j["memcpy_gbps"] = finiteOrNull(r.memcpyGbps);
+  json steps = json::array();
+  for (const auto& s : r.steps)
+    steps.push_back(stepJson(s, r.noisyCv));
+  j["steps"] = std::move(steps);
+  json ss = json::array();
+  for (const auto& s : r.steadyState)
+    ss.push_back({{"recipe", s.recipe},
+                  {"steps", s.steps},
+                  {"primitives_created", s.primitivesCreated},
+                  {"scratch_allocations", s.scratchAllocations}});
+  j["steady_state"] = std::move(ss);
+  json targets = json::array();
+  for (const auto& t : r.targets)
+    targets.push_back({{"id", t.id},
+                       {"description", t.description},
+                       {"measured", finiteOrNull(t.measured)},
+                       {"threshold", t.threshold},
+                       {"comparison", t.comparison},
+                       {"met", t.met},
+                       {"note", t.note}});
+  j["targets"] = std::move(targets);
+  j["notes"] = r.notes;
+  return j;
+}
+
+BenchReport fromJson(const json& j) {
+  if (!j.is_object())
+    throw std::invalid_argument("benchmark report: not a JSON object");
+  if (field<int>(j, "schema", "") != 1)
+    throw std::invalid_argument("benchmark report: unsupported 'schema' (expected 1)");
+  BenchReport r;
+  r.mode = field<std::string>(j, "mode", "");
+  r.cancelled = field<bool>(j, "cancelled", "");
+  const json& m = j.contains("machine") ? j.at("machine") : json();
+  r.cpuModel = field<std::string>(m, "cpu_model", "machine");
+  r.isa = field<std::string>(m, "isa", "machine");
+  r.onednnVersion = field<std::string>(m, "onednn_version", "machine");
+  r.onednnIsa = field<std::string>(m, "onednn_isa", "machine");
+  r.ompWaitPolicy = field<std::string>(m, "omp_wait_policy", "machine");
+  r.threads = field<int>(j, "threads", "");
+  const json& me = j.contains("method") ? j.at("method") : json();
+  r.matmulWarmup = field<int>(me, "matmul_warmup", "method");
+  r.matmulRepetitions = field<int>(me, "matmul_repetitions", "method");
+  r.stepWarmup = field<int>(me, "step_warmup", "method");
+  r.stepRepetitions = field<int>(me, "step_repetitions", "method");
+  r.stepModel = field<std::string>(me, "step_model", "method");
+  r.stepBatch = field<int>(me, "step_batch", "method");
+  r.conversionRepetitions = field<int>(me, "conversion_repetitions", "method");
+  r.noisyCv = field<double>(me, "noisy_cv", "method");
+
+  const json& mm = list(j, "matmul");
+  for (std::size_t i = 0; i < mm.size(); ++i) {
+    const std::string w = "matmul[" + std::to_string(i) + "]";
+    const json& e = mm[i];
+    MatmulResult x{};
+    x.backend = backendFromName(field<std::string>(e, "backend", w), w);
+    x.dtype = dtypeFromName(field<std::string>(e, "dtype", w), w);
+    x.m = field<std::int64_t>(e, "m", w);
+    x.n = field<std::int64_t>(e, "n", w);
+    x.k = field<std::int64_t>(e, "k", w);
+    x.label = field<std::string>(e, "label", w);
+    x.gflops = field<double>(e, "gflops", w);
+    x.cv = field<double>(e, "cv", w);
+    x.emulated = field<bool>(e, "emulated", w);
+    x.implementation = field<std::string>(e, "implementation", w);
+    x.threads = field<int>(e, "threads", w);
+    r.matmul.push_back(std::move(x));
+  }
+  const json& p = j.contains("peak_gflops") ? j.at("peak_gflops") : json();
+  const std::string wp = "peak_gflops";
+  r.peak.fp32Gflops = field<double>(p, "fp32", wp);
+  r.peak.bf16Gflops = field<double>(p, "bf16", wp);
+  r.peak.fp32Source = field<std::string>(p, "fp32_source", wp);
+  r.peak.bf16Source = field<std::string>(p, "bf16_source", wp);
+  r.peak.fp32Calibrated = field<double>(p, "fp32_calibrated", wp);
+  r.peak.bf16Calibrated = field<double>(p, "bf16_calibrated", wp);
+  r.peak.bf16Emulated = field<bool>(p, "bf16_emulated", wp);
+  if (const double t = field<double>(p, "fp32_theoretical", wp); std::isfinite(t))
+    r.peak.fp32Theoretical = t;
+  if (const double t = field<double>(p, "bf16_theoretical", wp); std::isfinite(t))
+    r.peak.bf16Theoretical = t;
+  r.peak.theoreticalBasis = field<std::string>(p, "theoretical_basis", wp);
+  r.peak.calibrationSize = field<std::int64_t>(p, "calibration_size", wp);
+
+  const json& conv = list(j, "conversion");
+  for (std::size_t i = 0; i < conv.size(); ++i) {
+    const std::string w = "conversion[" + std::to_string(i) + "]";
+    ConversionResult c{};
+    c.operation = field<std::string>(conv[i], "from", w) + "->" + field<std::string>(conv[i], "to", w);
+    c.path = field<std::string>(conv[i], "path", w);
+    c.gbps = field<double>(conv[i], "gbps", w);
+    c.cv = field<double>(conv[i], "cv", w);
+    c.ratioToMemcpy = field<double>(conv[i], "ratio_to_memcpy", w);
+    r.conversion.push_back(std::move(c));
+  }
+  r.memcpyGbps = field<double>(j, "memcpy_gbps", "");
+  const json& steps = list(j, "steps");
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    r.steps.push_back(stepFromJson(steps[i], i));
+  const json& ss = list(j, "steady_state");
+  for (std::size_t i = 0; i < ss.size(); ++i) {
+    const std::string w = "steady_state[" + std::to_string(i) + "]";
+    SteadyStateCounts c;
+    c.recipe = field<std::string>(ss[i], "recipe", w);
+    c.steps = field<int>(ss[i], "steps", w);
+    c.primitivesCreated = field<std::int64_t>(ss[i], "primitives_created", w);
+    c.scratchAllocations = field<std::int64_t>(ss[i], "scratch_allocations", w);
+    r.steadyState.push_back(c);
+  }
+  const json& targets = list(j, "targets");
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const std::string w = "targets[" + std::to_string(i) + "]";
+    Target t;
+    t.id = field<std::string>(targets[i], "id", w);
+    t.description = field<std::string>(targets[i], "description", w);
+    t.measured = field<double>(targets[i], "measured", w);
+    t.threshold = field<double>(targets[i], "threshold", w);
+    t.comparison = field<std::string>(targets[i], "comparison", w);
+    t.met = field<bool>(targets[i], "met", w);
+    t.note = field<std::string>(targets[i], "note", w);
+    r.targets.push_back(std::move(t));
+  }
+  r.notes = field<std::vector<std::string>>(j, "notes", "");
+  return r;
+}
+
+} // namespace mantissa::bench

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// The benchmark report's plumbing (issue 6), on the tiny configuration: the
+// JSON shape `mantissa-cli bench --json` promises, emulated labels against an
+// independent oneDNN probe, the step breakdown adding up to the step time,
+// progress that never goes back, cancel, and a JSON round trip. No timing
+// thresholds: the figures themselves are never judged here.
+#include <mantissa/bench/bench_report.h>
+
+#include <nlohmann/json.hpp>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace mantissa;
+using nlohmann::json;
+
+namespace {
+
+// Independent of the kernels: can oneDNN build a bf16 matmul on this CPU?
+bool onednnHasBf16Matmul() {
+  using dnnl::memory;
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  const memory::desc src({8, 16}, memory::data_type::bf16, memory::format_tag::ab);
+  const memory::desc weights({16, 8}, memory::data_type::bf16, memory::format_tag::ab);
+  const memory::desc dst({8, 8}, memory::data_type::f32, memory::format_tag::ab);
+  try {
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, weights, dst), engine);
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+// One tiny run shared by the tests (a few seconds).
+const bench::BenchReport& tinyReport() {
+  static const bench::BenchReport report = bench::runBenchmarks(bench::BenchOptions::tiny());
+  return report;
+}
+
+} // namespace
+
+TEST(BenchReport, JsonHasTheFieldsTheIssuePromises) {
+  const json j = bench::toJson(tinyReport());
+  EXPECT_TRUE(j.at("isa").is_string());
+  EXPECT_GE(j.at("threads").get<int>(), 1);
+  ASSERT_TRUE(j.at("matmul").is_array());
+  ASSERT_FALSE(j.at("matmul").empty());
+  for (const auto& m : j.at("matmul")) {
+    for (const char* key : {"backend", "dtype", "implementation"})
+      EXPECT_TRUE(m.at(key).is_string()) << key;
+    for (const char* key : {"m", "n", "k"})
+      EXPECT_GT(m.at(key).get<long>(), 0) << key;
+    EXPECT_GT(m.at("gflops").get<double>(), 0.0);
+    EXPECT_TRUE(m.at("emulated").is_boolean());
+  }
+  EXPECT_GT(j.at("peak_gflops").at("fp32").get<double>(), 0.0);
+  EXPECT_GT(j.at("peak_gflops").at("bf16").get<double>(), 0.0);
+  std::set<std::pair<std::string, std::string>> conversions;
+  for (const auto& c : j.at("conversion")) {
+    conversions.insert({c.at("from").get<std::string>(), c.at("to").get<std::string>()});
+    EXPECT_GT(c.at("gbps").get<double>(), 0.0);
+  }
+  const std::set<std::pair<std::string, std::string>> expected{
+      {"fp32", "bf16"}, {"bf16", "fp32"}, {"fp32", "fp16"}, {"fp16", "fp32"}};
+  EXPECT_EQ(conversions, expected);
+  EXPECT_GT(j.at("memcpy_gbps").get<double>(), 0.0);
+  ASSERT_EQ(j.at("steps").size(), 2u);
+  EXPECT_EQ(j.at("steps")[0].at("recipe"), "fp32");
+  EXPECT_EQ(j.at("steps")[1].at("recipe"), "bf16-mixed");
+  for (const auto& s : j.at("steps")) {
+    EXPECT_GT(s.at("median_ms").get<double>(), 0.0);
+    EXPECT_GE(s.at("cv").get<double>(), 0.0);
+    for (const char* key : {"matmul", "conversion", "elementwise", "loss", "optimizer", "telemetry"})
+      EXPECT_TRUE(s.at("breakdown_ms").at(key).is_number()) << key;
+    for (const char* key : {"weights", "activations", "gradients", "optimizer_state"})
+      EXPECT_TRUE(s.at("bytes").at(key).is_number_unsigned()) << key;
+  }
+  std::set<std::string> ids;
+  for (const auto& t : j.at("targets"))
+    ids.insert(t.at("id").get<std::string>());
+  EXPECT_EQ(ids, (std::set<std::string>{"bf16_step_speedup", "bf16_step_over_matmuls",
+                                        "steady_state"}));
+  EXPECT_FALSE(j.at("machine").at("omp_wait_policy").get<std::string>().empty());
+  EXPECT_FALSE(j.at("cancelled").get<bool>());
+}
+
+TEST(BenchReport, EmulatedLabelsFollowTheCpu) {
+  const bool nativeBf16 = onednnHasBf16Matmul();
+  int bf16 = 0, f16 = 0;
+  for (const auto& m : tinyReport().matmul) {
+    if (m.dtype == DType::F16) {
+      ++f16;
+      EXPECT_TRUE(m.emulated) << m.label; // oneDNN 2.6 has no CPU f16 matmul
+    } else if (m.dtype == DType::BF16) {
+      ++bf16;
+      EXPECT_EQ(m.emulated, !nativeBf16) << m.label;
+    } else {
+      EXPECT_FALSE(m.emulated) << m.label;
+    }
+  }
+  EXPECT_GT(bf16, 0);
+  EXPECT_GT(f16, 0);
+  EXPECT_EQ(tinyReport().peak.bf16Emulated, !nativeBf16);
+  for (const auto& s : tinyReport().steps)
+    EXPECT_EQ(s.matmulEmulated, s.recipe != "fp32" && !nativeBf16) << s.recipe;
+}
+
+TEST(BenchReport, BreakdownAddsUpToTheStepTime) {
+  const json j = bench::toJson(tinyReport());
+  for (const auto& s : j.at("steps")) {
+    const auto& b = s.at("breakdown_ms");
+    const double parts = b.at("matmul_forward").get<double>() + b.at("matmul_backward").get<double>() +
+                         b.at("conversion").get<double>() + b.at("elementwise").get<double>() +
+                         b.at("loss").get<double>() + b.at("optimizer").get<double>() +
+                         b.at("telemetry").get<double>() + b.at("data").get<double>();
+    const double mean = s.at("mean_ms").get<double>();
+    EXPECT_NEAR(b.at("matmul").get<double>(),
+                b.at("matmul_forward").get<double>() + b.at("matmul_backward").get<double>(), 1e-9);
+    // Timed op kinds cover the step up to untimed glue: within 15 %.
+    EXPECT_NEAR(parts, mean, 0.15 * mean) << s.at("recipe");
+    EXPECT_NEAR(parts + b.at("unattributed").get<double>(), mean, 1e-9 * mean);
+  }
+}
+
+TEST(BenchReport, SteadyStateCreatesNothing) {
+  const auto& ss = tinyReport().steadyState;
+  ASSERT_EQ(ss.size(), 2u);
+  for (const auto& s : ss) {
+    EXPECT_EQ(s.primitivesCreated, 0) << s.recipe;
+    EXPECT_EQ(s.scratchAllocations, 0) << s.recipe;
+  }
+}
+
+TEST(BenchReport, TargetsAreComputedFromTheSteps) {
+  bench::BenchReport r;
+  r.stepModel = "mlp:784-1024-1024-10";
+  r.stepBatch = 128;
+  train::StepBenchResult fp32, bf16;
+  fp32.recipe = "fp32";
+  fp32.medianMs = 30;
+  bf16.recipe = "bf16-mixed";
+  bf16.medianMs = 15;
+  bf16.meanMs = 16;
+  bf16.breakdownMs.matmulForward = 5;
+  bf16.breakdownMs.matmulBackward = 5;
+  r.steps = {fp32, bf16};
+  r.steadyState = {{"fp32", 10, 0, 0}, {"bf16-mixed", 10, 1, 0}};
+  const auto t = bench::computeTargets(r);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_DOUBLE_EQ(t[0].measured, 2.0); // 30 / 15
+  EXPECT_TRUE(t[0].met);
+  EXPECT_DOUBLE_EQ(t[1].measured, 1.6); // 16 / (5 + 5)
+  EXPECT_FALSE(t[1].met);
+  EXPECT_DOUBLE_EQ(t[2].measured, 1.0);
+  EXPECT_FALSE(t[2].met);
+}
+
+TEST(BenchReport, ProgressNeverGoesBackAndReachesOne) {
+  std::vector<double> seen;
+  bench::runBenchmarks(bench::BenchOptions::tiny(), [&](double f, std::string_view) {
+    seen.push_back(f);
+    return true;
+  });
+  ASSERT_GT(seen.size(), 5u);
+  for (std::size_t i = 1; i < seen.size(); ++i)
+    EXPECT_GE(seen[i], seen[i - 1]) << "at call " << i;
+  EXPECT_DOUBLE_EQ(seen.back(), 1.0);
+}
+
+TEST(BenchReport, CancelStopsTheRun) {
+  int calls = 0;
+  const auto r = bench::runBenchmarks(bench::BenchOptions::tiny(), [&](double, std::string_view) {
+    return ++calls < 3;
+  });
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_TRUE(r.steps.empty());
+  EXPECT_TRUE(r.steadyState.empty());
+  EXPECT_EQ(calls, 3); // not called again after returning false
+  EXPECT_TRUE(bench::toJson(r).at("cancelled").get<bool>());
+}
+
+TEST(BenchReport, JsonRoundTrips) {
+  const json j = bench::toJson(tinyReport());
+  const auto back = bench::fromJson(j);
+  EXPECT_EQ(bench::toJson(back), j);
+  EXPECT_EQ(back.machineKey(), tinyReport().machineKey());
+}
+
+TEST(BenchReport, FromJsonNamesTheBadField) {
+  json j = bench::toJson(tinyReport());
+  j["steps"][0].erase("median_ms");
+  try {
+    bench::fromJson(j);
+    FAIL() << "accepted a step without median_ms";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("steps[0].median_ms"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(bench::fromJson(json::array()), std::invalid_argument);
+  j = bench::toJson(tinyReport());
+  j["matmul"][0]["dtype"] = "f64";
+  EXPECT_THROW(bench::fromJson(j), std::invalid_argument);
+}
