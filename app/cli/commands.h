@@ -6,8 +6,13 @@
 // Each entry point gets the arguments after the subcommand's name and returns
 // the process exit code.
 
+#include <optional>
 #include <string>
 #include <vector>
+
+namespace mantissa::train {
+struct RunLog;
+}
 
 namespace mantissa::cli {
 
@@ -22,5 +27,11 @@ int runPlot(const Args& args);
 int runReport(const Args& args);
 
 std::string versionText(); // the lines `--version` prints
+
+// Built with the GUI (MANTISSA_CLI_HAS_UI): plot, report and train --export.
+// Writes every chart (SVG, PNG, CSV) and report.html into dir; an exit code.
+int exportTrainedRun(const train::RunLog& log, const std::string& dir);
+// loadRunLog() with its error printed as "mantissa-cli COMMAND: ..."; nullopt then.
+std::optional<train::RunLog> loadRunLogForCli(const char* command, const std::string& path);
 
 } // namespace mantissa::cli

@@ -26,6 +26,10 @@ constexpr std::array kCommands{
     Command{"inspect", "Show how every format stores a value, bit by bit", mantissa::cli::runInspect},
     Command{"convert", "Convert values on stdin to one format's bits", mantissa::cli::runConvert},
     Command{"train", "Train an MLP in a mixed-precision recipe, log every step", mantissa::cli::runTrain},
+#ifdef MANTISSA_CLI_HAS_UI
+    Command{"plot", "Render one chart of a saved run as SVG, PNG or PDF", mantissa::cli::runPlot},
+    Command{"report", "Write a saved run's report as PDF or HTML", mantissa::cli::runReport},
+#endif
     Command{"bench", "Measure matmul, conversion and training-step speed", mantissa::cli::runBench},
 };
 

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// mantissa-cli plot: one chart of a saved run, rendered without a display.
+//   mantissa-cli plot RUN.jsonl --chart loss|accuracy|loss-scale|histogram[:LAYER:STEP]
+//                     --out FILE.svg|png|pdf|csv|json [--width W --height H --dpi D --transparent]
+// Also home of exportTrainedRun(), what `train --export DIR` calls at the end.
+// Exit status: 0 written, 1 unreadable log / chart not in the log / write failed, 2 bad usage.
+#include "args.h"
+#include "commands.h"
+
+#include "ui/charts/chart_widget.h"
+#include "ui/report/headless_app.h"
+#include "ui/report/run_charts.h"
+#include "ui/report/run_report.h"
+
+#include <QDir>
+
+#include <iostream>
+
+namespace mantissa::cli {
+
+namespace {
+
+std::optional<train::RunLog> loadLog(const char* command, const std::string& path) {
+  try {
+    return train::loadRunLog(path);
+  } catch (const train::RunLogError& e) {
+    std::cerr << "mantissa-cli " << command << ": " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+std::optional<train::RunLog> loadRunLogForCli(const char* command, const std::string& path) {
+  return loadLog(command, path);
+}
+
+int exportTrainedRun(const train::RunLog& log, const std::string& dir) {
+  ui::HeadlessApp app;
+  QStringList written;
+  const QString qdir = QString::fromStdString(dir);
+  if (QString error = ui::exportRunCharts(log, qdir, ui::ExportOptions{}, &written);
+      !error.isEmpty()) {
+    std::cerr << "mantissa-cli train: --export: " << error.toStdString() << "\n";
+    return 1;
+  }
+  const QString report = QDir(qdir).filePath(QStringLiteral("report.html"));
+  if (QString error = ui::RunReport(log).write(report); !error.isEmpty()) {
+    std::cerr << "mantissa-cli train: --export: " << error.toStdString() << "\n";
+    return 1;
+  }
+  std::cerr << "exported " << written.size() + 1 << " files to " << dir << "\n";
+  return 0;
+}
+
+int runPlot(const Args& args) {
+  ArgParser p("plot", "Render one chart of a saved run (a log of 'mantissa-cli train --log').");
+  p.positional("RUN.jsonl", "The run's JSONL log");
+  p.option("chart", "NAME", "loss, accuracy, loss-scale, histogram (last telemetry step, layer 0) "
+                            "or histogram:LAYER:STEP");
+  p.option("out", "FILE", "Output: .svg, .png, .pdf (or .csv / .json for the data)");
+  p.option("width", "W", "Width in pixels (default 1200)");
+  p.option("height", "H", "Height in pixels (default 750)");
+  p.option("dpi", "D", "Dots per inch (default 150)");
+  p.flag("transparent", "Transparent background instead of white");
+  if (auto rc = p.parse(args))
+    return *rc;
+  if (!p.has("chart") || !p.has("out")) {
+    std::cerr << "mantissa-cli plot: --chart and --out are required\n" << p.usage();
+    return 2;
+  }
+  QString error;
+  const auto spec = ui::parseRunChartSpec(QString::fromStdString(p.value("chart")), &error);
+  if (!spec) {
+    std::cerr << "mantissa-cli plot: " << error.toStdString() << "\n";
+    return 2;
+  }
+  const QString out = QString::fromStdString(p.value("out"));
+  if (!ui::exportFormatForPath(out)) {
+    std::cerr << "mantissa-cli plot: --out: '" << p.value("out")
+              << "' must end in .svg, .png, .pdf, .csv or .json\n";
+    return 2;
+  }
+  ui::ExportOptions options;
+  const auto integer = [&](const char* name, int& target, long long min, long long max) {
+    if (auto v = p.optionalValue(name)) {
+      auto x = parseInteger("plot", name, *v, min, max);
+      if (!x)
+        return false;
+      target = int(*x);
+    }
+    return true;
+  };
+  int width = options.size.width();
+  int height = options.size.height();
+  if (!integer("width", width, 16, 16384) || !integer("height", height, 16, 16384) ||
+      !integer("dpi", options.dpi, 36, 1200))
+    return 2;
+  options.size = QSize(width, height);
+  if (p.has("transparent"))
+    options.style.background = ui::ExportStyle::Background::Transparent;
+
+  const auto log = loadLog("plot", *p.positionalValue("RUN.jsonl"));
+  if (!log)
+    return 1;
+  ui::HeadlessApp app;
+  const auto chart = ui::makeRunChart(*log, *spec, &error);
+  if (!chart) {
+    std::cerr << "mantissa-cli plot: " << p.value("chart") << ": " << error.toStdString() << "\n";
+    return 1;
+  }
+  if (error = ui::exportChart(*chart, out, options); !error.isEmpty()) {
+    std::cerr << "mantissa-cli plot: " << error.toStdString() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace mantissa::cli

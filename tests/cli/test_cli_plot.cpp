@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// mantissa-cli plot: one chart of a saved run in each format, opened after
+// writing; the same chart as train --export wrote live; usage errors.
+#include "test_cli_report_run.h"
+
+using mantissa::test::readFile;
+using mantissa::test::reportRun;
+using mantissa::test::runCli;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::uint32_t be32(const std::string& s, std::size_t at) {
+  return (std::uint32_t(std::uint8_t(s[at])) << 24) | (std::uint32_t(std::uint8_t(s[at + 1])) << 16) |
+         (std::uint32_t(std::uint8_t(s[at + 2])) << 8) | std::uint32_t(std::uint8_t(s[at + 3]));
+}
+
+} // namespace
+
+TEST(CliPlot, PngHasTheRequestedSizeAndTransparency) {
+  const auto& run = reportRun();
+  ASSERT_EQ(run.train.exitCode, 0) << run.train.err;
+  const fs::path out = run.dir / "plot.png";
+  auto r = runCli({"plot", run.log.string(), "--chart", "loss", "--out", out.string(), "--width",
+                   "640", "--height", "360", "--dpi", "200", "--transparent"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const std::string png = readFile(out);
+  ASSERT_GE(png.size(), 26u);
+  ASSERT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_EQ(png.substr(12, 4), "IHDR");
+  EXPECT_EQ(be32(png, 16), 640u);
+  EXPECT_EQ(be32(png, 20), 360u);
+  EXPECT_EQ(std::uint8_t(png[25]), 6u) << "colour type 6: RGBA (transparent background)";
+  // pHYs: 200 dpi = 7874 pixels per metre.
+  const auto phys = png.find("pHYs");
+  ASSERT_NE(phys, std::string::npos);
+  EXPECT_EQ(be32(png, phys + 4), 7874u);
+}
+
+TEST(CliPlot, SvgAndCsvEqualWhatTheLiveRunExported) {
+  const auto& run = reportRun();
+  ASSERT_EQ(run.train.exitCode, 0) << run.train.err;
+  for (const auto& [chart, stem] : std::vector<std::pair<std::string, std::string>>{
+           {"loss", "loss"},
+           {"accuracy", "accuracy"},
+           {"loss-scale", "loss_scale"},
+           {"histogram:1:20", "histogram_layer1_step20"}}) {
+    for (const char* ext : {".svg", ".csv"}) {
+      const fs::path out = run.dir / ("plot_" + stem + ext);
+      auto r = runCli({"plot", run.log.string(), "--chart", chart, "--out", out.string()});
+      ASSERT_EQ(r.exitCode, 0) << chart << ": " << r.err;
+      EXPECT_EQ(readFile(out), readFile(run.exportDir / (stem + ext))) << chart << ext;
+    }
+  }
+  const std::string svg = readFile(run.dir / "plot_loss.svg");
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+TEST(CliPlot, PdfIsOnePage) {
+  const auto& run = reportRun();
+  ASSERT_EQ(run.train.exitCode, 0) << run.train.err;
+  const fs::path out = run.dir / "plot.pdf";
+  auto r = runCli({"plot", run.log.string(), "--chart", "histogram", "--out", out.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const std::string pdf = readFile(out);
+  EXPECT_EQ(pdf.substr(0, 4), "%PDF");
+  EXPECT_NE(pdf.find("/Type /Page\n"), std::string::npos);
+}
+
+TEST(CliPlot, ErrorsAreClearAndLeaveGoodFilesAlone) {
+  const auto& run = reportRun();
+  ASSERT_EQ(run.train.exitCode, 0) << run.train.err;
+  const std::string log = run.log.string();
+  auto r = runCli({"plot", log, "--chart", "loss"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--chart and --out are required"), std::string::npos) << r.err;
+  r = runCli({"plot", log, "--chart", "gradients", "--out", "x.svg"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("unknown chart 'gradients'"), std::string::npos) << r.err;
+  r = runCli({"plot", log, "--chart", "loss", "--out", "x.gif"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("must end in .svg, .png, .pdf"), std::string::npos) << r.err;
+  r = runCli({"plot", log, "--chart", "loss", "--out", "x.png", "--width", "5"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--width"), std::string::npos) << r.err;
+  r = runCli({"plot", log, "--chart", "loss", "--out", "/proc/mantissa-none/x.svg"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("cannot write /proc/mantissa-none/x.svg"), std::string::npos) << r.err;
+  // A chart the log cannot draw: an error, and the existing file stays.
+  const fs::path good = run.dir / "good.svg";
+  std::ofstream(good) << "<svg/>\n";
+  r = runCli({"plot", log, "--chart", "histogram:0:5", "--out", good.string()});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("no telemetry at step 5 (telemetry steps: 0, 10, 20, 30)"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(readFile(good), "<svg/>\n");
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "run_charts.h"
+
+#include "ui/charts/histogram_chart.h"
+#include "ui/charts/loss_chart.h"
+#include "ui/charts/loss_scale_chart.h"
+
+#include <QDir>
+#include <QObject>
+
+#include <cmath>
+
+namespace mantissa::ui {
+
+namespace {
+
+using telemetry::TensorClass;
+
+std::unique_ptr<ChartWidget> curveChart(const train::RunLog& log, bool accuracy) {
+  std::unique_ptr<CurveChart> chart;
+  if (accuracy)
+    chart = std::make_unique<AccuracyChart>();
+  else
+    chart = std::make_unique<LossChart>();
+  const QString id = QStringLiteral("run1");
+  chart->setRuns({ChartRun{id, QString::fromStdString(log.name()), QColor()}});
+  const double factor = accuracy ? 100.0 : 1.0; // accuracy in percent
+  QList<QPointF> trainPoints;
+  QList<QPointF> testPoints;
+  QList<double> skipped;
+  trainPoints.reserve(qsizetype(log.steps.size()));
+  for (const auto& row : log.steps) {
+    trainPoints.append(QPointF(double(row.step), (accuracy ? row.trainAccuracy : row.loss) * factor));
+    if (row.skipped)
+      skipped.append(double(row.step));
+  }
+  for (const auto& e : log.evals)
+    testPoints.append(QPointF(double(e.step), (accuracy ? e.testAccuracy : e.testLoss) * factor));
+  chart->updateRun(id, trainPoints, testPoints, skipped);
+  return chart;
+}
+
+std::unique_ptr<ChartWidget> lossScaleChart(const train::RunLog& log) {
+  auto chart = std::make_unique<LossScaleChart>();
+  QString preset;
+  if (log.config)
+    preset = QString::fromStdString(log.config->scaler);
+  chart->setPreset(preset);
+  std::vector<telemetry::LossScaleRecord> records;
+  std::vector<amp::ScalerEvent> events;
+  records.reserve(log.steps.size());
+  for (const auto& row : log.steps) {
+    records.push_back({row.step, amp::ScalerState{row.lossScale, row.growthTracker, row.hysteresis},
+                       row.foundInf, row.skipped});
+    events.insert(events.end(), row.events.begin(), row.events.end());
+  }
+  chart->setTrace(records, events);
+  return chart;
+}
+
+std::unique_ptr<ChartWidget> histogramChart(const train::RunLog& log, const RunChartSpec& spec,
+                                            QString* error) {
+  if (log.frames.empty()) {
+    *error = QObject::tr("the run logged no telemetry (train with --telemetry-every K)");
+    return nullptr;
+  }
+  const telemetry::TelemetryFrame* frame =
+      spec.step < 0 ? &log.frames.back() : log.frameAt(spec.step);
+  if (frame == nullptr) {
+    QStringList steps;
+    for (const auto& f : log.frames)
+      steps.append(QString::number(f.step));
+    if (steps.size() > 12)
+      steps = steps.mid(0, 6) + QStringList{QStringLiteral("...")} + steps.mid(steps.size() - 6);
+    *error = QObject::tr("no telemetry at step %1 (telemetry steps: %2)")
+                 .arg(spec.step)
+                 .arg(steps.join(QStringLiteral(", ")));
+    return nullptr;
+  }
+  const auto* unscaled = frame->find(spec.layer, TensorClass::WeightGrads, false);
+  if (unscaled == nullptr) {
+    *error = QObject::tr("no weight-gradient histogram of layer %1 at step %2")
+                 .arg(spec.layer)
+                 .arg(frame->step);
+    return nullptr;
+  }
+  const auto* scaled = frame->find(spec.layer, TensorClass::WeightGrads, true);
+  auto chart = std::make_unique<HistogramChart>();
+  chart->setHistograms(unscaled->hist, scaled ? &scaled->hist : nullptr,
+                       scaled ? scaled->lossScale : 1.0);
+  chart->setSubject(QObject::tr("layer %1 weight gradients, step %2").arg(spec.layer).arg(frame->step));
+  return chart;
+}
+
+} // namespace
+
+std::optional<RunChartSpec> parseRunChartSpec(const QString& text, QString* error) {
+  const QStringList parts = text.split(QLatin1Char(':'));
+  const QString name = parts.front().toLower();
+  RunChartSpec spec;
+  if (name == QLatin1String("loss") && parts.size() == 1)
+    spec.kind = RunChartKind::Loss;
+  else if (name == QLatin1String("accuracy") && parts.size() == 1)
+    spec.kind = RunChartKind::Accuracy;
+  else if (name == QLatin1String("loss-scale") && parts.size() == 1)
+    spec.kind = RunChartKind::LossScale;
+  else if (name == QLatin1String("histogram") && (parts.size() == 1 || parts.size() == 3)) {
+    spec.kind = RunChartKind::Histogram;
+    spec.step = -1;
+    if (parts.size() == 3) {
+      bool layerOk = false;
+      bool stepOk = false;
+      spec.layer = parts[1].toInt(&layerOk);
+      spec.step = parts[2].toLongLong(&stepOk);
+      if (!layerOk || !stepOk || spec.layer < 0 || spec.step < 0) {
+        *error = QObject::tr("--chart: '%1': LAYER and STEP must be non-negative integers "
+                             "(histogram:LAYER:STEP)")
+                     .arg(text);
+        return std::nullopt;
+      }
+    }
+  } else {
+    *error = QObject::tr("--chart: unknown chart '%1' (expected loss, accuracy, loss-scale, "
+                         "histogram or histogram:LAYER:STEP)")
+                 .arg(text);
+    return std::nullopt;
+  }
+  return spec;
+}
+
+QString runChartStem(const RunChartSpec& spec) {
+  switch (spec.kind) {
+  case RunChartKind::Loss: return QStringLiteral("loss");
+  case RunChartKind::Accuracy: return QStringLiteral("accuracy");
+  case RunChartKind::LossScale: return QStringLiteral("loss_scale");
+  case RunChartKind::Histogram:
+    return QStringLiteral("histogram_layer%1_step%2").arg(spec.layer).arg(spec.step);
+  }
+  return {};
+}
+
+std::unique_ptr<ChartWidget> makeRunChart(const train::RunLog& log, const RunChartSpec& spec,
+                                          QString* error) {
+  switch (spec.kind) {
+  case RunChartKind::Loss: return curveChart(log, false);
+  case RunChartKind::Accuracy: return curveChart(log, true);
+  case RunChartKind::LossScale: return lossScaleChart(log);
+  case RunChartKind::Histogram: return histogramChart(log, spec, error);
+  }
+  return nullptr;
+}
+
+std::vector<std::int64_t> defaultHistogramSteps(const train::RunLog& log) {
+  std::vector<std::int64_t> steps;
+  const std::size_t n = log.frames.size();
+  for (std::size_t i : {std::size_t{0}, n / 2, n - 1})
+    if (n > 0 && (steps.empty() || steps.back() != log.frames[i].step))
+      steps.push_back(log.frames[i].step);
+  return steps;
+}
+
+std::vector<int> histogramLayers(const train::RunLog& log, std::int64_t step) {
+  std::vector<int> layers;
+  if (const auto* frame = log.frameAt(step))
+    for (const auto& t : frame->tensors)
+      if (t.cls == TensorClass::WeightGrads && !t.scaled)
+        layers.push_back(t.layer);
+  return layers;
+}
+
+std::vector<RunChartSpec> allRunCharts(const train::RunLog& log) {
+  std::vector<RunChartSpec> specs{{RunChartKind::Loss}, {RunChartKind::Accuracy},
+                                  {RunChartKind::LossScale}};
+  for (std::int64_t step : defaultHistogramSteps(log))
+    for (int layer : histogramLayers(log, step))
+      specs.push_back({RunChartKind::Histogram, layer, step});
+  return specs;
+}
+
+QString exportRunCharts(const train::RunLog& log, const QString& dir, const ExportOptions& options,
+                        QStringList* written) {
+  if (!QDir().mkpath(dir))
+    return QObject::tr("cannot create directory %1").arg(dir);
+  for (const RunChartSpec& spec : allRunCharts(log)) {
+    QString error;
+    const auto chart = makeRunChart(log, spec, &error);
+    if (!chart)
+      return error;
+    for (const char* extension : {"svg", "png", "csv"}) {
+      const QString path =
+          QDir(dir).filePath(runChartStem(spec) + QLatin1Char('.') + QLatin1String(extension));
+      if (const QString failure = exportChart(*chart, path, options); !failure.isEmpty())
+        return failure;
+      if (written)
+        written->append(path);
+    }
+  }
+  return {};
+}
+
+} // namespace mantissa::ui

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// The charts of one saved (or live) run, built from its RunLog without a
+// window on screen: what `mantissa-cli plot`, `train --export`, the run report
+// and File -> Open run all draw, so every one of them gives the same picture.
+
+#pragma push_macro("slots")
+#undef slots
+#include <mantissa/telemetry/histogram.h>
+#include <mantissa/train/run_log.h>
+#pragma pop_macro("slots")
+
+#include "ui/charts/chart_export.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace mantissa::ui {
+
+class ChartWidget;
+
+enum class RunChartKind : std::uint8_t { Loss, Accuracy, LossScale, Histogram };
+
+struct RunChartSpec {
+  RunChartKind kind = RunChartKind::Loss;
+  int layer = 0;          // Histogram: layer index
+  std::int64_t step = -1; // Histogram: a telemetry step; -1 = the last frame
+};
+
+// "loss", "accuracy", "loss-scale", "histogram", "histogram:LAYER:STEP".
+// nullopt with *error set ("--chart: unknown chart 'x' ...") when malformed.
+std::optional<RunChartSpec> parseRunChartSpec(const QString& text, QString* error);
+
+// File name stem: "loss", "accuracy", "loss_scale", "histogram_layer1_step200".
+QString runChartStem(const RunChartSpec& spec);
+
+// Builds the chart; nullptr with *error set when the log lacks what it needs
+// (no telemetry frame at that step, no such layer).
+std::unique_ptr<ChartWidget> makeRunChart(const train::RunLog& log, const RunChartSpec& spec,
+                                          QString* error);
+
+// Histogram steps a report shows: the first, middle and last telemetry frames
+// (fewer when the log has fewer); empty when the run logged no telemetry.
+std::vector<std::int64_t> defaultHistogramSteps(const train::RunLog& log);
+// Layers with a weight-gradient histogram in the frame of `step`.
+std::vector<int> histogramLayers(const train::RunLog& log, std::int64_t step);
+
+// Every chart of the run: loss, accuracy, loss scale, and the weight-gradient
+// histogram of each layer at defaultHistogramSteps().
+std::vector<RunChartSpec> allRunCharts(const train::RunLog& log);
+
+// Writes every chart as SVG and PNG and its data as CSV into `dir` (created
+// if missing), each file atomically. Returns "" or the first error; the
+// paths written go to *written.
+QString exportRunCharts(const train::RunLog& log, const QString& dir, const ExportOptions& options,
+                        QStringList* written = nullptr);
+
+} // namespace mantissa::ui
