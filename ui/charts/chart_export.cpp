@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "chart_export.h"
 
+#include <mantissa/io/atomic_file.h>
+
 #include <QBuffer>
 #include <QFileInfo>
 #include <QImage>
@@ -9,10 +11,12 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSaveFile>
+#include <QFile>
 #include <QSvgGenerator>
 
 #include <cmath>
+#include <filesystem>
+#include <string_view>
 
 namespace mantissa::ui {
 
@@ -158,16 +162,12 @@ QByteArray exportBytes(const ExportableChart& chart, ExportFormat format,
 QString writeFileAtomically(const QString& path, const QByteArray& bytes) {
   if (path.isEmpty())
     return QStringLiteral("no output file given");
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly))
-    return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-  if (file.write(bytes) != bytes.size()) {
-    const QString reason = file.errorString();
-    file.cancelWriting();
-    return QStringLiteral("cannot write %1: %2").arg(path, reason);
+  try {
+    io::writeFileAtomically(std::filesystem::path(QFile::encodeName(path).toStdString()),
+                            std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+  } catch (const std::exception& error) {
+    return QString::fromLocal8Bit(error.what());
   }
-  if (!file.commit())
-    return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
   return {};
 }
 

@@ -5,8 +5,8 @@
 // Export shared by every chart: PNG / SVG / PDF pictures and the data behind
 // them as CSV / JSON. Usable headlessly (the CLI's `plot` and `train --export`)
 // and from the chart context menu. Every file is rendered into memory first and
-// then written atomically (QSaveFile: temporary file, then rename), so a failed
-// write never leaves a half-written file over a good one.
+// then written atomically (io::writeFileAtomically: temporary file, fsync,
+// rename), so a failed write never leaves a half-written file over a good one.
 
 #include <QByteArray>
 #include <QJsonDocument>
