@@ -14,10 +14,11 @@
 namespace mantissa::fuzz {
 
 // A loaded set is consistent: x is [N, F], labels in [0, C), features finite,
-// a name to show, and image sets have width x height = F.
+// and image sets have width x height = F. (The name is the caller's: loadIdxBytes
+// leaves it empty.)
 inline void checkDataset(const data::Dataset& set) {
   const std::size_t n = set.y.size();
-  if (set.name.empty() || set.features <= 0 || set.classes <= 0 || set.classes > 256)
+  if (set.features <= 0 || set.classes <= 0 || set.classes > 256)
     std::abort();
   if (set.x.size() != n * static_cast<std::size_t>(set.features))
     std::abort();
