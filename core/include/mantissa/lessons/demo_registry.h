@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// The lessons' demos by id, as one uniform result the GUI can draw (series
+// for a chart) and print (text lines): the lesson manifest names demos by
+// these ids, so a teacher can attach any demo to any lesson.
+
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mantissa::lessons {
+
+struct DemoSeries {
+  std::string name;
+  std::vector<double> x; // [points]
+  std::vector<double> y; // [points]
+  bool bars = false;     // draw as bars (histograms, per-row values) instead of a line
+};
+
+struct DemoOutput {
+  std::string id;
+  std::string title;
+  std::string xLabel, yLabel;
+  bool logY = false;               // y spans binades (errors, GFLOP/s ratios)
+  std::vector<DemoSeries> series;  // may be empty for table-only demos
+  std::vector<std::string> lines;  // the result in words and numbers, computed now
+};
+
+class UnknownDemo : public std::invalid_argument {
+public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// "format-table", "ulp-ruler", "swamping", "swamp-fixes", "stochastic-rounding",
+// "loss-scaling", "scaler-walk", "bf16-run", "accumulation", "softmax-layernorm", "speed".
+std::span<const std::string_view> demoIds();
+bool isDemoId(std::string_view id);
+
+// Runs the demo now. Throws UnknownDemo naming the id and the valid ones.
+DemoOutput runDemo(std::string_view id);
+
+} // namespace mantissa::lessons

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// The lessons' live demonstrations (issue 8). Every number here is computed
+// on the spot by the numeric core (formatInfo, codec encode/ulp, the fast
+// conversions), the loss scaler, the telemetry cast counts, the trainer or
+// the matmul bench: nothing is a stored answer. Each demo runs in seconds.
+//
+// Legend: w = weight, u = update, S = loss scale, g = gradient.
+
+#include <mantissa/numeric/format.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mantissa::lessons {
+
+// --- Lesson 1: anatomy of a float ------------------------------------------
+
+struct FormatRow {
+  std::string name; // "FP16"
+  int bits, exponentBits, mantissaBits, bias;
+  double maxFinite, minNormal, minSubnormal, epsilon;
+};
+// One row per explorer format (fp32, tf32, fp16, bf16, fp8-e4m3, fp8-e5m2), from formatInfo.
+std::vector<FormatRow> formatTable();
+
+// ULP (gap to the next value) of the format's nearest value to `at`; NaN when
+// `at` rounds past the format's max finite (out of range).
+double ulpAt(numeric::FormatId format, double at);
+struct UlpRow {
+  std::string name;
+  double at1, at1000, at65504; // ULP at 1, 1000, 65504
+};
+std::vector<UlpRow> ulpRuler();
+
+// --- Lesson 2: update swamping and its fixes --------------------------------
+
+// w(step) for `steps` applications of w = round(w + u), sampled every `every`
+// steps (step 0 included, the last step included). Rounding: nearest even.
+struct Trajectory {
+  std::string name;          // "FP32", "BF16", "FP16", "BF16 + FP32 master", ...
+  std::vector<double> steps; // [samples]
+  std::vector<double> w;     // [samples]
+};
+Trajectory swampTrajectory(numeric::FormatId format, double w0, double u, int steps, int every);
+
+// The demo of the issue: w = 1.0, u = -1e-4, 10,000 steps in FP32, BF16, FP16.
+struct SwampingDemo {
+  std::vector<Trajectory> runs; // FP32, BF16, FP16
+};
+SwampingDemo swampingDemo(int steps = 10000, int every = 50);
+
+// An update u is lost on w when |u| < ULP(w)/2, i.e. w/|u| > 2/epsilon:
+// returns log2(2/epsilon) (11 for FP16, 8 for BF16), derived from formatInfo.
+int swampRatioLog2(numeric::FormatId format);
+
+// Fixes, each a trajectory of the same w = 1, u = -1e-4 problem in BF16:
+//   master  FP32 master weight updated in FP32; the BF16 copy = round(master)
+//   kahan   BF16 weight plus a BF16 compensation term (Kahan summation)
+Trajectory masterCopyFix(double w0, double u, int steps, int every);
+Trajectory kahanFix(double w0, double u, int steps, int every);
+
+// 1.0 + n x u in BF16 (the issue: n = 1000, u = 0.001) with nearest-even and
+// with stochastic rounding (codec Rounding::Stochastic, mt19937 seeded by `seed`).
+struct StochasticDemo {
+  Trajectory nearest;
+  Trajectory stochastic;
+  double exact; // w0 + n*u in double
+};
+StochasticDemo stochasticRoundingDemo(double w0 = 1.0, double u = 0.001, int n = 1000,
+                                      std::uint32_t seed = 1);
+
+// --- Lesson 3: loss scaling --------------------------------------------------
+
+// g and g*S cast to FP16 (nearest even) and g*S back in FP32 divided by S.
+struct ScalingExample {
+  double g, scale;
+  double gInFp16;        // 0 or a subnormal: what FP16 keeps of g
+  bool gIsSubnormal;     // FP16's class for g
+  double scaledInFp16;   // FP16 value of g*S
+  bool scaledIsNormal;   // FP16's class for g*S
+  double recovered;      // FP16(g*S) / S computed in FP32
+  double relativeError;  // |recovered - g| / g
+};
+ScalingExample scalingExample(double g = 2e-7, double scale = 1024);
+
+// A real FP16 run's weight gradients (the underflow preset's scaled fp16-mixed
+// run, `steps` steps, at the preset's small loss) cast to FP16 under each scale:
+// the share of non-zero gradients lost to zero and those overflowing.
+struct RecoveryRow {
+  double scale;
+  double lostToZero; // fraction of non-zero gradients that become zero
+  double overflow;   // fraction that overflow
+};
+struct RecoveryDemo {
+  std::uint64_t values = 0;       // gradient values examined
+  std::vector<RecoveryRow> rows;  // one per requested scale
+  std::vector<double> log2Bins;   // [bins] binade of |g| (floor(log2|g|)), for the histogram
+  std::vector<double> binCounts;  // [bins] values in each binade
+  double fp16MinSubnormalLog2 = 0; // -24: left of it is lost
+};
+RecoveryDemo recoveryDemo(const std::vector<double>& scales = {1.0, 8.0, 32768.0}, int steps = 3);
+
+// The dynamic scaler (amp::LossScaler, PyTorch rules, growth every
+// `growthInterval` finite steps) driven by hand with a script of overflows.
+struct ScalerStep {
+  std::int64_t step;
+  bool overflow;
+  double scaleBefore, scaleAfter;
+  bool skipped, backedOff, grew;
+};
+std::vector<ScalerStep> scalerWalk(const std::vector<bool>& overflows, double initScale = 65536,
+                                   int growthInterval = 3);
+
+// --- Lesson 4: BF16 needs no scaler ------------------------------------------
+
+// A short run of the bf16-no-scaler preset (bf16-mixed, small loss).
+struct Bf16RunDemo {
+  std::vector<double> steps, loss, scale; // [steps]
+  std::int64_t skipped = 0;
+  bool hasScaler = false;
+};
+Bf16RunDemo bf16RunDemo(int steps = 30);
+
+// --- Lesson 5: what must stay in FP32 ----------------------------------------
+
+// Sum of n uniform(0,1) values (mt19937 seeded) with a BF16, FP16 and FP32
+// accumulator; the double sum is the reference.
+struct AccumulationDemo {
+  std::vector<Trajectory> runs; // BF16, FP16, FP32 running sums
+  double exact = 0;             // double sum of the same values
+};
+AccumulationDemo accumulationDemo(int n = 10000, std::uint32_t seed = 1, int every = 50);
+
+// Softmax and layer norm of the same seeded vector with every operation
+// rounded to FP32, BF16, FP16; error against a double reference.
+struct OpError {
+  std::string format;
+  double softmaxMaxRelError;
+  double layerNormMaxAbsError;
+};
+struct SoftmaxLayerNormDemo {
+  int length = 0;
+  std::vector<OpError> rows; // FP32, BF16, FP16
+};
+SoftmaxLayerNormDemo softmaxLayerNormDemo(int length = 256, std::uint32_t seed = 1);
+
+// --- Lesson 6: speed ----------------------------------------------------------
+
+struct SpeedRow {
+  std::string dtype;          // "f32", "bf16", "f16"
+  std::int64_t size;          // square M = N = K
+  double gflops, cv;
+  bool emulated;
+  std::string implementation;
+};
+std::vector<SpeedRow> speedDemo(std::int64_t size = 256);
+
+} // namespace mantissa::lessons

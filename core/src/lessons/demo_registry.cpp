@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Turns each demo's typed result into series and text lines. The words here
+// describe what was computed; every number is formatted from the result.
+#include <mantissa/lessons/demo_registry.h>
+
+#include <mantissa/lessons/demos.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace mantissa::lessons {
+
+namespace {
+
+constexpr std::array<std::string_view, 11> kIds{
+    "format-table", "ulp-ruler",    "swamping",     "swamp-fixes",       "stochastic-rounding",
+    "loss-scaling", "scaler-walk",  "bf16-run",     "accumulation",      "softmax-layernorm",
+    "speed"};
+
+template <typename... A> std::string fmt(const char* f, A... a) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, f, a...);
+  return buf;
+}
+
+DemoSeries fromTrajectory(const Trajectory& t) { return {t.name, t.steps, t.w, false}; }
+
+DemoOutput formatTableDemo() {
+  DemoOutput o{"format-table", "Formats, from the numeric core", "format", "exponent / mantissa bits", false, {}, {}};
+  DemoSeries e{"exponent bits", {}, {}, true}, m{"mantissa bits", {}, {}, true};
+  int i = 0;
+  for (const auto& r : formatTable()) {
+    o.lines.push_back(fmt("%-9s %2d bits (1+%d+%d)  bias %3d  max %.6g  min normal %.6g  "
+                          "min subnormal %.6g  epsilon %.6g",
+                          r.name.c_str(), r.bits, r.exponentBits, r.mantissaBits, r.bias,
+                          r.maxFinite, r.minNormal, r.minSubnormal, r.epsilon));
+    e.x.push_back(i);
+    e.y.push_back(r.exponentBits);
+    m.x.push_back(i);
+    m.y.push_back(r.mantissaBits);
+    ++i;
+  }
+  o.series = {e, m};
+  return o;
+}
+
+DemoOutput ulpRulerDemo() {
+  DemoOutput o{"ulp-ruler", "The ruler: gap to the next value (ULP)", "value", "ULP", true, {}, {}};
+  for (const auto& r : ulpRuler()) {
+    DemoSeries s{r.name, {}, {}, false};
+    const double at[] = {1, 1000, 65504}, u[] = {r.at1, r.at1000, r.at65504};
+    std::string line = fmt("%-9s", r.name.c_str());
+    for (int k = 0; k < 3; ++k) {
+      line += std::isnan(u[k]) ? fmt("  ULP at %g: out of range", at[k])
+                               : fmt("  ULP at %g: %.6g", at[k], u[k]);
+      if (!std::isnan(u[k])) {
+        s.x.push_back(at[k]);
+        s.y.push_back(u[k]);
+      }
+    }
+    o.lines.push_back(line);
+    o.series.push_back(std::move(s));
+  }
+  return o;
+}
+
+DemoOutput swampingOut() {
+  DemoOutput o{"swamping", "w = 1.0, update -1e-4, 10,000 steps", "step", "w", false, {}, {}};
+  for (const auto& t : swampingDemo().runs) {
+    o.series.push_back(fromTrajectory(t));
+    o.lines.push_back(fmt("%s: w after %g steps = %.6g", t.name.c_str(), t.steps.back(), t.w.back()));
+  }
+  for (auto id : {numeric::FormatId::Fp16, numeric::FormatId::Bf16})
+    o.lines.push_back(fmt("%s loses an update when weight/update > 2^%d = %g (half an ULP, from epsilon)",
+                          std::string(numeric::formatInfo(id).displayName).c_str(),
+                          swampRatioLog2(id), std::ldexp(1.0, swampRatioLog2(id))));
+  return o;
+}
+
+DemoOutput fixesOut() {
+  DemoOutput o{"swamp-fixes", "The fixes: FP32 master copy, Kahan summation", "step", "w", false, {}, {}};
+  for (const auto& t : {swampTrajectory(numeric::FormatId::Bf16, 1.0, -1e-4, 10000, 50),
+                        masterCopyFix(1.0, -1e-4, 10000, 50), kahanFix(1.0, -1e-4, 10000, 50)}) {
+    o.series.push_back(fromTrajectory(t));
+    o.lines.push_back(fmt("%s: w after 10000 steps = %.6g", t.name.c_str(), t.w.back()));
+  }
+  return o;
+}
+
+DemoOutput stochasticOut() {
+  const auto d = stochasticRoundingDemo();
+  DemoOutput o{"stochastic-rounding", "1.0 + 1000 x 0.001 in BF16", "step", "w", false,
+               {fromTrajectory(d.nearest), fromTrajectory(d.stochastic)}, {}};
+  o.lines.push_back(fmt("exact: %.6g", d.exact));
+  o.lines.push_back(fmt("nearest even: %.6g", d.nearest.w.back()));
+  o.lines.push_back(fmt("stochastic (seed 1): %.6g", d.stochastic.w.back()));
+  return o;
+}
+
+DemoOutput lossScalingOut() {
+  const auto e = scalingExample();
+  const auto r = recoveryDemo();
+  DemoOutput o{"loss-scaling", "Gradients of a real FP16 run, by binade", "log2 |g|", "values", false, {}, {}};
+  o.lines.push_back(fmt("g = %g in FP16: %.6g (%s)", e.g, e.gInFp16, e.gIsSubnormal ? "subnormal" : "zero or normal"));
+  o.lines.push_back(fmt("g x S (S = %g) in FP16: %.6g (%s)", e.scale, e.scaledInFp16,
+                        e.scaledIsNormal ? "a normal number" : "not normal"));
+  o.lines.push_back(fmt("back in FP32: %.6g / %g = %.6g (relative error %.2g)", e.scaledInFp16,
+                        e.scale, e.recovered, e.relativeError));
+  o.lines.push_back(fmt("%llu weight gradients of the underflow preset's FP16 run:",
+                        static_cast<unsigned long long>(r.values)));
+  for (const auto& row : r.rows)
+    o.lines.push_back(fmt("  scale x%g: %.2f%% lost to zero, %.4f%% overflow", row.scale,
+                          100 * row.lostToZero, 100 * row.overflow));
+  o.series.push_back({"gradients per binade", r.log2Bins, r.binCounts, true});
+  double top = 0;
+  for (double c : r.binCounts) top = std::max(top, c);
+  o.series.push_back({"FP16 smallest subnormal (x1)", {r.fp16MinSubnormalLog2, r.fp16MinSubnormalLog2}, {0, top}, false});
+  return o;
+}
+
+DemoOutput scalerOut() {
+  const std::vector<bool> script{false, false, false, true, false, false, false, false, true, true, false, false, false};
+  DemoOutput o{"scaler-walk", "Dynamic loss scale, stepped by hand (growth after 3 clean steps)", "step", "scale", true, {}, {}};
+  DemoSeries s{"scale", {}, {}, false};
+  for (const auto& st : scalerWalk(script)) {
+    s.x.push_back(st.step);
+    s.y.push_back(st.scaleAfter);
+    o.lines.push_back(fmt("step %lld: %s -> scale %g -> %g%s%s%s", static_cast<long long>(st.step),
+                          st.overflow ? "overflow" : "finite  ", st.scaleBefore, st.scaleAfter,
+                          st.skipped ? ", step skipped" : "", st.backedOff ? ", halved" : "",
+                          st.grew ? ", doubled" : ""));
+  }
+  o.series.push_back(std::move(s));
+  return o;
+}
+
+DemoOutput bf16Out() {
+  const auto d = bf16RunDemo();
+  DemoOutput o{"bf16-run", "bf16-mixed on MNIST: loss and loss scale", "step", "loss / scale", false,
+               {{"loss", d.steps, d.loss, false}, {"loss scale", d.steps, d.scale, false}}, {}};
+  o.lines.push_back(fmt("%zu steps, %s, skipped steps: %lld", d.steps.size(),
+                        d.hasScaler ? "with a loss scaler" : "no loss scaler",
+                        static_cast<long long>(d.skipped)));
+  o.lines.push_back(fmt("loss %.4f -> %.4f", d.loss.front(), d.loss.back()));
+  return o;
+}
+
+DemoOutput accumulationOut() {
+  const auto d = accumulationDemo();
+  DemoOutput o{"accumulation", "Sum of 10,000 uniform(0,1) values", "values added", "sum", false, {}, {}};
+  o.lines.push_back(fmt("exact (double): %.6g", d.exact));
+  for (const auto& t : d.runs) {
+    o.series.push_back(fromTrajectory(t));
+    o.lines.push_back(fmt("%s: %.6g", t.name.c_str(), t.w.back()));
+  }
+  return o;
+}
+
+DemoOutput softmaxOut() {
+  const auto d = softmaxLayerNormDemo();
+  DemoOutput o{"softmax-layernorm", "Softmax and layer norm: error vs a double reference", "format", "error", true, {}, {}};
+  DemoSeries s{"softmax max relative error", {}, {}, true}, l{"layer norm max abs error", {}, {}, true};
+  int i = 0;
+  for (const auto& r : d.rows) {
+    o.lines.push_back(fmt("%s (n = %d): softmax max rel. error %.3g, layer norm max abs. error %.3g",
+                          r.format.c_str(), d.length, r.softmaxMaxRelError, r.layerNormMaxAbsError));
+    s.x.push_back(i);
+    s.y.push_back(r.softmaxMaxRelError);
+    l.x.push_back(i);
+    l.y.push_back(r.layerNormMaxAbsError);
+    ++i;
+  }
+  o.series = {s, l};
+  return o;
+}
+
+DemoOutput speedOut() {
+  DemoOutput o{"speed", "Square matmul 256, oneDNN, this machine", "dtype", "GFLOP/s", false, {}, {}};
+  DemoSeries s{"GFLOP/s (median)", {}, {}, true};
+  int i = 0;
+  for (const auto& r : speedDemo()) {
+    o.lines.push_back(fmt("%s %lldx%lld: %.1f GFLOP/s (CV %.1f%%)%s  [%s]", r.dtype.c_str(),
+                          static_cast<long long>(r.size), static_cast<long long>(r.size), r.gflops,
+                          100 * r.cv, r.emulated ? " emulated" : " native", r.implementation.c_str()));
+    s.x.push_back(i++);
+    s.y.push_back(r.gflops);
+  }
+  o.series.push_back(std::move(s));
+  return o;
+}
+
+} // namespace
+
+std::span<const std::string_view> demoIds() { return kIds; }
+
+bool isDemoId(std::string_view id) {
+  for (auto k : kIds)
+    if (k == id) return true;
+  return false;
+}
+
+DemoOutput runDemo(std::string_view id) {
+  if (id == "format-table") return formatTableDemo();
+  if (id == "ulp-ruler") return ulpRulerDemo();
+  if (id == "swamping") return swampingOut();
+  if (id == "swamp-fixes") return fixesOut();
+  if (id == "stochastic-rounding") return stochasticOut();
+  if (id == "loss-scaling") return lossScalingOut();
+  if (id == "scaler-walk") return scalerOut();
+  if (id == "bf16-run") return bf16Out();
+  if (id == "accumulation") return accumulationOut();
+  if (id == "softmax-layernorm") return softmaxOut();
+  if (id == "speed") return speedOut();
+  std::string valid;
+  for (auto k : kIds) valid += (valid.empty() ? "" : ", ") + std::string(k);
+  throw UnknownDemo("unknown demo \"" + std::string(id) + "\" (valid: " + valid + ")");
+}
+
+} // namespace mantissa::lessons

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/lessons/lesson_set.h>
+
+#include <mantissa/io/resource_paths.h>
+#include <mantissa/lessons/demo_registry.h>
+#include <mantissa/train/presets.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace mantissa::lessons {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+bool validUtf8(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
+    if (extra < 0 || i + static_cast<std::size_t>(extra) >= s.size())
+      return false;
+    for (int k = 1; k <= extra; ++k)
+      if ((static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) >> 6) != 0x2) return false;
+    i += static_cast<std::size_t>(extra) + 1;
+  }
+  return true;
+}
+
+// Empty string when the text is a usable lesson, else what is wrong with it.
+std::string checkText(const std::string& text, LessonFormat format) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return "the file is empty";
+  if (!validUtf8(text)) return "the file is not valid UTF-8 text";
+  if (format == LessonFormat::Markdown) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (text.compare(first, 2, "# ") != 0)
+      return "a Markdown lesson must start with a title line \"# ...\"";
+  } else if (text.find("<h1") == std::string::npos && text.find("<H1") == std::string::npos) {
+    return "an HTML lesson must have an <h1> title";
+  }
+  return {};
+}
+
+std::vector<std::string> stringList(const json& entry, const char* key) {
+  std::vector<std::string> out;
+  if (!entry.contains(key)) return out;
+  const auto& v = entry.at(key);
+  if (!v.is_array()) throw std::runtime_error(std::string("\"") + key + "\" must be a list of strings");
+  for (const auto& s : v) {
+    if (!s.is_string()) throw std::runtime_error(std::string("\"") + key + "\" must be a list of strings");
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+Lesson readEntry(const json& entry, const fs::path& dir, std::size_t index) {
+  Lesson l;
+  l.id = "lesson " + std::to_string(index + 1);
+  l.title = l.id;
+  try {
+    if (!entry.is_object()) throw std::runtime_error("the manifest entry is not an object");
+    if (!entry.contains("file") || !entry.at("file").is_string())
+      throw std::runtime_error("the manifest entry has no \"file\"");
+    l.file = dir / entry.at("file").get<std::string>();
+    if (entry.contains("id") && entry.at("id").is_string()) l.id = entry.at("id").get<std::string>();
+    if (entry.contains("title") && entry.at("title").is_string())
+      l.title = entry.at("title").get<std::string>();
+    else
+      throw std::runtime_error("the manifest entry has no \"title\"");
+    const auto ext = l.file.extension().string();
+    if (ext == ".md") l.format = LessonFormat::Markdown;
+    else if (ext == ".html" || ext == ".htm") l.format = LessonFormat::Html;
+    else throw std::runtime_error("unknown lesson file type \"" + ext + "\" (use .md or .html)");
+    l.demos = stringList(entry, "demos");
+    for (const auto& d : l.demos)
+      if (!isDemoId(d)) throw std::runtime_error("unknown demo \"" + d + "\"");
+    if (entry.contains("preset")) {
+      if (!entry.at("preset").is_string()) throw std::runtime_error("\"preset\" must be a string");
+      l.preset = entry.at("preset").get<std::string>();
+      if (train::findPreset(l.preset) == nullptr)
+        throw std::runtime_error("unknown dashboard preset \"" + l.preset + "\"");
+    }
+    l.explorer = stringList(entry, "explorer");
+    std::ifstream in(l.file, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot open the file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const auto problem = checkText(ss.str(), l.format);
+    if (!problem.empty()) throw std::runtime_error(problem);
+    l.text = ss.str();
+  } catch (const std::exception& e) {
+    const auto where = l.file.empty() ? dir / "lessons.json" : l.file;
+    l.error = "This lesson could not be loaded: " + where.string() + ": " + e.what();
+    l.text.clear();
+  }
+  return l;
+}
+
+} // namespace
+
+LessonSet loadLessons(const fs::path& dir) {
+  LessonSet set;
+  set.manifest = dir / "lessons.json";
+  std::ifstream in(set.manifest, std::ios::binary);
+  if (!in) {
+    set.error = "cannot open the lesson list " + set.manifest.string();
+    return set;
+  }
+  json manifest;
+  try {
+    manifest = json::parse(in);
+  } catch (const json::exception& e) {
+    set.error = set.manifest.string() + " is not valid JSON: " + e.what();
+    return set;
+  }
+  if (!manifest.is_object() || !manifest.contains("lessons") || !manifest.at("lessons").is_array()) {
+    set.error = set.manifest.string() + " must be an object with a \"lessons\" list";
+    return set;
+  }
+  const auto& list = manifest.at("lessons");
+  for (std::size_t i = 0; i < list.size(); ++i) set.lessons.push_back(readEntry(list[i], dir, i));
+  return set;
+}
+
+LessonSet loadInstalledLessons() {
+  try {
+    return loadLessons(io::resourceDir() / "lessons");
+  } catch (const io::ResourceError& e) {
+    LessonSet set;
+    set.error = e.what();
+    return set;
+  }
+}
+
+} // namespace mantissa::lessons

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Issue 8's bar: each lesson demo shows its phenomenon, computed by the core.
+// Expected values are the formats' spec constants, hand-derived rounding
+// facts, or the issue's stated outcomes; never the demo's own output.
+#include <mantissa/lessons/demo_registry.h>
+#include <mantissa/lessons/demos.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace mantissa;
+using namespace mantissa::lessons;
+using numeric::FormatId;
+
+TEST(LessonAnatomy, FormatTableHasSpecConstants) {
+  const auto rows = formatTable();
+  ASSERT_EQ(rows.size(), 6u);
+  const auto find = [&](const char* name) {
+    for (const auto& r : rows)
+      if (r.name == name) return r;
+    ADD_FAILURE() << "no row " << name;
+    return rows.front();
+  };
+  const auto h = find("FP16");
+  EXPECT_EQ(h.bits, 16);
+  EXPECT_EQ(h.bias, 15);
+  EXPECT_EQ(h.maxFinite, 65504.0);
+  EXPECT_EQ(h.minNormal, std::ldexp(1.0, -14));
+  EXPECT_EQ(h.minSubnormal, std::ldexp(1.0, -24));
+  EXPECT_EQ(h.epsilon, std::ldexp(1.0, -10));
+  const auto b = find("BF16");
+  EXPECT_EQ(b.bias, 127);
+  EXPECT_EQ(b.epsilon, std::ldexp(1.0, -7));
+  EXPECT_EQ(b.minNormal, std::ldexp(1.0, -126));
+  const auto f = find("FP32");
+  EXPECT_EQ(f.maxFinite, 3.4028234663852886e38);
+  EXPECT_EQ(f.minSubnormal, std::ldexp(1.0, -149));
+}
+
+TEST(LessonAnatomy, UlpRulerGrowsWithMagnitude) {
+  EXPECT_EQ(ulpAt(FormatId::Fp16, 1.0), std::ldexp(1.0, -10));
+  EXPECT_EQ(ulpAt(FormatId::Fp16, 1000.0), 0.5);  // binade [512, 1024): 2^(9-10)
+  EXPECT_EQ(ulpAt(FormatId::Fp16, 65504.0), 32.0); // binade [32768, 65536): 2^(15-10)
+  EXPECT_EQ(ulpAt(FormatId::Bf16, 1000.0), 4.0);   // 2^(9-7)
+  EXPECT_EQ(ulpAt(FormatId::Fp32, 1.0), std::ldexp(1.0, -23));
+  EXPECT_TRUE(std::isnan(ulpAt(FormatId::Fp8E4M3, 1000.0))); // past 448
+}
+
+TEST(LessonSwamping, Fp32WalksToZeroSixteenBitStaysAtOne) {
+  const auto d = swampingDemo();
+  ASSERT_EQ(d.runs.size(), 3u);
+  EXPECT_EQ(d.runs[0].name, "FP32");
+  EXPECT_EQ(d.runs[0].steps.back(), 10000.0);
+  EXPECT_NEAR(d.runs[0].w.back(), 0.0, 1e-3);
+  for (int k : {1, 2}) {
+    SCOPED_TRACE(d.runs[static_cast<std::size_t>(k)].name);
+    for (double w : d.runs[static_cast<std::size_t>(k)].w) ASSERT_EQ(w, 1.0);
+  }
+}
+
+TEST(LessonSwamping, ThresholdsFromEpsilon) {
+  EXPECT_EQ(swampRatioLog2(FormatId::Fp16), 11);
+  EXPECT_EQ(swampRatioLog2(FormatId::Bf16), 8);
+  // Just above / below the threshold in BF16 at w = 1 (ULP below... above 1 is 2^-7).
+  EXPECT_EQ(swampTrajectory(FormatId::Bf16, 1.0, std::ldexp(1.0, -9), 1, 1).w.back(), 1.0);
+  EXPECT_GT(swampTrajectory(FormatId::Bf16, 1.0, std::ldexp(1.0, -7), 1, 1).w.back(), 1.0);
+}
+
+TEST(LessonSwamping, FixesLetTheWeightMove) {
+  EXPECT_NEAR(masterCopyFix(1.0, -1e-4, 10000, 50).w.back(), 0.0, 1e-3);
+  const auto k = kahanFix(1.0, -1e-4, 10000, 50);
+  EXPECT_LT(k.w.back(), 0.05);
+  EXPECT_GT(k.w.back(), -0.05);
+}
+
+TEST(LessonSwamping, StochasticRoundingReachesAboutTwo) {
+  const auto d = stochasticRoundingDemo(1.0, 0.001, 1000, 1);
+  for (double w : d.nearest.w) ASSERT_EQ(w, 1.0);
+  EXPECT_GE(d.stochastic.w.back(), 1.8);
+  EXPECT_LE(d.stochastic.w.back(), 2.2);
+  // Seeded: the same seed gives the same walk.
+  EXPECT_EQ(stochasticRoundingDemo(1.0, 0.001, 1000, 1).stochastic.w, d.stochastic.w);
+}
+
+TEST(LessonLossScaling, WorkedExample) {
+  const auto e = scalingExample(2e-7, 1024);
+  EXPECT_TRUE(e.gIsSubnormal); // 2^-24 < 2e-7 < 2^-14
+  EXPECT_TRUE(e.scaledIsNormal);
+  EXPECT_NEAR(e.scaledInFp16, 2.048e-4, 2.048e-4 * std::ldexp(1.0, -11));
+  EXPECT_LT(e.relativeError, std::ldexp(1.0, -10));
+  // Without scaling FP16 keeps g only to a multiple of 2^-24: a large error.
+  EXPECT_GT(std::abs(e.gInFp16 - 2e-7) / 2e-7, 0.01);
+}
+
+TEST(LessonLossScaling, ScalingRecoversGradientsLostToZero) {
+  const auto d = recoveryDemo({1.0, 8.0, 32768.0}, 3);
+  ASSERT_EQ(d.rows.size(), 3u);
+  EXPECT_GT(d.values, 100000u);
+  EXPECT_GT(d.rows[0].lostToZero, 0.0);
+  EXPECT_LT(d.rows[1].lostToZero, d.rows[0].lostToZero);
+  EXPECT_LT(d.rows[2].lostToZero, d.rows[1].lostToZero);
+}
+
+TEST(LessonLossScaling, ScalerStateSequenceFollowsTheRules) {
+  // Rules (PyTorch GradScaler): overflow -> halve and skip, tracker reset;
+  // `interval` consecutive finite steps -> double. Interval 3, init 1024.
+  const std::vector<bool> script{false, false, false, true, false, false, true, false, false, false};
+  const double expectedAfter[] = {1024, 1024, 2048, 1024, 1024, 1024, 512, 512, 512, 1024};
+  const auto walk = scalerWalk(script, 1024, 3);
+  ASSERT_EQ(walk.size(), script.size());
+  for (std::size_t i = 0; i < walk.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(walk[i].scaleAfter, expectedAfter[i]);
+    EXPECT_EQ(walk[i].skipped, script[i]);
+    EXPECT_EQ(walk[i].backedOff, script[i]);
+  }
+}
+
+TEST(LessonBf16, NoScalerNoSkips) {
+  const auto d = bf16RunDemo(20);
+  ASSERT_EQ(d.steps.size(), 20u);
+  EXPECT_EQ(d.skipped, 0);
+  for (double s : d.scale) EXPECT_EQ(s, 1.0);
+  EXPECT_LT(d.loss.back(), d.loss.front());
+}
+
+TEST(LessonFp32, AccumulatorStallsInBf16) {
+  const auto d = accumulationDemo(10000, 1, 50);
+  ASSERT_EQ(d.runs.size(), 3u);
+  EXPECT_GE(d.runs[0].w.back(), 128.0); // BF16
+  EXPECT_LE(d.runs[0].w.back(), 512.0);
+  EXPECT_NEAR(d.runs[2].w.back(), d.exact, 0.02 * d.exact); // FP32
+  EXPECT_NEAR(d.exact, 5000.0, 200.0);
+}
+
+TEST(LessonFp32, SoftmaxLayerNormErrorsOrdered) {
+  const auto d = softmaxLayerNormDemo(256, 1);
+  ASSERT_EQ(d.rows.size(), 3u);
+  EXPECT_LT(d.rows[0].softmaxMaxRelError, 1e-5);
+  EXPECT_LT(d.rows[0].layerNormMaxAbsError, 1e-5);
+  for (int k : {1, 2}) {
+    EXPECT_GT(d.rows[static_cast<std::size_t>(k)].softmaxMaxRelError, 100 * d.rows[0].softmaxMaxRelError);
+    EXPECT_GT(d.rows[static_cast<std::size_t>(k)].layerNormMaxAbsError, 100 * d.rows[0].layerNormMaxAbsError);
+  }
+}
+
+TEST(LessonRegistry, EveryIdRunsExceptUnknown) {
+  for (auto id : demoIds()) {
+    if (id == "speed" || id == "loss-scaling" || id == "bf16-run") continue; // covered above, slow
+    const auto o = runDemo(id);
+    EXPECT_EQ(o.id, id);
+    EXPECT_FALSE(o.lines.empty()) << id;
+    EXPECT_FALSE(o.series.empty()) << id;
+  }
+  EXPECT_THROW(runDemo("no-such-demo"), UnknownDemo);
+}
