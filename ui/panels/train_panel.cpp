@@ -28,6 +28,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace mantissa::ui {
 
 namespace {
@@ -148,6 +150,7 @@ void TrainPanel::buildDocks() {
   scroll->setWidget(m_setup);
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setMinimumWidth(300);
   auto* setupDock = addDock(scroll, tr("Run setup"), QStringLiteral("setupDock"), Qt::LeftDockWidgetArea);
 
   m_accuracy = new AccuracyChart;
@@ -177,8 +180,9 @@ void TrainPanel::buildDocks() {
   tabifyDockWidget(scaleDock, watchDock);
   tabifyDockWidget(watchDock, opDock);
   scaleDock->raise();
-  resizeDocks({setupDock}, {300}, Qt::Horizontal);
-  resizeDocks({histDock}, {380}, Qt::Vertical);
+  m_histogram->setMinimumHeight(220);
+  m_accuracy->setMinimumHeight(220);
+  m_heatmap->setMinimumSize(360, 220);
 
   connect(m_heatmap, &HistogramHeatmap::stepSelected, this, [this](std::int64_t step) {
     m_scrubStep = step;
@@ -258,7 +262,10 @@ void TrainPanel::startOrResume() {
   }
   if (applySetup().isEmpty()) {
     m_controller->start();
-    m_banner->setText(m_presetNote.isEmpty() ? tr("Training…") : m_presetNote);
+    m_banner->setText(m_presetNote.isEmpty()
+                          ? tr("Training. Space pauses, N steps, Ctrl+. stops; pick the run to "
+                               "inspect above, click a histogram bar to watch a weight from it.")
+                          : m_presetNote);
   }
 }
 
@@ -308,8 +315,7 @@ void TrainPanel::onSelectedRunChanged() {
   m_opTable->setRun(session.recipe(), backend,
                     QString::fromStdString(session.scalerDescription()));
   m_lossScale->setPreset(session.scaler() ? QString::fromStdString(session.scaler()->config().preset)
-                                          : tr("none: %1 does not scale the loss")
-                                                .arg(m_controller->runName(run)));
+                                          : tr("no"));
   m_histogramKey.clear();
   m_heatmapKey.clear();
   m_scaleDrawnStep = -2;
@@ -366,6 +372,19 @@ void TrainPanel::applyTheme() {
 
 void TrainPanel::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
+  if (!m_sized) { // first show, once the window has its size: split the space
+    m_sized = true;
+    if (QSettings().value(kDockStateKey).isNull()) {
+      auto* setupDock = findChild<QDockWidget*>(QStringLiteral("setupDock"));
+      auto* accDock = findChild<QDockWidget*>(QStringLiteral("accuracyDock"));
+      auto* histDock = findChild<QDockWidget*>(QStringLiteral("histogramDock"));
+      auto* heatDock = findChild<QDockWidget*>(QStringLiteral("heatmapDock"));
+      resizeDocks({setupDock, accDock}, {std::max(320, width() / 6), width() * 2 / 7},
+                  Qt::Horizontal);
+      resizeDocks({histDock}, {height() * 2 / 5}, Qt::Vertical);
+      resizeDocks({histDock, heatDock}, {width() / 2, width() / 2}, Qt::Horizontal);
+    }
+  }
   if (!m_closeFilterInstalled && window() != this) {
     window()->installEventFilter(this);
     m_closeFilterInstalled = true;

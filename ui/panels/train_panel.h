@@ -65,8 +65,10 @@ public:
   void setHistogramSelection(int layer, telemetry::TensorClass cls);
   // The step the histogram shows when scrubbed; nullopt when following the latest frame.
   std::optional<std::int64_t> scrubStep() const { return m_scrubStep; }
-  // Redraws every view from the controller's records.
+  // Redraws every view from the controller's records (views whose data did
+  // not change are skipped); redrawAll() redraws every view regardless.
   void refresh();
+  void redrawAll();
   QString statusText() const { return m_statusText; }
   QString divergenceText() const;
 
@@ -130,6 +132,7 @@ private:
   QString m_statusText;
   QString m_presetNote;
   bool m_closeFilterInstalled = false;
+  bool m_sized = false;
 };
 
 } // namespace mantissa::ui

@@ -64,6 +64,14 @@ void TrainPanel::refresh() {
   refreshStatus();
 }
 
+void TrainPanel::redrawAll() {
+  m_histogramFrame = nullptr;
+  m_histogramKey.clear();
+  m_heatmapKey.clear();
+  m_scaleDrawnStep = -2;
+  refresh();
+}
+
 void TrainPanel::refreshCurves() {
   const std::size_t pixels = std::size_t(std::max(200, m_loss->width()));
   for (int i = 0; i < m_controller->runCount(); ++i) {

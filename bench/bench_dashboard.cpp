@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// bench_dashboard: the live dashboard's two figures (issue 5).
+//  1. Frame update time after a long history: three real runs of a tiny
+//     model train --history steps each (100,000 by default, histograms every
+//     100 steps), then the Train page redraws every view from the records
+//     (decimation, one replace() per series, heat map rebuild) and repaints;
+//     median and CV over repetitions.
+//  2. Training throughput with the GUI open vs headless for the same run
+//     (MNIST, MLP 784-256-256-10, histograms every 5 steps): headless is
+//     Session + runToCompletion with no-op callbacks; GUI is the Train page
+//     of a shown MainWindow drawing live. Alternated, median of each, ratio.
+// --screenshots DIR also writes the window at 1920x1080 and 1280x720 in the
+// light, dark and presenter looks after a short real run.
+//
+// Runs on the offscreen platform unless QT_QPA_PLATFORM is set.
+
+#include "ui/app_shell/main_window.h"
+#include "ui/app_shell/theme.h"
+#include "ui/bridge/run_controller.h"
+#include "ui/panels/train_panel.h"
+#include "ui/panels/train_panel_setup.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QThread>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace mantissa;
+using namespace mantissa::ui;
+
+namespace {
+
+struct Stats {
+  double median = 0, cv = 0;
+};
+
+Stats stats(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  Stats s;
+  const std::size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  double mean = 0;
+  for (double x : v)
+    mean += x;
+  mean /= double(n);
+  double var = 0;
+  for (double x : v)
+    var += (x - mean) * (x - mean);
+  s.cv = n > 1 && mean > 0 ? std::sqrt(var / double(n - 1)) / mean : 0.0;
+  return s;
+}
+
+// Runs the event loop until pred() holds or timeoutMs pass.
+template <class Pred> bool waitUntil(Pred pred, int timeoutMs) {
+  QElapsedTimer t;
+  t.start();
+  while (!pred()) {
+    if (t.elapsed() > timeoutMs)
+      return false;
+    QApplication::processEvents(QEventLoop::AllEvents, 5);
+    QThread::msleep(1);
+  }
+  return true;
+}
+
+void pump(int ms) {
+  waitUntil([] { return false; }, ms);
+}
+
+bool waitFinished(TrainPanel& p, int timeoutMs) {
+  return waitUntil(
+      [&] {
+        p.controller()->drainNow();
+        if (p.controller()->state() != RunController::State::Finished)
+          return false;
+        for (int i = 0; i < p.controller()->runCount(); ++i) {
+          const auto& s = p.controller()->record(i).snapshot();
+          if (!s || !s->summary)
+            return false;
+        }
+        return true;
+      },
+      timeoutMs);
+}
+
+TrainPanel* trainPage(MainWindow& w) {
+  return qobject_cast<TrainPanel*>(w.page(QStringLiteral("Train")));
+}
+
+void frameUpdate(std::int64_t historySteps, int reps) {
+  MainWindow w;
+  w.resize(1920, 1080);
+  w.show();
+  TrainPanel& p = *trainPage(w);
+  std::vector<train::RunConfig> runs;
+  for (const char* recipe : {"fp32", "bf16-mixed", "fp16-mixed"}) {
+    train::RunConfig c;
+    c.data = "spirals";
+    c.model = "mlp:2-8-2:tanh";
+    c.recipe = recipe;
+    c.batch = 8;
+    c.steps = historySteps;
+    c.telemetryEvery = 100;
+    c.evalEvery = 1000;
+    runs.push_back(c);
+  }
+  p.setup()->setConfigs(runs);
+  p.startAction()->trigger();
+  if (!waitFinished(p, 3600 * 1000)) {
+    std::puts("frame update: the runs did not finish");
+    return;
+  }
+  std::vector<double> update, withPaint;
+  for (int r = 0; r < reps; ++r) {
+    QElapsedTimer t;
+    t.start();
+    p.redrawAll();
+    const double a = double(t.nsecsElapsed()) * 1e-6;
+    p.repaint(); // synchronous paint of the page and every dock
+    const double b = double(t.nsecsElapsed()) * 1e-6;
+    update.push_back(a);
+    withPaint.push_back(b);
+    QApplication::processEvents();
+  }
+  const auto& rec = p.controller()->record(0);
+  std::printf("frame update after %lld steps of history x 3 runs (%zu frames kept per run, "
+              "window 1920x1080, %d reps)\n",
+              static_cast<long long>(rec.lastStep() + 1), rec.frames().size(), reps);
+  const Stats u = stats(update), b = stats(withPaint);
+  std::printf("  views from records (decimate + replace, heat map rebuild): median %.2f ms  CV %.1f%%\n",
+              u.median, 100 * u.cv);
+  std::printf("  ... plus synchronous repaint of the page:                 median %.2f ms  CV %.1f%%\n",
+              b.median, 100 * b.cv);
+  std::printf("  16 ms frame budget: %s\n", b.median <= 16.0 ? "met" : "NOT met");
+}
+
+train::RunConfig throughputRun(std::int64_t steps) {
+  train::RunConfig c = TrainSetup::defaultConfigs().front(); // MNIST, 784-256-256-10, fp32
+  c.recipe = "bf16-mixed";
+  c.epochs = 0;
+  c.steps = steps;
+  c.evalEvery = 1000000; // evaluation only at the end, in both
+  return c;
+}
+
+double headlessSeconds(const train::RunConfig& c) {
+  train::Session s(c);
+  return train::runToCompletion(s, {}).wallSeconds;
+}
+
+double guiSeconds(MainWindow& w, const train::RunConfig& c) {
+  TrainPanel& p = *trainPage(w);
+  p.setup()->setConfigs({c});
+  p.startAction()->trigger();
+  if (!waitFinished(p, 600 * 1000))
+    return NAN;
+  return p.controller()->record(0).snapshot()->summary->wallSeconds;
+}
+
+void throughput(std::int64_t steps, int reps) {
+  const train::RunConfig c = throughputRun(steps);
+  MainWindow w;
+  w.resize(1920, 1080);
+  w.show();
+  std::vector<double> headless, gui;
+  for (int r = 0; r < reps; ++r) { // alternated, so drift hits both alike
+    headless.push_back(double(steps) / headlessSeconds(c));
+    gui.push_back(double(steps) / guiSeconds(w, c));
+  }
+  const Stats h = stats(headless), g = stats(gui);
+  std::printf("training throughput, %s %s batch %d, %lld steps, histograms every %d (%d reps, alternated)\n",
+              c.recipe.c_str(), c.model.c_str(), c.batch, static_cast<long long>(steps), c.telemetryEvery, reps);
+  std::printf("  headless (Session, no-op callbacks): median %.1f steps/s  CV %.1f%%\n", h.median,
+              100 * h.cv);
+  std::printf("  GUI (Train page shown, drawing live): median %.1f steps/s  CV %.1f%%\n", g.median,
+              100 * g.cv);
+  std::printf("  GUI / headless: %.3f (target >= 0.90)\n", g.median / h.median);
+}
+
+void screenshots(const QString& dir) {
+  for (const QSize size : {QSize(1920, 1080), QSize(1280, 720)})
+    for (const char* look : {"light", "dark", "presenter"}) {
+      QSettings().clear();
+      Theme::instance().setDark(false);
+      Theme::instance().setPresenter(false);
+      MainWindow w;
+      w.resize(size);
+      w.show();
+      if (std::strcmp(look, "dark") == 0)
+        w.setDarkTheme(true);
+      if (std::strcmp(look, "presenter") == 0) {
+        w.setPresenterMode(true);
+        w.showNormal(); // keep the requested size rather than the screen's
+        w.resize(size);
+      }
+      TrainPanel& p = *trainPage(w);
+      auto runs = TrainSetup::defaultConfigs();
+      for (auto& r : runs) {
+        r.epochs = 0;
+        r.steps = 120;
+      }
+      p.setup()->setConfigs(runs);
+      p.startAction()->trigger();
+      waitFinished(p, 600 * 1000);
+      p.redrawAll();
+      pump(300);
+      const QString path = QStringLiteral("%1/dashboard-%2x%3-%4.png")
+                               .arg(dir)
+                               .arg(size.width())
+                               .arg(size.height())
+                               .arg(QString::fromLatin1(look));
+      w.grab().save(path);
+      std::printf("wrote %s\n", qPrintable(path));
+      w.setPresenterMode(false);
+      w.setDarkTheme(false);
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  QStandardPaths::setTestModeEnabled(true);
+  QApplication::setOrganizationName(QStringLiteral("MantissaBench"));
+  QApplication::setApplicationName(QStringLiteral("MantissaBench"));
+  QApplication app(argc, argv);
+  std::int64_t history = 100000, steps = 300;
+  int reps = 15, throughputReps = 5;
+  QString shots;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_dashboard: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--history")
+      history = std::atoll(next());
+    else if (a == "--reps")
+      reps = std::atoi(next());
+    else if (a == "--steps")
+      steps = std::atoll(next());
+    else if (a == "--throughput-reps")
+      throughputReps = std::atoi(next());
+    else if (a == "--screenshots")
+      shots = QString::fromLocal8Bit(next());
+    else {
+      std::fprintf(stderr,
+                   "usage: bench_dashboard [--history N] [--reps R] [--steps S] "
+                   "[--throughput-reps R] [--screenshots DIR]\n");
+      return 2;
+    }
+  }
+  if (history < 1 || reps < 2 || steps < 1 || throughputReps < 2) {
+    std::fprintf(stderr, "bench_dashboard: --history and --steps must be >= 1, reps >= 2\n");
+    return 2;
+  }
+  QSettings().clear();
+  if (!shots.isEmpty()) {
+    screenshots(shots);
+    return 0;
+  }
+  frameUpdate(history, reps);
+  throughput(steps, throughputReps);
+  return 0;
+}
