@@ -88,7 +88,8 @@ TEST(CliPlot, ErrorsAreClearAndLeaveGoodFilesAlone) {
   EXPECT_NE(r.err.find("--width"), std::string::npos) << r.err;
   r = runCli({"plot", log, "--chart", "loss", "--out", "/proc/mantissa-none/x.svg"});
   EXPECT_EQ(r.exitCode, 1);
-  EXPECT_NE(r.err.find("cannot write /proc/mantissa-none/x.svg"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/proc/mantissa-none/x.svg"), std::string::npos) << r.err;
   // A chart the log cannot draw: an error, and the existing file stays.
   const fs::path good = run.dir / "good.svg";
   std::ofstream(good) << "<svg/>\n";

@@ -126,7 +126,8 @@ TEST(CliReport, ErrorsAreClearAndLeaveGoodFilesAlone) {
   EXPECT_NE(r.err.find("bad.jsonl:1: not valid JSON"), std::string::npos) << r.err;
   r = runCli({"report", run.log.string(), "--out", "/proc/mantissa-none/r.pdf"});
   EXPECT_EQ(r.exitCode, 1);
-  EXPECT_NE(r.err.find("cannot write /proc/mantissa-none/r.pdf"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/proc/mantissa-none/r.pdf"), std::string::npos) << r.err;
   // A histogram step without telemetry fails before anything is written.
   const fs::path good = run.dir / "good.html";
   std::ofstream(good) << "good report\n";

@@ -14,6 +14,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QTabWidget>
 #include <QTemporaryDir>
 
@@ -31,6 +32,11 @@ QByteArray readAll(const QString& path) {
 // Runs mantissa-cli; returns its exit code (stderr into *err).
 int cli(const QStringList& args, QString* err = nullptr) {
   QProcess process;
+  // The CLI as a user runs it: its own platform choice (offscreen), whatever
+  // this GUI test runs on (offscreen under ctest, xcb under xvfb-run).
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+  process.setProcessEnvironment(env);
   process.start(QStringLiteral(MANTISSA_CLI), args);
   if (!process.waitForFinished(120000))
     return -1;
@@ -72,8 +78,9 @@ TEST(ReportGui, OpenRunThenExportMatchesTheCli) {
   ASSERT_EQ(browser->openRun(log), "");
   EXPECT_TRUE(save->isEnabled());
   EXPECT_TRUE(report->isEnabled());
-  ASSERT_NE(browser->view(), nullptr);
-  EXPECT_TRUE(browser->view()->isVisible());
+  const QWidget* view = browser->view();
+  ASSERT_NE(view, nullptr);
+  EXPECT_TRUE(view != nullptr && view->isVisible());
   EXPECT_EQ(browser->run()->steps.size(), 30u);
   // loss, accuracy, loss scale, and 2 layers at telemetry steps 0, 10, 20.
   EXPECT_EQ(browser->tabs()->count(), 3 + 2 * 3);

@@ -18,8 +18,9 @@ char* g_argv[] = {g_name, nullptr};
 HeadlessApp::HeadlessApp() {
   if (QApplication::instance() != nullptr)
     return;
-  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
-      qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+  // Files never need a screen: offscreen unless the user chose a platform, so
+  // a stale DISPLAY (an expired ssh -X session) cannot abort a batch export.
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     m_offscreen = true;
   }

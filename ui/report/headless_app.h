@@ -2,11 +2,12 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// A QApplication for rendering charts from the command line: when neither
-// X11 nor Wayland is reachable (no DISPLAY / WAYLAND_DISPLAY) and the user did
-// not choose a platform (QT_QPA_PLATFORM), it selects the offscreen platform
-// before Qt starts, so `mantissa-cli plot`, `report` and `train --export` run
-// on a server. Only those subcommands construct one; the others never start Qt.
+// A QApplication for rendering charts from the command line. Unless the user
+// chose a platform (QT_QPA_PLATFORM), it selects the offscreen platform before
+// Qt starts, whether or not a display exists: writing files needs no screen,
+// and `mantissa-cli plot`, `report` and `train --export` then run on a server
+// and give the same bytes everywhere. Only those subcommands construct one;
+// the others never start Qt.
 
 #include <memory>
 
