@@ -3,6 +3,7 @@
 //
 // mantissa: the desktop lab. Only main(): everything else lives in mantissa::ui.
 
+#include "omp_wait_policy.h"
 #include "ui/app_shell/main_window.h"
 
 #include <mantissa/config.h>
@@ -74,6 +75,7 @@ std::optional<int> handleCommandLine() {
 } // namespace
 
 int main(int argc, char** argv) {
+  mantissa::app::reexecWithPassiveOmpWait(argv);
   if (onlyPrints(argc, argv)) {
     QCoreApplication app(argc, argv);
     setIdentity();

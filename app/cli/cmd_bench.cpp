@@ -96,17 +96,17 @@ void printConversions(const BenchReport& r) {
 void printSteps(const BenchReport& r) {
   std::printf("\nTraining step, %s, batch %d, MNIST (median of %d after %d warm-up), ms\n",
               r.stepModel.c_str(), r.stepBatch, r.stepRepetitions, r.stepWarmup);
-  std::printf("%-16s %8s %6s | %7s %7s %7s %7s %7s %7s %7s %7s | %s\n", "recipe", "median",
+  std::printf("%-18s %8s %6s | %7s %7s %7s %7s %7s %7s %7s %7s | %s\n", "recipe", "median",
               "CV", "matmul", "convert", "eltwise", "loss", "optim", "telem", "data", "other",
               "matmul kernel");
   for (const auto& s : r.steps) {
     const auto& b = s.breakdownMs;
-    std::printf("%-16s %8.2f %5.1f%% | %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f | %s%s\n",
+    std::printf("%-18s %8.2f %5.1f%% | %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f | %s%s\n",
                 s.recipe.c_str(), s.medianMs, 100 * s.cv, bench::matmulMs(s), b.conversion,
                 b.elementwise, b.loss, b.optimizer, b.telemetry, b.data, bench::unattributedMs(s),
                 s.matmulImplementation.c_str(), s.cv > r.noisyCv ? "  [noisy]" : "");
   }
-  std::printf("\nBytes per recipe, MiB\n%-16s %9s %9s %11s %9s %9s %9s\n", "recipe", "weights",
+  std::printf("\nBytes per recipe, MiB\n%-18s %9s %9s %11s %9s %9s %9s\n", "recipe", "weights",
               "master", "activations", "gradients", "opt state", "total");
   for (const auto& s : r.steps) {
     double total = 0;
@@ -116,7 +116,7 @@ void printSteps(const BenchReport& r) {
       const auto it = s.bytes.find(role);
       return it == s.bytes.end() ? 0.0 : double(it->second) / 1048576.0;
     };
-    std::printf("%-16s %9.2f %9.2f %11.2f %9.2f %9.2f %9.2f\n", s.recipe.c_str(), mib("weights"),
+    std::printf("%-18s %9.2f %9.2f %11.2f %9.2f %9.2f %9.2f\n", s.recipe.c_str(), mib("weights"),
                 mib("master weights"), mib("activations"), mib("gradients"),
                 mib("optimizer state"), total / 1048576.0);
   }

@@ -3,6 +3,7 @@
 //
 // mantissa-cli: the headless, scriptable face of Mantissa.
 
+#include "../omp_wait_policy.h"
 #include "commands.h"
 
 #include <array>
@@ -47,6 +48,7 @@ void printHelp() {
 } // namespace
 
 int main(int argc, char** argv) {
+  mantissa::app::reexecWithPassiveOmpWait(argv);
   if (argc < 2) {
     printHelp();
     return 2;

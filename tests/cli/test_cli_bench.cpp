@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// mantissa-cli bench on the tiny configuration: the JSON object on stdout,
+// progress on stderr, the tables, --out written, bad usage. Never timings.
+#include "cli_runner.h"
+
+#include <mantissa/numeric/cpu_features.h>
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+using mantissa::test::runCli;
+using nlohmann::json;
+
+TEST(CliBench, JsonOnStdoutProgressOnStderr) {
+  const auto out = std::filesystem::temp_directory_path() / "mantissa_cli_bench_out.json";
+  std::filesystem::remove(out);
+  auto r = runCli({"bench", "--tiny", "--json", "--out", out.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json j = json::parse(r.out); // stdout is exactly one JSON object
+  EXPECT_EQ(j.at("mode"), "tiny");
+  EXPECT_EQ(j.at("isa"), mantissa::numeric::describeIsa());
+  EXPECT_GE(j.at("threads").get<int>(), 1);
+  for (const char* key : {"matmul", "steps", "conversion", "targets"})
+    EXPECT_FALSE(j.at(key).empty()) << key;
+  EXPECT_TRUE(j.at("peak_gflops").contains("fp32"));
+  EXPECT_TRUE(j.at("peak_gflops").contains("bf16"));
+  EXPECT_TRUE(j.at("memcpy_gbps").is_number());
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  EXPECT_EQ(j.at("machine").at("omp_wait_policy").get<std::string>().rfind(policy ? policy : "passive", 0), 0u)
+      << "the re-exec sets passive when OMP_WAIT_POLICY is unset";
+  EXPECT_NE(r.err.find("[100%] done"), std::string::npos) << r.err;
+  std::ifstream in(out);
+  ASSERT_TRUE(in) << out;
+  EXPECT_EQ(json::parse(in), j);
+  std::filesystem::remove(out);
+}
+
+TEST(CliBench, TablesNameTheTargetsAndEmulation) {
+  auto r = runCli({"bench", "--tiny"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* text : {"Matmul throughput", "Peak estimate", "Conversion throughput",
+                           "Training step", "Bytes per recipe", "Issue 6 targets", "OMP_WAIT_POLICY"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  // FP16 has no oneDNN CPU matmul: its column is always labelled.
+  EXPECT_NE(r.out.find("onednn fp16 (emulated)"), std::string::npos) << r.out;
+}
+
+TEST(CliBench, BadUsageIsRefused) {
+  auto r = runCli({"bench", "--quick", "--tiny"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("exclude each other"), std::string::npos) << r.err;
+  r = runCli({"bench", "--tiny", "--out", "/nonexistent-dir/x.json"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("/nonexistent-dir/x.json"), std::string::npos) << r.err;
+  r = runCli({"bench", "--help"});
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_NE(r.out.find("--tiny"), std::string::npos);
+  EXPECT_NE(r.out.find("for the test suite only"), std::string::npos);
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// The Speed panel on the tiny benchmark configuration, offscreen: a run
+// moves the progress bar and fills the charts and tables from the report,
+// the report is remembered for this machine and the next run is compared
+// with it; cancel stops a run and remembers nothing. Never timings.
+#include "ui/charts/memory_chart.h"
+#include "ui/charts/step_time_chart.h"
+#include "ui/charts/throughput_chart.h"
+#include "ui/panels/speed_panel.h"
+
+#include <mantissa/bench/bench_report.h>
+
+#include <nlohmann/json.hpp>
+
+#include <QBarSet>
+#include <QFile>
+#include <QLineSeries>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+namespace mantissa::ui {
+namespace {
+
+bool waitFinished(SpeedPanel& panel, QSignalSpy& spy, int& maxProgress) {
+  for (int i = 0; i < 1200 && spy.isEmpty(); ++i) { // up to 120 s on a loaded machine
+    QTest::qWait(100);
+    maxProgress = std::max(maxProgress, panel.progressBar()->value());
+  }
+  return !spy.isEmpty();
+}
+
+TEST(SpeedPanel, RunShowsRemembersAndCompares) {
+  QFile::remove(SpeedPanel(bench::BenchOptions::tiny()).rememberedPath());
+  SpeedPanel panel(bench::BenchOptions::tiny());
+  panel.resize(1200, 800);
+  panel.show();
+  EXPECT_FALSE(panel.previous().has_value());
+  QSignalSpy spy(&panel, &SpeedPanel::finished);
+  QTest::mouseClick(panel.runButton(), Qt::LeftButton);
+  EXPECT_TRUE(panel.running());
+  EXPECT_FALSE(panel.runButton()->isEnabled());
+  EXPECT_TRUE(panel.cancelButton()->isEnabled());
+  int maxProgress = 0;
+  ASSERT_TRUE(waitFinished(panel, spy, maxProgress));
+  EXPECT_FALSE(panel.running());
+  EXPECT_EQ(panel.progressBar()->value(), panel.progressBar()->maximum());
+  ASSERT_TRUE(panel.current().has_value());
+  const bench::BenchReport r = *panel.current(); // a copy: the next run replaces current()
+  ASSERT_EQ(r.steps.size(), 2u);
+
+  // Charts and tables carry the report's numbers.
+  EXPECT_EQ(panel.stepChart()->partSet(0)->count(), 2);
+  EXPECT_DOUBLE_EQ(panel.stepChart()->partSet(0)->at(1), bench::matmulMs(r.steps[1]));
+  EXPECT_EQ(panel.throughputChart()->peakSeries()->at(0).y(), r.peak.fp32Gflops);
+  EXPECT_EQ(panel.targetsTable()->rowCount(), int(r.targets.size()));
+  EXPECT_EQ(panel.stepsTable()->rowCount(), 2);
+  EXPECT_EQ(panel.stepsTable()->item(0, 1)->text(), QString::number(r.steps[0].medianMs, 'f', 2));
+  const bool bf16Emulated = r.steps[1].matmulEmulated;
+  EXPECT_EQ(panel.stepsTable()->item(1, 0)->text().contains("(emulated)"), bf16Emulated);
+  EXPECT_EQ(panel.stepsTable()->item(1, 3)->text(), "-"); // nothing remembered before
+
+  // Remembered, and read back as the report shown.
+  QFile f(panel.rememberedPath());
+  ASSERT_TRUE(f.open(QIODevice::ReadOnly)) << panel.rememberedPath().toStdString();
+  const auto saved = nlohmann::json::parse(f.readAll().toStdString());
+  EXPECT_EQ(saved, bench::toJson(r));
+
+  // A second run is compared with the first.
+  spy.clear();
+  QTest::mouseClick(panel.runButton(), Qt::LeftButton);
+  ASSERT_TRUE(waitFinished(panel, spy, maxProgress));
+  EXPECT_EQ(panel.stepsTable()->item(0, 3)->text(), QString::number(r.steps[0].medianMs, 'f', 2));
+  EXPECT_NE(panel.stepsTable()->item(0, 4)->text(), "-");
+
+  // A new panel starts from the remembered run.
+  SpeedPanel again(bench::BenchOptions::tiny());
+  ASSERT_TRUE(again.previous().has_value());
+  EXPECT_EQ(bench::toJson(*again.previous()), bench::toJson(*panel.current()));
+  QFile::remove(panel.rememberedPath());
+}
+
+TEST(SpeedPanel, CancelStopsAndRemembersNothing) {
+  auto options = bench::BenchOptions::tiny();
+  options.matmul.squareSizes = {32, 64, 96, 128, 160, 192}; // enough boundaries to cancel at
+  SpeedPanel panel(options);
+  QFile::remove(panel.rememberedPath());
+  QSignalSpy spy(&panel, &SpeedPanel::finished);
+  panel.start();
+  QTest::mouseClick(panel.cancelButton(), Qt::LeftButton);
+  int maxProgress = 0;
+  ASSERT_TRUE(waitFinished(panel, spy, maxProgress));
+  ASSERT_TRUE(panel.current().has_value());
+  EXPECT_TRUE(panel.current()->cancelled);
+  EXPECT_TRUE(panel.current()->steps.empty());
+  EXPECT_FALSE(QFile::exists(panel.rememberedPath()));
+  EXPECT_TRUE(panel.runButton()->isEnabled());
+}
+
+} // namespace
+} // namespace mantissa::ui

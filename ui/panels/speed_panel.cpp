@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "ui/panels/speed_panel.h"
+
+#include "ui/charts/memory_chart.h"
+#include "ui/charts/step_time_chart.h"
+#include "ui/charts/throughput_chart.h"
+
+#include <mantissa/io/atomic_file.h>
+#include <mantissa/numeric/cpu_features.h>
+
+#include <nlohmann/json.hpp>
+
+#include <QCryptographicHash>
+#include <QColor>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <fstream>
+#include <map>
+
+namespace mantissa::ui {
+
+namespace {
+
+QString dtypeLabel(DType d) {
+  return d == DType::F32 ? QStringLiteral("fp32") : d == DType::BF16 ? QStringLiteral("bf16")
+                                                                     : QStringLiteral("fp16");
+}
+
+QTableWidget* makeTable(const QStringList& headers) {
+  auto* t = new QTableWidget(0, int(headers.size()));
+  t->setHorizontalHeaderLabels(headers);
+  t->verticalHeader()->hide();
+  t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  t->horizontalHeader()->setStretchLastSection(true);
+  return t;
+}
+
+void setRow(QTableWidget* t, int row, const QStringList& cells) {
+  for (int c = 0; c < cells.size(); ++c)
+    t->setItem(row, c, new QTableWidgetItem(cells[c]));
+}
+
+const train::StepBenchResult* findStep(const bench::BenchReport& r, const std::string& recipe) {
+  for (const auto& s : r.steps)
+    if (s.recipe == recipe)
+      return &s;
+  return nullptr;
+}
+
+} // namespace
+
+SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
+    : QWidget(parent), m_options(std::move(options)) {
+  m_machine = new QLabel(QString::fromStdString(numeric::cpuFeatures().modelName + " | " +
+                                                numeric::describeIsa()));
+  m_machine->setWordWrap(true);
+  m_run = new QPushButton(tr("Run benchmark"));
+  m_cancel = new QPushButton(tr("Cancel"));
+  m_cancel->setEnabled(false);
+  m_progress = new QProgressBar;
+  m_progress->setRange(0, 1000);
+  m_progress->setTextVisible(false);
+  m_status = new QLabel(tr("Not run yet. The full run takes about a minute on 2 idle cores."));
+  m_status->setWordWrap(true);
+
+  m_stepChart = new StepTimeChart;
+  m_throughput = new ThroughputChart;
+  m_memory = new MemoryChart;
+  m_targets = makeTable({tr("target"), tr("measured"), tr("goal"), tr("status"), tr("last run")});
+  m_steps = makeTable({tr("recipe"), tr("median ms"), tr("CV"), tr("last run ms"), tr("change")});
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(m_run);
+  top->addWidget(m_cancel);
+  top->addWidget(m_progress, 1);
+  auto* tables = new QVBoxLayout;
+  tables->addWidget(new QLabel(tr("<b>Issue 6 targets</b>")));
+  tables->addWidget(m_targets, 1);
+  tables->addWidget(new QLabel(tr("<b>Step time, this run against the last</b>")));
+  tables->addWidget(m_steps, 1);
+  auto* grid = new QGridLayout;
+  grid->addWidget(m_stepChart, 0, 0);
+  grid->addWidget(m_throughput, 0, 1);
+  grid->addWidget(m_memory, 1, 0);
+  grid->addLayout(tables, 1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(m_machine);
+  layout->addLayout(top);
+  layout->addWidget(m_status);
+  layout->addLayout(grid, 1);
+
+  m_poll = new QTimer(this);
+  m_poll->setInterval(100);
+  connect(m_poll, &QTimer::timeout, this, &SpeedPanel::poll);
+  connect(m_run, &QPushButton::clicked, this, &SpeedPanel::start);
+  connect(m_cancel, &QPushButton::clicked, this, &SpeedPanel::cancel);
+  loadRemembered();
+}
+
+SpeedPanel::~SpeedPanel() {
+  m_cancelRequested = true; // the jthread joins when destroyed
+}
+
+QString SpeedPanel::rememberedPath() const {
+  const std::string key = numeric::cpuFeatures().modelName + " | " + numeric::describeIsa();
+  const QString hash = QString::fromLatin1(
+      QCryptographicHash::hash(QByteArray::fromStdString(key), QCryptographicHash::Sha1).toHex().left(16));
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+         QStringLiteral("/speed/") + hash + QStringLiteral(".json");
+}
+
+void SpeedPanel::start() {
+  if (running())
+    return;
+  m_cancelRequested = false;
+  {
+    std::lock_guard lock(m_mutex);
+    m_fraction = 0;
+    m_what.clear();
+    m_result.reset();
+    m_error.clear();
+    m_done = false;
+  }
+  m_run->setEnabled(false);
+  m_cancel->setEnabled(true);
+  m_progress->setValue(0);
+  m_status->setText(tr("Starting..."));
+  m_worker = std::jthread([this, options = m_options] {
+    auto report = std::make_unique<bench::BenchReport>();
+    std::string error;
+    try {
+      *report = bench::runBenchmarks(options, [this](double f, std::string_view what) {
+        std::lock_guard lock(m_mutex);
+        m_fraction = f;
+        m_what = what;
+        return !m_cancelRequested.load();
+      });
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    std::lock_guard lock(m_mutex);
+    m_result = std::move(report);
+    m_error = std::move(error);
+    m_done = true;
+  });
+  m_poll->start();
+}
+
+void SpeedPanel::cancel() {
+  m_cancelRequested = true;
+  m_cancel->setEnabled(false);
+  m_status->setText(tr("Cancelling after the current measurement..."));
+}
+
+void SpeedPanel::poll() {
+  std::unique_ptr<bench::BenchReport> result;
+  std::string error;
+  bool done = false;
+  {
+    std::lock_guard lock(m_mutex);
+    m_progress->setValue(int(1000 * m_fraction));
+    if (!m_cancelRequested)
+      m_status->setText(tr("Measuring: %1").arg(QString::fromStdString(m_what)));
+    done = m_done;
+    if (done) {
+      result = std::move(m_result);
+      error = m_error;
+    }
+  }
+  if (!done)
+    return;
+  m_poll->stop();
+  m_worker.join();
+  m_run->setEnabled(true);
+  m_cancel->setEnabled(false);
+  if (!error.empty()) {
+    m_status->setText(tr("The benchmark failed: %1").arg(QString::fromStdString(error)));
+  } else if (result->cancelled) {
+    m_status->setText(tr("Cancelled; partial results shown, not remembered."));
+    showReport(*result);
+  } else {
+    m_progress->setValue(1000);
+    m_status->setText(tr("Done (%1 run, OMP_WAIT_POLICY %2).")
+                          .arg(QString::fromStdString(result->mode),
+                               QString::fromStdString(result->ompWaitPolicy)));
+    showReport(*result);
+    remember(*result);
+  }
+  emit finished();
+}
+
+void SpeedPanel::showReport(const bench::BenchReport& r) {
+  m_current = r;
+  std::vector<RecipeStepTime> times;
+  std::vector<RecipeMemory> memory;
+  const QStringList roles{tr("weights"), tr("master weights"), tr("activations"), tr("gradients"),
+                          tr("optimizer state")};
+  const char* keys[] = {"weights", "master weights", "activations", "gradients", "optimizer state"};
+  for (const auto& s : r.steps) {
+    times.push_back({QString::fromStdString(s.recipe), s.breakdownMs, s.matmulEmulated});
+    RecipeMemory m{QString::fromStdString(s.recipe), {}};
+    for (const char* k : keys)
+      m.bytes.push_back(s.bytes.count(k) ? double(s.bytes.at(k)) : 0.0);
+    memory.push_back(std::move(m));
+  }
+  m_stepChart->setData(times);
+  m_memory->setData(roles, memory);
+
+  std::map<QString, ThroughputCurve> curves;
+  for (const auto& m : r.matmul) {
+    if (m.label != "square")
+      continue;
+    const QString name = (m.backend == kernels::Backend::OneDnn ? QStringLiteral("oneDNN ")
+                                                                 : QStringLiteral("Eigen ")) +
+                         dtypeLabel(m.dtype);
+    auto& c = curves[name];
+    c.backend = name;
+    c.emulated = c.emulated || m.emulated;
+    c.points.append(QPointF(double(m.m), m.gflops));
+  }
+  std::vector<ThroughputCurve> list;
+  for (auto& [name, c] : curves)
+    list.push_back(std::move(c));
+  m_throughput->setData(list, r.peak.fp32Gflops,
+                        tr("FP32 peak (%1)").arg(QString::fromStdString(r.peak.fp32Source).section(':', 0, 0)));
+
+  m_targets->setRowCount(int(r.targets.size()));
+  for (int i = 0; i < int(r.targets.size()); ++i) {
+    const auto& t = r.targets[std::size_t(i)];
+    QString last = QStringLiteral("-");
+    if (m_previous)
+      for (const auto& p : m_previous->targets)
+        if (p.id == t.id)
+          last = QString::number(p.measured, 'f', 2);
+    setRow(m_targets, i,
+           {QString::fromStdString(t.description), QString::number(t.measured, 'f', 2),
+            QString::fromStdString(t.comparison) + QString::number(t.threshold, 'f', 2),
+            t.met ? tr("met") : tr("not met"), last});
+    m_targets->item(i, 0)->setToolTip(QString::fromStdString(t.note));
+    m_targets->item(i, 3)->setForeground(t.met ? QColor(0x2e, 0x8b, 0x57) : QColor(0xc0, 0x39, 0x2b));
+  }
+  m_steps->setRowCount(int(r.steps.size()));
+  for (int i = 0; i < int(r.steps.size()); ++i) {
+    const auto& s = r.steps[std::size_t(i)];
+    const auto* p = m_previous ? findStep(*m_previous, s.recipe) : nullptr;
+    setRow(m_steps, i,
+           {QString::fromStdString(s.recipe) + (s.matmulEmulated ? tr(" (emulated)") : QString()),
+            QString::number(s.medianMs, 'f', 2),
+            QString::number(100 * s.cv, 'f', 1) + QStringLiteral(" %"),
+            p ? QString::number(p->medianMs, 'f', 2) : QStringLiteral("-"),
+            p && p->medianMs > 0
+                ? QString::asprintf("%+.1f %%", 100 * (s.medianMs / p->medianMs - 1))
+                : QStringLiteral("-")});
+  }
+}
+
+void SpeedPanel::loadRemembered() {
+  QFile f(rememberedPath());
+  if (!f.open(QIODevice::ReadOnly))
+    return;
+  try {
+    const auto previous = bench::fromJson(nlohmann::json::parse(f.readAll().toStdString()));
+    showReport(previous); // shown as it was, before it becomes the one to compare with
+    m_previous = previous;
+    m_status->setText(tr("Last run on this machine remembered (%1 mode); run again to compare.")
+                          .arg(QString::fromStdString(previous.mode)));
+  } catch (const std::exception& e) {
+    m_status->setText(tr("Ignoring the remembered results in %1: %2")
+                          .arg(rememberedPath(), QString::fromStdString(e.what())));
+  }
+}
+
+void SpeedPanel::remember(const bench::BenchReport& report) {
+  const QString path = rememberedPath();
+  QDir().mkpath(QFileInfo(path).absolutePath());
+  try {
+    io::writeFileAtomically(path.toStdString(), bench::toJson(report).dump(2) + "\n");
+  } catch (const io::AtomicFileError& e) {
+    m_status->setText(m_status->text() + QStringLiteral(" ") +
+                      tr("Could not remember the results: %1").arg(QString::fromStdString(e.what())));
+  }
+  m_previous = report;
+}
+
+} // namespace mantissa::ui

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+#include <mantissa/bench/bench_report.h>
+
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+class QTimer;
+
+namespace mantissa::ui {
+
+class MemoryChart;
+class StepTimeChart;
+class ThroughputChart;
+
+// Issue 6's speed comparison: runs bench::runBenchmarks on a worker thread
+// (the worker makes the report, the GUI thread makes every widget), shows
+// step time per recipe with its breakdown, GFLOP/s against size per backend
+// with the peak, bytes per recipe and the targets, and compares a run with
+// the last one remembered for this machine.
+class SpeedPanel : public QWidget {
+  Q_OBJECT
+public:
+  explicit SpeedPanel(bench::BenchOptions options = bench::BenchOptions::full(),
+                      QWidget* parent = nullptr);
+  ~SpeedPanel() override;
+
+  void start();
+  void cancel();
+  bool running() const { return m_worker.joinable(); }
+
+  // Where this machine's last report is remembered (AppDataLocation).
+  QString rememberedPath() const;
+  const std::optional<bench::BenchReport>& current() const { return m_current; }
+  const std::optional<bench::BenchReport>& previous() const { return m_previous; }
+
+  QProgressBar* progressBar() const { return m_progress; }
+  QPushButton* runButton() const { return m_run; }
+  QPushButton* cancelButton() const { return m_cancel; }
+  QTableWidget* targetsTable() const { return m_targets; }
+  QTableWidget* stepsTable() const { return m_steps; }
+  StepTimeChart* stepChart() const { return m_stepChart; }
+  ThroughputChart* throughputChart() const { return m_throughput; }
+  MemoryChart* memoryChart() const { return m_memory; }
+
+signals:
+  void finished(); // a run ended (measured, cancelled or failed) and is shown
+
+private:
+  void poll();
+  void showReport(const bench::BenchReport& report);
+  void loadRemembered();
+  void remember(const bench::BenchReport& report);
+
+  bench::BenchOptions m_options;
+  QLabel* m_machine = nullptr;
+  QLabel* m_status = nullptr;
+  QProgressBar* m_progress = nullptr;
+  QPushButton* m_run = nullptr;
+  QPushButton* m_cancel = nullptr;
+  QTableWidget* m_targets = nullptr;
+  QTableWidget* m_steps = nullptr;
+  StepTimeChart* m_stepChart = nullptr;
+  ThroughputChart* m_throughput = nullptr;
+  MemoryChart* m_memory = nullptr;
+  QTimer* m_poll = nullptr;
+
+  // Shared with the worker thread.
+  std::atomic<bool> m_cancelRequested{false};
+  std::mutex m_mutex;
+  double m_fraction = 0.0;                          // guarded by m_mutex
+  std::string m_what;                               // guarded by m_mutex
+  std::unique_ptr<bench::BenchReport> m_result;     // guarded by m_mutex
+  std::string m_error;                              // guarded by m_mutex
+  bool m_done = false;                              // guarded by m_mutex
+  std::jthread m_worker;
+
+  std::optional<bench::BenchReport> m_current;
+  std::optional<bench::BenchReport> m_previous; // last run remembered for this machine
+};
+
+} // namespace mantissa::ui
