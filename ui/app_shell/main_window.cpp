@@ -7,8 +7,10 @@
 #include "ui/app_shell/theme.h"
 #include "ui/app_shell/view_export.h"
 #include "ui/formats/float_explorer.h"
+#include "ui/lessons/lessons_page.h"
 #include "ui/panels/speed_panel.h"
 #include "ui/panels/train_panel.h"
+#include "ui/panels/train_panel_setup.h"
 #include "ui/report/run_browser.h"
 
 #include <mantissa/numeric/cpu_features.h>
@@ -18,6 +20,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDialog>
+#include <QLineEdit>
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QLabel>
@@ -49,6 +52,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addPage(train, tr("Train"));
   connect(train, &TrainPanel::statusTextChanged, this, &MainWindow::setStatusDetail);
   addPage(new FloatExplorer, tr("Explorer"));
+  // Lessons link into the Explorer (a value) and the Train page (a preset).
+  auto* lessons = new LessonsPage;
+  addPage(lessons, tr("Lessons"));
+  connect(lessons, &LessonsPage::explorerRequested, this, [this](const QString& value) {
+    if (auto* explorer = qobject_cast<FloatExplorer*>(page(tr("Explorer")))) {
+      m_pages->setCurrentWidget(explorer);
+      explorer->input()->setText(value);
+      emit explorer->input()->returnPressed();
+    }
+  });
+  connect(lessons, &LessonsPage::presetRequested, this, [this, train](const QString& preset) {
+    train->setup()->applyPreset(preset);
+    m_pages->setCurrentWidget(train);
+  });
   addPage(new SpeedPanel, tr("Speed"));
 }
 
