@@ -14,7 +14,9 @@
 // --screenshots DIR also writes the window at 1920x1080 and 1280x720 in the
 // light, dark and presenter looks after a short real run.
 //
-// Runs on the offscreen platform unless QT_QPA_PLATFORM is set.
+// Runs on the offscreen platform unless QT_QPA_PLATFORM is set. Run it with
+// OMP_WAIT_POLICY=passive, as the applications do (app/omp_wait_policy.h):
+// otherwise idle OpenMP threads of one run spin and starve the next.
 
 #include "ui/app_shell/main_window.h"
 #include "ui/app_shell/theme.h"
@@ -120,8 +122,12 @@ void frameUpdate(std::int64_t historySteps, int reps) {
     std::puts("frame update: the runs did not finish");
     return;
   }
-  std::vector<double> update, withPaint;
+  std::vector<double> update, withPaint, live;
   for (int r = 0; r < reps; ++r) {
+    QElapsedTimer l;
+    l.start();
+    p.refresh(); // the live path: curves re-decimated and replaced, unchanged views skipped
+    live.push_back(double(l.nsecsElapsed()) * 1e-6);
     QElapsedTimer t;
     t.start();
     p.redrawAll();
@@ -134,9 +140,12 @@ void frameUpdate(std::int64_t historySteps, int reps) {
   }
   const auto& rec = p.controller()->record(0);
   std::printf("frame update after %lld steps of history x 3 runs (%zu frames kept per run, "
-              "window 1920x1080, %d reps)\n",
-              static_cast<long long>(rec.lastStep() + 1), rec.frames().size(), reps);
-  const Stats u = stats(update), b = stats(withPaint);
+              "%llu rows dropped by the mailbox bound, window 1920x1080, %d reps)\n",
+              static_cast<long long>(rec.lastStep() + 1), rec.frames().size(),
+              static_cast<unsigned long long>(rec.droppedRows()), reps);
+  const Stats u = stats(update), b = stats(withPaint), v = stats(live);
+  std::printf("  live refresh (every curve decimated + replaced):          median %.2f ms  CV %.1f%%\n",
+              v.median, 100 * v.cv);
   std::printf("  views from records (decimate + replace, heat map rebuild): median %.2f ms  CV %.1f%%\n",
               u.median, 100 * u.cv);
   std::printf("  ... plus synchronous repaint of the page:                 median %.2f ms  CV %.1f%%\n",
