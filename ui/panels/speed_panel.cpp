@@ -45,7 +45,8 @@ QTableWidget* makeTable(const QStringList& headers) {
   t->verticalHeader()->hide();
   t->setEditTriggers(QAbstractItemView::NoEditTriggers);
   t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  t->horizontalHeader()->setStretchLastSection(true);
+  t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch); // long descriptions elide
+  t->setWordWrap(false);
   return t;
 }
 
