@@ -27,6 +27,7 @@ void LessonChart::rebuildAxes(bool logY) {
     delete axis;
   }
   auto* x = new QValueAxis(this);
+  x->setLabelFormat(QStringLiteral("%g"));
   chart()->addAxis(x, Qt::AlignBottom);
   m_x = x;
   if (logY) {

@@ -93,6 +93,8 @@ void LessonsPage::setLessons(lessons::LessonSet set) {
     if (!l.ok()) item->setText(item->text() + tr(" (error)"));
     m_list->addItem(item);
   }
+  // Wide enough for the longest title at the current font (presenter mode too).
+  m_list->setMinimumWidth(m_list->sizeHintForColumn(0) + 2 * m_list->frameWidth() + 12);
   if (!m_set.error.empty()) {
     m_text->setPlainText(tr("The lessons could not be loaded:\n%1").arg(QString::fromStdString(m_set.error)));
     m_runArea->setEnabled(false);
@@ -221,6 +223,8 @@ void LessonsPage::applyTheme() {
   m_text->setFont(theme.uiFont(1.25));
   m_results->setFont(theme.monospaceFont(theme.presenter() ? 1.0 : 0.95));
   m_list->setFont(theme.uiFont(1.1, true));
+  if (m_list->count() > 0)
+    m_list->setMinimumWidth(m_list->sizeHintForColumn(0) + 2 * m_list->frameWidth() + 12);
 }
 
 } // namespace mantissa::ui
