@@ -355,3 +355,39 @@ TEST(StepBenchmark, BreakdownAddsUpAndBytesAndLabelsAreRight) {
   o.progress = [](double, std::string_view) { return false; };
   EXPECT_TRUE(train::measureSteps(o).empty());
 }
+
+// With an FP32 master copy (bf16-mixed) updates land in FP32, so an update is
+// swamped exactly when it leaves the FP32 master weight unchanged. The frame's
+// per-layer fraction must agree with that, counted directly from the weights
+// before and after the step (nothing is swamped just because BF16 could not
+// hold it: the master copy can).
+TEST(Telemetry, SwampingIsMeasuredWhereUpdatesLand) {
+  RunConfig c = small("bf16-mixed", 3);
+  c.telemetryEvery = 1;
+  train::Session s(c, mnist());
+  s.step(); // momentum builds up; measure a later step
+  const int layers = s.model().layers();
+  std::vector<std::vector<float>> before;
+  for (int l = 0; l < layers; ++l) {
+    auto w = s.model().params()[l].w.f32();
+    before.emplace_back(w.begin(), w.end());
+  }
+  const auto& r = s.step();
+  ASSERT_TRUE(r.telemetry);
+  ASSERT_FALSE(r.skipped);
+  for (int l = 0; l < layers; ++l) {
+    const auto after = s.model().params()[l].w.f32();
+    const auto update = s.optimizer().lastUpdate(static_cast<std::size_t>(2 * l));
+    std::int64_t nonzero = 0, unchanged = 0;
+    for (std::size_t i = 0; i < after.size(); ++i) {
+      if (update[i] == 0.0f || !std::isfinite(update[i]))
+        continue;
+      ++nonzero;
+      unchanged += after[i] == before[l][i] ? 1 : 0;
+    }
+    ASSERT_GT(nonzero, 0);
+    EXPECT_NEAR(r.telemetry->swamped[static_cast<std::size_t>(l)],
+                static_cast<double>(unchanged) / static_cast<double>(nonzero), 1e-12)
+        << "layer " << l;
+  }
+}

@@ -223,7 +223,9 @@ const StepReport& Session::step() {
       for (int l = 0; l < m_model->layers(); ++l)
         m_telemetry.observeUpdate(l, m_model->params()[l].w.f32(),
                                   m_optimizer->lastUpdate(static_cast<std::size_t>(2 * l)),
-                                  m_recipe.weights);
+                                  // Updates land in the FP32 master copy where there is
+                                  // one: that is the precision that can swamp them.
+                                  m_recipe.masterWeights ? DType::F32 : m_recipe.weights);
     }
   }
   m_skipped += r.skipped ? 1 : 0;
