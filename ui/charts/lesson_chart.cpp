@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "lesson_chart.h"
 
+#include <QCategoryAxis>
 #include <QChart>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -17,19 +18,28 @@ namespace mantissa::ui {
 
 LessonChart::LessonChart(QWidget* parent) : ChartWidget(parent) {
   setTitle(tr("Run the demo to see its figure"));
-  rebuildAxes(false);
+  rebuildAxes(false, {});
   applyStyle(chartStyle());
 }
 
-void LessonChart::rebuildAxes(bool logY) {
+void LessonChart::rebuildAxes(bool logY, const std::vector<std::string>& categories) {
   for (auto* axis : chart()->axes()) {
     chart()->removeAxis(axis);
     delete axis;
   }
-  auto* x = new QValueAxis(this);
-  x->setLabelFormat(QStringLiteral("%g"));
-  chart()->addAxis(x, Qt::AlignBottom);
-  m_x = x;
+  if (!categories.empty()) {
+    auto* x = new QCategoryAxis(this);
+    x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    for (std::size_t i = 0; i < categories.size(); ++i)
+      x->append(QString::fromStdString(categories[i]), static_cast<double>(i));
+    x->setRange(-0.5, static_cast<double>(categories.size()) - 0.5);
+    m_x = x;
+  } else {
+    auto* x = new QValueAxis(this);
+    x->setLabelFormat(QStringLiteral("%g"));
+    m_x = x;
+  }
+  chart()->addAxis(m_x, Qt::AlignBottom);
   if (logY) {
     auto* y = new QLogValueAxis(this);
     y->setBase(10.0);
@@ -54,7 +64,7 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
   clearDemo();
   m_demo = demo;
   setTitle(QString::fromStdString(demo.title));
-  rebuildAxes(demo.logY);
+  rebuildAxes(demo.logY, demo.categories);
   m_x->setTitleText(QString::fromStdString(demo.xLabel));
   m_y->setTitleText(QString::fromStdString(demo.yLabel));
   double xMin = std::numeric_limits<double>::infinity(), xMax = -xMin, yMin = xMin, yMax = -xMin;
@@ -79,7 +89,7 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
   }
   if (std::isfinite(xMin)) {
     if (xMin == xMax) xMax = xMin + 1;
-    setNiceRange(static_cast<QValueAxis*>(m_x), xMin, xMax);
+    if (demo.categories.empty()) setNiceRange(static_cast<QValueAxis*>(m_x), xMin, xMax);
     if (demo.logY) {
       m_y->setRange(std::pow(10.0, std::floor(std::log10(yMin))), std::pow(10.0, std::ceil(std::log10(yMax))));
     } else {

@@ -6,6 +6,7 @@
 
 #include <mantissa/lessons/demo_registry.h>
 
+#include <string>
 #include <vector>
 
 class QAbstractAxis;
@@ -34,7 +35,7 @@ protected:
   void restyleSeries(const ChartStyle& style) override;
 
 private:
-  void rebuildAxes(bool logY);
+  void rebuildAxes(bool logY, const std::vector<std::string>& categories);
 
   lessons::DemoOutput m_demo;
   std::vector<QXYSeries*> m_series;

@@ -30,7 +30,7 @@ template <typename... A> std::string fmt(const char* f, A... a) {
 DemoSeries fromTrajectory(const Trajectory& t) { return {t.name, t.steps, t.w, false}; }
 
 DemoOutput formatTableDemo() {
-  DemoOutput o{"format-table", "Formats, from the numeric core", "format", "exponent / mantissa bits", false, {}, {}};
+  DemoOutput o{"format-table", "Formats, from the numeric core", "format", "exponent / mantissa bits", false, {}, {}, {}};
   DemoSeries e{"exponent bits", {}, {}, true}, m{"mantissa bits", {}, {}, true};
   int i = 0;
   for (const auto& r : formatTable()) {
@@ -38,6 +38,7 @@ DemoOutput formatTableDemo() {
                           "min subnormal %.6g  epsilon %.6g",
                           r.name.c_str(), r.bits, r.exponentBits, r.mantissaBits, r.bias,
                           r.maxFinite, r.minNormal, r.minSubnormal, r.epsilon));
+    o.categories.push_back(r.name);
     e.x.push_back(i);
     e.y.push_back(r.exponentBits);
     m.x.push_back(i);
@@ -49,7 +50,7 @@ DemoOutput formatTableDemo() {
 }
 
 DemoOutput ulpRulerDemo() {
-  DemoOutput o{"ulp-ruler", "The ruler: gap to the next value (ULP)", "value", "ULP", true, {}, {}};
+  DemoOutput o{"ulp-ruler", "The ruler: gap to the next value (ULP)", "value", "ULP", true, {}, {}, {}};
   for (const auto& r : ulpRuler()) {
     DemoSeries s{r.name, {}, {}, false};
     const double at[] = {1, 1000, 65504}, u[] = {r.at1, r.at1000, r.at65504};
@@ -69,7 +70,7 @@ DemoOutput ulpRulerDemo() {
 }
 
 DemoOutput swampingOut() {
-  DemoOutput o{"swamping", "w = 1.0, update -1e-4, 10,000 steps", "step", "w", false, {}, {}};
+  DemoOutput o{"swamping", "w = 1.0, update -1e-4, 10,000 steps", "step", "w", false, {}, {}, {}};
   for (const auto& t : swampingDemo().runs) {
     o.series.push_back(fromTrajectory(t));
     o.lines.push_back(fmt("%s: w after %g steps = %.6g", t.name.c_str(), t.steps.back(), t.w.back()));
@@ -82,7 +83,7 @@ DemoOutput swampingOut() {
 }
 
 DemoOutput fixesOut() {
-  DemoOutput o{"swamp-fixes", "The fixes: FP32 master copy, Kahan summation", "step", "w", false, {}, {}};
+  DemoOutput o{"swamp-fixes", "The fixes: FP32 master copy, Kahan summation", "step", "w", false, {}, {}, {}};
   for (const auto& t : {swampTrajectory(numeric::FormatId::Bf16, 1.0, -1e-4, 10000, 50),
                         masterCopyFix(1.0, -1e-4, 10000, 50), kahanFix(1.0, -1e-4, 10000, 50)}) {
     o.series.push_back(fromTrajectory(t));
@@ -94,7 +95,7 @@ DemoOutput fixesOut() {
 DemoOutput stochasticOut() {
   const auto d = stochasticRoundingDemo();
   DemoOutput o{"stochastic-rounding", "1.0 + 1000 x 0.001 in BF16", "step", "w", false,
-               {fromTrajectory(d.nearest), fromTrajectory(d.stochastic)}, {}};
+               {fromTrajectory(d.nearest), fromTrajectory(d.stochastic)}, {}, {}};
   o.lines.push_back(fmt("exact: %.6g", d.exact));
   o.lines.push_back(fmt("nearest even: %.6g", d.nearest.w.back()));
   o.lines.push_back(fmt("stochastic (seed 1): %.6g", d.stochastic.w.back()));
@@ -104,7 +105,7 @@ DemoOutput stochasticOut() {
 DemoOutput lossScalingOut() {
   const auto e = scalingExample();
   const auto r = recoveryDemo();
-  DemoOutput o{"loss-scaling", "Gradients of a real FP16 run, by binade", "log2 |g|", "values", false, {}, {}};
+  DemoOutput o{"loss-scaling", "Gradients of a real FP16 run, by binade", "log2 |g|", "values", false, {}, {}, {}};
   o.lines.push_back(fmt("g = %g in FP16: %.6g (%s)", e.g, e.gInFp16, e.gIsSubnormal ? "subnormal" : "zero or normal"));
   o.lines.push_back(fmt("g x S (S = %g) in FP16: %.6g (%s)", e.scale, e.scaledInFp16,
                         e.scaledIsNormal ? "a normal number" : "not normal"));
@@ -124,7 +125,7 @@ DemoOutput lossScalingOut() {
 
 DemoOutput scalerOut() {
   const std::vector<bool> script{false, false, false, true, false, false, false, false, true, true, false, false, false};
-  DemoOutput o{"scaler-walk", "Dynamic loss scale, stepped by hand (growth after 3 clean steps)", "step", "scale", true, {}, {}};
+  DemoOutput o{"scaler-walk", "Dynamic loss scale, stepped by hand (growth after 3 clean steps)", "step", "scale", true, {}, {}, {}};
   DemoSeries s{"scale", {}, {}, false};
   for (const auto& st : scalerWalk(script)) {
     s.x.push_back(st.step);
@@ -141,7 +142,7 @@ DemoOutput scalerOut() {
 DemoOutput bf16Out() {
   const auto d = bf16RunDemo();
   DemoOutput o{"bf16-run", "bf16-mixed on MNIST: loss and loss scale", "step", "loss / scale", false,
-               {{"loss", d.steps, d.loss, false}, {"loss scale", d.steps, d.scale, false}}, {}};
+               {{"loss", d.steps, d.loss, false}, {"loss scale", d.steps, d.scale, false}}, {}, {}};
   o.lines.push_back(fmt("%zu steps, %s, skipped steps: %lld", d.steps.size(),
                         d.hasScaler ? "with a loss scaler" : "no loss scaler",
                         static_cast<long long>(d.skipped)));
@@ -151,7 +152,7 @@ DemoOutput bf16Out() {
 
 DemoOutput accumulationOut() {
   const auto d = accumulationDemo();
-  DemoOutput o{"accumulation", "Sum of 10,000 uniform(0,1) values", "values added", "sum", false, {}, {}};
+  DemoOutput o{"accumulation", "Sum of 10,000 uniform(0,1) values", "values added", "sum", false, {}, {}, {}};
   o.lines.push_back(fmt("exact (double): %.6g", d.exact));
   for (const auto& t : d.runs) {
     o.series.push_back(fromTrajectory(t));
@@ -162,12 +163,13 @@ DemoOutput accumulationOut() {
 
 DemoOutput softmaxOut() {
   const auto d = softmaxLayerNormDemo();
-  DemoOutput o{"softmax-layernorm", "Softmax and layer norm: error vs a double reference", "format", "error", true, {}, {}};
+  DemoOutput o{"softmax-layernorm", "Softmax and layer norm: error vs a double reference", "format", "error", true, {}, {}, {}};
   DemoSeries s{"softmax max relative error", {}, {}, true}, l{"layer norm max abs error", {}, {}, true};
   int i = 0;
   for (const auto& r : d.rows) {
     o.lines.push_back(fmt("%s (n = %d): softmax max rel. error %.3g, layer norm max abs. error %.3g",
                           r.format.c_str(), d.length, r.softmaxMaxRelError, r.layerNormMaxAbsError));
+    o.categories.push_back(r.format);
     s.x.push_back(i);
     s.y.push_back(r.softmaxMaxRelError);
     l.x.push_back(i);
@@ -179,13 +181,14 @@ DemoOutput softmaxOut() {
 }
 
 DemoOutput speedOut() {
-  DemoOutput o{"speed", "Square matmul 256, oneDNN, this machine", "dtype", "GFLOP/s", false, {}, {}};
+  DemoOutput o{"speed", "Square matmul 256, oneDNN, this machine", "dtype", "GFLOP/s", false, {}, {}, {}};
   DemoSeries s{"GFLOP/s (median)", {}, {}, true};
   int i = 0;
   for (const auto& r : speedDemo()) {
     o.lines.push_back(fmt("%s %lldx%lld: %.1f GFLOP/s (CV %.1f%%)%s  [%s]", r.dtype.c_str(),
                           static_cast<long long>(r.size), static_cast<long long>(r.size), r.gflops,
                           100 * r.cv, r.emulated ? " emulated" : " native", r.implementation.c_str()));
+    o.categories.push_back(r.dtype + (r.emulated ? " (emulated)" : ""));
     s.x.push_back(i++);
     s.y.push_back(r.gflops);
   }

@@ -28,6 +28,7 @@ struct DemoOutput {
   bool logY = false;               // y spans binades (errors, GFLOP/s ratios)
   std::vector<DemoSeries> series;  // may be empty for table-only demos
   std::vector<std::string> lines;  // the result in words and numbers, computed now
+  std::vector<std::string> categories; // non-empty: x is an index into these names
 };
 
 class UnknownDemo : public std::invalid_argument {
