@@ -28,8 +28,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -56,12 +58,18 @@ public:
     if (!m_file)
       return;
     const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    std::fwrite(line.data(), 1, line.size(), m_file);
-    std::fflush(m_file);
+    // A full disk fails the write or the flush: remember the first reason, so
+    // the run can say its log is incomplete instead of exiting 0.
+    if ((std::fwrite(line.data(), 1, line.size(), m_file) != line.size() ||
+         std::fflush(m_file) != 0) &&
+        m_error.empty())
+      m_error = std::strerror(errno);
   }
+  const std::string& error() const { return m_error; } // "" while every line was written
 
 private:
   std::FILE* m_file;
+  std::string m_error;
 };
 
 nlohmann::json finiteOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }
@@ -392,6 +400,11 @@ int runTrain(const Args& args) {
   std::cout << "recipe " << s.recipe << ": test accuracy " << s.testAccuracy * 100.0
             << " %, test loss " << s.testLoss << ", " << s.steps << " steps (" << s.skippedSteps
             << " skipped) in " << s.wallSeconds << " s\n";
+  if (log && !log->error().empty()) {
+    std::cerr << "mantissa-cli train: --log: cannot write '" << *p.optionalValue("log")
+              << "': " << log->error() << "\n";
+    return 1;
+  }
   if (s.divergence) {
     std::cerr << "mantissa-cli train: diverged: " << s.divergence->message << "\n";
     return 3;
