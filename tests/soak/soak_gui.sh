@@ -7,7 +7,7 @@
 # from outside every minute: resident memory, open file descriptors, threads.
 #
 #   tests/soak/soak_gui.sh [SECONDS=3600] [BUILD_DIR=build-soak] [OUT_DIR=BUILD_DIR/soak]
-#   SOAK_INTERVAL=60 (seconds between samples)
+#   SOAK_INTERVAL=60 (seconds between samples), SOAK_NO_BUILD=1 (do not rebuild the driver)
 #
 # Writes OUT_DIR/samples.csv (elapsed_s,rss_kib,fds,threads) and driver.log.
 # Passes when the driver reports no failed cycle and, after a warm-up (the
@@ -26,10 +26,12 @@ OUT=${3:-$BUILD/soak}
 INTERVAL=${SOAK_INTERVAL:-60}
 RSS_SLACK=${SOAK_RSS_SLACK_KIB:-32768}
 
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMANTISSA_BUILD_BENCHMARKS=OFF
+if [ "${SOAK_NO_BUILD:-0}" != 1 ]; then # SOAK_NO_BUILD=1: use the driver as already built
+  if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMANTISSA_BUILD_BENCHMARKS=OFF
+  fi
+  cmake --build "$BUILD" --target soak_driver
 fi
-cmake --build "$BUILD" --target soak_driver
 DRIVER="$BUILD/tests/soak/soak_driver"
 
 mkdir -p "$OUT"
