@@ -124,6 +124,9 @@ TEST_P(EveryRecipe, NaNInTheDataStopsAtTheFirstStep) {
   }
   ASSERT_TRUE(s.divergence().has_value()) << "a NaN input must stop the run";
   EXPECT_EQ(s.divergence()->step, 0);
+  // The NaN enters in layer 0's forward linear, whatever op later shows it.
+  EXPECT_FALSE(s.divergence()->backward);
+  EXPECT_EQ(s.divergence()->layer, 0);
 }
 
 TEST_P(EveryRecipe, InfInTheDataStopsTheRun) {

@@ -202,8 +202,13 @@ const StepReport& Session::step() {
         for (const auto& e : m_scaler->lastEvents())
           m_events.push_back(e);
       } else if (!std::isfinite(r.gradNorm)) {
-        fail(m_model->firstNonFinite(true).value_or(model::NonFiniteSite{0, true, "linear dW"}),
-             "non-finite gradient");
+        // A NaN the forward pass produced can be hidden from the loss (ReLU
+        // maps NaN to 0) and surface only in the gradients: report where it
+        // first appeared, which is the forward op when there is one.
+        auto site = m_model->firstNonFinite(false);
+        if (!site)
+          site = m_model->firstNonFinite(true);
+        fail(site.value_or(model::NonFiniteSite{0, true, "linear dW"}), "non-finite gradient");
       }
     }
   }
