@@ -20,6 +20,7 @@ inline const QColor kYellow{0xF0, 0xE4, 0x42};
 inline const QColor kBlue{0x00, 0x72, 0xB2};
 inline const QColor kVermillion{0xD5, 0x5E, 0x00};
 inline const QColor kReddishPurple{0xCC, 0x79, 0xA7};
+inline const QColor kGrey{0x88, 0x88, 0x88}; // stands in for black: reads on light and dark
 
 // Bit fields of a floating-point number.
 inline const QColor kSign = kReddishPurple;
@@ -30,9 +31,10 @@ inline const QColor kMantissa = kOrange;
 inline const QColor kWarning = kVermillion;
 inline const QColor kGood = kBluishGreen;
 
-// One colour per run or series, in the order runs are added.
+// One colour per run or series, in the order runs are added. Yellow is left
+// out (it vanishes on white); grey stands in for Okabe-Ito's black.
 inline const std::array<QColor, 7> kSeries{kBlue,          kOrange,  kBluishGreen, kVermillion,
-                                           kReddishPurple, kSkyBlue, kYellow};
+                                           kReddishPurple, kSkyBlue, kGrey};
 
 inline QColor seriesColor(int index) {
   return kSeries[static_cast<std::size_t>(index) % kSeries.size()];

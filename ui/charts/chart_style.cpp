@@ -50,12 +50,5 @@ QFont ChartStyle::titleFont() const { return scaledFont(11.0, fontScale, true); 
 QFont ChartStyle::axisTitleFont() const { return scaledFont(9.5, fontScale, false); }
 QFont ChartStyle::labelFont() const { return scaledFont(8.5, fontScale, false); }
 
-QColor seriesColor(int index) {
-  using namespace okabe_ito;
-  static const std::array<QColor, 7> kOrder{kBlue,          kOrange, kBluishGreen, kVermillion,
-                                            kReddishPurple, kSkyBlue, kGrey};
-  const auto n = static_cast<int>(kOrder.size());
-  return kOrder[static_cast<std::size_t>(((index % n) + n) % n)];
-}
 
 } // namespace mantissa::ui

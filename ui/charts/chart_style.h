@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
+#include "ui/app_shell/palette.h"
+
 #include <QColor>
 #include <QFont>
 
@@ -36,19 +38,7 @@ struct ChartStyle {
   double markerSize() const { return 9.0 * (1.0 + 0.5 * (penScale - 1.0)); }
 };
 
-// Okabe-Ito colour-blind-safe colours, in the order runs and series take them.
-// Black is replaced by a mid grey so every entry reads on light and dark.
-QColor seriesColor(int index);
-
-namespace okabe_ito {
-inline const QColor kOrange{0xE6, 0x9F, 0x00};
-inline const QColor kSkyBlue{0x56, 0xB4, 0xE9};
-inline const QColor kBluishGreen{0x00, 0x9E, 0x73};
-inline const QColor kYellow{0xF0, 0xE4, 0x42};
-inline const QColor kBlue{0x00, 0x72, 0xB2};
-inline const QColor kVermillion{0xD5, 0x5E, 0x00};
-inline const QColor kReddishPurple{0xCC, 0x79, 0xA7};
-inline const QColor kGrey{0x88, 0x88, 0x88};
-} // namespace okabe_ito
+// Series colours come from the one palette the whole UI shares.
+using palette::seriesColor;
 
 } // namespace mantissa::ui
