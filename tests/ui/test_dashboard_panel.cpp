@@ -147,8 +147,11 @@ TEST(DashboardPanel, HistogramRegionsSitAtTheFp16Exponents) {
 TEST(DashboardPanel, ScrubbingShowsTheRecordedStep) {
   Page p({tiny("fp32", 12)});
   p.panel.startAction()->trigger();
+  // The run can report Finished before the GUI has drained its last frames
+  // (the drain timer runs up to 33 ms later): wait for all twelve.
   ASSERT_TRUE(p.waitFor([&] {
-    return p.panel.controller()->state() == RunController::State::Finished;
+    return p.panel.controller()->state() == RunController::State::Finished &&
+           p.record(0).frames().size() == 12;
   }));
   p.panel.setHistogramSelection(1, telemetry::TensorClass::WeightGrads);
   p.panel.refresh();
