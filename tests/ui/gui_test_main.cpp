@@ -7,17 +7,31 @@
 // then gtest.
 
 #include <QApplication>
+#include <QDir>
 #include <QStandardPaths>
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
+  // Test mode keeps settings under $HOME/.qttest, which every test process
+  // would share: ctest runs test cases in parallel, and one case's
+  // QSettings().clear() would wipe another's. A fresh HOME per process keeps
+  // each case's settings its own.
+  std::string home = std::string(P_tmpdir) + "/mantissa-gui-test-XXXXXX";
+  if (mkdtemp(home.data()))
+    setenv("HOME", home.c_str(), 1);
   QStandardPaths::setTestModeEnabled(true);
   QApplication::setOrganizationName(QStringLiteral("MantissaTests"));
   QApplication::setApplicationName(QStringLiteral("MantissaTests"));
   QApplication app(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  const int rc = RUN_ALL_TESTS();
+  if (home.find("XXXXXX") == std::string::npos)
+    QDir(QString::fromStdString(home)).removeRecursively();
+  return rc;
 }
