@@ -4,7 +4,8 @@
 // soak_driver: the real main window, driven by a script for a long session.
 // Usage: soak_driver SECONDS EXPORT_DIR
 // Repeats a cycle until SECONDS have passed: pick the next recipe set, apply
-// the setup (new runs), Start, train ~6 s, Pause, export the loss and accuracy
+// the setup (new runs, a million steps each so they never finish on their
+// own), Start, train ~6 s, Pause, export the loss and accuracy
 // charts (PNG + CSV), Resume, train ~6 s, Stop. Prints one line per cycle to
 // stdout; tests/soak/soak_gui.sh samples the process from outside.
 // Exit status: 0 if every cycle applied, started and exported; 1 otherwise.
@@ -57,6 +58,14 @@ struct Soak {
     const std::string& b = recipes[std::size_t(cycle + 1) % n];
     for (const auto& r : recipes)
       panel->setup()->setRecipeChecked(QString::fromStdString(r), r == a || (cycle % 2 == 1 && r == b));
+    // Long enough that every run is still training when it is paused and
+    // stopped: the hour is spent training, not waiting for the next cycle.
+    auto runs = panel->setup()->configs();
+    for (auto& run : runs) {
+      run.steps = 1'000'000;
+      run.epochs = 0;
+    }
+    panel->setup()->setConfigs(runs);
     const QString problems = panel->applySetup();
     if (!problems.isEmpty())
       fail("applySetup: " + problems);

@@ -81,7 +81,7 @@ awk -F, -v slack="$RSS_SLACK" -v rc="$DRIVER_RC" '
       if (fds[i] > f[h]) f[h] = fds[i]
       if (thr[i] > th[h]) th[h] = thr[i]
     }
-    for (i = 0; i < n; i++) { if (rss[i] > rmax) rmax = rss[i]; if (i == 0 || rss[i] < rmin) rmin = rss[i] }
+    for (i = 0; i < n; i++) { if (rss[i] > rmax) rmax = rss[i]; if (rss[i] > 0 && (rmin == 0 || rss[i] < rmin)) rmin = rss[i] }
     printf "soak: %d samples over %d s; RSS min %.1f MiB, max %.1f MiB\n", n, t[n-1], rmin / 1024, rmax / 1024
     printf "soak: after warm-up, peak RSS %.1f -> %.1f MiB, fds %d -> %d, threads %d -> %d\n",
            r[1] / 1024, r[2] / 1024, f[1], f[2], th[1], th[2]
