@@ -42,9 +42,9 @@ std::optional<OptimizerKind> parseOptimizer(std::string_view name) {
   return std::nullopt;
 }
 
-Optimizer::Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<Slot> slots,
+Optimizer::Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<Slot> params,
                      std::uint64_t seed)
-    : m_config(config), m_recipe(recipe), m_slots(std::move(slots)),
+    : m_config(config), m_recipe(recipe), m_slots(std::move(params)),
       m_rng(seed ^ 0x9e3779b97f4a7c15ull) {
   for (const auto& s : m_slots) {
     if (s.value.size() != s.grad.size())
@@ -175,9 +175,9 @@ std::vector<model::PlanRow> Optimizer::plan() const {
   return rows;
 }
 
-double globalGradNorm(std::span<const Slot> slots) {
+double globalGradNorm(std::span<const Slot> params) {
   double sum = 0.0;
-  for (const auto& s : slots) {
+  for (const auto& s : params) {
     float partial = 0.0f; // FP32 within a tensor (vectorisable), double across tensors
     for (float g : s.grad)
       partial += g * g;

@@ -54,18 +54,18 @@ Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded
   m_model->initialize(m_config.seed, static_cast<float>(m_config.initGain));
   m_batcher = std::make_unique<data::Batcher>(train, m_config.batch, m_config.seed + 1);
 
-  std::vector<amp::Slot> slots;
+  std::vector<amp::Slot> params;
   for (int l = 0; l < m_model->layers(); ++l) {
     auto& p = m_model->params()[l];
     auto& g = m_model->grads()[l];
     const std::string name = "layer" + std::to_string(l);
-    slots.push_back({name + ".W", p.w.f32(), g.w.f32()});
-    slots.push_back({name + ".b", p.b.f32(), g.b.f32()});
+    params.push_back({name + ".W", p.w.f32(), g.w.f32()});
+    params.push_back({name + ".b", p.b.f32(), g.b.f32()});
     m_gradSpans.push_back(g.w.f32());
     m_gradSpans.push_back(g.b.f32());
   }
   m_optimizer = std::make_unique<amp::Optimizer>(optimizerConfig(m_config), m_recipe,
-                                                 std::move(slots), m_config.seed + 2);
+                                                 std::move(params), m_config.seed + 2);
   if (m_recipe.lossScaling) {
     auto sc = amp::scalerPreset(m_config.scaler.empty() ? m_recipe.defaultScaler : m_config.scaler);
     if (m_config.scalerInitScale)
@@ -193,7 +193,7 @@ const StepReport& Session::step() {
             v *= undo;
       }
       r.gradNorm = r.foundInf ? std::numeric_limits<double>::quiet_NaN()
-                              : amp::globalGradNorm(m_optimizer->slots());
+                              : amp::globalGradNorm(m_optimizer->parameters());
       if (m_scaler) {
         const auto u = m_scaler->update(m_step, r.foundInf);
         r.skipped = u.skipped;

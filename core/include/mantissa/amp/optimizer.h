@@ -64,8 +64,8 @@ struct UpdateStats {
 
 class Optimizer {
 public:
-  // `slots` fixes the parameter set; its spans must stay valid.
-  Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<Slot> slots,
+  // `params` fixes the parameter set; its spans must stay valid.
+  Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<Slot> params,
             std::uint64_t seed);
 
   // One update with learning rate lr. The intended update u of each slot is
@@ -75,7 +75,9 @@ public:
 
   std::span<const float> lastUpdate(std::size_t slot) const { return m_updates[slot]; }
   std::span<const UpdateStats> lastStats() const { return m_stats; } // [slots]
-  const std::vector<Slot>& slots() const { return m_slots; }
+  // The parameter set, in construction order. (Not named slots(): Qt's
+  // `slots` keyword macro would swallow it in every GUI translation unit.)
+  const std::vector<Slot>& parameters() const { return m_slots; }
   const OptimizerConfig& config() const { return m_config; }
   std::int64_t steps() const { return m_step; }
 
@@ -99,8 +101,8 @@ private:
   std::int64_t m_step = 0;
 };
 
-// sqrt(sum of g^2) over every slot's gradient, accumulated in double.
-double globalGradNorm(std::span<const Slot> slots);
+// sqrt(sum of g^2) over every parameter's gradient, accumulated in double.
+double globalGradNorm(std::span<const Slot> params);
 
 // Clip by global norm (torch.nn.utils.clip_grad_norm_): when norm > maxNorm,
 // multiply every gradient by maxNorm / (norm + 1e-6). Returns the factor used
