@@ -88,19 +88,22 @@ void Trainer::start(bool startPaused) {
   m_thread = std::jthread([this](std::stop_token stop) { run(stop); });
 }
 
+// The thread stores Finished without m_mutex, so Running <-> Paused is a
+// compare-exchange: a load-then-store could overwrite a Finished that landed
+// in between and leave a finished run Paused (or Running) for good.
 void Trainer::pause() {
   std::lock_guard lock(m_mutex);
   m_paused = true;
-  if (m_state.load() == TrainerState::Running)
-    m_state = TrainerState::Paused;
+  TrainerState expected = TrainerState::Running;
+  m_state.compare_exchange_strong(expected, TrainerState::Paused);
 }
 
 void Trainer::resume() {
   {
     std::lock_guard lock(m_mutex);
     m_paused = false;
-    if (m_state.load() == TrainerState::Paused)
-      m_state = TrainerState::Running;
+    TrainerState expected = TrainerState::Paused;
+    m_state.compare_exchange_strong(expected, TrainerState::Running);
   }
   m_wake.notify_all();
 }
