@@ -7,6 +7,7 @@
 #include <mantissa/numeric/codec.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/telemetry/cast_fractions.h>
+#include <mantissa/telemetry/zero_loss.h>
 
 #include <gtest/gtest.h>
 
@@ -190,6 +191,45 @@ TEST(CastFractions, AreCountsOverTheirDenominators) {
   EXPECT_DOUBLE_EQ(f.nonzeroLostToZero, 1.0 / 5.0); // 5 non-zero, non-NaN inputs
   const auto empty = tl::castFractions({});
   EXPECT_EQ(empty[0], tl::CastFractions{});
+}
+
+TEST(ZeroLossCounts, MatchRoundingWithTheTrainersConversions) {
+  // Boundary values (ties at half FP16's min subnormal, FP32 subnormals that
+  // BF16 flushes, NaN, inf, signed zeros) plus log-uniform magnitudes across
+  // the underflow region, past 2^20 values so the 32-bit blocks are crossed.
+  std::vector<float> values = boundaryValues();
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> logMag(-150.0f, 0.0f);
+  const std::size_t boundaries = values.size();
+  values.resize((std::size_t{1} << 20) + 4097);
+  for (std::size_t i = boundaries; i < values.size(); ++i)
+    values[i] = (rng() % 8 == 0 ? 0.0f : std::exp2(logMag(rng))) * (rng() & 1 ? -1.0f : 1.0f);
+  for (mantissa::DType dtype :
+       {mantissa::DType::BF16, mantissa::DType::F16, mantissa::DType::F32}) {
+    std::vector<float> rounded = values;
+    if (dtype == mantissa::DType::BF16)
+      nm::roundTripBf16(rounded);
+    else if (dtype == mantissa::DType::F16)
+      nm::roundTripF16(rounded);
+    tl::ZeroLossCounts want;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const bool nonzero = !(values[i] == 0.0f); // NaN counts as non-zero
+      want.nonzero += nonzero;
+      want.lostToZero += nonzero && rounded[i] == 0.0f;
+    }
+    const auto got = tl::zeroLossCounts(values, dtype);
+    EXPECT_EQ(got.nonzero, want.nonzero) << mantissa::dtypeName(dtype);
+    EXPECT_EQ(got.lostToZero, want.lostToZero) << mantissa::dtypeName(dtype);
+    if (dtype != mantissa::DType::F32) { // the case is exercised
+      EXPECT_GT(want.lostToZero, 1000u) << mantissa::dtypeName(dtype);
+    }
+  }
+  // The FP16 tie at 2^-25 goes to zero (even); the next float up survives.
+  const float tie = std::ldexp(1.0f, -25);
+  EXPECT_EQ(tl::zeroLossCounts(std::vector<float>{tie, -tie}, mantissa::DType::F16).lostToZero, 2u);
+  EXPECT_EQ(tl::zeroLossCounts(std::vector<float>{std::nextafter(tie, 1.0f)}, mantissa::DType::F16)
+                .lostToZero,
+            0u);
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include <mantissa/model/mlp.h>
 #include <mantissa/kernels/elementwise.h>
 #include <mantissa/numeric/convert.h>
+#include <mantissa/telemetry/zero_loss.h>
 
 #include <algorithm>
 #include <cmath>
@@ -61,12 +62,6 @@ Mlp::Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumula
     a.dpre = Tensor(DType::F32, batch, out);
     if (l > 0)
       a.dIn = Tensor(DType::F32, batch, in);
-  }
-  if (recipe.gradients != DType::F32) {
-    std::size_t largest = 0;
-    for (int l = 0; l < n; ++l)
-      largest = std::max(largest, static_cast<std::size_t>(spec.widths[l]) * spec.widths[l + 1]);
-    m_unrounded.assign(largest, 0.0f);
   }
   m_x = Tensor(DType::F32, batch, spec.widths.front());
   m_labels.assign(static_cast<std::size_t>(batch), 0);
@@ -178,26 +173,17 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times) {
       kernels::biasGradient(a.dpre, db);
     }
     // Underflow accounting is telemetry work: timed as such, at telemetry steps only.
-    const bool measure = m_measureUnderflow && grad != DType::F32;
-    if (measure) { // keep the FP32 accumulator's values to compare after rounding
+    // Counted on the FP32 accumulator before the rounding below, in one read.
+    if (m_measureUnderflow) {
       ScopedTimer t(times.telemetry);
-      std::copy(dW.f32().begin(), dW.f32().end(), m_unrounded.begin());
+      const auto c = telemetry::zeroLossCounts(dW.f32(), grad);
+      m_underflow[l] = GradUnderflow{static_cast<std::int64_t>(c.nonzero),
+                                     static_cast<std::int64_t>(c.lostToZero)};
     }
     {
       ScopedTimer t(times.conversion);
       roundTo(grad, dW.f32());
       roundTo(grad, db.f32());
-    }
-    if (m_measureUnderflow) {
-      ScopedTimer t(times.telemetry);
-      GradUnderflow u;
-      const auto stored = dW.f32();
-      const float* before = measure ? m_unrounded.data() : stored.data();
-      for (std::size_t i = 0; i < stored.size(); ++i) {
-        u.nonzero += before[i] != 0.0f ? 1 : 0;
-        u.lostToZero += (before[i] != 0.0f && stored[i] == 0.0f) ? 1 : 0;
-      }
-      m_underflow[l] = u;
     }
     if (accumulate) {
       ScopedTimer t(times.elementwise);

@@ -108,7 +108,7 @@ public:
   // Casts the weights into the matmul dtype after an update.
   void refreshWorkingWeights(OpTimes& times);
 
-  // When set, backward() counts weight-gradient underflow (an extra pass).
+  // When set, backward() counts weight-gradient underflow (one read of dW).
   void setMeasureUnderflow(bool on) { m_measureUnderflow = on; }
   std::span<const GradUnderflow> underflow() const { return m_underflow; }
 
@@ -147,7 +147,6 @@ private:
   std::vector<LayerGrads> m_grads;       // [L]
   std::vector<LayerActs> m_acts;         // [L]
   std::vector<GradUnderflow> m_underflow; // [L]
-  std::vector<float> m_unrounded;        // [max I*O] dW before rounding (underflow accounting)
   Tensor m_x;                            // [B, F] FP32
   std::vector<std::int32_t> m_labels;    // [B]
   Tensor m_probs;                        // [B, C] FP32
