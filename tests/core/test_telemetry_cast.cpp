@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -148,6 +149,21 @@ TEST(CastCounts, MatchTheCodecOnGradientLikeTensors) {
   }
   expectMatchesOracle(v, 1.0f, "log-uniform");
   expectMatchesOracle(v, 65536.0f, "log-uniform x65536");
+}
+
+TEST(CastCounts, MatchTheCodecOnConcentratedTensors) {
+  // Normal values around each format's underflow and overflow boundaries:
+  // the exponent window of the AVX2 histogram holds the threshold binades.
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (int centre : {-25, -17, -14, -10, -6, 8, 15}) {
+    std::vector<float> v(20000);
+    for (auto& x : v)
+      x = rng() % 4 == 0 ? 0.0f : std::ldexp(normal(rng), centre);
+    const std::string what = "around 2^" + std::to_string(centre);
+    expectMatchesOracle(v, 1.0f, what.c_str());
+    expectMatchesOracle(v, 4.0f, (what + " x4").c_str());
+  }
 }
 
 TEST(CastCounts, Fp16AndBf16AgreeWithTheTrainersConversions) {

@@ -143,6 +143,38 @@ TEST(ExponentHistogram, MatchesTheReferenceOnRandomBitPatterns) {
   }
 }
 
+// Tensors as training makes them: most values within ~15 binades (the AVX2
+// kernel's exponent window), with zeros, rare outliers (subnormals, huge,
+// inf, NaN) and a jump of the distribution mid-tensor, which makes the
+// kernel pick its window again. Windows at the top (inf and NaN inside it)
+// and at the bottom (next to the subnormals) too. Lengths straddle the
+// kernel's 32-value rounds and the 2048-value chunks.
+TEST(ExponentHistogram, MatchesTheReferenceOnConcentratedTensors) {
+  std::mt19937 rng(99);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float rare[] = {std::ldexp(1.0f, -140), std::ldexp(1.0f, -126), -std::ldexp(3.0f, 100),
+                        inf, -inf, std::numeric_limits<float>::quiet_NaN(), -0.0f, 65504.0f};
+  for (int centre : {-6, -20, 110, -118}) {
+    for (std::size_t n : {31u, 32u, 33u, 2047u, 6161u, 100000u}) {
+      std::vector<float> v(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const int shift = (i >= n / 2 && centre == -6) ? 30 : 0; // jump in the second half
+        const std::uint32_t r = rng();
+        if (r % 997 == 0)
+          v[i] = rare[r % 8];
+        else if (r % 10 < 3)
+          v[i] = 0.0f;
+        else
+          v[i] = std::ldexp(normal(rng), centre + shift);
+      }
+      ExponentHistogram h;
+      accumulate(v, h);
+      EXPECT_EQ(h, reference(v)) << "centre 2^" << centre << ", n = " << n;
+    }
+  }
+}
+
 TEST(ExponentHistogram, AccumulatesAcrossCallsAndAdds) {
   const std::vector<float> a = {1.0f, 2.0f, 0.0f};
   const std::vector<float> b = {std::numeric_limits<float>::infinity(), 3.0f};

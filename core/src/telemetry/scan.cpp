@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "telemetry/scan.h"
 
+#include "telemetry/byte_histogram.h"
+
 #include <mantissa/numeric/cpu_features.h>
 
 #include <array>
@@ -19,31 +21,6 @@ constexpr std::uint32_t kMantissaMask = 0x007fffffu;
 
 inline std::uint32_t bitsOf(float x) {
   return std::bit_cast<std::uint32_t>(x);
-}
-
-// Four interleaved 256-bin tables over the biased exponent byte, so that
-// consecutive increments rarely hit the same counter (store forwarding).
-struct ByteHistogram {
-  alignas(64) std::array<std::array<std::uint32_t, 256>, 4> tables{};
-  std::uint64_t bin(unsigned b) const {
-    return std::uint64_t{tables[0][b]} + tables[1][b] + tables[2][b] + tables[3][b];
-  }
-};
-
-void histogramChunk(const float* x, std::size_t n, ByteHistogram& h) {
-  auto& t0 = h.tables[0];
-  auto& t1 = h.tables[1];
-  auto& t2 = h.tables[2];
-  auto& t3 = h.tables[3];
-  std::size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    ++t0[(bitsOf(x[i]) >> 23) & 0xffu];
-    ++t1[(bitsOf(x[i + 1]) >> 23) & 0xffu];
-    ++t2[(bitsOf(x[i + 2]) >> 23) & 0xffu];
-    ++t3[(bitsOf(x[i + 3]) >> 23) & 0xffu];
-  }
-  for (; i < n; ++i)
-    ++t0[(bitsOf(x[i]) >> 23) & 0xffu];
 }
 
 // Branch-free loops; the compiler vectorises them for each target below.
@@ -172,6 +149,12 @@ void scan(std::span<const float> values, float scale, std::span<const std::uint3
   }
 
   ByteHistogram bytes;
+  // The exponent window of the AVX2 histogram: chosen after the first chunk
+  // (scalar) from the counts so far, chosen again when a chunk leaves more
+  // than 1/8 of its values outside; 0 = scalar (no window covers 7/8 of the
+  // values: wide distributions, where the scalar count is faster).
+  unsigned window = 0;
+  std::size_t scalarChunks = 0;
   std::uint64_t zeros = 0;
   alignas(64) std::array<float, kChunk> scaled;
   const bool needsScale = scale != 1.0f;
@@ -191,7 +174,20 @@ void scan(std::span<const float> values, float scale, std::span<const std::uint3
     const std::uint64_t before0 = bytes.bin(0);
     const std::uint64_t before255 = bytes.bin(255);
 
-    histogramChunk(x, n, bytes);
+    std::size_t outside = n;
+    if (window != 0) {
+      outside = addWindowed(x, n, bytes, window);
+    } else {
+      addScalar(x, n, bytes);
+      ++scalarChunks;
+    }
+    // Scalar chunks look for a window after the first and then every 8th.
+    const bool repick =
+        window != 0 ? outside * 8 > n : scalarChunks == 1 || scalarChunks % 8 == 0;
+    if (repick && useAvx2()) {
+      const Window w = pickWindow(bytes);
+      window = w.covered * 8 >= w.total * 7 ? w.lo : 0;
+    }
 
     // Value-level work, all ranges this chunk needs in one pass: each
     // threshold whose binade this chunk populated, and exact zeros when the

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "telemetry/byte_histogram.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace mantissa::telemetry::detail {
+namespace {
+
+inline unsigned exponentByte(const float* x) {
+  std::uint32_t b;
+  std::memcpy(&b, x, sizeof b);
+  return (b >> 23) & 0xffu;
+}
+
+// Sum of the 32 byte counters of `acc`.
+[[gnu::target("avx2")]] inline std::uint32_t sumBytes(__m256i acc) {
+  const __m256i s = _mm256_sad_epu8(acc, _mm256_setzero_si256()); // 4 x u64
+  const __m128i h = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+  return static_cast<std::uint32_t>(_mm_cvtsi128_si64(h) + _mm_extract_epi64(h, 1));
+}
+
+} // namespace
+
+void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
+  auto& t0 = hist.tables[0];
+  auto& t1 = hist.tables[1];
+  auto& t2 = hist.tables[2];
+  auto& t3 = hist.tables[3];
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    ++t0[exponentByte(x + i)];
+    ++t1[exponentByte(x + i + 1)];
+    ++t2[exponentByte(x + i + 2)];
+    ++t3[exponentByte(x + i + 3)];
+  }
+  for (; i < n; ++i)
+    ++t0[exponentByte(x + i)];
+}
+
+[[gnu::target("avx2")]] std::size_t addWindowed(const float* x, std::size_t n,
+                                                ByteHistogram& hist, unsigned lo) {
+  constexpr unsigned kSpan = kWindowBins - 1; // contiguous bins lo .. lo + kSpan - 1
+  auto& t = hist.tables[0];
+  const __m256i low16 = _mm256_set1_epi16(0xff);
+  const __m256i vlo = _mm256_set1_epi8(static_cast<char>(lo));
+  const __m256i vlast = _mm256_set1_epi8(static_cast<char>(kSpan - 1));
+  const __m256i zero = _mm256_setzero_si256();
+  std::size_t outside = 0;
+  std::size_t i = 0;
+  while (n - i >= 32) {
+    // Byte counters: at most 255 rounds before they are summed.
+    __m256i acc[kWindowBins];
+    for (auto& a : acc)
+      a = zero;
+    const std::size_t rounds = std::min<std::size_t>((n - i) / 32, 255);
+    for (std::size_t r = 0; r < rounds; ++r, i += 32) {
+      const auto* p = reinterpret_cast<const __m256i*>(x + i);
+      // Exponent bytes of 32 values in one register (the packs interleave
+      // lanes; a histogram does not care about order). 32 -> 16 bits keeps
+      // sign + exponent (9 bits) exactly; masking drops the sign, so the
+      // 16 -> 8 saturating pack is exact too.
+      const __m256i a = _mm256_srli_epi32(_mm256_loadu_si256(p), 23);
+      const __m256i b = _mm256_srli_epi32(_mm256_loadu_si256(p + 1), 23);
+      const __m256i c = _mm256_srli_epi32(_mm256_loadu_si256(p + 2), 23);
+      const __m256i d = _mm256_srli_epi32(_mm256_loadu_si256(p + 3), 23);
+      const __m256i ab = _mm256_and_si256(_mm256_packus_epi32(a, b), low16);
+      const __m256i cd = _mm256_and_si256(_mm256_packus_epi32(c, d), low16);
+      const __m256i e = _mm256_packus_epi16(ab, cd);
+      const __m256i rel = _mm256_sub_epi8(e, vlo); // bin - lo, mod 256
+      const __m256i isZero = _mm256_cmpeq_epi8(e, zero);
+      acc[0] = _mm256_sub_epi8(acc[0], isZero); // a match is -1: subtracting counts it
+#pragma GCC unroll 16
+      for (unsigned k = 0; k < kSpan; ++k)
+        acc[k + 1] = _mm256_sub_epi8(
+            acc[k + 1], _mm256_cmpeq_epi8(rel, _mm256_set1_epi8(static_cast<char>(k))));
+      const __m256i inside =
+          _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_min_epu8(rel, vlast), rel), isZero);
+      unsigned missed = ~static_cast<unsigned>(_mm256_movemask_epi8(inside));
+      if (missed != 0) [[unlikely]] {
+        alignas(32) std::uint8_t bytes[32];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), e);
+        outside += static_cast<std::size_t>(std::popcount(missed));
+        for (; missed != 0; missed &= missed - 1)
+          ++t[bytes[std::countr_zero(missed)]];
+      }
+    }
+    t[0] += sumBytes(acc[0]);
+    for (unsigned k = 0; k < kSpan; ++k)
+      t[lo + k] += sumBytes(acc[k + 1]);
+  }
+  outside += n - i;
+  for (; i < n; ++i)
+    ++t[exponentByte(x + i)];
+  return outside;
+}
+
+Window pickWindow(const ByteHistogram& hist) {
+  std::array<std::uint64_t, 256> bins;
+  for (unsigned b = 0; b < 256; ++b)
+    bins[b] = hist.bin(b);
+  Window best;
+  std::uint64_t run = 0; // sum of bins[lo .. lo + kWindowBins - 2]
+  for (unsigned b = 1; b < kWindowBins; ++b)
+    run += bins[b];
+  best.covered = run;
+  for (unsigned lo = 2; lo <= kMaxWindowLo; ++lo) {
+    run += bins[lo + kWindowBins - 2] - bins[lo - 1];
+    if (run > best.covered) {
+      best.covered = run;
+      best.lo = lo;
+    }
+  }
+  best.covered += bins[0];
+  for (std::uint64_t c : bins)
+    best.total += c;
+  return best;
+}
+
+} // namespace mantissa::telemetry::detail
