@@ -24,6 +24,33 @@ inline unsigned exponentByte(const float* x) {
   return static_cast<std::uint32_t>(_mm_cvtsi128_si64(h) + _mm_extract_epi64(h, 1));
 }
 
+
+// Counts of 8 byte values over rounds x 32 bytes of `rel` (bin - lo, mod
+// 256): keys first .. first + 7, or first .. first + 6 plus bin 0 (key -lo)
+// when withZero. 8 counters and 8 keys stay in registers.
+[[gnu::target("avx2")]] void countKeys(const std::uint8_t* rel, std::size_t rounds,
+                                       std::array<std::uint32_t, 256>& t, unsigned lo,
+                                       unsigned first, bool withZero) {
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i acc[8], key[8];
+  for (unsigned k = 0; k < 8; ++k) {
+    acc[k] = zero;
+    key[k] = _mm256_set1_epi8(static_cast<char>(first + k));
+  }
+  if (withZero)
+    key[7] = _mm256_set1_epi8(static_cast<char>(256 - lo));
+  for (std::size_t r = 0; r < rounds; ++r) { // rounds <= 255: byte counters do not wrap
+    const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(rel + 32 * r));
+#pragma GCC unroll 8
+    for (unsigned k = 0; k < 8; ++k)
+      acc[k] = _mm256_sub_epi8(acc[k], _mm256_cmpeq_epi8(v, key[k])); // a match is -1
+  }
+  for (unsigned k = 0; k < (withZero ? 7u : 8u); ++k)
+    t[lo + first + k] += sumBytes(acc[k]);
+  if (withZero)
+    t[0] += sumBytes(acc[7]);
+}
+
 } // namespace
 
 void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
@@ -44,26 +71,26 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
 
 [[gnu::target("avx2")]] std::size_t addWindowed(const float* x, std::size_t n,
                                                 ByteHistogram& hist, unsigned lo) {
+  static_assert(kWindowBins == 16, "countKeys covers bin 0 + 15 binades in two passes");
   constexpr unsigned kSpan = kWindowBins - 1; // contiguous bins lo .. lo + kSpan - 1
+  constexpr std::size_t kRounds = 64;         // 2 KiB of exponent bytes per block
   auto& t = hist.tables[0];
   const __m256i low16 = _mm256_set1_epi16(0xff);
   const __m256i vlo = _mm256_set1_epi8(static_cast<char>(lo));
   const __m256i vlast = _mm256_set1_epi8(static_cast<char>(kSpan - 1));
   const __m256i zero = _mm256_setzero_si256();
+  alignas(32) std::uint8_t rel[32 * kRounds];
   std::size_t outside = 0;
   std::size_t i = 0;
   while (n - i >= 32) {
-    // Byte counters: at most 255 rounds before they are summed.
-    __m256i acc[kWindowBins];
-    for (auto& a : acc)
-      a = zero;
-    const std::size_t rounds = std::min<std::size_t>((n - i) / 32, 255);
+    // Stage 1: exponent bytes of 32 values per round, relative to lo, into
+    // `rel`; values outside the window are counted here, one by one. The
+    // packs interleave lanes (a histogram does not care about order); 32 ->
+    // 16 bits keeps sign + exponent (9 bits) exactly, masking drops the
+    // sign, so the 16 -> 8 saturating pack is exact too.
+    const std::size_t rounds = std::min((n - i) / 32, kRounds);
     for (std::size_t r = 0; r < rounds; ++r, i += 32) {
       const auto* p = reinterpret_cast<const __m256i*>(x + i);
-      // Exponent bytes of 32 values in one register (the packs interleave
-      // lanes; a histogram does not care about order). 32 -> 16 bits keeps
-      // sign + exponent (9 bits) exactly; masking drops the sign, so the
-      // 16 -> 8 saturating pack is exact too.
       const __m256i a = _mm256_srli_epi32(_mm256_loadu_si256(p), 23);
       const __m256i b = _mm256_srli_epi32(_mm256_loadu_si256(p + 1), 23);
       const __m256i c = _mm256_srli_epi32(_mm256_loadu_si256(p + 2), 23);
@@ -71,15 +98,10 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
       const __m256i ab = _mm256_and_si256(_mm256_packus_epi32(a, b), low16);
       const __m256i cd = _mm256_and_si256(_mm256_packus_epi32(c, d), low16);
       const __m256i e = _mm256_packus_epi16(ab, cd);
-      const __m256i rel = _mm256_sub_epi8(e, vlo); // bin - lo, mod 256
-      const __m256i isZero = _mm256_cmpeq_epi8(e, zero);
-      acc[0] = _mm256_sub_epi8(acc[0], isZero); // a match is -1: subtracting counts it
-#pragma GCC unroll 16
-      for (unsigned k = 0; k < kSpan; ++k)
-        acc[k + 1] = _mm256_sub_epi8(
-            acc[k + 1], _mm256_cmpeq_epi8(rel, _mm256_set1_epi8(static_cast<char>(k))));
-      const __m256i inside =
-          _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_min_epu8(rel, vlast), rel), isZero);
+      const __m256i v = _mm256_sub_epi8(e, vlo);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(rel + 32 * r), v);
+      const __m256i inside = _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_min_epu8(v, vlast), v),
+                                             _mm256_cmpeq_epi8(e, zero));
       unsigned missed = ~static_cast<unsigned>(_mm256_movemask_epi8(inside));
       if (missed != 0) [[unlikely]] {
         alignas(32) std::uint8_t bytes[32];
@@ -89,9 +111,9 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
           ++t[bytes[std::countr_zero(missed)]];
       }
     }
-    t[0] += sumBytes(acc[0]);
-    for (unsigned k = 0; k < kSpan; ++k)
-      t[lo + k] += sumBytes(acc[k + 1]);
+    // Stage 2: the window's 16 bins in two passes of 8 over the bytes (L1).
+    countKeys(rel, rounds, t, lo, 0, true);
+    countKeys(rel, rounds, t, lo, 7, false);
   }
   outside += n - i;
   for (; i < n; ++i)

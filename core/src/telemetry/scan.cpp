@@ -56,11 +56,36 @@ template <std::size_t R>
     out[r] += count[r];
 }
 
+// Ranges of width 1 (zeros, and the zero thresholds, which sit one above a
+// power of two) are an equality: half the vector operations of a range.
+template <std::size_t R>
+[[gnu::always_inline]] inline void countEqualBody(const float* x, std::size_t n,
+                                                  const std::uint32_t* value, std::uint64_t* out) {
+  std::uint32_t value_[R], count[R];
+  for (std::size_t r = 0; r < R; ++r) {
+    value_[r] = value[r];
+    count[r] = 0;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t b;
+    std::memcpy(&b, x + i, sizeof b);
+    const std::uint32_t a = b & kAbsMask;
+    for (std::size_t r = 0; r < R; ++r)
+      count[r] += a == value_[r] ? 1u : 0u;
+  }
+  for (std::size_t r = 0; r < R; ++r)
+    out[r] += count[r];
+}
+
+// r ranges (or equalities when width is null), 1 <= r <= kGroup.
 template <std::size_t... Rs>
 [[gnu::always_inline]] inline void
 countRangesDispatch(std::index_sequence<Rs...>, std::size_t r, const float* x, std::size_t n,
                     const std::uint32_t* lo, const std::uint32_t* width, std::uint64_t* out) {
-  ((r == Rs + 1 ? countRangesBody<Rs + 1>(x, n, lo, width, out) : void()), ...);
+  if (width == nullptr)
+    ((r == Rs + 1 ? countEqualBody<Rs + 1>(x, n, lo, out) : void()), ...);
+  else
+    ((r == Rs + 1 ? countRangesBody<Rs + 1>(x, n, lo, width, out) : void()), ...);
 }
 
 [[gnu::target("avx2")]] void countRangesAvx2(const float* x, std::size_t n, std::size_t r,
@@ -85,16 +110,40 @@ bool useAvx2() {
   return avx2;
 }
 
-// out[r] += #{x : bits(|x|) in [lo[r], lo[r] + width[r])}, r < count, for a chunk.
+// out[r] += #{x : bits(|x|) in [lo[r], lo[r] + width[r])} for a chunk, r <
+// count <= kMaxThresholds + 1 (width = 1 counted as an equality).
 void countRanges(const float* x, std::size_t n, std::size_t count, const std::uint32_t* lo,
                  const std::uint32_t* width, std::uint64_t* out) {
-  for (std::size_t g = 0; g < count; g += kGroup) {
-    const std::size_t r = std::min(kGroup, count - g);
-    if (useAvx2())
-      countRangesAvx2(x, n, r, lo + g, width + g, out + g);
-    else
-      countRangesBase(x, n, r, lo + g, width + g, out + g);
+  std::array<std::uint32_t, kMaxThresholds + 1> rangeLo, rangeWidth, equal;
+  std::array<std::uint64_t, kMaxThresholds + 1> rangeOut{}, equalOut{};
+  std::array<std::size_t, kMaxThresholds + 1> rangeOf, equalOf; // index into out
+  std::size_t ranges = 0, equals = 0;
+  for (std::size_t r = 0; r < count; ++r) {
+    if (width[r] == 1) {
+      equal[equals] = lo[r];
+      equalOf[equals++] = r;
+    } else {
+      rangeLo[ranges] = lo[r];
+      rangeWidth[ranges] = width[r];
+      rangeOf[ranges++] = r;
+    }
   }
+  const auto run = [&](std::size_t total, const std::uint32_t* l, const std::uint32_t* w,
+                       std::uint64_t* o) {
+    for (std::size_t g = 0; g < total; g += kGroup) {
+      const std::size_t r = std::min(kGroup, total - g);
+      if (useAvx2())
+        countRangesAvx2(x, n, r, l + g, w ? w + g : nullptr, o + g);
+      else
+        countRangesBase(x, n, r, l + g, w ? w + g : nullptr, o + g);
+    }
+  };
+  run(ranges, rangeLo.data(), rangeWidth.data(), rangeOut.data());
+  run(equals, equal.data(), nullptr, equalOut.data());
+  for (std::size_t r = 0; r < ranges; ++r)
+    out[rangeOf[r]] += rangeOut[r];
+  for (std::size_t r = 0; r < equals; ++r)
+    out[equalOf[r]] += equalOut[r];
 }
 
 // Exponent-0 values that are not zeros: subnormals, binned by the position of
