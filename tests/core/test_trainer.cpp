@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -203,24 +204,87 @@ TEST(LossScaling, OverflowSkipsTheStepAndBacksOffWithoutDiverging) {
   c.scalerInitScale = std::ldexp(1.0, 40); // scaled gradients overflow FP16 at once
   train::Session s(c, mnist());
   int skipped = 0, backoffs = 0;
-  double firstScale = 0;
+  double firstScale = 0, lastScale = 0;
   while (!s.finished()) {
     const auto& r = s.step();
     if (r.step == 0)
       firstScale = r.lossScale;
+    lastScale = r.scaler.scale;
     skipped += r.skipped;
     for (const auto& e : r.scalerEvents)
       backoffs += e.kind == amp::ScalerEventKind::Backoff;
     EXPECT_EQ(r.skipped, r.foundInf);
     EXPECT_EQ(r.firstNonFinite.has_value(), r.foundInf);
-    if (r.firstNonFinite)
+    if (r.firstNonFinite) {
       EXPECT_TRUE(r.firstNonFinite->backward);
+    }
   }
   EXPECT_FALSE(s.divergence().has_value());
   EXPECT_EQ(firstScale, std::ldexp(1.0, 40));
   EXPECT_GE(skipped, 1);
   EXPECT_EQ(backoffs, skipped);
-  EXPECT_LT(s.scaler()->scale(), std::ldexp(1.0, 40));
+  EXPECT_LT(lastScale, std::ldexp(1.0, 40));
+}
+
+// Every step overflows (a loss multiplied by 1e30 makes FP16 gradients inf at
+// any scale >= 1), scripted against DeepSpeed's DynamicLossScaler.update_scale
+// (deepspeed/runtime/fp16/loss_scaler.py) with its fp16 defaults
+// (deepspeed/runtime/constants.py: initial_scale_power 16, hysteresis 2,
+// min_loss_scale 1, raise_error_at_min_scale True):
+//   step 0: cur_hysteresis 2 -> 1, skipped, scale stays 2^16;
+//   steps 1..16: scale / 2 each (2^15 ... 2^0), skipped;
+//   step 17: cur_scale == min_scale -> raise "Current loss scale already at
+//   minimum - cannot decrease scale anymore. Exiting run."
+// The run ends at step 17 with a reported stop, not an endless run of skips.
+TEST(LossScaling, DeepSpeedOverflowAtTheMinimumScaleEndsTheRun) {
+  RunConfig c = small("fp16-mixed", 100);
+  c.scaler = "deepspeed";
+  c.lossMultiplier = 1e30;
+  train::Session s(c, mnist());
+  const std::vector<float> w0(s.model().params()[0].w.f32().begin(),
+                              s.model().params()[0].w.f32().end());
+  std::vector<double> scales;
+  while (!s.finished()) {
+    const auto& r = s.step();
+    scales.push_back(r.lossScale);
+    EXPECT_TRUE(r.foundInf) << "step " << r.step;
+    EXPECT_TRUE(r.skipped) << "step " << r.step;
+  }
+  std::vector<double> expected{65536.0};
+  for (int k = 16; k >= 0; --k)
+    expected.push_back(std::ldexp(1.0, k));
+  EXPECT_EQ(scales, expected);
+  ASSERT_TRUE(s.divergence().has_value());
+  const train::Divergence& d = *s.divergence();
+  EXPECT_EQ(d.step, 17);
+  EXPECT_EQ(s.stepsDone(), 18);
+  EXPECT_EQ(s.skippedSteps(), 18);
+  EXPECT_EQ(d.reason, "loss scale at its minimum");
+  EXPECT_TRUE(d.backward); // where the overflow began
+  EXPECT_EQ(d.message.rfind("loss scale at its minimum at step 17", 0), 0u) << d.message;
+  EXPECT_NE(d.message.find("Current loss scale already at minimum - cannot decrease scale anymore"),
+            std::string::npos)
+      << d.message;
+  // Every step was skipped: the weights are the initial ones.
+  const auto w = s.model().params()[0].w.f32();
+  EXPECT_TRUE(std::equal(w.begin(), w.end(), w0.begin()));
+}
+
+// Megatron's DynamicGradScaler has no such stop: at min_scale it keeps
+// skipping (megatron/core/optimizer/grad_scaler.py), so the same run ends
+// at its planned steps with every step skipped and the scale clamped at 1.
+TEST(LossScaling, MegatronKeepsSkippingAtTheMinimumScale) {
+  RunConfig c = small("fp16-mixed", 40);
+  c.scaler = "megatron";
+  c.lossMultiplier = 1e30;
+  train::Session s(c, mnist());
+  double lastScale = 0;
+  while (!s.finished())
+    lastScale = s.step().scaler.scale;
+  EXPECT_FALSE(s.divergence().has_value());
+  EXPECT_EQ(s.stepsDone(), 40);
+  EXPECT_EQ(s.skippedSteps(), 40);
+  EXPECT_EQ(lastScale, 1.0); // 2^32 after one hysteresis overflow, then 32 halvings
 }
 
 TEST(Clipping, LargeGradientsAreScaledToTheMaxNorm) {
@@ -349,8 +413,9 @@ TEST(StepBenchmark, BreakdownAddsUpAndBytesAndLabelsAreRight) {
   // BF16 is emulated exactly when the kernel layer says so, and labelled.
   kernels::Matmul probe(kernels::MatmulShape{32, 64, 784}, DType::BF16);
   EXPECT_EQ(results[1].matmulEmulated, probe.emulated());
-  if (probe.emulated())
+  if (probe.emulated()) {
     EXPECT_NE(results[1].matmulImplementation.find("emulated"), std::string::npos);
+  }
   // Cancel from the progress callback: nothing measured.
   o.progress = [](double, std::string_view) { return false; };
   EXPECT_TRUE(train::measureSteps(o).empty());

@@ -119,8 +119,8 @@ TEST_P(SteadyState, StepAllocatesNothingAndCreatesNoPrimitive) {
 INSTANTIATE_TEST_SUITE_P(Recipes, SteadyState,
                          ::testing::Values("fp32", "bf16-mixed", "fp16-mixed", "bf16-pure-sr",
                                            "bf16-pure-kahan"),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& param) {
+                           std::string n = param.param;
                            for (char& ch : n)
                              if (ch == '-')
                                ch = '_';

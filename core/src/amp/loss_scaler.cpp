@@ -266,11 +266,13 @@ void LossScaler::updateDeepSpeed(bool foundInf, ScalerUpdate& u) {
   if (foundInf) {
     if (c.hysteresis == 1 || m_hysteresisLeft == 1) {
       if (c.raiseAtMinScale && c.minScale && m_scale == *c.minScale) {
-        u.stopReason = "Current loss scale already at minimum - cannot decrease scale anymore "
-                       "(DeepSpeed raises here and the run exits)";
-      } else {
-        m_scale = std::max(m_scale / c.growthFactor, c.minScale.value_or(0.0));
+        // DeepSpeed raises here, before touching last_overflow_iter or
+        // cur_iter: the state stays as it was and the run is over.
+        u.stopReason =
+            "Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.";
+        return;
       }
+      m_scale = std::max(m_scale / c.growthFactor, c.minScale.value_or(0.0));
     } else {
       --m_hysteresisLeft;
     }

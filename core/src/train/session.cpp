@@ -5,10 +5,14 @@
 #include <mantissa/data/dataset.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <string>
 
 namespace mantissa::train {
 
@@ -17,6 +21,21 @@ namespace {
 const RunConfig& validated(const RunConfig& config) {
   config.validate();
   return config;
+}
+
+// "input contains NaN" / "input contains inf" (the first non-finite value
+// decides), nullptr when the batch is finite. The first pass is the integer
+// test of unscaleAndCheck, which vectorises; the second runs only on a hit.
+const char* nonFiniteInput(std::span<const float> x) {
+  std::uint32_t any = 0;
+  for (float v : x)
+    any |= (std::bit_cast<std::uint32_t>(v) & 0x7F800000u) == 0x7F800000u;
+  if (!any)
+    return nullptr;
+  for (float v : x)
+    if (!std::isfinite(v))
+      return std::isnan(v) ? "input contains NaN" : "input contains inf";
+  return nullptr;
 }
 
 amp::OptimizerConfig optimizerConfig(const RunConfig& c) {
@@ -104,17 +123,37 @@ std::vector<model::PlanRow> Session::plan() const {
   return rows;
 }
 
-void Session::fail(const model::NonFiniteSite& site, const char* what) {
+void Session::fail(const model::NonFiniteSite& site, std::string_view reason,
+                   std::string_view detail) {
   Divergence d;
   d.step = m_step;
   d.layer = site.layer;
   d.backward = site.backward;
   d.op = site.op;
-  d.message = std::string(what) + " at step " + std::to_string(m_step) + ": first in layer " +
+  d.reason = reason;
+  d.message = d.reason + " at step " + std::to_string(m_step) + ": first in layer " +
               std::to_string(site.layer) + ", op " + site.op + " (" +
               (site.backward ? "backward" : "forward") + ")";
+  if (!detail.empty())
+    d.message += ". " + std::string(detail);
   m_divergence = d;
   m_report.divergence = d;
+}
+
+const char* Session::inputProblem() const {
+  // With accumulation the earlier micro-batches are gone: step() scanned each.
+  return m_config.gradAccumulation > 1 ? m_inputProblem : nonFiniteInput(m_model->inputs());
+}
+
+bool Session::failAtInput() {
+  const char* problem = inputProblem();
+  if (!problem)
+    return false;
+  fail(model::NonFiniteSite{0, false, "input"}, problem,
+       m_scaler ? "The training data holds it, and the forward pass never sees the loss scale: "
+                  "backing the scale off cannot cure it"
+                : "The training data holds it");
+  return true;
 }
 
 void Session::observeTelemetry() {
@@ -155,18 +194,22 @@ const StepReport& Session::step() {
       static_cast<float>(r.lossScale * m_config.lossMultiplier / static_cast<double>(micro));
   double lossSum = 0.0;
   int correct = 0;
+  m_inputProblem = nullptr;
   for (int m = 0; m < micro; ++m) {
     {
       model::ScopedTimer t(r.times.data);
       m_batcher->next(m_model->inputs(), m_model->labels());
+      if (micro > 1 && !m_inputProblem)
+        m_inputProblem = nonFiniteInput(m_model->inputs());
     }
     const auto x = m_model->forward(r.times);
     lossSum += x.loss;
     correct += x.correct;
     if (!std::isfinite(x.loss)) {
-      fail(m_model->firstNonFinite(false).value_or(model::NonFiniteSite{m_model->layers() - 1, false,
-                                                                        "softmax-xent"}),
-           "non-finite loss");
+      if (!failAtInput())
+        fail(m_model->firstNonFinite(false).value_or(
+                 model::NonFiniteSite{m_model->layers() - 1, false, "softmax-xent"}),
+             "non-finite loss");
       break;
     }
     m_model->backward(backwardScale, m > 0, r.times);
@@ -195,13 +238,14 @@ const StepReport& Session::step() {
       r.gradNorm = r.foundInf ? std::numeric_limits<double>::quiet_NaN()
                               : amp::globalGradNorm(m_optimizer->parameters());
       if (m_scaler) {
-        const auto u = m_scaler->update(m_step, r.foundInf);
-        r.skipped = u.skipped;
         if (r.foundInf) // rare: locate where the overflow began (backward order)
           r.firstNonFinite = m_model->firstNonFinite(true);
-        for (const auto& e : m_scaler->lastEvents())
-          m_events.push_back(e);
-      } else if (!std::isfinite(r.gradNorm)) {
+        // A NaN in the data (hidden from the loss when a ReLU maps it to 0)
+        // makes every step containing it "overflow": the scale is not the
+        // cause, so report it instead of skipping steps for ever.
+        if (!r.foundInf || !failAtInput())
+          applyScalerUpdate(r);
+      } else if (!std::isfinite(r.gradNorm) && !failAtInput()) {
         // A NaN the forward pass produced can be hidden from the loss (ReLU
         // maps NaN to 0) and surface only in the gradients: report where it
         // first appeared, which is the forward op when there is one.
@@ -245,6 +289,25 @@ const StepReport& Session::step() {
   r.stepMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+void Session::applyScalerUpdate(StepReport& r) {
+  const auto u = m_scaler->update(m_step, r.foundInf);
+  r.skipped = u.skipped;
+  for (const auto& e : m_scaler->lastEvents())
+    m_events.push_back(e);
+  if (u.stopReason.empty())
+    return;
+  // DeepSpeed raises when an overflow finds the scale already at min_scale
+  // (deepspeed/runtime/fp16/loss_scaler.py, DynamicLossScaler.update_scale):
+  // the run ends there, reported like a divergence at the overflow's origin.
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%g", u.scaleBefore);
+  fail(r.firstNonFinite.value_or(model::NonFiniteSite{m_model->layers() - 1, true, "softmax-xent"}),
+       "loss scale at its minimum",
+       "The scaled gradients overflowed with the loss scale already at its minimum (" +
+           std::string(scale) + "), where " + m_scaler->config().preset +
+           " ends the run: \"" + std::string(u.stopReason) + "\"");
 }
 
 EvalReport Session::evaluate() {

@@ -82,7 +82,10 @@ struct ScalerUpdate {
   double scaleBefore;
   double scaleAfter;
   ScalerState state;
-  std::string_view stopReason; // non-empty: the library would abort the run here (DeepSpeed at min)
+  // Non-empty: the library aborts the run here, in its own words (DeepSpeed:
+  // an overflow with the scale already at min_scale). update() must not be
+  // called again; the trainer ends the run.
+  std::string_view stopReason;
 };
 
 class LossScaler {

@@ -13,7 +13,11 @@
 //   unscale + inf/NaN check fused (scaled recipes); global norm (FP32)
 //   scaler update: on overflow back off and skip the step
 //   divergence: non-finite loss, or non-finite gradients without a scaler ->
-//     the step and the first layer/op that produced it; the run is over
+//     the step and the first layer/op that produced it; the run is over.
+//     Input data holding inf/NaN is named as such ("input contains NaN"), in
+//     every recipe: with a scaler too, since no scale cures it. A scaler
+//     that gives up (DeepSpeed: overflow at its minimum scale) ends the run
+//     the same way ("loss scale at its minimum").
 //   clip by global norm; optimizer (recipe's update rounding); working casts
 // Everything is allocated in the constructor: a steady-state step without
 // telemetry allocates nothing and creates no oneDNN primitive.
@@ -31,6 +35,7 @@
 
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace mantissa::train {
@@ -67,7 +72,16 @@ public:
 
 private:
   void observeTelemetry();
-  void fail(const model::NonFiniteSite& site, const char* what);
+  // Ends the run: Divergence{site, reason}, message "<reason> at step N: first
+  // in layer L, op OP (pass). <detail>".
+  void fail(const model::NonFiniteSite& site, std::string_view reason,
+            std::string_view detail = {});
+  // "input contains NaN|inf" when a micro-batch of this step held one, else nullptr.
+  const char* inputProblem() const;
+  // fail() at the input when inputProblem(); returns whether it did.
+  bool failAtInput();
+  // Loss-scaler update of this step: skip, events, and a scaler's stop.
+  void applyScalerUpdate(StepReport& r);
 
   RunConfig m_config;
   const amp::Recipe& m_recipe;
@@ -82,6 +96,7 @@ private:
   std::int64_t m_totalSteps = 0;
   std::int64_t m_step = 0;
   std::int64_t m_skipped = 0;
+  const char* m_inputProblem = nullptr; // this step, with accumulation: first non-finite input
   std::optional<Divergence> m_divergence;
   StepReport m_report;
   std::vector<amp::ScalerEvent> m_events; // capacity reserved; copies of the scaler's events

@@ -21,13 +21,16 @@
 
 namespace mantissa::train {
 
-// The run stopped because a value became inf or NaN where it must not.
+// The run stopped because a value became inf or NaN where it must not, or
+// because the loss scaler gave up (DeepSpeed: an overflow at its minimum scale).
 struct Divergence {
   std::int64_t step = 0;
   int layer = 0;
   bool backward = false; // false: forward pass
-  std::string op;        // "linear", "relu", "softmax-xent", "linear dW", ...
-  std::string message;   // one sentence for people
+  std::string op;        // "input", "linear", "relu", "softmax-xent", "linear dW", ...
+  std::string reason;    // "non-finite loss", "non-finite gradient", "input contains NaN",
+                         // "input contains inf", "loss scale at its minimum"
+  std::string message;   // one sentence for people, naming the step and the reason
 };
 
 struct StepReport {
