@@ -39,6 +39,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -143,6 +144,22 @@ void print(const char* what, const Stats& s, double values = 0) {
   std::printf("\n");
 }
 
+// "2.88 1.94 2.60" (1, 5, 15 minutes), or "?" where /proc is missing: the
+// figures only mean something next to the load they were measured under.
+std::string loadAverage() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  if (f == nullptr)
+    return "?";
+  double a = 0, b = 0, c = 0;
+  const int n = std::fscanf(f, "%lf %lf %lf", &a, &b, &c);
+  std::fclose(f);
+  if (n != 3)
+    return "?";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f %.2f %.2f", a, b, c);
+  return text;
+}
+
 Stats summarise(std::vector<double> ms) {
   const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
   double var = 0;
@@ -169,6 +186,7 @@ int benchTraining(int steps, const std::string& recipe, int every) {
       "training steps: %s, %s, batch %d, %d timed steps each (after 5 warm-up), interleaved;"
       " telemetry every %d step(s)\n",
       config.model.c_str(), recipe.c_str(), config.batch, steps, every);
+  std::printf("  load average before: %s\n", loadAverage().c_str());
   // Wall time is the bar; process CPU time (all threads) is printed too
   // because on a shared machine it is far less disturbed by other processes.
   auto processCpuMs = [] {
@@ -219,6 +237,8 @@ int benchTraining(int steps, const std::string& recipe, int every) {
                 "TelemetryFrame::telemetryMs)\n",
                 sc.medianMs, 100 * sc.cv);
   }
+  std::printf("  load average after: %s (%u CPUs)\n", loadAverage().c_str(),
+              std::thread::hardware_concurrency());
   return 0;
 }
 

@@ -141,7 +141,7 @@ TEST(CastCounts, MatchTheCodecOnGradientLikeTensors) {
   // most chunks hold values in the boundary binades of every format.
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> logMag(-40.0f, 20.0f);
-  std::vector<float> v(100000); // > 2^16: large enough for the sliced (OpenMP) pass
+  std::vector<float> v(100000); // many of the scan's 2048-value chunks
   for (auto& x : v) {
     x = (rng() % 16 == 0) ? 0.0f : std::exp2(logMag(rng));
     if (rng() & 1)
