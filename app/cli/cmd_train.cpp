@@ -15,13 +15,10 @@
 #include "args.h"
 #include "commands.h"
 
-#include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
-#include <mantissa/model/tensor_plan.h>
-#include <mantissa/numeric/cpu_features.h>
-#include <mantissa/telemetry/frame.h>
 #include <mantissa/train/presets.h>
 #include <mantissa/train/run_log.h>
+#include <mantissa/train/run_log_rows.h>
 #include <mantissa/train/trainer.h>
 
 #include <nlohmann/json.hpp>
@@ -71,90 +68,6 @@ private:
   std::FILE* m_file;
   std::string m_error;
 };
-
-nlohmann::json finiteOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }
-
-nlohmann::json stepJson(const train::StepReport& r) {
-  const auto& t = r.times;
-  nlohmann::json j = {
-      {"step", r.step},
-      {"loss", finiteOrNull(r.loss)},
-      {"lr", r.lr},
-      {"loss_scale", r.lossScale},
-      {"found_inf", r.foundInf},
-      {"skipped", r.skipped},
-      {"step_ms", r.stepMs},
-      {"grad_norm", finiteOrNull(r.gradNorm)},
-      {"epoch", r.epoch},
-      {"train_accuracy", r.accuracy},
-      {"clip_factor", r.clipFactor},
-      {"growth_tracker", r.scaler.growthTracker},
-      {"hysteresis", r.scaler.hysteresisLeft},
-      {"updates_lost", r.updates.lostFraction()},
-      {"breakdown_ms",
-       {{"matmul_fwd", t.matmulForward},
-        {"matmul_bwd", t.matmulBackward},
-        {"conversion", t.conversion},
-        {"elementwise", t.elementwise},
-        {"loss", t.loss},
-        {"optimizer", t.optimizer},
-        {"telemetry", t.telemetry},
-        {"data", t.data}}}};
-  if (!r.scalerEvents.empty()) {
-    auto events = nlohmann::json::array();
-    for (const auto& e : r.scalerEvents)
-      events.push_back({{"event", amp::toString(e.kind)},
-                        {"scale_before", e.scaleBefore},
-                        {"scale_after", e.scaleAfter}});
-    j["events"] = events;
-  }
-  if (!r.underflow.empty()) {
-    auto u = nlohmann::json::array();
-    for (const auto& g : r.underflow)
-      u.push_back(g.fraction());
-    j["grad_underflow"] = u; // per layer: non-zero FP32 dW values that became zero when stored
-  }
-  if (r.firstNonFinite)
-    j["non_finite"] = {{"layer", r.firstNonFinite->layer},
-                       {"op", r.firstNonFinite->op},
-                       {"pass", r.firstNonFinite->backward ? "backward" : "forward"}};
-  if (r.telemetry)
-    j["telemetry"] = telemetry::toJson(*r.telemetry);
-  if (r.divergence)
-    j["divergence"] = {{"step", r.divergence->step},
-                       {"layer", r.divergence->layer},
-                       {"op", r.divergence->op},
-                       {"pass", r.divergence->backward ? "backward" : "forward"},
-                       {"message", r.divergence->message}};
-  return j;
-}
-
-nlohmann::json headerJson(const train::Session& s) {
-  auto table = nlohmann::json::array();
-  for (const auto& row : amp::recipeTable(s.recipe()))
-    table.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
-  const auto plan = s.plan();
-  nlohmann::json bytes;
-  for (auto role : {model::TensorRole::Weights, model::TensorRole::MasterWeights,
-                    model::TensorRole::Activations, model::TensorRole::Gradients,
-                    model::TensorRole::OptimizerState})
-    bytes[std::string(model::tensorRoleName(role))] = model::bytesFor(plan, role);
-  return {{"header", true},
-          {"config", train::toJson(s.config())},
-          {"recipe_table", table},
-          {"scaler", s.scalerDescription()},
-          {"bytes", bytes},
-          {"matmul", s.model().matmulImplementation()},
-          {"matmul_emulated", s.model().matmulEmulated()},
-          {"total_steps", s.totalSteps()},
-          {"train_samples", s.data().train.size()},
-          {"test_samples", s.data().test.size()},
-          {"data", s.data().train.name},
-          {"machine",
-           {{"cpu", numeric::cpuFeatures().modelName},
-            {"isa", numeric::describeIsa()},
-            {"onednn", numeric::onednnVersion() + " (" + numeric::onednnIsa() + ")"}}}};
-}
 
 std::optional<int> applyNumber(const ArgParser& p, const char* name, double& out) {
   if (auto v = p.optionalValue(name)) {
@@ -310,7 +223,7 @@ int runTrain(const Args& args) {
       std::cerr << "mantissa-cli train: --log: cannot write '" << *path << "'\n";
       return 2;
     }
-    log->write(headerJson(*session));
+    log->write(train::logHeader(*session));
   }
   // --export: the same objects the log holds, kept in memory for the charts.
   std::optional<train::RunLogBuilder> exported;
@@ -321,7 +234,7 @@ int runTrain(const Args& args) {
     return 2;
 #endif
     exported.emplace();
-    exported->add(headerJson(*session));
+    exported->add(train::logHeader(*session));
   }
 
   const bool quiet = p.has("quiet");
@@ -335,7 +248,7 @@ int runTrain(const Args& args) {
   train::TrainerCallbacks cb;
   cb.onStep = [&](const train::StepReport& r) {
     if (log || exported) {
-      const nlohmann::json row = stepJson(r);
+      const nlohmann::json row = train::logStep(r);
       if (log)
         log->write(row);
       if (exported)
@@ -356,11 +269,7 @@ int runTrain(const Args& args) {
     }
   };
   cb.onEval = [&](const train::EvalReport& e) {
-    const nlohmann::json row = {{"eval", true},
-                                {"step", e.step},
-                                {"test_loss", finiteOrNull(e.loss)},
-                                {"test_accuracy", e.accuracy},
-                                {"samples", e.samples}};
+    const nlohmann::json row = train::logEval(e);
     if (log)
       log->write(row);
     if (exported)
@@ -373,20 +282,7 @@ int runTrain(const Args& args) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 
-  nlohmann::json summary = {{"summary", true},
-                            {"test_accuracy", s.testAccuracy},
-                            {"test_loss", finiteOrNull(s.testLoss)},
-                            {"steps", s.steps},
-                            {"skipped_steps", s.skippedSteps},
-                            {"wall_s", s.wallSeconds},
-                            {"recipe", s.recipe},
-                            {"stopped_early", s.stoppedEarly},
-                            {"diverged", s.divergence.has_value()}};
-  if (s.divergence)
-    summary["divergence"] = {{"step", s.divergence->step},
-                             {"layer", s.divergence->layer},
-                             {"op", s.divergence->op},
-                             {"pass", s.divergence->backward ? "backward" : "forward"}};
+  const nlohmann::json summary = train::logSummary(s);
   if (log)
     log->write(summary);
   if (exported) {

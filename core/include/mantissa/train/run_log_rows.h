@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// The objects of a run's JSONL log (format in run_log.h), made from what the
+// trainer reports. `mantissa-cli train --log` and the GUI's live run log both
+// write these, so a run saved from the dashboard reads exactly like one
+// trained on the command line. Non-finite numbers are written as null.
+
+#include <mantissa/train/session.h>
+#include <mantissa/train/step_report.h>
+
+#include <nlohmann/json.hpp>
+
+namespace mantissa::train {
+
+// {"header": true, "config": {...}, "recipe_table": [...], "bytes": {...},
+//  "matmul": ..., "total_steps": ..., "machine": {...}, ...}: the fixed parts
+// of the session (read only what construction fixed, so any thread may call it
+// before the run starts).
+nlohmann::json logHeader(const Session& session);
+// {"step": 0, "loss": ..., ..., "breakdown_ms": {...}, "telemetry": {...}}
+nlohmann::json logStep(const StepReport& report);
+// {"eval": true, "step": 62, "test_loss": ..., "test_accuracy": ..., "samples": ...}
+nlohmann::json logEval(const EvalReport& eval);
+// {"summary": true, "test_accuracy": ..., "steps": ..., "wall_s": ..., ...}
+nlohmann::json logSummary(const RunSummary& summary);
+
+} // namespace mantissa::train

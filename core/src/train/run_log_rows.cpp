@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/train/run_log_rows.h>
+
+#include <mantissa/amp/recipe.h>
+#include <mantissa/model/tensor_plan.h>
+#include <mantissa/numeric/cpu_features.h>
+#include <mantissa/telemetry/frame.h>
+
+#include <cmath>
+#include <string>
+
+namespace mantissa::train {
+
+namespace {
+
+using nlohmann::json;
+
+json finiteOrNull(double v) { return std::isfinite(v) ? json(v) : json(); }
+
+// Where a run diverged; the step row also carries the sentence for people.
+json divergenceJson(const Divergence& d, bool withMessage) {
+  json j = {{"step", d.step},
+            {"layer", d.layer},
+            {"op", d.op},
+            {"pass", d.backward ? "backward" : "forward"}};
+  if (withMessage)
+    j["message"] = d.message;
+  return j;
+}
+
+} // namespace
+
+json logHeader(const Session& s) {
+  auto table = json::array();
+  for (const auto& row : amp::recipeTable(s.recipe()))
+    table.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
+  const auto plan = s.plan();
+  json bytes;
+  for (auto role : {model::TensorRole::Weights, model::TensorRole::MasterWeights,
+                    model::TensorRole::Activations, model::TensorRole::Gradients,
+                    model::TensorRole::OptimizerState})
+    bytes[std::string(model::tensorRoleName(role))] = model::bytesFor(plan, role);
+  return {{"header", true},
+          {"config", toJson(s.config())},
+          {"recipe_table", table},
+          {"scaler", s.scalerDescription()},
+          {"bytes", bytes},
+          {"matmul", s.model().matmulImplementation()},
+          {"matmul_emulated", s.model().matmulEmulated()},
+          {"total_steps", s.totalSteps()},
+          {"train_samples", s.data().train.size()},
+          {"test_samples", s.data().test.size()},
+          {"data", s.data().train.name},
+          {"machine",
+           {{"cpu", numeric::cpuFeatures().modelName},
+            {"isa", numeric::describeIsa()},
+            {"onednn", numeric::onednnVersion() + " (" + numeric::onednnIsa() + ")"}}}};
+}
+
+json logStep(const StepReport& r) {
+  const auto& t = r.times;
+  json j = {{"step", r.step},
+            {"loss", finiteOrNull(r.loss)},
+            {"lr", r.lr},
+            {"loss_scale", r.lossScale},
+            {"found_inf", r.foundInf},
+            {"skipped", r.skipped},
+            {"step_ms", r.stepMs},
+            {"grad_norm", finiteOrNull(r.gradNorm)},
+            {"epoch", r.epoch},
+            {"train_accuracy", r.accuracy},
+            {"clip_factor", r.clipFactor},
+            {"growth_tracker", r.scaler.growthTracker},
+            {"hysteresis", r.scaler.hysteresisLeft},
+            {"updates_lost", r.updates.lostFraction()},
+            {"breakdown_ms",
+             {{"matmul_fwd", t.matmulForward},
+              {"matmul_bwd", t.matmulBackward},
+              {"conversion", t.conversion},
+              {"elementwise", t.elementwise},
+              {"loss", t.loss},
+              {"optimizer", t.optimizer},
+              {"telemetry", t.telemetry},
+              {"data", t.data}}}};
+  if (!r.scalerEvents.empty()) {
+    auto events = json::array();
+    for (const auto& e : r.scalerEvents)
+      events.push_back({{"event", amp::toString(e.kind)},
+                        {"scale_before", e.scaleBefore},
+                        {"scale_after", e.scaleAfter}});
+    j["events"] = events;
+  }
+  if (!r.underflow.empty()) {
+    auto u = json::array();
+    for (const auto& g : r.underflow)
+      u.push_back(g.fraction());
+    j["grad_underflow"] = u; // per layer: non-zero FP32 dW values that became zero when stored
+  }
+  if (r.firstNonFinite)
+    j["non_finite"] = {{"layer", r.firstNonFinite->layer},
+                       {"op", r.firstNonFinite->op},
+                       {"pass", r.firstNonFinite->backward ? "backward" : "forward"}};
+  if (r.telemetry)
+    j["telemetry"] = telemetry::toJson(*r.telemetry);
+  if (r.divergence)
+    j["divergence"] = divergenceJson(*r.divergence, true);
+  return j;
+}
+
+json logEval(const EvalReport& e) {
+  return {{"eval", true},
+          {"step", e.step},
+          {"test_loss", finiteOrNull(e.loss)},
+          {"test_accuracy", e.accuracy},
+          {"samples", e.samples}};
+}
+
+json logSummary(const RunSummary& s) {
+  json j = {{"summary", true},
+            {"test_accuracy", s.testAccuracy},
+            {"test_loss", finiteOrNull(s.testLoss)},
+            {"steps", s.steps},
+            {"skipped_steps", s.skippedSteps},
+            {"wall_s", s.wallSeconds},
+            {"recipe", s.recipe},
+            {"stopped_early", s.stoppedEarly},
+            {"diverged", s.divergence.has_value()}};
+  if (s.divergence)
+    j["divergence"] = divergenceJson(*s.divergence, false);
+  return j;
+}
+
+} // namespace mantissa::train
