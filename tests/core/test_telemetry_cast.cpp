@@ -7,10 +7,12 @@
 #include <mantissa/numeric/codec.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/telemetry/cast_fractions.h>
+#include <mantissa/telemetry/histogram.h>
 #include <mantissa/telemetry/zero_loss.h>
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -246,6 +248,58 @@ TEST(ZeroLossCounts, MatchRoundingWithTheTrainersConversions) {
   EXPECT_EQ(tl::zeroLossCounts(std::vector<float>{std::nextafter(tie, 1.0f)}, mantissa::DType::F16)
                 .lostToZero,
             0u);
+}
+
+// The portable kernels (no AVX2) count exactly what the AVX2 ones count:
+// histograms, cast counts (both with a scale), swamping and zero loss, on
+// concentrated tensors (the AVX2 window histogram) and on arbitrary bit
+// patterns (its scalar fallback).
+TEST(TelemetryKernels, PortablePathCountsWhatTheAvx2PathCounts) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> concentrated(50000), arbitrary(50000), weights(50000);
+  for (std::size_t i = 0; i < concentrated.size(); ++i) {
+    concentrated[i] = rng() % 5 == 0 ? 0.0f : std::ldexp(normal(rng), -14);
+    arbitrary[i] = std::bit_cast<float>(static_cast<std::uint32_t>(rng()));
+    weights[i] = 0.05f * normal(rng);
+  }
+  concentrated[77] = std::numeric_limits<float>::infinity();
+  concentrated[78] = std::numeric_limits<float>::quiet_NaN();
+  concentrated[79] = std::numeric_limits<float>::denorm_min();
+  struct Counts {
+    tl::ExponentHistogram hist;
+    std::array<CastCounts, tl::kCastTargetCount> cast, scaled;
+    tl::SwampCounts swampF32, swampBf16;
+    tl::ZeroLossCounts bf16, f16;
+  };
+  const auto measure = [&](const std::vector<float>& v) {
+    Counts c;
+    tl::accumulate(v, c.hist);
+    c.cast = tl::castCounts(v);
+    c.scaled = tl::castCounts(v, 1024.0f);
+    c.swampF32 = tl::swampCounts(weights, v, mantissa::DType::F32);
+    c.swampBf16 = tl::swampCounts(weights, v, mantissa::DType::BF16);
+    c.bf16 = tl::zeroLossCounts(v, mantissa::DType::BF16);
+    c.f16 = tl::zeroLossCounts(v, mantissa::DType::F16);
+    return c;
+  };
+  for (const auto* v : {&concentrated, &arbitrary}) {
+    const Counts fast = measure(*v);
+    tl::setForcePortableTelemetry(true);
+    const Counts portable = measure(*v);
+    tl::setForcePortableTelemetry(false);
+    const char* what = v == &concentrated ? "concentrated" : "arbitrary bits";
+    EXPECT_EQ(fast.hist, portable.hist) << what;
+    EXPECT_EQ(fast.cast, portable.cast) << what;
+    EXPECT_EQ(fast.scaled, portable.scaled) << what;
+    EXPECT_EQ(fast.swampF32.eligible, portable.swampF32.eligible) << what;
+    EXPECT_EQ(fast.swampF32.swamped, portable.swampF32.swamped) << what;
+    EXPECT_EQ(fast.swampBf16.eligible, portable.swampBf16.eligible) << what;
+    EXPECT_EQ(fast.swampBf16.swamped, portable.swampBf16.swamped) << what;
+    EXPECT_EQ(fast.bf16, portable.bf16) << what;
+    EXPECT_EQ(fast.f16, portable.f16) << what;
+    EXPECT_EQ(fast.hist.total, v->size()) << what;
+  }
 }
 
 } // namespace

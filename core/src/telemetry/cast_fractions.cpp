@@ -2,7 +2,6 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "telemetry/scan.h"
 
-#include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/cast_fractions.h>
 
 #include <algorithm>
@@ -260,7 +259,7 @@ SwampCounts swampCounts(std::span<const float> weights, std::span<const float> u
   }
   SwampCounts c;
   if (working == DType::F32) {
-    static const bool avx2 = numeric::cpuFeatures().avx2;
+    const bool avx2 = detail::useAvx2();
     constexpr std::size_t kBlock = 1u << 20; // keeps the 32-bit loop counters exact
     for (std::size_t off = 0; off < weights.size(); off += kBlock) {
       const std::size_t n = std::min(kBlock, weights.size() - off);
@@ -271,7 +270,7 @@ SwampCounts swampCounts(std::span<const float> weights, std::span<const float> u
     }
     return c;
   }
-  static const bool avx2 = numeric::cpuFeatures().avx2;
+  const bool avx2 = detail::useAvx2();
   if (working == DType::BF16) {
     constexpr std::size_t kBlock = 1u << 20; // keeps the 32-bit loop counters exact
     for (std::size_t off = 0; off < weights.size(); off += kBlock) {

@@ -7,6 +7,7 @@
 #include <mantissa/numeric/cpu_features.h>
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cassert>
 #include <cstring>
@@ -105,10 +106,6 @@ void scaleBase(const float* x, std::size_t n, float scale, float* dst) {
   scaleBody(x, n, scale, dst);
 }
 
-bool useAvx2() {
-  static const bool avx2 = numeric::cpuFeatures().avx2;
-  return avx2;
-}
 
 // out[r] += #{x : bits(|x|) in [lo[r], lo[r] + width[r])} for a chunk, r <
 // count <= kMaxThresholds + 1 (width = 1 counted as an equality).
@@ -172,6 +169,15 @@ void binSpecials(const float* x, std::size_t n, ExponentHistogram& hist) {
 }
 
 } // namespace
+
+namespace {
+std::atomic<bool> g_forcePortable{false};
+} // namespace
+
+bool useAvx2() noexcept {
+  static const bool avx2 = numeric::cpuFeatures().avx2;
+  return avx2 && !g_forcePortable.load(std::memory_order_relaxed);
+}
 
 std::uint64_t countInRange(std::span<const float> values, std::uint32_t lo, std::uint32_t width) {
   std::uint64_t count = 0;
@@ -289,3 +295,11 @@ void scan(std::span<const float> values, float scale, std::span<const std::uint3
 }
 
 } // namespace mantissa::telemetry::detail
+
+namespace mantissa::telemetry {
+
+void setForcePortableTelemetry(bool force) noexcept {
+  detail::g_forcePortable.store(force, std::memory_order_relaxed);
+}
+
+} // namespace mantissa::telemetry

@@ -29,6 +29,9 @@ namespace mantissa::telemetry::detail {
 
 inline constexpr std::size_t kMaxThresholds = 32;
 
+// The CPU has AVX2 and the portable path is not forced (setForcePortableTelemetry).
+bool useAvx2() noexcept;
+
 // hist += histogram of (x * scale); below[j] += #{x : bits(|x * scale|) < thresholds[j]}.
 // below.size() must equal thresholds.size() <= kMaxThresholds.
 void scan(std::span<const float> values, float scale, std::span<const std::uint32_t> thresholds,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/numeric/cpu_features.h>
+#include "telemetry/scan.h"
+
 #include <mantissa/telemetry/cast_fractions.h>
 #include <mantissa/telemetry/zero_loss.h>
 
@@ -44,7 +45,7 @@ ZeroLossCounts zeroLossCounts(std::span<const float> values, DType rounding) {
     zeroBelow = castThresholds(CastTarget::Bf16).zeroBelow;
   else if (rounding == DType::F16)
     zeroBelow = castThresholds(CastTarget::Fp16).zeroBelow;
-  static const bool avx2 = numeric::cpuFeatures().avx2;
+  const bool avx2 = detail::useAvx2();
   constexpr std::size_t kBlock = std::size_t{1} << 20; // keeps the 32-bit counters exact
   ZeroLossCounts c;
   for (std::size_t off = 0; off < values.size(); off += kBlock) {

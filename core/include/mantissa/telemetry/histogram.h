@@ -64,4 +64,9 @@ void accumulate(std::span<const float> values, ExponentHistogram& hist);
 // The binade of one finite non-zero float (the reference rule, scalar).
 int binadeOf(float value);
 
+// Telemetry's kernels (histogram, cast counts, swamping, zero loss) use AVX2
+// where the CPU has it and a portable path otherwise, with identical counts.
+// Force the portable path (tests compare the two).
+void setForcePortableTelemetry(bool force) noexcept;
+
 } // namespace mantissa::telemetry
