@@ -112,7 +112,7 @@ void scaleBase(const float* x, std::size_t n, float scale, float* dst) {
 void countRanges(const float* x, std::size_t n, std::size_t count, const std::uint32_t* lo,
                  const std::uint32_t* width, std::uint64_t* out) {
   std::array<std::uint32_t, kMaxThresholds + 1> rangeLo, rangeWidth, equal;
-  std::array<std::uint64_t, kMaxThresholds + 1> rangeOut{}, equalOut{};
+  std::array<std::uint64_t, kMaxThresholds + 1> rangeOut, equalOut; // zeroed below, as used
   std::array<std::size_t, kMaxThresholds + 1> rangeOf, equalOf; // index into out
   std::size_t ranges = 0, equals = 0;
   for (std::size_t r = 0; r < count; ++r) {
@@ -125,6 +125,8 @@ void countRanges(const float* x, std::size_t n, std::size_t count, const std::ui
       rangeOf[ranges++] = r;
     }
   }
+  std::fill_n(rangeOut.begin(), ranges, std::uint64_t{0}); // per chunk: no full-array memset
+  std::fill_n(equalOut.begin(), equals, std::uint64_t{0});
   const auto run = [&](std::size_t total, const std::uint32_t* l, const std::uint32_t* w,
                        std::uint64_t* o) {
     for (std::size_t g = 0; g < total; g += kGroup) {
@@ -264,7 +266,8 @@ void scan(std::span<const float> values, float scale, std::span<const std::uint3
       which[active++] = nt;
     }
     if (active != 0) {
-      std::array<std::uint64_t, kMaxThresholds + 1> counts{};
+      std::array<std::uint64_t, kMaxThresholds + 1> counts;
+      std::fill_n(counts.begin(), active, std::uint64_t{0});
       countRanges(x, n, active, lo.data(), width.data(), counts.data());
       for (std::size_t r = 0; r < active; ++r) {
         if (which[r] == nt) {
