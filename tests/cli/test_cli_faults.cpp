@@ -3,11 +3,15 @@
 //
 // mantissa-cli under faults: killed with SIGKILL at different moments (with a
 // telemetry frame in every line, so a kill can land mid-line), a log on a full
-// disk, truncated or garbage input files. Each ends with a clear message and
-// a non-zero exit, or, when killed, a log whose complete lines all parse and
-// cover every step from 0 to the last one written.
+// disk, truncated or garbage input files, and diverging runs (a learning rate
+// of 1e6, all-zero data, a NaN in the data, a loss scaler that gives up) in
+// every recipe. Each ends with a clear message and the documented exit status
+// (0 finished, 2 bad input, 3 diverged), or, when killed, a log whose complete
+// lines all parse and cover every step from 0 to the last one written.
 
 #include "cli_runner.h"
+
+#include <mantissa/amp/recipe.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -59,7 +63,138 @@ std::size_t newlines(const fs::path& p) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
+std::vector<nlohmann::json> readLog(const fs::path& p) {
+  std::vector<nlohmann::json> rows;
+  std::istringstream in(readText(p));
+  for (std::string line; std::getline(in, line);)
+    rows.push_back(nlohmann::json::parse(line));
+  return rows;
+}
+
+// Every recipe, and fp16-mixed under every scaler preset: {--recipe R [--scaler S]}.
+std::vector<std::vector<std::string>> everyRecipe() {
+  std::vector<std::vector<std::string>> cases;
+  for (const auto& recipe : mantissa::amp::recipeNames())
+    cases.push_back({"--recipe", recipe});
+  for (const char* scaler : {"pytorch", "keras", "apex", "deepspeed", "megatron", "static:1024"})
+    cases.push_back({"--recipe", "fp16-mixed", "--scaler", scaler});
+  return cases;
+}
+
+std::string joined(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args)
+    s += a + " ";
+  return s;
+}
+
+// 100 rows of 8 features, two classes; value(i, f) gives each feature.
+template <class Value> fs::path writeCsv(const std::string& name, Value value) {
+  const fs::path path = tempDir() / name;
+  std::ofstream out(path);
+  out << "label,f0,f1,f2,f3,f4,f5,f6,f7\n";
+  for (int i = 0; i < 100; ++i) {
+    out << i % 2;
+    for (int f = 0; f < 8; ++f)
+      out << "," << value(i, f);
+    out << "\n";
+  }
+  return path;
+}
+
+// Runs `train` on the CSV with the recipe's args and checks the contract
+// every fault relies on: exit 0 with a finished summary, or exit 3 with a
+// message naming the step the log's summary names. Returns the exit code.
+int trainChecked(const fs::path& csv, const std::vector<std::string>& recipe,
+                 std::vector<std::string> extra) {
+  const fs::path log = tempDir() / "fault.jsonl";
+  std::vector<std::string> args{"train", "--data", csv.string(), "--model", "mlp:8-16-2",
+                                "--steps", "30", "--batch", "16", "--log", log.string(), "--quiet"};
+  args.insert(args.end(), recipe.begin(), recipe.end());
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = runCli(args);
+  const std::string what = joined(recipe) + joined(extra);
+  EXPECT_TRUE(r.exitCode == 0 || r.exitCode == 3) << what << "exit " << r.exitCode << ": " << r.err;
+  const auto rows = readLog(log);
+  if (rows.empty()) {
+    ADD_FAILURE() << what << "no log";
+    return r.exitCode;
+  }
+  const auto& summary = rows.back();
+  EXPECT_TRUE(summary.value("summary", false)) << what;
+  EXPECT_NE(r.out.find("test accuracy"), std::string::npos) << what << r.out;
+  if (r.exitCode == 3) {
+    EXPECT_TRUE(summary.value("diverged", false)) << what;
+    const std::string step = std::to_string(summary["divergence"]["step"].get<int>());
+    EXPECT_NE(r.err.find("diverged: "), std::string::npos) << what << r.err;
+    EXPECT_NE(r.err.find(" at step " + step + ":"), std::string::npos) << what << r.err;
+    EXPECT_EQ(summary["steps"].get<int>(), std::stoi(step) + 1) << what;
+  } else if (r.exitCode == 0) {
+    EXPECT_FALSE(summary.value("diverged", true)) << what;
+    EXPECT_EQ(summary["steps"].get<int>(), 30) << what;
+    EXPECT_FALSE(summary["test_loss"].is_null()) << what << "a finished run with a non-finite loss";
+  }
+  return r.exitCode;
+}
+
 } // namespace
+
+TEST(CliFaults, HugeLearningRateEndsWithAClearMessageInEveryRecipe) {
+  const fs::path csv =
+      writeCsv("separable.csv", [](int i, int f) { return (i % 2 ? 0.5 : -0.5) + 0.01 * f; });
+  for (const auto& recipe : everyRecipe())
+    trainChecked(csv, recipe, {"--lr", "1e6"});
+}
+
+TEST(CliFaults, AllZeroDataTrainsToTheEndInEveryRecipe) {
+  const fs::path csv = writeCsv("zeros.csv", [](int, int) { return 0.0; });
+  for (const auto& recipe : everyRecipe())
+    EXPECT_EQ(trainChecked(csv, recipe, {}), 0) << joined(recipe);
+}
+
+// NaN cannot reach training from the command line: the CSV loader refuses it
+// (core tests cover a NaN that does reach the trainer, in every recipe).
+TEST(CliFaults, NaNInACsvIsAnErrorNamingTheFileLineAndColumn) {
+  const fs::path csv =
+      writeCsv("nan.csv", [](int i, int f) { return i == 41 && f == 3 ? std::string("nan") : std::string("0.5"); });
+  const auto r = runCli({"train", "--data", csv.string(), "--model", "mlp:8-16-2", "--steps", "3"});
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find("nan.csv"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("line 43, column 5"), std::string::npos) << r.err; // header is line 1
+  EXPECT_NE(r.err.find("not a finite number"), std::string::npos) << r.err;
+}
+
+// DeepSpeed's scaler raises when an overflow finds the scale at min_scale
+// (deepspeed/runtime/fp16/loss_scaler.py): with every step overflowing (loss
+// multiplied by 1e30), 2^16 -> hysteresis, 16 halvings to 1, stop at step 17.
+TEST(CliFaults, DeepSpeedOverflowAtTheMinimumScaleExitsWith3NamingStepAndReason) {
+  const fs::path dir = tempDir();
+  const fs::path config = dir / "deepspeed.json";
+  std::ofstream(config) << R"({"model": "mlp:784-16-10", "recipe": "fp16-mixed", "scaler": "deepspeed",
+                               "loss_multiplier": 1e30, "steps": 100, "batch": 16})";
+  const fs::path log = dir / "deepspeed.jsonl";
+  const auto r = runCli({"train", "--config", config.string(), "--log", log.string(), "--quiet"});
+  EXPECT_EQ(r.exitCode, 3) << r.err;
+  EXPECT_NE(r.err.find("loss scale at its minimum at step 17"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Current loss scale already at minimum"), std::string::npos) << r.err;
+  const auto rows = readLog(log);
+  ASSERT_GE(rows.size(), 3u);
+  const auto& summary = rows.back();
+  EXPECT_TRUE(summary.value("diverged", false));
+  EXPECT_EQ(summary["steps"].get<int>(), 18);
+  EXPECT_EQ(summary["skipped_steps"].get<int>(), 18);
+  // The last step row carries the stop and the scale it stopped at.
+  const nlohmann::json* last = nullptr;
+  for (const auto& row : rows)
+    if (row.contains("step") && !row.contains("eval") && !row.contains("summary"))
+      last = &row;
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ((*last)["step"].get<int>(), 17);
+  EXPECT_EQ((*last)["loss_scale"].get<double>(), 1.0);
+  ASSERT_TRUE(last->contains("divergence"));
+  EXPECT_NE((*last)["divergence"]["message"].get<std::string>().find("loss scale at its minimum"),
+            std::string::npos);
+}
 
 // Five runs killed after 3, 6, 9, 12 and 15 logged lines.
 TEST(CliFaults, KilledAtAnyMomentLeavesCompleteLinesCoveringEveryStep) {
