@@ -70,8 +70,9 @@ wait "$RUNNER" || DRIVER_RC=$?
 tail -n 3 "$OUT/driver.log"
 
 awk -F, -v slack="$RSS_SLACK" -v rc="$DRIVER_RC" '
+  BEGIN { n = 0 }
   NR == 1 { next }
-  { t[n] = $1; rss[n] = $2; fds[n] = $3; thr[n] = $4; n++ }
+  { t[n] = $1 + 0; rss[n] = $2 + 0; fds[n] = $3 + 0; thr[n] = $4 + 0; n++ }
   END {
     if (n < 5) { print "soak: only " n " samples; run longer"; exit 1 }
     w = int(n / 5); mid = w + int((n - w) / 2)
@@ -81,7 +82,7 @@ awk -F, -v slack="$RSS_SLACK" -v rc="$DRIVER_RC" '
       if (fds[i] > f[h]) f[h] = fds[i]
       if (thr[i] > th[h]) th[h] = thr[i]
     }
-    for (i = 0; i < n; i++) { if (rss[i] > rmax) rmax = rss[i]; if (rss[i] > 0 && (rmin == 0 || rss[i] < rmin)) rmin = rss[i] }
+    for (i = 0; i < n; i++) { if (rss[i] > rmax) rmax = rss[i]; if (rss[i] > 0 && (!have || rss[i] < rmin)) { rmin = rss[i]; have = 1 } }
     printf "soak: %d samples over %d s; RSS min %.1f MiB, max %.1f MiB\n", n, t[n-1], rmin / 1024, rmax / 1024
     printf "soak: after warm-up, peak RSS %.1f -> %.1f MiB, fds %d -> %d, threads %d -> %d\n",
            r[1] / 1024, r[2] / 1024, f[1], f[2], th[1], th[2]
