@@ -153,8 +153,14 @@ TEST(ExponentHistogram, MatchesTheReferenceOnConcentratedTensors) {
   std::mt19937 rng(99);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   const float inf = std::numeric_limits<float>::infinity();
-  const float rare[] = {std::ldexp(1.0f, -140), std::ldexp(1.0f, -126), -std::ldexp(3.0f, 100),
-                        inf, -inf, std::numeric_limits<float>::quiet_NaN(), -0.0f, 65504.0f};
+  const float rare[] = {std::ldexp(1.0f, -140),
+                        std::ldexp(1.0f, -126),
+                        -std::ldexp(3.0f, 100),
+                        inf,
+                        -inf,
+                        std::numeric_limits<float>::quiet_NaN(),
+                        -0.0f,
+                        65504.0f};
   for (int centre : {-6, -20, 110, -118}) {
     for (std::size_t n : {31u, 32u, 33u, 2047u, 6161u, 100000u}) {
       std::vector<float> v(n);

@@ -2,11 +2,10 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "telemetry/byte_histogram.h"
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <immintrin.h>
 
 namespace mantissa::telemetry::detail {
 namespace {
@@ -23,7 +22,6 @@ inline unsigned exponentByte(const float* x) {
   const __m128i h = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
   return static_cast<std::uint32_t>(_mm_cvtsi128_si64(h) + _mm_extract_epi64(h, 1));
 }
-
 
 // Counts of 8 byte values over rounds x 32 bytes of `rel` (bin - lo, mod
 // 256): keys first .. first + 7, or first .. first + 6 plus bin 0 (key -lo)
@@ -69,8 +67,8 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
     ++t0[exponentByte(x + i)];
 }
 
-[[gnu::target("avx2")]] std::size_t addWindowed(const float* x, std::size_t n,
-                                                ByteHistogram& hist, unsigned lo) {
+[[gnu::target("avx2")]] std::size_t addWindowed(const float* x, std::size_t n, ByteHistogram& hist,
+                                                unsigned lo) {
   static_assert(kWindowBins == 16, "countKeys covers bin 0 + 15 binades in two passes");
   constexpr unsigned kSpan = kWindowBins - 1; // contiguous bins lo .. lo + kSpan - 1
   constexpr std::size_t kRounds = 64;         // 2 KiB of exponent bytes per block

@@ -42,7 +42,7 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist);
 std::size_t addWindowed(const float* x, std::size_t n, ByteHistogram& hist, unsigned lo);
 
 struct Window {
-  unsigned lo = 1;          // first contiguous bin (1 .. kMaxWindowLo)
+  unsigned lo = 1;           // first contiguous bin (1 .. kMaxWindowLo)
   std::uint64_t covered = 0; // counts in bin 0 and [lo, lo + kWindowBins - 1)
   std::uint64_t total = 0;   // all counts
 };

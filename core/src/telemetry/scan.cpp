@@ -106,14 +106,13 @@ void scaleBase(const float* x, std::size_t n, float scale, float* dst) {
   scaleBody(x, n, scale, dst);
 }
 
-
 // out[r] += #{x : bits(|x|) in [lo[r], lo[r] + width[r])} for a chunk, r <
 // count <= kMaxThresholds + 1 (width = 1 counted as an equality).
 void countRanges(const float* x, std::size_t n, std::size_t count, const std::uint32_t* lo,
                  const std::uint32_t* width, std::uint64_t* out) {
   std::array<std::uint32_t, kMaxThresholds + 1> rangeLo, rangeWidth, equal;
   std::array<std::uint64_t, kMaxThresholds + 1> rangeOut, equalOut; // zeroed below, as used
-  std::array<std::size_t, kMaxThresholds + 1> rangeOf, equalOf; // index into out
+  std::array<std::size_t, kMaxThresholds + 1> rangeOf, equalOf;     // index into out
   std::size_t ranges = 0, equals = 0;
   for (std::size_t r = 0; r < count; ++r) {
     if (width[r] == 1) {
@@ -239,8 +238,7 @@ void scan(std::span<const float> values, float scale, std::span<const std::uint3
       ++scalarChunks;
     }
     // Scalar chunks look for a window after the first and then every 8th.
-    const bool repick =
-        window != 0 ? outside * 8 > n : scalarChunks == 1 || scalarChunks % 8 == 0;
+    const bool repick = window != 0 ? outside * 8 > n : scalarChunks == 1 || scalarChunks % 8 == 0;
     if (repick && useAvx2()) {
       const Window w = pickWindow(bytes);
       window = w.covered * 8 >= w.total * 7 ? w.lo : 0;
