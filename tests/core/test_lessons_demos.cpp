@@ -149,11 +149,37 @@ TEST(LessonFp32, SoftmaxLayerNormErrorsOrdered) {
 
 TEST(LessonRegistry, EveryIdRunsExceptUnknown) {
   for (auto id : demoIds()) {
-    if (id == "speed" || id == "loss-scaling" || id == "bf16-run") continue; // covered above, slow
+    if (id == "speed" || id == "loss-scaling" || id == "scale-recovery" || id == "bf16-run") continue; // covered above, slow
     const auto o = runDemo(id);
     EXPECT_EQ(o.id, id);
     EXPECT_FALSE(o.lines.empty()) << id;
     EXPECT_FALSE(o.series.empty()) << id;
   }
   EXPECT_THROW(runDemo("no-such-demo"), UnknownDemo);
+}
+
+// The lesson figure of the recovered fraction: one bar per scale with the
+// core's own shares, and the histogram's "lost" edges where FP16 flushes g x S
+// (half of 2^-24, the IEEE binary16 smallest subnormal, divided by S).
+TEST(LessonLossScaling, RecoveryFigureIsBarsPerScale) {
+  const auto o = runDemo("scale-recovery");
+  EXPECT_EQ(o.categories, (std::vector<std::string>{"x1", "x8", "x32768"}));
+  ASSERT_EQ(o.series.size(), 2u);
+  for (const auto& s : o.series) EXPECT_TRUE(s.bars) << s.name;
+  const auto d = recoveryDemo({1.0, 8.0, 32768.0}, 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(o.series[0].x[i], static_cast<double>(i));
+    EXPECT_DOUBLE_EQ(o.series[0].y[i], 100 * d.rows[i].lostToZero);
+    EXPECT_DOUBLE_EQ(o.series[1].y[i], 100 * d.rows[i].overflow);
+  }
+  EXPECT_GT(o.series[0].y[0], o.series[0].y[2]);
+
+  const auto h = runDemo("loss-scaling");
+  ASSERT_EQ(h.series.size(), 4u);
+  EXPECT_TRUE(h.series[0].bars);
+  const double edges[] = {-25, -28, -40}; // log2(2^-25 / S) for S = 1, 8, 32768
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_FALSE(h.series[static_cast<std::size_t>(k + 1)].bars);
+    EXPECT_EQ(h.series[static_cast<std::size_t>(k + 1)].x.front(), edges[k]);
+  }
 }

@@ -5,10 +5,12 @@
 // place and the others still load.
 #include <mantissa/lessons/demo_registry.h>
 #include <mantissa/lessons/lesson_set.h>
+#include <mantissa/numeric/format.h>
 
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <stdexcept>
 #include <unistd.h>
 
 using namespace mantissa::lessons;
@@ -89,4 +91,121 @@ TEST(LessonFiles, MalformedManifestFailsTheSetWithItsName) {
   EXPECT_NE(set.error.find("lessons.json is not valid JSON"), std::string::npos) << set.error;
   EXPECT_NE(loadLessons(dir.path / "nowhere").error.find("cannot open the lesson list"),
             std::string::npos);
+}
+
+TEST(LessonFiles, ExplorerLinksNameAValueAndOptionallyAFormat) {
+  TempDir dir;
+  dir.write("a.md", "# A\n");
+  dir.write("lessons.json", R"({"lessons": [
+    {"title": "A", "file": "a.md", "explorer": ["0.1", {"value": "65504", "format": "FP16"}]},
+    {"title": "B", "file": "a.md", "explorer": [{"value": "1", "format": "fp12"}]},
+    {"title": "C", "file": "a.md", "explorer": [{"format": "fp16"}]},
+    {"title": "D", "file": "a.md", "explorer": ["  "]},
+    {"title": "E", "file": "a.md", "explorer": "0.1"}
+  ]})");
+  const auto set = loadLessons(dir.path);
+  ASSERT_EQ(set.lessons.size(), 5u);
+  ASSERT_TRUE(set.lessons[0].ok()) << set.lessons[0].error;
+  EXPECT_EQ(set.lessons[0].explorer,
+            (std::vector<ExplorerLink>{{"0.1", ""}, {"65504", "FP16"}}));
+  EXPECT_NE(set.lessons[1].error.find("unknown Explorer format \"fp12\""), std::string::npos)
+      << set.lessons[1].error;
+  EXPECT_NE(set.lessons[2].error.find("\"explorer\" must be a list"), std::string::npos)
+      << set.lessons[2].error;
+  EXPECT_NE(set.lessons[3].error.find("\"explorer\" value is empty"), std::string::npos)
+      << set.lessons[3].error;
+  EXPECT_NE(set.lessons[4].error.find("\"explorer\" must be a list"), std::string::npos)
+      << set.lessons[4].error;
+}
+
+TEST(LessonFiles, ShippedExplorerLinksNameKnownFormats) {
+  const auto set = loadInstalledLessons();
+  ASSERT_TRUE(set.error.empty()) << set.error;
+  int withFormat = 0;
+  for (const auto& l : set.lessons)
+    for (const auto& link : l.explorer)
+      if (!link.format.empty()) {
+        EXPECT_TRUE(mantissa::numeric::parseFormatName(link.format)) << link.format;
+        ++withFormat;
+      }
+  EXPECT_GT(withFormat, 0);
+}
+
+// A manifest must not make the page read outside its folder (/dev/zero would
+// never end, another user's file is not a lesson).
+TEST(LessonFiles, LessonFilesStayInsideTheLessonsFolder) {
+  TempDir dir;
+  fs::create_directories(dir.path / "sub");
+  dir.write("sub/in.md", "# Inside\n");
+  dir.write("lessons.json", R"({"lessons": [
+    {"title": "A", "file": "/dev/zero.md"},
+    {"title": "B", "file": "../outside.md"},
+    {"title": "C", "file": "sub/../sub/in.md"},
+    {"title": "D", "file": "sub/in.md"},
+    {"title": "E", "file": ""},
+    {"title": "F", "file": "sub.md"}
+  ]})");
+  fs::create_directories(dir.path / "sub.md"); // a directory named like a lesson
+  const auto set = loadLessons(dir.path);
+  ASSERT_EQ(set.lessons.size(), 6u);
+  for (std::size_t i : {0u, 1u, 2u, 4u}) {
+    SCOPED_TRACE(i);
+    EXPECT_NE(set.lessons[i].error.find("must name a file inside the lessons folder"), std::string::npos)
+        << set.lessons[i].error;
+  }
+  EXPECT_TRUE(set.lessons[3].ok()) << set.lessons[3].error;
+  EXPECT_EQ(set.lessons[3].text, "# Inside\n");
+  EXPECT_NE(set.lessons[5].error.find("not a regular file"), std::string::npos) << set.lessons[5].error;
+}
+
+TEST(LessonFiles, OversizedLessonFileIsRefused) {
+  TempDir dir;
+  dir.write("big.md", "# Big\n" + std::string(kMaxLessonBytes, 'x'));
+  dir.write("lessons.json", R"({"lessons": [{"title": "Big", "file": "big.md"}]})");
+  const auto set = loadLessons(dir.path);
+  ASSERT_EQ(set.lessons.size(), 1u);
+  EXPECT_NE(set.lessons[0].error.find("larger than 1 MiB"), std::string::npos) << set.lessons[0].error;
+}
+
+TEST(LessonFiles, InMemoryReaderGetsTheLessonPathsAndItsErrorsLandInPlace) {
+  std::vector<fs::path> asked;
+  const auto reader = [&](const fs::path& p) -> std::string {
+    asked.push_back(p);
+    if (p.filename() == "gone.md") throw std::runtime_error("cannot open the file");
+    return "# From memory\n";
+  };
+  const auto set = parseLessons(R"({"lessons": [{"title": "A", "file": "a.md"},
+                                                {"title": "B", "file": "gone.md"}]})",
+                                "/lessons", reader);
+  ASSERT_TRUE(set.error.empty()) << set.error;
+  ASSERT_EQ(set.lessons.size(), 2u);
+  EXPECT_EQ(asked, (std::vector<fs::path>{"/lessons/a.md", "/lessons/gone.md"}));
+  EXPECT_EQ(set.lessons[0].text, "# From memory\n");
+  EXPECT_EQ(set.lessons[1].error, "This lesson could not be loaded: /lessons/gone.md: cannot open the file");
+  EXPECT_NE(parseLessons("[1, 2]", "/lessons", reader).error.find("must be an object with a \"lessons\" list"),
+            std::string::npos);
+}
+
+TEST(LessonFiles, SlidesCutAtSectionHeadingsOutsideCode) {
+  Lesson l;
+  l.text = "# Title\n\nintro\n\n## One\n\na\n```\n## not a heading\n```\n## Two\nb\n";
+  EXPECT_EQ(lessonSlides(l), (std::vector<std::string>{
+                                 "# Title\n\nintro\n\n",
+                                 "## One\n\na\n```\n## not a heading\n```\n",
+                                 "## Two\nb\n"}));
+  l.format = LessonFormat::Html;
+  l.text = "<h1>T</h1><p>x</p><h2>A</h2><p>y</p>";
+  EXPECT_EQ(lessonSlides(l), (std::vector<std::string>{"<h1>T</h1><p>x</p>", "<h2>A</h2><p>y</p>"}));
+  l.error = "broken";
+  EXPECT_TRUE(lessonSlides(l).empty());
+  // Every shipped lesson is at least two slides, the first with its title.
+  for (const auto& shipped : loadInstalledLessons().lessons) {
+    const auto slides = lessonSlides(shipped);
+    EXPECT_GE(slides.size(), 2u) << shipped.id;
+    ASSERT_FALSE(slides.empty());
+    EXPECT_EQ(slides.front().rfind("# ", 0), 0u) << shipped.id;
+    std::string joined;
+    for (const auto& s : slides) joined += s;
+    EXPECT_EQ(joined, shipped.text) << shipped.id; // nothing lost or repeated
+  }
 }

@@ -6,8 +6,16 @@
 #include "ui/charts/lesson_chart.h"
 #include "ui/lessons/lessons_page.h"
 
+#include "ui/app_shell/theme.h"
+
+#include <QApplication>
+#include <QAreaSeries>
+#include <QBarSeries>
+#include <QBarSet>
 #include <QComboBox>
 #include <QLineSeries>
+#include <QScrollBar>
+#include <QTextDocument>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -89,4 +97,137 @@ TEST(LessonsPage, BrokenLessonShowsItsErrorInPlace) {
   QTest::keyClick(page.text(), Qt::Key_PageDown);
   EXPECT_TRUE(page.text()->toPlainText().contains(QStringLiteral("Fine lesson")));
   fs::remove_all(dir);
+}
+
+namespace {
+
+// Presenter mode for the length of one test.
+struct PresenterMode {
+  PresenterMode() { Theme::instance().setPresenter(true); }
+  ~PresenterMode() { Theme::instance().setPresenter(false); }
+};
+
+void settle() {
+  for (int i = 0; i < 5; ++i) QApplication::processEvents();
+}
+
+} // namespace
+
+// A projector at 1280x720: every slide of every lesson fits without scrolling,
+// beside the run area; Page Down walks the slides, then the next lesson.
+TEST(LessonsPage, PresenterSlidesFitAProjectorAt1280x720) {
+  PresenterMode presenter;
+  LessonsPage page;
+  page.resize(1280, 720);
+  page.show();
+  settle();
+  EXPECT_FALSE(page.lessonList()->isVisible());
+  EXPECT_EQ(page.textOrientation(), Qt::Horizontal);
+  const int lessons = page.lessonList()->count();
+  ASSERT_EQ(lessons, 6);
+  int slidesSeen = 0;
+  for (int lesson = 0; lesson < lessons; ++lesson) {
+    ASSERT_EQ(page.currentLesson(), lesson);
+    const int slides = page.slideCount();
+    ASSERT_GE(slides, 2) << "lesson " << lesson + 1;
+    for (int slide = 0; slide < slides; ++slide) {
+      SCOPED_TRACE(testing::Message() << "lesson " << lesson + 1 << " slide " << slide + 1);
+      ASSERT_EQ(page.currentSlide(), slide);
+      settle();
+      EXPECT_EQ(page.text()->verticalScrollBar()->maximum(), 0)
+          << page.text()->document()->size().height() << " > " << page.text()->viewport()->height();
+      // Type stays large: at least the presenter UI font.
+      EXPECT_GE(page.text()->font().pointSizeF(), Theme::instance().uiFont(1.0).pointSizeF() * 0.99);
+      ++slidesSeen;
+      QTest::keyClick(page.text(), Qt::Key_PageDown);
+    }
+  }
+  EXPECT_GE(slidesSeen, 12);
+  EXPECT_EQ(page.currentLesson(), lessons - 1); // stayed on the last lesson's last slide
+  EXPECT_EQ(page.currentSlide(), page.slideCount() - 1);
+  // Page Up from the first slide of a lesson lands on the previous lesson's last slide.
+  page.showLesson(2);
+  ASSERT_EQ(page.currentSlide(), 0);
+  QTest::keyClick(page.text(), Qt::Key_PageUp);
+  EXPECT_EQ(page.currentLesson(), 1);
+  EXPECT_EQ(page.currentSlide(), page.slideCount() - 1);
+}
+
+TEST(LessonsPage, PresenterStacksTextAboveTheDemoOnAPortraitScreen) {
+  PresenterMode presenter;
+  LessonsPage page;
+  page.resize(720, 1280);
+  page.show();
+  settle();
+  EXPECT_EQ(page.textOrientation(), Qt::Vertical);
+  page.resize(1920, 1080);
+  settle();
+  EXPECT_EQ(page.textOrientation(), Qt::Horizontal);
+}
+
+TEST(LessonsPage, LeavingPresenterModeShowsTheWholeLessonAgain) {
+  LessonsPage page;
+  page.resize(1280, 720);
+  page.show();
+  page.showLesson(1);
+  const QString whole = page.text()->toPlainText();
+  {
+    PresenterMode presenter;
+    settle();
+    EXPECT_LT(page.text()->toPlainText().size(), whole.size());
+    EXPECT_TRUE(whole.startsWith(page.text()->toPlainText().left(20)));
+  }
+  settle();
+  EXPECT_EQ(page.text()->toPlainText(), whole);
+  EXPECT_TRUE(page.lessonList()->isVisible());
+  EXPECT_EQ(page.textOrientation(), Qt::Vertical);
+}
+
+// Per-format and per-scale demos are drawn as bars with their values printed.
+TEST(LessonsPage, BarDemosAreDrawnAsLabelledBars) {
+  LessonsPage page;
+  page.show();
+  page.showLesson(0);
+  page.demoChoice()->setCurrentIndex(page.demoChoice()->findText(QStringLiteral("format-table")));
+  QSignalSpy done(&page, &LessonsPage::demoFinished);
+  page.runSelectedDemo();
+  ASSERT_TRUE(done.wait(60000));
+  QBarSeries* bars = page.chart()->bars();
+  ASSERT_NE(bars, nullptr);
+  EXPECT_TRUE(bars->isLabelsVisible());
+  ASSERT_EQ(bars->count(), 2); // exponent bits, mantissa bits
+  // FP32, TF32, FP16, BF16, E4M3, E5M2 (IEEE 754 / OCP FP8 field widths).
+  const QList<qreal> exponent{8, 8, 5, 8, 4, 5}, mantissa{23, 10, 10, 7, 3, 2};
+  QList<qreal> e, m;
+  for (int i = 0; i < bars->barSets()[0]->count(); ++i) {
+    e << bars->barSets()[0]->at(i);
+    m << bars->barSets()[1]->at(i);
+  }
+  EXPECT_EQ(e, exponent);
+  EXPECT_EQ(m, mantissa);
+  EXPECT_TRUE(page.chart()->series().empty()); // no lines joining the bars
+  const QImage image = page.chart()->grab().toImage();
+  EXPECT_FALSE(image.isNull());
+}
+
+// The gradient histogram is filled bins, one per binade, under the lines that
+// mark where FP16 loses them at each scale.
+TEST(LessonsPage, HistogramDemoIsFilledBins) {
+  lessons::DemoOutput demo;
+  demo.id = "hist";
+  demo.series.push_back({"counts", {-30, -29, -28, -26}, {5, 7, 2, 1}, true});
+  demo.series.push_back({"edge", {-27.5, -27.5}, {0, 7}, false});
+  LessonChart chart;
+  chart.setDemo(demo);
+  ASSERT_EQ(chart.bins().size(), 1u);
+  EXPECT_EQ(chart.bars(), nullptr);
+  ASSERT_EQ(chart.series().size(), 1u);
+  const auto* upper = chart.bins()[0]->upperSeries();
+  ASSERT_EQ(upper->count(), 16); // four corners per bin
+  // Bin -26 spans [-26, -25) (width = smallest gap, 1) at height 1.
+  EXPECT_EQ(upper->at(12), QPointF(-26, 0));
+  EXPECT_EQ(upper->at(13), QPointF(-26, 1));
+  EXPECT_EQ(upper->at(14), QPointF(-25, 1));
+  EXPECT_EQ(upper->at(15), QPointF(-25, 0));
+  EXPECT_EQ(chart.pointCount(), 4 + 2);
 }

@@ -14,6 +14,7 @@
 #include "ui/report/run_browser.h"
 
 #include <mantissa/numeric/cpu_features.h>
+#include <mantissa/numeric/format.h>
 
 #include <QAction>
 #include <QActionGroup>
@@ -55,9 +56,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // Lessons link into the Explorer (a value) and the Train page (a preset).
   auto* lessons = new LessonsPage;
   addPage(lessons, tr("Lessons"));
-  connect(lessons, &LessonsPage::explorerRequested, this, [this](const QString& value) {
+  connect(lessons, &LessonsPage::explorerRequested, this, [this](const QString& value, const QString& format) {
     if (auto* explorer = qobject_cast<FloatExplorer*>(page(tr("Explorer")))) {
       m_pages->setCurrentWidget(explorer);
+      if (const auto id = numeric::parseFormatName(format.toStdString()))
+        explorer->selectFormat(*id);
       explorer->input()->setText(value);
       emit explorer->input()->returnPressed();
     }

@@ -2,10 +2,15 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "lesson_chart.h"
 
+#include <QAreaSeries>
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
 #include <QCategoryAxis>
 #include <QChart>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QLegend>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QValueAxis>
@@ -16,18 +21,44 @@
 
 namespace mantissa::ui {
 
+namespace {
+
+constexpr int kBarLabelDigits = 3;     // "45.1", "1.19e-07": enough to read out in class
+constexpr qsizetype kMarkersUpTo = 40; // few points: show them as markers too
+
+bool hasBars(const lessons::DemoOutput& demo) {
+  return std::any_of(demo.series.begin(), demo.series.end(), [](const auto& s) { return s.bars; });
+}
+
+// Width of a histogram bin: the smallest gap between consecutive x (1 for one bin).
+double binWidth(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  double w = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 1; i < x.size(); ++i)
+    if (x[i] > x[i - 1])
+      w = std::min(w, x[i] - x[i - 1]);
+  return std::isfinite(w) ? w : 1.0;
+}
+
+} // namespace
+
 LessonChart::LessonChart(QWidget* parent) : ChartWidget(parent) {
   setTitle(tr("Run the demo to see its figure"));
-  rebuildAxes(false, {});
+  rebuildAxes(false, false, {});
   applyStyle(chartStyle());
 }
 
-void LessonChart::rebuildAxes(bool logY, const std::vector<std::string>& categories) {
+void LessonChart::rebuildAxes(bool logY, bool barCategories, const std::vector<std::string>& categories) {
   for (auto* axis : chart()->axes()) {
     chart()->removeAxis(axis);
     delete axis;
   }
-  if (!categories.empty()) {
+  if (barCategories) {
+    auto* x = new QBarCategoryAxis(this);
+    for (const auto& c : categories)
+      x->append(QString::fromStdString(c));
+    m_x = x;
+  } else if (!categories.empty()) {
     auto* x = new QCategoryAxis(this);
     x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     for (std::size_t i = 0; i < categories.size(); ++i)
@@ -54,63 +85,188 @@ void LessonChart::rebuildAxes(bool logY, const std::vector<std::string>& categor
 }
 
 void LessonChart::clearDemo() {
-  chart()->removeAllSeries(); // deletes them
+  chart()->removeAllSeries(); // deletes them (and the bins' boundary lines, their children)
   m_series.clear();
+  m_seriesColour.clear();
+  m_bars = nullptr;
+  m_bins.clear();
+  m_binColour.clear();
   m_demo = {};
   setTitle(tr("Run the demo to see its figure"));
+}
+
+void LessonChart::addBars(const lessons::DemoOutput& demo, double& yMin, double& yMax) {
+  m_bars = new QBarSeries(this);
+  m_bars->setLabelsVisible(true);
+  m_bars->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
+  m_bars->setLabelsPrecision(kBarLabelDigits);
+  m_bars->setLabelsFormat(QStringLiteral("@value"));
+  const auto n = static_cast<qsizetype>(demo.categories.size());
+  for (const auto& s : demo.series) {
+    if (!s.bars)
+      continue;
+    auto* set = new QBarSet(QString::fromStdString(s.name));
+    QList<qreal> values(n, 0.0);
+    for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+      const auto at = static_cast<qsizetype>(std::lround(s.x[i]));
+      if (at < 0 || at >= n || !std::isfinite(s.y[i]) || (demo.logY && s.y[i] <= 0))
+        continue;
+      values[at] = s.y[i];
+      yMin = std::min(yMin, s.y[i]);
+      yMax = std::max(yMax, s.y[i]);
+    }
+    set->append(values);
+    m_bars->append(set);
+  }
+  chart()->addSeries(m_bars);
+  m_bars->attachAxis(m_x);
+  m_bars->attachAxis(m_y);
+}
+
+void LessonChart::addBins(const lessons::DemoSeries& s, int colourIndex, double baseline) {
+  const double w = binWidth(s.x);
+  auto* upper = new QLineSeries;
+  auto* lower = new QLineSeries;
+  QList<QPointF> top;
+  double left = std::numeric_limits<double>::infinity(), right = -left;
+  for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+    const double y = std::isfinite(s.y[i]) ? std::max(s.y[i], baseline) : baseline;
+    top << QPointF(s.x[i], baseline) << QPointF(s.x[i], y) << QPointF(s.x[i] + w, y)
+        << QPointF(s.x[i] + w, baseline);
+    left = std::min(left, s.x[i]);
+    right = std::max(right, s.x[i] + w);
+  }
+  upper->replace(top);
+  if (std::isfinite(left))
+    lower->replace({QPointF(left, baseline), QPointF(right, baseline)});
+  auto* area = new QAreaSeries(upper, lower);
+  upper->setParent(area);
+  lower->setParent(area);
+  area->setName(QString::fromStdString(s.name));
+  chart()->addSeries(area);
+  area->attachAxis(m_x);
+  area->attachAxis(m_y);
+  m_bins.push_back(area);
+  m_binColour.push_back(colourIndex);
 }
 
 void LessonChart::setDemo(const lessons::DemoOutput& demo) {
   clearDemo();
   m_demo = demo;
   setTitle(QString::fromStdString(demo.title));
-  rebuildAxes(demo.logY, demo.categories);
+  const bool grouped = !demo.categories.empty() && hasBars(demo);
+  rebuildAxes(demo.logY, grouped, demo.categories);
   m_x->setTitleText(QString::fromStdString(demo.xLabel));
   m_y->setTitleText(QString::fromStdString(demo.yLabel));
   double xMin = std::numeric_limits<double>::infinity(), xMax = -xMin, yMin = xMin, yMax = -xMin;
-  for (const auto& s : demo.series) {
-    auto* series = new QLineSeries(this);
-    series->setName(QString::fromStdString(s.name));
-    series->setPointsVisible(s.bars);
-    QList<QPointF> points;
+  if (grouped)
+    addBars(demo, yMin, yMax);
+  // Histogram bins: their extent first, so the baseline of a log axis is known.
+  std::vector<std::pair<const lessons::DemoSeries*, int>> binSeries;
+  for (std::size_t k = 0; k < demo.series.size(); ++k) {
+    const auto& s = demo.series[k];
+    if (!s.bars || grouped) {
+      if (s.bars)
+        continue;
+      auto* series = new QLineSeries(this);
+      series->setName(QString::fromStdString(s.name));
+      QList<QPointF> points;
+      for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+        if (!std::isfinite(s.y[i]) || (demo.logY && s.y[i] <= 0))
+          continue;
+        points.append({s.x[i], s.y[i]});
+        xMin = std::min(xMin, s.x[i]);
+        xMax = std::max(xMax, s.x[i]);
+        yMin = std::min(yMin, s.y[i]);
+        yMax = std::max(yMax, s.y[i]);
+      }
+      series->replace(points);
+      series->setPointsVisible(points.size() <= kMarkersUpTo);
+      chart()->addSeries(series);
+      series->attachAxis(m_x);
+      series->attachAxis(m_y);
+      m_series.push_back(series);
+      m_seriesColour.push_back(static_cast<int>(k));
+      continue;
+    }
+    binSeries.emplace_back(&s, static_cast<int>(k));
+    const double w = binWidth(s.x);
     for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-      if (!std::isfinite(s.y[i]) || (demo.logY && s.y[i] <= 0)) continue;
-      points.append({s.x[i], s.y[i]});
+      if (!std::isfinite(s.y[i]) || (demo.logY && s.y[i] <= 0))
+        continue;
       xMin = std::min(xMin, s.x[i]);
-      xMax = std::max(xMax, s.x[i]);
+      xMax = std::max(xMax, s.x[i] + w);
       yMin = std::min(yMin, s.y[i]);
       yMax = std::max(yMax, s.y[i]);
     }
-    series->replace(points);
-    chart()->addSeries(series);
-    series->attachAxis(m_x);
-    series->attachAxis(m_y);
-    m_series.push_back(series);
   }
-  if (std::isfinite(xMin)) {
-    if (xMin == xMax) xMax = xMin + 1;
-    if (demo.categories.empty()) setNiceRange(static_cast<QValueAxis*>(m_x), xMin, xMax);
+  double yLow = 0.0, yHigh = 1.0;
+  if (std::isfinite(yMin)) {
     if (demo.logY) {
-      m_y->setRange(std::pow(10.0, std::floor(std::log10(yMin))), std::pow(10.0, std::ceil(std::log10(yMax))));
+      yLow = std::pow(10.0, std::floor(std::log10(yMin)));
+      // A decade of headroom above grouped bars for their value labels.
+      yHigh = std::pow(10.0, std::ceil(std::log10(yMax)) + (grouped ? 1.0 : 0.0));
+      if (yHigh <= yLow)
+        yHigh = 10 * yLow;
+      m_y->setRange(yLow, yHigh);
     } else {
       const double pad = yMax > yMin ? 0.05 * (yMax - yMin) : std::max(0.5, 0.05 * std::abs(yMax));
-      setNiceRange(static_cast<QValueAxis*>(m_y), std::min(0.0, yMin - pad), yMax + pad);
+      // Grouped bars start at 0 and get room above for their value labels.
+      yLow = std::min(0.0, yMin - (grouped || !binSeries.empty() ? 0.0 : pad));
+      yHigh = yMax + (grouped ? 0.18 * (yMax - std::min(0.0, yMin)) : pad);
+      setNiceRange(static_cast<QValueAxis*>(m_y), yLow, yHigh);
+      yLow = static_cast<QValueAxis*>(m_y)->min();
     }
+  }
+  for (const auto& [s, colour] : binSeries)
+    addBins(*s, colour, demo.logY ? yLow : 0.0);
+  if (std::isfinite(xMin) && demo.categories.empty()) {
+    if (xMin == xMax)
+      xMax = xMin + 1;
+    setNiceRange(static_cast<QValueAxis*>(m_x), xMin, xMax);
   }
   applyStyle(chartStyle());
 }
 
 qsizetype LessonChart::pointCount() const {
   qsizetype n = 0;
-  for (const auto* s : m_series) n += s->count();
+  for (const auto* s : m_series)
+    n += s->count();
+  if (m_bars != nullptr)
+    for (const auto* set : m_bars->barSets())
+      n += set->count();
+  for (const auto* b : m_bins)
+    n += b->upperSeries()->count() / 4; // four corners per bin
   return n;
 }
 
 void LessonChart::restyleSeries(const ChartStyle& style) {
   for (std::size_t i = 0; i < m_series.size(); ++i) {
-    QPen pen(seriesColor(static_cast<int>(i)), 1.5 * style.linePenWidth());
+    QPen pen(seriesColor(m_seriesColour[i]), 1.5 * style.linePenWidth());
     m_series[i]->setPen(pen);
     m_series[i]->setMarkerSize(style.markerSize());
+  }
+  for (std::size_t i = 0; i < m_bins.size(); ++i) {
+    QColor fill = seriesColor(m_binColour[i]);
+    fill.setAlpha(200);
+    m_bins[i]->setBrush(fill);
+    m_bins[i]->setPen(QPen(style.background().alpha() == 0 ? QColor(Qt::white) : style.background(),
+                           std::max(1.0, 0.5 * style.linePenWidth())));
+  }
+  if (m_bars != nullptr) {
+    QFont labels = style.labelFont();
+    labels.setBold(true);
+    const QList<QBarSet*> sets = m_bars->barSets();
+    int k = 0;
+    for (std::size_t i = 0; i < m_demo.series.size() && k < sets.size(); ++i) {
+      if (!m_demo.series[i].bars)
+        continue;
+      sets[k]->setColor(seriesColor(static_cast<int>(i)));
+      sets[k]->setBorderColor(style.background().alpha() == 0 ? QColor(Qt::white) : style.background());
+      sets[k]->setLabelColor(style.text());
+      sets[k]->setLabelFont(labels);
+      ++k;
+    }
   }
 }
 
@@ -129,18 +285,28 @@ QJsonDocument LessonChart::json() const {
   QJsonArray series;
   for (const auto& s : m_demo.series) {
     QJsonArray x, y;
-    for (double v : s.x) x.append(v);
-    for (double v : s.y) y.append(std::isfinite(v) ? QJsonValue(v) : QJsonValue());
+    for (double v : s.x)
+      x.append(v);
+    for (double v : s.y)
+      y.append(std::isfinite(v) ? QJsonValue(v) : QJsonValue());
     series.append(QJsonObject{{QStringLiteral("name"), QString::fromStdString(s.name)},
+                              {QStringLiteral("bars"), s.bars},
                               {QStringLiteral("x"), x},
                               {QStringLiteral("y"), y}});
   }
+  QJsonArray categories;
+  for (const auto& c : m_demo.categories)
+    categories.append(QString::fromStdString(c));
   QJsonArray lines;
-  for (const auto& l : m_demo.lines) lines.append(QString::fromStdString(l));
-  return QJsonDocument(QJsonObject{{QStringLiteral("demo"), QString::fromStdString(m_demo.id)},
-                                   {QStringLiteral("title"), QString::fromStdString(m_demo.title)},
-                                   {QStringLiteral("series"), series},
-                                   {QStringLiteral("results"), lines}});
+  for (const auto& l : m_demo.lines)
+    lines.append(QString::fromStdString(l));
+  QJsonObject root{{QStringLiteral("demo"), QString::fromStdString(m_demo.id)},
+                   {QStringLiteral("title"), QString::fromStdString(m_demo.title)},
+                   {QStringLiteral("series"), series},
+                   {QStringLiteral("results"), lines}};
+  if (!categories.isEmpty())
+    root.insert(QStringLiteral("categories"), categories); // x of every series indexes these
+  return QJsonDocument(root);
 }
 
 } // namespace mantissa::ui

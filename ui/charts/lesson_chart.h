@@ -10,13 +10,17 @@
 #include <vector>
 
 class QAbstractAxis;
+class QAreaSeries;
+class QBarSeries;
 class QXYSeries;
 
 namespace mantissa::ui {
 
-// A lesson demo's figure: its series as lines (trajectories) or as points
-// joined by a line with large markers ("bars": per-row values, histograms),
-// on a linear or log y axis. Exportable like every chart.
+// A lesson demo's figure. Trajectories are lines; bar series are real bars:
+// with categories (per format, per dtype, per scale) grouped bars with their
+// value printed above each bar, large enough for a projector; without (a
+// histogram) filled bins [x, x + bin width) under the lines of the other series.
+// Linear or log y axis. Exportable like every chart (PNG/SVG/PDF/CSV/JSON).
 class LessonChart : public ChartWidget {
   Q_OBJECT
 public:
@@ -24,8 +28,13 @@ public:
 
   void setDemo(const lessons::DemoOutput& demo);
   void clearDemo();
+  // The demo's line series, in the demo's order (bar series are not among them).
   const std::vector<QXYSeries*>& series() const { return m_series; }
-  // Points in all series (what the GUI test checks).
+  // The grouped bars (categories on x), or nullptr.
+  QBarSeries* bars() const { return m_bars; }
+  // The histogram bins as filled areas, one per bar series, or empty.
+  const std::vector<QAreaSeries*>& bins() const { return m_bins; }
+  // Points in all line series plus bars and bins (what the GUI test checks).
   qsizetype pointCount() const;
 
   QString csv() const override;
@@ -35,10 +44,16 @@ protected:
   void restyleSeries(const ChartStyle& style) override;
 
 private:
-  void rebuildAxes(bool logY, const std::vector<std::string>& categories);
+  void rebuildAxes(bool logY, bool barCategories, const std::vector<std::string>& categories);
+  void addBars(const lessons::DemoOutput& demo, double& yMin, double& yMax);
+  void addBins(const lessons::DemoSeries& s, int colourIndex, double baseline);
 
   lessons::DemoOutput m_demo;
   std::vector<QXYSeries*> m_series;
+  std::vector<int> m_seriesColour; // colour index of each line series (the demo's series order)
+  QBarSeries* m_bars = nullptr;
+  std::vector<QAreaSeries*> m_bins;
+  std::vector<int> m_binColour;
   QAbstractAxis* m_x = nullptr;
   QAbstractAxis* m_y = nullptr;
 };

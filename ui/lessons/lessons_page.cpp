@@ -4,8 +4,12 @@
 
 #include "ui/app_shell/theme.h"
 #include "ui/charts/lesson_chart.h"
+#include "ui/lessons/flow_layout.h"
+
+#include <mantissa/numeric/format.h>
 
 #include <QComboBox>
+#include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -14,11 +18,26 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTextBrowser>
+#include <QTextDocument>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <memory>
 
 namespace mantissa::ui {
+
+namespace {
+
+// Presenter text sizes tried from the largest down (x the presenter font):
+// the largest at which the slide fits without scrolling wins.
+constexpr double kSlideFontFactors[] = {1.6, 1.45, 1.3, 1.2, 1.1, 1.0, 0.9, 0.8};
+constexpr double kResultFontFactors[] = {1.0, 0.9, 0.8, 0.7};
+constexpr double kLandscape = 1.2; // width / height from which text sits beside the demo
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+} // namespace
 
 LessonsPage::LessonsPage(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("LessonsPage"));
@@ -27,11 +46,19 @@ LessonsPage::LessonsPage(QWidget* parent) : QWidget(parent) {
   m_text = new QTextBrowser;
   m_text->setObjectName(QStringLiteral("lessonText"));
   m_text->setOpenExternalLinks(true);
+  m_slideInfo = new QLabel;
+  m_slideInfo->setObjectName(QStringLiteral("slideInfo"));
+  auto* textColumn = new QWidget;
+  auto* textLayout = new QVBoxLayout(textColumn);
+  textLayout->setContentsMargins(0, 0, 0, 0);
+  textLayout->addWidget(m_text, 1);
+  textLayout->addWidget(m_slideInfo);
 
   m_demoChoice = new QComboBox;
   m_run = new QPushButton(tr("Run it"));
   m_run->setObjectName(QStringLiteral("runDemo"));
   m_status = new QLabel;
+  m_status->setWordWrap(true);
   m_results = new QPlainTextEdit;
   m_results->setReadOnly(true);
   m_results->setLineWrapMode(QPlainTextEdit::WidgetWidth);
@@ -42,29 +69,28 @@ LessonsPage::LessonsPage(QWidget* parent) : QWidget(parent) {
   runRow->addWidget(new QLabel(tr("Demo:")));
   runRow->addWidget(m_demoChoice, 1);
   runRow->addWidget(m_run);
-  runRow->addWidget(m_status, 2);
-  m_links = new QHBoxLayout;
-  auto* outputs = new QSplitter(Qt::Horizontal);
-  outputs->addWidget(m_results);
-  outputs->addWidget(m_chart);
-  outputs->setStretchFactor(0, 2);
-  outputs->setStretchFactor(1, 3);
+  auto* linksBox = new QWidget;
+  m_links = new FlowLayout(linksBox);
+  m_outputs = new QSplitter(Qt::Horizontal);
+  m_outputs->addWidget(m_results);
+  m_outputs->addWidget(m_chart);
+  m_outputs->setChildrenCollapsible(false);
 
   m_runArea = new QWidget;
   auto* runLayout = new QVBoxLayout(m_runArea);
   runLayout->setContentsMargins(0, 0, 0, 0);
   runLayout->addLayout(runRow);
-  runLayout->addLayout(m_links);
-  runLayout->addWidget(outputs, 1);
+  runLayout->addWidget(m_status);
+  runLayout->addWidget(linksBox);
+  runLayout->addWidget(m_outputs, 1);
 
-  auto* right = new QSplitter(Qt::Vertical);
-  right->addWidget(m_text);
-  right->addWidget(m_runArea);
-  right->setStretchFactor(0, 2);
-  right->setStretchFactor(1, 3);
+  m_content = new QSplitter(Qt::Vertical);
+  m_content->addWidget(textColumn);
+  m_content->addWidget(m_runArea);
+  m_content->setChildrenCollapsible(false);
   auto* main = new QSplitter(Qt::Horizontal);
   main->addWidget(m_list);
-  main->addWidget(right);
+  main->addWidget(m_content);
   main->setStretchFactor(0, 1);
   main->setStretchFactor(1, 6);
   auto* layout = new QVBoxLayout(this);
@@ -74,9 +100,10 @@ LessonsPage::LessonsPage(QWidget* parent) : QWidget(parent) {
   connect(m_run, &QPushButton::clicked, this, &LessonsPage::runSelectedDemo);
   connect(&Theme::instance(), &Theme::changed, this, &LessonsPage::applyTheme);
   for (QWidget* w : std::initializer_list<QWidget*>{m_list, m_text, m_text->viewport(), m_results,
-                                                    m_demoChoice, m_run})
+                                                    m_results->viewport(), m_demoChoice, m_run})
     w->installEventFilter(this);
 
+  applyLayout(true);
   setLessons(lessons::loadInstalledLessons());
   applyTheme();
 }
@@ -89,14 +116,15 @@ void LessonsPage::setLessons(lessons::LessonSet set) {
   m_set = std::move(set);
   m_list->clear();
   for (const auto& l : m_set.lessons) {
-    auto* item = new QListWidgetItem(QString::fromStdString(l.title));
+    auto* item = new QListWidgetItem(qs(l.title));
     if (!l.ok()) item->setText(item->text() + tr(" (error)"));
     m_list->addItem(item);
   }
   // Wide enough for the longest title at the current font (presenter mode too).
   m_list->setMinimumWidth(m_list->sizeHintForColumn(0) + 2 * m_list->frameWidth() + 12);
   if (!m_set.error.empty()) {
-    m_text->setPlainText(tr("The lessons could not be loaded:\n%1").arg(QString::fromStdString(m_set.error)));
+    m_slides.clear();
+    m_text->setPlainText(tr("The lessons could not be loaded:\n%1").arg(qs(m_set.error)));
     m_runArea->setEnabled(false);
     return;
   }
@@ -116,22 +144,39 @@ void LessonsPage::showLesson(int index) {
   m_results->clear();
   m_status->clear();
   m_demoChoice->clear();
+  m_slides = lessons::lessonSlides(lesson);
+  m_slide = 0;
+  showText();
   if (!lesson.ok()) {
-    m_text->setHtml(QStringLiteral("<h1>%1</h1><p style=\"color:#D55E00; font-weight:bold\">%2</p>"
-                                   "<p>%3</p>")
-                        .arg(QString::fromStdString(lesson.title).toHtmlEscaped(),
-                             QString::fromStdString(lesson.error).toHtmlEscaped(),
-                             tr("Fix the file and restart Mantissa; the other lessons are unaffected.")));
     m_runArea->setEnabled(false);
     buildLinks({});
     return;
   }
-  const auto text = QString::fromStdString(lesson.text);
-  if (lesson.format == lessons::LessonFormat::Markdown) m_text->setMarkdown(text);
-  else m_text->setHtml(text);
-  for (const auto& d : lesson.demos) m_demoChoice->addItem(QString::fromStdString(d));
+  for (const auto& d : lesson.demos) m_demoChoice->addItem(qs(d));
   m_runArea->setEnabled(!lesson.demos.empty() && !m_running);
   buildLinks(lesson);
+}
+
+void LessonsPage::showText() {
+  const int index = m_list->currentRow();
+  if (index < 0 || index >= static_cast<int>(m_set.lessons.size())) return;
+  const auto& lesson = m_set.lessons[static_cast<std::size_t>(index)];
+  if (!lesson.ok()) {
+    m_text->setHtml(QStringLiteral("<h1>%1</h1><p style=\"color:#D55E00; font-weight:bold\">%2</p>"
+                                   "<p>%3</p>")
+                        .arg(qs(lesson.title).toHtmlEscaped(), qs(lesson.error).toHtmlEscaped(),
+                             tr("Fix the file and restart Mantissa; the other lessons are unaffected.")));
+  } else {
+    const bool slide = m_presenterLayout && !m_slides.empty();
+    const auto text = qs(slide ? m_slides[static_cast<std::size_t>(m_slide)] : lesson.text);
+    if (lesson.format == lessons::LessonFormat::Markdown) m_text->setMarkdown(text);
+    else m_text->setHtml(text);
+  }
+  const int slides = std::max(1, slideCount());
+  m_slideInfo->setText(tr("%1   ·   slide %2 of %3   ·   lesson %4 of %5   ·   Page Down: next")
+                           .arg(qs(lesson.title)).arg(m_slide + 1).arg(slides)
+                           .arg(index + 1).arg(m_list->count()));
+  scheduleFit();
 }
 
 void LessonsPage::nextLesson(int direction) {
@@ -140,24 +185,54 @@ void LessonsPage::nextLesson(int direction) {
   showLesson(std::clamp(m_list->currentRow() + direction, 0, n - 1));
 }
 
+void LessonsPage::advance(int direction) {
+  if (m_presenterLayout) {
+    const int slide = m_slide + direction;
+    if (slide >= 0 && slide < slideCount()) {
+      m_slide = slide;
+      showText();
+      return;
+    }
+  }
+  const int before = m_list->currentRow();
+  const int target = std::clamp(before + direction, 0, std::max(0, m_list->count() - 1));
+  if (target == before) return; // the first or last slide of all: stay
+  nextLesson(direction);
+  // Back into the previous lesson lands on its last slide.
+  if (m_presenterLayout && direction < 0 && m_list->currentRow() != before && slideCount() > 1) {
+    m_slide = slideCount() - 1;
+    showText();
+  }
+}
+
 void LessonsPage::buildLinks(const lessons::Lesson& lesson) {
   while (auto* item = m_links->takeAt(0)) {
     delete item->widget();
     delete item;
   }
   if (!lesson.explorer.empty()) m_links->addWidget(new QLabel(tr("Open in the Explorer:")));
-  for (const auto& v : lesson.explorer) {
-    auto* b = new QPushButton(QString::fromStdString(v));
-    connect(b, &QPushButton::clicked, this, [this, v] { emit explorerRequested(QString::fromStdString(v)); });
+  int n = 0;
+  for (const auto& link : lesson.explorer) {
+    const auto value = qs(link.value);
+    const auto format = qs(link.format);
+    auto* b = new QPushButton(value);
+    if (const auto id = numeric::parseFormatName(link.format)) {
+      const auto name = numeric::formatInfo(*id).displayName;
+      b->setText(tr("%1 in %2").arg(value, QString::fromUtf8(name.data(), qsizetype(name.size()))));
+    }
+    b->setObjectName(QStringLiteral("explorerLink%1").arg(n++));
+    b->setToolTip(tr("Open %1 in the Float Explorer").arg(b->text()));
+    connect(b, &QPushButton::clicked, this, [this, value, format] { emit explorerRequested(value, format); });
     m_links->addWidget(b);
   }
   if (!lesson.preset.empty()) {
-    auto* b = new QPushButton(tr("Dashboard preset: %1").arg(QString::fromStdString(lesson.preset)));
-    const auto p = QString::fromStdString(lesson.preset);
+    auto* b = new QPushButton(tr("Dashboard preset: %1").arg(qs(lesson.preset)));
+    b->setObjectName(QStringLiteral("presetLink"));
+    b->setToolTip(tr("Set up the Train page with this preset"));
+    const auto p = qs(lesson.preset);
     connect(b, &QPushButton::clicked, this, [this, p] { emit presetRequested(p); });
     m_links->addWidget(b);
   }
-  m_links->addStretch(1);
 }
 
 void LessonsPage::runSelectedDemo() {
@@ -165,7 +240,7 @@ void LessonsPage::runSelectedDemo() {
   const std::string id = m_demoChoice->currentText().toStdString();
   m_running = true;
   m_runArea->setEnabled(false);
-  m_status->setText(tr("Running %1…").arg(QString::fromStdString(id)));
+  m_status->setText(tr("Running %1…").arg(qs(id)));
   if (m_worker.joinable()) m_worker.join();
   m_worker = std::jthread([this, id] {
     lessons::DemoOutput out;
@@ -190,41 +265,138 @@ void LessonsPage::showDemo(const lessons::DemoOutput& out, const QString& error)
     return;
   }
   QStringList lines;
-  for (const auto& l : out.lines) lines << QString::fromStdString(l);
+  for (const auto& l : out.lines) lines << qs(l);
   m_results->setPlainText(lines.join(QLatin1Char('\n')));
   m_chart->setDemo(out);
   m_status->setText(tr("Computed just now on this machine."));
-  emit demoFinished(QString::fromStdString(out.id));
+  scheduleFit();
+  emit demoFinished(qs(out.id));
+}
+
+Qt::Orientation LessonsPage::textOrientation() const {
+  // The splitter's orientation is the direction its panes are laid along.
+  return m_content->orientation() == Qt::Horizontal ? Qt::Horizontal : Qt::Vertical;
+}
+
+void LessonsPage::applyLayout(bool force) {
+  const bool presenter = Theme::instance().presenter();
+  const bool landscape = width() >= kLandscape * height();
+  const auto orientation = presenter && landscape ? Qt::Horizontal : Qt::Vertical;
+  if (!force && presenter == m_presenterLayout && orientation == m_content->orientation()) return;
+  const bool slidesChanged = presenter != m_presenterLayout;
+  m_presenterLayout = presenter;
+  m_list->setVisible(!presenter);
+  m_slideInfo->setVisible(presenter);
+  m_content->setOrientation(orientation);
+  // Beside the text the run area is narrow: results above the figure.
+  m_outputs->setOrientation(orientation == Qt::Horizontal ? Qt::Vertical : Qt::Horizontal);
+  const int along = orientation == Qt::Horizontal ? std::max(1, width()) : std::max(1, height());
+  if (orientation == Qt::Horizontal) {
+    m_content->setSizes({along * 44 / 100, along * 56 / 100});
+    m_outputs->setSizes({height() * 30 / 100, height() * 70 / 100});
+  } else {
+    m_content->setSizes({along * 40 / 100, along * 60 / 100});
+    m_outputs->setSizes({width() * 40 / 100, width() * 60 / 100});
+  }
+  if (slidesChanged) {
+    m_slide = 0;
+    showText();
+  }
+  scheduleFit();
+}
+
+void LessonsPage::scheduleFit() {
+  if (m_fitPending) return;
+  m_fitPending = true;
+  // After the layout has given the text its final size.
+  QTimer::singleShot(0, this, [this] {
+    m_fitPending = false;
+    fitText();
+    fitResults();
+  });
+}
+
+void LessonsPage::fitText() {
+  const auto& theme = Theme::instance();
+  if (!m_presenterLayout) {
+    m_text->setFont(theme.uiFont(1.25)); // lesson text one step larger than the UI
+    return;
+  }
+  const QSize room = m_text->viewport()->size();
+  std::unique_ptr<QTextDocument> probe(m_text->document()->clone());
+  QFont chosen = theme.uiFont(kSlideFontFactors[std::size(kSlideFontFactors) - 1]);
+  for (double factor : kSlideFontFactors) {
+    const QFont font = theme.uiFont(factor);
+    probe->setDefaultFont(font);
+    probe->setTextWidth(room.width());
+    if (probe->size().height() <= room.height()) {
+      chosen = font;
+      break;
+    }
+  }
+  if (m_text->font() != chosen) m_text->setFont(chosen);
+}
+
+void LessonsPage::fitResults() {
+  const auto& theme = Theme::instance();
+  const QStringList lines = m_results->toPlainText().split(QLatin1Char('\n'));
+  const QSize room = m_results->viewport()->size();
+  QFont chosen = theme.monospaceFont(0.95);
+  if (m_presenterLayout) {
+    chosen = theme.monospaceFont(kResultFontFactors[std::size(kResultFontFactors) - 1]);
+    for (double factor : kResultFontFactors) {
+      const QFont font = theme.monospaceFont(factor);
+      const QFontMetricsF metrics(font);
+      // Monospace: a line wraps every `perLine` characters.
+      const double perLine =
+          std::max(1.0, std::floor((room.width() - 8) / metrics.horizontalAdvance(QLatin1Char('0'))));
+      double rows = 0;
+      for (const auto& line : lines) rows += std::max(1.0, std::ceil(static_cast<double>(line.size()) / perLine));
+      if (rows * metrics.lineSpacing() + 8 <= room.height()) {
+        chosen = font;
+        break;
+      }
+    }
+  }
+  if (m_results->font() != chosen) m_results->setFont(chosen);
 }
 
 bool LessonsPage::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() == QEvent::KeyPress || event->type() == QEvent::ShortcutOverride) {
     auto* key = static_cast<QKeyEvent*>(event);
     if (key->key() == Qt::Key_PageUp || key->key() == Qt::Key_PageDown) {
-      if (event->type() == QEvent::KeyPress) nextLesson(key->key() == Qt::Key_PageDown ? 1 : -1);
+      if (event->type() == QEvent::KeyPress) advance(key->key() == Qt::Key_PageDown ? 1 : -1);
       event->accept();
       return true;
     }
   }
+  if (event->type() == QEvent::Resize && (watched == m_text->viewport() || watched == m_results->viewport()))
+    scheduleFit();
   return QWidget::eventFilter(watched, event);
 }
 
 void LessonsPage::keyPressEvent(QKeyEvent* event) {
   if (event->key() == Qt::Key_PageUp || event->key() == Qt::Key_PageDown) {
-    nextLesson(event->key() == Qt::Key_PageDown ? 1 : -1);
+    advance(event->key() == Qt::Key_PageDown ? 1 : -1);
     return;
   }
   QWidget::keyPressEvent(event);
 }
 
+void LessonsPage::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  applyLayout(false);
+}
+
 void LessonsPage::applyTheme() {
   const auto& theme = Theme::instance();
-  // Lesson text one step larger than the UI; presenter mode scales both.
-  m_text->setFont(theme.uiFont(1.25));
-  m_results->setFont(theme.monospaceFont(theme.presenter() ? 1.0 : 0.95));
   m_list->setFont(theme.uiFont(1.1, true));
+  m_slideInfo->setFont(theme.uiFont(0.8));
   if (m_list->count() > 0)
     m_list->setMinimumWidth(m_list->sizeHintForColumn(0) + 2 * m_list->frameWidth() + 12);
+  applyLayout(true);
+  fitText();
+  fitResults();
 }
 
 } // namespace mantissa::ui

@@ -7,24 +7,33 @@
 
 #include <QWidget>
 
+#include <string>
 #include <thread>
+#include <vector>
 
 class QComboBox;
-class QHBoxLayout;
 class QLabel;
 class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
+class QSplitter;
 class QTextBrowser;
 
 namespace mantissa::ui {
 
+class FlowLayout;
 class LessonChart;
 
 // Teaching mode: the lesson list, the lesson text (Markdown or HTML read at
 // run time), a "Run it" area with the live demo's results and figure, and
 // links into the Explorer and the dashboard presets. Page Up / Page Down go
 // to the previous / next lesson from anywhere on the page.
+//
+// Presenter mode turns a lesson into slides that fit the screen: the list is
+// hidden, the text shows one section ("## " heading) at a time with its type
+// sized to the height available, beside the demo and its figure on a
+// landscape screen (above them on a portrait one). Page Down moves to the
+// next slide, then to the next lesson; Page Up back.
 class LessonsPage : public QWidget {
   Q_OBJECT
 public:
@@ -36,6 +45,10 @@ public:
   int currentLesson() const;
   void showLesson(int index);
   void nextLesson(int direction);
+  // Page Down (+1) / Page Up (-1): the next slide in presenter mode, else the next lesson.
+  void advance(int direction);
+  int currentSlide() const { return m_slide; }
+  int slideCount() const { return static_cast<int>(m_slides.size()); }
   // Starts the demo picked in the combo box; demoFinished() when its figure is shown.
   void runSelectedDemo();
   bool demoRunning() const { return m_running; }
@@ -46,31 +59,48 @@ public:
   QPushButton* runButton() const { return m_run; }
   QPlainTextEdit* results() const { return m_results; }
   LessonChart* chart() const { return m_chart; }
+  QWidget* runArea() const { return m_runArea; }
+  // Text beside (Horizontal) or above (Vertical) the run area.
+  Qt::Orientation textOrientation() const;
 
 signals:
-  void explorerRequested(const QString& value);
+  // `format`: empty, or a format name the Explorer should select (parseFormatName).
+  void explorerRequested(const QString& value, const QString& format);
   void presetRequested(const QString& preset);
   void demoFinished(const QString& id);
 
 protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
 private:
   void buildLinks(const lessons::Lesson& lesson);
+  void showText();
   void showDemo(const lessons::DemoOutput& out, const QString& error);
   void applyTheme();
+  void applyLayout(bool force);
+  void scheduleFit();
+  void fitText();
+  void fitResults();
 
   lessons::LessonSet m_set;
+  std::vector<std::string> m_slides; // of the current lesson
+  int m_slide = 0;
   QListWidget* m_list = nullptr;
   QTextBrowser* m_text = nullptr;
+  QLabel* m_slideInfo = nullptr;
   QComboBox* m_demoChoice = nullptr;
   QPushButton* m_run = nullptr;
   QLabel* m_status = nullptr;
   QPlainTextEdit* m_results = nullptr;
   LessonChart* m_chart = nullptr;
   QWidget* m_runArea = nullptr;
-  QHBoxLayout* m_links = nullptr;
+  FlowLayout* m_links = nullptr;
+  QSplitter* m_content = nullptr; // text | run area
+  QSplitter* m_outputs = nullptr; // results | chart
+  bool m_presenterLayout = false;
+  bool m_fitPending = false;
   bool m_running = false;
   std::jthread m_worker; // last: joined first on destruction
 };

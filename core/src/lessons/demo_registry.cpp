@@ -16,10 +16,10 @@ namespace mantissa::lessons {
 
 namespace {
 
-constexpr std::array<std::string_view, 11> kIds{
-    "format-table", "ulp-ruler",    "swamping",     "swamp-fixes",       "stochastic-rounding",
-    "loss-scaling", "scaler-walk",  "bf16-run",     "accumulation",      "softmax-layernorm",
-    "speed"};
+constexpr std::array<std::string_view, 12> kIds{
+    "format-table", "ulp-ruler",      "swamping",    "swamp-fixes",  "stochastic-rounding",
+    "loss-scaling", "scale-recovery", "scaler-walk", "bf16-run",     "accumulation",
+    "softmax-layernorm", "speed"};
 
 template <typename... A> std::string fmt(const char* f, A... a) {
   char buf[256];
@@ -119,7 +119,38 @@ DemoOutput lossScalingOut() {
   o.series.push_back({"gradients per binade", r.log2Bins, r.binCounts, true});
   double top = 0;
   for (double c : r.binCounts) top = std::max(top, c);
-  o.series.push_back({"FP16 smallest subnormal (x1)", {r.fp16MinSubnormalLog2, r.fp16MinSubnormalLog2}, {0, top}, false});
+  // g x S rounds to zero in FP16 below half the smallest subnormal, i.e. for
+  // log2|g| < log2(min subnormal) - 1 - log2(S): one line per scale.
+  for (const auto& row : r.rows) {
+    const double edge = r.fp16MinSubnormalLog2 - 1 - std::log2(row.scale);
+    o.series.push_back({fmt("lost to zero left of here (x%g)", row.scale), {edge, edge}, {0, top}, false});
+  }
+  return o;
+}
+
+DemoOutput recoveryOut() {
+  const auto r = recoveryDemo();
+  DemoOutput o{"scale-recovery", "Share of FP16 gradients lost to zero, by loss scale", "loss scale",
+               "% of non-zero gradients", false, {}, {}, {}};
+  DemoSeries lost{"lost to zero (%)", {}, {}, true}, over{"overflow (%)", {}, {}, true};
+  o.lines.push_back(fmt("%llu weight gradients of the underflow preset's FP16 run, cast to FP16 x scale:",
+                        static_cast<unsigned long long>(r.values)));
+  int i = 0;
+  for (const auto& row : r.rows) {
+    o.lines.push_back(fmt("scale x%g: %.2f%% lost to zero, %.4f%% overflow", row.scale,
+                          100 * row.lostToZero, 100 * row.overflow));
+    o.categories.push_back(fmt("x%g", row.scale));
+    lost.x.push_back(i);
+    lost.y.push_back(100 * row.lostToZero);
+    over.x.push_back(i);
+    over.y.push_back(100 * row.overflow);
+    ++i;
+  }
+  if (r.rows.size() > 1 && r.rows.front().lostToZero > 0)
+    for (std::size_t k = 1; k < r.rows.size(); ++k)
+      o.lines.push_back(fmt("x%g recovers %.1f%% of the gradients x1 loses", r.rows[k].scale,
+                            100 * (1 - r.rows[k].lostToZero / r.rows.front().lostToZero)));
+  o.series = {lost, over};
   return o;
 }
 
@@ -213,6 +244,7 @@ DemoOutput runDemo(std::string_view id) {
   if (id == "swamp-fixes") return fixesOut();
   if (id == "stochastic-rounding") return stochasticOut();
   if (id == "loss-scaling") return lossScalingOut();
+  if (id == "scale-recovery") return recoveryOut();
   if (id == "scaler-walk") return scalerOut();
   if (id == "bf16-run") return bf16Out();
   if (id == "accumulation") return accumulationOut();

@@ -4,6 +4,7 @@
 
 #include <mantissa/io/resource_paths.h>
 #include <mantissa/lessons/demo_registry.h>
+#include <mantissa/numeric/format.h>
 #include <mantissa/train/presets.h>
 
 #include <nlohmann/json.hpp>
@@ -46,6 +47,62 @@ std::string checkText(const std::string& text, LessonFormat format) {
   return {};
 }
 
+// "explorer": a list of value strings or {"value": ..., "format": ...} objects.
+std::vector<ExplorerLink> explorerLinks(const json& entry) {
+  std::vector<ExplorerLink> out;
+  if (!entry.contains("explorer")) return out;
+  const auto& v = entry.at("explorer");
+  const char* shape = "\"explorer\" must be a list of values or {\"value\", \"format\"} objects";
+  if (!v.is_array()) throw std::runtime_error(shape);
+  for (const auto& item : v) {
+    ExplorerLink link;
+    if (item.is_string()) {
+      link.value = item.get<std::string>();
+    } else if (item.is_object() && item.contains("value") && item.at("value").is_string()) {
+      link.value = item.at("value").get<std::string>();
+      if (item.contains("format")) {
+        if (!item.at("format").is_string()) throw std::runtime_error(shape);
+        link.format = item.at("format").get<std::string>();
+        if (!numeric::parseFormatName(link.format))
+          throw std::runtime_error("unknown Explorer format \"" + link.format + "\"");
+      }
+    } else {
+      throw std::runtime_error(shape);
+    }
+    if (link.value.find_first_not_of(" \t") == std::string::npos)
+      throw std::runtime_error("an \"explorer\" value is empty");
+    out.push_back(std::move(link));
+  }
+  return out;
+}
+
+// A lesson file must stay inside the lessons folder: a manifest copied from
+// elsewhere cannot make the page read /dev/zero or a file of another user.
+fs::path lessonPath(const fs::path& dir, const std::string& name) {
+  const fs::path rel(name);
+  if (name.empty() || rel.is_absolute() || rel.has_root_name() || rel.has_root_directory())
+    throw std::runtime_error("\"file\" must name a file inside the lessons folder, not \"" + name + "\"");
+  for (const auto& part : rel)
+    if (part == "..")
+      throw std::runtime_error("\"file\" must name a file inside the lessons folder, not \"" + name + "\"");
+  return dir / rel;
+}
+
+std::string readLessonFile(const fs::path& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) throw std::runtime_error("cannot open the file (it does not exist)");
+  if (!fs::is_regular_file(status)) throw std::runtime_error("cannot open the file (not a regular file)");
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > kMaxLessonBytes)
+    throw std::runtime_error("the file is larger than " + std::to_string(kMaxLessonBytes >> 20) + " MiB");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open the file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 std::vector<std::string> stringList(const json& entry, const char* key) {
   std::vector<std::string> out;
   if (!entry.contains(key)) return out;
@@ -58,7 +115,8 @@ std::vector<std::string> stringList(const json& entry, const char* key) {
   return out;
 }
 
-Lesson readEntry(const json& entry, const fs::path& dir, std::size_t index) {
+Lesson readEntry(const json& entry, const fs::path& dir, std::size_t index,
+                 const LessonFileReader& readFile) {
   Lesson l;
   l.id = "lesson " + std::to_string(index + 1);
   l.title = l.id;
@@ -66,7 +124,7 @@ Lesson readEntry(const json& entry, const fs::path& dir, std::size_t index) {
     if (!entry.is_object()) throw std::runtime_error("the manifest entry is not an object");
     if (!entry.contains("file") || !entry.at("file").is_string())
       throw std::runtime_error("the manifest entry has no \"file\"");
-    l.file = dir / entry.at("file").get<std::string>();
+    l.file = lessonPath(dir, entry.at("file").get<std::string>());
     if (entry.contains("id") && entry.at("id").is_string()) l.id = entry.at("id").get<std::string>();
     if (entry.contains("title") && entry.at("title").is_string())
       l.title = entry.at("title").get<std::string>();
@@ -85,14 +143,13 @@ Lesson readEntry(const json& entry, const fs::path& dir, std::size_t index) {
       if (train::findPreset(l.preset) == nullptr)
         throw std::runtime_error("unknown dashboard preset \"" + l.preset + "\"");
     }
-    l.explorer = stringList(entry, "explorer");
-    std::ifstream in(l.file, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot open the file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const auto problem = checkText(ss.str(), l.format);
+    l.explorer = explorerLinks(entry);
+    std::string text = readFile(l.file);
+    if (text.size() > kMaxLessonBytes)
+      throw std::runtime_error("the file is larger than " + std::to_string(kMaxLessonBytes >> 20) + " MiB");
+    const auto problem = checkText(text, l.format);
     if (!problem.empty()) throw std::runtime_error(problem);
-    l.text = ss.str();
+    l.text = std::move(text);
   } catch (const std::exception& e) {
     const auto where = l.file.empty() ? dir / "lessons.json" : l.file;
     l.error = "This lesson could not be loaded: " + where.string() + ": " + e.what();
@@ -104,16 +161,26 @@ Lesson readEntry(const json& entry, const fs::path& dir, std::size_t index) {
 } // namespace
 
 LessonSet loadLessons(const fs::path& dir) {
-  LessonSet set;
-  set.manifest = dir / "lessons.json";
-  std::ifstream in(set.manifest, std::ios::binary);
-  if (!in) {
-    set.error = "cannot open the lesson list " + set.manifest.string();
+  const auto manifestPath = dir / "lessons.json";
+  std::string text;
+  try {
+    text = readLessonFile(manifestPath);
+  } catch (const std::exception& e) {
+    LessonSet set;
+    set.manifest = manifestPath;
+    set.error = "cannot open the lesson list " + manifestPath.string() + ": " + e.what();
     return set;
   }
+  return parseLessons(text, dir, readLessonFile);
+}
+
+LessonSet parseLessons(std::string_view manifestText, const fs::path& dir,
+                       const LessonFileReader& readFile) {
+  LessonSet set;
+  set.manifest = dir / "lessons.json";
   json manifest;
   try {
-    manifest = json::parse(in);
+    manifest = json::parse(manifestText);
   } catch (const json::exception& e) {
     set.error = set.manifest.string() + " is not valid JSON: " + e.what();
     return set;
@@ -123,8 +190,35 @@ LessonSet loadLessons(const fs::path& dir) {
     return set;
   }
   const auto& list = manifest.at("lessons");
-  for (std::size_t i = 0; i < list.size(); ++i) set.lessons.push_back(readEntry(list[i], dir, i));
+  for (std::size_t i = 0; i < list.size(); ++i)
+    set.lessons.push_back(readEntry(list[i], dir, i, readFile));
   return set;
+}
+
+std::vector<std::string> lessonSlides(const Lesson& lesson) {
+  std::vector<std::string> slides;
+  if (!lesson.ok() || lesson.text.empty()) return slides;
+  const std::string& t = lesson.text;
+  std::vector<std::size_t> cuts{0};
+  if (lesson.format == LessonFormat::Markdown) {
+    bool fenced = false;
+    for (std::size_t line = 0; line < t.size();) {
+      const auto end = std::min(t.find('\n', line), t.size());
+      if (t.compare(line, 3, "```") == 0) fenced = !fenced;
+      else if (!fenced && line > 0 && t.compare(line, 3, "## ") == 0) cuts.push_back(line);
+      line = end + 1;
+    }
+  } else {
+    for (std::size_t at = t.find("<h2", 1); at != std::string::npos; at = t.find("<h2", at + 1))
+      cuts.push_back(at);
+  }
+  cuts.push_back(t.size());
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    auto slide = t.substr(cuts[i], cuts[i + 1] - cuts[i]);
+    if (slide.find_first_not_of(" \t\r\n") != std::string::npos) slides.push_back(std::move(slide));
+  }
+  if (slides.empty()) slides.push_back(t);
+  return slides;
 }
 
 LessonSet loadInstalledLessons() {

@@ -18,7 +18,9 @@ struct DemoSeries {
   std::string name;
   std::vector<double> x; // [points]
   std::vector<double> y; // [points]
-  bool bars = false;     // draw as bars (histograms, per-row values) instead of a line
+  // Bars instead of a line. With the output's categories: one bar per category
+  // (x = its index). Without: histogram bins [x, x + smallest x gap).
+  bool bars = false;
 };
 
 struct DemoOutput {
@@ -37,7 +39,7 @@ public:
 };
 
 // "format-table", "ulp-ruler", "swamping", "swamp-fixes", "stochastic-rounding",
-// "loss-scaling", "scaler-walk", "bf16-run", "accumulation", "softmax-layernorm", "speed".
+// "loss-scaling", "scale-recovery", "scaler-walk", "bf16-run", "accumulation", "softmax-layernorm", "speed".
 std::span<const std::string_view> demoIds();
 bool isDemoId(std::string_view id);
 

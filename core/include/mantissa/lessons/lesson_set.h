@@ -10,20 +10,37 @@
 //                    "file": "02-swamping.md",          // .md or .html, beside the manifest
 //                    "demos": ["swamping", "swamp-fixes"], // demo_registry.h ids
 //                    "preset": "swamping",               // optional: a dashboard preset
-//                    "explorer": ["1.0001", "65504"] } ] } // optional: values to open in the Explorer
+//                    "explorer": ["1.0001",                // optional: values to open in the Explorer,
+//                                 {"value": "65504", "format": "fp16"}] } ] } // with a format selected
+//
+// "file" names a file inside the lessons folder (no absolute path, no "..");
+// lesson files are at most kMaxLessonBytes.
 //
 // A broken manifest entry or lesson file (missing, empty, not UTF-8, no
 // title heading, unknown demo or preset) gives that lesson an error message
 // naming the file and the problem; the other lessons load normally. Only an
 // unreadable or malformed manifest fails the whole set.
 
+#include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mantissa::lessons {
 
 enum class LessonFormat { Markdown, Html };
+
+inline constexpr std::size_t kMaxLessonBytes = std::size_t{1} << 20;
+
+// A link into the Float Explorer: the text typed into its value field (a
+// number, or "fp16:0x7bff" bits) and, when set, the format card to select.
+struct ExplorerLink {
+  std::string value;
+  std::string format; // empty, or a name numeric::parseFormatName accepts
+  bool operator==(const ExplorerLink&) const = default;
+};
 
 struct Lesson {
   std::string id;
@@ -32,7 +49,7 @@ struct Lesson {
   LessonFormat format = LessonFormat::Markdown;
   std::vector<std::string> demos;
   std::string preset;                 // empty: none
-  std::vector<std::string> explorer;  // values as text
+  std::vector<ExplorerLink> explorer;
   std::string text;                   // file contents; empty when error is set
   std::string error;                  // non-empty: show this in place of the lesson
   bool ok() const { return error.empty(); }
@@ -47,6 +64,21 @@ struct LessonSet {
 // Reads <dir>/lessons.json and every lesson file it lists. Never throws for
 // bad content; errors are recorded as described above.
 LessonSet loadLessons(const std::filesystem::path& dir);
+
+// Reads one lesson file: its bytes, or throws std::runtime_error saying why not.
+using LessonFileReader = std::function<std::string(const std::filesystem::path&)>;
+
+// loadLessons after the manifest has been read: `manifestText` is the JSON of
+// <dir>/lessons.json and lesson files come through `readFile` (the fuzz target
+// passes an in-memory reader). Never throws for bad content.
+LessonSet parseLessons(std::string_view manifestText, const std::filesystem::path& dir,
+                       const LessonFileReader& readFile);
+
+// The lesson's text cut into slides for presenter mode: a Markdown lesson
+// before each "## " heading (not inside ``` fences), an HTML lesson before
+// each <h2>; the first slide keeps the title and introduction. A lesson with
+// an error has no slides; a usable one at least one.
+std::vector<std::string> lessonSlides(const Lesson& lesson);
 
 // loadLessons(io::resourceDir() / "lessons"); a missing resource dir becomes
 // the set's error.
