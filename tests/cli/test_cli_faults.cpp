@@ -183,6 +183,8 @@ TEST(CliFaults, DeepSpeedOverflowAtTheMinimumScaleExitsWith3NamingStepAndReason)
   EXPECT_TRUE(summary.value("diverged", false));
   EXPECT_EQ(summary["steps"].get<int>(), 18);
   EXPECT_EQ(summary["skipped_steps"].get<int>(), 18);
+  EXPECT_EQ(summary["divergence"]["reason"], "loss scale at its minimum");
+  EXPECT_EQ(summary["divergence"]["step"], 17);
   // The last step row carries the stop and the scale it stopped at.
   const nlohmann::json* last = nullptr;
   for (const auto& row : rows)

@@ -23,7 +23,8 @@ json divergenceJson(const Divergence& d, bool withMessage) {
   json j = {{"step", d.step},
             {"layer", d.layer},
             {"op", d.op},
-            {"pass", d.backward ? "backward" : "forward"}};
+            {"pass", d.backward ? "backward" : "forward"},
+            {"reason", d.reason}};
   if (withMessage)
     j["message"] = d.message;
   return j;
