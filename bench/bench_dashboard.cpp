@@ -4,19 +4,24 @@
 // bench_dashboard: the live dashboard's two figures (issue 5).
 //  1. Frame update time after a long history: three real runs of a tiny
 //     model train --history steps each (100,000 by default, histograms every
-//     100 steps), then the Train page redraws every view from the records
-//     (decimation, one replace() per series, heat map rebuild) and repaints;
-//     median and CV over repetitions.
+//     100 steps), then the Train page redraws every visible view from the
+//     records (decimation, one replace() per series, a full heat map rebuild:
+//     more than a live frame, which appends one heat map row) and repaints
+//     synchronously; median and CV over repetitions.
 //  2. Training throughput with the GUI open vs headless for the same run
-//     (MNIST, MLP 784-256-256-10, histograms every 5 steps): headless is
-//     Session + runToCompletion with no-op callbacks; GUI is the Train page
-//     of a shown MainWindow drawing live. Alternated, median of each, ratio.
-// --screenshots DIR also writes the window at 1920x1080 and 1280x720 in the
-// light, dark and presenter looks after a short real run.
+//     (MNIST, MLP 784-256-256-10, bf16-mixed, histograms every 5 steps):
+//     headless is Session + runToCompletion with no callbacks (mantissa-cli
+//     train without --log); GUI is the Train page of a shown MainWindow
+//     drawing live, driven by its event loop only. ABBA-interleaved
+//     repetitions in one process (same OpenMP threads), medians, CVs, the
+//     ratio of medians and the median of paired ratios.
+// --screenshots DIR instead writes the window at 1920x1080 and 1280x720 in the
+// light, dark and presenter looks after a real 300-step run of the defaults.
 //
-// Runs on the offscreen platform unless QT_QPA_PLATFORM is set. Run it with
-// OMP_WAIT_POLICY=passive, as the applications do (app/omp_wait_policy.h):
-// otherwise idle OpenMP threads of one run spin and starve the next.
+// Runs on the offscreen platform unless QT_QPA_PLATFORM is set. Re-executes
+// itself with OMP_WAIT_POLICY=passive when unset, as the applications do
+// (app/omp_wait_policy.h): otherwise idle OpenMP threads of one run spin and
+// starve the next.
 
 #include "ui/app_shell/main_window.h"
 #include "ui/app_shell/theme.h"
@@ -30,11 +35,16 @@
 #include <QStandardPaths>
 #include <QThread>
 
+#include "app/omp_wait_policy.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace mantissa;
@@ -95,6 +105,18 @@ bool waitFinished(TrainPanel& p, int timeoutMs) {
       timeoutMs);
 }
 
+// GUI-thread CPU seconds (the drawing's cost to the machine).
+double threadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+double loadAverage() {
+  double load[1] = {0.0};
+  return getloadavg(load, 1) == 1 ? load[0] : NAN;
+}
+
 TrainPanel* trainPage(MainWindow& w) {
   return qobject_cast<TrainPanel*>(w.page(QStringLiteral("Train")));
 }
@@ -122,15 +144,13 @@ void frameUpdate(std::int64_t historySteps, int reps) {
     std::puts("frame update: the runs did not finish");
     return;
   }
-  std::vector<double> update, withPaint, live;
+  pump(300);
+  std::vector<double> update, withPaint;
+  const double load = loadAverage();
   for (int r = 0; r < reps; ++r) {
-    QElapsedTimer l;
-    l.start();
-    p.refresh(); // the live path: curves re-decimated and replaced, unchanged views skipped
-    live.push_back(double(l.nsecsElapsed()) * 1e-6);
     QElapsedTimer t;
     t.start();
-    p.redrawAll();
+    p.redrawAll(); // every visible view rebuilt from the records, as if all had changed
     const double a = double(t.nsecsElapsed()) * 1e-6;
     p.repaint(); // synchronous paint of the page and every dock
     const double b = double(t.nsecsElapsed()) * 1e-6;
@@ -140,21 +160,22 @@ void frameUpdate(std::int64_t historySteps, int reps) {
   }
   const auto& rec = p.controller()->record(0);
   std::printf("frame update after %lld steps of history x 3 runs (%zu frames kept per run, "
-              "%llu rows dropped by the mailbox bound, window 1920x1080, %d reps)\n",
+              "%llu rows coalesced and %llu dropped by the mailbox, window 1920x1080, %d reps, "
+              "load average %.1f)\n",
               static_cast<long long>(rec.lastStep() + 1), rec.frames().size(),
-              static_cast<unsigned long long>(rec.droppedRows()), reps);
-  const Stats u = stats(update), b = stats(withPaint), v = stats(live);
-  std::printf("  live refresh (every curve decimated + replaced):          median %.2f ms  CV %.1f%%\n",
-              v.median, 100 * v.cv);
-  std::printf("  views from records (decimate + replace, heat map rebuild): median %.2f ms  CV %.1f%%\n",
+              static_cast<unsigned long long>(rec.coalescedRows()),
+              static_cast<unsigned long long>(rec.droppedRows()), reps, load);
+  const Stats u = stats(update), b = stats(withPaint);
+  std::printf("  views from records (decimate + replace every curve, full heat map rebuild, loss "
+              "scale): median %.2f ms  CV %.1f%%\n",
               u.median, 100 * u.cv);
-  std::printf("  ... plus synchronous repaint of the page:                 median %.2f ms  CV %.1f%%\n",
+  std::printf("  ... plus synchronous repaint of the page (the frame):  median %.2f ms  CV %.1f%%\n",
               b.median, 100 * b.cv);
   std::printf("  16 ms frame budget: %s\n", b.median <= 16.0 ? "met" : "NOT met");
 }
 
 train::RunConfig throughputRun(std::int64_t steps) {
-  train::RunConfig c = TrainSetup::defaultConfigs().front(); // MNIST, 784-256-256-10, fp32
+  train::RunConfig c = TrainSetup::defaultConfigs().front(); // MNIST, 784-256-256-10, histograms every 5
   c.recipe = "bf16-mixed";
   c.epochs = 0;
   c.steps = steps;
@@ -162,18 +183,47 @@ train::RunConfig throughputRun(std::int64_t steps) {
   return c;
 }
 
-double headlessSeconds(const train::RunConfig& c) {
+// What `mantissa-cli train` runs: a Session trained to completion on this
+// thread, no GUI (its JSONL log off, as in the CLI without --log).
+double headlessStepsPerSecond(const train::RunConfig& c) {
   train::Session s(c);
-  return train::runToCompletion(s, {}).wallSeconds;
+  const auto summary = train::runToCompletion(s, {});
+  return double(summary.steps) / summary.wallSeconds;
 }
 
-double guiSeconds(MainWindow& w, const train::RunConfig& c) {
+struct GuiRun {
+  double stepsPerSecond = NAN;
+  double guiCpuShare = NAN; // GUI thread CPU / wall over the run
+  int redraws = 0;
+};
+
+GuiRun guiStepsPerSecond(MainWindow& w, const train::RunConfig& c) {
   TrainPanel& p = *trainPage(w);
   p.setup()->setConfigs({c});
+  int redraws = 0;
+  const auto counter = QObject::connect(p.controller(), &RunController::updated, [&] { ++redraws; });
+  QElapsedTimer wall;
+  wall.start();
+  const double cpu0 = threadCpuSeconds();
   p.startAction()->trigger();
-  if (!waitFinished(p, 600 * 1000))
-    return NAN;
-  return p.controller()->record(0).snapshot()->summary->wallSeconds;
+  GuiRun out;
+  // Only the event loop drives the GUI here, as in the application (no drainNow()).
+  const bool done = waitUntil(
+      [&] {
+        if (p.controller()->state() != RunController::State::Finished)
+          return false;
+        const auto& s = p.controller()->record(0).snapshot();
+        return s && s->summary;
+      },
+      1800 * 1000);
+  QObject::disconnect(counter);
+  if (!done)
+    return out;
+  const auto& summary = *p.controller()->record(0).snapshot()->summary;
+  out.stepsPerSecond = double(summary.steps) / summary.wallSeconds;
+  out.guiCpuShare = (threadCpuSeconds() - cpu0) / (double(wall.nsecsElapsed()) * 1e-9);
+  out.redraws = redraws;
+  return out;
 }
 
 void throughput(std::int64_t steps, int reps) {
@@ -181,19 +231,49 @@ void throughput(std::int64_t steps, int reps) {
   MainWindow w;
   w.resize(1920, 1080);
   w.show();
-  std::vector<double> headless, gui;
-  for (int r = 0; r < reps; ++r) { // alternated, so drift hits both alike
-    headless.push_back(double(steps) / headlessSeconds(c));
-    gui.push_back(double(steps) / guiSeconds(w, c));
+  pump(200);
+  std::vector<double> headless, gui, ratios, shares, rates;
+  const double loadBefore = loadAverage();
+  // ABBA order (H G G H H G ...): a steady drift of the machine's load hits both alike.
+  for (int r = 0; r < reps; ++r) {
+    double h = NAN;
+    GuiRun g;
+    if (r % 2 == 0) {
+      h = headlessStepsPerSecond(c);
+      g = guiStepsPerSecond(w, c);
+    } else {
+      g = guiStepsPerSecond(w, c);
+      h = headlessStepsPerSecond(c);
+    }
+    headless.push_back(h);
+    gui.push_back(g.stepsPerSecond);
+    ratios.push_back(g.stepsPerSecond / h);
+    shares.push_back(g.guiCpuShare);
+    rates.push_back(double(g.redraws) * g.stepsPerSecond / double(steps));
+    std::printf("  rep %d: headless %.2f steps/s, GUI %.2f steps/s (ratio %.3f; GUI thread %.1f%% of "
+                "a core, %d redraws)\n",
+                r + 1, h, g.stepsPerSecond, g.stepsPerSecond / h, 100 * g.guiCpuShare, g.redraws);
+    std::fflush(stdout);
   }
-  const Stats h = stats(headless), g = stats(gui);
-  std::printf("training throughput, %s %s batch %d, %lld steps, histograms every %d (%d reps, alternated)\n",
-              c.recipe.c_str(), c.model.c_str(), c.batch, static_cast<long long>(steps), c.telemetryEvery, reps);
-  std::printf("  headless (Session, no-op callbacks): median %.1f steps/s  CV %.1f%%\n", h.median,
-              100 * h.cv);
-  std::printf("  GUI (Train page shown, drawing live): median %.1f steps/s  CV %.1f%%\n", g.median,
-              100 * g.cv);
-  std::printf("  GUI / headless: %.3f (target >= 0.90)\n", g.median / h.median);
+  const Stats hs = stats(headless), gs = stats(gui), rs = stats(ratios), cs = stats(shares),
+              fs = stats(rates);
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  const char* threads = std::getenv("OMP_NUM_THREADS");
+  std::printf("training throughput, %s %s batch %d, %lld steps, histograms every %d, %d reps each "
+              "(ABBA interleaved; OMP_WAIT_POLICY=%s, OMP_NUM_THREADS=%s, %u hardware threads, "
+              "same process and thread count for both; load average %.1f before, %.1f after)\n",
+              c.recipe.c_str(), c.model.c_str(), c.batch, static_cast<long long>(steps),
+              c.telemetryEvery, reps, policy ? policy : "(unset)", threads ? threads : "(unset)",
+              std::thread::hardware_concurrency(), loadBefore, loadAverage());
+  std::printf("  headless (Session::runToCompletion, as mantissa-cli train): median %.2f steps/s  CV %.1f%%\n",
+              hs.median, 100 * hs.cv);
+  std::printf("  GUI (Train page shown, drawing live):  median %.2f steps/s  CV %.1f%%\n", gs.median,
+              100 * gs.cv);
+  std::printf("  GUI thread while training: median %.1f%% of one core, %.1f redraws/s\n",
+              100 * cs.median, fs.median);
+  std::printf("  GUI / headless: ratio of medians %.3f; median of paired ratios %.3f (CV %.1f%%) "
+              "(target >= 0.90)\n",
+              gs.median / hs.median, rs.median, 100 * rs.cv);
 }
 
 void screenshots(const QString& dir) {
@@ -216,7 +296,7 @@ void screenshots(const QString& dir) {
       auto runs = TrainSetup::defaultConfigs();
       for (auto& r : runs) {
         r.epochs = 0;
-        r.steps = 120;
+        r.steps = 300;
       }
       p.setup()->setConfigs(runs);
       p.startAction()->trigger();
@@ -229,7 +309,7 @@ void screenshots(const QString& dir) {
                                .arg(size.height())
                                .arg(QString::fromLatin1(look));
       w.grab().save(path);
-      std::printf("wrote %s\n", qPrintable(path));
+      std::printf("wrote %s (window %dx%d)\n", qPrintable(path), w.width(), w.height());
       w.setPresenterMode(false);
       w.setDarkTheme(false);
     }
@@ -238,14 +318,15 @@ void screenshots(const QString& dir) {
 } // namespace
 
 int main(int argc, char** argv) {
+  mantissa::app::reexecWithPassiveOmpWait(argv); // as mantissa and mantissa-cli do
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
   QStandardPaths::setTestModeEnabled(true);
   QApplication::setOrganizationName(QStringLiteral("MantissaBench"));
   QApplication::setApplicationName(QStringLiteral("MantissaBench"));
   QApplication app(argc, argv);
-  std::int64_t history = 100000, steps = 300;
-  int reps = 15, throughputReps = 5;
+  std::int64_t history = 100000, steps = 200;
+  int reps = 15, throughputReps = 6;
   QString shots;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

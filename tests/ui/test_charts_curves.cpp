@@ -102,6 +102,25 @@ TEST(ChartsCurves, SkippedStepsAreMarkedOnTheTrainCurve) {
   EXPECT_NEAR(marks->at(1).y(), 1.495, 1e-12);
 }
 
+TEST(ChartsCurves, SkipMarksThinToOnePerPixelColumn) {
+  // Four columns of 250 steps over [0, 1000]: the first skipped step of each occupied column.
+  EXPECT_EQ(onePerColumn({5, 6, 7, 500, 501, 999}, 0.0, 1000.0, 4), (QList<double>{5, 500, 999}));
+  EXPECT_EQ(onePerColumn({1, 2}, 0.0, 1000.0, 4), (QList<double>{1, 2})); // few: all of them
+}
+
+// Coinciding curves stay visible: earlier runs are drawn wider, under the later ones.
+TEST(ChartsCurves, CoincidingRunsNestByWidth) {
+  LossChart chart;
+  chart.setRuns({{"a", "fp32", {}}, {"b", "bf16-mixed", {}}, {"c", "fp16-mixed", {}}});
+  const double a = chart.trainSeries("a")->pen().widthF();
+  const double b = chart.trainSeries("b")->pen().widthF();
+  const double c = chart.trainSeries("c")->pen().widthF();
+  EXPECT_GT(a, b);
+  EXPECT_GT(b, c);
+  EXPECT_GE(a - b, 1.5); // at least ~0.75 px of each colour on either side of the next line
+  EXPECT_GE(b - c, 1.5);
+}
+
 TEST(ChartsCurves, LogScaleSwapsTheAxisAndDropsValuesItCannotShow) {
   LossChart chart;
   chart.setRuns({{"a", "fp32", {}}});

@@ -52,6 +52,30 @@ TEST(ChartsHeatmap, OneImageRowPerStepOneColumnPerBinade) {
   EXPECT_LE(map.firstExponent(), -25);
 }
 
+// Live rows colour one more scanline when they fit the columns and the colour
+// scale, and rebuild when they do not: either way the picture is the one a
+// rebuild from the whole history gives.
+TEST(ChartsHeatmap, AppendedRowsPaintAsTheWholeHistoryDoes) {
+  std::vector<std::int64_t> steps;
+  std::vector<ExponentHistogram> hists;
+  HistogramHeatmap live;
+  const int exponents[] = {-12, -11, -12, -13, -2, -12, -30, -11, -12};
+  const std::uint64_t counts[] = {500, 20, 3, 499, 7, 9000, 1, 60, 8999};
+  for (int i = 0; i < 9; ++i) {
+    ExponentHistogram h = single(exponents[i], counts[i]);
+    h.bins[h.index(-12)] += 1; // every row also shares one binade
+    steps.push_back(10 * i);
+    hists.push_back(h);
+    ASSERT_TRUE(live.appendRow(10 * i, h));
+  }
+  HistogramHeatmap whole;
+  ASSERT_TRUE(whole.setHistory(steps, hists));
+  EXPECT_EQ(live.firstExponent(), whole.firstExponent());
+  EXPECT_EQ(live.lastExponent(), whole.lastExponent());
+  ASSERT_EQ(live.image().size(), whole.image().size());
+  EXPECT_TRUE(live.image() == whole.image());
+}
+
 TEST(ChartsHeatmap, RejectsMismatchedOrUnorderedHistory) {
   HistogramHeatmap map;
   EXPECT_FALSE(map.setHistory({0, 1}, rows()));

@@ -17,6 +17,7 @@
 
 #include <QAction>
 #include <QAreaSeries>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
@@ -115,6 +116,31 @@ TEST(DashboardPanel, EverySnapshotReachesEveryChart) {
   EXPECT_EQ(p.panel.heatmap()->rowCount(), 30);
   EXPECT_EQ(p.panel.heatmap()->stepOfRow(29), 29);
   EXPECT_TRUE(p.panel.watchPanel()->swampText().contains(QStringLiteral("so far")));
+}
+
+// A chart in a hidden dock tab is not redrawn while hidden (frame budget), and
+// is up to date as soon as its tab is shown.
+TEST(DashboardPanel, AHiddenChartCatchesUpWhenItsTabShows) {
+  Page p({tiny("fp16-mixed", 20)});
+  auto* scaleDock = p.panel.findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
+  auto* watchDock = p.panel.findChild<QDockWidget*>(QStringLiteral("watchDock"));
+  ASSERT_NE(scaleDock, nullptr);
+  ASSERT_NE(watchDock, nullptr);
+  ASSERT_TRUE(p.panel.tabifiedDockWidgets(scaleDock).contains(watchDock));
+  watchDock->raise(); // the loss scale shares its tab group
+  QTest::qWait(100); // the tab switch is laid out
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] {
+    return p.panel.controller()->state() == RunController::State::Finished &&
+           p.record(0).lastStep() == 19;
+  }));
+  p.panel.refresh();
+  EXPECT_EQ(p.panel.lossScaleChart()->scaleSeries()->count(), 0);
+  EXPECT_EQ(p.panel.lossChart()->trainSeries(QStringLiteral("run1"))->count(), 20); // shown: drawn
+  scaleDock->raise();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return p.panel.lossScaleChart()->scaleSeries()->count() > 0; },
+                              5000));
+  EXPECT_EQ(p.panel.lossScaleChart()->scaleSeries()->at(0).y(), 16.0); // log2 of 2^16
 }
 
 // Where a region is drawn, from its upper edge.

@@ -14,6 +14,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <map>
 #include <span>
 #include <stdexcept>
@@ -26,6 +27,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kRowCapacity = 4096; // rows between two drains (~33 ms): never reached
 constexpr auto kPublishInterval = std::chrono::milliseconds(30);
+constexpr auto kMinDrainInterval = std::chrono::milliseconds(33); // at most ~30 redraws/s
+constexpr auto kMaxDrainInterval = std::chrono::milliseconds(500);
+constexpr double kGuiShare = 0.08; // of one core, for draining and drawing
 
 std::uint32_t bitsIn(DType dtype, float value) {
   switch (dtype) {
@@ -238,11 +242,35 @@ void RunController::nudge() {
 
 void RunController::onNudge() {
   m_nudged = false;
-  if (!m_drainTimer.isActive())
-    m_drainTimer.start();
+  if (m_drainTimer.isActive())
+    return;
+  const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+      m_lastDrain + m_drainGap - Clock::now());
+  m_drainTimer.start(std::max(kMinDrainInterval, wait));
+}
+
+// GUI-thread CPU time, or -1 where the platform has no per-thread clock.
+double RunController::guiCpuSeconds() {
+#if defined(CLOCK_THREAD_CPUTIME_ID)
+  timespec t{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0)
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+#endif
+  return -1.0;
 }
 
 void RunController::drain() {
+  // Pace the drains so the GUI thread (this drain, the redraw it triggers, the
+  // paints, and anything else it did since the last one) stays within
+  // kGuiShare of one core: the trainers share the machine's cores with it.
+  const double cpu = guiCpuSeconds();
+  if (cpu >= 0.0 && m_lastDrainCpu >= 0.0) {
+    const auto gap = std::chrono::duration<double>((cpu - m_lastDrainCpu) / kGuiShare);
+    m_drainGap = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(gap),
+                            kMinDrainInterval, kMaxDrainInterval);
+  }
+  m_lastDrainCpu = cpu;
+  m_lastDrain = Clock::now();
   const State before = state();
   bool any = false;
   for (auto& run : m_runs)

@@ -18,6 +18,7 @@
 #include <QTimer>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -28,9 +29,11 @@ namespace mantissa::ui {
 // brings their progress to the GUI thread. Each trainer thread appends a row
 // per step to its run's mailbox and, at most every ~30 ms (always when
 // paused, finished or diverged), publishes a snapshot and nudges the
-// controller. The first nudge starts a single-shot 33 ms timer; its timeout
-// drains every mailbox by swap and then emits updated() for the views to
-// redraw. Threads hand over data, never widgets.
+// controller. The first nudge starts a single-shot timer (33 ms, longer while
+// the GUI thread uses more than 8% of a core: drainGap()); its timeout drains
+// every mailbox by swap and then emits updated() for the views to redraw.
+// A mailbox that fills between two drains coalesces its rows (StepRow::absorb)
+// instead of dropping them. Threads hand over data, never widgets.
 class RunController : public QObject {
   Q_OBJECT
 public:
@@ -72,6 +75,8 @@ public:
 
   // Drains now (tests; the timer does this during normal use).
   void drainNow();
+  // The current pause between drains: 33 ms, longer while the GUI thread is busy.
+  std::chrono::milliseconds drainGap() const { return m_drainGap; }
 
 signals:
   void runsChanged();
@@ -89,8 +94,13 @@ private:
 
   std::vector<train::RunConfig> m_configs;
   std::vector<std::unique_ptr<Run>> m_runs;
+  static double guiCpuSeconds();
+
   QTimer m_drainTimer;
   std::atomic<bool> m_nudged{false};
+  std::chrono::steady_clock::time_point m_lastDrain{};
+  double m_lastDrainCpu = -1.0;
+  std::chrono::milliseconds m_drainGap{33}; // between drains, from the GUI's CPU use
   bool m_started = false;
 };
 

@@ -6,9 +6,6 @@
 // (one per step or evaluation) and an immutable snapshot (the run's state as
 // of its last publication). No Qt types, no pointers into the session.
 
-// amp/optimizer.h declares slots(): hide Qt's keyword macro while core headers are read.
-#pragma push_macro("slots")
-#undef slots
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/model/op_times.h>
 #include <mantissa/telemetry/frame.h>
@@ -16,12 +13,14 @@
 #include <mantissa/tensor/dtype.h>
 #include <mantissa/train/step_report.h>
 #include <mantissa/train/trainer.h>
-#pragma pop_macro("slots")
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace mantissa::ui {
 
@@ -36,6 +35,29 @@ struct WatchSample {
   bool hasMaster = true;           // false: no FP32 master copy (bf16-pure recipes)
   bool swamped = false;            // gradient non-zero, step applied, weight unchanged
   std::int64_t swampedSoFar = 0;   // swamped steps since this index was picked
+};
+
+// The scalar columns a step row carries, in RunRecord::Column order.
+inline constexpr std::size_t kStepColumns = 6; // loss, accuracy %, lr, loss scale, step ms, grad norm
+using StepValues = std::array<double, kStepColumns>;
+
+// What a row that covers several consecutive steps keeps besides the last
+// step's values (which stay in StepRow's own fields). Built by
+// StepRow::absorb() when a full mailbox merges neighbouring rows: the scalars
+// keep their extremes, skipped steps and scaler events are all kept, telemetry
+// frames are thinned to at most kMaxFrames (every other one goes).
+struct StepSpan {
+  static constexpr std::size_t kMaxFrames = 16;
+  std::int64_t firstStep = 0;
+  std::int64_t steps = 1;        // steps covered: last step - firstStep + 1
+  std::int64_t lowStep = 0;      // step of the lowest loss (NaN losses ignored)
+  std::int64_t highStep = 0;     // step of the highest loss
+  StepValues low{};              // per column minimum over the covered steps
+  StepValues high{};             // per column maximum
+  amp::ScalerState firstScaler{1.0, 0, 0}; // after the first covered step
+  std::vector<std::pair<std::int64_t, std::int64_t>> skipped; // [first, last] runs of skipped steps
+  std::vector<amp::ScalerEvent> events;                       // every event, steps increasing
+  std::vector<std::shared_ptr<const telemetry::TelemetryFrame>> frames; // steps increasing
 };
 
 struct StepRow {
@@ -56,7 +78,22 @@ struct StepRow {
   model::OpTimes times;
   std::shared_ptr<const telemetry::TelemetryFrame> frame; // telemetry steps only
   std::optional<WatchSample> watch;
-  std::optional<train::Divergence> divergence;
+  std::optional<train::Divergence> divergence; // the first one covered
+  std::unique_ptr<StepSpan> span; // set when this row covers several steps (then `frame`,
+                                  // `events` and `skipped` are in the span, not above)
+
+  // The scalar columns of the last step covered.
+  StepValues values() const {
+    return {loss, 100.0 * accuracy, lr, lossScale, stepMs, gradNorm};
+  }
+  std::int64_t firstStep() const { return span ? span->firstStep : step; }
+  std::int64_t stepsCovered() const { return span ? span->steps : 1; }
+  // Mailbox coalescing (telemetry::CoalescingRow): folds `next`, the step row
+  // right after this one, into this row. Eval rows never merge (false).
+  bool absorb(StepRow&& next);
+
+private:
+  StepSpan& toSpan(); // moves this row's frame, events and skipped flag into a span
 };
 
 struct RunSnapshot {

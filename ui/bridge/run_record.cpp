@@ -25,6 +25,7 @@ void RunRecord::clear() { *this = RunRecord(); }
 
 bool RunRecord::apply(RunMailbox::Drained&& drained) {
   m_droppedRows += drained.droppedRows;
+  m_coalescedRows += drained.coalescedRows;
   bool any = !drained.rows.empty() || drained.snapshot != nullptr;
   for (StepRow& row : drained.rows) {
     if (row.kind == StepRow::Kind::Eval) {
@@ -32,7 +33,10 @@ bool RunRecord::apply(RunMailbox::Drained&& drained) {
       m_testAccuracy.push_back({double(row.step), 100.0 * row.accuracy});
       continue;
     }
-    addStep(row);
+    if (row.span)
+      addSpan(row);
+    else
+      addStep(row);
   }
   if (drained.snapshot)
     m_snapshot = std::move(drained.snapshot);
@@ -41,45 +45,110 @@ bool RunRecord::apply(RunMailbox::Drained&& drained) {
 
 void RunRecord::addStep(StepRow& row) {
   m_lastStep = row.step;
-  const std::array<double, ColumnCount> values{row.loss,      100.0 * row.accuracy, row.lr,
-                                               row.lossScale, row.stepMs,           row.gradNorm};
-  m_history.append(row.step, values);
-  if (row.skipped) {
-    ++m_skippedTotal;
-    if (m_skipped.size() < kMaxSkipped)
-      m_skipped.push_back(double(row.step));
-  }
-  addScaleRecord(row);
-  for (int i = 0; i < row.eventCount; ++i) {
-    if (m_events.size() == kMaxEvents)
-      m_events.erase(m_events.begin(), m_events.begin() + kMaxEvents / 4);
-    m_events.push_back(row.events[std::size_t(i)]);
-  }
-  if (row.frame) {
-    if (m_frames.size() == kMaxFrames) {
-      // Keep every other frame: half the resolution over the whole run.
-      std::vector<std::shared_ptr<const telemetry::TelemetryFrame>> kept;
-      kept.reserve(kMaxFrames);
-      for (std::size_t i = 0; i < m_frames.size(); i += 2)
-        kept.push_back(std::move(m_frames[i]));
-      m_frames = std::move(kept);
-    }
-    m_frames.push_back(std::move(row.frame));
-  }
+  ++m_stepsReceived;
+  m_history.append(row.step, row.values());
+  if (row.skipped)
+    addSkipped(row.step);
+  addScaleRecord({row.step, row.scaler, row.foundInf, row.skipped});
+  for (int i = 0; i < row.eventCount; ++i)
+    addEvent(row.events[std::size_t(i)]);
+  if (row.frame)
+    addFrame(std::move(row.frame));
   if (row.watch)
     m_watch = row.watch;
   if (row.divergence && !m_divergence)
     m_divergence = std::move(row.divergence);
 }
 
+// A row the mailbox coalesced: the history gets the steps of the lowest and
+// highest loss (each carrying every column's minimum / maximum over the span)
+// and the last step, so the decimated curves keep the span's extremes within
+// its few steps; skipped steps, events and frames are all replayed.
+void RunRecord::addSpan(StepRow& row) {
+  StepSpan& s = *row.span;
+  m_lastStep = row.step;
+  m_stepsReceived += s.steps;
+  struct Point {
+    std::int64_t step;
+    StepValues values;
+  };
+  std::array<Point, 3> points{Point{s.lowStep, s.low}, Point{s.highStep, s.high},
+                              Point{row.step, row.values()}};
+  std::sort(points.begin(), points.end(),
+            [](const Point& a, const Point& b) { return a.step < b.step; });
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (i == 0 || points[i].step != points[i - 1].step)
+      m_history.append(points[i].step, points[i].values);
+  for (const auto& [first, last] : s.skipped)
+    for (std::int64_t step = first; step <= last; ++step)
+      addSkipped(step);
+  // The scale trace: where the span starts, after each event, and where it ends.
+  addScaleRecord({s.firstStep, s.firstScaler, false, false});
+  for (const amp::ScalerEvent& e : s.events) {
+    const bool inf = e.kind == amp::ScalerEventKind::Overflow;
+    const bool skip = e.kind == amp::ScalerEventKind::SkippedStep;
+    addScaleRecord({e.step, {e.scaleAfter, 0, row.scaler.hysteresisLeft}, inf, skip});
+    addEvent(e);
+  }
+  addScaleRecord({row.step, row.scaler, row.foundInf, row.skipped});
+  for (auto& f : s.frames)
+    addFrame(std::move(f));
+  if (row.watch)
+    m_watch = row.watch;
+  if (row.divergence && !m_divergence)
+    m_divergence = std::move(row.divergence);
+}
+
+void RunRecord::addSkipped(std::int64_t step) {
+  if (m_skippedTotal++ % m_skippedStride != 0)
+    return;
+  if (m_skipped.size() == kMaxSkipped) {
+    // Keep every other mark: the marks stay spread over the whole run.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < m_skipped.size(); i += 2)
+      m_skipped[kept++] = m_skipped[i];
+    m_skipped.resize(kept);
+    m_skippedStride *= 2;
+    if ((m_skippedTotal - 1) % m_skippedStride != 0)
+      return;
+  }
+  m_skipped.push_back(double(step));
+}
+
+void RunRecord::addEvent(const amp::ScalerEvent& event) {
+  if (m_eventsTotal++ % m_eventStride != 0)
+    return;
+  if (m_events.size() == kMaxEvents) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < m_events.size(); i += 2)
+      m_events[kept++] = m_events[i];
+    m_events.resize(kept);
+    m_eventStride *= 2;
+    if ((m_eventsTotal - 1) % m_eventStride != 0)
+      return;
+  }
+  m_events.push_back(event);
+}
+
+void RunRecord::addFrame(std::shared_ptr<const telemetry::TelemetryFrame> frame) {
+  if (m_frames.size() == kMaxFrames) {
+    // Keep every other frame: half the resolution over the whole run.
+    std::vector<std::shared_ptr<const telemetry::TelemetryFrame>> kept;
+    kept.reserve(kMaxFrames);
+    for (std::size_t i = 0; i < m_frames.size(); i += 2)
+      kept.push_back(std::move(m_frames[i]));
+    m_frames = std::move(kept);
+  }
+  m_frames.push_back(std::move(frame));
+}
+
 // Keeps a record where the scale changed or an event happened, and otherwise
 // one every m_scaleStride steps; when full, the stride doubles and the
 // in-between records go (the changes stay).
-void RunRecord::addScaleRecord(const StepRow& row) {
-  const telemetry::LossScaleRecord record{row.step, row.scaler, row.foundInf, row.skipped};
+void RunRecord::addScaleRecord(const telemetry::LossScaleRecord& record) {
   const bool changed = m_scaleRecords.empty() ||
-                       m_scaleRecords.back().state.scale != row.scaler.scale || isChange(record);
-  if (!changed && row.step % m_scaleStride != 0)
+                       m_scaleRecords.back().state.scale != record.state.scale || isChange(record);
+  if (!changed && record.step % m_scaleStride != 0)
     return;
   if (m_scaleRecords.size() >= kMaxScaleRecords) {
     m_scaleStride *= 2;

@@ -28,6 +28,22 @@ QList<QPointF> toChartPoints(std::span<const telemetry::SeriesPoint> points) {
   return out;
 }
 
+QList<double> onePerColumn(const std::vector<double>& steps, double xMin, double xMax,
+                           std::size_t columns) {
+  if (steps.size() <= columns || columns == 0 || !(xMax > xMin))
+    return QList<double>(steps.begin(), steps.end());
+  QList<double> out;
+  const double width = (xMax - xMin) / double(columns);
+  double lastColumn = -1.0;
+  for (double step : steps) {
+    const double column = std::floor((step - xMin) / width);
+    if (column != lastColumn)
+      out.append(step);
+    lastColumn = column;
+  }
+  return out;
+}
+
 double interpolateAt(const QList<QPointF>& points, double x) {
   if (points.isEmpty())
     return std::numeric_limits<double>::quiet_NaN();
@@ -241,8 +257,14 @@ void CurveChart::updateRanges() {
 }
 
 void CurveChart::restyleSeries(const ChartStyle& style) {
-  for (RunSeries& run : m_runs) {
-    QPen train(run.run.color, style.linePenWidth());
+  // Runs whose curves coincide (fp32 and bf16-mixed often do) must all stay
+  // visible: the first run is drawn widest and each later one, on top of it,
+  // thinner, so coinciding curves read as a band with every run's colour.
+  const std::size_t count = m_runs.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    RunSeries& run = m_runs[i];
+    const double nested = 1.0 + 0.9 * double(count - 1 - i);
+    QPen train(run.run.color, style.linePenWidth() * nested);
     train.setCapStyle(Qt::RoundCap);
     train.setJoinStyle(Qt::RoundJoin);
     run.train->setPen(train);

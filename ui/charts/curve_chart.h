@@ -88,6 +88,11 @@ private:
 // Core series (telemetry::decimateMinMax output) as chart points.
 QList<QPointF> toChartPoints(std::span<const telemetry::SeriesPoint> points);
 
+// Marks to draw out of sorted `steps`: the first one in each of `columns`
+// equal slices of [xMin, xMax] (every step when there are no more than columns).
+QList<double> onePerColumn(const std::vector<double>& steps, double xMin, double xMax,
+                           std::size_t columns);
+
 // Values from the curves at a step by linear interpolation (skip markers).
 double interpolateAt(const QList<QPointF>& points, double x);
 

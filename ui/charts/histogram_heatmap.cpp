@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace mantissa::ui {
 
@@ -78,9 +79,48 @@ bool HistogramHeatmap::appendRow(std::int64_t step, const ExponentHistogram& his
     return false;
   m_steps.push_back(step);
   m_rows.push_back(histogram);
-  rebuildImage();
+  if (!appendImageRow())
+    rebuildImage();
   update();
   return true;
+}
+
+// The live path: when the new row fits the current columns and colour scale,
+// only its scanline is coloured (the old rows are copied as they are).
+bool HistogramHeatmap::appendImageRow() {
+  const ExponentHistogram& h = m_rows.back();
+  const auto first = h.lowestExponent();
+  const auto last = h.highestExponent();
+  const int rows = rowCount();
+  if (rows < 2 || m_image.height() != rows - 1)
+    return false;
+  if (first && last) {
+    if (*first - 1 < m_firstExponent && m_firstExponent > ExponentHistogram::kMinExponent)
+      return false;
+    if (*last + 1 > m_lastExponent && m_lastExponent < ExponentHistogram::kMaxExponent)
+      return false;
+    for (int e = *first; e <= *last; ++e)
+      if (h.count(e) > m_maxCount)
+        return false;
+  }
+  const int cols = m_lastExponent - m_firstExponent + 1;
+  QImage grown(cols, rows, QImage::Format_ARGB32);
+  for (int row = 0; row + 1 < rows; ++row)
+    std::memcpy(grown.scanLine(row), m_image.constScanLine(row), std::size_t(cols) * sizeof(QRgb));
+  fillImageRow(grown, rows - 1);
+  m_image = std::move(grown);
+  return true;
+}
+
+void HistogramHeatmap::fillImageRow(QImage& image, int row) const {
+  auto* line = reinterpret_cast<QRgb*>(image.scanLine(row));
+  const ExponentHistogram& h = m_rows[static_cast<std::size_t>(row)];
+  const int cols = m_lastExponent - m_firstExponent + 1;
+  for (int col = 0; col < cols; ++col) {
+    const std::uint64_t count = h.count(m_firstExponent + col);
+    line[col] = count > 0 ? viridis(0.08 + 0.92 * cellValue(count, m_maxCount)) | 0xff000000u
+                          : QRgb(0);
+  }
 }
 
 void HistogramHeatmap::setSubject(const QString& subject) {
@@ -117,15 +157,8 @@ void HistogramHeatmap::rebuildImage() {
   const int cols = m_lastExponent - m_firstExponent + 1;
   m_image = QImage(cols, std::max(1, rowCount()), QImage::Format_ARGB32);
   m_image.fill(Qt::transparent);
-  for (int row = 0; row < rowCount(); ++row) {
-    auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(row));
-    const ExponentHistogram& h = m_rows[static_cast<std::size_t>(row)];
-    for (int col = 0; col < cols; ++col) {
-      const std::uint64_t count = h.count(m_firstExponent + col);
-      if (count > 0)
-        line[col] = viridis(0.08 + 0.92 * cellValue(count, m_maxCount)) | 0xff000000u;
-    }
-  }
+  for (int row = 0; row < rowCount(); ++row)
+    fillImageRow(m_image, row);
 }
 
 std::optional<std::int64_t> HistogramHeatmap::selectedStep() const {
@@ -296,13 +329,13 @@ void HistogramHeatmap::paintAxes(QPainter& painter, const Layout& layout,
 void HistogramHeatmap::paintColourBar(QPainter& painter, const Layout& layout,
                                       const ChartStyle& style) const {
   const QRectF bar = layout.colourBar;
-  const int steps = std::max(2, static_cast<int>(bar.height()));
-  for (int i = 0; i < steps; ++i) {
-    const double t = 1.0 - double(i) / (steps - 1);
-    painter.fillRect(QRectF(bar.left(), bar.top() + bar.height() * i / steps, bar.width(),
-                            bar.height() / steps + 0.5),
-                     QColor(viridis(0.08 + 0.92 * t)));
-  }
+  static const QImage gradient = [] { // one column, top = the highest count
+    QImage image(1, 256, QImage::Format_RGB32);
+    for (int i = 0; i < 256; ++i)
+      image.setPixel(0, i, viridis(0.08 + 0.92 * (1.0 - i / 255.0)));
+    return image;
+  }();
+  painter.drawImage(bar, gradient);
   painter.setPen(QPen(style.axisLine(), 1.0));
   painter.setBrush(Qt::NoBrush);
   painter.drawRect(bar);

@@ -20,7 +20,8 @@ namespace mantissa::ui {
 // down), one column per binade, colour = count on a log scale (viridis, empty
 // cells left blank). Clicking or dragging moves a cursor to a recorded step and
 // emits stepSelected(); Up/Down step through the rows. Custom painted: the
-// QImage is rebuilt only when the data changes.
+// QImage is rebuilt only when the columns or the colour scale change; a live
+// row that fits them colours one more scanline.
 class HistogramHeatmap : public QWidget, public ExportableChart {
   Q_OBJECT
 public:
@@ -76,6 +77,8 @@ private:
   void paintAxes(QPainter& painter, const Layout& layout, const ChartStyle& style) const;
   void paintColourBar(QPainter& painter, const Layout& layout, const ChartStyle& style) const;
   void rebuildImage();
+  bool appendImageRow();
+  void fillImageRow(QImage& image, int row) const;
   void selectRow(int row);
   void showCellTip(const QPointF& position, const QPoint& globalPos);
 

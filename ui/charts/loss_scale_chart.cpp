@@ -2,9 +2,11 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "loss_scale_chart.h"
 
+#include "curve_chart.h"
 #include "ui/app_shell/palette.h"
 
 #include <QChart>
+#include <QChartView>
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QJsonArray>
@@ -113,6 +115,8 @@ void LossScaleChart::setCountersVisible(bool on) {
   m_tracker->setVisible(on);
   m_hysteresis->setVisible(on);
   m_counterAxis->setVisible(on);
+  if (on)
+    pushCounters();
 }
 
 QScatterSeries* LossScaleChart::markerSeries(ScalerEventKind kind) const {
@@ -124,8 +128,6 @@ void LossScaleChart::setTrace(const std::vector<telemetry::LossScaleRecord>& rec
   m_records = records;
   m_events = events;
   QList<QPointF> line;
-  QList<QPointF> tracker;
-  QList<QPointF> hysteresis;
   for (std::size_t i = 0; i < records.size(); ++i) {
     const auto step = static_cast<double>(records[i].step);
     const double y = log2Scale(records[i].state.scale);
@@ -134,31 +136,61 @@ void LossScaleChart::setTrace(const std::vector<telemetry::LossScaleRecord>& rec
         line.append({step, line.back().y()});
       line.append({step, y});
     }
-    tracker.append({step, double(records[i].state.growthTracker)});
-    hysteresis.append({step, double(records[i].state.hysteresisLeft)});
   }
   if (!records.empty() && line.back().x() != static_cast<double>(records.back().step))
     line.append({static_cast<double>(records.back().step), line.back().y()});
+  // A scale that moves every few steps: min/max per pixel column keeps every excursion.
+  const std::size_t columns = std::size_t(std::max(200, view()->width()));
+  if (std::size_t(line.size()) > 2 * columns) {
+    std::vector<telemetry::SeriesPoint> points;
+    points.reserve(std::size_t(line.size()));
+    for (const QPointF& p : line)
+      points.push_back({p.x(), p.y()});
+    line = toChartPoints(telemetry::decimateMinMax(points, columns));
+  }
   m_scale->replace(line);
-  m_tracker->replace(dropCollinear(tracker));
-  m_hysteresis->replace(dropCollinear(hysteresis));
+  if (m_countersVisible)
+    pushCounters();
 
   updateRanges();
   // Overflows sit on the line before the drop, backoffs and growths after the
   // jump; skipped steps run along a lane at the bottom so they never hide them.
+  // One marker per kind and pixel column: more would paint the same pixels.
   const double lane = m_y->min() + 0.35;
+  const double columnWidth = (m_x->max() - m_x->min()) / double(columns);
   QList<QPointF> marks[4];
   for (const amp::ScalerEvent& event : events) {
     const auto step = static_cast<double>(event.step);
+    QPointF mark;
     switch (event.kind) {
-    case ScalerEventKind::Overflow: marks[0].append({step, log2Scale(event.scaleBefore)}); break;
-    case ScalerEventKind::Backoff: marks[1].append({step, log2Scale(event.scaleAfter)}); break;
-    case ScalerEventKind::Growth: marks[2].append({step, log2Scale(event.scaleAfter)}); break;
-    case ScalerEventKind::SkippedStep: marks[3].append({step, lane}); break;
+    case ScalerEventKind::Overflow: mark = {step, log2Scale(event.scaleBefore)}; break;
+    case ScalerEventKind::Backoff: mark = {step, log2Scale(event.scaleAfter)}; break;
+    case ScalerEventKind::Growth: mark = {step, log2Scale(event.scaleAfter)}; break;
+    case ScalerEventKind::SkippedStep: mark = {step, lane}; break;
     }
+    QList<QPointF>& kind = marks[kindIndex(event.kind)];
+    if (!kind.isEmpty() && std::floor(kind.back().x() / columnWidth) == std::floor(step / columnWidth) &&
+        kind.back().y() == mark.y())
+      continue;
+    kind.append(mark);
   }
   for (ScalerEventKind kind : kKinds)
     m_markers[kindIndex(kind)]->replace(marks[kindIndex(kind)]);
+}
+
+// The growth tracker and hysteresis series, built only while they are shown.
+void LossScaleChart::pushCounters() {
+  QList<QPointF> tracker;
+  QList<QPointF> hysteresis;
+  tracker.reserve(qsizetype(m_records.size()));
+  hysteresis.reserve(qsizetype(m_records.size()));
+  for (const auto& record : m_records) {
+    const auto step = static_cast<double>(record.step);
+    tracker.append({step, double(record.state.growthTracker)});
+    hysteresis.append({step, double(record.state.hysteresisLeft)});
+  }
+  m_tracker->replace(dropCollinear(tracker));
+  m_hysteresis->replace(dropCollinear(hysteresis));
 }
 
 void LossScaleChart::updateRanges() {

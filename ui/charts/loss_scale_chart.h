@@ -46,6 +46,7 @@ protected:
 
 private:
   void updateRanges();
+  void pushCounters();
 
   QString m_preset;
   std::vector<telemetry::LossScaleRecord> m_records;

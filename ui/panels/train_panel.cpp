@@ -36,7 +36,7 @@ namespace {
 
 const QString kDockStateKey = QStringLiteral("train/dockState");
 const QString kRunsKey = QStringLiteral("train/runs");
-constexpr int kLayoutVersion = 1;
+constexpr int kLayoutVersion = 2; // 2: accuracy tabbed with the loss scale on small pages
 
 } // namespace
 
@@ -72,6 +72,8 @@ TrainPanel::TrainPanel(QWidget* parent) : QMainWindow(parent) {
 }
 
 TrainPanel::~TrainPanel() {
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) // they hide while QWidget deletes them
+    disconnect(dock, nullptr, this, nullptr);
   saveLayout();
   m_controller->shutdown();
 }
@@ -121,13 +123,12 @@ void TrainPanel::buildActions() {
   m_banner->setObjectName(QStringLiteral("trainBanner"));
   m_banner->setWordWrap(true);
   m_banner->setTextFormat(Qt::RichText);
-  m_banner->setContentsMargins(8, 4, 8, 4);
-  auto* bannerBar = new QToolBar(tr("Messages"));
-  bannerBar->setObjectName(QStringLiteral("trainBannerBar"));
-  bannerBar->setMovable(false);
-  bannerBar->addWidget(m_banner);
-  addToolBarBreak();
-  addToolBar(bannerBar);
+  m_banner->setContentsMargins(10, 4, 10, 4);
+  m_banner->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  m_banner->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+  // The page's full width, above the toolbar: a toolbar would give the
+  // word-wrapped message only its narrow size hint.
+  setMenuWidget(m_banner);
 }
 
 QDockWidget* TrainPanel::addDock(QWidget* widget, const QString& title, const QString& name,
@@ -137,6 +138,17 @@ QDockWidget* TrainPanel::addDock(QWidget* widget, const QString& title, const QS
   dock->setWidget(widget);
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(area, dock);
+  // Hidden views are not redrawn (refresh()): bring one up to date when its tab
+  // shows. A dock in a tab group that is not the current tab stays isVisible();
+  // this signal is what tells.
+  connect(dock, &QDockWidget::visibilityChanged, this, [this, dock](bool visible) {
+    if (!visible) {
+      m_hiddenDocks.insert(dock);
+      return;
+    }
+    m_hiddenDocks.remove(dock);
+    QMetaObject::invokeMethod(this, &TrainPanel::refresh, Qt::QueuedConnection);
+  });
   return dock;
 }
 
@@ -151,7 +163,7 @@ void TrainPanel::buildDocks() {
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   scroll->setMinimumWidth(300);
-  auto* setupDock = addDock(scroll, tr("Run setup"), QStringLiteral("setupDock"), Qt::LeftDockWidgetArea);
+  addDock(scroll, tr("Run setup"), QStringLiteral("setupDock"), Qt::LeftDockWidgetArea);
 
   m_accuracy = new AccuracyChart;
   m_accuracy->setObjectName(QStringLiteral("accuracyChart"));
@@ -161,7 +173,9 @@ void TrainPanel::buildDocks() {
   m_lossScale->setObjectName(QStringLiteral("lossScaleChart"));
   auto* scaleDock = addDock(m_lossScale, tr("Loss scale"), QStringLiteral("lossScaleDock"),
                             Qt::RightDockWidgetArea);
-  splitDockWidget(accDock, scaleDock, Qt::Vertical);
+  // Accuracy starts as a tab beside the loss scale, so the page fits 1280x720;
+  // fitDocks() gives it its own place when the window is tall enough.
+  tabifyDockWidget(scaleDock, accDock);
 
   auto* histDock = addDock(buildHistogramDock(), tr("Gradient histogram"),
                            QStringLiteral("histogramDock"), Qt::BottomDockWidgetArea);
@@ -177,12 +191,12 @@ void TrainPanel::buildDocks() {
   m_opTable = new OpTablePanel;
   auto* opDock = addDock(m_opTable, tr("Op precision"), QStringLiteral("opTableDock"),
                          Qt::RightDockWidgetArea);
-  tabifyDockWidget(scaleDock, watchDock);
+  tabifyDockWidget(accDock, watchDock);
   tabifyDockWidget(watchDock, opDock);
   scaleDock->raise();
-  m_histogram->setMinimumHeight(220);
-  m_accuracy->setMinimumHeight(220);
-  m_heatmap->setMinimumSize(360, 220);
+  m_histogram->setMinimumHeight(150);
+  m_accuracy->setMinimumHeight(160);
+  m_heatmap->setMinimumSize(300, 150);
 
   connect(m_heatmap, &HistogramHeatmap::stepSelected, this, [this](std::int64_t step) {
     m_scrubStep = step;
@@ -360,7 +374,22 @@ void TrainPanel::onStateChanged() {
   refreshStatus();
 }
 
+// Below this page height the accuracy and loss-scale charts share one tab
+// group: split, each would be too short for its axis labels.
+int TrainPanel::roomyHeight() const { return Theme::instance().presenter() ? 1300 : 860; }
+
+// Presenter mode enlarges every font: a split that fitted may no longer.
+void TrainPanel::fitDocks() {
+  auto* accDock = findChild<QDockWidget*>(QStringLiteral("accuracyDock"));
+  auto* scaleDock = findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
+  if (!m_sized || height() >= roomyHeight() || tabifiedDockWidgets(scaleDock).contains(accDock))
+    return;
+  tabifyDockWidget(scaleDock, accDock);
+  scaleDock->raise();
+}
+
 void TrainPanel::applyTheme() {
+  fitDocks();
   const Theme& t = Theme::instance();
   const ChartStyle style = t.presenter() ? ChartStyle::presenter(t.dark()) : ChartStyle::screen(t.dark());
   m_loss->setChartStyle(style);
@@ -372,14 +401,22 @@ void TrainPanel::applyTheme() {
 
 void TrainPanel::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
+  QMetaObject::invokeMethod(this, &TrainPanel::refresh, Qt::QueuedConnection); // skipped while hidden
   if (!m_sized) { // first show, once the window has its size: split the space
     m_sized = true;
     if (QSettings().value(kDockStateKey).isNull()) {
       auto* setupDock = findChild<QDockWidget*>(QStringLiteral("setupDock"));
       auto* accDock = findChild<QDockWidget*>(QStringLiteral("accuracyDock"));
+      auto* scaleDock = findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
       auto* histDock = findChild<QDockWidget*>(QStringLiteral("histogramDock"));
       auto* heatDock = findChild<QDockWidget*>(QStringLiteral("heatmapDock"));
-      resizeDocks({setupDock, accDock}, {std::max(320, width() / 6), width() * 2 / 7},
+      if (height() >= roomyHeight()) { // accuracy under the loss scale, each tall enough
+        removeDockWidget(accDock); // (splitting a tabbed dock would only add a tab)
+        addDockWidget(Qt::RightDockWidgetArea, accDock, Qt::Vertical);
+        accDock->show();
+        scaleDock->raise();
+      }
+      resizeDocks({setupDock, scaleDock}, {std::max(300, width() / 6), width() * 2 / 7},
                   Qt::Horizontal);
       resizeDocks({histDock}, {height() * 2 / 5}, Qt::Vertical);
       resizeDocks({histDock, heatDock}, {width() / 2, width() / 2}, Qt::Horizontal);

@@ -5,9 +5,11 @@
 #include <mantissa/telemetry/histogram.h>
 
 #include <QMainWindow>
+#include <QSet>
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 class QAction;
 class QComboBox;
@@ -91,6 +93,9 @@ private:
   void onSelectedRunChanged();
   void onBinClicked(int exponent);
   void applyTheme();
+  void fitDocks();
+  bool shows(const QWidget* view) const; // visible, and not in a hidden dock tab
+  int roomyHeight() const;
   void saveLayout() const;
   void restoreLayout();
 
@@ -129,6 +134,8 @@ private:
   QString m_histogramKey;
   QString m_heatmapKey;
   std::int64_t m_scaleDrawnStep = -2;
+  std::vector<std::int64_t> m_curvesKey; // what the curves were drawn from
+  QSet<const QDockWidget*> m_hiddenDocks; // docks whose tab is not the current one
   QString m_statusText;
   QString m_presetNote;
   bool m_closeFilterInstalled = false;

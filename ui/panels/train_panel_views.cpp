@@ -14,6 +14,7 @@
 #include "ui/panels/watch_panel.h"
 
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 
 #include <algorithm>
@@ -55,13 +56,32 @@ QString className(telemetry::TensorClass cls) {
 
 } // namespace
 
+// Only what can be seen is redrawn: a chart in a hidden dock tab (or the
+// whole page behind another tab) is skipped and redrawn when it shows again
+// (TrainPanel::showEvent, QDockWidget::visibilityChanged). Each view also
+// skips itself when its data did not change since it was drawn.
 void TrainPanel::refresh() {
-  refreshCurves();
-  refreshHistogram();
-  refreshHeatmap();
-  refreshLossScale();
-  refreshWatch();
+  refreshWatch(); // text only: cheap, and read by tests while its dock tab is hidden
   refreshStatus();
+  if (!isVisible())
+    return;
+  if (shows(m_loss) || shows(m_accuracy))
+    refreshCurves();
+  if (shows(m_histogram))
+    refreshHistogram();
+  if (shows(m_heatmap))
+    refreshHeatmap();
+  if (shows(m_lossScale))
+    refreshLossScale();
+}
+
+bool TrainPanel::shows(const QWidget* view) const {
+  if (!view->isVisible())
+    return false;
+  for (const QWidget* w = view; w != nullptr && w != this; w = w->parentWidget())
+    if (const auto* dock = qobject_cast<const QDockWidget*>(w))
+      return !m_hiddenDocks.contains(dock);
+  return true;
 }
 
 void TrainPanel::redrawAll() {
@@ -69,14 +89,28 @@ void TrainPanel::redrawAll() {
   m_histogramKey.clear();
   m_heatmapKey.clear();
   m_scaleDrawnStep = -2;
+  m_curvesKey.clear();
   refresh();
 }
 
 void TrainPanel::refreshCurves() {
-  const std::size_t pixels = std::size_t(std::max(200, m_loss->width()));
+  const int width = std::max(shows(m_loss) ? m_loss->width() : 0,
+                             shows(m_accuracy) ? m_accuracy->width() : 0);
+  const std::size_t pixels = std::size_t(std::max(200, width));
+  std::vector<std::int64_t> key{std::int64_t(pixels)};
   for (int i = 0; i < m_controller->runCount(); ++i) {
     const RunRecord& r = m_controller->record(i);
-    const QList<double> skipped(r.skippedSteps().begin(), r.skippedSteps().end());
+    key.insert(key.end(), {r.lastStep(), std::int64_t(r.testLoss().size()), r.skippedTotal()});
+  }
+  if (key == m_curvesKey)
+    return;
+  m_curvesKey = key;
+  for (int i = 0; i < m_controller->runCount(); ++i) {
+    const RunRecord& r = m_controller->record(i);
+    // At most one skip mark per pixel column: thousands of markers cost more
+    // to paint than the curves and show nothing more.
+    const QList<double> skipped =
+        onePerColumn(r.skippedSteps(), 0.0, double(std::max<std::int64_t>(1, r.lastStep())), pixels);
     m_loss->updateRun(m_controller->runId(i), toPoints(r.history().series(RunRecord::Loss, pixels)),
                       toPoints(r.testLoss()), skipped);
     m_accuracy->updateRun(m_controller->runId(i),
@@ -144,10 +178,12 @@ void TrainPanel::refreshHeatmap() {
   const auto cls = telemetry::TensorClass(m_classPicker->currentData().toInt());
   const QString key = QStringLiteral("%1/%2/%3").arg(run).arg(layer).arg(int(cls));
   const auto& frames = r.frames();
-  // Rebuild when the subject changed or the record thinned its frames; else append.
+  // Rebuild when the subject changed or the record thinned its frames (it
+  // keeps the first, so fewer frames than rows tells); else append.
   const bool rebuild = key != m_heatmapKey ||
                        (m_heatmap->rowCount() > 0 &&
-                        (frames.empty() || frames.front()->step != m_heatmap->stepOfRow(0)));
+                        (frames.empty() || frames.front()->step != m_heatmap->stepOfRow(0) ||
+                         std::size_t(m_heatmap->rowCount()) > frames.size()));
   if (rebuild) {
     std::vector<std::int64_t> steps;
     std::vector<telemetry::ExponentHistogram> hists;

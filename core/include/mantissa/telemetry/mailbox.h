@@ -6,9 +6,16 @@
 //
 // The producer (trainer) publishes immutable snapshots (the latest replaces
 // the previous one: the GUI only ever wants the newest picture) and appends
-// scalar rows (one per step) to a bounded ring. When the ring is full the
-// oldest row is dropped and counted, so a stalled consumer costs bounded
-// memory and the producer never waits for it. The consumer drains at its own
+// scalar rows (one per step) to a bounded ring, so a stalled consumer costs
+// bounded memory and the producer never waits for it. When the ring is full:
+//   - a Row type that can coalesce (CoalescingRow: `bool absorb(Row&& next)`
+//     merges the row that follows it into itself, keeping whatever the row
+//     type must not lose, e.g. min/max/last of each scalar and every event)
+//     has the ring halved by merging neighbours pairwise, as History does
+//     with its buckets: nothing is lost, older rows just cover more steps;
+//   - any other Row, or rows that refuse to merge, lose the oldest row,
+//     counted in droppedRows.
+// The consumer drains at its own
 // pace: drain() swaps the ring out under a short lock and does the ordering
 // work after releasing it. Only shared_ptr<const Snapshot> and plain rows
 // cross; never widgets, never mutable shared state.
@@ -19,6 +26,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -29,6 +37,13 @@
 
 namespace mantissa::telemetry {
 
+// absorb(next) folds `next` (the row right after *this) into *this and
+// returns true, or returns false and leaves both rows untouched.
+template <class Row>
+concept CoalescingRow = requires(Row& row, Row&& next) {
+  { row.absorb(std::move(next)) } -> std::same_as<bool>;
+};
+
 template <class Snapshot, class Row> class Mailbox {
 public:
   // What one drain() hands over.
@@ -37,6 +52,7 @@ public:
         snapshot;                  // newest, or nullptr if none published since the last drain
     std::vector<Row> rows;         // oldest first; at most capacity()
     std::uint64_t droppedRows = 0; // rows lost to the bound since the last drain
+    std::uint64_t coalescedRows = 0; // rows merged into a neighbour since the last drain
   };
 
   // rowCapacity >= 1; throws std::invalid_argument otherwise.
@@ -87,6 +103,7 @@ public:
       std::swap(fresh, m_rows);
       head = std::exchange(m_head, 0);
       out.droppedRows = std::exchange(m_dropped, 0);
+      out.coalescedRows = std::exchange(m_coalesced, 0);
       if (m_fresh)
         out.snapshot = m_latest;
       m_fresh = false;
@@ -109,6 +126,9 @@ public:
 
 private:
   void pushLocked(Row&& row) { // requires m_mutex
+    if constexpr (CoalescingRow<Row>)
+      if (m_rows.size() == m_capacity)
+        coalesceLocked();
     if (m_rows.size() < m_capacity) {
       m_rows.push_back(std::move(row));
       return;
@@ -119,6 +139,23 @@ private:
     ++m_droppedTotal;
   }
 
+  // Halves a full ring by merging rows 2i and 2i + 1 (oldest first): O(capacity)
+  // once per capacity / 2 pushes. Leaves the ring full if no pair merged.
+  void coalesceLocked() { // requires m_mutex
+    std::rotate(m_rows.begin(), m_rows.begin() + static_cast<std::ptrdiff_t>(m_head), m_rows.end());
+    m_head = 0;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < m_rows.size();) {
+      const bool merged = i + 1 < m_rows.size() && m_rows[i].absorb(std::move(m_rows[i + 1]));
+      if (kept != i)
+        m_rows[kept] = std::move(m_rows[i]);
+      ++kept;
+      i += merged ? 2 : 1;
+    }
+    m_coalesced += m_rows.size() - kept;
+    m_rows.erase(m_rows.begin() + static_cast<std::ptrdiff_t>(kept), m_rows.end());
+  }
+
   const std::size_t m_capacity;
   mutable std::mutex m_mutex;
   std::shared_ptr<const Snapshot> m_latest; // guarded by m_mutex
@@ -127,6 +164,7 @@ private:
   std::size_t m_head = 0;                   // guarded by m_mutex
   std::uint64_t m_dropped = 0;              // guarded by m_mutex: since the last drain
   std::uint64_t m_droppedTotal = 0;         // guarded by m_mutex: since construction
+  std::uint64_t m_coalesced = 0;            // guarded by m_mutex: since the last drain
 };
 
 // Producer-side pacing: shouldPublish() is true when `everySteps` steps have
