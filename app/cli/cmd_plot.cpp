@@ -14,8 +14,6 @@
 #include "ui/report/run_charts.h"
 #include "ui/report/run_report.h"
 
-#include <QDir>
-
 #include <iostream>
 
 namespace mantissa::cli {
@@ -40,18 +38,11 @@ std::optional<train::RunLog> loadRunLogForCli(const char* command, const std::st
 int exportTrainedRun(const train::RunLog& log, const std::string& dir) {
   ui::HeadlessApp app;
   QStringList written;
-  const QString qdir = QString::fromStdString(dir);
-  if (QString error = ui::exportRunCharts(log, qdir, ui::ExportOptions{}, &written);
-      !error.isEmpty()) {
+  if (QString error = ui::exportRun(log, QString::fromStdString(dir), &written); !error.isEmpty()) {
     std::cerr << "mantissa-cli train: --export: " << error.toStdString() << "\n";
     return 1;
   }
-  const QString report = QDir(qdir).filePath(QStringLiteral("report.html"));
-  if (QString error = ui::RunReport(log).write(report); !error.isEmpty()) {
-    std::cerr << "mantissa-cli train: --export: " << error.toStdString() << "\n";
-    return 1;
-  }
-  std::cerr << "exported " << written.size() + 1 << " files to " << dir << "\n";
+  std::cerr << "exported " << written.size() << " files to " << dir << "\n";
   return 0;
 }
 

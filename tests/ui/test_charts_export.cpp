@@ -3,7 +3,8 @@
 //
 // Export opens what it wrote: PNG decodes to the requested size and DPI, SVG
 // parses as XML with one path per series, PDF is one page, CSV has a header
-// and a row per point; a failed write leaves the old file intact.
+// and a row per point; a failed write (no directory, read-only, a full disk)
+// is a clear error and leaves the old file intact.
 
 #include "ui/charts/chart_export.h"
 #include "ui/charts/histogram_heatmap.h"
@@ -21,7 +22,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <vector>
 
@@ -219,6 +223,55 @@ TEST(ChartsExport, AFailedWriteLeavesTheExistingFileIntact) {
     QFile::setPermissions(dir.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     EXPECT_EQ(readAll(path), "old,content\n");
   }
+}
+
+// While alive, file writes in this process fail past `bytes` (EFBIG, as a
+// full disk fails them with ENOSPC) instead of raising SIGXFSZ.
+class FileSizeLimit {
+public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    m_oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+    getrlimit(RLIMIT_FSIZE, &m_old);
+    rlimit limit = m_old;
+    limit.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &m_old);
+    std::signal(SIGXFSZ, m_oldHandler);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+private:
+  rlimit m_old{};
+  void (*m_oldHandler)(int) = nullptr;
+};
+
+TEST(ChartsExport, AFullDiskIsAClearErrorAndKeepsTheExistingFile) {
+  LossChart chart;
+  fill(chart);
+  QTemporaryDir dir;
+  const QByteArray good = "a good file from an earlier export\n";
+  for (const char* name : {"loss.png", "loss.svg", "loss.pdf", "loss.csv", "loss.json"}) {
+    const QString path = dir.filePath(name);
+    ASSERT_EQ(writeFileAtomically(path, good), "");
+    ASSERT_GT(exportBytes(chart, *exportFormatForPath(path), {}).size(), 2 * good.size());
+    QString error;
+    {
+      const FileSizeLimit limit(rlim_t(good.size()));
+      error = exportChart(chart, path);
+    }
+    EXPECT_TRUE(error.contains(path)) << name << ": " << error.toStdString();
+    EXPECT_TRUE(error.contains("too large", Qt::CaseInsensitive) ||
+                error.contains("space", Qt::CaseInsensitive))
+        << name << ": " << error.toStdString();
+    EXPECT_EQ(readAll(path), good) << name;
+  }
+  // No temporary file left behind, and with room again the export succeeds.
+  EXPECT_EQ(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 5);
+  EXPECT_EQ(exportChart(chart, dir.filePath("loss.png")), "");
+  EXPECT_FALSE(QImage(dir.filePath("loss.png")).isNull());
 }
 
 TEST(ChartsExport, WritingReplacesAnExistingFileWhole) {

@@ -1,27 +1,43 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// File -> Open Run… / Save Run… / Export Report… in the main window: a log
-// written by `mantissa-cli train` opens with no training, and exporting its
-// charts from the window gives the same SVG and CSV as `mantissa-cli plot`.
+// File -> Open Run… in the main window: a log written by `mantissa-cli train`
+// joins the Train page's runs with no training (curves, histograms and heat
+// map, loss scale, op table, a status saying it is loaded); several open side
+// by side; a malformed log is an error naming the file and line that leaves
+// the runs as they were; Start asks before replacing loaded runs. Exporting
+// the run from the window (charts, report, Save Run) gives the same files as
+// the CLI.
 #include "ui/app_shell/main_window.h"
-#include "ui/charts/chart_widget.h"
-#include "ui/report/run_browser.h"
+#include "ui/app_shell/run_files.h"
+#include "ui/bridge/run_controller.h"
+#include "ui/charts/histogram_heatmap.h"
+#include "ui/charts/loss_chart.h"
+#include "ui/panels/op_table_panel.h"
+#include "ui/panels/train_panel.h"
+#include "ui/panels/train_panel_setup.h"
 
+#include <QAbstractButton>
 #include <QAction>
+#include <QApplication>
 #include <QDir>
 #include <QFile>
-#include <QMenu>
-#include <QMenuBar>
+#include <QLabel>
+#include <QLineSeries>
+#include <QMessageBox>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
 
 #include <gtest/gtest.h>
 
 namespace {
 
+using namespace mantissa;
 using namespace mantissa::ui;
 
 QByteArray readAll(const QString& path) {
@@ -45,71 +61,157 @@ int cli(const QStringList& args, QString* err = nullptr) {
   return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
 }
 
-QAction* fileAction(MainWindow& window, const QString& text) {
-  for (QAction* menu : window.menuBar()->actions())
-    if (menu->menu() && menu->text() == QStringLiteral("&File"))
-      for (QAction* a : menu->menu()->actions())
-        if (a->text() == text)
-          return a;
-  return nullptr;
+// A 30-step fp16-mixed run: evals every 10 steps, telemetry at 0, 10, 20.
+QStringList trainArgs(const QString& recipe, const QString& log) {
+  return {"train", "--data", "spirals", "--model", "mlp:2-16-2:tanh", "--recipe", recipe,
+          "--steps", "30", "--batch", "32", "--eval-every", "10", "--telemetry-every", "10",
+          "--log", log, "--quiet"};
 }
 
-TEST(ReportGui, OpenRunThenExportMatchesTheCli) {
+// Answers the next modal message box with `button`.
+void answerNextQuestion(QMessageBox::StandardButton button) {
+  QTimer::singleShot(0, [button] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+      box->button(button)->click();
+  });
+}
+
+TEST(ReportGui, OpenRunShowsItOnTheTrainPageAndExportsLikeTheCli) {
   QTemporaryDir dir;
   const QString log = dir.filePath("run.jsonl");
+  const QString cliExport = dir.filePath("cli_export");
   QString err;
-  ASSERT_EQ(cli({"train", "--data", "spirals", "--model", "mlp:2-16-2:tanh", "--recipe",
-                 "fp16-mixed", "--steps", "30", "--batch", "32", "--eval-every", "10",
-                 "--telemetry-every", "10", "--log", log, "--quiet"},
-                &err),
-            0)
+  ASSERT_EQ(cli(trainArgs("fp16-mixed", log) << "--export" << cliExport, &err), 0)
       << err.toStdString();
 
   MainWindow window;
-  auto* browser = window.findChild<RunBrowser*>();
-  ASSERT_NE(browser, nullptr);
-  QAction* save = fileAction(window, "&Save Run…");
-  QAction* report = fileAction(window, "Export &Report…");
-  ASSERT_NE(fileAction(window, "&Open Run…"), nullptr);
-  ASSERT_TRUE(save && report);
-  EXPECT_FALSE(save->isEnabled()) << "nothing to save before a run is open";
-  EXPECT_NE(browser->openRun(dir.filePath("none.jsonl")), "");
+  window.show(); // the Train page redraws only the charts on screen
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  auto* files = window.findChild<RunFiles*>();
+  auto* train = window.findChild<TrainPanel*>();
+  ASSERT_TRUE(files && train);
+  RunController* c = train->controller();
+  EXPECT_FALSE(files->saveAction()->isEnabled()) << "nothing to save before a step or a run";
 
-  ASSERT_EQ(browser->openRun(log), "");
-  EXPECT_TRUE(save->isEnabled());
-  EXPECT_TRUE(report->isEnabled());
-  const QWidget* view = browser->view();
-  ASSERT_NE(view, nullptr);
-  EXPECT_TRUE(view != nullptr && view->isVisible());
-  EXPECT_EQ(browser->run()->steps.size(), 30u);
-  // loss, accuracy, loss scale, and 2 layers at telemetry steps 0, 10, 20.
-  EXPECT_EQ(browser->tabs()->count(), 3 + 2 * 3);
+  ASSERT_EQ(files->openRun(log), "");
+  EXPECT_EQ(window.pages()->currentWidget(), train);
+  ASSERT_EQ(c->runCount(), 1) << "the setup's runs, never started, give way to the loaded one";
+  EXPECT_TRUE(c->isLoaded(0));
+  EXPECT_EQ(c->state(), RunController::State::Finished);
+  EXPECT_EQ(c->record(0).lastStep(), 29);
+  EXPECT_EQ(c->record(0).frames().size(), 3u);
+  // Views: loss curve (30 train points, 3 evals), heat map rows, op table, status.
+  ASSERT_NE(train->lossChart()->trainSeries(c->runId(0)), nullptr);
+  EXPECT_EQ(train->lossChart()->trainSeries(c->runId(0))->count(), 30);
+  EXPECT_EQ(train->lossChart()->testSeries(c->runId(0))->count(), 3);
+  EXPECT_EQ(train->heatmap()->rowCount(), 3);
+  EXPECT_GT(train->opTable()->precisionTable()->rowCount(), 0);
+  // The status line may be redrawn after the next paint: wait for it.
+  QTest::qWaitFor([&] { return train->statusText().contains("loaded"); }, 5000);
+  EXPECT_TRUE(train->statusText().contains("loaded")) << train->statusText().toStdString();
+  EXPECT_TRUE(train->statusText().contains("30/30")) << train->statusText().toStdString();
+  EXPECT_TRUE(train->findChild<QLabel*>("trainBanner")->text().contains("run.jsonl"));
+  EXPECT_FALSE(train->stepAction()->isEnabled());
+  EXPECT_FALSE(train->pauseAction()->isEnabled());
+  EXPECT_TRUE(files->saveAction()->isEnabled());
 
-  for (const auto& [chart, stem] : std::vector<std::pair<QString, QString>>{
-           {"loss", "loss"}, {"loss-scale", "loss_scale"}, {"histogram:1:10", "histogram_layer1_step10"}}) {
-    ChartWidget* shown = browser->chart(stem);
-    ASSERT_NE(shown, nullptr) << stem.toStdString();
-    browser->tabs()->setCurrentWidget(shown);
-    for (const char* ext : {".svg", ".csv"}) {
-      const QString fromGui = dir.filePath("gui_" + stem + ext);
-      const QString fromCli = dir.filePath("cli_" + stem + ext);
-      ASSERT_EQ(exportChart(*shown, fromGui), "");
-      ASSERT_EQ(cli({"plot", log, "--chart", chart, "--out", fromCli}, &err), 0) << err.toStdString();
-      const QByteArray gui = readAll(fromGui);
-      EXPECT_FALSE(gui.isEmpty());
-      EXPECT_EQ(gui, readAll(fromCli)) << stem.toStdString() << ext;
-    }
-  }
+  // Export Run Charts… writes what `train --export` wrote, byte for byte.
+  const QString guiExport = dir.filePath("gui_export");
+  QStringList written;
+  ASSERT_EQ(files->exportCharts(guiExport, &written), "");
+  const QStringList names = QDir(cliExport).entryList(QDir::Files, QDir::Name);
+  EXPECT_EQ(QDir(guiExport).entryList(QDir::Files, QDir::Name), names);
+  EXPECT_EQ(written.size(), names.size());
+  EXPECT_TRUE(names.contains("report.html") && names.contains("histogram_layer1_step20.svg"));
+  for (const QString& name : names)
+    EXPECT_EQ(readAll(guiExport + "/" + name), readAll(cliExport + "/" + name)) << name.toStdString();
 
   // Save Run… writes the log and its config; the report matches the CLI's.
   const QString saved = dir.filePath("saved.jsonl");
-  ASSERT_EQ(browser->saveRun(saved), "");
+  ASSERT_EQ(files->saveRun(saved), "");
   EXPECT_EQ(readAll(saved), readAll(log));
   EXPECT_TRUE(QFile::exists(dir.filePath("saved.config.json")));
-  ASSERT_EQ(browser->exportReport(dir.filePath("gui.html")), "");
+  ASSERT_EQ(files->exportReport(dir.filePath("gui.pdf")), "");
+  EXPECT_TRUE(readAll(dir.filePath("gui.pdf")).startsWith("%PDF"));
+  ASSERT_EQ(files->exportReport(dir.filePath("gui.html")), "");
   ASSERT_EQ(cli({"report", log, "--out", dir.filePath("cli.html")}, &err), 0) << err.toStdString();
   EXPECT_EQ(readAll(dir.filePath("gui.html")), readAll(dir.filePath("cli.html")));
-  EXPECT_NE(browser->exportReport("/proc/mantissa-none/r.html"), "");
+  EXPECT_NE(files->exportReport("/proc/mantissa-none/r.html"), "");
+}
+
+TEST(ReportGui, SeveralRunsSideBySideAndABadLogLeavesThemAsTheyWere) {
+  QTemporaryDir dir;
+  const QString a = dir.filePath("a.jsonl");
+  const QString b = dir.filePath("b.jsonl");
+  QString err;
+  ASSERT_EQ(cli(trainArgs("fp32", a), &err), 0) << err.toStdString();
+  ASSERT_EQ(cli(trainArgs("bf16-mixed", b), &err), 0) << err.toStdString();
+
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  auto* files = window.findChild<RunFiles*>();
+  auto* train = window.findChild<TrainPanel*>();
+  RunController* c = train->controller();
+  ASSERT_EQ(files->openRun(a), "");
+  ASSERT_EQ(files->openRun(b), "");
+  ASSERT_EQ(c->runCount(), 2);
+  EXPECT_NE(c->runName(0), c->runName(1));
+  EXPECT_TRUE(c->runName(1).contains("bf16-mixed")) << c->runName(1).toStdString();
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_NE(train->lossChart()->trainSeries(c->runId(r)), nullptr);
+    EXPECT_EQ(train->lossChart()->trainSeries(c->runId(r))->count(), 30);
+  }
+  EXPECT_EQ(train->selectedRun(), 1) << "the run just opened is the one inspected";
+
+  // Line 3 broken: the error names the file and the line; nothing changes.
+  QByteArray lines = readAll(a);
+  const qsizetype second = lines.indexOf('\n', lines.indexOf('\n') + 1);
+  lines.insert(second + 1, "{\"step\": 1, \"loss\": \"high\"}\n");
+  const QString bad = dir.filePath("bad.jsonl");
+  {
+    QFile f(bad);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(lines);
+  }
+  const QString error = files->openRun(bad);
+  EXPECT_TRUE(error.contains("bad.jsonl:3")) << error.toStdString();
+  EXPECT_TRUE(error.contains("loss")) << error.toStdString();
+  EXPECT_NE(files->openRun(dir.filePath("missing.jsonl")), "");
+  EXPECT_EQ(c->runCount(), 2);
+  EXPECT_EQ(c->record(0).lastStep(), 29);
+  EXPECT_EQ(c->record(1).lastStep(), 29);
+}
+
+TEST(ReportGui, StartAsksBeforeReplacingLoadedRuns) {
+  QTemporaryDir dir;
+  const QString log = dir.filePath("run.jsonl");
+  QString err;
+  ASSERT_EQ(cli(trainArgs("fp32", log), &err), 0) << err.toStdString();
+
+  MainWindow window;
+  auto* files = window.findChild<RunFiles*>();
+  auto* train = window.findChild<TrainPanel*>();
+  RunController* c = train->controller();
+  train::RunConfig small;
+  small.data = "spirals";
+  small.model = "mlp:2-8-2:tanh";
+  small.steps = 5;
+  train->setup()->setConfigs({small});
+  ASSERT_EQ(files->openRun(log), "");
+  ASSERT_TRUE(train->startAction()->isEnabled());
+
+  answerNextQuestion(QMessageBox::Cancel);
+  train->startAction()->trigger();
+  EXPECT_EQ(c->runCount(), 1);
+  EXPECT_TRUE(c->isLoaded(0)) << "cancelled: the loaded run stays";
+
+  answerNextQuestion(QMessageBox::Ok);
+  train->startAction()->trigger();
+  ASSERT_EQ(c->runCount(), 1);
+  EXPECT_FALSE(c->isLoaded(0)) << "confirmed: the setup's run replaced it";
+  EXPECT_EQ(c->loadedCount(), 0);
+  c->shutdown();
 }
 
 } // namespace

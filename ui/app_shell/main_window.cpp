@@ -3,6 +3,7 @@
 #include "ui/app_shell/main_window.h"
 
 #include "ui/app_shell/about_dialog.h"
+#include "ui/app_shell/run_files.h"
 #include "ui/app_shell/settings.h"
 #include "ui/app_shell/theme.h"
 #include "ui/app_shell/view_export.h"
@@ -11,7 +12,6 @@
 #include "ui/panels/speed_panel.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
-#include "ui/report/run_browser.h"
 
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/numeric/format.h>
@@ -52,6 +52,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* train = new TrainPanel;
   addPage(train, tr("Train"));
   connect(train, &TrainPanel::statusTextChanged, this, &MainWindow::setStatusDetail);
+  // Open Run… / Save Run… / Export Report… / Export Run Charts… at the top of File.
+  auto* runFiles = new RunFiles(m_fileMenu, train, this);
+  connect(runFiles, &RunFiles::runOpened, this, [this, train] { m_pages->setCurrentWidget(train); });
   addPage(new FloatExplorer, tr("Explorer"));
   // Lessons link into the Explorer (a value) and the Train page (a preset).
   auto* lessons = new LessonsPage;
@@ -92,6 +95,7 @@ void MainWindow::setStatusDetail(const QString& text) {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  m_fileMenu = file;
   m_exportAction = file->addAction(tr("&Export Current View…"));
   m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   m_exportAction->setToolTip(tr("Save the current view as PNG, SVG or PDF"));
@@ -101,7 +105,6 @@ void MainWindow::buildMenus() {
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
   quit->setMenuRole(QAction::QuitRole);
   connect(quit, &QAction::triggered, this, &QWidget::close);
-  new RunBrowser(file, this); // Open Run… / Save Run… / Export Report… at the top of File
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   auto* themes = new QActionGroup(this);

@@ -7,6 +7,7 @@
 
 class QAction;
 class QLabel;
+class QMenu;
 class QTabWidget;
 
 namespace mantissa::ui {
@@ -50,6 +51,7 @@ private:
   void showShortcuts();
 
   QTabWidget* m_pages = nullptr;
+  QMenu* m_fileMenu = nullptr;
   QAction* m_exportAction = nullptr;
   QAction* m_lightAction = nullptr;
   QAction* m_darkAction = nullptr;

@@ -3,11 +3,18 @@
 #include "ui/bridge/run_controller.h"
 
 #include "ui/app_shell/palette.h"
+#include "ui/bridge/live_run_log.h"
 
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
+#include <mantissa/io/atomic_file.h>
 #include <mantissa/numeric/convert.h>
+#include <mantissa/train/run_log_rows.h>
 
+#include <nlohmann/json.hpp>
+
+#include <QFile>
+#include <QFileInfo>
 #include <QMetaObject>
 
 #include <algorithm>
@@ -52,6 +59,9 @@ struct RunController::Run {
   train::RunConfig config;
   RunMailbox mailbox{kRowCapacity};
   RunRecord record; // GUI thread only
+  RunFacts facts;
+  std::shared_ptr<const train::RunLog> loaded; // a loaded run: its log (no trainer)
+  QString source;                              // a loaded run: its file
 
   // Training thread only.
   telemetry::PublishThrottle throttle{0, kPublishInterval};
@@ -68,7 +78,8 @@ struct RunController::Run {
   telemetry::TensorClass findClass{}; // guarded by watchMutex
   int findExponent = 0;               // guarded by watchMutex
 
-  std::unique_ptr<train::Trainer> trainer; // last: its thread goes first
+  std::unique_ptr<LiveRunLog> log;         // a live run: written by its trainer thread
+  std::unique_ptr<train::Trainer> trainer; // last: its thread goes first; null when loaded
 };
 
 RunController::RunController(QObject* parent) : QObject(parent) {
@@ -85,7 +96,9 @@ QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
   m_started = false;
   m_configs = configs;
   QStringList problems;
-  std::map<std::pair<std::string, std::uint64_t>, std::shared_ptr<const data::TrainTest>> loaded;
+  // Loaded as train::Session(config) loads it (the built-in generators' own
+  // seed, not the run's), so a run here is the run `mantissa-cli train` makes.
+  std::map<std::string, std::shared_ptr<const data::TrainTest>> loaded;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     auto run = std::make_unique<Run>();
     run->config = configs[i];
@@ -94,11 +107,11 @@ QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
     run->color = palette::seriesColor(int(i));
     try {
       configs[i].validate();
-      auto& data = loaded[{configs[i].data, configs[i].seed}];
+      auto& data = loaded[configs[i].data];
       if (!data)
-        data = std::make_shared<const data::TrainTest>(
-            data::loadDataSpec(configs[i].data, configs[i].seed));
+        data = std::make_shared<const data::TrainTest>(data::loadDataSpec(configs[i].data));
       buildTrainer(*run, data);
+      run->facts = runFacts(run->trainer->session());
       m_runs.push_back(std::move(run));
     } catch (const std::exception& e) {
       problems << QStringLiteral("%1: %2").arg(run->name, QString::fromUtf8(e.what()));
@@ -106,6 +119,12 @@ QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
   }
   if (!problems.isEmpty())
     m_runs.clear();
+  for (auto& run : m_runs) {
+    const QString path =
+        m_logDir.filePath(QStringLiteral("%1-%2.jsonl").arg(run->id).arg(++m_logCount));
+    run->log = std::make_unique<LiveRunLog>(QFile::encodeName(path).toStdString());
+    run->log->write(train::logHeader(run->trainer->session()));
+  }
   emit runsChanged();
   emit stateChanged();
   return problems.join(u'\n');
@@ -116,6 +135,8 @@ void RunController::buildTrainer(Run& run, std::shared_ptr<const data::TrainTest
   Run* r = &run;
   callbacks.onStep = [this, r](const train::StepReport& report) { onTrainerStep(*r, report); };
   callbacks.onEval = [this, r](const train::EvalReport& eval) {
+    if (r->log)
+      r->log->write(train::logEval(eval));
     StepRow row;
     row.kind = StepRow::Kind::Eval;
     row.step = eval.step;
@@ -126,6 +147,10 @@ void RunController::buildTrainer(Run& run, std::shared_ptr<const data::TrainTest
       nudge();
   };
   callbacks.onDone = [this, r](const train::RunSummary& summary) {
+    if (r->log) {
+      r->log->write(train::logSummary(summary));
+      r->log->flush();
+    }
     auto snapshot = std::make_shared<RunSnapshot>();
     snapshot->stepsDone = summary.steps;
     snapshot->totalSteps = r->trainer->totalSteps();
@@ -140,6 +165,8 @@ void RunController::buildTrainer(Run& run, std::shared_ptr<const data::TrainTest
 
 // Training thread: one row per step; a snapshot and a nudge when due.
 void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
+  if (run.log)
+    run.log->write(train::logStep(report));
   const auto now = Clock::now();
   if (report.step == 0 || run.firstStep == Clock::time_point{}) {
     run.firstStep = now;
@@ -214,6 +241,8 @@ void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
                      run.trainer->state() != train::TrainerState::Running;
   if (!run.throttle.shouldPublish(report.step, now, force))
     return;
+  if (run.log)
+    run.log->flush();
   auto snapshot = std::make_shared<RunSnapshot>();
   snapshot->stepsDone = report.step + 1;
   snapshot->totalSteps = report.totalSteps;
@@ -285,9 +314,78 @@ void RunController::drainNow() { drain(); }
 
 void RunController::joinAll() {
   for (auto& run : m_runs)
-    run->trainer->stop();
+    if (run->trainer)
+      run->trainer->stop();
   for (auto& run : m_runs)
-    run->trainer->wait();
+    if (run->trainer)
+      run->trainer->wait();
+}
+
+QString RunController::loadRun(const QString& path) {
+  std::shared_ptr<const train::RunLog> log;
+  try {
+    log = std::make_shared<const train::RunLog>(
+        train::loadRunLog(QFile::encodeName(path).toStdString()));
+  } catch (const std::exception& e) { // RunLogError names the file and line
+    return QString::fromStdString(e.what());
+  }
+  if (!m_started) { // built but never started: nothing in them to keep
+    std::erase_if(m_runs, [](const auto& run) { return run->trainer != nullptr; });
+    m_configs.clear();
+  }
+  auto run = std::make_unique<Run>();
+  run->id = QStringLiteral("run%1").arg(m_runs.size() + 1);
+  run->name = QStringLiteral("%1 · %2").arg(QString::fromStdString(log->name()),
+                                            QFileInfo(path).completeBaseName());
+  run->color = palette::seriesColor(int(m_runs.size()));
+  run->config = log->config.value_or(train::RunConfig{});
+  run->facts = runFacts(*log);
+  run->source = path;
+  run->record.apply(drainedFromLog(*log));
+  run->loaded = std::move(log);
+  m_runs.push_back(std::move(run));
+  emit runsChanged();
+  emit stateChanged();
+  emit updated();
+  return {};
+}
+
+bool RunController::isLoaded(int run) const { return m_runs.at(std::size_t(run))->loaded != nullptr; }
+
+int RunController::loadedCount() const {
+  return int(std::count_if(m_runs.begin(), m_runs.end(),
+                           [](const auto& run) { return run->loaded != nullptr; }));
+}
+
+QString RunController::runSource(int run) const { return m_runs.at(std::size_t(run))->source; }
+
+QString RunController::saveRun(int run, const QString& path) const {
+  const Run& r = *m_runs.at(std::size_t(run));
+  const std::filesystem::path target(QFile::encodeName(path).toStdString());
+  try {
+    if (r.loaded) {
+      train::saveRun(*r.loaded, target);
+    } else {
+      r.log->copyTo(target);
+      io::writeFileAtomically(train::configPath(target), train::toJson(r.config).dump(2) + "\n");
+    }
+  } catch (const std::exception& e) { // AtomicFileError names the path and the reason
+    return QString::fromLocal8Bit(e.what());
+  }
+  return {};
+}
+
+std::optional<train::RunLog> RunController::runLog(int run, QString* error) const {
+  const Run& r = *m_runs.at(std::size_t(run));
+  if (r.loaded)
+    return *r.loaded;
+  try {
+    return r.log->parse(r.name.toStdString());
+  } catch (const std::exception& e) {
+    if (error)
+      *error = QString::fromLocal8Bit(e.what());
+  }
+  return std::nullopt;
 }
 
 QString RunController::runId(int run) const { return m_runs.at(std::size_t(run))->id; }
@@ -296,23 +394,33 @@ QColor RunController::runColor(int run) const { return m_runs.at(std::size_t(run
 const train::RunConfig& RunController::config(int run) const {
   return m_runs.at(std::size_t(run))->config;
 }
+const RunFacts& RunController::facts(int run) const { return m_runs.at(std::size_t(run))->facts; }
 const train::Session& RunController::session(int run) const {
-  return m_runs.at(std::size_t(run))->trainer->session();
+  const Run& r = *m_runs.at(std::size_t(run));
+  if (!r.trainer)
+    throw std::logic_error("RunController::session: run " + r.id.toStdString() +
+                           " was loaded from a file and has no session");
+  return r.trainer->session();
 }
 const RunRecord& RunController::record(int run) const {
   return m_runs.at(std::size_t(run))->record;
 }
 train::TrainerState RunController::trainerState(int run) const {
-  return m_runs.at(std::size_t(run))->trainer->state();
+  const Run& r = *m_runs.at(std::size_t(run));
+  return r.trainer ? r.trainer->state() : train::TrainerState::Finished;
 }
 
 RunController::State RunController::state() const {
   if (m_runs.empty())
     return State::Empty;
+  if (loadedCount() == runCount())
+    return State::Finished; // loaded runs only: complete records, nothing to train
   if (!m_started)
     return State::Ready;
   bool anyRunning = false, allFinished = true;
   for (const auto& run : m_runs) {
+    if (!run->trainer)
+      continue;
     const auto s = run->trainer->state();
     anyRunning = anyRunning || s == train::TrainerState::Running;
     allFinished = allFinished && s == train::TrainerState::Finished;
@@ -327,20 +435,23 @@ void RunController::start() {
     return;
   m_started = true;
   for (auto& run : m_runs)
-    run->trainer->start(false);
+    if (run->trainer)
+      run->trainer->start(false);
   emit stateChanged();
 }
 
 void RunController::pause() {
   for (auto& run : m_runs)
-    run->trainer->pause();
+    if (run->trainer)
+      run->trainer->pause();
   emit stateChanged();
   m_drainTimer.start(); // pick up the rows of steps that were in flight
 }
 
 void RunController::resume() {
   for (auto& run : m_runs)
-    run->trainer->resume();
+    if (run->trainer)
+      run->trainer->resume();
   emit stateChanged();
 }
 
@@ -361,23 +472,26 @@ void RunController::togglePause() {
 }
 
 void RunController::stepOnce() {
-  if (m_runs.empty())
+  if (m_runs.empty() || loadedCount() == runCount())
     return;
   if (!m_started) {
     m_started = true;
     for (auto& run : m_runs)
-      run->trainer->start(true);
+      if (run->trainer)
+        run->trainer->start(true);
   } else if (state() == State::Running) {
     pause();
   }
   for (auto& run : m_runs)
-    run->trainer->stepOnce();
+    if (run->trainer)
+      run->trainer->stepOnce();
   emit stateChanged();
 }
 
 void RunController::stop() {
   for (auto& run : m_runs)
-    run->trainer->stop();
+    if (run->trainer)
+      run->trainer->stop();
   m_drainTimer.start();
 }
 

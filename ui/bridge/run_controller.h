@@ -5,6 +5,7 @@
 // amp/optimizer.h declares slots(): hide Qt's keyword macro while core headers are read.
 #pragma push_macro("slots")
 #undef slots
+#include "ui/bridge/run_loader.h"
 #include "ui/bridge/run_record.h"
 
 #include <mantissa/telemetry/histogram.h>
@@ -15,12 +16,14 @@
 #include <QColor>
 #include <QObject>
 #include <QString>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace mantissa::ui {
@@ -34,6 +37,12 @@ namespace mantissa::ui {
 // every mailbox by swap and then emits updated() for the views to redraw.
 // A mailbox that fills between two drains coalesces its rows (StepRow::absorb)
 // instead of dropping them. Threads hand over data, never widgets.
+//
+// Each live run also writes its full JSONL log while it trains (LiveRunLog:
+// the objects `mantissa-cli train --log` writes), so saveRun() can write the
+// whole run at any moment. A saved run can be opened beside the others
+// (loadRun): it has no trainer, its record is filled once from the log, and
+// it counts as finished.
 class RunController : public QObject {
   Q_OBJECT
 public:
@@ -43,18 +52,37 @@ public:
   ~RunController() override; // stops and joins every trainer
 
   // Replaces the runs (stopping any current ones). Data sets are loaded once
-  // per distinct (data, seed). Returns "" or the problems, one per line,
+  // per distinct data spec, as train::Session loads them (so a run equals the
+  // one `mantissa-cli train` makes). Returns "" or the problems, one per line,
   // naming the run ("bf16-mixed: lr: must be ...").
   QString setRuns(const std::vector<train::RunConfig>& configs);
+
+  // Opens a saved run (JSONL log) as one more run, read-only. Runs built but
+  // not started yet are dropped first; started ones keep going beside it.
+  // Returns "" or the problem naming the file and line; the current runs are
+  // then left as they were.
+  QString loadRun(const QString& path);
+  bool isLoaded(int run) const;
+  int loadedCount() const;
+  QString runSource(int run) const; // loaded run: its file; live run: ""
+
+  // Writes the run's complete log so far (header, every step with its
+  // telemetry, evaluations, the summary once finished) and its
+  // configuration (train::configPath) atomically. "" or the error.
+  QString saveRun(int run, const QString& path) const;
+  // The run's log as of now (for reports and chart export); nullopt with
+  // *error set when it cannot be read.
+  std::optional<train::RunLog> runLog(int run, QString* error) const;
 
   int runCount() const { return int(m_runs.size()); }
   QString runId(int run) const;   // "run1"
   QString runName(int run) const; // "bf16-mixed"
   QColor runColor(int run) const;
   const train::RunConfig& config(int run) const;
-  const train::Session& session(int run) const; // fixed parts only (recipe, plan, model spec)
+  const RunFacts& facts(int run) const; // fixed parts: widths, recipe, backend, scaler, steps
+  const train::Session& session(int run) const; // live runs only: fixed parts (recipe, plan, model)
   const RunRecord& record(int run) const;
-  train::TrainerState trainerState(int run) const;
+  train::TrainerState trainerState(int run) const; // a loaded run: Finished
   State state() const;
 
   void start(); // from Ready; runs paused if pausedStart
@@ -93,6 +121,8 @@ private:
   void onTrainerStep(Run& run, const train::StepReport& report);
 
   std::vector<train::RunConfig> m_configs;
+  QTemporaryDir m_logDir; // the live runs' logs (outlives m_runs, whose logs live in it)
+  int m_logCount = 0;
   std::vector<std::unique_ptr<Run>> m_runs;
   static double guiCpuSeconds();
 

@@ -22,6 +22,7 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
 #include <QScrollArea>
 #include <QSettings>
 #include <QToolBar>
@@ -104,6 +105,8 @@ void TrainPanel::buildActions() {
   connect(m_step, &QAction::triggered, m_controller, &RunController::stepOnce);
   connect(m_stopAction, &QAction::triggered, m_controller, &RunController::stop);
   connect(m_reset, &QAction::triggered, this, [this] {
+    if (!confirmReplaceLoadedRuns())
+      return;
     m_controller->shutdown();
     applySetup();
   });
@@ -274,6 +277,8 @@ void TrainPanel::startOrResume() {
   default:
     break;
   }
+  if (!confirmReplaceLoadedRuns())
+    return;
   if (applySetup().isEmpty()) {
     m_controller->start();
     m_banner->setText(m_presetNote.isEmpty()
@@ -281,6 +286,17 @@ void TrainPanel::startOrResume() {
                                "inspect above, click a histogram bar to watch a weight from it.")
                           : m_presetNote);
   }
+}
+
+// Loaded runs are read-only: training replaces them, after asking.
+bool TrainPanel::confirmReplaceLoadedRuns() {
+  if (m_controller->loadedCount() == 0)
+    return true;
+  return QMessageBox::question(this, tr("Replace the loaded runs?"),
+                               tr("Training builds the runs of the setup and closes the %n loaded "
+                                  "run(s) on this page (their files stay as they are).",
+                                  nullptr, m_controller->loadedCount()),
+                               QMessageBox::Ok | QMessageBox::Cancel) == QMessageBox::Ok;
 }
 
 void TrainPanel::onRunsChanged() {
@@ -303,6 +319,15 @@ void TrainPanel::onRunsChanged() {
   m_heatmapKey.clear();
   m_heatmap->setHistory({}, {});
   m_scaleDrawnStep = -2;
+  if (m_controller->loadedCount() > 0) {
+    QStringList files;
+    for (int i = 0; i < m_controller->runCount(); ++i)
+      if (m_controller->isLoaded(i))
+        files << m_controller->runSource(i).toHtmlEscaped();
+    m_banner->setText(tr("<b>Loaded run(s)</b>, read-only (no training): %1<br>Export from the "
+                         "charts or the File menu; Start trains the setup's runs instead.")
+                          .arg(files.join(QStringLiteral(", "))));
+  }
   onSelectedRunChanged();
 }
 
@@ -310,8 +335,8 @@ void TrainPanel::onSelectedRunChanged() {
   const int run = selectedRun();
   if (run < 0)
     return;
-  const train::Session& session = m_controller->session(run);
-  const auto& widths = session.model().spec().widths;
+  const RunFacts& facts = m_controller->facts(run);
+  const auto& widths = facts.widths;
   {
     const QSignalBlocker block(m_layerPicker);
     const int previous = m_layerPicker->currentIndex();
@@ -324,12 +349,10 @@ void TrainPanel::onSelectedRunChanged() {
   m_watch->setModelWidths(widths);
   m_controller->setWatch(run, m_watch->layer(), m_watch->flatIndex());
   const QString backend =
-      QString::fromStdString(session.model().matmulImplementation()) +
-      (session.model().matmulEmulated() ? tr(" (16-bit emulated: FP32 compute)") : QString());
-  m_opTable->setRun(session.recipe(), backend,
-                    QString::fromStdString(session.scalerDescription()));
-  m_lossScale->setPreset(session.scaler() ? QString::fromStdString(session.scaler()->config().preset)
-                                          : tr("no"));
+      facts.matmul + (facts.matmulEmulated ? tr(" (16-bit emulated: FP32 compute)") : QString());
+  if (facts.recipe)
+    m_opTable->setRun(*facts.recipe, backend, facts.scalerDescription);
+  m_lossScale->setPreset(facts.scalerPreset.isEmpty() ? tr("no") : facts.scalerPreset);
   m_histogramKey.clear();
   m_heatmapKey.clear();
   m_scaleDrawnStep = -2;

@@ -88,6 +88,7 @@ private:
                        Qt::DockWidgetArea area);
   QWidget* buildHistogramDock();
   void startOrResume();
+  bool confirmReplaceLoadedRuns();
   void onRunsChanged();
   void onStateChanged();
   void onSelectedRunChanged();

@@ -2,9 +2,11 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "run_report.h"
 
+#include "ui/app_shell/palette.h"
 #include "ui/charts/chart_widget.h"
 
 #include <QBuffer>
+#include <QDir>
 #include <QFileInfo>
 #include <QFontMetricsF>
 #include <QPageLayout>
@@ -23,15 +25,24 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kResolution = 96;          // PDF device units per inch (logical pixels)
-const QSize kChartSize{960, 600};        // each chart, in logical pixels
-constexpr double kMargin = 48.0;         // page margin
+constexpr int kResolution = 96;   // PDF device units per inch (logical pixels)
+const QSize kChartSize{720, 430}; // each chart, in logical pixels: about the page's width,
+                                  // so its text prints near its on-screen size
+constexpr double kMargin = 48.0;  // page margin (half an inch)
+const QColor kAccent = palette::kBlue;
+const QColor kMuted{0x57, 0x60, 0x6a};
+const QColor kRule{0xd0, 0xd7, 0xde};
+const QColor kHeaderFill{0xe8, 0xee, 0xf5};
+const QColor kStripe{0xf6, 0xf8, 0xfa};
+constexpr int kMaxEventRows = 12;
 
 QString number(double v) {
   if (!std::isfinite(v))
     return QStringLiteral("n/a");
   return QString::number(v, 'g', 6);
 }
+
+QString ms(double v) { return QString::number(v, 'g', 3) + QStringLiteral(" ms"); }
 
 QString jsonText(const json& v) {
   if (v.is_string())
@@ -43,17 +54,22 @@ QString jsonText(const json& v) {
   return QString::fromStdString(v.dump());
 }
 
+double jsonNumber(const json& o, const char* key) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_number() ? it->get<double>() : std::nan("");
+}
+
 // Median and mean of the logged step times (ms), ignoring zeros (not logged).
 std::pair<double, double> stepTimes(const train::RunLog& log) {
-  std::vector<double> ms;
+  std::vector<double> values;
   for (const auto& row : log.steps)
     if (row.stepMs > 0.0 && std::isfinite(row.stepMs))
-      ms.push_back(row.stepMs);
-  if (ms.empty())
+      values.push_back(row.stepMs);
+  if (values.empty())
     return {0.0, 0.0};
-  const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size());
-  std::nth_element(ms.begin(), ms.begin() + std::ptrdiff_t(ms.size() / 2), ms.end());
-  return {ms[ms.size() / 2], mean};
+  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
+  std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(values.size() / 2), values.end());
+  return {values[values.size() / 2], mean};
 }
 
 ExportOptions chartOptions() {
@@ -61,6 +77,43 @@ ExportOptions chartOptions() {
   options.size = kChartSize;
   options.dpi = kResolution;
   return options;
+}
+
+// "matmul_fwd" -> "matmul forward": the op kinds of the step-time breakdown.
+QString opKindName(const std::string& key) {
+  static const std::map<std::string, const char*> names{
+      {"matmul_fwd", "matmul forward"}, {"matmul_bwd", "matmul backward"},
+      {"conversion", "conversions"},    {"elementwise", "element-wise"},
+      {"loss", "softmax + loss"},       {"optimizer", "optimizer"},
+      {"telemetry", "telemetry"},       {"data", "data"}};
+  const auto it = names.find(key);
+  return QString::fromLatin1(it != names.end() ? it->second : key.c_str());
+}
+
+// What a figure shows, for its caption (the chart's own title names it).
+QString caption(const RunChartSpec& spec, const train::RunLog& log) {
+  switch (spec.kind) {
+  case RunChartKind::Loss:
+    return QObject::tr("Cross-entropy loss of each training step's batch (solid) and of the test "
+                       "set at each evaluation (dashed); crosses mark steps the loss scaler "
+                       "skipped.");
+  case RunChartKind::Accuracy:
+    return QObject::tr("Accuracy of each training step's batch (solid) and on the test set at each "
+                       "evaluation (dashed), in percent.");
+  case RunChartKind::LossScale:
+    return QObject::tr("Loss scale (log2) after each step, with the scaler's overflow, backoff and "
+                       "growth events.");
+  case RunChartKind::Histogram: {
+    const std::int64_t step = spec.step >= 0 ? spec.step
+                                             : (log.frames.empty() ? 0 : log.frames.back().step);
+    return QObject::tr("Layer %1 weight gradients at step %2: values per binade of |dW| "
+                       "(unscaled); shaded, the regions where the run's 16-bit format rounds to "
+                       "zero, is subnormal, or overflows.")
+        .arg(spec.layer)
+        .arg(step);
+  }
+  }
+  return {};
 }
 
 } // namespace
@@ -71,9 +124,15 @@ RunReport::RunReport(const train::RunLog& log, RunReportOptions options)
   m_charts = {{RunChartKind::Loss}, {RunChartKind::Accuracy}, {RunChartKind::LossScale}};
   const auto steps =
       m_options.histogramSteps.empty() ? defaultHistogramSteps(log) : m_options.histogramSteps;
+  std::vector<RunChartSpec> histograms;
   for (std::int64_t step : steps)
     for (int layer : histogramLayers(log, step))
-      m_charts.push_back({RunChartKind::Histogram, layer, step});
+      histograms.push_back({RunChartKind::Histogram, layer, step});
+  // Layer by layer, steps in order: each layer's histograms side by side in time.
+  std::stable_sort(histograms.begin(), histograms.end(), [](const auto& a, const auto& b) {
+    return a.layer != b.layer ? a.layer < b.layer : a.step < b.step;
+  });
+  m_charts.insert(m_charts.end(), histograms.begin(), histograms.end());
 }
 
 QString RunReport::title() const {
@@ -81,6 +140,20 @@ QString RunReport::title() const {
   if (m_log.config)
     t += QStringLiteral(" on %1").arg(QString::fromStdString(m_log.config->data));
   return t;
+}
+
+QString RunReport::subtitle() const {
+  QStringList parts;
+  if (m_log.config) {
+    parts << QString::fromStdString(m_log.config->model)
+          << QStringLiteral("batch %1").arg(m_log.config->batch)
+          << QStringLiteral("seed %1").arg(m_log.config->seed);
+  }
+  parts << QStringLiteral("%1 steps logged").arg(m_log.steps.size());
+  const json& s = m_log.summary;
+  if (s.is_object() && std::isfinite(jsonNumber(s, "test_accuracy")))
+    parts << QStringLiteral("test accuracy %1 %").arg(100.0 * jsonNumber(s, "test_accuracy"), 0, 'f', 2);
+  return parts.join(QStringLiteral("  ·  "));
 }
 
 void RunReport::addTables() {
@@ -93,10 +166,25 @@ void RunReport::addTables() {
   if (m_log.truncated)
     summary.rows.append({QObject::tr("log"), QObject::tr("incomplete last line dropped (run killed)")});
   if (s.is_object()) {
-    for (const char* key : {"test_accuracy", "test_loss", "steps", "skipped_steps", "wall_s",
-                            "stopped_early", "diverged"})
-      if (s.contains(key))
-        summary.rows.append({QString::fromLatin1(key), jsonText(s[key])});
+    const double accuracy = jsonNumber(s, "test_accuracy");
+    summary.rows.append({QObject::tr("test accuracy"),
+                         std::isfinite(accuracy) ? QString::number(100.0 * accuracy, 'f', 2) + " %"
+                                                 : QStringLiteral("n/a")});
+    summary.rows.append({QObject::tr("test loss"), number(jsonNumber(s, "test_loss"))});
+    summary.rows.append({QObject::tr("optimizer steps"),
+                         QObject::tr("%1 (%2 skipped by the loss scaler)")
+                             .arg(jsonText(s.value("steps", json())),
+                                  jsonText(s.value("skipped_steps", json(0))))});
+    summary.rows.append({QObject::tr("wall time"),
+                         QString::number(jsonNumber(s, "wall_s"), 'g', 3) + QStringLiteral(" s")});
+    summary.rows.append({QObject::tr("stopped early"),
+                         s.value("stopped_early", false) ? QObject::tr("yes") : QObject::tr("no")});
+    QString diverged = s.value("diverged", false) ? QObject::tr("yes") : QObject::tr("no");
+    if (const auto it = s.find("divergence"); it != s.end() && it->is_object())
+      diverged = QObject::tr("at step %1, layer %2, %3 (%4)")
+                     .arg(jsonText(it->value("step", json())), jsonText(it->value("layer", json())),
+                          jsonText(it->value("op", json())), jsonText(it->value("pass", json())));
+    summary.rows.append({QObject::tr("diverged"), diverged});
   } else {
     summary.rows.append({QObject::tr("finished"), QObject::tr("no (no summary line: the run was interrupted)")});
   }
@@ -132,13 +220,29 @@ void RunReport::addTables() {
   if (!ops.rows.isEmpty())
     m_tables.append(ops);
 
+  ReportTable events{QObject::tr("Loss-scale events"),
+                     {QObject::tr("step"), QObject::tr("event"), QObject::tr("scale before → after")},
+                     {}};
+  int eventCount = 0;
+  for (const auto& row : m_log.steps)
+    for (const auto& e : row.events)
+      if (++eventCount <= kMaxEventRows)
+        events.rows.append({QString::number(e.step), QString::fromUtf8(amp::toString(e.kind)),
+                            number(e.scaleBefore) + QStringLiteral(" → ") + number(e.scaleAfter)});
+  if (eventCount > kMaxEventRows)
+    events.rows.append({QStringLiteral("…"), QObject::tr("%1 more").arg(eventCount - kMaxEventRows),
+                        QObject::tr("see the loss-scale chart")});
+  if (eventCount > 0)
+    m_tables.append(events);
+
   const auto [median, mean] = stepTimes(m_log);
   if (median > 0.0) {
     ReportTable speed{QObject::tr("Speed"), {}, {}};
-    speed.rows.append({QObject::tr("median step"), number(median) + QStringLiteral(" ms")});
-    speed.rows.append({QObject::tr("mean step"), number(mean) + QStringLiteral(" ms")});
-    speed.rows.append({QObject::tr("steps per second (median)"), number(1000.0 / median)});
-    // Mean time per op kind over the logged steps.
+    speed.rows.append({QObject::tr("median step"), ms(median)});
+    speed.rows.append({QObject::tr("mean step"), ms(mean)});
+    speed.rows.append({QObject::tr("steps per second (median)"), QString::number(1000.0 / median, 'f', 0)});
+    m_tables.append(speed);
+    // Mean time per op kind over the logged steps, and its share of the step.
     std::map<std::string, double> sums;
     std::size_t counted = 0;
     for (const auto& row : m_log.steps)
@@ -148,24 +252,48 @@ void RunReport::addTables() {
           if (value.is_number())
             sums[key] += value.get<double>();
       }
+    double total = 0.0;
     for (const auto& [key, sum] : sums)
-      speed.rows.append({QObject::tr("mean %1").arg(QString::fromStdString(key)),
-                         number(sum / double(counted)) + QStringLiteral(" ms")});
-    m_tables.append(speed);
+      total += sum;
+    if (counted > 0 && total > 0.0) {
+      ReportTable split{QObject::tr("Where a step's time goes"),
+                        {QObject::tr("op kind"), QObject::tr("mean"), QObject::tr("share")},
+                        {}};
+      std::vector<std::pair<std::string, double>> byTime(sums.begin(), sums.end());
+      std::stable_sort(byTime.begin(), byTime.end(),
+                       [](const auto& a, const auto& b) { return a.second > b.second; });
+      for (const auto& [key, sum] : byTime)
+        split.rows.append({opKindName(key), ms(sum / double(counted)),
+                           QString::number(100.0 * sum / total, 'f', 1) + QStringLiteral(" %")});
+      m_tables.append(split);
+    }
   }
 }
 
 QByteArray RunReport::html() const {
   QString out;
-  out += QStringLiteral("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                        "<title>%1</title>\n<style>\n"
-                        "body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}\n"
-                        "table{border-collapse:collapse;margin-bottom:1.5em}\n"
-                        "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}\n"
-                        "figure{margin:1em 0}\n</style>\n</head>\n<body>\n<h1>%1</h1>\n")
-             .arg(title().toHtmlEscaped());
+  out += QStringLiteral(
+             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+             "<title>%1</title>\n<style>\n"
+             "body{font-family:\"DejaVu Sans\",Helvetica,Arial,sans-serif;max-width:960px;"
+             "margin:2em auto;padding:0 1em;color:#1f2328;line-height:1.4}\n"
+             "h1{font-size:1.6em;margin:0 0 .2em}\n"
+             ".subtitle{color:#57606a;margin:0 0 1.5em;padding-bottom:.6em;"
+             "border-bottom:3px solid #0072b2}\n"
+             "h2{font-size:1.15em;color:#0072b2;margin:1.6em 0 .4em}\n"
+             "table{border-collapse:collapse;margin-bottom:1em;font-size:.9em;min-width:50%}\n"
+             "td,th{border-bottom:1px solid #d0d7de;padding:4px 12px 4px 6px;text-align:left;"
+             "vertical-align:top}\n"
+             "th{background:#e8eef5}\ntr:nth-child(even) td{background:#f6f8fa}\n"
+             "table.keyed td:first-child{color:#57606a;width:14em}\n"
+             "figure{margin:1.5em 0;break-inside:avoid}\nfigure svg{width:100%;height:auto}\n"
+             "figcaption{color:#57606a;font-size:.9em}\n</style>\n</head>\n<body>\n"
+             "<h1>%1</h1>\n<p class=\"subtitle\">%2</p>\n")
+             .arg(title().toHtmlEscaped(), subtitle().toHtmlEscaped());
   for (const ReportTable& table : m_tables) {
-    out += QStringLiteral("<h2>%1</h2>\n<table>\n").arg(table.heading.toHtmlEscaped());
+    out += QStringLiteral("<h2>%1</h2>\n<table%2>\n")
+               .arg(table.heading.toHtmlEscaped(),
+                    table.columns.isEmpty() ? QStringLiteral(" class=\"keyed\"") : QString());
     if (!table.columns.isEmpty()) {
       out += QStringLiteral("<tr>");
       for (const QString& c : table.columns)
@@ -181,6 +309,7 @@ QByteArray RunReport::html() const {
     out += QStringLiteral("</table>\n");
   }
   out += QStringLiteral("<h2>%1</h2>\n").arg(QObject::tr("Charts"));
+  int figure = 0;
   for (const RunChartSpec& spec : m_charts) {
     QString error;
     const auto chart = makeRunChart(m_log, spec, &error);
@@ -192,7 +321,7 @@ QByteArray RunReport::html() const {
     const qsizetype start = svg.indexOf(QLatin1String("<svg"));
     out += QStringLiteral("<figure id=\"%1\">\n%2\n<figcaption>%3</figcaption>\n</figure>\n")
                .arg(runChartStem(spec), start >= 0 ? svg.mid(start).trimmed() : svg,
-                    chart->title().toHtmlEscaped());
+                    QObject::tr("Figure %1. %2").arg(++figure).arg(caption(spec, m_log).toHtmlEscaped()));
   }
   out += QStringLiteral("</body>\n</html>\n");
   return out.toUtf8();
@@ -210,67 +339,128 @@ QByteArray RunReport::pdf(int* pages) const {
     writer.setResolution(kResolution);
     writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF()));
     QPainter painter(&writer);
+    painter.setRenderHint(QPainter::Antialiasing);
     const QRectF page(kMargin, kMargin, writer.width() - 2 * kMargin,
                       writer.height() - 2 * kMargin);
+
+    QFont titleFont = painter.font();
+    titleFont.setPointSizeF(17);
+    titleFont.setBold(true);
+    QFont headFont = titleFont;
+    headFont.setPointSizeF(11.5);
+    QFont bodyFont = painter.font();
+    bodyFont.setPointSizeF(8.5);
+    bodyFont.setBold(false);
+    QFont boldFont = bodyFont;
+    boldFont.setBold(true);
+    QFont smallFont = bodyFont;
+    smallFont.setPointSizeF(7.5);
+    const QFontMetricsF body(bodyFont, &writer);
+    const double rowHeight = body.height() * 1.45;
+    const double headHeight = QFontMetricsF(headFont, &writer).height() * 1.7;
+    const double footerY = page.bottom() + kMargin * 0.45;
+
     double y = page.top();
+    const auto footer = [&] {
+      painter.setFont(smallFont);
+      painter.setPen(kMuted);
+      painter.drawText(QRectF(page.left(), footerY, page.width(), body.height()), Qt::AlignLeft,
+                       title());
+      painter.drawText(QRectF(page.left(), footerY, page.width(), body.height()), Qt::AlignRight,
+                       QObject::tr("page %1").arg(pageCount));
+      painter.setPen(Qt::black);
+    };
     const auto newPage = [&] {
       writer.newPage();
       ++pageCount;
       y = page.top();
+      footer();
     };
+    footer();
 
-    QFont titleFont = painter.font();
-    titleFont.setPointSizeF(16);
-    titleFont.setBold(true);
-    QFont headFont = titleFont;
-    headFont.setPointSizeF(12);
-    QFont bodyFont = painter.font();
-    bodyFont.setPointSizeF(8.5);
-    bodyFont.setBold(false);
-
+    // Title block: title, one line of what ran, an accent rule.
     painter.setFont(titleFont);
     const double titleHeight = QFontMetricsF(titleFont, &writer).height();
     painter.drawText(QRectF(page.left(), y, page.width(), titleHeight), Qt::AlignLeft, title());
-    y += titleHeight * 1.6;
+    y += titleHeight * 1.15;
+    painter.setFont(bodyFont);
+    painter.setPen(kMuted);
+    painter.drawText(QRectF(page.left(), y, page.width(), rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                     subtitle());
+    y += rowHeight + 4;
+    painter.fillRect(QRectF(page.left(), y, page.width(), 2.5), kAccent);
+    y += 10;
 
-    const double rowHeight = QFontMetricsF(bodyFont, &writer).height() * 1.25;
-    const double headHeight = QFontMetricsF(headFont, &writer).height() * 1.5;
-    for (const ReportTable& table : m_tables) {
-      if (y + headHeight + 2 * rowHeight > page.bottom())
-        newPage();
-      painter.setFont(headFont);
-      painter.drawText(QRectF(page.left(), y, page.width(), headHeight), Qt::AlignLeft,
-                       table.heading);
-      y += headHeight;
-      painter.setFont(bodyFont);
-      // Key/value tables: 35 % / 65 %; column tables: 22 % / 18 % / 60 %.
-      const bool keyed = table.columns.isEmpty();
-      const std::vector<double> widths = keyed ? std::vector<double>{0.35, 0.65}
-                                               : std::vector<double>{0.22, 0.18, 0.60};
-      QList<QStringList> rows = table.rows;
-      if (!keyed)
-        rows.prepend(table.columns);
-      for (const QStringList& row : rows) {
-        if (y + rowHeight > page.bottom())
-          newPage();
-        double x = page.left();
-        for (qsizetype c = 0; c < row.size() && c < qsizetype(widths.size()); ++c) {
-          const double w = page.width() * widths[std::size_t(c)];
-          const QRectF cell(x, y, w - 6, rowHeight);
-          painter.drawText(cell, Qt::AlignLeft | Qt::AlignVCenter,
-                           QFontMetricsF(bodyFont, &writer).elidedText(row[c], Qt::ElideRight, cell.width()));
-          x += w;
-        }
-        y += rowHeight;
+    const auto drawRow = [&](const QStringList& row, const std::vector<double>& widths, bool header,
+                             bool stripe, bool keyed) {
+      const QRectF band(page.left(), y, page.width(), rowHeight);
+      if (header || stripe)
+        painter.fillRect(band, header ? kHeaderFill : kStripe);
+      painter.setPen(QPen(kRule, 0.75));
+      painter.drawLine(band.bottomLeft(), band.bottomRight());
+      double x = page.left() + 6;
+      for (qsizetype c = 0; c < row.size() && c < qsizetype(widths.size()); ++c) {
+        const double w = page.width() * widths[std::size_t(c)];
+        const QRectF cell(x, y, w - 10, rowHeight);
+        painter.setFont(header ? boldFont : bodyFont);
+        painter.setPen(keyed && c == 0 ? kMuted : QColor(Qt::black));
+        painter.drawText(cell, Qt::AlignLeft | Qt::AlignVCenter,
+                         QFontMetricsF(painter.font(), &writer)
+                             .elidedText(row[c], Qt::ElideRight, cell.width()));
+        x += w;
       }
       y += rowHeight;
+    };
+
+    for (const ReportTable& table : m_tables) {
+      const bool keyed = table.columns.isEmpty();
+      // Long key/value tables (the configuration) run in two column pairs.
+      const bool twoUp = keyed && table.rows.size() > 10;
+      QList<QStringList> rows = table.rows;
+      QList<QStringList> wide; // values too long for half the page: full-width rows after
+      if (twoUp) {
+        rows.clear();
+        for (const QStringList& row : table.rows)
+          (body.horizontalAdvance(row.value(1)) > page.width() * 0.3 - 12 ? wide : rows).append(row);
+      }
+      const qsizetype lines = twoUp ? (rows.size() + 1) / 2 : rows.size() + (keyed ? 0 : 1);
+      if (y + headHeight + std::min<qsizetype>(lines, 4) * rowHeight > page.bottom())
+        newPage();
+      painter.setFont(headFont);
+      painter.setPen(kAccent);
+      painter.drawText(QRectF(page.left(), y, page.width(), headHeight),
+                       Qt::AlignLeft | Qt::AlignVCenter, table.heading);
+      y += headHeight;
+      const std::vector<double> widths =
+          twoUp ? std::vector<double>{0.2, 0.3, 0.2, 0.3}
+          : keyed ? std::vector<double>{0.3, 0.7}
+                  : std::vector<double>{0.3, 0.14, 0.56};
+      if (!keyed)
+        drawRow(table.columns, widths, true, false, false);
+      for (qsizetype i = 0; i < lines - (keyed ? 0 : 1); ++i) {
+        if (y + rowHeight > page.bottom())
+          newPage();
+        QStringList row = rows[i];
+        if (twoUp && i + lines < rows.size())
+          row += rows[i + lines];
+        drawRow(row, widths, false, i % 2 == 1, keyed);
+      }
+      for (qsizetype i = 0; i < wide.size(); ++i) {
+        if (y + rowHeight > page.bottom())
+          newPage();
+        drawRow(wide[i], {0.2, 0.8}, false, (lines + i) % 2 == 1, true);
+      }
+      y += rowHeight * 0.6;
     }
 
-    // Charts: two per page, each scaled into half the page height.
+    // Charts: two to a page at one size, each with its figure caption.
     const ExportOptions options = chartOptions();
-    const double chartHeight = (page.height() - kMargin) / 2.0;
-    const double scale = std::min(page.width() / kChartSize.width(), chartHeight / kChartSize.height());
+    const double captionHeight = rowHeight * 2.4; // two lines
+    const double slot = (page.height() - 2 * captionHeight - kMargin / 2) / 2.0;
+    const double scale = std::min(page.width() / kChartSize.width(), slot / kChartSize.height());
+    const double chartWidth = kChartSize.width() * scale;
     int onPage = 2; // force a page before the first chart
+    int figure = 0;
     for (const RunChartSpec& spec : m_charts) {
       if (onPage == 2) {
         newPage();
@@ -278,8 +468,10 @@ QByteArray RunReport::pdf(int* pages) const {
       }
       QString error;
       const auto chart = makeRunChart(m_log, spec, &error);
+      const double top = page.top() + onPage * (slot + captionHeight + kMargin / 2);
+      const double left = page.left() + (page.width() - chartWidth) / 2;
       painter.save();
-      painter.translate(page.left(), page.top() + onPage * (chartHeight + kMargin));
+      painter.translate(left, top);
       if (chart) {
         painter.scale(scale, scale);
         chart->render(painter, QRectF(QPointF(0, 0), QSizeF(kChartSize)), options.style);
@@ -288,6 +480,12 @@ QByteArray RunReport::pdf(int* pages) const {
         painter.drawText(QPointF(0, rowHeight), error);
       }
       painter.restore();
+      painter.setFont(bodyFont);
+      painter.setPen(kMuted);
+      painter.drawText(QRectF(left, top + kChartSize.height() * scale + 4, chartWidth, captionHeight),
+                       Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
+                       QObject::tr("Figure %1. %2").arg(++figure).arg(caption(spec, m_log)));
+      painter.setPen(Qt::black);
       ++onPage;
     }
   }
@@ -303,6 +501,17 @@ QString RunReport::write(const QString& path) const {
   if (suffix == QLatin1String("html") || suffix == QLatin1String("htm"))
     return writeFileAtomically(path, html());
   return QObject::tr("cannot write a report to %1: the extension must be .pdf or .html").arg(path);
+}
+
+QString exportRun(const train::RunLog& log, const QString& dir, QStringList* written) {
+  if (QString error = exportRunCharts(log, dir, ExportOptions{}, written); !error.isEmpty())
+    return error;
+  const QString report = QDir(dir).filePath(QStringLiteral("report.html"));
+  if (QString error = RunReport(log).write(report); !error.isEmpty())
+    return error;
+  if (written)
+    written->append(report);
+  return {};
 }
 
 } // namespace mantissa::ui

@@ -39,6 +39,8 @@ public:
   explicit RunReport(const train::RunLog& log, RunReportOptions options = {});
 
   QString title() const;
+  // One line under the title: model, batch, seed, steps, test accuracy.
+  QString subtitle() const;
   const QList<ReportTable>& tables() const { return m_tables; }
   const std::vector<RunChartSpec>& charts() const { return m_charts; }
 
@@ -58,5 +60,10 @@ private:
   QList<ReportTable> m_tables;
   std::vector<RunChartSpec> m_charts;
 };
+
+// What `mantissa-cli train --export DIR` and File > Export Run Charts… write:
+// every chart as SVG, PNG and CSV (exportRunCharts) and report.html, into
+// `dir` (created if missing). "" or the first error; paths to *written.
+QString exportRun(const train::RunLog& log, const QString& dir, QStringList* written = nullptr);
 
 } // namespace mantissa::ui

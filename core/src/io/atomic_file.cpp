@@ -78,11 +78,14 @@ void AtomicFileWriter::discard() noexcept {
 void AtomicFileWriter::commit() {
   if (m_done)
     throw AtomicFileError("cannot write '" + m_path.string() + "': already committed or discarded");
+  // A write that already failed (the stream's buffer spilled onto a full
+  // disk) left its reason in errno; keep it for the message.
+  const int earlier = m_out.fail() ? errno : 0;
   errno = 0;
   m_out.flush();
   m_out.close();
   if (m_out.fail()) {
-    const int err = errno;
+    const int err = errno != 0 ? errno : earlier;
     discard();
     fail(m_path, "writing the temporary file failed", err);
   }
@@ -102,6 +105,7 @@ void AtomicFileWriter::commit() {
 
 void writeFileAtomically(const std::filesystem::path& path, std::string_view content) {
   AtomicFileWriter writer(path);
+  errno = 0;
   writer.stream().write(content.data(), static_cast<std::streamsize>(content.size()));
   writer.commit();
 }

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "ui/app_shell/run_files.h"
+
+#include "ui/bridge/run_controller.h"
+#include "ui/panels/train_panel.h"
+#include "ui/report/run_charts.h"
+#include "ui/report/run_report.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+
+namespace mantissa::ui {
+
+RunFiles::RunFiles(QMenu* fileMenu, TrainPanel* train, QWidget* window)
+    : QObject(window), m_train(train), m_window(window) {
+  QAction* first = fileMenu->actions().isEmpty() ? nullptr : fileMenu->actions().front();
+  m_open = new QAction(tr("&Open Run…"), this);
+  m_open->setShortcut(QKeySequence::Open);
+  m_open->setToolTip(tr("Open a saved run (or a mantissa-cli train log) on the Train page"));
+  m_save = new QAction(tr("&Save Run…"), this);
+  m_save->setShortcut(QKeySequence::Save);
+  m_save->setToolTip(tr("Save the selected run's full log (JSONL) and configuration"));
+  m_report = new QAction(tr("Export &Report…"), this);
+  m_charts = new QAction(tr("Export Run &Charts…"), this);
+  fileMenu->insertActions(first, {m_open, m_save, m_report, m_charts});
+  fileMenu->insertSeparator(first);
+  connect(m_open, &QAction::triggered, this, &RunFiles::openWithDialog);
+  connect(m_save, &QAction::triggered, this, &RunFiles::saveWithDialog);
+  connect(m_report, &QAction::triggered, this, &RunFiles::reportWithDialog);
+  connect(m_charts, &QAction::triggered, this, &RunFiles::chartsWithDialog);
+  RunController* c = train->controller();
+  connect(c, &RunController::runsChanged, this, &RunFiles::updateActions);
+  connect(c, &RunController::stateChanged, this, &RunFiles::updateActions);
+  updateActions();
+}
+
+// Something to save once the selected run has a step.
+void RunFiles::updateActions() {
+  const int run = m_train->selectedRun();
+  const bool any = run >= 0 && m_train->controller()->record(run).lastStep() >= 0;
+  for (QAction* a : {m_save, m_report, m_charts})
+    a->setEnabled(any);
+}
+
+QString RunFiles::openRun(const QString& path) {
+  RunController* c = m_train->controller();
+  if (const QString error = c->loadRun(path); !error.isEmpty())
+    return error;
+  m_train->setSelectedRun(c->runCount() - 1);
+  updateActions();
+  emit runOpened(path);
+  return {};
+}
+
+QString RunFiles::saveRun(const QString& path) const {
+  const int run = m_train->selectedRun();
+  if (run < 0)
+    return tr("There is no run to save.");
+  return m_train->controller()->saveRun(run, path);
+}
+
+QString RunFiles::exportReport(const QString& path) const {
+  const int run = m_train->selectedRun();
+  if (run < 0)
+    return tr("There is no run to report on.");
+  QString error;
+  const auto log = m_train->controller()->runLog(run, &error);
+  return log ? RunReport(*log).write(path) : error;
+}
+
+QString RunFiles::exportCharts(const QString& dir, QStringList* written) const {
+  const int run = m_train->selectedRun();
+  if (run < 0)
+    return tr("There is no run to export.");
+  QString error;
+  const auto log = m_train->controller()->runLog(run, &error);
+  return log ? exportRun(*log, dir, written) : error;
+}
+
+QString RunFiles::selectedName() const {
+  const int run = m_train->selectedRun();
+  QString name = run >= 0 ? m_train->controller()->runName(run) : QStringLiteral("run");
+  name.replace(QStringLiteral(" · "), QStringLiteral("-"));
+  return name;
+}
+
+void RunFiles::openWithDialog() {
+  const QString path = QFileDialog::getOpenFileName(
+      m_window, tr("Open Run"), QString(), tr("Run logs (*.jsonl);;All files (*)"));
+  if (path.isEmpty())
+    return;
+  if (const QString error = openRun(path); !error.isEmpty())
+    QMessageBox::warning(m_window, tr("Open Run"),
+                         tr("Cannot open this run; the runs on the Train page are unchanged.\n\n%1")
+                             .arg(error));
+}
+
+void RunFiles::saveWithDialog() {
+  const QString path = QFileDialog::getSaveFileName(m_window, tr("Save Run"),
+                                                    selectedName() + QStringLiteral(".jsonl"),
+                                                    tr("Run logs (*.jsonl)"));
+  if (path.isEmpty())
+    return;
+  if (const QString error = saveRun(path); !error.isEmpty())
+    QMessageBox::warning(m_window, tr("Save Run"), error);
+}
+
+void RunFiles::reportWithDialog() {
+  const QString path = QFileDialog::getSaveFileName(m_window, tr("Export Report"),
+                                                    selectedName() + QStringLiteral(".pdf"),
+                                                    tr("PDF (*.pdf);;HTML with SVG (*.html)"));
+  if (path.isEmpty())
+    return;
+  if (const QString error = exportReport(path); !error.isEmpty())
+    QMessageBox::warning(m_window, tr("Export Report"), error);
+}
+
+void RunFiles::chartsWithDialog() {
+  const QString dir = QFileDialog::getExistingDirectory(m_window, tr("Export Run Charts to"));
+  if (dir.isEmpty())
+    return;
+  if (const QString error = exportCharts(dir); !error.isEmpty())
+    QMessageBox::warning(m_window, tr("Export Run Charts"), error);
+}
+
+} // namespace mantissa::ui

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// The run items of the File menu, acting on the Train page:
+//   Open Run…           a saved log (Save Run, or `mantissa-cli train --log`)
+//                       joins the Train page's runs, read-only, no training;
+//   Save Run…           the selected run's full JSONL log + config, any time;
+//   Export Report…      its report (PDF or HTML), as `mantissa-cli report`;
+//   Export Run Charts…  every chart (SVG, PNG, CSV) into a folder, as
+//                       `mantissa-cli train --export`.
+// Save and exports work on live runs too (mid-run: the steps so far).
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+class QAction;
+class QMenu;
+class QWidget;
+
+namespace mantissa::ui {
+
+class TrainPanel;
+
+class RunFiles : public QObject {
+  Q_OBJECT
+public:
+  // Adds the actions at the top of `fileMenu`; dialogs are parented to `window`.
+  RunFiles(QMenu* fileMenu, TrainPanel* train, QWidget* window);
+
+  // The menu items' work without dialogs; each returns "" or the error.
+  QString openRun(const QString& path);
+  QString saveRun(const QString& path) const;
+  QString exportReport(const QString& path) const;
+  QString exportCharts(const QString& dir, QStringList* written = nullptr) const;
+
+  QAction* openAction() const { return m_open; }
+  QAction* saveAction() const { return m_save; }
+  QAction* reportAction() const { return m_report; }
+  QAction* chartsAction() const { return m_charts; }
+
+signals:
+  void runOpened(const QString& path);
+
+private:
+  void updateActions();
+  void openWithDialog();
+  void saveWithDialog();
+  void reportWithDialog();
+  void chartsWithDialog();
+  QString selectedName() const;
+
+  TrainPanel* m_train;
+  QWidget* m_window;
+  QAction* m_open = nullptr;
+  QAction* m_save = nullptr;
+  QAction* m_report = nullptr;
+  QAction* m_charts = nullptr;
+};
+
+} // namespace mantissa::ui

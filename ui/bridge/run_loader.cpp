@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "ui/bridge/run_loader.h"
+
+#pragma push_macro("slots")
+#undef slots
+#include <mantissa/amp/loss_scaler.h>
+#include <mantissa/model/mlp.h>
+#pragma pop_macro("slots")
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <string>
+
+namespace mantissa::ui {
+
+namespace {
+
+using nlohmann::json;
+
+double number(const json& o, const char* key, double fallback = 0.0) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+QString text(const json& o, const char* key) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
+                                          : QString();
+}
+
+model::OpTimes opTimes(const json& row) {
+  const auto it = row.find("breakdown_ms");
+  if (it == row.end() || !it->is_object())
+    return {};
+  const json& b = *it;
+  return {number(b, "matmul_fwd"), number(b, "matmul_bwd"), number(b, "conversion"),
+          number(b, "elementwise"), number(b, "loss"),      number(b, "optimizer"),
+          number(b, "telemetry"),  number(b, "data")};
+}
+
+std::optional<train::Divergence> divergence(const json& o) {
+  const auto it = o.find("divergence");
+  if (it == o.end() || !it->is_object())
+    return std::nullopt;
+  train::Divergence d;
+  d.step = std::int64_t(number(*it, "step"));
+  d.layer = int(number(*it, "layer"));
+  d.backward = text(*it, "pass") == QLatin1String("backward");
+  d.op = text(*it, "op").toStdString();
+  d.message = text(*it, "message").toStdString();
+  return d;
+}
+
+std::optional<train::RunSummary> summaryOf(const train::RunLog& log) {
+  const json& s = log.summary;
+  if (!s.is_object())
+    return std::nullopt;
+  train::RunSummary summary;
+  summary.recipe = log.name();
+  summary.steps = std::int64_t(number(s, "steps", double(log.steps.size())));
+  summary.skippedSteps = std::int64_t(number(s, "skipped_steps"));
+  summary.wallSeconds = number(s, "wall_s");
+  summary.testAccuracy = number(s, "test_accuracy");
+  summary.testLoss = number(s, "test_loss", std::numeric_limits<double>::quiet_NaN());
+  summary.finalTrainLoss = log.steps.empty() ? 0.0 : log.steps.back().loss;
+  summary.stoppedEarly = s.value("stopped_early", false);
+  summary.divergence = divergence(s);
+  return summary;
+}
+
+} // namespace
+
+RunFacts runFacts(const train::Session& session) {
+  RunFacts f;
+  f.widths = session.model().spec().widths;
+  f.recipe = &session.recipe();
+  f.matmul = QString::fromStdString(session.model().matmulImplementation());
+  f.matmulEmulated = session.model().matmulEmulated();
+  f.scalerDescription = QString::fromStdString(session.scalerDescription());
+  if (session.scaler())
+    f.scalerPreset = QString::fromStdString(session.scaler()->config().preset);
+  f.totalSteps = session.totalSteps();
+  f.telemetryEvery = session.config().telemetryEvery;
+  return f;
+}
+
+RunFacts runFacts(const train::RunLog& log) {
+  RunFacts f;
+  const json& h = log.header.is_object() ? log.header : json::object();
+  f.recipe = amp::findRecipe(log.name());
+  f.matmul = text(h, "matmul");
+  f.matmulEmulated = h.value("matmul_emulated", false);
+  f.scalerDescription = text(h, "scaler");
+  f.totalSteps = std::int64_t(number(h, "total_steps", double(log.steps.size())));
+  if (log.config) {
+    try {
+      f.widths = model::parseMlpSpec(log.config->model).widths;
+    } catch (const std::exception&) {
+      // A model this version cannot parse: the layer pickers stay empty.
+    }
+    f.telemetryEvery = log.config->telemetryEvery;
+    std::string scaler = log.config->scaler;
+    if (scaler.empty() && f.recipe && f.recipe->lossScaling)
+      scaler = std::string(f.recipe->defaultScaler);
+    if (!scaler.empty()) {
+      try {
+        f.scalerPreset = QString::fromStdString(amp::scalerPreset(scaler).preset);
+      } catch (const std::exception&) {
+        f.scalerPreset = QString::fromStdString(scaler);
+      }
+    }
+  }
+  if (f.widths.empty() && !log.frames.empty()) // no config: at least the layers that were recorded
+    for (const auto& t : log.frames.back().tensors)
+      f.widths.resize(std::max<std::size_t>(f.widths.size(), std::size_t(t.layer) + 2), 0);
+  if (f.telemetryEvery == 0 && log.frames.size() >= 2)
+    f.telemetryEvery = int(log.frames[1].step - log.frames[0].step);
+  return f;
+}
+
+RunMailbox::Drained drainedFromLog(const train::RunLog& log) {
+  RunMailbox::Drained drained;
+  drained.rows.reserve(log.steps.size() + log.evals.size());
+  std::size_t frame = 0;
+  std::size_t eval = 0;
+  model::OpTimes totalTimes;
+  const auto evalsUpTo = [&](std::int64_t stepsDone) {
+    for (; eval < log.evals.size() && log.evals[eval].step <= stepsDone; ++eval) {
+      StepRow row;
+      row.kind = StepRow::Kind::Eval;
+      row.step = log.evals[eval].step;
+      row.loss = log.evals[eval].testLoss;
+      row.accuracy = log.evals[eval].testAccuracy;
+      drained.rows.push_back(std::move(row));
+    }
+  };
+  for (const train::RunStepRow& s : log.steps) {
+    evalsUpTo(s.step); // an evaluation after `step` steps follows step index step - 1
+    StepRow row;
+    row.step = s.step;
+    row.loss = s.loss;
+    row.accuracy = s.trainAccuracy;
+    row.lr = s.lr;
+    row.lossScale = s.lossScale;
+    row.gradNorm = s.gradNorm;
+    row.stepMs = s.stepMs;
+    row.foundInf = s.foundInf;
+    row.skipped = s.skipped;
+    row.scaler = {s.lossScale, s.growthTracker, s.hysteresis};
+    for (const auto& e : s.events)
+      if (row.eventCount < int(row.events.size()))
+        row.events[std::size_t(row.eventCount++)] = e;
+    row.times = opTimes(s.raw);
+    totalTimes += row.times;
+    while (frame < log.frames.size() && log.frames[frame].step < s.step)
+      ++frame;
+    if (frame < log.frames.size() && log.frames[frame].step == s.step)
+      row.frame = std::make_shared<const telemetry::TelemetryFrame>(log.frames[frame]);
+    row.divergence = divergence(s.raw);
+    drained.rows.push_back(std::move(row));
+  }
+  evalsUpTo(std::numeric_limits<std::int64_t>::max());
+
+  auto snapshot = std::make_shared<RunSnapshot>();
+  snapshot->stepsDone = log.steps.empty() ? 0 : log.steps.back().step + 1;
+  snapshot->totalSteps = runFacts(log).totalSteps;
+  snapshot->summary = summaryOf(log);
+  double wall = 0.0;
+  for (const auto& s : log.steps)
+    wall += s.stepMs / 1000.0;
+  snapshot->elapsedSeconds = snapshot->summary ? snapshot->summary->wallSeconds : wall;
+  if (!log.steps.empty()) {
+    const double n = double(log.steps.size());
+    const auto& t = totalTimes;
+    snapshot->meanTimes = {t.matmulForward / n, t.matmulBackward / n, t.conversion / n,
+                           t.elementwise / n,   t.loss / n,           t.optimizer / n,
+                           t.telemetry / n,     t.data / n};
+  }
+  snapshot->finished = true;
+  drained.snapshot = std::move(snapshot);
+  return drained;
+}
+
+} // namespace mantissa::ui

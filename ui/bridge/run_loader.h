@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// A saved run brought into the dashboard with no training: its JSONL log
+// (Save Run, or `mantissa-cli train --log`) turned into the rows and the
+// final snapshot its trainer would have published, so RunRecord::apply() and
+// every Train page view treat it exactly like a live run. RunFacts are the
+// fixed parts a view needs (layer widths, recipe, matmul backend, scaler),
+// from the session of a live run or the header of a loaded one.
+
+#include "ui/bridge/run_data.h"
+
+#pragma push_macro("slots")
+#undef slots
+#include <mantissa/amp/recipe.h>
+#include <mantissa/train/run_log.h>
+#include <mantissa/train/session.h>
+#pragma pop_macro("slots")
+
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+namespace mantissa::ui {
+
+struct RunFacts {
+  std::vector<int> widths;             // [features, hidden..., classes]; empty if unknown
+  const amp::Recipe* recipe = nullptr; // nullptr: the log names no known recipe
+  QString matmul;                      // "gemm:jit", "" if unknown
+  bool matmulEmulated = false;         // 16-bit storage, FP32 compute
+  QString scalerDescription;           // amp::describeScaler(), "none"
+  QString scalerPreset;                // "pytorch", ...; "" without loss scaling
+  std::int64_t totalSteps = 0;         // planned optimizer steps
+  int telemetryEvery = 0;              // 0: no histograms recorded
+};
+
+RunFacts runFacts(const train::Session& session);
+RunFacts runFacts(const train::RunLog& log);
+
+// Every step row (with its telemetry frame), every evaluation, and a finished
+// snapshot (steps, elapsed time, mean op times, the summary when the run
+// wrote one; none when it was killed).
+RunMailbox::Drained drainedFromLog(const train::RunLog& log);
+
+} // namespace mantissa::ui
