@@ -145,15 +145,17 @@ void frameUpdate(std::int64_t historySteps, int reps) {
     return;
   }
   pump(300);
-  std::vector<double> update, withPaint;
+  std::vector<double> update, withPaint, cpu;
   const double load = loadAverage();
   for (int r = 0; r < reps; ++r) {
     QElapsedTimer t;
     t.start();
+    const double cpu0 = threadCpuSeconds();
     p.redrawAll(); // every visible view rebuilt from the records, as if all had changed
     const double a = double(t.nsecsElapsed()) * 1e-6;
     p.repaint(); // synchronous paint of the page and every dock
     const double b = double(t.nsecsElapsed()) * 1e-6;
+    cpu.push_back((threadCpuSeconds() - cpu0) * 1e3);
     update.push_back(a);
     withPaint.push_back(b);
     QApplication::processEvents();
@@ -171,7 +173,11 @@ void frameUpdate(std::int64_t historySteps, int reps) {
               u.median, 100 * u.cv);
   std::printf("  ... plus synchronous repaint of the page (the frame):  median %.2f ms  CV %.1f%%\n",
               b.median, 100 * b.cv);
-  std::printf("  16 ms frame budget: %s\n", b.median <= 16.0 ? "met" : "NOT met");
+  const Stats c = stats(cpu);
+  std::printf("  ... the same frame in GUI-thread CPU time (without the waits of a loaded machine): "
+              "median %.2f ms  CV %.1f%%\n",
+              c.median, 100 * c.cv);
+  std::printf("  16 ms frame budget (wall): %s\n", b.median <= 16.0 ? "met" : "NOT met");
 }
 
 train::RunConfig throughputRun(std::int64_t steps) {
