@@ -23,7 +23,6 @@ namespace mantissa::ui {
 
 namespace {
 
-constexpr int kBarLabelDigits = 3;     // "45.1", "1.19e-07": enough to read out in class
 constexpr qsizetype kMarkersUpTo = 40; // few points: show them as markers too
 
 bool hasBars(const lessons::DemoOutput& demo) {
@@ -95,13 +94,16 @@ void LessonChart::clearDemo() {
   setTitle(tr("Run the demo to see its figure"));
 }
 
-void LessonChart::addBars(const lessons::DemoOutput& demo, double& yMin, double& yMax) {
+void LessonChart::addBars(const lessons::DemoOutput& demo) {
   m_bars = new QBarSeries(this);
   m_bars->setLabelsVisible(true);
   m_bars->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
-  m_bars->setLabelsPrecision(kBarLabelDigits);
   m_bars->setLabelsFormat(QStringLiteral("@value"));
   const auto n = static_cast<qsizetype>(demo.categories.size());
+  const auto sets = std::count_if(demo.series.begin(), demo.series.end(), [](const auto& s) { return s.bars; });
+  // Side by side, labels get the width of one bar: two digits keep them apart.
+  m_bars->setLabelsPrecision(sets > 1 ? 2 : 3);
+  m_bars->setBarWidth(sets > 1 ? 0.85 : 0.6);
   for (const auto& s : demo.series) {
     if (!s.bars)
       continue;
@@ -112,8 +114,6 @@ void LessonChart::addBars(const lessons::DemoOutput& demo, double& yMin, double&
       if (at < 0 || at >= n || !std::isfinite(s.y[i]) || (demo.logY && s.y[i] <= 0))
         continue;
       values[at] = s.y[i];
-      yMin = std::min(yMin, s.y[i]);
-      yMax = std::max(yMax, s.y[i]);
     }
     set->append(values);
     m_bars->append(set);
@@ -158,39 +158,14 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
   rebuildAxes(demo.logY, grouped, demo.categories);
   m_x->setTitleText(QString::fromStdString(demo.xLabel));
   m_y->setTitleText(QString::fromStdString(demo.yLabel));
+  // Extents of every series first: the range decides where histogram bins
+  // start on a log axis, and bins go in before the lines so lines are on top.
   double xMin = std::numeric_limits<double>::infinity(), xMax = -xMin, yMin = xMin, yMax = -xMin;
-  if (grouped)
-    addBars(demo, yMin, yMax);
-  // Histogram bins: their extent first, so the baseline of a log axis is known.
-  std::vector<std::pair<const lessons::DemoSeries*, int>> binSeries;
-  for (std::size_t k = 0; k < demo.series.size(); ++k) {
-    const auto& s = demo.series[k];
-    if (!s.bars || grouped) {
-      if (s.bars)
-        continue;
-      auto* series = new QLineSeries(this);
-      series->setName(QString::fromStdString(s.name));
-      QList<QPointF> points;
-      for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-        if (!std::isfinite(s.y[i]) || (demo.logY && s.y[i] <= 0))
-          continue;
-        points.append({s.x[i], s.y[i]});
-        xMin = std::min(xMin, s.x[i]);
-        xMax = std::max(xMax, s.x[i]);
-        yMin = std::min(yMin, s.y[i]);
-        yMax = std::max(yMax, s.y[i]);
-      }
-      series->replace(points);
-      series->setPointsVisible(points.size() <= kMarkersUpTo);
-      chart()->addSeries(series);
-      series->attachAxis(m_x);
-      series->attachAxis(m_y);
-      m_series.push_back(series);
-      m_seriesColour.push_back(static_cast<int>(k));
-      continue;
-    }
-    binSeries.emplace_back(&s, static_cast<int>(k));
-    const double w = binWidth(s.x);
+  bool anyBins = false;
+  for (const auto& s : demo.series) {
+    const bool bin = s.bars && !grouped;
+    anyBins = anyBins || bin;
+    const double w = bin ? binWidth(s.x) : 0.0;
     for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
       if (!std::isfinite(s.y[i]) || (demo.logY && s.y[i] <= 0))
         continue;
@@ -200,30 +175,53 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
       yMax = std::max(yMax, s.y[i]);
     }
   }
-  double yLow = 0.0, yHigh = 1.0;
+  double yLow = 0.0;
   if (std::isfinite(yMin)) {
     if (demo.logY) {
       yLow = std::pow(10.0, std::floor(std::log10(yMin)));
       // A decade of headroom above grouped bars for their value labels.
-      yHigh = std::pow(10.0, std::ceil(std::log10(yMax)) + (grouped ? 1.0 : 0.0));
+      double yHigh = std::pow(10.0, std::ceil(std::log10(yMax)) + (grouped ? 1.0 : 0.0));
       if (yHigh <= yLow)
         yHigh = 10 * yLow;
       m_y->setRange(yLow, yHigh);
     } else {
       const double pad = yMax > yMin ? 0.05 * (yMax - yMin) : std::max(0.5, 0.05 * std::abs(yMax));
-      // Grouped bars start at 0 and get room above for their value labels.
-      yLow = std::min(0.0, yMin - (grouped || !binSeries.empty() ? 0.0 : pad));
-      yHigh = yMax + (grouped ? 0.18 * (yMax - std::min(0.0, yMin)) : pad);
-      setNiceRange(static_cast<QValueAxis*>(m_y), yLow, yHigh);
+      // Bars start at 0; grouped bars get room above for their value labels.
+      const double low = std::min(0.0, yMin - (grouped || anyBins ? 0.0 : pad));
+      const double high = yMax + (grouped ? 0.18 * (yMax - std::min(0.0, yMin)) : pad);
+      setNiceRange(static_cast<QValueAxis*>(m_y), low, high);
       yLow = static_cast<QValueAxis*>(m_y)->min();
     }
   }
-  for (const auto& [s, colour] : binSeries)
-    addBins(*s, colour, demo.logY ? yLow : 0.0);
+  if (grouped)
+    addBars(demo);
+  for (std::size_t k = 0; k < demo.series.size(); ++k)
+    if (demo.series[k].bars && !grouped)
+      addBins(demo.series[k], static_cast<int>(k), demo.logY ? yLow : 0.0);
+  for (std::size_t k = 0; k < demo.series.size(); ++k) {
+    const auto& s = demo.series[k];
+    if (s.bars)
+      continue;
+    auto* series = new QLineSeries(this);
+    series->setName(QString::fromStdString(s.name));
+    QList<QPointF> points;
+    for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+      if (std::isfinite(s.y[i]) && !(demo.logY && s.y[i] <= 0))
+        points.append({s.x[i], s.y[i]});
+    series->replace(points);
+    // Markers for a few samples (the scaler's steps); not on two-point marks.
+    series->setPointsVisible(points.size() > 2 && points.size() <= kMarkersUpTo);
+    chart()->addSeries(series);
+    series->attachAxis(m_x);
+    series->attachAxis(m_y);
+    m_series.push_back(series);
+    m_seriesColour.push_back(static_cast<int>(k));
+  }
   if (std::isfinite(xMin) && demo.categories.empty()) {
     if (xMin == xMax)
       xMax = xMin + 1;
-    setNiceRange(static_cast<QValueAxis*>(m_x), xMin, xMax);
+    const double pad = anyBins ? 0.02 * (xMax - xMin) : 0.0; // edge lines off the frame
+    setNiceRange(static_cast<QValueAxis*>(m_x), xMin - pad, xMax + pad);
   }
   applyStyle(chartStyle());
 }
@@ -254,9 +252,9 @@ void LessonChart::restyleSeries(const ChartStyle& style) {
                            std::max(1.0, 0.5 * style.linePenWidth())));
   }
   if (m_bars != nullptr) {
-    QFont labels = style.labelFont();
-    labels.setBold(true);
     const QList<QBarSet*> sets = m_bars->barSets();
+    QFont labels = style.labelFont();
+    labels.setBold(sets.size() == 1); // side by side, bold labels would touch
     int k = 0;
     for (std::size_t i = 0; i < m_demo.series.size() && k < sets.size(); ++i) {
       if (!m_demo.series[i].bars)

@@ -45,7 +45,7 @@ protected:
 
 private:
   void rebuildAxes(bool logY, bool barCategories, const std::vector<std::string>& categories);
-  void addBars(const lessons::DemoOutput& demo, double& yMin, double& yMax);
+  void addBars(const lessons::DemoOutput& demo);
   void addBins(const lessons::DemoSeries& s, int colourIndex, double baseline);
 
   lessons::DemoOutput m_demo;

@@ -292,8 +292,8 @@ void LessonsPage::applyLayout(bool force) {
   m_outputs->setOrientation(orientation == Qt::Horizontal ? Qt::Vertical : Qt::Horizontal);
   const int along = orientation == Qt::Horizontal ? std::max(1, width()) : std::max(1, height());
   if (orientation == Qt::Horizontal) {
-    m_content->setSizes({along * 44 / 100, along * 56 / 100});
-    m_outputs->setSizes({height() * 30 / 100, height() * 70 / 100});
+    m_content->setSizes({along * 42 / 100, along * 58 / 100});
+    m_outputs->setSizes({height() * 26 / 100, height() * 74 / 100});
   } else {
     m_content->setSizes({along * 40 / 100, along * 60 / 100});
     m_outputs->setSizes({width() * 40 / 100, width() * 60 / 100});

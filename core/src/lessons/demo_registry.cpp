@@ -105,7 +105,7 @@ DemoOutput stochasticOut() {
 DemoOutput lossScalingOut() {
   const auto e = scalingExample();
   const auto r = recoveryDemo();
-  DemoOutput o{"loss-scaling", "Gradients of a real FP16 run, by binade", "log2 |g|", "values", false, {}, {}, {}};
+  DemoOutput o{"loss-scaling", "FP16 run: gradients by binade", "log2 |g|", "gradients", false, {}, {}, {}};
   o.lines.push_back(fmt("g = %g in FP16: %.6g (%s)", e.g, e.gInFp16, e.gIsSubnormal ? "subnormal" : "zero or normal"));
   o.lines.push_back(fmt("g x S (S = %g) in FP16: %.6g (%s)", e.scale, e.scaledInFp16,
                         e.scaledIsNormal ? "a normal number" : "not normal"));
@@ -116,23 +116,24 @@ DemoOutput lossScalingOut() {
   for (const auto& row : r.rows)
     o.lines.push_back(fmt("  scale x%g: %.2f%% lost to zero, %.4f%% overflow", row.scale,
                           100 * row.lostToZero, 100 * row.overflow));
-  o.series.push_back({"gradients per binade", r.log2Bins, r.binCounts, true});
+  o.series.push_back({"gradients", r.log2Bins, r.binCounts, true});
+  o.lines.push_back("figure: gradients per binade; left of the edge of a scale, FP16 flushes g x S to zero");
   double top = 0;
   for (double c : r.binCounts) top = std::max(top, c);
   // g x S rounds to zero in FP16 below half the smallest subnormal, i.e. for
   // log2|g| < log2(min subnormal) - 1 - log2(S): one line per scale.
   for (const auto& row : r.rows) {
     const double edge = r.fp16MinSubnormalLog2 - 1 - std::log2(row.scale);
-    o.series.push_back({fmt("lost to zero left of here (x%g)", row.scale), {edge, edge}, {0, top}, false});
+    o.series.push_back({fmt("x%g edge", row.scale), {edge, edge}, {0, top}, false});
   }
   return o;
 }
 
 DemoOutput recoveryOut() {
   const auto r = recoveryDemo();
-  DemoOutput o{"scale-recovery", "Share of FP16 gradients lost to zero, by loss scale", "loss scale",
-               "% of non-zero gradients", false, {}, {}, {}};
-  DemoSeries lost{"lost to zero (%)", {}, {}, true}, over{"overflow (%)", {}, {}, true};
+  DemoOutput o{"scale-recovery", "FP16 gradients lost to zero, per loss scale", "loss scale",
+               "% of gradients", false, {}, {}, {}};
+  DemoSeries lost{"lost to zero", {}, {}, true}, over{"overflow", {}, {}, true};
   o.lines.push_back(fmt("%llu weight gradients of the underflow preset's FP16 run, cast to FP16 x scale:",
                         static_cast<unsigned long long>(r.values)));
   int i = 0;
@@ -194,8 +195,8 @@ DemoOutput accumulationOut() {
 
 DemoOutput softmaxOut() {
   const auto d = softmaxLayerNormDemo();
-  DemoOutput o{"softmax-layernorm", "Softmax and layer norm: error vs a double reference", "format", "error", true, {}, {}, {}};
-  DemoSeries s{"softmax max relative error", {}, {}, true}, l{"layer norm max abs error", {}, {}, true};
+  DemoOutput o{"softmax-layernorm", "Error vs a double reference", "format", "error", true, {}, {}, {}};
+  DemoSeries s{"softmax (max rel.)", {}, {}, true}, l{"layer norm (max abs.)", {}, {}, true};
   int i = 0;
   for (const auto& r : d.rows) {
     o.lines.push_back(fmt("%s (n = %d): softmax max rel. error %.3g, layer norm max abs. error %.3g",
@@ -212,7 +213,7 @@ DemoOutput softmaxOut() {
 }
 
 DemoOutput speedOut() {
-  DemoOutput o{"speed", "Square matmul 256, oneDNN, this machine", "dtype", "GFLOP/s", false, {}, {}, {}};
+  DemoOutput o{"speed", "Matmul 256 x 256 x 256, this machine", "dtype", "GFLOP/s", false, {}, {}, {}};
   DemoSeries s{"GFLOP/s (median)", {}, {}, true};
   int i = 0;
   for (const auto& r : speedDemo()) {
