@@ -46,7 +46,7 @@ train::RunConfig tiny(const std::string& recipe, std::int64_t steps) {
 struct Page {
   Page(std::vector<train::RunConfig> runs) {
     QSettings().clear();
-    panel.resize(1400, 900);
+    panel.resize(1400, 1000); // tall enough for accuracy and loss scale side by side
     panel.show();
     panel.setup()->setConfigs(runs);
     EXPECT_EQ(panel.applySetup(), QString());

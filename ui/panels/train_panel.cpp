@@ -22,6 +22,7 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QSettings>
@@ -38,6 +39,25 @@ namespace {
 const QString kDockStateKey = QStringLiteral("train/dockState");
 const QString kRunsKey = QStringLiteral("train/runs");
 constexpr int kLayoutVersion = 2; // 2: accuracy tabbed with the loss scale on small pages
+
+// The message line above the toolbar: as tall as its wrapped text at the
+// page's width (a plain word-wrapped QLabel asks for the height of a narrow
+// column, leaving blank lines under a one-line message).
+class BannerLabel : public QLabel {
+public:
+  QSize sizeHint() const override {
+    const int w = parentWidget() != nullptr ? parentWidget()->width() : QLabel::sizeHint().width();
+    return {w, heightForWidth(w)};
+  }
+  QSize minimumSizeHint() const override { return sizeHint(); }
+
+protected:
+  void resizeEvent(QResizeEvent* event) override {
+    QLabel::resizeEvent(event);
+    if (event->size().width() != event->oldSize().width())
+      updateGeometry(); // a new width wraps the text to another height
+  }
+};
 
 } // namespace
 
@@ -122,7 +142,7 @@ void TrainPanel::buildActions() {
   m_progress->setContentsMargins(12, 0, 12, 0);
   bar->addWidget(m_progress);
 
-  m_banner = new QLabel;
+  m_banner = new BannerLabel;
   m_banner->setObjectName(QStringLiteral("trainBanner"));
   m_banner->setWordWrap(true);
   m_banner->setTextFormat(Qt::RichText);
@@ -397,15 +417,17 @@ void TrainPanel::onStateChanged() {
   refreshStatus();
 }
 
-// Below this page height the accuracy and loss-scale charts share one tab
-// group: split, each would be too short for its axis labels.
-int TrainPanel::roomyHeight() const { return Theme::instance().presenter() ? 1300 : 860; }
+// Below this window height the accuracy and loss-scale charts share one tab
+// group: split, each would be too short for its axis labels. (The window's,
+// not the page's: at first show the page may not have its final size yet.)
+int TrainPanel::roomyHeight() const { return Theme::instance().presenter() ? 1400 : 960; }
 
 // Presenter mode enlarges every font: a split that fitted may no longer.
 void TrainPanel::fitDocks() {
   auto* accDock = findChild<QDockWidget*>(QStringLiteral("accuracyDock"));
   auto* scaleDock = findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
-  if (!m_sized || height() >= roomyHeight() || tabifiedDockWidgets(scaleDock).contains(accDock))
+  if (!m_sized || window()->height() >= roomyHeight() ||
+      tabifiedDockWidgets(scaleDock).contains(accDock))
     return;
   tabifyDockWidget(scaleDock, accDock);
   scaleDock->raise();
@@ -433,7 +455,7 @@ void TrainPanel::showEvent(QShowEvent* event) {
       auto* scaleDock = findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
       auto* histDock = findChild<QDockWidget*>(QStringLiteral("histogramDock"));
       auto* heatDock = findChild<QDockWidget*>(QStringLiteral("heatmapDock"));
-      if (height() >= roomyHeight()) { // accuracy under the loss scale, each tall enough
+      if (window()->height() >= roomyHeight()) { // accuracy under the loss scale, each tall enough
         removeDockWidget(accDock); // (splitting a tabbed dock would only add a tab)
         addDockWidget(Qt::RightDockWidgetArea, accDock, Qt::Vertical);
         accDock->show();
