@@ -2,10 +2,11 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
 // GUI faults: a run stopped and restarted 50 times, pause hammered while
-// training, and the window closed in the middle of a step. Each ends in a
-// usable state (Ready / Finished, records from step 0 again) with no thread
-// left behind: the process's thread count (/proc/self/status) returns to what
-// it was after the first cycle (oneDNN's and Qt's pools exist by then).
+// training, the window closed in the middle of a step, and a loss scaler that
+// gives up. Each ends in a usable state (Ready / Finished, records from step 0
+// again) with no thread left behind: the process's thread count
+// (/proc/self/status) returns to what it was after the first cycle (oneDNN's
+// and Qt's pools exist by then); a stop is shown like a divergence.
 
 #include "ui/app_shell/main_window.h"
 #include "ui/bridge/run_controller.h"
@@ -111,6 +112,33 @@ TEST(FaultsGui, ClosingTheWindowMidStepJoinsEveryTrainer) {
       baseline = threadCount();
   }
   EXPECT_LE(threadCount(), baseline);
+}
+
+// DeepSpeed's scaler ends the run when an overflow finds the scale at its
+// minimum (deepspeed/runtime/fp16/loss_scaler.py). With every step overflowing
+// (loss x 1e30): step 0 spends the hysteresis, steps 1-16 halve 2^16 down to 1,
+// step 17 stops. The dashboard shows it through the divergence path.
+TEST(FaultsGui, ScalerStopShowsInTheStatusAndTheBanner) {
+  TrainPanel panel;
+  RunController& c = *panel.controller();
+  train::RunConfig ds = tiny("fp16-mixed");
+  ds.scaler = "deepspeed";
+  ds.lossMultiplier = 1e30;
+  ds.steps = 1000;
+  ASSERT_EQ(c.setRuns({ds}), QString());
+  c.start();
+  ASSERT_TRUE(waitFor(c, [&] {
+    return c.state() == RunController::State::Finished && c.record(0).divergence().has_value();
+  }));
+  panel.refresh();
+  const train::Divergence& d = *c.record(0).divergence();
+  EXPECT_EQ(d.step, 17);
+  EXPECT_EQ(d.reason, "loss scale at its minimum");
+  EXPECT_EQ(c.record(0).lastStep(), 17);
+  const QString banner = panel.divergenceText();
+  EXPECT_TRUE(banner.contains(QStringLiteral("diverged at step 17"))) << banner.toStdString();
+  EXPECT_TRUE(banner.contains(QStringLiteral("loss scale at its minimum"))) << banner.toStdString();
+  EXPECT_TRUE(panel.statusText().contains(QStringLiteral("diverged"))) << panel.statusText().toStdString();
 }
 
 } // namespace mantissa::ui

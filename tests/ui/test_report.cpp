@@ -4,11 +4,8 @@
 // Run charts and run reports from a RunLog, opened after writing: PNG size,
 // SVG paths per series, CSV rows per step, PDF page count, HTML with one SVG
 // per chart; a report from the saved log equals the one from memory.
-#pragma push_macro("slots")
-#undef slots
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/train/run_log.h>
-#pragma pop_macro("slots")
 
 #include "ui/charts/chart_widget.h"
 #include "ui/charts/curve_chart.h"

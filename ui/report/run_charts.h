@@ -6,11 +6,8 @@
 // window on screen: what `mantissa-cli plot`, `train --export`, the run report
 // and File -> Open run all draw, so every one of them gives the same picture.
 
-#pragma push_macro("slots")
-#undef slots
 #include <mantissa/telemetry/histogram.h>
 #include <mantissa/train/run_log.h>
-#pragma pop_macro("slots")
 
 #include "ui/charts/chart_export.h"
 
