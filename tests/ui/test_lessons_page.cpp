@@ -7,12 +7,15 @@
 #include "ui/lessons/lessons_page.h"
 
 #include "ui/app_shell/theme.h"
+#include "ui/charts/chart_export.h"
+#include "ui/charts/chart_style.h"
 
 #include <QApplication>
 #include <QAreaSeries>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QComboBox>
+#include <QImage>
 #include <QLineSeries>
 #include <QScrollBar>
 #include <QTextDocument>
@@ -230,4 +233,34 @@ TEST(LessonsPage, HistogramDemoIsFilledBins) {
   EXPECT_EQ(upper->at(14), QPointF(-25, 1));
   EXPECT_EQ(upper->at(15), QPointF(-25, 0));
   EXPECT_EQ(chart.pointCount(), 4 + 2);
+}
+
+// A bar figure exports like every chart: the PNG is mostly filled bars of the
+// first series colour (a line chart would paint a few hundred pixels), the SVG
+// fills with it, the PDF is a PDF, CSV and JSON carry the values and categories.
+TEST(LessonsPage, BarFigureExportsToEveryFormat) {
+  lessons::DemoOutput demo;
+  demo.id = "bars";
+  demo.title = "Bars";
+  demo.categories = {"x1", "x8", "x32768"};
+  demo.series.push_back({"lost to zero", {0, 1, 2}, {75, 25, 0.02}, true});
+  LessonChart chart;
+  chart.resize(800, 500);
+  chart.setDemo(demo);
+  ExportOptions options;
+  options.size = {1200, 750};
+  const QImage png = QImage::fromData(exportBytes(chart, ExportFormat::Png, options), "PNG");
+  ASSERT_FALSE(png.isNull());
+  const QRgb bar = seriesColor(0).rgb();
+  qsizetype filled = 0;
+  for (int y = 0; y < png.height(); ++y)
+    for (int x = 0; x < png.width(); ++x)
+      filled += (png.pixel(x, y) & 0xFFFFFF) == (bar & 0xFFFFFF);
+  EXPECT_GT(filled, 20000); // the x1 bar alone is ~100 x 400 px
+  const QByteArray svg = exportBytes(chart, ExportFormat::Svg, options);
+  EXPECT_TRUE(svg.contains(("fill=\"" + seriesColor(0).name() + "\"").toLatin1())) << svg.left(400).constData();
+  EXPECT_TRUE(exportBytes(chart, ExportFormat::Pdf, options).startsWith("%PDF"));
+  EXPECT_TRUE(chart.csv().contains(QStringLiteral("\"lost to zero\",0,75\n")));
+  const QByteArray json = exportBytes(chart, ExportFormat::Json, options);
+  EXPECT_TRUE(json.contains("\"categories\"") && json.contains("x32768")) << json.constData();
 }
