@@ -2,10 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/bridge/live_run_log.h"
 
-#pragma push_macro("slots")
-#undef slots
 #include <mantissa/io/atomic_file.h>
-#pragma pop_macro("slots")
 
 #include <nlohmann/json.hpp>
 

@@ -9,10 +9,7 @@
 // and at every flush()); Save Run copies the complete lines written so far,
 // at any moment, mid-run included.
 
-#pragma push_macro("slots")
-#undef slots
 #include <mantissa/train/run_log.h>
-#pragma pop_macro("slots")
 
 #include <nlohmann/json_fwd.hpp>
 

@@ -2,16 +2,12 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// amp/optimizer.h declares slots(): hide Qt's keyword macro while core headers are read.
-#pragma push_macro("slots")
-#undef slots
 #include "ui/bridge/run_loader.h"
 #include "ui/bridge/run_record.h"
 
 #include <mantissa/telemetry/histogram.h>
 #include <mantissa/train/run_config.h>
 #include <mantissa/train/trainer.h>
-#pragma pop_macro("slots")
 
 #include <QColor>
 #include <QObject>

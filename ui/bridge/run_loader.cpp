@@ -2,11 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/bridge/run_loader.h"
 
-#pragma push_macro("slots")
-#undef slots
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/model/mlp.h>
-#pragma pop_macro("slots")
 
 #include <nlohmann/json.hpp>
 

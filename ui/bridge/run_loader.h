@@ -11,12 +11,9 @@
 
 #include "ui/bridge/run_data.h"
 
-#pragma push_macro("slots")
-#undef slots
 #include <mantissa/amp/recipe.h>
 #include <mantissa/train/run_log.h>
 #include <mantissa/train/session.h>
-#pragma pop_macro("slots")
 
 #include <QString>
 
