@@ -104,6 +104,8 @@ void LessonChart::addBars(const lessons::DemoOutput& demo) {
   // Side by side, labels get the width of one bar: two digits keep them apart.
   m_bars->setLabelsPrecision(sets > 1 ? 2 : 3);
   m_bars->setBarWidth(sets > 1 ? 0.85 : 0.6);
+  // Three or more bars per category are too narrow for a horizontal label.
+  m_bars->setLabelsAngle(sets > 2 ? -90.0 : 0.0);
   for (const auto& s : demo.series) {
     if (!s.bars)
       continue;
@@ -180,10 +182,15 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
     if (demo.logY) {
       yLow = std::pow(10.0, std::floor(std::log10(yMin)));
       // A decade of headroom above grouped bars for their value labels.
-      double yHigh = std::pow(10.0, std::ceil(std::log10(yMax)) + (grouped ? 1.0 : 0.0));
+      const auto sets = std::count_if(demo.series.begin(), demo.series.end(), [](const auto& s) { return s.bars; });
+      const double headroom = grouped ? (sets > 2 ? 2.0 : 1.0) : 0.0; // decades above for labels
+      double yHigh = std::pow(10.0, std::ceil(std::log10(yMax)) + headroom);
       if (yHigh <= yLow)
         yHigh = 10 * yLow;
       m_y->setRange(yLow, yHigh);
+      // At most ~7 labelled ticks: a tick every 2nd, 3rd... decade over a wide range.
+      const double decades = std::log10(yHigh / yLow);
+      static_cast<QLogValueAxis*>(m_y)->setBase(std::pow(10.0, std::max(1.0, std::ceil(decades / 7.0))));
     } else {
       const double pad = yMax > yMin ? 0.05 * (yMax - yMin) : std::max(0.5, 0.05 * std::abs(yMax));
       // Bars start at 0; grouped bars get room above for their value labels.

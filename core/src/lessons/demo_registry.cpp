@@ -50,22 +50,28 @@ DemoOutput formatTableDemo() {
 }
 
 DemoOutput ulpRulerDemo() {
-  DemoOutput o{"ulp-ruler", "The ruler: gap to the next value (ULP)", "value", "ULP", true, {}, {}, {}};
+  // Bars per format on a log axis: the gap at 1, 1000 and 65504 side by side.
+  DemoOutput o{"ulp-ruler", "The ruler: gap to the next value", "format", "ULP", true, {}, {}, {}};
+  const double at[] = {1, 1000, 65504};
+  std::vector<DemoSeries> byValue;
+  for (double a : at) byValue.push_back({fmt("ULP at %g", a), {}, {}, true});
+  int i = 0;
   for (const auto& r : ulpRuler()) {
-    DemoSeries s{r.name, {}, {}, false};
-    const double at[] = {1, 1000, 65504}, u[] = {r.at1, r.at1000, r.at65504};
+    const double u[] = {r.at1, r.at1000, r.at65504};
     std::string line = fmt("%-9s", r.name.c_str());
     for (int k = 0; k < 3; ++k) {
       line += std::isnan(u[k]) ? fmt("  ULP at %g: out of range", at[k])
                                : fmt("  ULP at %g: %.6g", at[k], u[k]);
       if (!std::isnan(u[k])) {
-        s.x.push_back(at[k]);
-        s.y.push_back(u[k]);
+        byValue[static_cast<std::size_t>(k)].x.push_back(i);
+        byValue[static_cast<std::size_t>(k)].y.push_back(u[k]);
       }
     }
     o.lines.push_back(line);
-    o.series.push_back(std::move(s));
+    o.categories.push_back(r.name);
+    ++i;
   }
+  o.series = std::move(byValue);
   return o;
 }
 
