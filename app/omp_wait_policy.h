@@ -2,7 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// Both mains call this first. With libgomp's default OMP_WAIT_POLICY,
+// Both mains call this first (mantissa-cli only for the commands that run
+// oneDNN: train and bench). With libgomp's default OMP_WAIT_POLICY,
 // oneDNN's OpenMP threads spin at every barrier; on a busy machine the
 // spinning threads starve each other and small products slow down by
 // orders of magnitude (measured on 2 shared cores: a bf16-mixed training
