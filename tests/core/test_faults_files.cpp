@@ -6,6 +6,7 @@
 // while exporting. Each must end in a clear error naming the file, never a
 // crash, and must leave an existing file intact.
 
+#include "file_size_limit.h"
 #include "test_data_util.h"
 
 #include <mantissa/data/csv_loader.h>
@@ -42,28 +43,7 @@ std::string readText(const fs::path& p) {
   return ss.str();
 }
 
-// While alive, file writes in this process fail past `bytes` (EFBIG, as a full
-// disk fails them with ENOSPC) instead of raising SIGXFSZ.
-class FileSizeLimit {
-public:
-  explicit FileSizeLimit(rlim_t bytes) {
-    m_oldHandler = std::signal(SIGXFSZ, SIG_IGN);
-    getrlimit(RLIMIT_FSIZE, &m_old);
-    rlimit limit = m_old;
-    limit.rlim_cur = bytes;
-    setrlimit(RLIMIT_FSIZE, &limit);
-  }
-  ~FileSizeLimit() {
-    setrlimit(RLIMIT_FSIZE, &m_old);
-    std::signal(SIGXFSZ, m_oldHandler);
-  }
-  FileSizeLimit(const FileSizeLimit&) = delete;
-  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
-
-private:
-  rlimit m_old{};
-  void (*m_oldHandler)(int) = nullptr;
-};
+using mantissa::testing::FileSizeLimit;
 
 } // namespace
 

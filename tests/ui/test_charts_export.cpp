@@ -6,6 +6,8 @@
 // and a row per point; a failed write (no directory, read-only, a full disk)
 // is a clear error and leaves the old file intact.
 
+#include "../core/file_size_limit.h"
+
 #include "ui/charts/chart_export.h"
 #include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
@@ -22,10 +24,7 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/resource.h>
 #include <unistd.h>
-
-#include <csignal>
 
 #include <vector>
 
@@ -225,28 +224,7 @@ TEST(ChartsExport, AFailedWriteLeavesTheExistingFileIntact) {
   }
 }
 
-// While alive, file writes in this process fail past `bytes` (EFBIG, as a
-// full disk fails them with ENOSPC) instead of raising SIGXFSZ.
-class FileSizeLimit {
-public:
-  explicit FileSizeLimit(rlim_t bytes) {
-    m_oldHandler = std::signal(SIGXFSZ, SIG_IGN);
-    getrlimit(RLIMIT_FSIZE, &m_old);
-    rlimit limit = m_old;
-    limit.rlim_cur = bytes;
-    setrlimit(RLIMIT_FSIZE, &limit);
-  }
-  ~FileSizeLimit() {
-    setrlimit(RLIMIT_FSIZE, &m_old);
-    std::signal(SIGXFSZ, m_oldHandler);
-  }
-  FileSizeLimit(const FileSizeLimit&) = delete;
-  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
-
-private:
-  rlimit m_old{};
-  void (*m_oldHandler)(int) = nullptr;
-};
+using mantissa::testing::FileSizeLimit;
 
 TEST(ChartsExport, AFullDiskIsAClearErrorAndKeepsTheExistingFile) {
   LossChart chart;
