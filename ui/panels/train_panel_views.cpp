@@ -250,8 +250,10 @@ void TrainPanel::refreshStatus() {
     const RunRecord& r = m_controller->record(i);
     const auto& snap = r.snapshot();
     const std::int64_t done = r.lastStep() + 1;
-    const std::int64_t total = snap ? snap->totalSteps : m_controller->session(i).totalSteps();
+    const std::int64_t total = snap ? snap->totalSteps : m_controller->facts(i).totalSteps;
     QString text = tr("%1 %2/%3").arg(m_controller->runName(i)).arg(done).arg(total);
+    if (m_controller->isLoaded(i))
+      text += tr(" · loaded");
     if (snap && !snap->finished && snap->stepsPerSecond > 0)
       text += tr(" · %1 steps/s").arg(snap->stepsPerSecond, 0, 'f', 0);
     if (snap && snap->summary)
