@@ -7,12 +7,15 @@
 #include <QPalette>
 #include <QStyle>
 #include <QStyleFactory>
+#include <memory>
 
 namespace mantissa::ui {
 namespace {
 
 QPalette lightPalette(bool highContrast) {
-  QPalette p = QStyleFactory::create(QStringLiteral("Fusion"))->standardPalette();
+  // Owned here: QStyleFactory::create() hands over a new style (LSan: leaked per call).
+  const std::unique_ptr<QStyle> fusion(QStyleFactory::create(QStringLiteral("Fusion")));
+  QPalette p = fusion->standardPalette();
   const QColor text = highContrast ? Qt::black : QColor(0x20, 0x20, 0x20);
   p.setColor(QPalette::Window, highContrast ? Qt::white : QColor(0xF4, 0xF4, 0xF4));
   p.setColor(QPalette::Base, Qt::white);

@@ -334,7 +334,8 @@ void HistogramChart::placeAnnotations() {
       x = right - text.width() - 4.0;
     else if (r.region.kind == RegionKind::Overflow)
       x = left + 4.0;
-    x = std::clamp(x, plot.left() + 2.0, plot.right() - text.width() - 2.0);
+    // max(min()), not clamp(): a plot narrower than the label has hi < lo (UB for clamp).
+    x = std::max(plot.left() + 2.0, std::min(x, plot.right() - text.width() - 2.0));
     QRectF box(x, plot.top() + 4.0 + formatRow(r.region.format) * (text.height() + 3.0),
                text.width(), text.height());
     while (std::any_of(placed.begin(), placed.end(),

@@ -390,7 +390,7 @@ void HistogramHeatmap::mouseMoveEvent(QMouseEvent* event) {
   }
   const QRectF plot = plotRect();
   const QPointF clamped(event->position().x(),
-                        std::clamp(event->position().y(), plot.top(), plot.bottom() - 0.5));
+                        std::max(plot.top(), std::min(event->position().y(), plot.bottom() - 0.5)));
   if (const int row = rowAt(clamped); row >= 0)
     selectRow(row);
 }

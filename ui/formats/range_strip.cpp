@@ -132,7 +132,8 @@ void RangeStrip::paintEvent(QPaintEvent*) {
   if (!tag.isEmpty()) {
     p.setPen(marker);
     const int wt = fm.horizontalAdvance(tag);
-    const double tx = std::clamp(x - wt / 2.0, 0.0, double(width() - wt));
+    // max(min()), not clamp(): a strip narrower than its tag has hi < lo (UB for clamp).
+    const double tx = std::max(0.0, std::min(x - wt / 2.0, double(width() - wt)));
     p.drawText(QPointF(tx, labelY + fm.ascent()), tag);
   }
 }
