@@ -75,6 +75,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addPage(new SpeedPanel, tr("Speed"));
 }
 
+// The pages are deleted by ~QWidget, after this class's part is gone: the
+// Train page's last drain (in ~TrainPanel) emits statusTextChanged, which
+// must not reach setStatusDetail on a half-destroyed window (UBSan: downcast
+// of a QWidget to MainWindow). Cut every connection from a child to us first.
+MainWindow::~MainWindow() {
+  for (QObject* child : findChildren<QObject*>())
+    disconnect(child, nullptr, this, nullptr);
+}
+
 int MainWindow::addPage(QWidget* page, const QString& title, const QIcon& icon) {
   const int index = m_pages->addTab(page, icon, title);
   if (title == m_pageToRestore)

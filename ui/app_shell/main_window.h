@@ -18,6 +18,7 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
   explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
 
   // Adds a view as a tab and returns its index. A page whose title was current
   // when the application last closed becomes current again.
