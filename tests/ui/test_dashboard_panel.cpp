@@ -5,6 +5,7 @@
 // reaches every chart's series, the histogram's format regions sit at the
 // spec exponents, and scrubbing the heat map shows the step recorded there.
 
+#include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/charts/histogram_chart.h"
 #include "ui/charts/histogram_heatmap.h"
@@ -225,6 +226,32 @@ TEST(DashboardPanel, SetupShowsModelProblemsInline) {
                          QStringLiteral("bf16-pure-sr")}));
   EXPECT_EQ(setup.problems(), QString());
   EXPECT_EQ(setup.configs().front().momentum, 0.0); // the preset's hidden fields survive
+}
+
+// At a projector the loss curve gets the width: the run setup joins the
+// right-hand tab group in presenter mode, and leaving it gives back the
+// arrangement the user had.
+TEST(DashboardPanel, PresenterModeGivesTheLossCurveTheWidthAndLeavingRestoresTheLayout) {
+  Page p({tiny("fp32", 5)});
+  QTest::qWait(100); // first show laid out
+  auto* setupDock = p.panel.findChild<QDockWidget*>(QStringLiteral("setupDock"));
+  auto* scaleDock = p.panel.findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
+  ASSERT_NE(setupDock, nullptr);
+  ASSERT_NE(scaleDock, nullptr);
+  ASSERT_EQ(p.panel.dockWidgetArea(setupDock), Qt::LeftDockWidgetArea);
+  const int lossWidth = p.panel.lossChart()->width();
+
+  Theme::instance().setPresenter(true);
+  QTest::qWait(200);
+  EXPECT_TRUE(p.panel.tabifiedDockWidgets(scaleDock).contains(setupDock));
+  EXPECT_EQ(p.panel.dockWidgetArea(setupDock), Qt::RightDockWidgetArea);
+  EXPECT_GT(p.panel.lossChart()->width(), lossWidth);
+
+  Theme::instance().setPresenter(false);
+  QTest::qWait(200);
+  EXPECT_EQ(p.panel.dockWidgetArea(setupDock), Qt::LeftDockWidgetArea);
+  EXPECT_FALSE(p.panel.tabifiedDockWidgets(scaleDock).contains(setupDock));
+  EXPECT_EQ(p.panel.lossChart()->width(), lossWidth);
 }
 
 } // namespace

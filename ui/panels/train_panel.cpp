@@ -433,7 +433,42 @@ void TrainPanel::fitDocks() {
   scaleDock->raise();
 }
 
+// A projector is usually 1280x720 or 1920x1080 at presenter font sizes: side
+// by side, five docks leave the loss curve a stamp in the middle. Presenter
+// mode gives the loss curve the page's width above one tab group of the
+// other right-hand views, the histograms below; the run setup joins that
+// group (a class watches, the teacher set the run up before).
+// Leaving presenter mode restores the arrangement it found.
+void TrainPanel::arrangeForPresenter() {
+  const bool presenter = Theme::instance().presenter();
+  if (!m_sized || presenter == !m_layoutBeforePresenter.isEmpty())
+    return;
+  if (!presenter) {
+    restoreState(m_layoutBeforePresenter, kLayoutVersion);
+    m_layoutBeforePresenter.clear();
+    return;
+  }
+  m_layoutBeforePresenter = saveState(kLayoutVersion);
+  auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
+  QDockWidget* scale = dock("lossScaleDock");
+  QDockWidget* hist = dock("histogramDock");
+  for (const char* name : {"accuracyDock", "watchDock", "opTableDock", "setupDock"}) {
+    QDockWidget* d = dock(name);
+    removeDockWidget(d); // (a dock must leave its place before it can join a tab group)
+    d->setFloating(false);
+    tabifyDockWidget(scale, d);
+    d->show();
+  }
+  scale->raise();
+  // After the layout has taken the new arrangement in.
+  QMetaObject::invokeMethod(this, [this, scale, hist] {
+    resizeDocks({scale}, {width() * 2 / 5}, Qt::Horizontal);
+    resizeDocks({hist}, {height() * 2 / 5}, Qt::Vertical);
+  }, Qt::QueuedConnection);
+}
+
 void TrainPanel::applyTheme() {
+  arrangeForPresenter();
   fitDocks();
   const Theme& t = Theme::instance();
   const ChartStyle style = t.presenter() ? ChartStyle::presenter(t.dark()) : ChartStyle::screen(t.dark());
@@ -466,6 +501,7 @@ void TrainPanel::showEvent(QShowEvent* event) {
       resizeDocks({histDock}, {height() * 2 / 5}, Qt::Vertical);
       resizeDocks({histDock, heatDock}, {width() / 2, width() / 2}, Qt::Horizontal);
     }
+    arrangeForPresenter(); // started in presenter mode
   }
   if (!m_closeFilterInstalled && window() != this) {
     window()->installEventFilter(this);
@@ -484,7 +520,9 @@ bool TrainPanel::eventFilter(QObject* watched, QEvent* event) {
 
 void TrainPanel::saveLayout() const {
   QSettings settings;
-  settings.setValue(kDockStateKey, saveState(kLayoutVersion));
+  // In presenter mode, the arrangement the user made outside it.
+  settings.setValue(kDockStateKey, m_layoutBeforePresenter.isEmpty() ? saveState(kLayoutVersion)
+                                                                      : m_layoutBeforePresenter);
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& c : m_setup->configs())
     runs.push_back(train::toJson(c));

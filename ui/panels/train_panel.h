@@ -95,6 +95,7 @@ private:
   void onBinClicked(int exponent);
   void applyTheme();
   void fitDocks();
+  void arrangeForPresenter();
   bool shows(const QWidget* view) const; // visible, and not in a hidden dock tab
   int roomyHeight() const;
   void saveLayout() const;
@@ -141,6 +142,7 @@ private:
   QString m_presetNote;
   bool m_closeFilterInstalled = false;
   bool m_sized = false;
+  QByteArray m_layoutBeforePresenter; // restored when presenter mode ends; empty outside it
 };
 
 } // namespace mantissa::ui
