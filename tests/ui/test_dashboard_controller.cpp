@@ -6,6 +6,7 @@
 // bits and swamping marks; divergence stays inspectable; destruction mid-run
 // joins the training threads.
 
+#include "drain_wait.h"
 #include "ui/app_shell/palette.h"
 #include "ui/bridge/run_controller.h"
 
@@ -36,12 +37,7 @@ train::RunConfig tiny(const std::string& recipe, std::int64_t steps) {
 
 // Waits (running the event loop, so the drain timer fires) until pred holds.
 template <class Pred> bool waitFor(RunController& c, Pred pred, int ms = 20000) {
-  return QTest::qWaitFor(
-      [&] {
-        c.drainNow();
-        return pred();
-      },
-      ms);
+  return waitDrained(c, pred, ms);
 }
 
 TEST(DashboardController, StepWhilePausedRunsExactlyOneStepPerPress) {

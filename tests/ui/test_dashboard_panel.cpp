@@ -5,6 +5,7 @@
 // reaches every chart's series, the histogram's format regions sit at the
 // spec exponents, and scrubbing the heat map shows the step recorded there.
 
+#include "drain_wait.h"
 #include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/charts/histogram_chart.h"
@@ -53,12 +54,7 @@ struct Page {
     EXPECT_EQ(panel.applySetup(), QString());
   }
   bool waitFor(const std::function<bool()>& pred) {
-    return QTest::qWaitFor(
-        [&] {
-          panel.controller()->drainNow();
-          return pred();
-        },
-        20000);
+    return waitDrained(*panel.controller(), pred, 20000);
   }
   const RunRecord& record(int i) const { return panel.controller()->record(i); }
   TrainPanel panel;

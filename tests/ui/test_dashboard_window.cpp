@@ -5,6 +5,7 @@
 // renders non-blank with the expected panels visible; closing it mid-run
 // stops and joins every trainer.
 
+#include "drain_wait.h"
 #include "ui/app_shell/main_window.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/charts/loss_chart.h"
@@ -31,12 +32,7 @@ TrainPanel* trainPage(MainWindow& w) {
 }
 
 bool waitFor(TrainPanel& panel, const std::function<bool()>& pred) {
-  return QTest::qWaitFor(
-      [&] {
-        panel.controller()->drainNow();
-        return pred();
-      },
-      60000);
+  return waitDrained(*panel.controller(), pred, 60000);
 }
 
 TEST(DashboardWindow, TrainIsTheFirstTabAndExplorerStays) {

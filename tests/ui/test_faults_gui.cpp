@@ -8,6 +8,7 @@
 // (/proc/self/status) returns to what it was after the first cycle (oneDNN's
 // and Qt's pools exist by then); a stop is shown like a divergence.
 
+#include "drain_wait.h"
 #include "ui/app_shell/main_window.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/panels/train_panel.h"
@@ -36,12 +37,7 @@ train::RunConfig tiny(const std::string& recipe) {
 }
 
 template <class Pred> bool waitFor(RunController& c, Pred pred, int ms = 30000) {
-  return QTest::qWaitFor(
-      [&] {
-        c.drainNow();
-        return pred();
-      },
-      ms);
+  return waitDrained(c, pred, ms);
 }
 
 int threadCount() {

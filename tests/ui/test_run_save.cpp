@@ -5,6 +5,7 @@
 // training) and at the end, the log holds every step up to the save, reopens
 // with those steps, and equals what `mantissa-cli train --log` writes for the
 // same configuration and seed except for timing fields.
+#include "drain_wait.h"
 #include "ui/bridge/run_controller.h"
 
 #include <QFile>
@@ -90,12 +91,7 @@ std::vector<json> rowsWithoutTiming(const QString& path) {
 }
 
 template <class Pred> bool waitFor(RunController& c, Pred pred, int ms = 60000) {
-  return QTest::qWaitFor(
-      [&] {
-        c.drainNow();
-        return pred();
-      },
-      ms);
+  return waitDrained(c, pred, ms);
 }
 
 // Step indices of the log's step rows, in order.
