@@ -53,8 +53,8 @@ Optimizer::Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<S
     m_second.emplace_back(config.kind == OptimizerKind::AdamW ? s.value.size() : 0, 0.0f);
     m_kahan.emplace_back(recipe.updateRounding == UpdateRounding::Kahan ? s.value.size() : 0, 0.0f);
     m_updates.emplace_back(s.value.size(), 0.0f);
-    m_scratch.resize(std::max(m_scratch.size(), s.value.size()));
   }
+  m_scratch.resize(kStepBlock);
   m_stats.resize(m_slots.size());
 }
 
@@ -75,86 +75,109 @@ float Optimizer::store(float current, float u, float& compensation) {
   return t;
 }
 
-// Each phase is a separate loop over one slot so that the common paths
+void Optimizer::step(double lr, StepObserver* observer) {
+  ++m_step;
+  const auto& c = m_config;
+  m_momentum = m_step == 1 ? 0.0f : static_cast<float>(c.momentum);
+  m_bias1 = static_cast<float>(1.0 - std::pow(c.beta1, double(m_step)));
+  m_bias2Sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(c.beta2, double(m_step))));
+  const float flr = static_cast<float>(lr);
+  for (std::size_t s = 0; s < m_slots.size(); ++s) {
+    const bool watched = observer != nullptr && observer->beginSlot(s);
+    const std::size_t n = m_slots[s].value.size();
+    UpdateStats stats;
+    for (std::size_t off = 0; off < n; off += kStepBlock) {
+      const std::size_t len = std::min(kStepBlock, n - off);
+      computeUpdate(s, off, len, flr);
+      if (watched)
+        observer->block(s, off, m_slots[s].value.subspan(off, len),
+                        m_slots[s].grad.subspan(off, len),
+                        std::span<const float>(m_updates[s]).subspan(off, len));
+      applyUpdate(s, off, len, stats);
+    }
+    if (watched)
+      observer->endSlot(s);
+    m_stats[s] = stats;
+  }
+}
+
+// Each phase is a separate loop over the block so that the common paths
 // (FP32 state, FP32 or master weights) vectorise; rounding to BF16/FP16 uses
 // the batch conversions (model::roundTo), stochastic rounding and Kahan the
 // scalar ones.
-void Optimizer::step(double lr, bool /*recordUpdates: the updates are always kept*/) {
-  ++m_step;
+void Optimizer::computeUpdate(std::size_t s, std::size_t off, std::size_t n, float flr) {
   const auto& c = m_config;
   const DType state = m_recipe.optimizerState;
-  const float flr = static_cast<float>(lr);
   const float wd = static_cast<float>(c.weightDecay);
-  const bool adam = c.kind == OptimizerKind::AdamW;
-  for (std::size_t s = 0; s < m_slots.size(); ++s) {
-    const std::span<float> value = m_slots[s].value;
-    const std::span<const float> grad = m_slots[s].grad;
-    const std::size_t n = value.size();
-    float* w = value.data();
-    const float* g = grad.data();
-    float* u = m_updates[s].data();
-    float* m1 = m_first[s].data();
-    // 1. State and update direction: u = -lr * (...).
-    if (adam) {
-      float* m2 = m_second[s].data();
-      const float b1 = static_cast<float>(c.beta1), b2 = static_cast<float>(c.beta2);
-      for (std::size_t i = 0; i < n; ++i) {
-        m1[i] = b1 * m1[i] + (1.0f - b1) * g[i];
-        m2[i] = b2 * m2[i] + (1.0f - b2) * g[i] * g[i];
-      }
-      model::roundTo(state, m_first[s]);
-      model::roundTo(state, m_second[s]);
-      const float bias1 = static_cast<float>(1.0 - std::pow(c.beta1, double(m_step)));
-      const float bias2Sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(c.beta2, double(m_step))));
-      const float eps = static_cast<float>(c.eps);
-      for (std::size_t i = 0; i < n; ++i)
-        u[i] = -flr * wd * w[i] - flr * (m1[i] / bias1) / (std::sqrt(m2[i]) / bias2Sqrt + eps);
-    } else {
-      const float momentum = m_step == 1 ? 0.0f : static_cast<float>(c.momentum);
-      if (state == DType::F32) {
-        for (std::size_t i = 0; i < n; ++i) {
-          m1[i] = momentum * m1[i] + (g[i] + wd * w[i]);
-          u[i] = -flr * m1[i];
-        }
-      } else {
-        for (std::size_t i = 0; i < n; ++i)
-          m1[i] = momentum * m1[i] + (g[i] + wd * w[i]);
-        model::roundTo(state, m_first[s]);
-        for (std::size_t i = 0; i < n; ++i)
-          u[i] = -flr * m1[i];
-      }
-    }
-    // 2. Apply to the stored weights, counting updates that changed nothing.
-    UpdateStats stats;
-    float* next = m_scratch.data();
-    if (m_recipe.masterWeights || m_recipe.weights == DType::F32) {
-      for (std::size_t i = 0; i < n; ++i) { // one fused pass: FP32 weights
-        const float updated = w[i] + u[i];
-        stats.nonzero += u[i] != 0.0f ? 1 : 0;
-        stats.unchanged += (u[i] != 0.0f && updated == w[i]) ? 1 : 0;
-        w[i] = updated;
-      }
-      m_stats[s] = stats;
-      continue;
-    } else if (m_recipe.updateRounding == UpdateRounding::Nearest) {
-      for (std::size_t i = 0; i < n; ++i)
-        next[i] = w[i] + u[i];
-      model::roundTo(m_recipe.weights, {next, n});
-    } else if (m_recipe.updateRounding == UpdateRounding::Stochastic) {
-      for (std::size_t i = 0; i < n; ++i)
-        next[i] = roundStochastic(m_recipe.weights, w[i] + u[i], nextRandom());
-    } else {
-      float* comp = m_kahan[s].data();
-      for (std::size_t i = 0; i < n; ++i)
-        next[i] = store(w[i], u[i], comp[i]);
-    }
+  const float* w = m_slots[s].value.data() + off;
+  const float* g = m_slots[s].grad.data() + off;
+  float* u = m_updates[s].data() + off;
+  float* m1 = m_first[s].data() + off;
+  if (c.kind == OptimizerKind::AdamW) {
+    float* m2 = m_second[s].data() + off;
+    const float b1 = static_cast<float>(c.beta1), b2 = static_cast<float>(c.beta2);
     for (std::size_t i = 0; i < n; ++i) {
-      stats.nonzero += u[i] != 0.0f ? 1 : 0;
-      stats.unchanged += (u[i] != 0.0f && next[i] == w[i]) ? 1 : 0;
-      w[i] = next[i];
+      m1[i] = b1 * m1[i] + (1.0f - b1) * g[i];
+      m2[i] = b2 * m2[i] + (1.0f - b2) * g[i] * g[i];
     }
-    m_stats[s] = stats;
+    model::roundTo(state, {m1, n});
+    model::roundTo(state, {m2, n});
+    const float bias1 = m_bias1, bias2Sqrt = m_bias2Sqrt;
+    const float eps = static_cast<float>(c.eps);
+    for (std::size_t i = 0; i < n; ++i)
+      u[i] = -flr * wd * w[i] - flr * (m1[i] / bias1) / (std::sqrt(m2[i]) / bias2Sqrt + eps);
+    return;
   }
+  const float momentum = m_momentum;
+  if (state == DType::F32) {
+    for (std::size_t i = 0; i < n; ++i) {
+      m1[i] = momentum * m1[i] + (g[i] + wd * w[i]);
+      u[i] = -flr * m1[i];
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i)
+      m1[i] = momentum * m1[i] + (g[i] + wd * w[i]);
+    model::roundTo(state, {m1, n});
+    for (std::size_t i = 0; i < n; ++i)
+      u[i] = -flr * m1[i];
+  }
+}
+
+void Optimizer::applyUpdate(std::size_t s, std::size_t off, std::size_t n, UpdateStats& stats) {
+  float* w = m_slots[s].value.data() + off;
+  const float* u = m_updates[s].data() + off;
+  std::int64_t nonzero = 0, unchanged = 0;
+  if (m_recipe.masterWeights || m_recipe.weights == DType::F32) {
+    for (std::size_t i = 0; i < n; ++i) { // one fused pass: FP32 weights
+      const float updated = w[i] + u[i];
+      nonzero += u[i] != 0.0f ? 1 : 0;
+      unchanged += (u[i] != 0.0f && updated == w[i]) ? 1 : 0;
+      w[i] = updated;
+    }
+    stats.nonzero += nonzero;
+    stats.unchanged += unchanged;
+    return;
+  }
+  float* next = m_scratch.data();
+  if (m_recipe.updateRounding == UpdateRounding::Nearest) {
+    for (std::size_t i = 0; i < n; ++i)
+      next[i] = w[i] + u[i];
+    model::roundTo(m_recipe.weights, {next, n});
+  } else if (m_recipe.updateRounding == UpdateRounding::Stochastic) {
+    for (std::size_t i = 0; i < n; ++i)
+      next[i] = roundStochastic(m_recipe.weights, w[i] + u[i], nextRandom());
+  } else {
+    float* comp = m_kahan[s].data() + off;
+    for (std::size_t i = 0; i < n; ++i)
+      next[i] = store(w[i], u[i], comp[i]);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    nonzero += u[i] != 0.0f ? 1 : 0;
+    unchanged += (u[i] != 0.0f && next[i] == w[i]) ? 1 : 0;
+    w[i] = next[i];
+  }
+  stats.nonzero += nonzero;
+  stats.unchanged += unchanged;
 }
 
 std::vector<model::PlanRow> Optimizer::plan() const {
@@ -186,8 +209,12 @@ double globalGradNorm(std::span<const Slot> params) {
   return std::sqrt(sum);
 }
 
+bool clipsAt(double norm, double maxNorm) {
+  return maxNorm > 0.0 && norm > maxNorm;
+}
+
 double clipByGlobalNorm(std::span<const std::span<float>> grads, double norm, double maxNorm) {
-  if (!(maxNorm > 0.0) || !(norm > maxNorm))
+  if (!clipsAt(norm, maxNorm))
     return 1.0;
   const double factor = maxNorm / (norm + 1e-6);
   const float f = static_cast<float>(factor);

@@ -30,6 +30,12 @@ Thresholds baseThresholds() {
   return t;
 }
 
+// The thresholds of the unscaled view: every target's zero, normal, overflow.
+const Thresholds& base() {
+  static const Thresholds kBase = baseThresholds();
+  return kBase;
+}
+
 // Threshold patterns for values that are still multiplied by 2^k (k >= 0):
 // |x| / 2^k < T  <=>  |x| < T * 2^k, exact while T * 2^k is a normal float;
 // past FLT_MAX only +inf is at or above it.
@@ -91,11 +97,38 @@ private:
 
 } // namespace
 
-TelemetryCollector::TelemetryCollector(int cadence) : m_cadence(cadence) {
+// One layer's weights, gradients and updates between beginParameters() and
+// endParameters(): a Scanner per tensor and the swamping counts.
+struct TelemetryCollector::ParameterScan {
+  int layer = -1; // -1: no layer open
+  DType working = DType::F32;
+  bool withWeights = true;
+  bool withGrads = false;
+  detail::Scanner weights{base()}, grads{base()}, updates{base()};
+  SwampCounts swamp;
+
+  void block(std::span<const float> w, std::span<const float> g, std::span<const float> u) {
+    if (withWeights)
+      weights.add(w);
+    if (withGrads)
+      grads.add(g);
+    updates.add(u);
+    const SwampCounts part = swampCounts(w, u, working);
+    swamp.eligible += part.eligible;
+    swamp.swamped += part.swamped;
+  }
+};
+
+TelemetryCollector::TelemetryCollector(int cadence)
+    : m_cadence(cadence), m_parameters(std::make_unique<ParameterScan>()) {
   if (cadence < 0)
     throw std::invalid_argument("telemetry cadence must be >= 0 (0 = off), got " +
                                 std::to_string(cadence));
 }
+
+TelemetryCollector::~TelemetryCollector() = default;
+TelemetryCollector::TelemetryCollector(TelemetryCollector&&) noexcept = default;
+TelemetryCollector& TelemetryCollector::operator=(TelemetryCollector&&) noexcept = default;
 
 void TelemetryCollector::checkLayer(int layer) const {
   if (layer < 0)
@@ -110,7 +143,7 @@ void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const flo
     throw std::invalid_argument("telemetry: loss scale must be a positive finite number, got " +
                                 std::to_string(lossScale));
   ScopedTimer timer(m_frame.telemetryMs);
-  static const Thresholds kBase = baseThresholds();
+  const Thresholds& kBase = base();
 
   if (lossScale == 1.0f) {
     ExponentHistogram hist;
@@ -167,29 +200,82 @@ void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights
   checkLayer(layer);
   if (weights.size() != updates.size())
     (void)swampCounts(weights, updates, working); // throws the size message
+  if (m_parameters->layer >= 0)
+    throw std::logic_error("telemetry: observeUpdate() between beginParameters() and "
+                           "endParameters()");
   ScopedTimer timer(m_frame.telemetryMs);
-  static const Thresholds kBase = baseThresholds();
+  ParameterScan& p = *m_parameters;
+  p.layer = layer;
+  p.working = working;
+  p.withWeights = false;
+  p.withGrads = false;
   // One walk over the updates: each block is histogrammed and then checked
   // for swamping while it is still in cache (128 KiB of updates per block).
   constexpr std::size_t kBlock = std::size_t{1} << 15;
-  ExponentHistogram hist;
-  Below below{};
-  SwampCounts swamp;
   for (std::size_t off = 0; off < updates.size(); off += kBlock) {
     const std::size_t n = std::min(kBlock, updates.size() - off);
-    detail::scan(updates.subspan(off, n), 1.0f, kBase, hist, below);
-    const SwampCounts part = swampCounts(weights.subspan(off, n), updates.subspan(off, n), working);
-    swamp.eligible += part.eligible;
-    swamp.swamped += part.swamped;
+    p.block(weights.subspan(off, n), {}, updates.subspan(off, n));
   }
-  m_frame.tensors.push_back(makeEntry(layer, TensorClass::Updates, false, 1.0, hist, below));
-  auto& swamped = m_frame.swamped;
-  if (swamped.size() <= static_cast<std::size_t>(layer))
-    swamped.resize(static_cast<std::size_t>(layer) + 1, std::numeric_limits<double>::quiet_NaN());
-  swamped[static_cast<std::size_t>(layer)] =
-      swamp.eligible == 0
-          ? 0.0
-          : static_cast<double>(swamp.swamped) / static_cast<double>(swamp.eligible);
+  endParameters();
+}
+
+void TelemetryCollector::beginParameters(int layer, DType working, bool withGrads) {
+  checkLayer(layer);
+  ParameterScan& p = *m_parameters;
+  if (p.layer >= 0)
+    throw std::logic_error("telemetry: beginParameters(" + std::to_string(layer) +
+                           ") before endParameters() of layer " + std::to_string(p.layer));
+  p.layer = layer;
+  p.working = working;
+  p.withWeights = true;
+  p.withGrads = withGrads;
+}
+
+void TelemetryCollector::observeParameterBlock(std::span<const float> weights,
+                                               std::span<const float> grads,
+                                               std::span<const float> updates) {
+  ParameterScan& p = *m_parameters;
+  if (p.layer < 0)
+    throw std::logic_error("telemetry: observeParameterBlock() without beginParameters()");
+  if (weights.size() != updates.size() || (p.withGrads && grads.size() != weights.size())) {
+    std::string message = "telemetry: parameter block of layer ";
+    message.append(std::to_string(p.layer)).append(" has ");
+    message.append(std::to_string(weights.size())).append(" weights, ");
+    message.append(std::to_string(grads.size())).append(" gradients and ");
+    message.append(std::to_string(updates.size())).append(" updates");
+    throw std::invalid_argument(message);
+  }
+  ScopedTimer timer(m_frame.telemetryMs);
+  p.block(weights, grads, updates);
+}
+
+void TelemetryCollector::endParameters() {
+  ParameterScan& p = *m_parameters;
+  if (p.layer < 0)
+    throw std::logic_error("telemetry: endParameters() without beginParameters()");
+  ScopedTimer timer(m_frame.telemetryMs);
+  const auto record = [&](detail::Scanner& scanner, TensorClass cls) {
+    ExponentHistogram hist;
+    Below below{};
+    scanner.finish(hist, below);
+    m_frame.tensors.push_back(makeEntry(p.layer, cls, false, 1.0, hist, below));
+  };
+  if (p.withWeights)
+    record(p.weights, TensorClass::Weights);
+  if (p.withGrads)
+    record(p.grads, TensorClass::WeightGrads);
+  record(p.updates, TensorClass::Updates);
+  setSwamped(p.layer, p.swamp.eligible, p.swamp.swamped);
+  p.swamp = {};
+  p.layer = -1;
+}
+
+void TelemetryCollector::setSwamped(int layer, std::uint64_t eligible, std::uint64_t swamped) {
+  auto& fractions = m_frame.swamped;
+  if (fractions.size() <= static_cast<std::size_t>(layer))
+    fractions.resize(static_cast<std::size_t>(layer) + 1, std::numeric_limits<double>::quiet_NaN());
+  fractions[static_cast<std::size_t>(layer)] =
+      eligible == 0 ? 0.0 : static_cast<double>(swamped) / static_cast<double>(eligible);
 }
 
 std::shared_ptr<const TelemetryFrame> TelemetryCollector::finish(std::int64_t step) {

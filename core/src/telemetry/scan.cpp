@@ -2,10 +2,9 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "telemetry/scan.h"
 
-#include "telemetry/byte_histogram.h"
-
 #include <mantissa/numeric/cpu_features.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -189,110 +188,119 @@ std::uint64_t countInRange(std::span<const float> values, std::uint32_t lo, std:
   return count;
 }
 
-void scan(std::span<const float> values, float scale, std::span<const std::uint32_t> thresholds,
-          ExponentHistogram& hist, std::span<std::uint64_t> below) {
-  assert(thresholds.size() == below.size() && thresholds.size() <= kMaxThresholds);
-  const std::size_t nt = thresholds.size();
-  // Thresholds exactly at a binade start need no value-level work at all.
-  std::array<unsigned, kMaxThresholds> binadeOf{};
-  std::array<std::uint32_t, kMaxThresholds> binadeStart{};
-  std::array<std::uint64_t, kMaxThresholds> within{}; // values of T's binade below T
-  std::array<std::uint64_t, kMaxThresholds> before{};
-  for (std::size_t j = 0; j < nt; ++j) {
+Scanner::Scanner(std::span<const std::uint32_t> thresholds) : m_count(thresholds.size()) {
+  assert(thresholds.size() <= kMaxThresholds);
+  for (std::size_t j = 0; j < m_count; ++j) {
     assert(thresholds[j] <= 0x7f800000u);
-    binadeOf[j] = thresholds[j] >> 23;
-    binadeStart[j] = thresholds[j] & ~kMantissaMask;
+    m_thresholds[j] = thresholds[j];
+    m_binadeOf[j] = thresholds[j] >> 23;
+    m_binadeStart[j] = thresholds[j] & ~kMantissaMask;
   }
+}
 
-  ByteHistogram bytes;
-  // The exponent window of the AVX2 histogram: chosen after the first chunk
-  // (scalar) from the counts so far, chosen again when a chunk leaves more
-  // than 1/8 of its values outside; 0 = scalar (no window covers 7/8 of the
-  // values: wide distributions, where the scalar count is faster).
-  unsigned window = 0;
-  std::size_t scalarChunks = 0;
-  std::uint64_t zeros = 0;
+void Scanner::add(std::span<const float> values, float scale) {
   alignas(64) std::array<float, kChunk> scaled;
-  const bool needsScale = scale != 1.0f;
-
   for (std::size_t off = 0; off < values.size(); off += kChunk) {
     const std::size_t n = std::min(kChunk, values.size() - off);
     const float* x = values.data() + off;
-    if (needsScale) {
+    if (scale != 1.0f) {
       if (useAvx2())
         scaleAvx2(x, n, scale, scaled.data());
       else
         scaleBase(x, n, scale, scaled.data());
       x = scaled.data();
     }
-    for (std::size_t j = 0; j < nt; ++j)
-      before[j] = bytes.bin(binadeOf[j]);
-    const std::uint64_t before0 = bytes.bin(0);
-    const std::uint64_t before255 = bytes.bin(255);
+    addChunk(x, n);
+  }
+  m_total += values.size();
+}
 
-    std::size_t outside = n;
-    if (window != 0) {
-      outside = addWindowed(x, n, bytes, window);
-    } else {
-      addScalar(x, n, bytes);
-      ++scalarChunks;
-    }
-    // Scalar chunks look for a window after the first and then every 8th.
-    const bool repick = window != 0 ? outside * 8 > n : scalarChunks == 1 || scalarChunks % 8 == 0;
-    if (repick && useAvx2()) {
-      const Window w = pickWindow(bytes);
-      window = w.covered * 8 >= w.total * 7 ? w.lo : 0;
-    }
+void Scanner::addChunk(const float* x, std::size_t n) {
+  const std::size_t nt = m_count;
+  std::array<std::uint64_t, kMaxThresholds> before;
+  for (std::size_t j = 0; j < nt; ++j)
+    before[j] = m_bytes.bin(m_binadeOf[j]);
+  const std::uint64_t before0 = m_bytes.bin(0);
+  const std::uint64_t before255 = m_bytes.bin(255);
 
-    // Value-level work, all ranges this chunk needs in one pass: each
-    // threshold whose binade this chunk populated, and exact zeros when the
-    // exponent-0 bin grew (zeros and subnormals share it).
-    std::array<std::uint32_t, kMaxThresholds + 1> lo, width;
-    std::array<std::size_t, kMaxThresholds + 1> which; // index into within, or nt for zeros
-    std::size_t active = 0;
-    for (std::size_t j = 0; j < nt; ++j) {
-      if (thresholds[j] != binadeStart[j] && bytes.bin(binadeOf[j]) != before[j]) {
-        lo[active] = binadeStart[j];
-        width[active] = thresholds[j] - binadeStart[j];
-        which[active++] = j;
-      }
-    }
-    const std::uint64_t added0 = bytes.bin(0) - before0;
-    if (added0 != 0) {
-      lo[active] = 0;
-      width[active] = 1;
-      which[active++] = nt;
-    }
-    if (active != 0) {
-      std::array<std::uint64_t, kMaxThresholds + 1> counts;
-      std::fill_n(counts.begin(), active, std::uint64_t{0});
-      countRanges(x, n, active, lo.data(), width.data(), counts.data());
-      for (std::size_t r = 0; r < active; ++r) {
-        if (which[r] == nt) {
-          zeros += counts[r];
-          if (counts[r] != added0)
-            binSubnormals(x, n, hist);
-        } else {
-          within[which[r]] += counts[r];
-        }
-      }
-    }
-    if (bytes.bin(255) != before255)
-      binSpecials(x, n, hist);
+  std::size_t outside = n;
+  if (m_window != 0) {
+    outside = addWindowed(x, n, m_bytes, m_window);
+  } else {
+    addScalar(x, n, m_bytes);
+    ++m_scalarChunks;
+  }
+  // Scalar chunks look for a window after the first and then every 8th.
+  const bool repick =
+      m_window != 0 ? outside * 8 > n : m_scalarChunks == 1 || m_scalarChunks % 8 == 0;
+  if (repick && useAvx2()) {
+    const Window w = pickWindow(m_bytes);
+    m_window = w.covered * 8 >= w.total * 7 ? w.lo : 0;
   }
 
+  // Value-level work, all ranges this chunk needs in one pass: each
+  // threshold whose binade this chunk populated, and exact zeros when the
+  // exponent-0 bin grew (zeros and subnormals share it).
+  std::array<std::uint32_t, kMaxThresholds + 1> lo, width;
+  std::array<std::size_t, kMaxThresholds + 1> which; // index into m_within, or nt for zeros
+  std::size_t active = 0;
+  for (std::size_t j = 0; j < nt; ++j) {
+    if (m_thresholds[j] != m_binadeStart[j] && m_bytes.bin(m_binadeOf[j]) != before[j]) {
+      lo[active] = m_binadeStart[j];
+      width[active] = m_thresholds[j] - m_binadeStart[j];
+      which[active++] = j;
+    }
+  }
+  const std::uint64_t added0 = m_bytes.bin(0) - before0;
+  if (added0 != 0) {
+    lo[active] = 0;
+    width[active] = 1;
+    which[active++] = nt;
+  }
+  if (active != 0) {
+    std::array<std::uint64_t, kMaxThresholds + 1> counts;
+    std::fill_n(counts.begin(), active, std::uint64_t{0});
+    countRanges(x, n, active, lo.data(), width.data(), counts.data());
+    for (std::size_t r = 0; r < active; ++r) {
+      if (which[r] == nt) {
+        m_zeros += counts[r];
+        if (counts[r] != added0)
+          binSubnormals(x, n, m_hist);
+      } else {
+        m_within[which[r]] += counts[r];
+      }
+    }
+  }
+  if (m_bytes.bin(255) != before255)
+    binSpecials(x, n, m_hist);
+}
+
+void Scanner::finish(ExponentHistogram& hist, std::span<std::uint64_t> below) {
+  assert(below.size() == m_count);
   // Fold: normal binades (biased 1..254 -> exponent b - 127 -> index b + 22).
   for (unsigned b = 1; b < 255; ++b)
-    hist.bins[b + 22] += bytes.bin(b);
-  hist.zeros += zeros;
-  hist.total += values.size();
+    m_hist.bins[b + 22] += m_bytes.bin(b);
+  m_hist.zeros += m_zeros;
+  m_hist.total += m_total;
+  hist += m_hist;
 
   // Cumulative counts below each threshold's binade, plus the within part.
   std::array<std::uint64_t, 257> cumulative{}; // cumulative[b] = #values with biased exponent < b
   for (unsigned b = 0; b < 256; ++b)
-    cumulative[b + 1] = cumulative[b] + bytes.bin(b);
-  for (std::size_t j = 0; j < nt; ++j)
-    below[j] += cumulative[binadeOf[j]] + within[j];
+    cumulative[b + 1] = cumulative[b] + m_bytes.bin(b);
+  for (std::size_t j = 0; j < m_count; ++j)
+    below[j] += cumulative[m_binadeOf[j]] + m_within[j];
+
+  const std::array<std::uint32_t, kMaxThresholds> thresholds = m_thresholds;
+  *this = Scanner(std::span<const std::uint32_t>(thresholds.data(), m_count));
+}
+
+void scan(std::span<const float> values, float scale, std::span<const std::uint32_t> thresholds,
+          ExponentHistogram& hist, std::span<std::uint64_t> below) {
+  assert(thresholds.size() == below.size() && thresholds.size() <= kMaxThresholds);
+  Scanner scanner(thresholds);
+  scanner.add(values, scale);
+  scanner.finish(hist, below);
 }
 
 } // namespace mantissa::telemetry::detail

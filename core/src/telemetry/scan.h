@@ -20,8 +20,11 @@
 // zero count and the cast's scaling are branch-free loops compiled for AVX2
 // (dispatched at run time) and for baseline x86-64.
 
+#include "telemetry/byte_histogram.h"
+
 #include <mantissa/telemetry/histogram.h>
 
+#include <array>
 #include <cstdint>
 #include <span>
 
@@ -31,6 +34,40 @@ inline constexpr std::size_t kMaxThresholds = 32;
 
 // The CPU has AVX2 and the portable path is not forced (setForcePortableTelemetry).
 bool useAvx2() noexcept;
+
+// The pass, resumable: add() the values of one tensor in pieces (the
+// optimizer hands it blocks while they are in cache), then finish() once.
+// Counts do not depend on how the tensor was cut. No allocation.
+class Scanner {
+public:
+  // thresholds.size() <= kMaxThresholds; each at most +inf (0x7f800000).
+  explicit Scanner(std::span<const std::uint32_t> thresholds = {});
+
+  // Adds x * scale (FP32) for every x of `values`.
+  void add(std::span<const float> values, float scale = 1.0f);
+  // hist += what was added; below[j] += #{bits(|x * scale|) < thresholds[j]};
+  // below.size() == thresholds.size(). Then starts over, as if just constructed.
+  void finish(ExponentHistogram& hist, std::span<std::uint64_t> below);
+
+private:
+  void addChunk(const float* x, std::size_t n);
+
+  std::size_t m_count = 0; // thresholds in use
+  std::array<std::uint32_t, kMaxThresholds> m_thresholds{};
+  std::array<unsigned, kMaxThresholds> m_binadeOf{};           // biased exponent of each threshold
+  std::array<std::uint32_t, kMaxThresholds> m_binadeStart{};   // bits of its binade's start
+  std::array<std::uint64_t, kMaxThresholds> m_within{};        // values of T's binade below T
+  ByteHistogram m_bytes;
+  ExponentHistogram m_hist; // subnormals and specials, binned as they come
+  // The exponent window of the AVX2 histogram: chosen after the first chunk
+  // (scalar) from the counts so far, chosen again when a chunk leaves more
+  // than 1/8 of its values outside; 0 = scalar (no window covers 7/8 of the
+  // values: wide distributions, where the scalar count is faster).
+  unsigned m_window = 0;
+  std::size_t m_scalarChunks = 0;
+  std::uint64_t m_zeros = 0;
+  std::uint64_t m_total = 0;
+};
 
 // hist += histogram of (x * scale); below[j] += #{x : bits(|x * scale|) < thresholds[j]}.
 // below.size() must equal thresholds.size() <= kMaxThresholds.

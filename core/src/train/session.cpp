@@ -38,6 +38,34 @@ const char* nonFiniteInput(std::span<const float> x) {
   return nullptr;
 }
 
+// Hands the optimizer's blocks of each weight matrix (slot 2l is "layer<l>.W")
+// to the collector while they are in cache: the layer's Weights (before the
+// update), WeightGrads when the optimizer reads them as backward stored
+// them, Updates and the swamped fraction.
+class ParameterTelemetry final : public amp::StepObserver {
+public:
+  ParameterTelemetry(telemetry::TelemetryCollector& collector, DType working, bool grads)
+      : m_collector(collector), m_working(working), m_grads(grads) {}
+
+  bool beginSlot(std::size_t slot) override {
+    if (slot % 2 != 0)
+      return false; // biases: not observed
+    m_collector.beginParameters(static_cast<int>(slot / 2), m_working, m_grads);
+    return true;
+  }
+  void block(std::size_t, std::size_t, std::span<const float> weights,
+             std::span<const float> grads, std::span<const float> updates) override {
+    m_collector.observeParameterBlock(weights, m_grads ? grads : std::span<const float>{},
+                                      updates);
+  }
+  void endSlot(std::size_t) override { m_collector.endParameters(); }
+
+private:
+  telemetry::TelemetryCollector& m_collector;
+  DType m_working;
+  bool m_grads;
+};
+
 amp::OptimizerConfig optimizerConfig(const RunConfig& c) {
   amp::OptimizerConfig o;
   o.kind = *amp::parseOptimizer(c.optimizer);
@@ -156,17 +184,28 @@ bool Session::failAtInput() {
   return true;
 }
 
-void Session::observeTelemetry() {
+void Session::observeTelemetry(bool weightGrads) {
   model::ScopedTimer t(m_report.times.telemetry);
   const float scale = static_cast<float>(m_report.lossScale);
   const auto& acts = m_model->acts();
   for (int l = 0; l < m_model->layers(); ++l) {
-    m_telemetry.observe(l, telemetry::TensorClass::Weights, m_model->params()[l].w.f32(), 1.0f);
     const auto& a = acts[l];
     m_telemetry.observe(l, telemetry::TensorClass::Activations,
                         a.post.size() ? a.post.f32() : a.pre.f32(), 1.0f);
     m_telemetry.observe(l, telemetry::TensorClass::ActivationGrads, a.dpre.f32(), scale);
-    m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32(), scale);
+    if (weightGrads)
+      m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32(),
+                          scale);
+  }
+}
+
+void Session::observeParametersApart(bool weightGrads) {
+  model::ScopedTimer t(m_report.times.telemetry);
+  for (int l = 0; l < m_model->layers(); ++l) {
+    m_telemetry.observe(l, telemetry::TensorClass::Weights, m_model->params()[l].w.f32(), 1.0f);
+    if (weightGrads)
+      m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32(),
+                          1.0f);
   }
 }
 
@@ -188,6 +227,11 @@ const StepReport& Session::step() {
   r.lossScale = m_scaler ? m_scaler->scale() : 1.0;
   const bool observe = m_telemetry.wants(m_step);
   m_model->setMeasureUnderflow(observe);
+  // Without a loss scaler or multiplier the optimizer reads the gradients as
+  // backward stored them: their telemetry is then taken inside its loop
+  // (weights and updates always are), unless clipping changes them first.
+  bool fusedGrads = observe && !m_scaler && m_config.lossMultiplier == 1.0;
+  bool parametersObserved = false;
 
   const int micro = m_config.gradAccumulation;
   const float backwardScale =
@@ -218,9 +262,10 @@ const StepReport& Session::step() {
   r.loss = lossSum / micro;
   r.accuracy = double(correct) / (double(micro) * m_config.batch);
 
+  const bool gradsSeen = !r.divergence; // backward ran: the step's gradients exist
   if (!r.divergence) {
     if (observe)
-      observeTelemetry();
+      observeTelemetry(!fusedGrads);
     {
       model::ScopedTimer t(r.times.optimizer);
       if (m_scaler) {
@@ -257,26 +302,36 @@ const StepReport& Session::step() {
     }
   }
   if (!r.divergence && !r.skipped) {
+    if (fusedGrads && amp::clipsAt(r.gradNorm, m_config.clipNorm)) {
+      model::ScopedTimer t(r.times.telemetry);
+      for (int l = 0; l < m_model->layers(); ++l) // as stored, before clipping scales them
+        m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32());
+      fusedGrads = false;
+    }
+    const double telemetryBefore = m_telemetry.pendingMs();
     {
       model::ScopedTimer t(r.times.optimizer);
       r.clipFactor = amp::clipByGlobalNorm(m_gradSpans, r.gradNorm, m_config.clipNorm);
-      m_optimizer->step(r.lr, observe);
+      // Updates land in the FP32 master copy where there is one: that is the
+      // precision that can swamp them.
+      ParameterTelemetry parameters(m_telemetry,
+                                    m_recipe.masterWeights ? DType::F32 : m_recipe.weights,
+                                    fusedGrads);
+      m_optimizer->step(r.lr, observe ? &parameters : nullptr);
+      parametersObserved = observe;
       for (const auto& s : m_optimizer->lastStats()) {
         r.updates.nonzero += s.nonzero;
         r.updates.unchanged += s.unchanged;
       }
     }
+    // The collector's share of the optimizer's time is telemetry's.
+    const double fusedMs = m_telemetry.pendingMs() - telemetryBefore;
+    r.times.optimizer -= fusedMs;
+    r.times.telemetry += fusedMs;
     m_model->refreshWorkingWeights(r.times);
-    if (observe) {
-      model::ScopedTimer t(r.times.telemetry);
-      for (int l = 0; l < m_model->layers(); ++l)
-        m_telemetry.observeUpdate(l, m_model->params()[l].w.f32(),
-                                  m_optimizer->lastUpdate(static_cast<std::size_t>(2 * l)),
-                                  // Updates land in the FP32 master copy where there is
-                                  // one: that is the precision that can swamp them.
-                                  m_recipe.masterWeights ? DType::F32 : m_recipe.weights);
-    }
   }
+  if (observe && gradsSeen && !parametersObserved) // skipped or diverged: no update to observe
+    observeParametersApart(fusedGrads);
   m_skipped += r.skipped ? 1 : 0;
   if (observe) {
     model::ScopedTimer t(r.times.telemetry);

@@ -22,6 +22,13 @@
 //   w *= 1 - lr * wd;  m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
 //   u = -lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
 //
+// step() walks each slot in blocks of kStepBlock values: the update of a
+// block is computed, shown to a StepObserver if there is one (telemetry reads
+// the block while it is in cache instead of re-reading the tensors from
+// memory afterwards), then applied. Every operation is elementwise and the
+// stochastic-rounding stream is drawn in index order, so the results do not
+// depend on the blocking or on whether anyone observes.
+//
 // All state is allocated in the constructor; step() does not allocate.
 
 #include <mantissa/amp/recipe.h>
@@ -62,16 +69,36 @@ struct UpdateStats {
   double lostFraction() const { return nonzero ? double(unchanged) / double(nonzero) : 0.0; }
 };
 
+// Sees a step's tensors block by block, between computing a block's update
+// and applying it (called on the thread running step()).
+class StepObserver {
+public:
+  // Called before slot `slot`'s first block; true: observe this slot.
+  virtual bool beginSlot(std::size_t slot) = 0;
+  // Values [offset, offset + weights.size()) of an observed slot, in index
+  // order: the stored weights before this step's update, the gradient as the
+  // optimizer reads it (unscaled and clipped; before SGD's weight decay is
+  // added) and the intended update u.
+  virtual void block(std::size_t slot, std::size_t offset, std::span<const float> weights,
+                     std::span<const float> grads, std::span<const float> updates) = 0;
+  // After the last block of an observed slot (also when it has no values).
+  virtual void endSlot(std::size_t slot) = 0;
+
+protected:
+  ~StepObserver() = default;
+};
+
 class Optimizer {
 public:
+  static constexpr std::size_t kStepBlock = 4096; // values per block: the block's arrays stay in L1/L2
+
   // `params` fixes the parameter set; its spans must stay valid.
   Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<Slot> params,
             std::uint64_t seed);
 
   // One update with learning rate lr. The intended update u of each slot is
-  // kept for telemetry (lastUpdate()); recordUpdates is accepted for callers
-  // that want to say so.
-  void step(double lr, bool recordUpdates = false);
+  // kept (lastUpdate()); `observer`, when given, sees every block (above).
+  void step(double lr, StepObserver* observer = nullptr);
 
   std::span<const float> lastUpdate(std::size_t slot) const { return m_updates[slot]; }
   std::span<const UpdateStats> lastStats() const { return m_stats; } // [slots]
@@ -87,6 +114,10 @@ public:
 private:
   std::uint32_t nextRandom();
   float store(float current, float update, float& compensation);
+  // Values [off, off + n) of slot s: state and update direction u, then the
+  // update applied to the stored weights (counting swamped ones into stats).
+  void computeUpdate(std::size_t s, std::size_t off, std::size_t n, float lr);
+  void applyUpdate(std::size_t s, std::size_t off, std::size_t n, UpdateStats& stats);
 
   OptimizerConfig m_config;
   const Recipe& m_recipe;
@@ -95,14 +126,21 @@ private:
   std::vector<std::vector<float>> m_second; // [slots][n] Adam v (AdamW only)
   std::vector<std::vector<float>> m_kahan;  // [slots][n] compensation (Kahan only)
   std::vector<std::vector<float>> m_updates; // [slots][n] last intended update
-  std::vector<float> m_scratch;              // [largest slot] new values before they are stored
+  std::vector<float> m_scratch;              // [kStepBlock] new values before they are stored
   std::vector<UpdateStats> m_stats;          // [slots]
   std::uint64_t m_rng;
   std::int64_t m_step = 0;
+  // Constants of the step being taken (set at the start of step()).
+  float m_momentum = 0.0f;  // SGD: 0 on the first step
+  float m_bias1 = 1.0f;     // AdamW: 1 - beta1^t
+  float m_bias2Sqrt = 1.0f; // AdamW: sqrt(1 - beta2^t)
 };
 
 // sqrt(sum of g^2) over every parameter's gradient, accumulated in double.
 double globalGradNorm(std::span<const Slot> params);
+
+// Whether clipByGlobalNorm(grads, norm, maxNorm) changes the gradients.
+bool clipsAt(double norm, double maxNorm);
 
 // Clip by global norm (torch.nn.utils.clip_grad_norm_): when norm > maxNorm,
 // multiply every gradient by maxNorm / (norm + 1e-6). Returns the factor used

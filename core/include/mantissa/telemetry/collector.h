@@ -11,6 +11,14 @@
 //     mailbox.publish(collector.finish(step));
 //   }
 //
+// The optimizer's tensors (weights, weight gradients, updates: most of the
+// values) are best scanned inside the optimizer's own loop, block by block
+// while each block is in cache, instead of re-read from memory:
+//
+//     collector.beginParameters(l, DType::F32, true);            // per layer
+//     collector.observeParameterBlock(w, g, u);                  // each block, in order
+//     collector.endParameters();  // = observe(Weights), observe(WeightGrads), observeUpdate
+//
 // observe() takes the values as the trainer holds them. With lossScale S != 1
 // they are the loss-scaled values (backward of S x loss), and two entries are
 // recorded: scaled = true for the values themselves (what an FP16 gradient
@@ -37,6 +45,9 @@ public:
   // cadence K >= 1: a frame every K steps (steps 0, K, 2K, ...); 0: off.
   // Throws std::invalid_argument for K < 0.
   explicit TelemetryCollector(int cadence);
+  ~TelemetryCollector();
+  TelemetryCollector(TelemetryCollector&&) noexcept;
+  TelemetryCollector& operator=(TelemetryCollector&&) noexcept;
 
   int cadence() const { return m_cadence; }
   bool wants(std::int64_t step) const { return m_cadence > 0 && step % m_cadence == 0; }
@@ -46,18 +57,38 @@ public:
   void observe(int layer, TensorClass cls, std::span<const float> values, float lossScale = 1.0f);
 
   // Records the Updates histogram of `updates` for `layer` and the layer's
-  // swamped fraction (see swampedFraction). Do not also observe() Updates.
+  // swamped fraction (see swampedFraction) of the updates applied to
+  // `weights`. Do not also observe() Updates.
   void observeUpdate(int layer, std::span<const float> weights, std::span<const float> updates,
                      DType working);
+
+  // One layer's weights, weight gradients and updates, handed over in blocks
+  // (index order; a block's spans have equal sizes, grads empty when
+  // withGrads is false). endParameters() records exactly the entries of
+  //   observe(layer, Weights, weights); observe(layer, WeightGrads, grads)
+  //   (lossScale 1, only withGrads); observeUpdate(layer, weights, updates, working)
+  // on the concatenated blocks. Throws std::invalid_argument for layer < 0,
+  // for a block whose sizes differ, and (std::logic_error) for calls out of order.
+  void beginParameters(int layer, DType working, bool withGrads);
+  void observeParameterBlock(std::span<const float> weights, std::span<const float> grads,
+                             std::span<const float> updates);
+  void endParameters();
+
+  // Time spent in this collector since the last finish(), in ms.
+  double pendingMs() const { return m_frame.telemetryMs; }
 
   // Hands over the frame built since the last finish() and starts a new one.
   std::shared_ptr<const TelemetryFrame> finish(std::int64_t step);
 
 private:
+  struct ParameterScan; // scanners of the layer between begin- and endParameters
+
   void checkLayer(int layer) const;
+  void setSwamped(int layer, std::uint64_t eligible, std::uint64_t swamped);
 
   int m_cadence;
   TelemetryFrame m_frame; // being filled
+  std::unique_ptr<ParameterScan> m_parameters; // allocated once, reused every layer
 };
 
 } // namespace mantissa::telemetry

@@ -71,7 +71,11 @@ public:
   std::vector<model::PlanRow> plan() const;
 
 private:
-  void observeTelemetry();
+  // Activations and activation gradients of every layer; weight gradients
+  // too unless the optimizer's loop observes them (ParameterTelemetry).
+  void observeTelemetry(bool weightGrads);
+  // Weights (and weight gradients) when the optimizer does not run.
+  void observeParametersApart(bool weightGrads);
   // Ends the run: Divergence{site, reason}, message "<reason> at step N: first
   // in layer L, op OP (pass). <detail>".
   void fail(const model::NonFiniteSite& site, std::string_view reason,
