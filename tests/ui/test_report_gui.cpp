@@ -107,8 +107,8 @@ TEST(ReportGui, OpenRunShowsItOnTheTrainPageAndExportsLikeTheCli) {
   EXPECT_EQ(train->heatmap()->rowCount(), 3);
   EXPECT_GT(train->opTable()->precisionTable()->rowCount(), 0);
   // The status line may be redrawn after the next paint: wait for it.
-  QTest::qWaitFor([&] { return train->statusText().contains("loaded"); }, 5000);
-  EXPECT_TRUE(train->statusText().contains("loaded")) << train->statusText().toStdString();
+  EXPECT_TRUE(QTest::qWaitFor([&] { return train->statusText().contains("loaded"); }, 5000))
+      << train->statusText().toStdString();
   EXPECT_TRUE(train->statusText().contains("30/30")) << train->statusText().toStdString();
   EXPECT_TRUE(train->findChild<QLabel*>("trainBanner")->text().contains("run.jsonl"));
   EXPECT_FALSE(train->stepAction()->isEnabled());
