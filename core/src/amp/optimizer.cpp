@@ -4,7 +4,10 @@
 #include <mantissa/model/mlp.h>
 #include <mantissa/numeric/convert.h>
 
+#include <omp.h>
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -54,7 +57,7 @@ Optimizer::Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<S
     m_kahan.emplace_back(recipe.updateRounding == UpdateRounding::Kahan ? s.value.size() : 0, 0.0f);
     m_updates.emplace_back(s.value.size(), 0.0f);
   }
-  m_scratch.resize(kStepBlock);
+  m_scratch.resize(kMaxWorkers * kStepBlock);
   m_stats.resize(m_slots.size());
 }
 
@@ -83,21 +86,53 @@ void Optimizer::step(double lr, StepObserver* observer) {
   m_bias2Sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(c.beta2, double(m_step))));
   const float flr = static_cast<float>(lr);
   for (std::size_t s = 0; s < m_slots.size(); ++s) {
-    const bool watched = observer != nullptr && observer->beginSlot(s);
+    StepObserver* watcher = observer != nullptr && observer->beginSlot(s) ? observer : nullptr;
     const std::size_t n = m_slots[s].value.size();
-    UpdateStats stats;
-    for (std::size_t off = 0; off < n; off += kStepBlock) {
-      const std::size_t len = std::min(kStepBlock, n - off);
-      computeUpdate(s, off, len, flr);
-      if (watched)
-        observer->block(s, off, m_slots[s].value.subspan(off, len),
-                        m_slots[s].grad.subspan(off, len),
-                        std::span<const float>(m_updates[s]).subspan(off, len));
-      applyUpdate(s, off, len, stats);
+    const int workers = workersFor(s);
+    std::array<UpdateStats, kMaxWorkers> part{};
+    if (workers == 1) {
+      updateRange(s, 0, 0, n, flr, watcher, part[0]);
+    } else {
+      // Whole blocks per worker; the team may be smaller than asked for.
+      const std::size_t blocks = (n + kStepBlock - 1) / kStepBlock;
+#pragma omp parallel num_threads(workers)
+      {
+        const auto t = static_cast<std::size_t>(omp_get_thread_num());
+        const auto nt = static_cast<std::size_t>(omp_get_num_threads());
+        const std::size_t begin = std::min(n, blocks * t / nt * kStepBlock);
+        const std::size_t end = std::min(n, blocks * (t + 1) / nt * kStepBlock);
+        updateRange(s, static_cast<int>(t), begin, end, flr, watcher, part[t]);
+      }
     }
-    if (watched)
-      observer->endSlot(s);
+    if (watcher != nullptr)
+      watcher->endSlot(s);
+    UpdateStats stats;
+    for (const auto& p : part) {
+      stats.nonzero += p.nonzero;
+      stats.unchanged += p.unchanged;
+    }
     m_stats[s] = stats;
+  }
+}
+
+int Optimizer::workersFor(std::size_t s) const {
+  const bool sequentialRandom = !m_recipe.masterWeights && m_recipe.weights != DType::F32 &&
+                                m_recipe.updateRounding == UpdateRounding::Stochastic;
+  if (m_slots[s].value.size() < kParallelMin || sequentialRandom)
+    return 1;
+  return std::clamp(omp_get_max_threads(), 1, kMaxWorkers);
+}
+
+void Optimizer::updateRange(std::size_t s, int worker, std::size_t begin, std::size_t end,
+                            float flr, StepObserver* observer, UpdateStats& stats) {
+  for (std::size_t off = begin; off < end; off += kStepBlock) {
+    const std::size_t len = std::min(kStepBlock, end - off);
+    computeUpdate(s, off, len, flr);
+    if (observer != nullptr)
+      observer->block(s, worker, off, m_slots[s].value.subspan(off, len),
+                      m_slots[s].grad.subspan(off, len),
+                      std::span<const float>(m_updates[s]).subspan(off, len));
+    applyUpdate(s, worker, off, len, stats);
   }
 }
 
@@ -143,7 +178,8 @@ void Optimizer::computeUpdate(std::size_t s, std::size_t off, std::size_t n, flo
   }
 }
 
-void Optimizer::applyUpdate(std::size_t s, std::size_t off, std::size_t n, UpdateStats& stats) {
+void Optimizer::applyUpdate(std::size_t s, int worker, std::size_t off, std::size_t n,
+                            UpdateStats& stats) {
   float* w = m_slots[s].value.data() + off;
   const float* u = m_updates[s].data() + off;
   std::int64_t nonzero = 0, unchanged = 0;
@@ -158,7 +194,7 @@ void Optimizer::applyUpdate(std::size_t s, std::size_t off, std::size_t n, Updat
     stats.unchanged += unchanged;
     return;
   }
-  float* next = m_scratch.data();
+  float* next = m_scratch.data() + static_cast<std::size_t>(worker) * kStepBlock;
   if (m_recipe.updateRounding == UpdateRounding::Nearest) {
     for (std::size_t i = 0; i < n; ++i)
       next[i] = w[i] + u[i];

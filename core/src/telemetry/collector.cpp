@@ -4,6 +4,8 @@
 
 #include <mantissa/telemetry/collector.h>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -78,6 +80,43 @@ int powerOfTwoExponent(float s) {
   return (m == 0.5f && e - 1 >= 0 && e - 1 <= 127) ? e - 1 : -1;
 }
 
+// Threads for a tensor of n values: tensors of kParallelMin values or more
+// are cut in contiguous parts for the calling thread's OpenMP team.
+constexpr std::size_t kParallelMin = std::size_t{1} << 16;
+int workersFor(std::size_t n) {
+  if (n < kParallelMin)
+    return 1;
+  return std::clamp(omp_get_max_threads(), 1, TelemetryCollector::kMaxWorkers);
+}
+
+// detail::scan, the values cut in workersFor() parts scanned at once.
+void scanSplit(std::span<const float> values, float scale,
+               std::span<const std::uint32_t> thresholds, ExponentHistogram& hist,
+               std::span<std::uint64_t> below) {
+  const int workers = workersFor(values.size());
+  if (workers == 1) {
+    detail::scan(values, scale, thresholds, hist, below);
+    return;
+  }
+  std::array<ExponentHistogram, TelemetryCollector::kMaxWorkers> hists;
+  std::array<std::array<std::uint64_t, detail::kMaxThresholds>, TelemetryCollector::kMaxWorkers>
+      belows{};
+#pragma omp parallel num_threads(workers)
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    const auto nt = static_cast<std::size_t>(omp_get_num_threads());
+    const std::size_t n = values.size();
+    const std::size_t begin = n * t / nt, end = n * (t + 1) / nt;
+    detail::scan(values.subspan(begin, end - begin), scale, thresholds, hists[t],
+                 std::span(belows[t]).first(thresholds.size()));
+  }
+  for (std::size_t t = 0; t < hists.size(); ++t) {
+    hist += hists[t];
+    for (std::size_t j = 0; j < thresholds.size(); ++j)
+      below[j] += belows[t][j];
+  }
+}
+
 class ScopedTimer {
 public:
   explicit ScopedTimer(double& sinkMs)
@@ -98,24 +137,30 @@ private:
 } // namespace
 
 // One layer's weights, gradients and updates between beginParameters() and
-// endParameters(): a Scanner per tensor and the swamping counts.
+// endParameters(): per worker a Scanner per tensor, the swamping counts and
+// the time spent.
 struct TelemetryCollector::ParameterScan {
+  struct Part {
+    detail::Scanner weights{base()}, grads{base()}, updates{base()};
+    SwampCounts swamp;
+    double ms = 0.0;
+  };
   int layer = -1; // -1: no layer open
   DType working = DType::F32;
   bool withWeights = true;
   bool withGrads = false;
-  detail::Scanner weights{base()}, grads{base()}, updates{base()};
-  SwampCounts swamp;
+  std::array<Part, kMaxWorkers> parts;
 
-  void block(std::span<const float> w, std::span<const float> g, std::span<const float> u) {
+  void block(Part& p, std::span<const float> w, std::span<const float> g,
+             std::span<const float> u) const {
     if (withWeights)
-      weights.add(w);
+      p.weights.add(w);
     if (withGrads)
-      grads.add(g);
-    updates.add(u);
-    const SwampCounts part = swampCounts(w, u, working);
-    swamp.eligible += part.eligible;
-    swamp.swamped += part.swamped;
+      p.grads.add(g);
+    p.updates.add(u);
+    const SwampCounts c = swampCounts(w, u, working);
+    p.swamp.eligible += c.eligible;
+    p.swamp.swamped += c.swamped;
   }
 };
 
@@ -148,7 +193,7 @@ void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const flo
   if (lossScale == 1.0f) {
     ExponentHistogram hist;
     Below below{};
-    detail::scan(values, 1.0f, kBase, hist, below);
+    scanSplit(values, 1.0f, kBase, hist, below);
     m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, hist, below));
     return;
   }
@@ -162,7 +207,7 @@ void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const flo
     std::copy(up.begin(), up.end(), thresholds.begin() + kPerView);
     std::array<std::uint64_t, 2 * kPerView> below{};
     ExponentHistogram hist;
-    detail::scan(values, 1.0f, thresholds, hist, below);
+    scanSplit(values, 1.0f, thresholds, hist, below);
 
     bool exact = true; // no non-zero |x| / 2^k below 2^-126
     for (int e = ExponentHistogram::kMinExponent; e < -126 + k && exact; ++e)
@@ -181,7 +226,7 @@ void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const flo
     }
     ExponentHistogram unscaled;
     Below again{};
-    detail::scan(values, 1.0f / lossScale, kBase, unscaled, again);
+    scanSplit(values, 1.0f / lossScale, kBase, unscaled, again);
     m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, unscaled, again));
     return;
   }
@@ -189,8 +234,8 @@ void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const flo
   // General scale: two passes, the second over x * (1/S) in FP32.
   ExponentHistogram hist, unscaled;
   Below below{}, again{};
-  detail::scan(values, 1.0f, kBase, hist, below);
-  detail::scan(values, 1.0f / lossScale, kBase, unscaled, again);
+  scanSplit(values, 1.0f, kBase, hist, below);
+  scanSplit(values, 1.0f / lossScale, kBase, unscaled, again);
   m_frame.tensors.push_back(makeEntry(layer, cls, true, lossScale, hist, below));
   m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, unscaled, again));
 }
@@ -203,18 +248,20 @@ void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights
   if (m_parameters->layer >= 0)
     throw std::logic_error("telemetry: observeUpdate() between beginParameters() and "
                            "endParameters()");
-  ScopedTimer timer(m_frame.telemetryMs);
   ParameterScan& p = *m_parameters;
   p.layer = layer;
   p.working = working;
   p.withWeights = false;
   p.withGrads = false;
-  // One walk over the updates: each block is histogrammed and then checked
-  // for swamping while it is still in cache (128 KiB of updates per block).
-  constexpr std::size_t kBlock = std::size_t{1} << 15;
-  for (std::size_t off = 0; off < updates.size(); off += kBlock) {
-    const std::size_t n = std::min(kBlock, updates.size() - off);
-    p.block(weights.subspan(off, n), {}, updates.subspan(off, n));
+  {
+    ScopedTimer timer(m_frame.telemetryMs);
+    // One walk over the updates: each block is histogrammed and then checked
+    // for swamping while it is still in cache (128 KiB of updates per block).
+    constexpr std::size_t kBlock = std::size_t{1} << 15;
+    for (std::size_t off = 0; off < updates.size(); off += kBlock) {
+      const std::size_t n = std::min(kBlock, updates.size() - off);
+      p.block(p.parts[0], weights.subspan(off, n), {}, updates.subspan(off, n));
+    }
   }
   endParameters();
 }
@@ -231,12 +278,15 @@ void TelemetryCollector::beginParameters(int layer, DType working, bool withGrad
   p.withGrads = withGrads;
 }
 
-void TelemetryCollector::observeParameterBlock(std::span<const float> weights,
+void TelemetryCollector::observeParameterBlock(int worker, std::span<const float> weights,
                                                std::span<const float> grads,
                                                std::span<const float> updates) {
   ParameterScan& p = *m_parameters;
   if (p.layer < 0)
     throw std::logic_error("telemetry: observeParameterBlock() without beginParameters()");
+  if (worker < 0 || worker >= kMaxWorkers)
+    throw std::invalid_argument("telemetry: worker " + std::to_string(worker) +
+                                " out of range 0.." + std::to_string(kMaxWorkers - 1));
   if (weights.size() != updates.size() || (p.withGrads && grads.size() != weights.size())) {
     std::string message = "telemetry: parameter block of layer ";
     message.append(std::to_string(p.layer)).append(" has ");
@@ -245,28 +295,42 @@ void TelemetryCollector::observeParameterBlock(std::span<const float> weights,
     message.append(std::to_string(updates.size())).append(" updates");
     throw std::invalid_argument(message);
   }
-  ScopedTimer timer(m_frame.telemetryMs);
-  p.block(weights, grads, updates);
+  auto& part = p.parts[static_cast<std::size_t>(worker)];
+  ScopedTimer timer(part.ms);
+  p.block(part, weights, grads, updates);
 }
 
 void TelemetryCollector::endParameters() {
   ParameterScan& p = *m_parameters;
   if (p.layer < 0)
     throw std::logic_error("telemetry: endParameters() without beginParameters()");
+  // The workers ran side by side: the slowest one is what the step waited for.
+  double slowest = 0.0;
+  for (auto& part : p.parts) {
+    slowest = std::max(slowest, part.ms);
+    part.ms = 0.0;
+  }
+  m_frame.telemetryMs += slowest;
   ScopedTimer timer(m_frame.telemetryMs);
-  const auto record = [&](detail::Scanner& scanner, TensorClass cls) {
+  const auto record = [&](detail::Scanner ParameterScan::Part::*scanner, TensorClass cls) {
     ExponentHistogram hist;
     Below below{};
-    scanner.finish(hist, below);
+    for (auto& part : p.parts)
+      (part.*scanner).finish(hist, below);
     m_frame.tensors.push_back(makeEntry(p.layer, cls, false, 1.0, hist, below));
   };
   if (p.withWeights)
-    record(p.weights, TensorClass::Weights);
+    record(&ParameterScan::Part::weights, TensorClass::Weights);
   if (p.withGrads)
-    record(p.grads, TensorClass::WeightGrads);
-  record(p.updates, TensorClass::Updates);
-  setSwamped(p.layer, p.swamp.eligible, p.swamp.swamped);
-  p.swamp = {};
+    record(&ParameterScan::Part::grads, TensorClass::WeightGrads);
+  record(&ParameterScan::Part::updates, TensorClass::Updates);
+  SwampCounts swamp;
+  for (auto& part : p.parts) {
+    swamp.eligible += part.swamp.eligible;
+    swamp.swamped += part.swamp.swamped;
+    part.swamp = {};
+  }
+  setSwamped(p.layer, swamp.eligible, swamp.swamped);
   p.layer = -1;
 }
 

@@ -42,6 +42,7 @@ const char* nonFiniteInput(std::span<const float> x) {
 // to the collector while they are in cache: the layer's Weights (before the
 // update), WeightGrads when the optimizer reads them as backward stored
 // them, Updates and the swamped fraction.
+static_assert(amp::Optimizer::kMaxWorkers <= telemetry::TelemetryCollector::kMaxWorkers);
 class ParameterTelemetry final : public amp::StepObserver {
 public:
   ParameterTelemetry(telemetry::TelemetryCollector& collector, DType working, bool grads)
@@ -53,10 +54,10 @@ public:
     m_collector.beginParameters(static_cast<int>(slot / 2), m_working, m_grads);
     return true;
   }
-  void block(std::size_t, std::size_t, std::span<const float> weights,
+  void block(std::size_t, int worker, std::size_t, std::span<const float> weights,
              std::span<const float> grads, std::span<const float> updates) override {
-    m_collector.observeParameterBlock(weights, m_grads ? grads : std::span<const float>{},
-                                      updates);
+    m_collector.observeParameterBlock(worker, weights,
+                                      m_grads ? grads : std::span<const float>{}, updates);
   }
   void endSlot(std::size_t) override { m_collector.endParameters(); }
 

@@ -25,9 +25,12 @@
 // step() walks each slot in blocks of kStepBlock values: the update of a
 // block is computed, shown to a StepObserver if there is one (telemetry reads
 // the block while it is in cache instead of re-reading the tensors from
-// memory afterwards), then applied. Every operation is elementwise and the
-// stochastic-rounding stream is drawn in index order, so the results do not
-// depend on the blocking or on whether anyone observes.
+// memory afterwards), then applied. A slot of kParallelMin values or more is
+// cut into contiguous halves for the calling thread's OpenMP team (oneDNN's
+// threads, idle between products), at most kMaxWorkers threads, except with
+// stochastic rounding (its random stream is drawn in index order). Every
+// operation is elementwise, so the results do not depend on the blocking,
+// the threads, or whether anyone observes.
 //
 // All state is allocated in the constructor; step() does not allocate.
 
@@ -75,12 +78,15 @@ class StepObserver {
 public:
   // Called before slot `slot`'s first block; true: observe this slot.
   virtual bool beginSlot(std::size_t slot) = 0;
-  // Values [offset, offset + weights.size()) of an observed slot, in index
-  // order: the stored weights before this step's update, the gradient as the
-  // optimizer reads it (unscaled and clipped; before SGD's weight decay is
-  // added) and the intended update u.
-  virtual void block(std::size_t slot, std::size_t offset, std::span<const float> weights,
-                     std::span<const float> grads, std::span<const float> updates) = 0;
+  // Values [offset, offset + weights.size()) of an observed slot: the stored
+  // weights before this step's update, the gradient as the optimizer reads
+  // it (unscaled and clipped; before SGD's weight decay is added) and the
+  // intended update u. Called concurrently by the workers of a slot
+  // (0 <= worker < Optimizer::kMaxWorkers); each worker's blocks come in
+  // index order.
+  virtual void block(std::size_t slot, int worker, std::size_t offset,
+                     std::span<const float> weights, std::span<const float> grads,
+                     std::span<const float> updates) = 0;
   // After the last block of an observed slot (also when it has no values).
   virtual void endSlot(std::size_t slot) = 0;
 
@@ -90,7 +96,9 @@ protected:
 
 class Optimizer {
 public:
-  static constexpr std::size_t kStepBlock = 4096; // values per block: the block's arrays stay in L1/L2
+  static constexpr std::size_t kStepBlock = 4096; // values per block: its arrays stay in L1/L2
+  static constexpr std::size_t kParallelMin = std::size_t{1} << 16;
+  static constexpr int kMaxWorkers = 2;
 
   // `params` fixes the parameter set; its spans must stay valid.
   Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<Slot> params,
@@ -114,10 +122,15 @@ public:
 private:
   std::uint32_t nextRandom();
   float store(float current, float update, float& compensation);
+  // Threads for slot s (1 .. kMaxWorkers).
+  int workersFor(std::size_t s) const;
+  // Values [begin, end) of slot s, block by block, on worker `worker`.
+  void updateRange(std::size_t s, int worker, std::size_t begin, std::size_t end, float lr,
+                   StepObserver* observer, UpdateStats& stats);
   // Values [off, off + n) of slot s: state and update direction u, then the
   // update applied to the stored weights (counting swamped ones into stats).
   void computeUpdate(std::size_t s, std::size_t off, std::size_t n, float lr);
-  void applyUpdate(std::size_t s, std::size_t off, std::size_t n, UpdateStats& stats);
+  void applyUpdate(std::size_t s, int worker, std::size_t off, std::size_t n, UpdateStats& stats);
 
   OptimizerConfig m_config;
   const Recipe& m_recipe;
@@ -126,7 +139,7 @@ private:
   std::vector<std::vector<float>> m_second; // [slots][n] Adam v (AdamW only)
   std::vector<std::vector<float>> m_kahan;  // [slots][n] compensation (Kahan only)
   std::vector<std::vector<float>> m_updates; // [slots][n] last intended update
-  std::vector<float> m_scratch;              // [kStepBlock] new values before they are stored
+  std::vector<float> m_scratch; // [kMaxWorkers][kStepBlock] new values before they are stored
   std::vector<UpdateStats> m_stats;          // [slots]
   std::uint64_t m_rng;
   std::int64_t m_step = 0;

@@ -16,9 +16,13 @@
 // while each block is in cache, instead of re-read from memory:
 //
 //     collector.beginParameters(l, DType::F32, true);            // per layer
-//     collector.observeParameterBlock(w, g, u);                  // each block, in order
+//     collector.observeParameterBlock(worker, w, g, u);          // each block
 //     collector.endParameters();  // = observe(Weights), observe(WeightGrads), observeUpdate
 //
+// Large tensors are scanned by up to kMaxWorkers threads of the calling
+// thread's OpenMP team (oneDNN's threads, idle between products); blocks of
+// parameters may come from that many threads at once, one per worker index.
+// Counts do not depend on how the values were split.
 // observe() takes the values as the trainer holds them. With lossScale S != 1
 // they are the loss-scaled values (backward of S x loss), and two entries are
 // recorded: scaled = true for the values themselves (what an FP16 gradient
@@ -29,7 +33,8 @@
 // are the scaled thresholds times S, both exact as long as no value drops into
 // the FP32 subnormal range when unscaled (otherwise a second pass is made).
 //
-// One collector belongs to one thread (the trainer's); it is not shared.
+// One collector belongs to one thread (the trainer's); it is not shared,
+// except for observeParameterBlock() calls of different workers.
 
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/tensor/dtype.h>
@@ -42,6 +47,8 @@ namespace mantissa::telemetry {
 
 class TelemetryCollector {
 public:
+  static constexpr int kMaxWorkers = 2;
+
   // cadence K >= 1: a frame every K steps (steps 0, K, 2K, ...); 0: off.
   // Throws std::invalid_argument for K < 0.
   explicit TelemetryCollector(int cadence);
@@ -63,15 +70,17 @@ public:
                      DType working);
 
   // One layer's weights, weight gradients and updates, handed over in blocks
-  // (index order; a block's spans have equal sizes, grads empty when
+  // (any order, from workers 0 <= worker < kMaxWorkers, concurrently for
+  // different workers; a block's spans have equal sizes, grads empty when
   // withGrads is false). endParameters() records exactly the entries of
   //   observe(layer, Weights, weights); observe(layer, WeightGrads, grads)
   //   (lossScale 1, only withGrads); observeUpdate(layer, weights, updates, working)
-  // on the concatenated blocks. Throws std::invalid_argument for layer < 0,
-  // for a block whose sizes differ, and (std::logic_error) for calls out of order.
+  // on all the blocks together. Throws std::invalid_argument for layer < 0,
+  // a bad worker or a block whose sizes differ, and std::logic_error for
+  // calls out of order.
   void beginParameters(int layer, DType working, bool withGrads);
-  void observeParameterBlock(std::span<const float> weights, std::span<const float> grads,
-                             std::span<const float> updates);
+  void observeParameterBlock(int worker, std::span<const float> weights,
+                             std::span<const float> grads, std::span<const float> updates);
   void endParameters();
 
   // Time spent in this collector since the last finish(), in ms.
