@@ -18,9 +18,17 @@
 // machine load; prints both medians, their ratio, and the telemetry share
 // the session itself measured (OpTimes::telemetry). --every K times the
 // telemetry session at cadence K instead (the per-step average then counts
-// one telemetry step in K).
+// one telemetry step in K). Also printed: the median time per op kind of
+// both sessions (their own timers).
+//
+// Like mantissa and mantissa-cli, the benchmark re-executes itself with
+// OMP_WAIT_POLICY=passive when the variable is unset (oneDNN's OpenMP
+// threads sleep between products instead of spinning); set it to measure
+// another policy.
 //
 // Usage: bench_telemetry [--repetitions N] [--training [--steps N] [--recipe NAME] [--every K]]
+
+#include "../app/omp_wait_policy.h"
 
 #include <mantissa/telemetry/cast_fractions.h>
 #include <mantissa/telemetry/collector.h>
@@ -29,10 +37,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -40,6 +51,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -186,7 +198,10 @@ int benchTraining(int steps, const std::string& recipe, int every) {
       "training steps: %s, %s, batch %d, %d timed steps each (after 5 warm-up), interleaved;"
       " telemetry every %d step(s)\n",
       config.model.c_str(), recipe.c_str(), config.batch, steps, every);
-  std::printf("  load average before: %s\n", loadAverage().c_str());
+  const char* waitPolicy = std::getenv("OMP_WAIT_POLICY");
+  std::printf("  load average before: %s; OMP_WAIT_POLICY=%s, %d OpenMP threads\n",
+              loadAverage().c_str(), waitPolicy ? waitPolicy : "(unset: spin, then sleep)",
+              omp_get_max_threads());
   // Wall time is the bar; process CPU time (all threads) is printed too
   // because on a shared machine it is far less disturbed by other processes.
   auto processCpuMs = [] {
@@ -195,18 +210,21 @@ int benchTraining(int steps, const std::string& recipe, int every) {
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
   };
   std::vector<double> offMs, onMs, offCpu, onCpu, telemetryMs, collectorMs;
+  std::vector<mantissa::model::OpTimes> offTimes, onTimes;
   for (int s = 0; s < steps + 5; ++s) {
     const double c0 = processCpuMs();
-    const double a = off.step().stepMs;
+    const auto& ro = off.step();
     const double c1 = processCpuMs();
     const auto& r = on.step();
     const double c2 = processCpuMs();
     if (s < 5)
       continue;
-    offMs.push_back(a);
+    offMs.push_back(ro.stepMs);
     onMs.push_back(r.stepMs);
     offCpu.push_back(c1 - c0);
     onCpu.push_back(c2 - c1);
+    offTimes.push_back(ro.times);
+    onTimes.push_back(r.times);
     telemetryMs.push_back(r.times.telemetry);
     if (r.telemetry)
       collectorMs.push_back(r.telemetry->telemetryMs);
@@ -237,6 +255,22 @@ int benchTraining(int steps, const std::string& recipe, int every) {
                 "TelemetryFrame::telemetryMs)\n",
                 sc.medianMs, 100 * sc.cv);
   }
+  // Where the time goes, per op kind (the sessions' own timers, medians).
+  using mantissa::model::OpTimes;
+  const std::pair<const char*, double OpTimes::*> kinds[] = {
+      {"matmul forward", &OpTimes::matmulForward}, {"matmul backward", &OpTimes::matmulBackward},
+      {"conversion", &OpTimes::conversion},         {"elementwise", &OpTimes::elementwise},
+      {"loss", &OpTimes::loss},                     {"optimizer", &OpTimes::optimizer},
+      {"telemetry", &OpTimes::telemetry},           {"data", &OpTimes::data}};
+  std::printf("  per op kind (median ms)         off        on\n");
+  for (const auto& [name, field] : kinds) {
+    std::vector<double> a, b;
+    for (const auto& t : offTimes)
+      a.push_back(t.*field);
+    for (const auto& t : onTimes)
+      b.push_back(t.*field);
+    std::printf("    %-24s %9.3f %9.3f\n", name, median(a), median(b));
+  }
   std::printf("  load average after: %s (%u CPUs)\n", loadAverage().c_str(),
               std::thread::hardware_concurrency());
   return 0;
@@ -245,6 +279,9 @@ int benchTraining(int steps, const std::string& recipe, int every) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // As the apps run oneDNN: OMP_WAIT_POLICY=passive unless the caller set a
+  // policy (OMP_WAIT_POLICY=active measures spinning threads).
+  mantissa::app::reexecWithPassiveOmpWait(argv);
   int repetitions = 21;
   int steps = 40;
   bool training = false;

@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// Optimizers against hand-computed PyTorch update sequences, and the update
-// rounding rules of the pure-BF16 recipes.
+// Optimizers against hand-computed PyTorch update sequences, the update
+// rounding rules of the pure-BF16 recipes, and the blocked / threaded /
+// observed step against plain loops.
 #include <mantissa/amp/optimizer.h>
+#include <mantissa/model/mlp.h>
 #include <mantissa/numeric/convert.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <mutex>
 #include <numeric>
+#include <random>
+#include <string>
+#include <tuple>
 #include <vector>
 
 using namespace mantissa;
@@ -144,4 +152,211 @@ TEST(OptimizerPlan, StateBytesFollowTheRecipe) {
   EXPECT_EQ(bytes(adam, "bf16-mixed"), 800u);             // m, v FP32
   EXPECT_EQ(bytes(adam, "bf16-pure"), 400u);              // m, v BF16
   EXPECT_EQ(bytes(OptimizerConfig{}, "bf16-pure-kahan"), 400u); // momentum + c, BF16
+}
+
+// ---- Blocked, threaded, observed steps against the plain loops ----
+
+namespace {
+
+// The update rules of optimizer.h as one straightforward loop per phase over
+// whole slots on one thread: the implementation before blocking, threads and
+// observers, kept here as the reference the optimizer must match bit for bit.
+class ReferenceOptimizer {
+public:
+  ReferenceOptimizer(OptimizerConfig c, const amp::Recipe& r, std::vector<amp::Slot> slots,
+                     std::uint64_t seed)
+      : m_c(c), m_r(r), m_slots(std::move(slots)), m_rng(seed ^ 0x9e3779b97f4a7c15ull) {
+    for (const auto& s : m_slots) {
+      m_m1.emplace_back(s.value.size(), 0.0f);
+      m_m2.emplace_back(s.value.size(), 0.0f);
+      m_k.emplace_back(s.value.size(), 0.0f);
+    }
+  }
+
+  void step(double lr) {
+    ++m_t;
+    const float flr = static_cast<float>(lr), wd = static_cast<float>(m_c.weightDecay);
+    for (std::size_t s = 0; s < m_slots.size(); ++s) {
+      float* w = m_slots[s].value.data();
+      const float* g = m_slots[s].grad.data();
+      const std::size_t n = m_slots[s].value.size();
+      std::vector<float> u(n), next(n);
+      auto& m1 = m_m1[s];
+      auto& m2 = m_m2[s];
+      if (m_c.kind == amp::OptimizerKind::AdamW) {
+        const float b1 = static_cast<float>(m_c.beta1), b2 = static_cast<float>(m_c.beta2);
+        for (std::size_t i = 0; i < n; ++i) {
+          m1[i] = b1 * m1[i] + (1.0f - b1) * g[i];
+          m2[i] = b2 * m2[i] + (1.0f - b2) * g[i] * g[i];
+        }
+        model::roundTo(m_r.optimizerState, m1);
+        model::roundTo(m_r.optimizerState, m2);
+        const float bias1 = static_cast<float>(1.0 - std::pow(m_c.beta1, double(m_t)));
+        const float bias2Sqrt =
+            static_cast<float>(std::sqrt(1.0 - std::pow(m_c.beta2, double(m_t))));
+        const float eps = static_cast<float>(m_c.eps);
+        for (std::size_t i = 0; i < n; ++i)
+          u[i] = -flr * wd * w[i] - flr * (m1[i] / bias1) / (std::sqrt(m2[i]) / bias2Sqrt + eps);
+      } else {
+        const float momentum = m_t == 1 ? 0.0f : static_cast<float>(m_c.momentum);
+        for (std::size_t i = 0; i < n; ++i)
+          m1[i] = momentum * m1[i] + (g[i] + wd * w[i]);
+        model::roundTo(m_r.optimizerState, m1);
+        for (std::size_t i = 0; i < n; ++i)
+          u[i] = -flr * m1[i];
+      }
+      const DType wt = m_r.weights;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (m_r.masterWeights || wt == DType::F32) {
+          next[i] = w[i] + u[i];
+        } else if (m_r.updateRounding == amp::UpdateRounding::Nearest) {
+          next[i] = roundNearest(wt, w[i] + u[i]);
+        } else if (m_r.updateRounding == amp::UpdateRounding::Stochastic) {
+          const float v = w[i] + u[i];
+          const std::uint32_t random = nextRandom();
+          next[i] = wt == DType::BF16 ? numeric::bf16ToF32(numeric::f32ToBf16Stochastic(v, random))
+                                      : numeric::f16ToF32(numeric::f32ToF16Stochastic(v, random));
+        } else { // Kahan
+          const float y = u[i] - m_k[s][i];
+          const float t = roundNearest(wt, w[i] + y);
+          m_k[s][i] = roundNearest(m_r.optimizerState, (t - w[i]) - y);
+          next[i] = t;
+        }
+      }
+      std::copy(next.begin(), next.end(), w);
+      m_updates.push_back(std::move(u));
+    }
+  }
+  std::vector<std::vector<float>> m_updates; // every slot's u, step after step
+
+private:
+  static float roundNearest(DType d, float v) {
+    if (d == DType::BF16)
+      return numeric::bf16ToF32(numeric::f32ToBf16(v));
+    if (d == DType::F16)
+      return numeric::f16ToF32(numeric::f32ToF16(v));
+    return v;
+  }
+  std::uint32_t nextRandom() {
+    std::uint64_t z = (m_rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return static_cast<std::uint32_t>((z ^ (z >> 31)) >> 32);
+  }
+  OptimizerConfig m_c;
+  const amp::Recipe& m_r;
+  std::vector<amp::Slot> m_slots;
+  std::vector<std::vector<float>> m_m1, m_m2, m_k;
+  std::uint64_t m_rng;
+  std::int64_t m_t = 0;
+};
+
+// Sees every block; checks each value is shown once, before its update.
+class CheckingObserver final : public amp::StepObserver {
+public:
+  explicit CheckingObserver(const std::vector<amp::Slot>& slots) : m_slots(slots) {
+    for (const auto& s : slots)
+      m_seen.emplace_back(s.value.size(), 0);
+  }
+  bool beginSlot(std::size_t slot) override { return slot != 1; } // slot 1 not observed
+  void block(std::size_t slot, int worker, std::size_t offset, std::span<const float> w,
+             std::span<const float> g, std::span<const float> u) override {
+    EXPECT_GE(worker, 0);
+    EXPECT_LT(worker, Optimizer::kMaxWorkers);
+    EXPECT_EQ(g.size(), w.size());
+    EXPECT_EQ(u.size(), w.size());
+    EXPECT_EQ(w.data(), m_slots[slot].value.data() + offset); // the stored weights themselves
+    EXPECT_EQ(g.data(), m_slots[slot].grad.data() + offset);
+    std::lock_guard lock(m_mutex); // blocks come from the workers at once
+    for (std::size_t i = 0; i < w.size(); ++i)
+      ++m_seen[slot][offset + i];
+    m_before.emplace_back(slot, offset, std::vector<float>(w.begin(), w.end()));
+  }
+  void endSlot(std::size_t slot) override { m_ended.push_back(slot); }
+
+  std::vector<std::vector<int>> m_seen;
+  std::vector<std::size_t> m_ended;
+  std::vector<std::tuple<std::size_t, std::size_t, std::vector<float>>> m_before;
+
+private:
+  const std::vector<amp::Slot>& m_slots;
+  std::mutex m_mutex;
+};
+
+std::vector<float> randomVector(std::size_t n, std::mt19937& rng, float scale) {
+  std::normal_distribution<float> normal(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v)
+    x = normal(rng);
+  return v;
+}
+
+} // namespace
+
+// Every recipe and both optimizers: a slot large enough to be split between
+// threads (not a whole number of blocks), a tiny one, and an unobserved one,
+// 4 steps with new gradients each. Weights and updates must equal the plain
+// loops' bit for bit, observed or not.
+TEST(OptimizerBlocks, MatchThePlainLoopsBitForBitObservedOrNot) {
+  ASSERT_GE(Optimizer::kParallelMin, 4096u);
+  const std::size_t sizes[] = {Optimizer::kParallelMin + 4097, 3, 5000};
+  for (const auto& recipe : amp::recipes()) {
+    for (auto kind : {amp::OptimizerKind::Sgd, amp::OptimizerKind::AdamW}) {
+      OptimizerConfig c;
+      c.kind = kind;
+      c.weightDecay = 0.01;
+      std::mt19937 rng(11);
+      std::vector<std::vector<float>> w0, grads;
+      for (std::size_t n : sizes) {
+        w0.push_back(randomVector(n, rng, 0.05f));
+        model::roundTo(recipe.masterWeights ? DType::F32 : recipe.weights, w0.back());
+        grads.push_back(std::vector<float>(n));
+      }
+      auto wRef = w0, wPlain = w0, wSeen = w0;
+      auto slotsOf = [&](std::vector<std::vector<float>>& w) {
+        std::vector<amp::Slot> s;
+        for (std::size_t i = 0; i < w.size(); ++i)
+          s.push_back({"p" + std::to_string(i), w[i], grads[i]});
+        return s;
+      };
+      ReferenceOptimizer ref(c, recipe, slotsOf(wRef), 5);
+      Optimizer plain(c, recipe, slotsOf(wPlain), 5);
+      const auto seenSlots = slotsOf(wSeen);
+      Optimizer seen(c, recipe, seenSlots, 5);
+      for (int t = 0; t < 4; ++t) {
+        for (auto& g : grads) {
+          const auto fresh = randomVector(g.size(), rng, 1e-2f);
+          std::copy(fresh.begin(), fresh.end(), g.begin());
+        }
+        const auto before = wSeen;
+        CheckingObserver observer(seenSlots);
+        ref.step(1e-2);
+        plain.step(1e-2);
+        seen.step(1e-2, &observer);
+        const std::string what = std::string(recipe.name) + " " +
+                                 std::string(amp::optimizerName(kind)) + " step " +
+                                 std::to_string(t);
+        for (std::size_t s = 0; s < wRef.size(); ++s) {
+          ASSERT_EQ(0, std::memcmp(wRef[s].data(), wPlain[s].data(), 4 * wRef[s].size())) << what;
+          ASSERT_EQ(0, std::memcmp(wRef[s].data(), wSeen[s].data(), 4 * wRef[s].size())) << what;
+          const auto& u = ref.m_updates[ref.m_updates.size() - wRef.size() + s];
+          const auto su = seen.lastUpdate(s);
+          ASSERT_EQ(0, std::memcmp(u.data(), su.data(), 4 * u.size())) << what;
+          // Observed slots: every value once; unobserved: none.
+          const int expected = s == 1 ? 0 : 1;
+          EXPECT_EQ(std::count(observer.m_seen[s].begin(), observer.m_seen[s].end(), expected),
+                    static_cast<std::ptrdiff_t>(wRef[s].size()))
+              << what << " slot " << s;
+        }
+        EXPECT_EQ(observer.m_ended, (std::vector<std::size_t>{0, 2})) << what;
+        // The weights shown are the ones before the update.
+        for (const auto& [slot, offset, values] : observer.m_before)
+          ASSERT_TRUE(std::equal(values.begin(), values.end(), before[slot].begin() +
+                                                                   static_cast<std::ptrdiff_t>(offset)))
+              << what;
+        EXPECT_EQ(plain.lastStats()[0].unchanged, seen.lastStats()[0].unchanged) << what;
+        EXPECT_EQ(plain.lastStats()[0].nonzero, seen.lastStats()[0].nonzero) << what;
+      }
+    }
+  }
 }

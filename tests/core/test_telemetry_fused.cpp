@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Telemetry taken inside the optimizer's loop: the collector's block path
+// (beginParameters / observeParameterBlock / endParameters) against its
+// separate path (observe, observeUpdate) and an ilogb reference on
+// adversarial tensors cut into uneven blocks from two workers; the AVX2 and
+// portable kernels; and a training session's frame against the tensors
+// themselves, in the recipes where the optimizer reads the gradients as
+// stored and where it does not (loss scaling, clipping).
+#include <mantissa/telemetry/collector.h>
+#include <mantissa/train/session.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace tl = mantissa::telemetry;
+namespace train = mantissa::train;
+using mantissa::DType;
+using tl::TensorClass;
+
+// The spec boundaries (2^-149, 2^-133, 2^-126, 2^-25, 2^-24, 2^-14, 65504,
+// 448, 57344, ...) and their neighbours, both signs, specials, then
+// gradient-like values over 60 binades with exact zeros.
+std::vector<float> adversarial(std::size_t n, unsigned seed) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> base = {0.0f,
+                             std::ldexp(1.0f, -149),
+                             std::ldexp(3.0f, -149),
+                             std::ldexp(1.0f, -133),
+                             std::ldexp(1.0f, -127),
+                             std::ldexp(1.0f, -126),
+                             std::ldexp(1.0f, -25),
+                             std::ldexp(1.0f, -24),
+                             std::ldexp(1.0f, -17),
+                             std::ldexp(1.0f, -14) - std::ldexp(1.0f, -25),
+                             std::ldexp(1.0f, -14) - std::ldexp(1.0f, -17),
+                             std::ldexp(1.0f, -14),
+                             std::ldexp(1.0f, -10),
+                             std::ldexp(1.0f, -6) - std::ldexp(1.0f, -10),
+                             448.0f,
+                             464.0f,
+                             57344.0f,
+                             61440.0f,
+                             65504.0f,
+                             65520.0f,
+                             std::numeric_limits<float>::max(),
+                             inf,
+                             std::numeric_limits<float>::quiet_NaN(),
+                             std::bit_cast<float>(0x7f800001u)};
+  std::vector<float> v;
+  for (float b : base)
+    for (float x : {b, std::nextafter(b, 0.0f), std::nextafter(b, inf)}) {
+      v.push_back(x);
+      v.push_back(-x);
+    }
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> logMag(-45.0f, 15.0f);
+  while (v.size() < n)
+    v.push_back(rng() % 16 == 0 ? 0.0f : std::exp2(logMag(rng)) * ((rng() & 1) ? 1.0f : -1.0f));
+  std::shuffle(v.begin(), v.end(), rng);
+  return v;
+}
+
+tl::ExponentHistogram ilogbReference(const std::vector<float>& values) {
+  tl::ExponentHistogram h;
+  for (float v : values) {
+    ++h.total;
+    switch (std::fpclassify(v)) {
+    case FP_NAN: ++h.nan; break;
+    case FP_INFINITE: ++(v > 0 ? h.posInf : h.negInf); break;
+    case FP_ZERO: ++h.zeros; break;
+    default: ++h.bins[static_cast<std::size_t>(std::ilogb(v) - tl::ExponentHistogram::kMinExponent)];
+    }
+  }
+  return h;
+}
+
+struct Tensors {
+  std::vector<float> w, g, u;
+};
+
+Tensors adversarialTensors(std::size_t n) {
+  Tensors t{adversarial(n, 1), adversarial(n, 2), adversarial(n, 3)};
+  // Updates next to the weights they may be swamped by: half an FP32 ULP
+  // (a tie), just under and just over.
+  for (std::size_t i = 0; i < n; i += 7) {
+    const float w = t.w[i];
+    if (!std::isfinite(w) || w == 0.0f)
+      continue;
+    const float ulp = std::nextafter(std::fabs(w), std::numeric_limits<float>::infinity()) -
+                      std::fabs(w);
+    const float f[] = {0.5f, 0.4999f, 0.5001f};
+    t.u[i] = f[i % 3] * ulp * ((i & 8) ? 1.0f : -1.0f);
+  }
+  return t;
+}
+
+// The block path: uneven blocks, alternately from worker 0 and worker 1.
+std::shared_ptr<const tl::TelemetryFrame> blockPath(const Tensors& t, DType working,
+                                                    bool withGrads) {
+  tl::TelemetryCollector c(1);
+  c.beginParameters(3, working, withGrads);
+  std::mt19937 rng(4);
+  int worker = 0;
+  for (std::size_t off = 0; off < t.w.size();) {
+    const std::size_t n = std::min<std::size_t>(1 + rng() % 5000, t.w.size() - off);
+    const std::span<const float> w(t.w.data() + off, n), g(t.g.data() + off, n),
+        u(t.u.data() + off, n);
+    c.observeParameterBlock(worker, w, withGrads ? g : std::span<const float>{}, u);
+    worker = 1 - worker;
+    off += n;
+  }
+  c.endParameters();
+  return c.finish(5);
+}
+
+std::shared_ptr<const tl::TelemetryFrame> separatePath(const Tensors& t, DType working,
+                                                       bool withGrads) {
+  tl::TelemetryCollector c(1);
+  c.observe(3, TensorClass::Weights, t.w);
+  if (withGrads)
+    c.observe(3, TensorClass::WeightGrads, t.g);
+  c.observeUpdate(3, t.w, t.u, working);
+  return c.finish(5);
+}
+
+void expectSameEntries(const tl::TelemetryFrame& a, const tl::TelemetryFrame& b,
+                       const std::string& what) {
+  ASSERT_EQ(a.tensors.size(), b.tensors.size()) << what;
+  for (const auto& t : b.tensors) {
+    const tl::TensorTelemetry* same = a.find(t.layer, t.cls, t.scaled);
+    ASSERT_NE(same, nullptr) << what << " " << tl::tensorClassName(t.cls);
+    EXPECT_EQ(*same, t) << what << " " << tl::tensorClassName(t.cls);
+  }
+  ASSERT_EQ(a.swamped.size(), b.swamped.size()) << what;
+  for (std::size_t l = 0; l < a.swamped.size(); ++l) {
+    if (std::isnan(b.swamped[l]))
+      EXPECT_TRUE(std::isnan(a.swamped[l])) << what << " layer " << l;
+    else
+      EXPECT_EQ(a.swamped[l], b.swamped[l]) << what << " layer " << l;
+  }
+}
+
+} // namespace
+
+TEST(FusedTelemetry, BlocksFromTwoWorkersEqualTheSeparatePath) {
+  const Tensors t = adversarialTensors(70000);
+  for (DType working : {DType::F32, DType::BF16, DType::F16}) {
+    for (bool grads : {true, false}) {
+      const auto fused = blockPath(t, working, grads);
+      const auto separate = separatePath(t, working, grads);
+      expectSameEntries(*fused, *separate,
+                        std::string(mantissa::dtypeName(working)) + (grads ? " grads" : ""));
+      EXPECT_EQ(fused->tensors.size(), grads ? 3u : 2u);
+      // And against the ilogb reference, not only against the other path.
+      EXPECT_EQ(fused->find(3, TensorClass::Weights)->hist, ilogbReference(t.w));
+      EXPECT_EQ(fused->find(3, TensorClass::Updates)->hist, ilogbReference(t.u));
+      if (grads) {
+        EXPECT_EQ(fused->find(3, TensorClass::WeightGrads)->hist, ilogbReference(t.g));
+        EXPECT_EQ(fused->find(3, TensorClass::WeightGrads)->fractions, tl::castFractions(t.g));
+      }
+      EXPECT_EQ(fused->find(3, TensorClass::Weights)->fractions, tl::castFractions(t.w));
+      EXPECT_EQ(fused->swamped[3], tl::swampedFraction(t.w, t.u, working));
+    }
+  }
+}
+
+TEST(FusedTelemetry, PortableKernelsGiveTheSameFrame) {
+  const Tensors t = adversarialTensors(40000);
+  const auto avx2 = blockPath(t, DType::BF16, true);
+  tl::setForcePortableTelemetry(true);
+  const auto portable = blockPath(t, DType::BF16, true);
+  tl::setForcePortableTelemetry(false);
+  expectSameEntries(*portable, *avx2, "portable vs AVX2");
+}
+
+TEST(FusedTelemetry, CallsOutOfOrderAndBadBlocksAreErrors) {
+  tl::TelemetryCollector c(1);
+  const std::vector<float> v = {1.0f, 2.0f};
+  EXPECT_THROW(c.observeParameterBlock(0, v, v, v), std::logic_error);
+  EXPECT_THROW(c.endParameters(), std::logic_error);
+  EXPECT_THROW(c.beginParameters(-1, DType::F32, true), std::invalid_argument);
+  c.beginParameters(0, DType::F32, true);
+  EXPECT_THROW(c.beginParameters(1, DType::F32, true), std::logic_error);
+  EXPECT_THROW(c.observeUpdate(0, v, v, DType::F32), std::logic_error);
+  EXPECT_THROW(c.observeParameterBlock(2, v, v, v), std::invalid_argument);
+  EXPECT_THROW(c.observeParameterBlock(0, v, std::vector<float>{1.0f}, v), std::invalid_argument);
+  c.observeParameterBlock(1, v, v, v);
+  c.endParameters();
+  const auto frame = c.finish(0);
+  EXPECT_EQ(frame->tensors.size(), 3u);
+  EXPECT_EQ(frame->find(0, TensorClass::Weights)->hist.total, 2u);
+}
+
+// ---- A training session's frame against the tensors themselves ----
+
+namespace {
+
+std::shared_ptr<const mantissa::data::TrainTest> mnist() {
+  static const auto data =
+      std::make_shared<const mantissa::data::TrainTest>(mantissa::data::loadBuiltin("mnist"));
+  return data;
+}
+
+// Layer 0 has 100,352 weights: split between two workers.
+train::RunConfig config(const std::string& recipe) {
+  train::RunConfig c;
+  c.model = "mlp:784-128-10";
+  c.recipe = recipe;
+  c.batch = 32;
+  c.steps = 10;
+  c.seed = 3;
+  c.telemetryEvery = 1;
+  return c;
+}
+
+std::vector<std::vector<float>> copyWeights(const train::Session& s) {
+  std::vector<std::vector<float>> w;
+  for (int l = 0; l < s.model().layers(); ++l) {
+    const auto v = s.model().params()[l].w.f32();
+    w.emplace_back(v.begin(), v.end());
+  }
+  return w;
+}
+
+void expectEntry(const tl::TelemetryFrame& f, int layer, TensorClass cls, bool scaled,
+                 const std::vector<float>& values, const std::string& what) {
+  const tl::TensorTelemetry* t = f.find(layer, cls, scaled);
+  ASSERT_NE(t, nullptr) << what << " layer " << layer << " " << tl::tensorClassName(cls);
+  EXPECT_EQ(t->hist, ilogbReference(values))
+      << what << " layer " << layer << " " << tl::tensorClassName(cls);
+  EXPECT_EQ(t->fractions, tl::castFractions(values))
+      << what << " layer " << layer << " " << tl::tensorClassName(cls);
+}
+
+} // namespace
+
+TEST(FusedTelemetry, SessionFrameHoldsTheWeightsBeforeTheUpdateGradientsAsStoredAndUpdates) {
+  train::Session s(config("bf16-mixed"), mnist());
+  s.step(); // momentum builds up
+  const auto before = copyWeights(s);
+  const auto& r = s.step();
+  ASSERT_TRUE(r.telemetry);
+  for (int l = 0; l < s.model().layers(); ++l) {
+    // No scaler, no multiplier, no clipping: the gradients are still as stored.
+    const auto g = s.model().grads()[l].w.f32();
+    const auto u = s.optimizer().lastUpdate(static_cast<std::size_t>(2 * l));
+    expectEntry(*r.telemetry, l, TensorClass::Weights, false, before[static_cast<std::size_t>(l)],
+                "bf16-mixed");
+    expectEntry(*r.telemetry, l, TensorClass::WeightGrads, false, {g.begin(), g.end()},
+                "bf16-mixed");
+    expectEntry(*r.telemetry, l, TensorClass::Updates, false, {u.begin(), u.end()}, "bf16-mixed");
+    EXPECT_EQ(r.telemetry->find(l, TensorClass::WeightGrads, true), nullptr);
+    EXPECT_EQ(r.telemetry->swamped[static_cast<std::size_t>(l)],
+              tl::swampedFraction(before[static_cast<std::size_t>(l)], u, DType::F32));
+  }
+}
+
+TEST(FusedTelemetry, ClippedGradientsAreObservedAsStoredBeforeClipping) {
+  // Same seed, same first batch: the unclipped run's gradients after its
+  // first step are what backward stored in the clipped run too.
+  train::Session plain(config("bf16-mixed"), mnist());
+  auto clippedConfig = config("bf16-mixed");
+  clippedConfig.clipNorm = 1e-3; // far below the gradient norm: clips
+  train::Session clipped(clippedConfig, mnist());
+  plain.step();
+  const auto& r = clipped.step();
+  ASSERT_TRUE(r.telemetry);
+  ASSERT_LT(r.clipFactor, 1.0);
+  for (int l = 0; l < plain.model().layers(); ++l) {
+    const auto g = plain.model().grads()[l].w.f32();
+    expectEntry(*r.telemetry, l, TensorClass::WeightGrads, false, {g.begin(), g.end()}, "clipped");
+  }
+}
+
+TEST(FusedTelemetry, LossScaledRecipesKeepBothGradientViewsAndFusedWeights) {
+  train::Session s(config("fp16-mixed"), mnist());
+  const auto before = copyWeights(s);
+  const auto& r = s.step();
+  ASSERT_TRUE(r.telemetry);
+  ASSERT_FALSE(r.skipped);
+  for (int l = 0; l < s.model().layers(); ++l) {
+    expectEntry(*r.telemetry, l, TensorClass::Weights, false, before[static_cast<std::size_t>(l)],
+                "fp16-mixed");
+    EXPECT_NE(r.telemetry->find(l, TensorClass::WeightGrads, true), nullptr);
+    EXPECT_NE(r.telemetry->find(l, TensorClass::WeightGrads, false), nullptr);
+    EXPECT_NE(r.telemetry->find(l, TensorClass::Updates, false), nullptr);
+  }
+}
+
+// Telemetry must not change training: weights bit for bit with and without
+// it, every recipe, both optimizers.
+TEST(FusedTelemetry, TrainingIsBitIdenticalWithAndWithoutTelemetry) {
+  for (const auto& recipe : mantissa::amp::recipes()) {
+    for (const char* optimizer : {"sgd", "adamw"}) {
+      auto on = config(std::string(recipe.name));
+      on.optimizer = optimizer;
+      on.weightDecay = 0.01;
+      auto off = on;
+      off.telemetryEvery = 0;
+      train::Session a(on, mnist()), b(off, mnist());
+      for (int i = 0; i < 3; ++i) {
+        const auto& ra = a.step();
+        ASSERT_TRUE(ra.telemetry);
+        b.step();
+      }
+      const auto wa = copyWeights(a), wb = copyWeights(b);
+      for (std::size_t l = 0; l < wa.size(); ++l)
+        EXPECT_EQ(0, std::memcmp(wa[l].data(), wb[l].data(), 4 * wa[l].size()))
+            << recipe.name << " " << optimizer << " layer " << l;
+    }
+  }
+}
