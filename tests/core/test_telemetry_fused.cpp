@@ -111,7 +111,7 @@ Tensors adversarialTensors(std::size_t n) {
 std::shared_ptr<const tl::TelemetryFrame> blockPath(const Tensors& t, DType working,
                                                     bool withGrads) {
   tl::TelemetryCollector c(1);
-  c.beginParameters(3, working, withGrads);
+  c.beginParameters(3, working, true, withGrads);
   std::mt19937 rng(4);
   int worker = 0;
   for (std::size_t off = 0; off < t.w.size();) {
@@ -191,9 +191,9 @@ TEST(FusedTelemetry, CallsOutOfOrderAndBadBlocksAreErrors) {
   const std::vector<float> v = {1.0f, 2.0f};
   EXPECT_THROW(c.observeParameterBlock(0, v, v, v), std::logic_error);
   EXPECT_THROW(c.endParameters(), std::logic_error);
-  EXPECT_THROW(c.beginParameters(-1, DType::F32, true), std::invalid_argument);
-  c.beginParameters(0, DType::F32, true);
-  EXPECT_THROW(c.beginParameters(1, DType::F32, true), std::logic_error);
+  EXPECT_THROW(c.beginParameters(-1, DType::F32, true, true), std::invalid_argument);
+  c.beginParameters(0, DType::F32, true, true);
+  EXPECT_THROW(c.beginParameters(1, DType::F32, true, true), std::logic_error);
   EXPECT_THROW(c.observeUpdate(0, v, v, DType::F32), std::logic_error);
   EXPECT_THROW(c.observeParameterBlock(2, v, v, v), std::invalid_argument);
   EXPECT_THROW(c.observeParameterBlock(0, v, std::vector<float>{1.0f}, v), std::invalid_argument);

@@ -266,7 +266,8 @@ void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights
   endParameters();
 }
 
-void TelemetryCollector::beginParameters(int layer, DType working, bool withGrads) {
+void TelemetryCollector::beginParameters(int layer, DType working, bool withWeights,
+                                         bool withGrads) {
   checkLayer(layer);
   ParameterScan& p = *m_parameters;
   if (p.layer >= 0)
@@ -274,7 +275,7 @@ void TelemetryCollector::beginParameters(int layer, DType working, bool withGrad
                            ") before endParameters() of layer " + std::to_string(p.layer));
   p.layer = layer;
   p.working = working;
-  p.withWeights = true;
+  p.withWeights = withWeights;
   p.withGrads = withGrads;
 }
 

@@ -4,6 +4,8 @@
 
 #include <mantissa/data/dataset.h>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -11,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <string>
 
@@ -40,18 +43,19 @@ const char* nonFiniteInput(std::span<const float> x) {
 
 // Hands the optimizer's blocks of each weight matrix (slot 2l is "layer<l>.W")
 // to the collector while they are in cache: the layer's Weights (before the
-// update), WeightGrads when the optimizer reads them as backward stored
-// them, Updates and the swamped fraction.
+// update) unless they were taken already, WeightGrads when the optimizer
+// reads them as backward stored them, Updates and the swamped fraction.
 static_assert(amp::Optimizer::kMaxWorkers <= telemetry::TelemetryCollector::kMaxWorkers);
 class ParameterTelemetry final : public amp::StepObserver {
 public:
-  ParameterTelemetry(telemetry::TelemetryCollector& collector, DType working, bool grads)
-      : m_collector(collector), m_working(working), m_grads(grads) {}
+  ParameterTelemetry(telemetry::TelemetryCollector& collector, DType working, bool weights,
+                     bool grads)
+      : m_collector(collector), m_working(working), m_weights(weights), m_grads(grads) {}
 
   bool beginSlot(std::size_t slot) override {
     if (slot % 2 != 0)
       return false; // biases: not observed
-    m_collector.beginParameters(static_cast<int>(slot / 2), m_working, m_grads);
+    m_collector.beginParameters(static_cast<int>(slot / 2), m_working, m_weights, m_grads);
     return true;
   }
   void block(std::size_t, int worker, std::size_t, std::span<const float> weights,
@@ -64,8 +68,14 @@ public:
 private:
   telemetry::TelemetryCollector& m_collector;
   DType m_working;
+  bool m_weights;
   bool m_grads;
 };
+
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 amp::OptimizerConfig optimizerConfig(const RunConfig& c) {
   amp::OptimizerConfig o;
@@ -187,10 +197,16 @@ bool Session::failAtInput() {
 
 void Session::observeTelemetry(bool weightGrads) {
   model::ScopedTimer t(m_report.times.telemetry);
+  observeActivations(weightGrads, false);
+}
+
+void Session::observeActivations(bool weightGrads, bool weights) {
   const float scale = static_cast<float>(m_report.lossScale);
   const auto& acts = m_model->acts();
   for (int l = 0; l < m_model->layers(); ++l) {
     const auto& a = acts[l];
+    if (weights)
+      m_telemetry.observe(l, telemetry::TensorClass::Weights, m_model->params()[l].w.f32());
     m_telemetry.observe(l, telemetry::TensorClass::Activations,
                         a.post.size() ? a.post.f32() : a.pre.f32(), 1.0f);
     m_telemetry.observe(l, telemetry::TensorClass::ActivationGrads, a.dpre.f32(), scale);
@@ -200,10 +216,37 @@ void Session::observeTelemetry(bool weightGrads) {
   }
 }
 
-void Session::observeParametersApart(bool weightGrads) {
+double Session::gradNormBesideTelemetry(double& waitedMs) {
+  const auto start = std::chrono::steady_clock::now();
+  double norm = 0.0, normMs = 0.0;
+  std::exception_ptr error;
+#pragma omp parallel num_threads(2)
+  {
+    // With a team of one, thread 0 does both, one after the other.
+    if (omp_get_thread_num() == 0) {
+      const auto t0 = std::chrono::steady_clock::now();
+      norm = amp::globalGradNorm(m_optimizer->parameters());
+      normMs = msSince(t0);
+    }
+    if (omp_get_thread_num() == omp_get_num_threads() - 1) {
+      try {
+        observeActivations(false, true);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+  }
+  waitedMs = std::max(0.0, msSince(start) - normMs);
+  if (error)
+    std::rethrow_exception(error);
+  return norm;
+}
+
+void Session::observeParametersApart(bool weights, bool weightGrads) {
   model::ScopedTimer t(m_report.times.telemetry);
   for (int l = 0; l < m_model->layers(); ++l) {
-    m_telemetry.observe(l, telemetry::TensorClass::Weights, m_model->params()[l].w.f32(), 1.0f);
+    if (weights)
+      m_telemetry.observe(l, telemetry::TensorClass::Weights, m_model->params()[l].w.f32(), 1.0f);
     if (weightGrads)
       m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32(),
                           1.0f);
@@ -230,8 +273,12 @@ const StepReport& Session::step() {
   m_model->setMeasureUnderflow(observe);
   // Without a loss scaler or multiplier the optimizer reads the gradients as
   // backward stored them: their telemetry is then taken inside its loop
-  // (weights and updates always are), unless clipping changes them first.
+  // (updates always are), unless clipping changes them first; and nothing
+  // changes the activations, their gradients or the weights before the
+  // optimizer, so their telemetry runs on the second thread while this one
+  // sums the gradient norm (else weights are taken in the optimizer's loop).
   bool fusedGrads = observe && !m_scaler && m_config.lossMultiplier == 1.0;
+  const bool beside = fusedGrads;
   bool parametersObserved = false;
 
   const int micro = m_config.gradAccumulation;
@@ -265,8 +312,9 @@ const StepReport& Session::step() {
 
   const bool gradsSeen = !r.divergence; // backward ran: the step's gradients exist
   if (!r.divergence) {
-    if (observe)
-      observeTelemetry(!fusedGrads);
+    if (observe && !beside)
+      observeTelemetry(true); // before unscaling changes the gradients
+    double waitedMs = 0.0;    // for the telemetry beside the gradient norm
     {
       model::ScopedTimer t(r.times.optimizer);
       if (m_scaler) {
@@ -281,8 +329,11 @@ const StepReport& Session::step() {
           for (float& v : g)
             v *= undo;
       }
-      r.gradNorm = r.foundInf ? std::numeric_limits<double>::quiet_NaN()
-                              : amp::globalGradNorm(m_optimizer->parameters());
+      if (beside)
+        r.gradNorm = gradNormBesideTelemetry(waitedMs);
+      else
+        r.gradNorm = r.foundInf ? std::numeric_limits<double>::quiet_NaN()
+                                : amp::globalGradNorm(m_optimizer->parameters());
       if (m_scaler) {
         if (r.foundInf) // rare: locate where the overflow began (backward order)
           r.firstNonFinite = m_model->firstNonFinite(true);
@@ -301,6 +352,8 @@ const StepReport& Session::step() {
         fail(site.value_or(model::NonFiniteSite{0, true, "linear dW"}), "non-finite gradient");
       }
     }
+    r.times.optimizer -= waitedMs;
+    r.times.telemetry += waitedMs;
   }
   if (!r.divergence && !r.skipped) {
     if (fusedGrads && amp::clipsAt(r.gradNorm, m_config.clipNorm)) {
@@ -317,7 +370,7 @@ const StepReport& Session::step() {
       // precision that can swamp them.
       ParameterTelemetry parameters(m_telemetry,
                                     m_recipe.masterWeights ? DType::F32 : m_recipe.weights,
-                                    fusedGrads);
+                                    !beside, fusedGrads);
       m_optimizer->step(r.lr, observe ? &parameters : nullptr);
       parametersObserved = observe;
       for (const auto& s : m_optimizer->lastStats()) {
@@ -332,7 +385,7 @@ const StepReport& Session::step() {
     m_model->refreshWorkingWeights(r.times);
   }
   if (observe && gradsSeen && !parametersObserved) // skipped or diverged: no update to observe
-    observeParametersApart(fusedGrads);
+    observeParametersApart(!beside, fusedGrads);
   m_skipped += r.skipped ? 1 : 0;
   if (observe) {
     model::ScopedTimer t(r.times.telemetry);

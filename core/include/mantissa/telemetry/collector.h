@@ -15,7 +15,7 @@
 // values) are best scanned inside the optimizer's own loop, block by block
 // while each block is in cache, instead of re-read from memory:
 //
-//     collector.beginParameters(l, DType::F32, true);            // per layer
+//     collector.beginParameters(l, DType::F32, true, true);      // per layer
 //     collector.observeParameterBlock(worker, w, g, u);          // each block
 //     collector.endParameters();  // = observe(Weights), observe(WeightGrads), observeUpdate
 //
@@ -73,12 +73,13 @@ public:
   // (any order, from workers 0 <= worker < kMaxWorkers, concurrently for
   // different workers; a block's spans have equal sizes, grads empty when
   // withGrads is false). endParameters() records exactly the entries of
-  //   observe(layer, Weights, weights); observe(layer, WeightGrads, grads)
-  //   (lossScale 1, only withGrads); observeUpdate(layer, weights, updates, working)
+  //   observe(layer, Weights, weights) (only withWeights);
+  //   observe(layer, WeightGrads, grads) (lossScale 1, only withGrads);
+  //   observeUpdate(layer, weights, updates, working)
   // on all the blocks together. Throws std::invalid_argument for layer < 0,
   // a bad worker or a block whose sizes differ, and std::logic_error for
   // calls out of order.
-  void beginParameters(int layer, DType working, bool withGrads);
+  void beginParameters(int layer, DType working, bool withWeights, bool withGrads);
   void observeParameterBlock(int worker, std::span<const float> weights,
                              std::span<const float> grads, std::span<const float> updates);
   void endParameters();

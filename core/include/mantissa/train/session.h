@@ -71,11 +71,18 @@ public:
   std::vector<model::PlanRow> plan() const;
 
 private:
-  // Activations and activation gradients of every layer; weight gradients
-  // too unless the optimizer's loop observes them (ParameterTelemetry).
+  // Activations and activation gradients of every layer, timed as telemetry;
+  // weight gradients too unless the optimizer's loop observes them.
   void observeTelemetry(bool weightGrads);
-  // Weights (and weight gradients) when the optimizer does not run.
-  void observeParametersApart(bool weightGrads);
+  // The same, untimed, with the weights when asked.
+  void observeActivations(bool weightGrads, bool weights);
+  // The global gradient norm on this thread while a second thread of the
+  // OpenMP team observes activations, their gradients and the weights
+  // (nothing changes them before the optimizer). waitedMs: how long this
+  // thread then waited for telemetry.
+  double gradNormBesideTelemetry(double& waitedMs);
+  // Weights and/or weight gradients when the optimizer does not run.
+  void observeParametersApart(bool weights, bool weightGrads);
   // Ends the run: Divergence{site, reason}, message "<reason> at step N: first
   // in layer L, op OP (pass). <detail>".
   void fail(const model::NonFiniteSite& site, std::string_view reason,
