@@ -8,6 +8,7 @@
 #include <QBarSet>
 #include <QCategoryAxis>
 #include <QChart>
+#include <QFontMetricsF>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLegend>
@@ -43,6 +44,9 @@ double binWidth(std::vector<double> x) {
 
 LessonChart::LessonChart(QWidget* parent) : ChartWidget(parent) {
   setTitle(tr("Run the demo to see its figure"));
+  // Queued: the labels change the layout that emits this.
+  connect(chart(), &QChart::plotAreaChanged, this, &LessonChart::fitTexts,
+          Qt::QueuedConnection);
   rebuildAxes(false, false, {});
   applyStyle(chartStyle());
 }
@@ -230,7 +234,85 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
     const double pad = anyBins ? 0.02 * (xMax - xMin) : 0.0; // edge lines off the frame
     setNiceRange(static_cast<QValueAxis*>(m_x), xMin - pad, xMax + pad);
   }
-  applyStyle(chartStyle());
+  applyStyle(chartStyle()); // (queues fitTexts())
+}
+
+// The figure's texts on a narrow plot (six groups of bars at 1280x720 in
+// presenter mode): a category name wider than its slot ("FP8 E4M3"), a title
+// wider than the chart or an axis title longer than its axis breaks into
+// lines at its spaces (chart texts are rich text) rather than being elided to
+// "FP8..."; back on one line once it fits with room to spare (no flip-flop
+// at the edge). Called after each layout (plotAreaChanged, queued).
+void LessonChart::fitTexts() {
+  if (m_demo.id.empty() && m_demo.series.empty())
+    return;
+  const QRectF plot = chart()->plotArea();
+  // The text as it should show in `room` pixels, given what it shows now.
+  const auto fit = [](const std::string& source, const QString& shown, const QFont& font,
+                      double room) {
+    const QString text = QString::fromStdString(source);
+    const QFontMetricsF metrics(font);
+    const double pad = metrics.averageCharWidth() * (shown.contains(QStringLiteral("<br>")) ? 4 : 2);
+    if (metrics.horizontalAdvance(text) + pad <= room)
+      return text;
+    QStringList lines;
+    QString line;
+    for (const QString& word : text.split(u' ', Qt::SkipEmptyParts)) {
+      const QString longer = line.isEmpty() ? word : line + u' ' + word;
+      if (!line.isEmpty() && metrics.horizontalAdvance(longer) + pad > room) {
+        lines << line.toHtmlEscaped();
+        line = word;
+      } else {
+        line = longer;
+      }
+    }
+    lines << line.toHtmlEscaped();
+    return lines.join(QStringLiteral("<br>"));
+  };
+  if (auto* axis = qobject_cast<QBarCategoryAxis*>(m_x); axis != nullptr && !m_demo.categories.empty()) {
+    // As Qt Charts measures it (HorizontalAxis::updateGeometry): the axis
+    // width over its n + 2 layout points, less a label padding each side and
+    // the text item's margins.
+    const double slot = plot.width() / static_cast<double>(m_demo.categories.size() + 2) - 18.0;
+    // A word wider than its slot ("(emulated)") cannot break: the labels
+    // then step down in size, at most to the normal (non-presenter) size.
+    const QFont style = chartStyle().labelFont();
+    const double smallest = std::min(1.0, 1.0 / chartStyle().fontScale);
+    QFont font = style;
+    QStringList labels;
+    for (double scale = 1.0;; scale = std::max(smallest, scale - 0.1)) {
+      font.setPointSizeF(style.pointSizeF() * scale);
+      labels.clear();
+      bool fits = true;
+      for (std::size_t i = 0; i < m_demo.categories.size(); ++i) {
+        labels << fit(m_demo.categories[i], axis->categories().value(qsizetype(i)), font, slot);
+        for (const QString& line : labels.back().split(QStringLiteral("<br>")))
+          fits = fits && QFontMetricsF(font).horizontalAdvance(line) <= slot;
+      }
+      if (fits || scale <= smallest)
+        break;
+    }
+    if (axis->labelsFont() != font)
+      axis->setLabelsFont(font);
+    if (labels != axis->categories())
+      axis->setCategories(labels);
+  }
+  const auto fitTitle = [&](QAbstractAxis* axis, const std::string& text, double room) {
+    const QString shown = fit(text, axis->titleText(), axis->titleFont(), room);
+    if (shown != axis->titleText())
+      axis->setTitleText(shown);
+  };
+  fitTitle(m_x, m_demo.xLabel, plot.width());
+  fitTitle(m_y, m_demo.yLabel, plot.height());
+  const QMargins margins = chart()->margins();
+  const QString title = fit(m_demo.title, chart()->title(), chart()->titleFont(),
+                            chart()->size().width() - margins.left() - margins.right());
+  if (title != chart()->title())
+    setTitle(title);
+}
+
+QString LessonChart::title() const {
+  return m_demo.title.empty() ? ChartWidget::title() : QString::fromStdString(m_demo.title);
 }
 
 qsizetype LessonChart::pointCount() const {
@@ -246,6 +328,9 @@ qsizetype LessonChart::pointCount() const {
 }
 
 void LessonChart::restyleSeries(const ChartStyle& style) {
+  // New fonts, or a new demo: its texts are fitted once laid out, even where
+  // the plot area keeps its size (and plotAreaChanged does not come).
+  QMetaObject::invokeMethod(this, &LessonChart::fitTexts, Qt::QueuedConnection);
   for (std::size_t i = 0; i < m_series.size(); ++i) {
     QPen pen(seriesColor(m_seriesColour[i]), 1.5 * style.linePenWidth());
     m_series[i]->setPen(pen);

@@ -37,6 +37,8 @@ public:
   // Points in all line series plus bars and bins (what the GUI test checks).
   qsizetype pointCount() const;
 
+  // The demo's title (on screen it may be broken into lines to fit).
+  QString title() const override;
   QString csv() const override;
   QJsonDocument json() const override;
 
@@ -47,6 +49,7 @@ private:
   void rebuildAxes(bool logY, bool barCategories, const std::vector<std::string>& categories);
   void addBars(const lessons::DemoOutput& demo);
   void addBins(const lessons::DemoSeries& s, int colourIndex, double baseline);
+  void fitTexts();
 
   lessons::DemoOutput m_demo;
   std::vector<QXYSeries*> m_series;
