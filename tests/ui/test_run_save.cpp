@@ -9,16 +9,19 @@
 #include "ui/bridge/run_controller.h"
 
 #include <QFile>
-#include <QProcess>
-#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mantissa::ui {
@@ -41,19 +44,32 @@ train::RunConfig config() {
   return c;
 }
 
-// The same run from the command line.
+// The same run from the command line. Spawned with posix_spawn, not QProcess:
+// Qt 6.4's QProcess starts its child with a raw clone(CLONE_VM | CLONE_VFORK)
+// that ThreadSanitizer does not intercept; the child then runs on this
+// process's memory and TSan state, and afterwards TSan misses this thread's
+// mutex locks (./dev tsan reported the trainer's own m_mutex-guarded fields).
 QString cliLog(const QTemporaryDir& dir) {
   const QString path = dir.filePath("cli.jsonl");
-  QProcess process;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-  process.setProcessEnvironment(env);
-  process.start(QStringLiteral(MANTISSA_CLI),
-                {"train", "--data", "spirals", "--model", "mlp:2-16-2:tanh", "--recipe",
-                 "fp16-mixed", "--batch", "32", "--steps", QString::number(kSteps), "--seed", "3",
-                 "--eval-every", "20", "--telemetry-every", "10", "--log", path, "--quiet"});
-  if (!process.waitForFinished(120000) || process.exitCode() != 0)
-    ADD_FAILURE() << "mantissa-cli train failed: " << process.readAllStandardError().toStdString();
+  std::vector<std::string> args = {MANTISSA_CLI, "train", "--data", "spirals", "--model",
+                                   "mlp:2-16-2:tanh", "--recipe", "fp16-mixed", "--batch", "32",
+                                   "--steps", std::to_string(kSteps), "--seed", "3",
+                                   "--eval-every", "20", "--telemetry-every", "10", "--log",
+                                   path.toStdString(), "--quiet"};
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp; // ours without QT_QPA_PLATFORM: the CLI picks its own platform
+  for (char** e = environ; *e; ++e)
+    if (std::string_view(*e).substr(0, 16) != "QT_QPA_PLATFORM=")
+      envp.push_back(*e);
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  int status = -1;
+  if (posix_spawn(&pid, MANTISSA_CLI, nullptr, nullptr, argv.data(), envp.data()) != 0 ||
+      waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    ADD_FAILURE() << "mantissa-cli train failed (wait status " << status << "; its stderr is above)";
   return path;
 }
 

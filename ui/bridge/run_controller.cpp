@@ -15,7 +15,6 @@
 
 #include <QFile>
 #include <QFileInfo>
-#include <QMetaObject>
 
 #include <algorithm>
 #include <bit>
@@ -249,11 +248,7 @@ void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
   snapshot->elapsedSeconds = std::chrono::duration<double>(now - run.firstStep).count();
   const double interval = std::chrono::duration<double>(now - run.lastPublish).count();
   snapshot->stepsPerSecond = interval > 0 ? double(run.stepsSincePublish) / interval : 0.0;
-  const double n = double(run.stepsSincePublish);
-  auto& t = run.timesSincePublish;
-  snapshot->meanTimes = {t.matmulForward / n, t.matmulBackward / n, t.conversion / n,
-                         t.elementwise / n,   t.loss / n,           t.optimizer / n,
-                         t.telemetry / n,     t.data / n};
+  snapshot->meanTimes = meanOpTimes(run.timesSincePublish, run.stepsSincePublish);
   run.mailbox.publish(std::move(snapshot));
   run.lastPublish = now;
   run.stepsSincePublish = 0;
@@ -266,7 +261,7 @@ void RunController::nudge() {
     return; // one nudge in flight is enough: its timer drains everything
   // Queued: runs onNudge on the GUI thread (this object's thread); the trainer
   // thread never touches the timer or any widget.
-  QMetaObject::invokeMethod(this, &RunController::onNudge, Qt::QueuedConnection);
+  m_handoff.post([this] { onNudge(); });
 }
 
 void RunController::onNudge() {

@@ -4,6 +4,7 @@
 
 #include "ui/bridge/run_loader.h"
 #include "ui/bridge/run_record.h"
+#include "ui/bridge/thread_handoff.h"
 
 #include <mantissa/telemetry/histogram.h>
 #include <mantissa/train/run_config.h>
@@ -123,6 +124,7 @@ private:
   static double guiCpuSeconds();
 
   QTimer m_drainTimer;
+  ThreadHandoff m_handoff; // trainer threads -> onNudge on the GUI thread
   std::atomic<bool> m_nudged{false};
   std::chrono::steady_clock::time_point m_lastDrain{};
   double m_lastDrainCpu = -1.0;

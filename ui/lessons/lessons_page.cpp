@@ -251,9 +251,8 @@ void LessonsPage::runSelectedDemo() {
       error = QString::fromStdString(e.what());
     }
     // Queued to the GUI thread; discarded if the page is destroyed first
-    // (the destructor joins this thread before the QObject goes away).
-    QMetaObject::invokeMethod(this, [this, out = std::move(out), error] { showDemo(out, error); },
-                              Qt::QueuedConnection);
+    // (the destructor joins this thread before m_handoff goes away).
+    m_handoff.post([this, out = std::move(out), error] { showDemo(out, error); });
   });
 }
 

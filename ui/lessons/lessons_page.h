@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
+#include "ui/bridge/thread_handoff.h"
+
 #include <mantissa/lessons/demo_registry.h>
 #include <mantissa/lessons/lesson_set.h>
 
@@ -102,7 +104,8 @@ private:
   bool m_presenterLayout = false;
   bool m_fitPending = false;
   bool m_running = false;
-  std::jthread m_worker; // last: joined first on destruction
+  ThreadHandoff m_handoff; // the demo worker -> showDemo on the GUI thread
+  std::jthread m_worker;   // last: joined first on destruction
 };
 
 } // namespace mantissa::ui
