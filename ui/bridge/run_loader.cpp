@@ -120,6 +120,14 @@ RunFacts runFacts(const train::RunLog& log) {
   return f;
 }
 
+model::OpTimes meanOpTimes(const model::OpTimes& t, std::int64_t steps) {
+  if (steps <= 0)
+    return {};
+  const double n = double(steps);
+  return {t.matmulForward / n, t.matmulBackward / n, t.conversion / n, t.elementwise / n,
+          t.loss / n,          t.optimizer / n,      t.telemetry / n,  t.data / n};
+}
+
 RunMailbox::Drained drainedFromLog(const train::RunLog& log) {
   RunMailbox::Drained drained;
   drained.rows.reserve(log.steps.size() + log.evals.size());
@@ -171,13 +179,7 @@ RunMailbox::Drained drainedFromLog(const train::RunLog& log) {
   for (const auto& s : log.steps)
     wall += s.stepMs / 1000.0;
   snapshot->elapsedSeconds = snapshot->summary ? snapshot->summary->wallSeconds : wall;
-  if (!log.steps.empty()) {
-    const double n = double(log.steps.size());
-    const auto& t = totalTimes;
-    snapshot->meanTimes = {t.matmulForward / n, t.matmulBackward / n, t.conversion / n,
-                           t.elementwise / n,   t.loss / n,           t.optimizer / n,
-                           t.telemetry / n,     t.data / n};
-  }
+  snapshot->meanTimes = meanOpTimes(totalTimes, std::int64_t(log.steps.size()));
   snapshot->finished = true;
   drained.snapshot = std::move(snapshot);
   return drained;

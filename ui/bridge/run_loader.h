@@ -36,6 +36,10 @@ struct RunFacts {
 RunFacts runFacts(const train::Session& session);
 RunFacts runFacts(const train::RunLog& log);
 
+// Mean time per step of each op group: `total` summed over `steps` steps
+// (all zero when steps <= 0). Live publications and loaded logs both use it.
+model::OpTimes meanOpTimes(const model::OpTimes& total, std::int64_t steps);
+
 // Every step row (with its telemetry frame), every evaluation, and a finished
 // snapshot (steps, elapsed time, mean op times, the summary when the run
 // wrote one; none when it was killed).
