@@ -4,11 +4,13 @@
 // RunController: start / pause / step / stop drive real trainers on a tiny
 // model; rows reach the GUI thread through the mailbox; the watched weight's
 // bits and swamping marks; divergence stays inspectable; destruction mid-run
-// joins the training threads.
+// joins the training threads. ThreadHandoff (the worker -> GUI thread call
+// queue the controller's nudges go through) and the mean op times per step.
 
 #include "drain_wait.h"
 #include "ui/app_shell/palette.h"
 #include "ui/bridge/run_controller.h"
+#include "ui/bridge/thread_handoff.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -18,6 +20,9 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
 
 namespace mantissa::ui {
 namespace {
@@ -230,6 +235,80 @@ TEST(DashboardController, DestroyingMidRunJoinsTheTrainers) {
   ASSERT_TRUE(waitFor(*c, [&] { return c->record(0).lastStep() >= 2; }));
   c.reset(); // destructor while running: stops and joins
   SUCCEED();
+}
+
+// Calls posted from a worker thread run on the handoff's (GUI) thread, in
+// posting order, with what the worker wrote into their captures. Under
+// ./dev tsan this is also the check that the handoff's annotation makes the
+// worker's writes visible as ordered before the call (without it TSan
+// reports the first call's event as racing, 3 runs out of 3).
+TEST(ThreadHandoff, CallsFromAWorkerRunOnTheGuiThreadInOrderWithTheirData) {
+  ThreadHandoff handoff;
+  constexpr int kCalls = 200;
+  std::vector<int> seen;         // GUI thread only
+  bool allOnGuiThread = true;    // GUI thread only
+  std::int64_t badPayloads = 0;  // GUI thread only
+  const std::thread::id gui = std::this_thread::get_id();
+  std::thread worker([&] {
+    for (int i = 0; i < kCalls; ++i) {
+      std::vector<int> payload(64, i); // written here, read on the GUI thread
+      handoff.post([&, i, payload = std::move(payload)] {
+        seen.push_back(i);
+        allOnGuiThread = allOnGuiThread && std::this_thread::get_id() == gui;
+        for (int v : payload)
+          badPayloads += v != i;
+      });
+    }
+  });
+  // Delivered while the worker still posts (a join first would order its
+  // writes before the calls by itself and hide a missing annotation).
+  const bool all = QTest::qWaitFor([&] { return int(seen.size()) == kCalls; }, 10000);
+  worker.join();
+  ASSERT_TRUE(all);
+  EXPECT_TRUE(allOnGuiThread);
+  EXPECT_EQ(badPayloads, 0);
+  for (int i = 0; i < kCalls; ++i)
+    ASSERT_EQ(seen[std::size_t(i)], i) << "out of posting order";
+}
+
+// A call still queued when the handoff goes away never runs, and what it
+// captured is released (the owner's object may be half destroyed by then).
+TEST(ThreadHandoff, ACallQueuedWhenItIsDestroyedIsDroppedUnrun) {
+  auto sentinel = std::make_shared<int>(7);
+  bool ran = false;
+  {
+    ThreadHandoff handoff;
+    std::thread worker([&, held = sentinel] { handoff.post([&ran, held] { ran = *held == 7; }); });
+    worker.join();
+    EXPECT_EQ(sentinel.use_count(), 2); // queued, holding its capture
+  }
+  QCoreApplication::processEvents();
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(sentinel.use_count(), 1);
+}
+
+// The op table's figures: each group's total over the interval divided by
+// its steps; nothing (not a division by zero) for an empty interval.
+TEST(DashboardController, MeanOpTimesDivideEachGroupByTheSteps) {
+  model::OpTimes total;
+  total.matmulForward = 12.0;
+  total.matmulBackward = 24.0;
+  total.conversion = 3.0;
+  total.elementwise = 6.0;
+  total.loss = 1.5;
+  total.optimizer = 9.0;
+  total.telemetry = 0.75;
+  total.data = 30.0;
+  const model::OpTimes mean = meanOpTimes(total, 3);
+  EXPECT_DOUBLE_EQ(mean.matmulForward, 4.0);
+  EXPECT_DOUBLE_EQ(mean.matmulBackward, 8.0);
+  EXPECT_DOUBLE_EQ(mean.conversion, 1.0);
+  EXPECT_DOUBLE_EQ(mean.elementwise, 2.0);
+  EXPECT_DOUBLE_EQ(mean.loss, 0.5);
+  EXPECT_DOUBLE_EQ(mean.optimizer, 3.0);
+  EXPECT_DOUBLE_EQ(mean.telemetry, 0.25);
+  EXPECT_DOUBLE_EQ(mean.data, 10.0);
+  EXPECT_DOUBLE_EQ(meanOpTimes(total, 0).total(), 0.0);
 }
 
 } // namespace
