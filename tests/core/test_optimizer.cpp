@@ -272,7 +272,7 @@ public:
       ++m_seen[slot][offset + i];
     m_before.emplace_back(slot, offset, std::vector<float>(w.begin(), w.end()));
   }
-  void endSlot(std::size_t slot) override { m_ended.push_back(slot); }
+  void endSlot(std::size_t slot, const amp::UpdateStats&) override { m_ended.push_back(slot); }
 
   std::vector<std::vector<int>> m_seen;
   std::vector<std::size_t> m_ended;

@@ -177,6 +177,38 @@ TEST(FusedTelemetry, BlocksFromTwoWorkersEqualTheSeparatePath) {
   }
 }
 
+// The optimizer's own count of unchanged FP32 weights replaces the per-block
+// swamping check only when the layer's weights (observed before) are all
+// finite; with an inf among them the blocks are checked, whatever is passed.
+TEST(FusedTelemetry, UnchangedCountStandsInForSwampingOnlyOverFiniteWeights) {
+  Tensors t = adversarialTensors(20000);
+  for (float& w : t.w) // finite weights first
+    if (!std::isfinite(w))
+      w = 1.0f;
+  for (bool withInf : {false, true}) {
+    if (withInf)
+      t.w[123] = std::numeric_limits<float>::infinity();
+    std::uint64_t unchanged = 0; // as Optimizer::applyUpdate counts in FP32
+    for (std::size_t i = 0; i < t.w.size(); ++i)
+      unchanged += (t.u[i] != 0.0f && t.w[i] + t.u[i] == t.w[i]) ? 1 : 0;
+    tl::TelemetryCollector c(1);
+    c.observe(0, TensorClass::Weights, t.w);
+    c.beginParameters(0, DType::F32, false, false, true);
+    c.observeParameterBlock(0, std::span(t.w).first(9000), {}, std::span(t.u).first(9000));
+    c.observeParameterBlock(1, std::span(t.w).subspan(9000), {}, std::span(t.u).subspan(9000));
+    c.endParameters(withInf ? std::uint64_t{0} : unchanged); // 0: must not be used
+    const auto frame = c.finish(0);
+    EXPECT_EQ(frame->swamped[0], tl::swampedFraction(t.w, t.u, DType::F32)) << withInf;
+    EXPECT_EQ(frame->find(0, TensorClass::Updates)->hist, ilogbReference(t.u)) << withInf;
+  }
+  t.w[123] = 1.0f;
+  tl::TelemetryCollector c(1); // promised, then not given
+  c.observe(0, TensorClass::Weights, t.w);
+  c.beginParameters(0, DType::F32, false, false, true);
+  c.observeParameterBlock(0, t.w, {}, t.u);
+  EXPECT_THROW(c.endParameters(), std::logic_error);
+}
+
 TEST(FusedTelemetry, PortableKernelsGiveTheSameFrame) {
   const Tensors t = adversarialTensors(40000);
   const auto avx2 = blockPath(t, DType::BF16, true);

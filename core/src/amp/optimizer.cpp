@@ -104,14 +104,14 @@ void Optimizer::step(double lr, StepObserver* observer) {
         updateRange(s, static_cast<int>(t), begin, end, flr, watcher, part[t]);
       }
     }
-    if (watcher != nullptr)
-      watcher->endSlot(s);
     UpdateStats stats;
     for (const auto& p : part) {
       stats.nonzero += p.nonzero;
       stats.unchanged += p.unchanged;
     }
     m_stats[s] = stats;
+    if (watcher != nullptr)
+      watcher->endSlot(s, stats);
   }
 }
 

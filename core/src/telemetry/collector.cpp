@@ -149,6 +149,7 @@ struct TelemetryCollector::ParameterScan {
   DType working = DType::F32;
   bool withWeights = true;
   bool withGrads = false;
+  bool swampPerBlock = true; // else the caller's unchanged count is the swamped count
   std::array<Part, kMaxWorkers> parts;
 
   void block(Part& p, std::span<const float> w, std::span<const float> g,
@@ -158,6 +159,8 @@ struct TelemetryCollector::ParameterScan {
     if (withGrads)
       p.grads.add(g);
     p.updates.add(u);
+    if (!swampPerBlock)
+      return;
     const SwampCounts c = swampCounts(w, u, working);
     p.swamp.eligible += c.eligible;
     p.swamp.swamped += c.swamped;
@@ -253,6 +256,7 @@ void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights
   p.working = working;
   p.withWeights = false;
   p.withGrads = false;
+  p.swampPerBlock = true;
   {
     ScopedTimer timer(m_frame.telemetryMs);
     // One walk over the updates: each block is histogrammed and then checked
@@ -267,7 +271,7 @@ void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights
 }
 
 void TelemetryCollector::beginParameters(int layer, DType working, bool withWeights,
-                                         bool withGrads) {
+                                         bool withGrads, bool unchangedGiven) {
   checkLayer(layer);
   ParameterScan& p = *m_parameters;
   if (p.layer >= 0)
@@ -277,6 +281,11 @@ void TelemetryCollector::beginParameters(int layer, DType working, bool withWeig
   p.working = working;
   p.withWeights = withWeights;
   p.withGrads = withGrads;
+  // In FP32, for a finite w, w + u == w holds for no inf or NaN u: the
+  // optimizer's unchanged count is then exactly the swamped count.
+  const TensorTelemetry* weights = m_frame.find(layer, TensorClass::Weights, false);
+  p.swampPerBlock = !(unchangedGiven && working == DType::F32 && weights != nullptr &&
+                      weights->hist.posInf + weights->hist.negInf + weights->hist.nan == 0);
 }
 
 void TelemetryCollector::observeParameterBlock(int worker, std::span<const float> weights,
@@ -301,10 +310,13 @@ void TelemetryCollector::observeParameterBlock(int worker, std::span<const float
   p.block(part, weights, grads, updates);
 }
 
-void TelemetryCollector::endParameters() {
+void TelemetryCollector::endParameters(std::optional<std::uint64_t> unchanged) {
   ParameterScan& p = *m_parameters;
   if (p.layer < 0)
     throw std::logic_error("telemetry: endParameters() without beginParameters()");
+  if (!p.swampPerBlock && !unchanged)
+    throw std::logic_error("telemetry: endParameters() of layer " + std::to_string(p.layer) +
+                           " needs the unchanged-update count promised to beginParameters()");
   // The workers ran side by side: the slowest one is what the step waited for.
   double slowest = 0.0;
   for (auto& part : p.parts) {
@@ -319,18 +331,22 @@ void TelemetryCollector::endParameters() {
     for (auto& part : p.parts)
       (part.*scanner).finish(hist, below);
     m_frame.tensors.push_back(makeEntry(p.layer, cls, false, 1.0, hist, below));
+    return hist.finiteNonZero();
   };
   if (p.withWeights)
     record(&ParameterScan::Part::weights, TensorClass::Weights);
   if (p.withGrads)
     record(&ParameterScan::Part::grads, TensorClass::WeightGrads);
-  record(&ParameterScan::Part::updates, TensorClass::Updates);
+  const std::uint64_t finiteNonZeroUpdates =
+      record(&ParameterScan::Part::updates, TensorClass::Updates);
   SwampCounts swamp;
   for (auto& part : p.parts) {
     swamp.eligible += part.swamp.eligible;
     swamp.swamped += part.swamp.swamped;
     part.swamp = {};
   }
+  if (!p.swampPerBlock) // every weight finite: each finite non-zero update is eligible
+    swamp = SwampCounts{finiteNonZeroUpdates, *unchanged};
   setSwamped(p.layer, swamp.eligible, swamp.swamped);
   p.layer = -1;
 }

@@ -55,7 +55,7 @@ public:
   bool beginSlot(std::size_t slot) override {
     if (slot % 2 != 0)
       return false; // biases: not observed
-    m_collector.beginParameters(static_cast<int>(slot / 2), m_working, m_weights, m_grads);
+    m_collector.beginParameters(static_cast<int>(slot / 2), m_working, m_weights, m_grads, true);
     return true;
   }
   void block(std::size_t, int worker, std::size_t, std::span<const float> weights,
@@ -63,7 +63,9 @@ public:
     m_collector.observeParameterBlock(worker, weights,
                                       m_grads ? grads : std::span<const float>{}, updates);
   }
-  void endSlot(std::size_t) override { m_collector.endParameters(); }
+  void endSlot(std::size_t, const amp::UpdateStats& stats) override {
+    m_collector.endParameters(static_cast<std::uint64_t>(stats.unchanged));
+  }
 
 private:
   telemetry::TelemetryCollector& m_collector;

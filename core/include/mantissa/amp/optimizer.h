@@ -87,8 +87,9 @@ public:
   virtual void block(std::size_t slot, int worker, std::size_t offset,
                      std::span<const float> weights, std::span<const float> grads,
                      std::span<const float> updates) = 0;
-  // After the last block of an observed slot (also when it has no values).
-  virtual void endSlot(std::size_t slot) = 0;
+  // After the last block of an observed slot (also when it has no values),
+  // with the slot's counts of this step (lastStats()[slot]).
+  virtual void endSlot(std::size_t slot, const UpdateStats& stats) = 0;
 
 protected:
   ~StepObserver() = default;

@@ -41,6 +41,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 
 namespace mantissa::telemetry {
@@ -79,10 +80,16 @@ public:
   // on all the blocks together. Throws std::invalid_argument for layer < 0,
   // a bad worker or a block whose sizes differ, and std::logic_error for
   // calls out of order.
-  void beginParameters(int layer, DType working, bool withWeights, bool withGrads);
+  // unchangedGiven: endParameters() will be given how many non-zero updates
+  // left their weight unchanged in FP32 (the optimizer's
+  // UpdateStats::unchanged). With FP32 working precision and no inf or NaN in
+  // the layer's Weights entry (observed earlier in this frame) that is the
+  // swamped count exactly, and the blocks are not checked one by one.
+  void beginParameters(int layer, DType working, bool withWeights, bool withGrads,
+                       bool unchangedGiven = false);
   void observeParameterBlock(int worker, std::span<const float> weights,
                              std::span<const float> grads, std::span<const float> updates);
-  void endParameters();
+  void endParameters(std::optional<std::uint64_t> unchanged = std::nullopt);
 
   // Time spent in this collector since the last finish(), in ms.
   double pendingMs() const { return m_frame.telemetryMs; }
