@@ -48,7 +48,7 @@ train::RunConfig tiny(const std::string& recipe, std::int64_t steps) {
 struct Page {
   Page(std::vector<train::RunConfig> runs) {
     QSettings().clear();
-    panel.resize(1400, 1000); // tall enough for accuracy and loss scale side by side
+    panel.resize(1400, 1000); // histograms below the loss curve; accuracy tabbed with the loss scale
     panel.show();
     panel.setup()->setConfigs(runs);
     EXPECT_EQ(panel.applySetup(), QString());

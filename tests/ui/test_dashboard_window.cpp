@@ -3,19 +3,30 @@
 //
 // The main window with the Train page first: after a few real MNIST steps it
 // renders non-blank with the expected panels visible; closing it mid-run
-// stops and joins every trainer.
+// stops and joins every trainer. At the projector sizes (1280x720,
+// 1920x1080, normal and presenter) the window keeps the screen's size and
+// every chart's titles and tick labels show in full.
 
+#include "chart_text.h"
 #include "drain_wait.h"
 #include "ui/app_shell/main_window.h"
+#include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
+#include "ui/charts/chart_style.h"
+#include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
 
 #include <QAction>
+#include <QDockWidget>
+#include <QFontMetricsF>
+#include <QLabel>
 #include <QImage>
 #include <QLineSeries>
 #include <QSettings>
+#include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTest>
 
@@ -133,6 +144,87 @@ TEST(DashboardWindow, ClosingMidRunStopsEveryTrainer) {
   ASSERT_TRUE(train->controller()->record(0).snapshot());
   ASSERT_TRUE(train->controller()->record(0).snapshot()->summary);
   EXPECT_TRUE(train->controller()->record(0).snapshot()->summary->stoppedEarly);
+}
+
+// The screen sizes a class sees, after a few real steps of the default runs:
+// the window is not taller or wider than the screen, and each view of the
+// Train page, raised in turn, shows every chart text in full.
+void expectReadableAt(QSize screen, bool presenter) {
+  QSettings().clear();
+  Theme::instance().setPresenter(false);
+  MainWindow w;
+  w.resize(screen);
+  w.show();
+  if (presenter) {
+    w.setPresenterMode(true);
+    w.showNormal(); // the offscreen screen is not the projector's size
+    w.resize(screen);
+  }
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  TrainPanel* train = trainPage(w);
+  ASSERT_NE(train, nullptr);
+  auto runs = train->setup()->configs();
+  for (auto& r : runs) {
+    r.epochs = 0;
+    r.steps = 12;
+    r.evalEvery = 6;
+  }
+  train->setup()->setConfigs(runs);
+  train->startAction()->trigger();
+  ASSERT_TRUE(waitFor(*train, [&] {
+    return train->controller()->state() == RunController::State::Finished &&
+           train->controller()->record(2).lastStep() == 11;
+  }));
+  QTest::qWait(200); // presenter arrangement and dock sizes settle
+  EXPECT_EQ(w.size(), screen) << "the window's minimum size does not fit the screen";
+
+  QStringList unreadable = unreadableChartTexts(*train->lossChart());
+  for (QDockWidget* dock : train->findChildren<QDockWidget*>()) {
+    dock->raise();
+    QTest::qWait(50);
+    train->redrawAll();
+    QTest::qWait(50);
+    unreadable << unreadableChartTexts(*dock);
+    // The heat map paints its own title, wrapped at its spaces: every word
+    // fits the width and the plot starts below the whole title.
+    if (auto* heat = dock->findChild<HistogramHeatmap*>(); heat != nullptr && heat->isVisible()) {
+      const QFontMetricsF title(ChartStyle::fromTheme().titleFont()); // the heat map follows the theme
+      const QRectF needed = title.boundingRect(QRectF(0, 0, heat->width(), 1e6), Qt::TextWordWrap,
+                                               heat->title());
+      bool wordsFit = true;
+      for (const QString& word : heat->title().split(u' '))
+        wordsFit = wordsFit && title.horizontalAdvance(word) <= heat->width();
+      if (!wordsFit || needed.height() > heat->plotRect().top())
+        unreadable << QStringLiteral("heat map: cut title \"%1\"").arg(heat->title());
+    }
+  }
+  EXPECT_TRUE(unreadable.isEmpty()) << unreadable.join(u'\n').toStdString();
+
+  // The status line's two halves do not overlap, and the CPU facts show whole.
+  const auto* facts = w.statusBar()->findChild<QLabel*>(QStringLiteral("statusFacts"));
+  const auto* detail = w.statusBar()->findChild<QLabel*>(QStringLiteral("statusDetail"));
+  ASSERT_NE(facts, nullptr);
+  ASSERT_NE(detail, nullptr);
+  EXPECT_GE(facts->width(), facts->fontMetrics().horizontalAdvance(facts->text()));
+  EXPECT_FALSE(facts->geometry().intersects(detail->geometry()));
+  EXPECT_LE(detail->fontMetrics().horizontalAdvance(detail->text()), detail->width());
+  // Dock tabs show their whole titles (the tab bar scrolls if they need more room).
+  for (const QTabBar* bar : train->findChildren<QTabBar*>())
+    for (int i = 0; i < bar->count(); ++i)
+      if (bar->isVisible()) {
+        EXPECT_GE(bar->tabRect(i).width(), bar->fontMetrics().horizontalAdvance(bar->tabText(i)))
+            << bar->tabText(i).toStdString();
+      }
+  w.setPresenterMode(false);
+}
+
+TEST(DashboardWindow, EveryChartReadsInFullAt1280x720) { expectReadableAt({1280, 720}, false); }
+TEST(DashboardWindow, EveryChartReadsInFullAt1280x720Presenter) {
+  expectReadableAt({1280, 720}, true);
+}
+TEST(DashboardWindow, EveryChartReadsInFullAtTheDefaultSize) { expectReadableAt({1600, 1000}, false); }
+TEST(DashboardWindow, EveryChartReadsInFullAt1920x1080Presenter) {
+  expectReadableAt({1920, 1080}, true);
 }
 
 } // namespace

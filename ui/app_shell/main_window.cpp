@@ -27,6 +27,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QResizeEvent>
 #include <QScreen>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -34,7 +35,40 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace mantissa::ui {
+
+namespace {
+
+// The status line's run progress: on a narrow window (1280x720 in presenter
+// mode) it takes the room the CPU facts leave and ends in "…" (the whole text
+// in its tooltip) instead of being drawn over them.
+class ElidingLabel : public QLabel {
+public:
+  void setFullText(const QString& text) {
+    m_full = text;
+    setToolTip(text);
+    fit();
+    updateGeometry();
+  }
+  QSize minimumSizeHint() const override { return {0, QLabel::minimumSizeHint().height()}; }
+  QSize sizeHint() const override {
+    return {fontMetrics().horizontalAdvance(m_full) + 8, QLabel::sizeHint().height()};
+  }
+
+protected:
+  void resizeEvent(QResizeEvent* event) override {
+    QLabel::resizeEvent(event);
+    fit();
+  }
+
+private:
+  void fit() { setText(fontMetrics().elidedText(m_full, Qt::ElideRight, std::max(0, width() - 4))); }
+  QString m_full;
+};
+
+} // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("Mantissa"));
@@ -99,7 +133,7 @@ QWidget* MainWindow::page(const QString& title) const {
 }
 
 void MainWindow::setStatusDetail(const QString& text) {
-  m_statusDetail->setText(text);
+  static_cast<ElidingLabel*>(m_statusDetail)->setFullText(text);
 }
 
 void MainWindow::buildMenus() {
@@ -174,9 +208,11 @@ void MainWindow::buildStatusBar() {
                      .arg(QThread::idealThreadCount()));
   m_statusFacts->setObjectName(QStringLiteral("statusFacts"));
   m_statusFacts->setToolTip(QString::fromStdString(numeric::describeIsa()));
-  m_statusDetail = new QLabel;
+  m_statusDetail = new ElidingLabel;
+  m_statusDetail->setObjectName(QStringLiteral("statusDetail"));
+  m_statusDetail->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
   statusBar()->addWidget(m_statusFacts);
-  statusBar()->addPermanentWidget(m_statusDetail);
+  statusBar()->addPermanentWidget(m_statusDetail, 1);
 }
 
 void MainWindow::setDarkTheme(bool dark) {

@@ -10,6 +10,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QCoreApplication>
+#include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QHBoxLayout>
 #include <QLegend>
@@ -139,6 +140,8 @@ ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent), m_style(ChartStyle:
   m_view->setRenderHint(QPainter::Antialiasing);
   m_view->setContextMenuPolicy(Qt::CustomContextMenu);
   m_view->setMinimumSize(240, 160);
+  // Queued: the title changes the layout that emits this.
+  connect(m_chart, &QChart::plotAreaChanged, this, &ChartWidget::fitTitle, Qt::QueuedConnection);
   connect(m_view, &QWidget::customContextMenuRequested, this,
           [this](const QPoint& pos) { showExportMenu(m_view->mapToGlobal(pos)); });
 
@@ -158,9 +161,43 @@ void ChartWidget::setChartStyle(const ChartStyle& style) {
   applyStyle(style);
 }
 
-QString ChartWidget::title() const { return m_chart->title(); }
+QString ChartWidget::title() const { return m_title; }
 
-void ChartWidget::setTitle(const QString& title) { m_chart->setTitle(title); }
+void ChartWidget::setTitle(const QString& title) {
+  m_title = title;
+  m_chart->setTitle(title);
+  fitTitle();
+}
+
+// A plain title wider than the chart (a dock at 1280x720 in presenter mode)
+// breaks into lines at its spaces (chart titles are rich text) instead of
+// being elided by Qt Charts. Exports lay out the full title (render()).
+void ChartWidget::fitTitle() {
+  if (m_title.contains(u'<'))
+    return; // rich text: left as it is
+  const QFontMetricsF metrics(m_chart->titleFont());
+  const QMargins margins = m_chart->margins();
+  const double room = m_chart->size().width() - margins.left() - margins.right() -
+                      2.0 * metrics.averageCharWidth();
+  QString shown = m_title;
+  if (room > 0 && metrics.horizontalAdvance(m_title) > room) {
+    QStringList lines;
+    QString line;
+    for (const QString& word : m_title.split(u' ', Qt::SkipEmptyParts)) {
+      const QString longer = line.isEmpty() ? word : line + u' ' + word;
+      if (!line.isEmpty() && metrics.horizontalAdvance(longer) > room) {
+        lines << line.toHtmlEscaped();
+        line = word;
+      } else {
+        line = longer;
+      }
+    }
+    lines << line.toHtmlEscaped();
+    shown = lines.join(QStringLiteral("<br>"));
+  }
+  if (shown != m_chart->title())
+    m_chart->setTitle(shown);
+}
 
 void ChartWidget::styleAxis(QAbstractAxis* axis, const ChartStyle& style) const {
   axis->setLabelsFont(style.labelFont());
@@ -205,7 +242,14 @@ void ChartWidget::paintSeriesPath(QPainter& painter, QChart& chart, const QXYSer
     painter.setBrush(scatter->brush());
   } else {
     path = clippedPolyline(mapped(chart, series), plot);
-    painter.setPen(series.pen());
+    // One path per series: round joins and caps, as the screen's separately
+    // drawn square-capped segments look (those are cheaper to paint live).
+    QPen pen = series.pen();
+    if (pen.style() == Qt::SolidLine) {
+      pen.setJoinStyle(Qt::RoundJoin);
+      pen.setCapStyle(Qt::RoundCap);
+    }
+    painter.setPen(pen);
     painter.setBrush(Qt::NoBrush);
   }
   if (!path.isEmpty())
@@ -222,6 +266,8 @@ void ChartWidget::render(QPainter& painter, const QRectF& target, const ExportSt
   const ChartStyle screenStyle = m_style;
   const QRectF screenGeometry = m_chart->geometry();
   const ChartStyle exportStyle = exportChartStyle(screenStyle, style);
+  const QString shownTitle = m_chart->title();
+  m_chart->setTitle(m_title);
   self->applyStyle(exportStyle);
   m_chart->setGeometry(QRectF(screenGeometry.topLeft(), target.size()));
   if (m_chart->layout() != nullptr)
@@ -251,6 +297,7 @@ void ChartWidget::render(QPainter& painter, const QRectF& target, const ExportSt
   for (const auto& [series, opacity] : hidden)
     series->setOpacity(opacity);
   m_chart->setGeometry(screenGeometry);
+  m_chart->setTitle(shownTitle);
   self->applyStyle(screenStyle);
 }
 

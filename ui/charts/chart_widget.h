@@ -51,12 +51,14 @@ protected:
 
 private:
   void showExportMenu(const QPoint& position);
+  void fitTitle();
   static void paintSeriesPath(QPainter& painter, QChart& chart, const QXYSeries& series);
 
   QChart* m_chart = nullptr;
   QChartView* m_view = nullptr;
   QHBoxLayout* m_controls = nullptr;
   ChartStyle m_style;
+  QString m_title; // as set; on screen it may be broken into lines to fit
 };
 
 // Sets a range rounded out to 1, 2 or 5 x 10^k with about `ticks` ticks (as

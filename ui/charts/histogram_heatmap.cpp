@@ -195,7 +195,12 @@ HistogramHeatmap::Layout HistogramHeatmap::layoutFor(const QRectF& target,
   const QFontMetricsF axis(style.axisTitleFont(), const_cast<HistogramHeatmap*>(this));
   const double margin = 8.0 * style.fontScale;
   Layout layout;
-  layout.title = QRectF(target.left(), target.top() + margin, target.width(), title.height());
+  // A title wider than the figure wraps at its spaces (a dock at 1280x720 in presenter mode).
+  const double titleHeight =
+      title.horizontalAdvance(this->title()) <= target.width()
+          ? title.height()
+          : title.boundingRect(QRectF(0, 0, target.width(), 1e6), Qt::TextWordWrap, this->title()).height();
+  layout.title = QRectF(target.left(), target.top() + margin, target.width(), titleHeight);
   const double left = axis.height() + label.horizontalAdvance(QStringLiteral("0000000")) + margin;
   const double right = 14.0 * style.fontScale + label.horizontalAdvance(QStringLiteral("1000000")) +
                        axis.height() + 3.0 * margin;
@@ -229,7 +234,7 @@ void HistogramHeatmap::paintFigure(QPainter& painter, const QRectF& target,
   painter.fillRect(target, style.background());
   painter.setFont(style.titleFont());
   painter.setPen(style.text());
-  painter.drawText(layout.title, Qt::AlignCenter, title());
+  painter.drawText(layout.title, Qt::AlignCenter | Qt::TextWordWrap, title());
 
   painter.fillRect(layout.plot, style.dark ? QColor(0x30, 0x31, 0x36) : QColor(0xf4, 0xf4, 0xf6));
   if (rowCount() > 0)

@@ -238,11 +238,11 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
 }
 
 // The figure's texts on a narrow plot (six groups of bars at 1280x720 in
-// presenter mode): a category name wider than its slot ("FP8 E4M3"), a title
-// wider than the chart or an axis title longer than its axis breaks into
-// lines at its spaces (chart texts are rich text) rather than being elided to
-// "FP8..."; back on one line once it fits with room to spare (no flip-flop
-// at the edge). Called after each layout (plotAreaChanged, queued).
+// presenter mode): a category name wider than its slot ("FP8 E4M3") or an
+// axis title longer than its axis breaks into lines at its spaces (chart
+// texts are rich text) rather than being elided to "FP8..."; back on one line
+// once it fits with room to spare (no flip-flop at the edge). The title does
+// the same in ChartWidget. Called after each layout (plotAreaChanged, queued).
 void LessonChart::fitTexts() {
   if (m_demo.id.empty() && m_demo.series.empty())
     return;
@@ -304,15 +304,6 @@ void LessonChart::fitTexts() {
   };
   fitTitle(m_x, m_demo.xLabel, plot.width());
   fitTitle(m_y, m_demo.yLabel, plot.height());
-  const QMargins margins = chart()->margins();
-  const QString title = fit(m_demo.title, chart()->title(), chart()->titleFont(),
-                            chart()->size().width() - margins.left() - margins.right());
-  if (title != chart()->title())
-    setTitle(title);
-}
-
-QString LessonChart::title() const {
-  return m_demo.title.empty() ? ChartWidget::title() : QString::fromStdString(m_demo.title);
 }
 
 qsizetype LessonChart::pointCount() const {

@@ -37,8 +37,6 @@ public:
   // Points in all line series plus bars and bins (what the GUI test checks).
   qsizetype pointCount() const;
 
-  // The demo's title (on screen it may be broken into lines to fit).
-  QString title() const override;
   QString csv() const override;
   QJsonDocument json() const override;
 

@@ -26,6 +26,7 @@
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QSettings>
+#include <QTabBar>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -417,10 +418,18 @@ void TrainPanel::onStateChanged() {
   refreshStatus();
 }
 
-// Below this window height the accuracy and loss-scale charts share one tab
-// group: split, each would be too short for its axis labels. (The window's,
-// not the page's: at first show the page may not have its final size yet.)
-int TrainPanel::roomyHeight() const { return Theme::instance().presenter() ? 1400 : 960; }
+// Window heights (the window's, not the page's: at first show the page may
+// not have its final size yet). At or above roomyHeight() the accuracy chart
+// gets its own place under the loss scale; below compactHeight() the page is
+// too short for charts above and below each other, and the histograms join the
+// right-hand tab group: every chart then has the page's height, enough for its
+// axis titles and tick labels. Measured on screenshots of 300 MNIST steps:
+// split at 1080 px, accuracy and loss scale each came out too short for their
+// y-axis labels; stacked at 720 px, every chart's y title was elided, and at
+// 1080 px in presenter mode the histogram's or (given more height) the loss
+// curve's.
+int TrainPanel::roomyHeight() const { return Theme::instance().presenter() ? 1800 : 1300; }
+int TrainPanel::compactHeight() const { return Theme::instance().presenter() ? 1100 : 800; }
 
 // Presenter mode enlarges every font: a split that fitted may no longer.
 void TrainPanel::fitDocks() {
@@ -433,37 +442,73 @@ void TrainPanel::fitDocks() {
   scaleDock->raise();
 }
 
-// A projector is usually 1280x720 or 1920x1080 at presenter font sizes: side
-// by side, five docks leave the loss curve a stamp in the middle. Presenter
-// mode gives the loss curve the page's width above one tab group of the
-// other right-hand views, the histograms below; the run setup joins that
-// group (a class watches, the teacher set the run up before).
-// Leaving presenter mode restores the arrangement it found.
-void TrainPanel::arrangeForPresenter() {
-  const bool presenter = Theme::instance().presenter();
-  if (!m_sized || presenter == !m_layoutBeforePresenter.isEmpty())
-    return;
-  if (!presenter) {
-    restoreState(m_layoutBeforePresenter, kLayoutVersion);
-    m_layoutBeforePresenter.clear();
-    return;
-  }
-  m_layoutBeforePresenter = saveState(kLayoutVersion);
-  auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
-  QDockWidget* scale = dock("lossScaleDock");
-  QDockWidget* hist = dock("histogramDock");
-  for (const char* name : {"accuracyDock", "watchDock", "opTableDock", "setupDock"}) {
-    QDockWidget* d = dock(name);
+// Moves the named docks into the loss scale's tab group.
+void TrainPanel::joinScaleTabs(std::initializer_list<const char*> names) {
+  auto* scale = findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
+  for (const char* name : names) {
+    auto* d = findChild<QDockWidget*>(QLatin1String(name));
+    if (d == nullptr || tabifiedDockWidgets(scale).contains(d))
+      continue;
     removeDockWidget(d); // (a dock must leave its place before it can join a tab group)
     d->setFloating(false);
     tabifyDockWidget(scale, d);
     d->show();
   }
-  scale->raise();
+}
+
+// Dock tab titles in full: with seven tabs in one group (presenter mode at
+// 1280x720) the tab bar scrolls instead of cutting every title to "Ac…".
+// QMainWindow makes its tab bars as groups form, so this runs after each
+// arrangement.
+void TrainPanel::showWholeTabTitles() {
+  for (QTabBar* bar : findChildren<QTabBar*>(Qt::FindDirectChildrenOnly)) {
+    bar->setElideMode(Qt::ElideNone);
+    bar->setUsesScrollButtons(true);
+  }
+}
+
+// A projector is usually 1280x720 or 1920x1080 at presenter font sizes: side
+// by side, five docks leave the loss curve a stamp in the middle. Presenter
+// mode gives the loss curve the page's width above one tab group of the
+// other right-hand views, the histograms below; the run setup joins that
+// group (a class watches, the teacher set the run up before). On a screen
+// below compactHeight() (1280x720, 1920x1080) the histograms join the group
+// too: the loss curve and one chart at a time, side by side, each the page's
+// height.
+// Leaving presenter mode restores the arrangement it found; a resize across
+// compactHeight() re-arranges from it.
+void TrainPanel::arrangeForPresenter() {
+  const bool presenter = Theme::instance().presenter();
+  const bool compact = window()->height() < compactHeight();
+  if (!m_sized || (presenter == !m_layoutBeforePresenter.isEmpty() &&
+                   (!presenter || compact == m_presenterCompact)))
+    return;
+  if (!m_layoutBeforePresenter.isEmpty()) {
+    restoreState(m_layoutBeforePresenter, kLayoutVersion);
+    if (!presenter) {
+      m_layoutBeforePresenter.clear();
+      return;
+    }
+  } else {
+    m_layoutBeforePresenter = saveState(kLayoutVersion);
+  }
+  m_presenterCompact = compact;
+  auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
+  QDockWidget* scale = dock("lossScaleDock");
+  QDockWidget* hist = dock("histogramDock");
+  joinScaleTabs({"accuracyDock", "watchDock", "opTableDock", "setupDock"});
+  if (compact) {
+    joinScaleTabs({"histogramDock", "heatmapDock"});
+    hist->raise(); // the gradients are what a class has come to see
+  } else {
+    scale->raise();
+  }
   // After the layout has taken the new arrangement in.
-  QMetaObject::invokeMethod(this, [this, scale, hist] {
-    resizeDocks({scale}, {width() * 2 / 5}, Qt::Horizontal);
-    resizeDocks({hist}, {height() * 2 / 5}, Qt::Vertical);
+  QMetaObject::invokeMethod(this, [this, scale, hist, compact] {
+    showWholeTabTitles();
+    resizeDocks({scale}, {width() * (compact ? 1 : 2) / (compact ? 2 : 5)}, Qt::Horizontal);
+    if (!compact)
+      resizeDocks({hist}, {height() * 2 / 5}, Qt::Vertical);
   }, Qt::QueuedConnection);
 }
 
@@ -490,16 +535,23 @@ void TrainPanel::showEvent(QShowEvent* event) {
       auto* scaleDock = findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
       auto* histDock = findChild<QDockWidget*>(QStringLiteral("histogramDock"));
       auto* heatDock = findChild<QDockWidget*>(QStringLiteral("heatmapDock"));
+      const bool compact = window()->height() < compactHeight();
       if (window()->height() >= roomyHeight()) { // accuracy under the loss scale, each tall enough
         removeDockWidget(accDock); // (splitting a tabbed dock would only add a tab)
         addDockWidget(Qt::RightDockWidgetArea, accDock, Qt::Vertical);
         accDock->show();
         scaleDock->raise();
+      } else if (compact) { // the histograms as tabs beside the loss curve
+        joinScaleTabs({"histogramDock", "heatmapDock"});
+        scaleDock->raise();
       }
-      resizeDocks({setupDock, scaleDock}, {std::max(300, width() / 6), width() * 2 / 7},
-                  Qt::Horizontal);
-      resizeDocks({histDock}, {height() * 2 / 5}, Qt::Vertical);
-      resizeDocks({histDock, heatDock}, {width() / 2, width() / 2}, Qt::Horizontal);
+      resizeDocks({setupDock, scaleDock},
+                  {std::max(300, width() / 6), width() * (compact ? 3 : 2) / 7}, Qt::Horizontal);
+      if (!compact) {
+        resizeDocks({histDock}, {height() * 2 / 5}, Qt::Vertical);
+        resizeDocks({histDock, heatDock}, {width() / 2, width() / 2}, Qt::Horizontal);
+      }
+      showWholeTabTitles();
     }
     arrangeForPresenter(); // started in presenter mode
   }
@@ -515,6 +567,12 @@ bool TrainPanel::eventFilter(QObject* watched, QEvent* event) {
     saveLayout();
     m_controller->shutdown();
   }
+  // A presenter window resized across compactHeight() (full screen on another
+  // projector) is re-arranged once the resize is done.
+  if (watched == window() && event->type() == QEvent::Resize && m_sized &&
+      Theme::instance().presenter() &&
+      (window()->height() < compactHeight()) != m_presenterCompact)
+    QMetaObject::invokeMethod(this, &TrainPanel::arrangeForPresenter, Qt::QueuedConnection);
   return QMainWindow::eventFilter(watched, event);
 }
 

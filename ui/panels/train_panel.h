@@ -8,6 +8,7 @@
 #include <QSet>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
@@ -96,8 +97,11 @@ private:
   void applyTheme();
   void fitDocks();
   void arrangeForPresenter();
+  void joinScaleTabs(std::initializer_list<const char*> names);
+  void showWholeTabTitles();
   bool shows(const QWidget* view) const; // visible, and not in a hidden dock tab
   int roomyHeight() const;
+  int compactHeight() const;
   void saveLayout() const;
   void restoreLayout();
 
@@ -142,6 +146,7 @@ private:
   QString m_presetNote;
   bool m_closeFilterInstalled = false;
   bool m_sized = false;
+  bool m_presenterCompact = false; // presenter mode arranged for a short screen
   QByteArray m_layoutBeforePresenter; // restored when presenter mode ends; empty outside it
 };
 
