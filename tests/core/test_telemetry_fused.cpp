@@ -81,7 +81,8 @@ tl::ExponentHistogram ilogbReference(const std::vector<float>& values) {
     case FP_NAN: ++h.nan; break;
     case FP_INFINITE: ++(v > 0 ? h.posInf : h.negInf); break;
     case FP_ZERO: ++h.zeros; break;
-    default: ++h.bins[static_cast<std::size_t>(std::ilogb(v) - tl::ExponentHistogram::kMinExponent)];
+    default:
+      ++h.bins[static_cast<std::size_t>(std::ilogb(v) - tl::ExponentHistogram::kMinExponent)];
     }
   }
   return h;
@@ -99,8 +100,8 @@ Tensors adversarialTensors(std::size_t n) {
     const float w = t.w[i];
     if (!std::isfinite(w) || w == 0.0f)
       continue;
-    const float ulp = std::nextafter(std::fabs(w), std::numeric_limits<float>::infinity()) -
-                      std::fabs(w);
+    const float ulp =
+        std::nextafter(std::fabs(w), std::numeric_limits<float>::infinity()) - std::fabs(w);
     const float f[] = {0.5f, 0.4999f, 0.5001f};
     t.u[i] = f[i % 3] * ulp * ((i & 8) ? 1.0f : -1.0f);
   }
@@ -279,24 +280,29 @@ void expectEntry(const tl::TelemetryFrame& f, int layer, TensorClass cls, bool s
 
 } // namespace
 
+// Every step: which layers' gradients are taken beside the gradient norm
+// and which in the optimizer's loop changes with the timing; the entries
+// must not.
 TEST(FusedTelemetry, SessionFrameHoldsTheWeightsBeforeTheUpdateGradientsAsStoredAndUpdates) {
   train::Session s(config("bf16-mixed"), mnist());
-  s.step(); // momentum builds up
-  const auto before = copyWeights(s);
-  const auto& r = s.step();
-  ASSERT_TRUE(r.telemetry);
-  for (int l = 0; l < s.model().layers(); ++l) {
-    // No scaler, no multiplier, no clipping: the gradients are still as stored.
-    const auto g = s.model().grads()[l].w.f32();
-    const auto u = s.optimizer().lastUpdate(static_cast<std::size_t>(2 * l));
-    expectEntry(*r.telemetry, l, TensorClass::Weights, false, before[static_cast<std::size_t>(l)],
-                "bf16-mixed");
-    expectEntry(*r.telemetry, l, TensorClass::WeightGrads, false, {g.begin(), g.end()},
-                "bf16-mixed");
-    expectEntry(*r.telemetry, l, TensorClass::Updates, false, {u.begin(), u.end()}, "bf16-mixed");
-    EXPECT_EQ(r.telemetry->find(l, TensorClass::WeightGrads, true), nullptr);
-    EXPECT_EQ(r.telemetry->swamped[static_cast<std::size_t>(l)],
-              tl::swampedFraction(before[static_cast<std::size_t>(l)], u, DType::F32));
+  for (int step = 0; step < 6; ++step) {
+    const auto before = copyWeights(s);
+    const auto& r = s.step();
+    ASSERT_TRUE(r.telemetry);
+    ASSERT_EQ(r.telemetry->tensors.size(), 5u * static_cast<std::size_t>(s.model().layers()));
+    for (int l = 0; l < s.model().layers(); ++l) {
+      // No scaler, no multiplier, no clipping: the gradients are still as stored.
+      const auto g = s.model().grads()[l].w.f32();
+      const auto u = s.optimizer().lastUpdate(static_cast<std::size_t>(2 * l));
+      expectEntry(*r.telemetry, l, TensorClass::Weights, false, before[static_cast<std::size_t>(l)],
+                  "bf16-mixed");
+      expectEntry(*r.telemetry, l, TensorClass::WeightGrads, false, {g.begin(), g.end()},
+                  "bf16-mixed");
+      expectEntry(*r.telemetry, l, TensorClass::Updates, false, {u.begin(), u.end()}, "bf16-mixed");
+      EXPECT_EQ(r.telemetry->find(l, TensorClass::WeightGrads, true), nullptr);
+      EXPECT_EQ(r.telemetry->swamped[static_cast<std::size_t>(l)],
+                tl::swampedFraction(before[static_cast<std::size_t>(l)], u, DType::F32));
+    }
   }
 }
 

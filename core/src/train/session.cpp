@@ -48,14 +48,17 @@ const char* nonFiniteInput(std::span<const float> x) {
 static_assert(amp::Optimizer::kMaxWorkers <= telemetry::TelemetryCollector::kMaxWorkers);
 class ParameterTelemetry final : public amp::StepObserver {
 public:
+  // grads for layers >= gradsFrom.
   ParameterTelemetry(telemetry::TelemetryCollector& collector, DType working, bool weights,
-                     bool grads)
-      : m_collector(collector), m_working(working), m_weights(weights), m_grads(grads) {}
+                     int gradsFrom)
+      : m_collector(collector), m_working(working), m_weights(weights), m_gradsFrom(gradsFrom) {}
 
   bool beginSlot(std::size_t slot) override {
     if (slot % 2 != 0)
       return false; // biases: not observed
-    m_collector.beginParameters(static_cast<int>(slot / 2), m_working, m_weights, m_grads, true);
+    const int layer = static_cast<int>(slot / 2);
+    m_grads = layer >= m_gradsFrom;
+    m_collector.beginParameters(layer, m_working, m_weights, m_grads, true);
     return true;
   }
   void block(std::size_t, int worker, std::size_t, std::span<const float> weights,
@@ -71,7 +74,8 @@ private:
   telemetry::TelemetryCollector& m_collector;
   DType m_working;
   bool m_weights;
-  bool m_grads;
+  int m_gradsFrom;
+  bool m_grads = false; // of the slot being observed
 };
 
 double msSince(std::chrono::steady_clock::time_point start) {
@@ -199,10 +203,10 @@ bool Session::failAtInput() {
 
 void Session::observeTelemetry(bool weightGrads) {
   model::ScopedTimer t(m_report.times.telemetry);
-  observeActivations(weightGrads, false);
+  observeActivations(weightGrads ? m_model->layers() : 0, false);
 }
 
-void Session::observeActivations(bool weightGrads, bool weights) {
+void Session::observeActivations(int gradLayers, bool weights) {
   const float scale = static_cast<float>(m_report.lossScale);
   const auto& acts = m_model->acts();
   for (int l = 0; l < m_model->layers(); ++l) {
@@ -212,15 +216,15 @@ void Session::observeActivations(bool weightGrads, bool weights) {
     m_telemetry.observe(l, telemetry::TensorClass::Activations,
                         a.post.size() ? a.post.f32() : a.pre.f32(), 1.0f);
     m_telemetry.observe(l, telemetry::TensorClass::ActivationGrads, a.dpre.f32(), scale);
-    if (weightGrads)
+    if (l < gradLayers)
       m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32(),
                           scale);
   }
 }
 
-double Session::gradNormBesideTelemetry(double& waitedMs) {
+double Session::gradNormBesideTelemetry(int gradLayers, double& waitedMs) {
   const auto start = std::chrono::steady_clock::now();
-  double norm = 0.0, normMs = 0.0;
+  double norm = 0.0, normMs = 0.0, besideMs = 0.0;
   std::exception_ptr error;
 #pragma omp parallel num_threads(2)
   {
@@ -231,25 +235,48 @@ double Session::gradNormBesideTelemetry(double& waitedMs) {
       normMs = msSince(t0);
     }
     if (omp_get_thread_num() == omp_get_num_threads() - 1) {
+      const auto t0 = std::chrono::steady_clock::now();
       try {
-        observeActivations(false, true);
+        observeActivations(gradLayers, true);
       } catch (...) {
         error = std::current_exception();
       }
+      besideMs = msSince(t0);
     }
   }
   waitedMs = std::max(0.0, msSince(start) - normMs);
   if (error)
     std::rethrow_exception(error);
+  // Balance for the next telemetry step: one layer's weight gradients more
+  // beside the norm when they fit in its time at this step's rate (values
+  // per ms), one fewer when the norm waited for them. Where they are taken
+  // changes no count.
+  const int layers = m_model->layers();
+  double scanned = 0.0; // values the second thread read
+  for (int l = 0; l < layers; ++l) {
+    const auto& a = m_model->acts()[l];
+    scanned += static_cast<double>(m_model->params()[l].w.size() + a.dpre.size() +
+                                   (a.post.size() ? a.post.size() : a.pre.size()));
+    if (l < gradLayers)
+      scanned += static_cast<double>(m_model->grads()[l].w.size());
+  }
+  if (besideMs > normMs && gradLayers > 0) {
+    m_besideGradLayers = gradLayers - 1;
+  } else if (gradLayers < layers && scanned > 0.0) {
+    const double nextMs =
+        besideMs / scanned * static_cast<double>(m_model->grads()[gradLayers].w.size());
+    if (besideMs + nextMs < normMs)
+      m_besideGradLayers = gradLayers + 1;
+  }
   return norm;
 }
 
-void Session::observeParametersApart(bool weights, bool weightGrads) {
+void Session::observeParametersApart(bool weights, int gradsFrom) {
   model::ScopedTimer t(m_report.times.telemetry);
   for (int l = 0; l < m_model->layers(); ++l) {
     if (weights)
       m_telemetry.observe(l, telemetry::TensorClass::Weights, m_model->params()[l].w.f32(), 1.0f);
-    if (weightGrads)
+    if (l >= gradsFrom)
       m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32(),
                           1.0f);
   }
@@ -279,8 +306,11 @@ const StepReport& Session::step() {
   // changes the activations, their gradients or the weights before the
   // optimizer, so their telemetry runs on the second thread while this one
   // sums the gradient norm (else weights are taken in the optimizer's loop).
-  bool fusedGrads = observe && !m_scaler && m_config.lossMultiplier == 1.0;
-  const bool beside = fusedGrads;
+  // gradsFrom: the first layer whose weight gradients the optimizer's loop
+  // observes (the layers before it are taken beside the norm, balanced from
+  // step to step; all of them when no layer is: loss-scaled recipes).
+  const bool beside = observe && !m_scaler && m_config.lossMultiplier == 1.0;
+  int gradsFrom = beside ? std::min(m_besideGradLayers, m_model->layers()) : m_model->layers();
   bool parametersObserved = false;
 
   const int micro = m_config.gradAccumulation;
@@ -332,7 +362,7 @@ const StepReport& Session::step() {
             v *= undo;
       }
       if (beside)
-        r.gradNorm = gradNormBesideTelemetry(waitedMs);
+        r.gradNorm = gradNormBesideTelemetry(gradsFrom, waitedMs);
       else
         r.gradNorm = r.foundInf ? std::numeric_limits<double>::quiet_NaN()
                                 : amp::globalGradNorm(m_optimizer->parameters());
@@ -358,11 +388,11 @@ const StepReport& Session::step() {
     r.times.telemetry += waitedMs;
   }
   if (!r.divergence && !r.skipped) {
-    if (fusedGrads && amp::clipsAt(r.gradNorm, m_config.clipNorm)) {
+    if (gradsFrom < m_model->layers() && amp::clipsAt(r.gradNorm, m_config.clipNorm)) {
       model::ScopedTimer t(r.times.telemetry);
-      for (int l = 0; l < m_model->layers(); ++l) // as stored, before clipping scales them
+      for (int l = gradsFrom; l < m_model->layers(); ++l) // as stored, before clipping scales them
         m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32());
-      fusedGrads = false;
+      gradsFrom = m_model->layers();
     }
     const double telemetryBefore = m_telemetry.pendingMs();
     {
@@ -372,7 +402,7 @@ const StepReport& Session::step() {
       // precision that can swamp them.
       ParameterTelemetry parameters(m_telemetry,
                                     m_recipe.masterWeights ? DType::F32 : m_recipe.weights,
-                                    !beside, fusedGrads);
+                                    !beside, gradsFrom);
       m_optimizer->step(r.lr, observe ? &parameters : nullptr);
       parametersObserved = observe;
       for (const auto& s : m_optimizer->lastStats()) {
@@ -387,7 +417,7 @@ const StepReport& Session::step() {
     m_model->refreshWorkingWeights(r.times);
   }
   if (observe && gradsSeen && !parametersObserved) // skipped or diverged: no update to observe
-    observeParametersApart(!beside, fusedGrads);
+    observeParametersApart(!beside, gradsFrom);
   m_skipped += r.skipped ? 1 : 0;
   if (observe) {
     model::ScopedTimer t(r.times.telemetry);

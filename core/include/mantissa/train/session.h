@@ -74,15 +74,18 @@ private:
   // Activations and activation gradients of every layer, timed as telemetry;
   // weight gradients too unless the optimizer's loop observes them.
   void observeTelemetry(bool weightGrads);
-  // The same, untimed, with the weights when asked.
-  void observeActivations(bool weightGrads, bool weights);
+  // The same, untimed: weight gradients of layers < gradLayers, the weights
+  // when asked.
+  void observeActivations(int gradLayers, bool weights);
   // The global gradient norm on this thread while a second thread of the
-  // OpenMP team observes activations, their gradients and the weights
-  // (nothing changes them before the optimizer). waitedMs: how long this
-  // thread then waited for telemetry.
-  double gradNormBesideTelemetry(double& waitedMs);
-  // Weights and/or weight gradients when the optimizer does not run.
-  void observeParametersApart(bool weights, bool weightGrads);
+  // OpenMP team observes activations, their gradients, the weights and the
+  // weight gradients of layers < gradLayers (nothing changes them before the
+  // optimizer). waitedMs: how long this thread then waited for telemetry.
+  // Sets m_besideGradLayers for the next telemetry step.
+  double gradNormBesideTelemetry(int gradLayers, double& waitedMs);
+  // Weights and/or weight gradients (layers >= gradsFrom) when the optimizer
+  // does not run.
+  void observeParametersApart(bool weights, int gradsFrom);
   // Ends the run: Divergence{site, reason}, message "<reason> at step N: first
   // in layer L, op OP (pass). <detail>".
   void fail(const model::NonFiniteSite& site, std::string_view reason,
@@ -111,6 +114,7 @@ private:
   std::optional<Divergence> m_divergence;
   StepReport m_report;
   std::vector<amp::ScalerEvent> m_events; // capacity reserved; copies of the scaler's events
+  int m_besideGradLayers = 0; // weight gradients of layers below it: telemetry beside the norm
 };
 
 } // namespace mantissa::train
