@@ -14,7 +14,9 @@
 #include <QLogValueAxis>
 #include <QScatterSeries>
 #include <QValueAxis>
+#include <QApplication>
 #include <QChart>
+#include <QChartView>
 #include <QLegend>
 
 #include <gtest/gtest.h>
@@ -49,17 +51,65 @@ TEST(ChartsCurves, UpdateRunReachesTheRunsSeries) {
 TEST(ChartsCurves, DecimatedCoreSeriesFeedTheChart) {
   std::vector<telemetry::SeriesPoint> history;
   for (int step = 0; step < 100000; ++step)
-    history.push_back({double(step), 1.0 + (step % 1000 == 0 ? 1.0 : 0.0)});
-  const auto decimated = telemetry::decimateMinMax(history, 500);
+    history.push_back({double(step), 1.0 + 0.01 * (step % 7) + (step % 1000 == 0 ? 1.0 : 0.0)});
+  const auto decimated = telemetry::decimateMinMax(history, 1000);
   LossChart chart;
+  chart.resize(1400, 500);
+  chart.show();
   chart.setRuns({{"a", "fp32", {}}});
   chart.updateRun("a", toChartPoints(decimated), {});
-  EXPECT_EQ(chart.trainSeries("a")->count(), static_cast<qsizetype>(decimated.size()));
-  EXPECT_LE(chart.trainSeries("a")->count(), 1000);
+  ASSERT_GT(decimated.size(), 1900u);
+  // The series: at most one min/max pair per pen width across the chart.
+  const double columns = chart.chart()->size().width() / chart.trainSeries("a")->pen().widthF();
+  EXPECT_LE(chart.trainSeries("a")->count(), 2 * qsizetype(columns) + 2);
   double peak = 0.0;
-  for (const QPointF& p : chart.trainSeries("a")->points())
+  double low = 10.0;
+  for (const QPointF& p : chart.trainSeries("a")->points()) {
     peak = std::max(peak, p.y());
-  EXPECT_EQ(peak, 2.0); // min/max decimation keeps the spikes
+    low = std::min(low, p.y());
+  }
+  EXPECT_DOUBLE_EQ(peak, 2.06); // min/max decimation keeps the spikes (step 1000: 1 + 0.06 + 1)
+  EXPECT_EQ(low, 1.0);
+  EXPECT_EQ(chart.trainSeries("a")->points().front().x(), 0.0);
+  EXPECT_EQ(chart.trainSeries("a")->points().back().x(), decimated.back().x);
+  // Export keeps every point it was given.
+  EXPECT_EQ(chart.json().object()["runs"].toArray()[0].toObject()["train"].toArray().size(),
+            qsizetype(decimated.size()));
+}
+
+// A thick line cannot show finer detail than its width: wider pens (presenter
+// mode) and narrower charts hold fewer points; a wider chart gets them back.
+TEST(ChartsCurves, DenseCurvesFollowPenWidthAndChartWidth) {
+  std::vector<telemetry::SeriesPoint> history;
+  for (int step = 0; step < 20000; ++step)
+    history.push_back({double(step), 1.0 + 0.5 * std::sin(step * 0.37)});
+  const QList<QPointF> points = toChartPoints(telemetry::decimateMinMax(history, 2000));
+  LossChart chart;
+  chart.resize(1400, 500);
+  chart.show();
+  chart.setRuns({{"a", "fp32", {}}});
+  chart.updateRun("a", points, {});
+  const qsizetype normal = chart.trainSeries("a")->count();
+  EXPECT_LT(normal, points.size());
+  EXPECT_FALSE(chart.view()->renderHints().testFlag(QPainter::Antialiasing)); // a dense envelope
+
+  Theme::instance().setPresenter(true);
+  const qsizetype presenter = chart.trainSeries("a")->count();
+  Theme::instance().setPresenter(false);
+  EXPECT_LT(presenter, normal);
+  EXPECT_EQ(chart.trainSeries("a")->count(), normal);
+
+  chart.resize(700, 500);
+  QApplication::processEvents();
+  const qsizetype narrow = chart.trainSeries("a")->count();
+  EXPECT_LT(narrow, normal);
+  chart.resize(1400, 500);
+  QApplication::processEvents();
+  EXPECT_EQ(chart.trainSeries("a")->count(), normal);
+
+  chart.updateRun("a", straightLoss(), {}); // sparse: every point, antialiased
+  EXPECT_EQ(chart.trainSeries("a")->count(), 101);
+  EXPECT_TRUE(chart.view()->renderHints().testFlag(QPainter::Antialiasing));
 }
 
 TEST(ChartsCurves, EachRunHasItsOwnColour) {

@@ -3,6 +3,7 @@
 #include "curve_chart.h"
 
 #include <QChart>
+#include <QChartView>
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QJsonArray>
@@ -86,6 +87,7 @@ CurveChart::CurveChart(const QString& title, const QString& yTitle, bool offerLo
   controls()->addStretch(1);
   updateRanges();
   applyStyle(chartStyle());
+  connect(chart(), &QGraphicsWidget::geometryChanged, this, &CurveChart::onChartResized);
 }
 
 void CurveChart::clearRuns() {
@@ -155,9 +157,49 @@ QList<QPointF> CurveChart::plotted(const QList<QPointF>& points) const {
   return out;
 }
 
+// A line w pixels wide cannot show detail finer than w pixels, and painting
+// overlapping thick segments is most of what a frame costs: the train curve
+// keeps at most one min/max pair per pen width across the chart (spikes
+// survive; short series pass unchanged). The test curve has few points.
+std::size_t CurveChart::columnsFor(const QPen& pen) const {
+  const double width = chart()->size().width() > 0 ? chart()->size().width() : view()->width();
+  return std::size_t(std::max(50.0, width / std::max(1.0, pen.widthF())));
+}
+
+QList<QPointF> CurveChart::thinned(const QList<QPointF>& points, std::size_t columns) {
+  if (std::size_t(points.size()) <= 2 * columns)
+    return points;
+  std::vector<telemetry::SeriesPoint> raw;
+  raw.reserve(std::size_t(points.size()));
+  for (const QPointF& p : points)
+    raw.push_back({p.x(), p.y()});
+  return toChartPoints(telemetry::decimateMinMax(raw, columns));
+}
+
+// A dense curve is a min/max envelope: a band of vertical strokes whose
+// antialiased edges nobody sees but which cost most of the frame to paint.
+// Antialiasing stays on while every curve is sparse (smooth slopes show it).
+void CurveChart::updateAntialiasing() {
+  const bool dense = std::any_of(m_runs.begin(), m_runs.end(), [](const RunSeries& r) { return r.dense; });
+  if (view()->renderHints().testFlag(QPainter::Antialiasing) == dense)
+    view()->setRenderHint(QPainter::Antialiasing, !dense);
+}
+
+void CurveChart::onChartResized() {
+  const double width = chart()->size().width();
+  if (std::abs(width - m_thinnedForWidth) < 1.0)
+    return;
+  m_thinnedForWidth = width;
+  for (RunSeries& run : m_runs)
+    pushToSeries(run);
+}
+
 void CurveChart::pushToSeries(RunSeries& run) {
   const QList<QPointF> train = plotted(run.trainData);
-  run.train->replace(train);
+  const std::size_t columns = columnsFor(run.train->pen());
+  run.dense = std::size_t(train.size()) > 2 * columns;
+  run.train->replace(thinned(train, columns));
+  updateAntialiasing();
   run.test->replace(plotted(run.testData));
   QList<QPointF> marks;
   for (double step : run.skippedSteps)
@@ -265,11 +307,12 @@ void CurveChart::restyleSeries(const ChartStyle& style) {
     RunSeries& run = m_runs[i];
     const double nested = 1.0 + 0.9 * double(count - 1 - i);
     QPen train(run.run.color, style.linePenWidth() * nested);
-    train.setCapStyle(Qt::RoundCap);
-    train.setJoinStyle(Qt::RoundJoin);
+    train.setCapStyle(Qt::SquareCap);
+    train.setJoinStyle(Qt::MiterJoin);
     run.train->setPen(train);
     QPen test = train;
     test.setStyle(Qt::DashLine);
+    test.setCapStyle(Qt::FlatCap);
     run.test->setPen(test);
     run.skipped->setColor(run.run.color);
     run.skipped->setPen(QPen(style.text(), std::max(1.0, style.penScale)));
@@ -278,6 +321,8 @@ void CurveChart::restyleSeries(const ChartStyle& style) {
   m_skippedLegend->setColor(style.mutedText());
   m_skippedLegend->setPen(QPen(style.text(), std::max(1.0, style.penScale)));
   m_skippedLegend->setMarkerSize(style.markerSize());
+  for (RunSeries& run : m_runs) // new pen widths: new thinning
+    pushToSeries(run);
 }
 
 const CurveChart::RunSeries* CurveChart::find(const QString& runId) const {

@@ -14,6 +14,7 @@
 
 class QAbstractAxis;
 class QCheckBox;
+class QPen;
 class QLineSeries;
 class QScatterSeries;
 class QValueAxis;
@@ -30,7 +31,8 @@ struct ChartRun {
 
 // Train and test curves over steps for several runs (one colour each, test
 // dashed), skipped steps marked on the train curve. Base of LossChart and
-// AccuracyChart. Live updates go through updateRun(): one replace() per series.
+// AccuracyChart. Live updates go through updateRun(): one replace() per series;
+// the train series holds at most one min/max pair per pen width of the chart.
 class CurveChart : public ChartWidget {
   Q_OBJECT
 public:
@@ -68,6 +70,7 @@ private:
     QList<QPointF> trainData;
     QList<QPointF> testData;
     QList<double> skippedSteps;
+    bool dense = false; // more points than the train series shows (thinned)
   };
   const RunSeries* find(const QString& runId) const;
   void clearRuns();
@@ -75,6 +78,10 @@ private:
   void replaceYAxis();
   void updateRanges();
   QList<QPointF> plotted(const QList<QPointF>& points) const;
+  std::size_t columnsFor(const QPen& pen) const;
+  static QList<QPointF> thinned(const QList<QPointF>& points, std::size_t columns);
+  void onChartResized();
+  void updateAntialiasing();
 
   std::vector<RunSeries> m_runs;
   QString m_yTitle;
@@ -83,6 +90,7 @@ private:
   QScatterSeries* m_skippedLegend = nullptr; // empty series: one legend entry
   QCheckBox* m_logToggle = nullptr;
   bool m_log = false;
+  double m_thinnedForWidth = 0.0; // chart width the train curves were thinned for
 };
 
 // Core series (telemetry::decimateMinMax output) as chart points.
