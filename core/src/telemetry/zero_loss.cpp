@@ -5,10 +5,7 @@
 #include <mantissa/telemetry/cast_fractions.h>
 #include <mantissa/telemetry/zero_loss.h>
 
-#include <omp.h>
-
 #include <algorithm>
-#include <array>
 #include <cstring>
 
 namespace mantissa::telemetry {
@@ -49,29 +46,14 @@ ZeroLossCounts zeroLossCounts(std::span<const float> values, DType rounding) {
   else if (rounding == DType::F16)
     zeroBelow = castThresholds(CastTarget::Fp16).zeroBelow;
   const bool avx2 = detail::useAvx2();
-  // Large tensors (the weight gradients) in two parts on the calling
-  // thread's OpenMP team, as the collector does.
-  constexpr std::size_t kParallelMin = std::size_t{1} << 16;
-  const int workers = values.size() < kParallelMin ? 1 : std::clamp(omp_get_max_threads(), 1, 2);
-  std::array<ZeroLossCounts, 2> parts{};
-#pragma omp parallel num_threads(workers) if (workers > 1)
-  {
-    const auto t = static_cast<std::size_t>(omp_get_thread_num());
-    const auto nt = static_cast<std::size_t>(omp_get_num_threads());
-    const std::size_t begin = values.size() * t / nt, end = values.size() * (t + 1) / nt;
-    constexpr std::size_t kBlock = std::size_t{1} << 20; // keeps the 32-bit counters exact
-    for (std::size_t off = begin; off < end; off += kBlock) {
-      const std::size_t n = std::min(kBlock, end - off);
-      if (avx2)
-        zeroLossAvx2(values.data() + off, n, zeroBelow, parts[t]);
-      else
-        zeroLossBase(values.data() + off, n, zeroBelow, parts[t]);
-    }
-  }
+  constexpr std::size_t kBlock = std::size_t{1} << 20; // keeps the 32-bit counters exact
   ZeroLossCounts c;
-  for (const auto& p : parts) {
-    c.nonzero += p.nonzero;
-    c.lostToZero += p.lostToZero;
+  for (std::size_t off = 0; off < values.size(); off += kBlock) {
+    const std::size_t n = std::min(kBlock, values.size() - off);
+    if (avx2)
+      zeroLossAvx2(values.data() + off, n, zeroBelow, c);
+    else
+      zeroLossBase(values.data() + off, n, zeroBelow, c);
   }
   return c;
 }
