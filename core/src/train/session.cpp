@@ -307,8 +307,8 @@ const StepReport& Session::step() {
   // optimizer, so their telemetry runs on the second thread while this one
   // sums the gradient norm (else weights are taken in the optimizer's loop).
   // gradsFrom: the first layer whose weight gradients the optimizer's loop
-  // observes (the layers before it are taken beside the norm, balanced from
-  // step to step; all of them when no layer is: loss-scaled recipes).
+  // observes; the layers before it are taken beside the norm (balanced from
+  // step to step) or, in loss-scaled recipes, all before unscaling.
   const bool beside = observe && !m_scaler && m_config.lossMultiplier == 1.0;
   int gradsFrom = beside ? std::min(m_besideGradLayers, m_model->layers()) : m_model->layers();
   bool parametersObserved = false;
