@@ -19,6 +19,7 @@
 //     drawing live, driven by its event loop only. ABBA-interleaved
 //     repetitions in one process (same OpenMP threads), medians, CVs, the
 //     ratio of medians and the median of paired ratios.
+// --frame-shots DIR also saves the window of each look after its frames.
 // --screenshots DIR instead writes the window at 1920x1080 and 1280x720 in the
 // light, dark and presenter looks after a real 300-step run of the defaults.
 //
@@ -259,7 +260,7 @@ void paintBreakdown(MainWindow& w, int reps) {
   std::printf("\n");
 }
 
-void frameUpdate(std::int64_t historySteps, int reps) {
+void frameUpdate(std::int64_t historySteps, int reps, const QString& shots) {
   MainWindow w;
   w.resize(1920, 1080);
   w.show();
@@ -316,6 +317,15 @@ void frameUpdate(std::int64_t historySteps, int reps) {
     const FrameFigures full = fullRedraw(w, p, reps);
     printFrame("(a) worst case (full rebuild + repaint):", full);
     paintBreakdown(w, reps);
+    if (!shots.isEmpty()) {
+      const QString path = QStringLiteral("%1/frame-%2x%3%4.png")
+                               .arg(shots)
+                               .arg(w.width())
+                               .arg(w.height())
+                               .arg(look.presenter ? QStringLiteral("-presenter") : QString());
+      w.grab().save(path);
+      std::printf("    wrote %s\n", qPrintable(path));
+    }
     std::printf("    16 ms frame budget (live frame, wall median): %s\n",
                 stats(live.wall).median <= 16.0 ? "met" : "NOT met");
     std::fflush(stdout);
@@ -477,7 +487,7 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   std::int64_t history = 100000, steps = 200;
   int reps = 15, throughputReps = 6;
-  QString shots, only;
+  QString shots, only, frameShots;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* {
@@ -495,6 +505,8 @@ int main(int argc, char** argv) {
       steps = std::atoll(next());
     else if (a == "--throughput-reps")
       throughputReps = std::atoi(next());
+    else if (a == "--frame-shots")
+      frameShots = QString::fromLocal8Bit(next());
     else if (a == "--only")
       only = QString::fromLocal8Bit(next());
     else if (a == "--screenshots")
@@ -502,7 +514,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: bench_dashboard [--history N] [--reps R] [--steps S] "
-                   "[--throughput-reps R] [--only frame|throughput] [--screenshots DIR]\n");
+                   "[--throughput-reps R] [--only frame|throughput] [--frame-shots DIR] [--screenshots DIR]\n");
       return 2;
     }
   }
@@ -516,7 +528,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (only != QLatin1String("throughput"))
-    frameUpdate(history, reps);
+    frameUpdate(history, reps, frameShots);
   if (only != QLatin1String("frame"))
     throughput(steps, throughputReps);
   return 0;
