@@ -227,5 +227,50 @@ TEST(DashboardWindow, EveryChartReadsInFullAt1920x1080Presenter) {
   expectReadableAt({1920, 1080}, true);
 }
 
+// Full screen on another projector: a presenter window resized across the
+// short-screen threshold is re-arranged (histograms below the loss curve on a
+// tall screen, in the right-hand tab group on a short one), and leaving
+// presenter mode gives back the normal arrangement.
+TEST(DashboardWindow, APresenterWindowResizedToAShortScreenTabsTheHistograms) {
+  QSettings().clear();
+  Theme::instance().setPresenter(false);
+  MainWindow w;
+  w.resize(1600, 1000);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  TrainPanel* train = trainPage(w);
+  ASSERT_NE(train, nullptr);
+  auto dock = [train](const char* name) { return train->findChild<QDockWidget*>(QLatin1String(name)); };
+  QDockWidget* scale = dock("lossScaleDock");
+  QDockWidget* hist = dock("histogramDock");
+  QDockWidget* setup = dock("setupDock");
+  ASSERT_TRUE(scale != nullptr && hist != nullptr && setup != nullptr);
+  QTest::qWait(100);
+  ASSERT_EQ(train->dockWidgetArea(hist), Qt::BottomDockWidgetArea);
+
+  w.setPresenterMode(true);
+  w.showNormal();
+  w.resize(1920, 1200);
+  QTest::qWait(200);
+  EXPECT_EQ(train->dockWidgetArea(hist), Qt::BottomDockWidgetArea);
+  EXPECT_FALSE(train->tabifiedDockWidgets(scale).contains(hist));
+  EXPECT_TRUE(train->tabifiedDockWidgets(scale).contains(setup));
+
+  w.resize(1280, 720);
+  QTest::qWait(200);
+  EXPECT_TRUE(train->tabifiedDockWidgets(scale).contains(hist));
+  EXPECT_TRUE(train->tabifiedDockWidgets(scale).contains(setup));
+
+  w.resize(1920, 1200);
+  QTest::qWait(200);
+  EXPECT_EQ(train->dockWidgetArea(hist), Qt::BottomDockWidgetArea);
+  EXPECT_FALSE(train->tabifiedDockWidgets(scale).contains(hist));
+
+  w.setPresenterMode(false);
+  QTest::qWait(200);
+  EXPECT_EQ(train->dockWidgetArea(setup), Qt::LeftDockWidgetArea);
+  EXPECT_EQ(train->dockWidgetArea(hist), Qt::BottomDockWidgetArea);
+}
+
 } // namespace
 } // namespace mantissa::ui

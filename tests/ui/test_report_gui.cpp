@@ -85,7 +85,11 @@ TEST(ReportGui, OpenRunShowsItOnTheTrainPageAndExportsLikeTheCli) {
       << err.toStdString();
 
   MainWindow window;
-  window.show(); // the Train page redraws only the charts on screen
+  // The default size on a desktop screen (the offscreen one is smaller): the
+  // heat map below the loss curve, not a hidden tab (the Train page redraws
+  // only the charts on screen).
+  window.resize(1600, 1000);
+  window.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
   auto* files = window.findChild<RunFiles*>();
   auto* train = window.findChild<TrainPanel*>();
