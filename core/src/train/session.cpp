@@ -226,9 +226,9 @@ double Session::gradNormBesideTelemetry(int gradLayers, double& waitedMs) {
   const auto start = std::chrono::steady_clock::now();
   double norm = 0.0, normMs = 0.0, besideMs = 0.0;
   std::exception_ptr error;
-#pragma omp parallel num_threads(2)
+#pragma omp parallel num_threads(std::min(2, omp_get_max_threads()))
   {
-    // With a team of one, thread 0 does both, one after the other.
+    // With a team of one (OMP_NUM_THREADS=1), thread 0 does both, one after the other.
     if (omp_get_thread_num() == 0) {
       const auto t0 = std::chrono::steady_clock::now();
       norm = amp::globalGradNorm(m_optimizer->parameters());
