@@ -67,16 +67,23 @@ void History::foldOldestRecent() {
     m_buckets.reserve(m_limits.maxBuckets);
     m_stats.reserve(m_limits.maxBuckets * c * 4);
   }
-  if (m_buckets.empty() || m_buckets.back().rows >= m_span) {
+  // Buckets are cut by steps, not rows: rows may each stand for many steps
+  // (a mailbox that coalesced gives a few rows per span), and a bucket of
+  // m_span rows there would cover far more steps than its neighbours, drawn
+  // as one long straight segment from its min to its max.
+  const std::int64_t step = m_recentSteps[m_recentHead];
+  const auto full = [&] {
+    return m_buckets.empty() || step - m_buckets.back().firstStep >= std::int64_t(m_span);
+  };
+  if (full()) {
     if (m_buckets.size() == m_limits.maxBuckets)
       mergeBuckets();
-    if (m_buckets.empty() || m_buckets.back().rows >= m_span) {
+    if (full()) {
       m_buckets.push_back(Bucket{});
       m_stats.insert(m_stats.end(), c * 4, kNaN);
     }
   }
   Bucket& b = m_buckets.back();
-  const std::int64_t step = m_recentSteps[m_recentHead];
   if (b.rows == 0)
     b.firstStep = step;
   b.lastStep = step;
@@ -112,7 +119,13 @@ void History::mergeBuckets() {
   }
   m_buckets.resize(out);
   m_stats.resize(out * c * 4);
-  m_span *= 2;
+  // Sparse steps (one row per many steps) fill the buckets before the span
+  // covers them: the span grows to the widest merged bucket so that the
+  // buckets folded from now on are as wide as the older ones.
+  std::int64_t widest = 1;
+  for (const Bucket& b : m_buckets)
+    widest = std::max(widest, b.lastStep - b.firstStep + 1);
+  m_span = std::max(2 * m_span, std::size_t(widest));
 }
 
 std::vector<SeriesPoint> History::series(std::size_t column) const {

@@ -8,9 +8,11 @@
 // Two tiers:
 //   recent  the last `recentRows` rows at full resolution (a ring);
 //   older   rows that leave the ring are folded into buckets of `span`
-//           consecutive rows, each keeping per column its min and max and the
-//           steps where they occurred. When `maxBuckets` buckets exist,
-//           neighbours are merged pairwise and `span` doubles.
+//           consecutive steps (not rows: a row may stand for many steps, e.g.
+//           a coalesced mailbox row), each keeping per column its min and max
+//           and the steps where they occurred. When `maxBuckets` buckets
+//           exist, neighbours are merged pairwise and `span` doubles (or grows
+//           to the widest merged bucket when rows are sparser than the span).
 // So a million-step run with the defaults keeps the last 4096 steps exactly
 // and everything before as <= 4096 min/max buckets (~256-step resolution),
 // enough for any plot; spikes survive because min and max are exact.
@@ -48,7 +50,7 @@ public:
   std::int64_t rowsAppended() const { return m_appended; }
   std::size_t bucketSpan() const {
     return m_span;
-  } // rows per older bucket (1 until the first fold)
+  } // steps per older bucket (1 until the first merge)
   std::size_t bucketCount() const { return m_buckets.size(); }
 
   // One column over the whole run, oldest first, x = step: each bucket gives
