@@ -15,11 +15,14 @@
 #include "ui/charts/chart_style.h"
 #include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
+#include "ui/panels/op_table_panel.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
 
 #include <QAction>
 #include <QDockWidget>
+#include <QHeaderView>
+#include <QTableWidget>
 #include <QFontMetricsF>
 #include <QLabel>
 #include <QImage>
@@ -146,6 +149,10 @@ TEST(DashboardWindow, ClosingMidRunStopsEveryTrainer) {
   EXPECT_TRUE(train->controller()->record(0).snapshot()->summary->stoppedEarly);
 }
 
+QDockWidget* findDock(TrainPanel& train, const char* name) {
+  return train.findChild<QDockWidget*>(QLatin1String(name));
+}
+
 // The screen sizes a class sees, after a few real steps of the default runs:
 // the window is not taller or wider than the screen, and each view of the
 // Train page, raised in turn, shows every chart text in full.
@@ -199,6 +206,18 @@ void expectReadableAt(QSize screen, bool presenter) {
     }
   }
   EXPECT_TRUE(unreadable.isEmpty()) << unreadable.join(u'\n').toStdString();
+
+  // The op table shows each op's precision and the whole time table without
+  // a column cut by the edge (the "How" notes may scroll).
+  findDock(*train, "opTableDock")->raise();
+  QTest::qWait(100);
+  for (auto [table, columns] : {std::pair{train->opTable()->precisionTable(), 2},
+                                std::pair{train->opTable()->timeTable(), 3}}) {
+    int right = 0;
+    for (int c = 0; c < columns; ++c)
+      right += table->horizontalHeader()->sectionSize(c);
+    EXPECT_LE(right, table->viewport()->width()) << table->objectName().toStdString();
+  }
 
   // The status line's two halves do not overlap, and the CPU facts show whole.
   const auto* facts = w.statusBar()->findChild<QLabel*>(QStringLiteral("statusFacts"));

@@ -166,15 +166,16 @@ QString ChartWidget::title() const { return m_title; }
 void ChartWidget::setTitle(const QString& title) {
   m_title = title;
   m_chart->setTitle(title);
-  fitTitle();
+  // Once laid out (a chart not yet shown has no width to fit to).
+  QMetaObject::invokeMethod(this, &ChartWidget::fitTitle, Qt::QueuedConnection);
 }
 
 // A plain title wider than the chart (a dock at 1280x720 in presenter mode)
 // breaks into lines at its spaces (chart titles are rich text) instead of
 // being elided by Qt Charts. Exports lay out the full title (render()).
 void ChartWidget::fitTitle() {
-  if (m_title.contains(u'<'))
-    return; // rich text: left as it is
+  if (m_title.contains(u'<') || !isVisible())
+    return; // rich text: left as it is; hidden: fitted when laid out again
   const QFontMetricsF metrics(m_chart->titleFont());
   const QMargins margins = m_chart->margins();
   const double room = m_chart->size().width() - margins.left() - margins.right() -

@@ -2,12 +2,15 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/panels/op_table_panel.h"
 
-#include <QHBoxLayout>
+#include <QBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QResizeEvent>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -45,7 +48,8 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
   m_title = new QLabel(tr("Start a run to see which op runs in which precision."));
   m_title->setWordWrap(true);
   layout->addWidget(m_title);
-  auto* row = new QHBoxLayout;
+  auto* row = new QBoxLayout(QBoxLayout::LeftToRight);
+  m_tables = row;
   m_precision = makeTable({tr("Op"), tr("Precision"), tr("How")});
   m_precision->setObjectName(QStringLiteral("opPrecisionTable"));
   m_times = makeTable({tr("Op kind"), tr("ms / step"), tr("Share")});
@@ -74,6 +78,30 @@ void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,
     m_precision->item(i, 2)->setToolTip(QString::fromStdString(r.note));
   }
   m_precision->resizeColumnsToContents();
+  fitTables();
+}
+
+// Side by side when the op, its precision and the whole time table fit the
+// panel's width; one above the other otherwise (a narrow dock at presenter
+// type), so neither cuts a column in the middle. The "How" notes may scroll.
+void OpTablePanel::fitTables() {
+  const auto columns = [](const QTableWidget* t, int count) {
+    int w = 2 * t->frameWidth() + t->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < std::min(count, t->columnCount()); ++c)
+      w += t->horizontalHeader()->sectionSize(c);
+    return w;
+  };
+  const int needed = columns(m_precision, 2) + columns(m_times, m_times->columnCount()) +
+                     m_tables->spacing() + contentsMargins().left() + contentsMargins().right() +
+                     layout()->contentsMargins().left() + layout()->contentsMargins().right();
+  const auto direction = width() >= needed ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+  if (m_tables->direction() != direction)
+    m_tables->setDirection(direction);
+}
+
+void OpTablePanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitTables();
 }
 
 void OpTablePanel::setTimes(const model::OpTimes& t) {
@@ -97,6 +125,7 @@ void OpTablePanel::setTimes(const model::OpTimes& t) {
   }
   setRow(m_times, int(kinds.size()), {tr("whole step"), QString::number(total, 'f', 3), QString()});
   m_times->resizeColumnsToContents();
+  fitTables();
 }
 
 } // namespace mantissa::ui

@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+class QBoxLayout;
 class QLabel;
 class QTableWidget;
 
@@ -27,8 +28,14 @@ public:
   const QTableWidget* precisionTable() const { return m_precision; }
   const QTableWidget* timeTable() const { return m_times; }
 
+protected:
+  void resizeEvent(QResizeEvent* event) override;
+
 private:
+  void fitTables();
+
   QLabel* m_title = nullptr;
+  QBoxLayout* m_tables = nullptr; // the two tables, side by side or stacked
   QTableWidget* m_precision = nullptr;
   QTableWidget* m_times = nullptr;
 };
