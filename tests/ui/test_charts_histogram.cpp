@@ -11,6 +11,11 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QChart>
+#include <QCoreApplication>
+#include <QImage>
+#include <QJsonObject>
+#include <QLabel>
+#include <QPainter>
 #include <QRegularExpression>
 
 #include <gtest/gtest.h>
@@ -147,6 +152,48 @@ TEST(ChartsHistogram, ScaledToggleShowsTheOtherHistogram) {
   EXPECT_EQ(barAt(-11.0), 9.0);
   EXPECT_TRUE(chart.title().contains("×2^16")) << chart.title().toStdString();
   EXPECT_TRUE(chart.csv().startsWith("binade,lower_bound,count,count_scaled\n"));
+}
+
+// The step changes with every live frame; a new chart title re-lays out the
+// whole chart, so the step is shown in a label beside the toggles instead,
+// while title() (exports, JSON) still names it.
+TEST(ChartsHistogram, TheStepIsShownBesideTheTogglesNotInTheChartTitle) {
+  HistogramChart chart;
+  chart.resize(640, 400);
+  chart.show();
+  QCoreApplication::processEvents();
+  const QString subject = QStringLiteral("fp32 · layer 0 weight gradients");
+  chart.setSubject(subject, "step 100");
+  const QString onScreen = chart.chart()->title();
+  EXPECT_TRUE(onScreen.contains(subject)) << onScreen.toStdString();
+  EXPECT_FALSE(onScreen.contains("step")) << onScreen.toStdString();
+  const auto shownDetail = [&] {
+    QStringList texts;
+    for (const QLabel* label : chart.findChildren<QLabel*>())
+      texts << label->text();
+    return texts;
+  };
+  EXPECT_TRUE(shownDetail().contains("step 100"));
+
+  chart.setSubject(subject, "step 200 · 1.5 % swamped");
+  EXPECT_EQ(chart.chart()->title(), onScreen);
+  EXPECT_TRUE(shownDetail().contains("step 200 · 1.5 % swamped"));
+  EXPECT_FALSE(shownDetail().contains("step 100"));
+  EXPECT_EQ(chart.title(),
+            "Exponent histogram: fp32 · layer 0 weight gradients, step 200 · 1.5 % swamped");
+  EXPECT_EQ(chart.json().object()["chart"].toString(), chart.title());
+
+  // An export lays out the whole title and leaves the screen's as it was.
+  QImage image(640, 400, QImage::Format_ARGB32);
+  QPainter painter(&image);
+  chart.render(painter, QRectF(0, 0, 640, 400), ExportStyle{});
+  painter.end();
+  EXPECT_EQ(chart.chart()->title(), onScreen);
+
+  // A new subject (another run, layer or class) does change the title.
+  chart.setSubject("bf16-mixed · layer 1 updates", "step 200");
+  EXPECT_TRUE(chart.chart()->title().replace("<br>", " ").contains("bf16-mixed · layer 1 updates"))
+      << chart.chart()->title().toStdString();
 }
 
 TEST(ChartsHistogram, LogScaleKeepsEveryPointPositive) {

@@ -11,6 +11,7 @@
 #include <QGraphicsTextItem>
 #include <QHBoxLayout>
 #include <QJsonArray>
+#include <QLabel>
 #include <QJsonObject>
 #include <QLegend>
 #include <QLegendMarker>
@@ -118,6 +119,9 @@ HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
   connect(m_scaledToggle, &QCheckBox::toggled, this, &HistogramChart::setShowScaled);
   controls()->addWidget(m_scaledToggle);
   controls()->addStretch(1);
+  m_detailLabel = new QLabel(this);
+  m_detailLabel->setTextFormat(Qt::PlainText);
+  controls()->addWidget(m_detailLabel);
 
   updateTitle();
   updateChart();
@@ -136,18 +140,50 @@ void HistogramChart::setHistograms(const ExponentHistogram& unscaled,
   updateChart();
 }
 
-void HistogramChart::setSubject(const QString& subject) {
+void HistogramChart::setSubject(const QString& subject, const QString& detail) {
   m_subject = subject;
+  m_detail = detail;
   updateTitle();
 }
 
+// The chart's own title only changes with the subject (setTitle() re-lays
+// out the chart when the text differs); the step and the loss scale, which
+// change from frame to frame, go to the label beside the toggles.
 void HistogramChart::updateTitle() {
   QString text = tr("Exponent histogram");
   if (!m_subject.isEmpty())
     text += QStringLiteral(": ") + m_subject;
+  if (text != ChartWidget::title())
+    setTitle(text);
+  const QString detail = detailText();
+  if (m_detailLabel->text() != detail)
+    m_detailLabel->setText(detail);
+}
+
+QString HistogramChart::detailText() const {
+  QString text = m_detail;
   if (showScaled())
-    text += tr(" (scaled %1)").arg(scaleText(m_lossScale));
-  setTitle(text);
+    text += (text.isEmpty() ? QString() : QStringLiteral(" ")) +
+            tr("(scaled %1)").arg(scaleText(m_lossScale));
+  return text;
+}
+
+QString HistogramChart::title() const {
+  const QString detail = detailText();
+  if (detail.isEmpty())
+    return ChartWidget::title();
+  return ChartWidget::title() + (m_detail.isEmpty() ? QStringLiteral(" ") : QStringLiteral(", ")) +
+         detail;
+}
+
+// Exports carry the whole title (subject and detail), laid out once.
+void HistogramChart::render(QPainter& painter, const QRectF& target,
+                            const ExportStyle& style) const {
+  auto* self = const_cast<HistogramChart*>(this);
+  const QString screenTitle = ChartWidget::title();
+  self->setTitle(title());
+  ChartWidget::render(painter, target, style);
+  self->setTitle(screenTitle);
 }
 
 const ExponentHistogram& HistogramChart::shown() const {

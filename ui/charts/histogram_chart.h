@@ -14,6 +14,7 @@ class QAreaSeries;
 class QCheckBox;
 class QGraphicsSimpleTextItem;
 class QGraphicsTextItem;
+class QLabel;
 class QLineSeries;
 class QValueAxis;
 
@@ -32,8 +33,15 @@ public:
   // scaled: the same values times lossScale (as stored during backward), or null.
   void setHistograms(const telemetry::ExponentHistogram& unscaled,
                      const telemetry::ExponentHistogram* scaled = nullptr, double lossScale = 1.0);
-  // What is shown, for the title: "fc1 weight gradients, step 1200".
-  void setSubject(const QString& subject);
+  // What is shown, for the title: "fc1 weight gradients", and what changes
+  // with every frame: "step 1200". The detail is drawn beside the toggles, not
+  // in the chart's title: a new title re-lays out the whole chart (axes
+  // included), a cost paid on every live frame. title() and exports hold both.
+  void setSubject(const QString& subject, const QString& detail = {});
+  QString detailText() const; // as shown beside the toggles
+
+  QString title() const override;
+  void render(QPainter& painter, const QRectF& target, const ExportStyle& style) const override;
 
   void setFormatVisible(numeric::FormatId format, bool visible);
   bool isFormatVisible(numeric::FormatId format) const;
@@ -83,6 +91,7 @@ private:
   bool m_showScaled = false;
   bool m_log = false;
   QString m_subject;
+  QString m_detail;
   std::map<numeric::FormatId, bool> m_formatVisible;
   std::vector<Region> m_regions;
 
@@ -94,6 +103,7 @@ private:
   QGraphicsTextItem* m_counters = nullptr;
   QCheckBox* m_logToggle = nullptr;
   QCheckBox* m_scaledToggle = nullptr;
+  QLabel* m_detailLabel = nullptr;
   std::map<numeric::FormatId, QCheckBox*> m_formatToggles;
 };
 

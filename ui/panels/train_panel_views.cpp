@@ -158,15 +158,15 @@ void TrainPanel::refreshHistogram() {
   }
   m_histogram->setHistograms(unscaled->hist, scaled ? &scaled->hist : nullptr,
                              scaled ? scaled->lossScale : 1.0);
-  QString subject = tr("%1 · layer %2 %3, step %4")
-                        .arg(m_controller->runName(run))
-                        .arg(layer)
-                        .arg(className(cls))
-                        .arg(frame->step);
+  // The step (and the swamped share) change every frame: the chart shows them
+  // beside its toggles, not in its title (a new title re-lays out the chart).
+  const QString subject =
+      tr("%1 · layer %2 %3").arg(m_controller->runName(run)).arg(layer).arg(className(cls));
+  QString detail = tr("step %1").arg(frame->step);
   if (std::size_t(layer) < frame->swamped.size() && !std::isnan(frame->swamped[std::size_t(layer)]) &&
       cls == telemetry::TensorClass::Updates)
-    subject += tr(" · %1 % swamped").arg(100.0 * frame->swamped[std::size_t(layer)], 0, 'f', 1);
-  m_histogram->setSubject(subject);
+    detail += tr(" · %1 % swamped").arg(100.0 * frame->swamped[std::size_t(layer)], 0, 'f', 1);
+  m_histogram->setSubject(subject, detail);
 }
 
 void TrainPanel::refreshHeatmap() {
