@@ -13,6 +13,7 @@
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
 #include "ui/panels/op_table_panel.h"
+#include "ui/panels/steady_label.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
 #include "ui/panels/watch_panel.h"
@@ -20,6 +21,7 @@
 #include <QAction>
 #include <QAreaSeries>
 #include <QDockWidget>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
@@ -248,6 +250,50 @@ TEST(DashboardPanel, PresenterModeGivesTheLossCurveTheWidthAndLeavingRestoresThe
   EXPECT_EQ(p.panel.dockWidgetArea(setupDock), Qt::LeftDockWidgetArea);
   EXPECT_FALSE(p.panel.tabifiedDockWidgets(scaleDock).contains(setupDock));
   EXPECT_EQ(p.panel.lossChart()->width(), lossWidth);
+}
+
+// The toolbar's progress text changes at every live frame: a new step count
+// must not re-lay out the page (QLabel::setText invalidates the parent layout
+// unless the label's size is fixed), and the text must still show in full.
+TEST(DashboardPanel, ProgressTextChangesWithoutRelayingOutThePage) {
+  struct LayoutRequests : QObject {
+    int count = 0;
+    bool eventFilter(QObject*, QEvent* e) override {
+      count += e->type() == QEvent::LayoutRequest ? 1 : 0;
+      return false;
+    }
+  } requests;
+  QWidget page;
+  auto* row = new QHBoxLayout(&page);
+  auto* label = new QLabel;
+  row->addWidget(label);
+  row->addStretch();
+  page.resize(900, 60);
+  page.show();
+  const auto fits = [&] {
+    return label->width() >= label->fontMetrics().horizontalAdvance(label->text()) +
+                                 label->contentsMargins().left() + label->contentsMargins().right();
+  };
+  setSteadyText(label, QStringLiteral("fp32 1/1000 · 5210 steps/s   bf16-mixed 1/1000"));
+  QCoreApplication::sendPostedEvents();
+  ASSERT_TRUE(fits());
+  page.installEventFilter(&requests);
+  for (int step = 2; step < 1000; step += 37) {
+    setSteadyText(label, QStringLiteral("fp32 %1/1000 · 5210 steps/s   bf16-mixed %1/1000").arg(step));
+    QCoreApplication::sendPostedEvents();
+    EXPECT_TRUE(fits()) << "step " << step;
+  }
+  EXPECT_EQ(requests.count, 0) << "a new step count re-laid out the page";
+  // A much longer text (a third run) widens the label; a much shorter one narrows it.
+  setSteadyText(label, QStringLiteral("fp32 999/1000   bf16-mixed 999/1000   fp16-mixed 999/1000 · "
+                                      "test 97.50 % · diverged"));
+  QCoreApplication::sendPostedEvents();
+  EXPECT_TRUE(fits());
+  const int wide = label->width();
+  setSteadyText(label, QStringLiteral("fp32 1/10"));
+  QCoreApplication::sendPostedEvents();
+  EXPECT_TRUE(fits());
+  EXPECT_LT(label->width(), wide / 2) << label->minimumWidth() << " " << label->maximumWidth();
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
 #include "ui/panels/op_table_panel.h"
+#include "ui/panels/steady_label.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/watch_panel.h"
 
@@ -264,7 +265,7 @@ void TrainPanel::refreshStatus() {
     if (snap)
       elapsed = std::max(elapsed, snap->elapsedSeconds);
   }
-  m_progress->setText(progress.join(QStringLiteral("   ")));
+  setSteadyText(m_progress, progress.join(QStringLiteral("   ")));
   if (elapsed > 0)
     parts << tr("elapsed %1").arg(duration(elapsed));
   const QString diverged = divergenceText();

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+#include <QFontMetrics>
+#include <QLabel>
+#include <QMargins>
+#include <QString>
+
+namespace mantissa::ui {
+
+// Sets the text of a one-line label that changes at every live frame (step
+// counts, speeds) without re-laying out the page around it. QLabel::setText
+// calls updateGeometry, which invalidates the parent's layout unless the label
+// has a fixed size; so the label keeps a fixed size, widened with some slack
+// when the text outgrows it and narrowed only when the text is much shorter.
+// A new step count then repaints the label alone. For plain one-line text.
+inline void setSteadyText(QLabel* label, const QString& text) {
+  if (label->text() == text)
+    return;
+  label->setText(text); // relays out only while the size is not fixed yet
+  // Not sizeHint(): a QLabel's hint never goes below its minimum size.
+  const QMargins m = label->contentsMargins();
+  const QFontMetrics fm = label->fontMetrics();
+  const QSize need(fm.horizontalAdvance(text) + m.left() + m.right() + 2 * label->margin(),
+                   fm.height() + m.top() + m.bottom() + 2 * label->margin());
+  const int width = label->minimumWidth();
+  const bool fixed = width == label->maximumWidth();
+  if (!fixed || need.width() > width || need.width() < width * 3 / 4)
+    label->setFixedWidth(need.width() + need.width() / 8 + 8);
+  if (label->minimumHeight() != need.height() || label->maximumHeight() != need.height())
+    label->setFixedHeight(need.height());
+}
+
+} // namespace mantissa::ui
