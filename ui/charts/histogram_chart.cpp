@@ -3,6 +3,7 @@
 #include "histogram_chart.h"
 
 #include "ui/app_shell/palette.h"
+#include "ui/charts/steady_label.h"
 
 #include <QAreaSeries>
 #include <QChart>
@@ -156,8 +157,7 @@ void HistogramChart::updateTitle() {
   if (text != ChartWidget::title())
     setTitle(text);
   const QString detail = detailText();
-  if (m_detailLabel->text() != detail)
-    m_detailLabel->setText(detail);
+  setSteadyText(m_detailLabel, detail); // a new step re-lays out nothing around it
 }
 
 QString HistogramChart::detailText() const {

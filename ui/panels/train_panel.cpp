@@ -141,6 +141,7 @@ void TrainPanel::buildActions() {
   m_progress = new QLabel;
   m_progress->setObjectName(QStringLiteral("trainProgress"));
   m_progress->setContentsMargins(12, 0, 12, 0);
+  m_progress->setAutoFillBackground(true); // opaque: its new text does not repaint the toolbar
   bar->addWidget(m_progress);
 
   m_banner = new BannerLabel;

@@ -9,8 +9,8 @@
 #include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
+#include "ui/charts/steady_label.h"
 #include "ui/panels/op_table_panel.h"
-#include "ui/panels/steady_label.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/watch_panel.h"
 
