@@ -259,8 +259,14 @@ TEST(LessonsPage, EveryFigureReadsInFullAt1280x720Presenter) {
       QSignalSpy done(&page, &LessonsPage::demoFinished);
       page.runSelectedDemo();
       ASSERT_TRUE(done.wait(120000));
-      QTest::qWait(100); // laid out, texts fitted, laid out again
-      const QStringList unreadable = unreadableChartTexts(*page.chart(), Legends::Skip);
+      // Laid out, texts fitted (queued), laid out again: slower under sanitizers.
+      QStringList unreadable;
+      QTest::qWaitFor(
+          [&] {
+            unreadable = unreadableChartTexts(*page.chart(), Legends::Skip);
+            return unreadable.isEmpty();
+          },
+          5000);
       EXPECT_TRUE(unreadable.isEmpty()) << unreadable.join(u'\n').toStdString();
     }
   }
@@ -269,16 +275,16 @@ TEST(LessonsPage, EveryFigureReadsInFullAt1280x720Presenter) {
   QSignalSpy done(&page, &LessonsPage::demoFinished);
   page.runSelectedDemo();
   ASSERT_TRUE(done.wait(60000));
-  QTest::qWait(100);
   auto* axis = qobject_cast<QBarCategoryAxis*>(page.chart()->chart()->axes(Qt::Horizontal).value(0));
   ASSERT_NE(axis, nullptr);
-  EXPECT_TRUE(axis->categories().contains(QStringLiteral("FP8<br>E4M3")))
-      << axis->categories().join(u',').toStdString();
+  const auto hasCategory = [axis](const char* text) {
+    return QTest::qWaitFor([&] { return axis->categories().contains(QLatin1String(text)); }, 5000);
+  };
+  EXPECT_TRUE(hasCategory("FP8<br>E4M3")) << axis->categories().join(u',').toStdString();
   page.resize(3840, 2160);
-  QTest::qWait(100);
-  EXPECT_TRUE(axis->categories().contains(QStringLiteral("FP8 E4M3")))
-      << axis->categories().join(u',').toStdString();
-  EXPECT_TRUE(unreadableChartTexts(*page.chart(), Legends::Skip).isEmpty());
+  EXPECT_TRUE(hasCategory("FP8 E4M3")) << axis->categories().join(u',').toStdString();
+  EXPECT_TRUE(QTest::qWaitFor(
+      [&] { return unreadableChartTexts(*page.chart(), Legends::Skip).isEmpty(); }, 5000));
 }
 
 // A bar figure exports like every chart: the PNG is mostly filled bars of the
