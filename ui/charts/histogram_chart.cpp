@@ -119,6 +119,7 @@ HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
   m_scaledToggle->setEnabled(false);
   connect(m_scaledToggle, &QCheckBox::toggled, this, &HistogramChart::setShowScaled);
   controls()->addWidget(m_scaledToggle);
+  controls()->addSpacing(12); // the step must not read as part of "Scaled" in a full row
   controls()->addStretch(1);
   m_detailLabel = new QLabel(this);
   m_detailLabel->setTextFormat(Qt::PlainText);
