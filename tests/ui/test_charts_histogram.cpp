@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QRegularExpression>
+#include <QValueAxis>
 
 #include <gtest/gtest.h>
 
@@ -110,6 +111,28 @@ TEST(ChartsHistogram, BarsStandOnTheirBinades) {
   EXPECT_EQ(heightAt(-20.0), 5.0);
   EXPECT_EQ(heightAt(-3.0), 12.0);
   EXPECT_EQ(heightAt(-10.0), 0.0);
+}
+
+// Counts are whole numbers, so every linear y tick is one: a histogram with
+// no frame yet, or one value per binade, used to label its ticks 0, 0, 1, 2.
+TEST(ChartsHistogram, LinearCountTicksAreWholeNumbers) {
+  for (std::uint64_t peak : {0u, 1u, 2u, 3u, 7u, 12u, 1000u}) {
+    SCOPED_TRACE(peak);
+    HistogramChart chart;
+    ExponentHistogram h;
+    h.bins[h.index(-5)] = peak;
+    h.total = peak;
+    chart.setHistograms(h);
+    auto* axis = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
+    ASSERT_NE(axis, nullptr);
+    ASSERT_GE(axis->tickCount(), 2);
+    EXPECT_GE(axis->max(), static_cast<double>(peak));
+    const double step = (axis->max() - axis->min()) / (axis->tickCount() - 1);
+    for (int i = 0; i < axis->tickCount(); ++i) {
+      const double tick = axis->min() + i * step;
+      EXPECT_EQ(tick, std::round(tick)) << "tick " << i << " of " << axis->tickCount();
+    }
+  }
 }
 
 TEST(ChartsHistogram, CountersShowZerosInfinitiesAndNan) {

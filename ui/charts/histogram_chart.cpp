@@ -311,7 +311,9 @@ void HistogramChart::updateChart() {
     static_cast<QLogValueAxis*>(m_y)->setRange(y0, y1);
   } else {
     auto* axis = static_cast<QValueAxis*>(m_y);
-    setNiceRange(axis, 0.0, peak * (1.08 + 0.09 * rows));
+    // Counts are whole numbers: a range of at least 5 keeps every tick on an
+    // integer (a range of 1.5 gave the labels 0, 0, 1, 2 under "%.0f").
+    setNiceRange(axis, 0.0, std::max(5.0, peak * (1.08 + 0.09 * rows)));
     y1 = axis->max();
   }
   updateRegions(lo, hi, y0, y1);
