@@ -6,6 +6,7 @@
 // with those steps, and equals what `mantissa-cli train --log` writes for the
 // same configuration and seed except for timing fields.
 #include "drain_wait.h"
+#include "spawn_process.h"
 #include "ui/bridge/run_controller.h"
 
 #include <QFile>
@@ -14,10 +15,6 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <string>
@@ -44,32 +41,18 @@ train::RunConfig config() {
   return c;
 }
 
-// The same run from the command line. Spawned with posix_spawn, not QProcess:
-// Qt 6.4's QProcess starts its child with a raw clone(CLONE_VM | CLONE_VFORK)
-// that ThreadSanitizer does not intercept; the child then runs on this
-// process's memory and TSan state, and afterwards TSan misses this thread's
-// mutex locks (./dev tsan reported the trainer's own m_mutex-guarded fields).
+// The same run from the command line (spawn_process.h: not QProcess, which
+// TSan cannot follow), with its own platform choice.
 QString cliLog(const QTemporaryDir& dir) {
   const QString path = dir.filePath("cli.jsonl");
-  std::vector<std::string> args = {MANTISSA_CLI, "train", "--data", "spirals", "--model",
-                                   "mlp:2-16-2:tanh", "--recipe", "fp16-mixed", "--batch", "32",
-                                   "--steps", std::to_string(kSteps), "--seed", "3",
-                                   "--eval-every", "20", "--telemetry-every", "10", "--log",
-                                   path.toStdString(), "--quiet"};
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<char*> envp; // ours without QT_QPA_PLATFORM: the CLI picks its own platform
-  for (char** e = environ; *e; ++e)
-    if (std::string_view(*e).substr(0, 16) != "QT_QPA_PLATFORM=")
-      envp.push_back(*e);
-  envp.push_back(nullptr);
-  pid_t pid = 0;
-  int status = -1;
-  if (posix_spawn(&pid, MANTISSA_CLI, nullptr, nullptr, argv.data(), envp.data()) != 0 ||
-      waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    ADD_FAILURE() << "mantissa-cli train failed (wait status " << status << "; its stderr is above)";
+  const auto r = mantissa::test::spawnProcess(
+      MANTISSA_CLI,
+      {"train", "--data", "spirals", "--model", "mlp:2-16-2:tanh", "--recipe", "fp16-mixed",
+       "--batch", "32", "--steps", std::to_string(kSteps), "--seed", "3", "--eval-every", "20",
+       "--telemetry-every", "10", "--log", path.toStdString(), "--quiet"},
+      {"QT_QPA_PLATFORM"});
+  if (r.exitCode != 0)
+    ADD_FAILURE() << "mantissa-cli train failed (exit " << r.exitCode << "): " << r.err;
   return path;
 }
 

@@ -6,8 +6,9 @@
 
 #include <mantissa/numeric/cpu_features.h>
 
-#include <QProcess>
-#include <QProcessEnvironment>
+#include "spawn_process.h"
+
+#include <QString>
 
 #include <gtest/gtest.h>
 
@@ -19,21 +20,17 @@ struct GuiRun {
   QString err;
 };
 
-GuiRun runGui(const QStringList& args) {
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
-    env.remove(QLatin1String(name));
-  p.setProcessEnvironment(env);
-  p.start(QStringLiteral(MANTISSA_GUI), args);
-  EXPECT_TRUE(p.waitForFinished(30000));
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-          QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
+// As a user at a terminal without a display would run it.
+GuiRun runGui(const std::vector<std::string>& args) {
+  const auto r = mantissa::test::spawnProcess(MANTISSA_GUI, args,
+                                              {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"},
+                                              30000);
+  EXPECT_FALSE(r.timedOut);
+  return {r.exitCode, QString::fromStdString(r.out), QString::fromStdString(r.err)};
 }
 
 TEST(GuiBinary, VersionNamesTheProjectOneDnnAndTheIsaWithoutADisplay) {
-  const GuiRun r = runGui({QStringLiteral("--version")});
+  const GuiRun r = runGui({"--version"});
   EXPECT_EQ(r.exitCode, 0) << r.err.toStdString();
   EXPECT_TRUE(r.out.startsWith(QStringLiteral("mantissa " MANTISSA_VERSION "\n")))
       << r.out.toStdString();
@@ -44,15 +41,14 @@ TEST(GuiBinary, VersionNamesTheProjectOneDnnAndTheIsaWithoutADisplay) {
 }
 
 TEST(GuiBinary, HelpListsTheOptions) {
-  const GuiRun r = runGui({QStringLiteral("--help")});
+  const GuiRun r = runGui({"--help"});
   EXPECT_EQ(r.exitCode, 0) << r.err.toStdString();
   EXPECT_TRUE(r.out.contains(QStringLiteral("--version"))) << r.out.toStdString();
   EXPECT_TRUE(r.out.contains(QStringLiteral("--help"))) << r.out.toStdString();
 }
 
 TEST(GuiBinary, UnknownOptionIsNamedAndExitsWithTwo) {
-  const GuiRun r = runGui({QStringLiteral("-platform"), QStringLiteral("offscreen"),
-                        QStringLiteral("--no-such-option")});
+  const GuiRun r = runGui({"-platform", "offscreen", "--no-such-option"});
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_TRUE(r.err.contains(QStringLiteral("no-such-option"))) << r.err.toStdString();
 }
