@@ -12,20 +12,24 @@ namespace mantissa::telemetry {
 namespace {
 
 // Branch-free with 32-bit counters (exact for blocks below 2^32 values); the
-// compiler vectorises it for each target below. (b - 1) < (zeroBelow - 1)
-// is 0 < b < zeroBelow in one unsigned compare.
+// compiler vectorises it for each target below. Two compares per value, both
+// on a = bits(|x|) in [0, 2^31): zeros (a == 0) and a < zeroBelow as a
+// signed compare (exact, zeroBelow <= 0x7f800000; NaN is never below). Then
+// nonzero = n - zeros and lost = below - zeros (zeros are below, NaN and inf
+// are neither zero nor below).
 [[gnu::always_inline]] inline void zeroLossBody(const float* x, std::size_t n,
                                                 std::uint32_t zeroBelow, ZeroLossCounts& out) {
-  std::uint32_t nonzero = 0, lost = 0;
+  const auto limit = static_cast<std::int32_t>(zeroBelow);
+  std::uint32_t zeros = 0, below = 0;
   for (std::size_t i = 0; i < n; ++i) {
     std::uint32_t b;
     std::memcpy(&b, x + i, sizeof b);
-    b &= 0x7fffffffu;
-    nonzero += b != 0 ? 1u : 0u;
-    lost += (b - 1u) < (zeroBelow - 1u) ? 1u : 0u;
+    const auto a = static_cast<std::int32_t>(b & 0x7fffffffu);
+    zeros += a == 0 ? 1u : 0u;
+    below += a < limit ? 1u : 0u;
   }
-  out.nonzero += nonzero;
-  out.lostToZero += lost;
+  out.nonzero += n - zeros;
+  out.lostToZero += below - zeros;
 }
 
 [[gnu::target("avx2")]] void zeroLossAvx2(const float* x, std::size_t n, std::uint32_t zeroBelow,
