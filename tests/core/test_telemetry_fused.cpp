@@ -280,9 +280,8 @@ void expectEntry(const tl::TelemetryFrame& f, int layer, TensorClass cls, bool s
 
 } // namespace
 
-// Every step: which layers' gradients are taken beside the gradient norm
-// and which in the optimizer's loop changes with the timing; the entries
-// must not.
+// Every step: weights beside the gradient norm, gradients inside its sum,
+// updates in the optimizer's loop; the entries are those of the tensors.
 TEST(FusedTelemetry, SessionFrameHoldsTheWeightsBeforeTheUpdateGradientsAsStoredAndUpdates) {
   train::Session s(config("bf16-mixed"), mnist());
   for (int step = 0; step < 6; ++step) {
@@ -338,26 +337,40 @@ TEST(FusedTelemetry, LossScaledRecipesKeepBothGradientViewsAndFusedWeights) {
   }
 }
 
-// Telemetry must not change training: weights bit for bit with and without
-// it, every recipe, both optimizers.
+// Telemetry must not change training: weights and the gradient norm (whose
+// sum telemetry shares in some recipes) bit for bit with and without it,
+// every recipe, both optimizers, with and without clipping by that norm.
 TEST(FusedTelemetry, TrainingIsBitIdenticalWithAndWithoutTelemetry) {
   for (const auto& recipe : mantissa::amp::recipes()) {
     for (const char* optimizer : {"sgd", "adamw"}) {
-      auto on = config(std::string(recipe.name));
-      on.optimizer = optimizer;
-      on.weightDecay = 0.01;
-      auto off = on;
-      off.telemetryEvery = 0;
-      train::Session a(on, mnist()), b(off, mnist());
-      for (int i = 0; i < 3; ++i) {
-        const auto& ra = a.step();
-        ASSERT_TRUE(ra.telemetry);
-        b.step();
+      for (double clip : {0.0, 0.05}) {
+        auto on = config(std::string(recipe.name));
+        on.optimizer = optimizer;
+        on.weightDecay = 0.01;
+        on.clipNorm = clip;
+        auto off = on;
+        off.telemetryEvery = 0;
+        const std::string what = std::string(recipe.name) + " " + optimizer +
+                                 (clip > 0.0 ? " clipped" : "");
+        train::Session a(on, mnist()), b(off, mnist());
+        bool clipped = false;
+        for (int i = 0; i < 3; ++i) {
+          const auto& ra = a.step();
+          ASSERT_TRUE(ra.telemetry);
+          const double normA = ra.gradNorm;
+          clipped |= ra.clipFactor < 1.0;
+          const auto& rb = b.step();
+          EXPECT_EQ(std::bit_cast<std::uint64_t>(normA), std::bit_cast<std::uint64_t>(rb.gradNorm))
+              << what << " step " << i;
+        }
+        if (clip > 0.0 && !std::string(recipe.name).starts_with("fp16")) {
+          EXPECT_TRUE(clipped) << what; // the norm decided the update
+        }
+        const auto wa = copyWeights(a), wb = copyWeights(b);
+        for (std::size_t l = 0; l < wa.size(); ++l)
+          EXPECT_EQ(0, std::memcmp(wa[l].data(), wb[l].data(), 4 * wa[l].size()))
+              << what << " layer " << l;
       }
-      const auto wa = copyWeights(a), wb = copyWeights(b);
-      for (std::size_t l = 0; l < wa.size(); ++l)
-        EXPECT_EQ(0, std::memcmp(wa[l].data(), wb[l].data(), 4 * wa[l].size()))
-            << recipe.name << " " << optimizer << " layer " << l;
     }
   }
 }

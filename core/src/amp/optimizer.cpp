@@ -234,14 +234,17 @@ std::vector<model::PlanRow> Optimizer::plan() const {
   return rows;
 }
 
+float sumOfSquares(std::span<const float> values) {
+  float partial = 0.0f;
+  for (float g : values)
+    partial += g * g;
+  return partial;
+}
+
 double globalGradNorm(std::span<const Slot> params) {
   double sum = 0.0;
-  for (const auto& s : params) {
-    float partial = 0.0f; // FP32 within a tensor (vectorisable), double across tensors
-    for (float g : s.grad)
-      partial += g * g;
-    sum += partial;
-  }
+  for (const auto& s : params)
+    sum += sumOfSquares(s.grad); // FP32 within a tensor, double across tensors
   return std::sqrt(sum);
 }
 

@@ -243,6 +243,12 @@ void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const flo
   m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, unscaled, again));
 }
 
+void TelemetryCollector::record(int layer, TensorClass cls, const TensorScan& scan) {
+  checkLayer(layer);
+  static_assert(std::tuple_size_v<decltype(scan.below)> == kPerView);
+  m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, scan.hist, scan.below));
+}
+
 void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights,
                                        std::span<const float> updates, DType working) {
   checkLayer(layer);

@@ -3,6 +3,7 @@
 #include <mantissa/train/session.h>
 
 #include <mantissa/data/dataset.h>
+#include <mantissa/telemetry/sum_scan.h>
 
 #include <omp.h>
 
@@ -43,28 +44,23 @@ const char* nonFiniteInput(std::span<const float> x) {
 
 // Hands the optimizer's blocks of each weight matrix (slot 2l is "layer<l>.W")
 // to the collector while they are in cache: the layer's Weights (before the
-// update) unless they were taken already, WeightGrads when the optimizer
-// reads them as backward stored them, Updates and the swamped fraction.
+// update) unless they were taken already, Updates and the swamped fraction.
+// (The weight gradients are taken before the optimizer.)
 static_assert(amp::Optimizer::kMaxWorkers <= telemetry::TelemetryCollector::kMaxWorkers);
 class ParameterTelemetry final : public amp::StepObserver {
 public:
-  // grads for layers >= gradsFrom.
-  ParameterTelemetry(telemetry::TelemetryCollector& collector, DType working, bool weights,
-                     int gradsFrom)
-      : m_collector(collector), m_working(working), m_weights(weights), m_gradsFrom(gradsFrom) {}
+  ParameterTelemetry(telemetry::TelemetryCollector& collector, DType working, bool weights)
+      : m_collector(collector), m_working(working), m_weights(weights) {}
 
   bool beginSlot(std::size_t slot) override {
     if (slot % 2 != 0)
       return false; // biases: not observed
-    const int layer = static_cast<int>(slot / 2);
-    m_grads = layer >= m_gradsFrom;
-    m_collector.beginParameters(layer, m_working, m_weights, m_grads, true);
+    m_collector.beginParameters(static_cast<int>(slot / 2), m_working, m_weights, false, true);
     return true;
   }
   void block(std::size_t, int worker, std::size_t, std::span<const float> weights,
-             std::span<const float> grads, std::span<const float> updates) override {
-    m_collector.observeParameterBlock(worker, weights,
-                                      m_grads ? grads : std::span<const float>{}, updates);
+             std::span<const float>, std::span<const float> updates) override {
+    m_collector.observeParameterBlock(worker, weights, {}, updates);
   }
   void endSlot(std::size_t, const amp::UpdateStats& stats) override {
     m_collector.endParameters(static_cast<std::uint64_t>(stats.unchanged));
@@ -74,8 +70,6 @@ private:
   telemetry::TelemetryCollector& m_collector;
   DType m_working;
   bool m_weights;
-  int m_gradsFrom;
-  bool m_grads = false; // of the slot being observed
 };
 
 double msSince(std::chrono::steady_clock::time_point start) {
@@ -222,64 +216,49 @@ void Session::observeActivations(int gradLayers, bool weights) {
   }
 }
 
-double Session::gradNormBesideTelemetry(int gradLayers, double& waitedMs) {
+double Session::gradNormBesideTelemetry(double& waitedMs) {
   const auto start = std::chrono::steady_clock::now();
-  double norm = 0.0, normMs = 0.0, besideMs = 0.0;
+  const auto& slots = m_optimizer->parameters();
+  std::vector<telemetry::TensorScan> grads(static_cast<std::size_t>(m_model->layers()));
+  double norm = 0.0, normMs = 0.0;
   std::exception_ptr error;
 #pragma omp parallel num_threads(std::min(2, omp_get_max_threads()))
   {
     // With a team of one (OMP_NUM_THREADS=1), thread 0 does both, one after the other.
     if (omp_get_thread_num() == 0) {
       const auto t0 = std::chrono::steady_clock::now();
-      norm = amp::globalGradNorm(m_optimizer->parameters());
+      // amp::globalGradNorm's sum, each weight gradient's part summed by
+      // sumOfSquaresScanned (the same bits) while it counts the gradient's
+      // telemetry in the shadow of the sum's serial chain.
+      double sum = 0.0;
+      for (std::size_t s = 0; s < slots.size(); ++s)
+        sum += s % 2 == 0 ? telemetry::sumOfSquaresScanned(slots[s].grad, grads[s / 2])
+                          : amp::sumOfSquares(slots[s].grad);
+      norm = std::sqrt(sum);
+      if (std::isnan(norm)) // a NaN's bits are the plain loop's only when it computes them
+        norm = amp::globalGradNorm(slots);
       normMs = msSince(t0);
     }
     if (omp_get_thread_num() == omp_get_num_threads() - 1) {
-      const auto t0 = std::chrono::steady_clock::now();
       try {
-        observeActivations(gradLayers, true);
+        observeActivations(0, true);
       } catch (...) {
         error = std::current_exception();
       }
-      besideMs = msSince(t0);
     }
   }
   waitedMs = std::max(0.0, msSince(start) - normMs);
   if (error)
     std::rethrow_exception(error);
-  // Balance for the next telemetry step: one layer's weight gradients more
-  // beside the norm when they fit in its time at this step's rate (values
-  // per ms), one fewer when the norm waited for them. Where they are taken
-  // changes no count.
-  const int layers = m_model->layers();
-  double scanned = 0.0; // values the second thread read
-  for (int l = 0; l < layers; ++l) {
-    const auto& a = m_model->acts()[l];
-    scanned += static_cast<double>(m_model->params()[l].w.size() + a.dpre.size() +
-                                   (a.post.size() ? a.post.size() : a.pre.size()));
-    if (l < gradLayers)
-      scanned += static_cast<double>(m_model->grads()[l].w.size());
-  }
-  if (besideMs > normMs && gradLayers > 0) {
-    m_besideGradLayers = gradLayers - 1;
-  } else if (gradLayers < layers && scanned > 0.0) {
-    const double nextMs =
-        besideMs / scanned * static_cast<double>(m_model->grads()[gradLayers].w.size());
-    if (besideMs + nextMs < normMs)
-      m_besideGradLayers = gradLayers + 1;
-  }
+  for (int l = 0; l < m_model->layers(); ++l)
+    m_telemetry.record(l, telemetry::TensorClass::WeightGrads, grads[static_cast<std::size_t>(l)]);
   return norm;
 }
 
-void Session::observeParametersApart(bool weights, int gradsFrom) {
+void Session::observeWeightsApart() {
   model::ScopedTimer t(m_report.times.telemetry);
-  for (int l = 0; l < m_model->layers(); ++l) {
-    if (weights)
-      m_telemetry.observe(l, telemetry::TensorClass::Weights, m_model->params()[l].w.f32(), 1.0f);
-    if (l >= gradsFrom)
-      m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32(),
-                          1.0f);
-  }
+  for (int l = 0; l < m_model->layers(); ++l)
+    m_telemetry.observe(l, telemetry::TensorClass::Weights, m_model->params()[l].w.f32(), 1.0f);
 }
 
 const StepReport& Session::step() {
@@ -300,17 +279,14 @@ const StepReport& Session::step() {
   r.lossScale = m_scaler ? m_scaler->scale() : 1.0;
   const bool observe = m_telemetry.wants(m_step);
   m_model->setMeasureUnderflow(observe);
-  // Without a loss scaler or multiplier the optimizer reads the gradients as
-  // backward stored them: their telemetry is then taken inside its loop
-  // (updates always are), unless clipping changes them first; and nothing
-  // changes the activations, their gradients or the weights before the
-  // optimizer, so their telemetry runs on the second thread while this one
-  // sums the gradient norm (else weights are taken in the optimizer's loop).
-  // gradsFrom: the first layer whose weight gradients the optimizer's loop
-  // observes; the layers before it are taken beside the norm (balanced from
-  // step to step) or, in loss-scaled recipes, all before unscaling.
+  // Without a loss scaler or multiplier the gradient norm reads the
+  // gradients as backward stored them: their telemetry is then taken inside
+  // the norm's sum; and nothing changes the activations, their gradients or
+  // the weights before the optimizer, so their telemetry runs on the second
+  // thread meanwhile. Otherwise all but the weights are taken before
+  // unscaling, and the weights in the optimizer's loop. Updates are always
+  // taken in the optimizer's loop.
   const bool beside = observe && !m_scaler && m_config.lossMultiplier == 1.0;
-  int gradsFrom = beside ? std::min(m_besideGradLayers, m_model->layers()) : m_model->layers();
   bool parametersObserved = false;
 
   const int micro = m_config.gradAccumulation;
@@ -362,7 +338,7 @@ const StepReport& Session::step() {
             v *= undo;
       }
       if (beside)
-        r.gradNorm = gradNormBesideTelemetry(gradsFrom, waitedMs);
+        r.gradNorm = gradNormBesideTelemetry(waitedMs);
       else
         r.gradNorm = r.foundInf ? std::numeric_limits<double>::quiet_NaN()
                                 : amp::globalGradNorm(m_optimizer->parameters());
@@ -388,12 +364,6 @@ const StepReport& Session::step() {
     r.times.telemetry += waitedMs;
   }
   if (!r.divergence && !r.skipped) {
-    if (gradsFrom < m_model->layers() && amp::clipsAt(r.gradNorm, m_config.clipNorm)) {
-      model::ScopedTimer t(r.times.telemetry);
-      for (int l = gradsFrom; l < m_model->layers(); ++l) // as stored, before clipping scales them
-        m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32());
-      gradsFrom = m_model->layers();
-    }
     const double telemetryBefore = m_telemetry.pendingMs();
     {
       model::ScopedTimer t(r.times.optimizer);
@@ -402,7 +372,7 @@ const StepReport& Session::step() {
       // precision that can swamp them.
       ParameterTelemetry parameters(m_telemetry,
                                     m_recipe.masterWeights ? DType::F32 : m_recipe.weights,
-                                    !beside, gradsFrom);
+                                    !beside);
       m_optimizer->step(r.lr, observe ? &parameters : nullptr);
       parametersObserved = observe;
       for (const auto& s : m_optimizer->lastStats()) {
@@ -416,8 +386,8 @@ const StepReport& Session::step() {
     r.times.telemetry += fusedMs;
     m_model->refreshWorkingWeights(r.times);
   }
-  if (observe && gradsSeen && !parametersObserved) // skipped or diverged: no update to observe
-    observeParametersApart(!beside, gradsFrom);
+  if (observe && gradsSeen && !parametersObserved && !beside) // skipped or diverged: no update
+    observeWeightsApart();
   m_skipped += r.skipped ? 1 : 0;
   if (observe) {
     model::ScopedTimer t(r.times.telemetry);

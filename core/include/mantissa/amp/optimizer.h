@@ -150,8 +150,12 @@ private:
   float m_bias2Sqrt = 1.0f; // AdamW: sqrt(1 - beta2^t)
 };
 
-// sqrt(sum of g^2) over every parameter's gradient, accumulated in double.
+// sqrt(sum of g^2) over every parameter's gradient: each tensor's
+// sumOfSquares (FP32) added up in double.
 double globalGradNorm(std::span<const Slot> params);
+// float s = 0; s += g * g for each g in order (telemetry::sumOfSquaresScanned
+// gives the same bits).
+float sumOfSquares(std::span<const float> values);
 
 // Whether clipByGlobalNorm(grads, norm, maxNorm) changes the gradients.
 bool clipsAt(double norm, double maxNorm);

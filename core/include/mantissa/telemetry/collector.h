@@ -37,6 +37,7 @@
 // except for observeParameterBlock() calls of different workers.
 
 #include <mantissa/telemetry/frame.h>
+#include <mantissa/telemetry/sum_scan.h>
 #include <mantissa/tensor/dtype.h>
 
 #include <cstdint>
@@ -63,6 +64,10 @@ public:
   // Throws std::invalid_argument for layer < 0 or a lossScale that is not a
   // positive finite number.
   void observe(int layer, TensorClass cls, std::span<const float> values, float lossScale = 1.0f);
+
+  // Records the entry observe(layer, cls, values) (lossScale 1) records,
+  // from counts taken apart from the collector by sumOfSquaresScanned.
+  void record(int layer, TensorClass cls, const TensorScan& scan);
 
   // Records the Updates histogram of `updates` for `layer` and the layer's
   // swamped fraction (see swampedFraction) of the updates applied to

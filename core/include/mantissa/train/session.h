@@ -77,15 +77,14 @@ private:
   // The same, untimed: weight gradients of layers < gradLayers, the weights
   // when asked.
   void observeActivations(int gradLayers, bool weights);
-  // The global gradient norm on this thread while a second thread of the
-  // OpenMP team observes activations, their gradients, the weights and the
-  // weight gradients of layers < gradLayers (nothing changes them before the
-  // optimizer). waitedMs: how long this thread then waited for telemetry.
-  // Sets m_besideGradLayers for the next telemetry step.
-  double gradNormBesideTelemetry(int gradLayers, double& waitedMs);
-  // Weights and/or weight gradients (layers >= gradsFrom) when the optimizer
-  // does not run.
-  void observeParametersApart(bool weights, int gradsFrom);
+  // The global gradient norm on this thread, observing the weight gradients
+  // inside its sum, while a second thread of the OpenMP team observes
+  // activations, their gradients and the weights (nothing changes them
+  // before the optimizer). waitedMs: how long this thread then waited for
+  // telemetry.
+  double gradNormBesideTelemetry(double& waitedMs);
+  // The weights, when the optimizer does not run.
+  void observeWeightsApart();
   // Ends the run: Divergence{site, reason}, message "<reason> at step N: first
   // in layer L, op OP (pass). <detail>".
   void fail(const model::NonFiniteSite& site, std::string_view reason,
@@ -114,7 +113,6 @@ private:
   std::optional<Divergence> m_divergence;
   StepReport m_report;
   std::vector<amp::ScalerEvent> m_events; // capacity reserved; copies of the scaler's events
-  int m_besideGradLayers = 0; // weight gradients of layers below it: telemetry beside the norm
 };
 
 } // namespace mantissa::train
