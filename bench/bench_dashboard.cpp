@@ -19,6 +19,9 @@
 //     drawing live, driven by its event loop only. ABBA-interleaved
 //     repetitions in one process (same OpenMP threads), medians, CVs, the
 //     ratio of medians and the median of paired ratios.
+// --look 1920x1080p (or 1920x1080, 1280x720, 1280x720p; p = presenter) measures
+// that look alone, e.g. under a profiler.
+// --paint-log lists what the last live frame of each look painted and re-laid out.
 // --frame-shots DIR also saves the window of each look after its frames.
 // --screenshots DIR instead writes the window at 1920x1080 and 1280x720 in the
 // light, dark and presenter looks after a real 300-step run of the defaults.
@@ -39,6 +42,7 @@
 #include <QChartView>
 #include <QElapsedTimer>
 #include <QGraphicsView>
+#include <QPaintEvent>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QThread>
@@ -51,6 +55,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -156,6 +161,50 @@ protected:
   }
 };
 
+// --paint-log: every widget painted (and every layout request) during one
+// live frame, to find what repaints without having changed.
+class PaintLog : public QObject {
+public:
+  explicit PaintLog(QWidget& root) {
+    root.installEventFilter(this);
+    for (auto* child : root.findChildren<QWidget*>())
+      child->installEventFilter(this);
+    for (auto* view : root.findChildren<QChartView*>())
+      view->chart()->installEventFilter(this);
+  }
+  bool on = false;       // list this frame's paints and layout requests
+  bool counting = false; // count the charts' layout requests
+  std::map<QString, int> chartLayouts;
+
+protected:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (auto* chart = qobject_cast<QChart*>(watched)) {
+      if (counting && event->type() == QEvent::LayoutRequest)
+        ++chartLayouts[chart->title().left(24)];
+      return false;
+    }
+    if (!on)
+      return false;
+    if (!watched->isWidgetType())
+      return false;
+    auto* w = static_cast<QWidget*>(watched);
+    const auto name = [w] {
+      QString path;
+      for (QWidget* p = w; p != nullptr && path.count(u'/') < 3; p = p->parentWidget())
+        path += QStringLiteral("%1(%2)/").arg(QString::fromLatin1(p->metaObject()->className()),
+                                             p->objectName());
+      return path;
+    };
+    if (event->type() == QEvent::Paint) {
+      const QRect r = static_cast<QPaintEvent*>(event)->rect();
+      std::printf("      paint %4dx%-4d %s\n", r.width(), r.height(), qPrintable(name()));
+    } else if (event->type() == QEvent::LayoutRequest) {
+      std::printf("      layout request %s\n", qPrintable(name()));
+    }
+    return false;
+  }
+};
+
 struct FrameFigures {
   std::vector<double> wall, cpu, paints, rows;
 };
@@ -212,10 +261,11 @@ FrameFigures fullRedraw(MainWindow& w, TrainPanel& p, int reps) {
 // the controller's shortest), pause again, and then one drain is timed with
 // everything the event loop does after it (rows into the records, curves
 // re-decimated, heat map rows appended, the changed views repainted).
-FrameFigures liveFrames(MainWindow& w, TrainPanel& p, int reps) {
+FrameFigures liveFrames(MainWindow& w, TrainPanel& p, int reps, bool paintLog = false) {
   FrameFigures f;
   RunController& c = *p.controller();
   PaintCounter counter(w);
+  PaintLog log(w);
   for (int r = 0; r < reps; ++r) {
     const std::int64_t before = c.record(0).lastStep();
     c.resume();
@@ -229,14 +279,26 @@ FrameFigures liveFrames(MainWindow& w, TrainPanel& p, int reps) {
     // worst, where it finds the mailboxes empty).
     flushEvents();
     counter.paints = 0;
+    log.on = paintLog && r == reps - 1;
+    log.counting = paintLog;
+    if (log.on)
+      std::printf("    what the last live frame painted and re-laid out:\n");
     QElapsedTimer t;
     t.start();
     const double cpu0 = threadCpuSeconds();
     timedLiveFrame(c);
+    log.on = false;
+    log.counting = false;
     f.cpu.push_back((threadCpuSeconds() - cpu0) * 1e3);
     f.wall.push_back(double(t.nsecsElapsed()) * 1e-6);
     f.paints.push_back(counter.paints);
     f.rows.push_back(double(c.record(0).lastStep() - before));
+  }
+  if (paintLog) {
+    std::printf("    chart re-layouts in %d live frames:", reps);
+    for (const auto& [title, n] : log.chartLayouts)
+      std::printf(" \"%s\" %d;", qPrintable(title), n);
+    std::printf("\n");
   }
   return f;
 }
@@ -260,7 +322,8 @@ void paintBreakdown(MainWindow& w, int reps) {
   std::printf("\n");
 }
 
-void frameUpdate(std::int64_t historySteps, int reps, const QString& shots) {
+void frameUpdate(std::int64_t historySteps, int reps, const QString& shots, const QString& onlyLook,
+                 bool paintLog) {
   MainWindow w;
   w.resize(1920, 1080);
   w.show();
@@ -307,12 +370,18 @@ void frameUpdate(std::int64_t historySteps, int reps, const QString& shots) {
   };
   for (const Look look : {Look{{1920, 1080}, false}, Look{{1920, 1080}, true},
                           Look{{1280, 720}, false}, Look{{1280, 720}, true}}) {
+    const QString name = QStringLiteral("%1x%2%3")
+                             .arg(look.size.width())
+                             .arg(look.size.height())
+                             .arg(look.presenter ? QStringLiteral("p") : QString());
+    if (!onlyLook.isEmpty() && onlyLook != name)
+      continue;
     w.setPresenterMode(look.presenter);
     w.showNormal();
     w.resize(look.size);
     pump(300);
     std::printf("  window %dx%d%s:\n", w.width(), w.height(), look.presenter ? " presenter" : "");
-    const FrameFigures live = liveFrames(w, p, reps);
+    const FrameFigures live = liveFrames(w, p, reps, paintLog);
     printFrame("(b) live frame (one drain + repaint):", live);
     const FrameFigures full = fullRedraw(w, p, reps);
     printFrame("(a) worst case (full rebuild + repaint):", full);
@@ -487,7 +556,8 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   std::int64_t history = 100000, steps = 200;
   int reps = 15, throughputReps = 6;
-  QString shots, only, frameShots;
+  QString shots, only, frameShots, look;
+  bool paintLog = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* {
@@ -507,6 +577,10 @@ int main(int argc, char** argv) {
       throughputReps = std::atoi(next());
     else if (a == "--frame-shots")
       frameShots = QString::fromLocal8Bit(next());
+    else if (a == "--paint-log")
+      paintLog = true;
+    else if (a == "--look")
+      look = QString::fromLocal8Bit(next());
     else if (a == "--only")
       only = QString::fromLocal8Bit(next());
     else if (a == "--screenshots")
@@ -514,7 +588,8 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: bench_dashboard [--history N] [--reps R] [--steps S] "
-                   "[--throughput-reps R] [--only frame|throughput] [--frame-shots DIR] [--screenshots DIR]\n");
+                   "[--throughput-reps R] [--only frame|throughput] [--look 1920x1080|1920x1080p|1280x720|1280x720p] "
+                   "[--paint-log] [--frame-shots DIR] [--screenshots DIR]\n");
       return 2;
     }
   }
@@ -528,7 +603,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (only != QLatin1String("throughput"))
-    frameUpdate(history, reps, frameShots);
+    frameUpdate(history, reps, frameShots, look, paintLog);
   if (only != QLatin1String("frame"))
     throughput(steps, throughputReps);
   return 0;

@@ -166,14 +166,42 @@ std::size_t CurveChart::columnsFor(const QPen& pen) const {
   return std::size_t(std::max(50.0, width / std::max(1.0, pen.widthF())));
 }
 
+// One min/max pair per column (spikes kept), each pair in the order that
+// starts nearer the previous column's last point: the band is then painted
+// with one stroke across it per column and short joins, instead of a second,
+// diagonal stroke across the whole band into the next column (half the pixels
+// to fill). Within a column x may step back by less than a pen width.
 QList<QPointF> CurveChart::thinned(const QList<QPointF>& points, std::size_t columns) {
-  if (std::size_t(points.size()) <= 2 * columns)
+  const qsizetype n = points.size();
+  if (std::size_t(n) <= 2 * columns)
     return points;
-  std::vector<telemetry::SeriesPoint> raw;
-  raw.reserve(std::size_t(points.size()));
-  for (const QPointF& p : points)
-    raw.push_back({p.x(), p.y()});
-  return toChartPoints(telemetry::decimateMinMax(raw, columns));
+  QList<QPointF> out;
+  out.reserve(qsizetype(2 * columns + 2));
+  const double x0 = points.front().x();
+  const double span = points.back().x() - x0;
+  out.append(points.front());
+  qsizetype i = 1;
+  for (std::size_t c = 0; c < columns && i + 1 < n; ++c) {
+    const double upper = c + 1 == columns ? std::numeric_limits<double>::infinity()
+                                          : x0 + span * double(c + 1) / double(columns);
+    qsizetype lo = -1;
+    qsizetype hi = -1;
+    for (; i + 1 < n && (points[i].x() < upper || span == 0.0); ++i) {
+      if (lo < 0 || points[i].y() < points[lo].y())
+        lo = i;
+      if (hi < 0 || points[i].y() > points[hi].y())
+        hi = i;
+    }
+    if (lo < 0)
+      continue;
+    const double last = out.back().y();
+    const bool maxFirst = std::abs(points[hi].y() - last) < std::abs(points[lo].y() - last);
+    out.append(points[maxFirst ? hi : lo]);
+    if (hi != lo)
+      out.append(points[maxFirst ? lo : hi]);
+  }
+  out.append(points.back());
+  return out;
 }
 
 // A dense curve is a min/max envelope: a band of vertical strokes whose

@@ -30,6 +30,7 @@ namespace {
 using telemetry::ExponentHistogram;
 
 constexpr double kLogBaseline = 0.5; // bars start here on a log axis (below a count of 1)
+constexpr double kKeepRangeAbove = 1.0 / 3.0; // linear count axis: kept while the bars reach this share
 
 QString formatName(numeric::FormatId format) {
   const auto name = numeric::formatInfo(format).displayName;
@@ -313,7 +314,12 @@ void HistogramChart::updateChart() {
     auto* axis = static_cast<QValueAxis*>(m_y);
     // Counts are whole numbers: a range of at least 5 keeps every tick on an
     // integer (a range of 1.5 gave the labels 0, 0, 1, 2 under "%.0f").
-    setNiceRange(axis, 0.0, std::max(5.0, peak * (1.08 + 0.09 * rows)));
+    const double needed = std::max(5.0, peak * (1.08 + 0.09 * rows));
+    // Hysteresis: a new range re-lays out the whole chart (new tick labels),
+    // so the axis stays while the bars fit and reach a third of it (a peak
+    // that flips between two counts a factor 2 apart leaves it alone).
+    if (axis->min() != 0.0 || needed > axis->max() || needed < kKeepRangeAbove * axis->max())
+      setNiceRange(axis, 0.0, needed);
     y1 = axis->max();
   }
   updateRegions(lo, hi, y0, y1);
@@ -325,11 +331,17 @@ void HistogramChart::updateChart() {
                                  .arg(palette::kVermillion.name())
                            : QString());
   };
-  m_counters->setHtml(QStringLiteral("<table>") + line(tr("zeros"), hist.zeros, false) +
-                      line(tr("+inf"), hist.posInf, true) + line(tr("−inf"), hist.negInf, true) +
-                      line(tr("NaN"), hist.nan, true) + line(tr("total"), hist.total, false) +
-                      QStringLiteral("</table>"));
-  fitCounters();
+  const QString counters = QStringLiteral("<table>") + line(tr("zeros"), hist.zeros, false) +
+                           line(tr("+inf"), hist.posInf, true) + line(tr("−inf"), hist.negInf, true) +
+                           line(tr("NaN"), hist.nan, true) + line(tr("total"), hist.total, false) +
+                           QStringLiteral("</table>");
+  if (counters != m_countersHtml) { // a new text document is laid out again
+    m_countersHtml = counters;
+    m_counters->setHtml(counters);
+    fitCounters();
+  } else {
+    placeAnnotations(); // the region labels follow the ranges
+  }
 }
 
 void HistogramChart::updateRegions(double x0, double x1, double y0, double y1) {

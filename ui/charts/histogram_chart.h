@@ -101,6 +101,7 @@ private:
   QValueAxis* m_x = nullptr;
   QAbstractAxis* m_y = nullptr;
   QGraphicsTextItem* m_counters = nullptr;
+  QString m_countersHtml; // what m_counters shows
   QCheckBox* m_logToggle = nullptr;
   QCheckBox* m_scaledToggle = nullptr;
   QLabel* m_detailLabel = nullptr;

@@ -6,6 +6,8 @@
 #include <QLabel>
 #include <QMargins>
 #include <QString>
+#include <QStringList>
+#include <QWidget>
 
 namespace mantissa::ui {
 
@@ -31,5 +33,31 @@ inline void setSteadyText(QLabel* label, const QString& text) {
   if (label->minimumHeight() != need.height() || label->maximumHeight() != need.height())
     label->setFixedHeight(need.height());
 }
+
+// One line of text that changes at every live frame (run progress) in a place
+// whose width the layout decides (a toolbar): its size hint does not follow
+// the text, so a new text repaints this widget alone, over its parent's
+// background (no box of another colour). Of the forms given, most detailed
+// first, it shows the first that fits, else the last one elided; the first is
+// the tooltip.
+class SteadyTextLine : public QWidget {
+public:
+  explicit SteadyTextLine(QWidget* parent = nullptr);
+  void setForms(const QStringList& forms);
+  QString text() const { return m_shown; } // as shown
+  QString fullText() const { return m_forms.isEmpty() ? QString() : m_forms.front(); }
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
+
+protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void changeEvent(QEvent* event) override;
+
+private:
+  void fit();
+  QStringList m_forms;
+  QString m_shown;
+};
 
 } // namespace mantissa::ui

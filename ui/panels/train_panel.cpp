@@ -8,6 +8,7 @@
 #include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
+#include "ui/charts/steady_label.h"
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/train_panel_setup.h"
 #include "ui/panels/watch_panel.h"
@@ -138,10 +139,11 @@ void TrainPanel::buildActions() {
   m_runPicker->setToolTip(tr("The run the histogram, heat map, loss scale, watch and op table show"));
   connect(m_runPicker, &QComboBox::currentIndexChanged, this, &TrainPanel::onSelectedRunChanged);
   bar->addWidget(m_runPicker);
-  m_progress = new QLabel;
+  // The rest of the toolbar's width (never in its "»" overflow); a new text
+  // repaints the line alone.
+  m_progress = new SteadyTextLine;
   m_progress->setObjectName(QStringLiteral("trainProgress"));
-  m_progress->setContentsMargins(12, 0, 12, 0);
-  m_progress->setAutoFillBackground(true); // opaque: its new text does not repaint the toolbar
+  m_progress->setContentsMargins(12, 0, 6, 0);
   bar->addWidget(m_progress);
 
   m_banner = new BannerLabel;

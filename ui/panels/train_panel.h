@@ -31,6 +31,7 @@ class LossChart;
 class LossScaleChart;
 class OpTablePanel;
 class RunController;
+class SteadyTextLine;
 class TrainSetup;
 class WatchPanel;
 
@@ -128,7 +129,7 @@ private:
   QComboBox* m_classPicker = nullptr;
   QToolButton* m_followLatest = nullptr;
   QLabel* m_banner = nullptr;
-  QLabel* m_progress = nullptr;
+  SteadyTextLine* m_progress = nullptr; // run progress in the toolbar
   QAction* m_start = nullptr;
   QAction* m_pause = nullptr;
   QAction* m_step = nullptr;

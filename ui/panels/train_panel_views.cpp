@@ -246,6 +246,8 @@ QString TrainPanel::divergenceText() const {
 void TrainPanel::refreshStatus() {
   QStringList parts;
   QStringList progress;
+  QStringList steps;    // shorter forms for a narrow toolbar
+  QStringList percents;
   double elapsed = 0.0;
   for (int i = 0; i < m_controller->runCount(); ++i) {
     const RunRecord& r = m_controller->record(i);
@@ -253,6 +255,8 @@ void TrainPanel::refreshStatus() {
     const std::int64_t done = r.lastStep() + 1;
     const std::int64_t total = snap ? snap->totalSteps : m_controller->facts(i).totalSteps;
     QString text = tr("%1 %2/%3").arg(m_controller->runName(i)).arg(done).arg(total);
+    steps << text;
+    percents << tr("%1 %2 %").arg(m_controller->runName(i)).arg(total > 0 ? 100 * done / total : 0);
     if (m_controller->isLoaded(i))
       text += tr(" · loaded");
     if (snap && !snap->finished && snap->stepsPerSecond > 0)
@@ -265,7 +269,8 @@ void TrainPanel::refreshStatus() {
     if (snap)
       elapsed = std::max(elapsed, snap->elapsedSeconds);
   }
-  setSteadyText(m_progress, progress.join(QStringLiteral("   ")));
+  m_progress->setForms({progress.join(QStringLiteral("   ")), steps.join(QStringLiteral("   ")),
+                        percents.join(QStringLiteral("   "))});
   if (elapsed > 0)
     parts << tr("elapsed %1").arg(duration(elapsed));
   const QString diverged = divergenceText();

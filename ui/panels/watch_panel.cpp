@@ -3,6 +3,7 @@
 #include "ui/panels/watch_panel.h"
 
 #include "ui/app_shell/palette.h"
+#include "ui/charts/steady_label.h"
 #include "ui/formats/bit_cells.h"
 
 #include <mantissa/numeric/convert.h>
@@ -87,10 +88,14 @@ WatchPanel::WatchPanel(QWidget* parent) : QWidget(parent) {
   grid->setColumnStretch(1, 1);
   layout->addLayout(grid);
   m_gradient = new QLabel;
+  m_live = new QLabel;
+  m_live->setObjectName(QStringLiteral("watchLive"));
+  m_live->hide();
   m_swamp = new QLabel;
   m_swamp->setObjectName(QStringLiteral("watchSwamp"));
   m_swamp->setWordWrap(true);
   layout->addWidget(m_gradient);
+  layout->addWidget(m_live);
   layout->addWidget(m_swamp);
   layout->addStretch(1);
   m_gradient->setText(tr("Start a run to watch one of its weights. Tip: click a bar of the "
@@ -126,6 +131,8 @@ const BitCells* WatchPanel::workingBits() const {
 QString WatchPanel::swampText() const { return m_swamp->text(); }
 
 void WatchPanel::showSearching(const QString& what, int exponent) {
+  m_live->hide();
+  m_gradient->show();
   m_gradient->setText(tr("Looking for a weight whose %1 lies in [2^%2, 2^%3): picked at the "
                          "next training step.")
                           .arg(what)
@@ -153,7 +160,9 @@ void WatchPanel::setSample(const std::optional<WatchSample>& sample, std::int64_
                                      : tr("FP32 storage (no master copy: holds the %1 value)")
                                            .arg(QString::fromLatin1(dtypeName(s.working).data())
                                                     .toUpper()));
-  m_masterValue->setText(number(s.master));
+  // The texts that change at every step keep their label's size: a new value
+  // repaints the label, not the page around it (setSteadyText).
+  setSteadyText(m_masterValue, number(s.master));
   m_master->setBits(std::bit_cast<std::uint32_t>(s.master));
   const int slot = s.working == DType::BF16 ? 1 : s.working == DType::F16 ? 2 : 0;
   m_workingStack->setCurrentIndex(slot);
@@ -161,15 +170,17 @@ void WatchPanel::setSample(const std::optional<WatchSample>& sample, std::int64_
   m_workingTitle->setText(tr("Working precision: %1 (what the matmuls read)")
                               .arg(QString::fromLatin1(dtypeName(s.working).data()).toUpper()));
   const double working = decode(s.working, s.workingBits);
-  m_workingValue->setText(working == double(s.master)
-                              ? number(working)
-                              : tr("%1  (rounding error %2)")
-                                    .arg(number(working), number(working - double(s.master))));
-  m_gradient->setText(tr("Step %1 · W[%2] of layer %3 · gradient %4")
-                          .arg(step)
-                          .arg(s.index)
-                          .arg(s.layer)
-                          .arg(number(s.gradient)));
+  setSteadyText(m_workingValue, working == double(s.master)
+                                   ? number(working)
+                                   : tr("%1  (rounding error %2)")
+                                         .arg(number(working), number(working - double(s.master))));
+  m_gradient->hide(); // the tip, or the search started by a histogram click
+  m_live->show();
+  setSteadyText(m_live, tr("Step %1 · W[%2] of layer %3 · gradient %4")
+                            .arg(step)
+                            .arg(s.index)
+                            .arg(s.layer)
+                            .arg(number(s.gradient)));
   const QString mark =
       s.swamped ? tr("<b style='color:%1'>⚠ Update swamped at step %2</b>: the gradient was "
                      "non-zero but the stored weight did not change. ")

@@ -53,7 +53,8 @@ private:
   QLabel* m_workingValue = nullptr;
   QStackedWidget* m_workingStack = nullptr;
   BitCells* m_working[3] = {}; // by DType: F32, BF16, F16
-  QLabel* m_gradient = nullptr;
+  QLabel* m_gradient = nullptr; // the tip, then the weight being searched for (wrapped)
+  QLabel* m_live = nullptr;     // step, index and gradient of the watched weight
   QLabel* m_swamp = nullptr;
   std::vector<int> m_widths;
 };
