@@ -9,9 +9,13 @@
 #include <QCategoryAxis>
 #include <QChart>
 #include <QFontMetricsF>
+#include <QTextDocument>
+#include <QTextDocumentFragment>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QBarLegendMarker>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QValueAxis>
@@ -44,6 +48,8 @@ double binWidth(std::vector<double> x) {
 
 LessonChart::LessonChart(QWidget* parent) : ChartWidget(parent) {
   setTitle(tr("Run the demo to see its figure"));
+  // Beside a slide the figure is narrow: Qt's 20 px margins go to the plot and its labels.
+  chart()->setMargins(QMargins(6, 6, 12, 6));
   // Queued: the labels change the layout that emits this.
   connect(chart(), &QChart::plotAreaChanged, this, &LessonChart::fitTexts,
           Qt::QueuedConnection);
@@ -108,7 +114,8 @@ void LessonChart::addBars(const lessons::DemoOutput& demo) {
   // Side by side, labels get the width of one bar: two digits keep them apart.
   m_bars->setLabelsPrecision(sets > 1 ? 2 : 3);
   m_bars->setBarWidth(sets > 1 ? 0.85 : 0.6);
-  // Three or more bars per category are too narrow for a horizontal label.
+  // Three or more bars per category are too narrow for a horizontal label
+  // (and two may be: fitBarLabels()).
   m_bars->setLabelsAngle(sets > 2 ? -90.0 : 0.0);
   for (const auto& s : demo.series) {
     if (!s.bars)
@@ -192,6 +199,7 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
       if (yHigh <= yLow)
         yHigh = 10 * yLow;
       m_y->setRange(yLow, yHigh);
+      m_yHigh = yHigh;
       // At most ~7 labelled ticks: a tick every 2nd, 3rd... decade over a wide range.
       const double decades = std::log10(yHigh / yLow);
       static_cast<QLogValueAxis*>(m_y)->setBase(std::pow(10.0, std::max(1.0, std::ceil(decades / 7.0))));
@@ -201,6 +209,7 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
       const double low = std::min(0.0, yMin - (grouped || anyBins ? 0.0 : pad));
       const double high = yMax + (grouped ? 0.18 * (yMax - std::min(0.0, yMin)) : pad);
       setNiceRange(static_cast<QValueAxis*>(m_y), low, high);
+      m_yHigh = high;
       yLow = static_cast<QValueAxis*>(m_y)->min();
     }
   }
@@ -237,6 +246,46 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
   applyStyle(chartStyle()); // (queues fitTexts())
 }
 
+namespace {
+
+// `text` broken into lines at its spaces so that each line is at most `room`
+// wide where a word allows it ("<br>" between lines: chart texts are rich text).
+QString breakLines(const QString& text, const QFontMetricsF& metrics, double room) {
+  QStringList lines;
+  QString line;
+  for (const QString& word : text.split(u' ', Qt::SkipEmptyParts)) {
+    const QString longer = line.isEmpty() ? word : line + u' ' + word;
+    if (!line.isEmpty() && metrics.horizontalAdvance(longer) > room) {
+      lines << line.toHtmlEscaped();
+      line = word;
+    } else {
+      line = longer;
+    }
+  }
+  lines << line.toHtmlEscaped();
+  return lines.join(QStringLiteral("<br>"));
+}
+
+// The size Qt Charts gives a chart text (ChartPresenter::textBoundingRect:
+// rich text with a 0.5 px document margin).
+QSizeF textSize(const QFont& font, const QString& html) {
+  QTextDocument document;
+  document.setDocumentMargin(0.5);
+  document.setDefaultFont(font);
+  document.setHtml(html);
+  return document.size();
+}
+
+// The widest line of a text broken by breakLines().
+double widestLine(const QString& shown, const QFontMetricsF& metrics) {
+  double w = 0.0;
+  for (const QString& line : shown.split(QStringLiteral("<br>")))
+    w = std::max(w, metrics.horizontalAdvance(QTextDocumentFragment::fromHtml(line).toPlainText()));
+  return w;
+}
+
+} // namespace
+
 // The figure's texts on a narrow plot (six groups of bars at 1280x720 in
 // presenter mode): a category name wider than its slot ("FP8 E4M3") or an
 // axis title longer than its axis breaks into lines at its spaces (chart
@@ -255,49 +304,10 @@ void LessonChart::fitTexts() {
     const double pad = metrics.averageCharWidth() * (shown.contains(QStringLiteral("<br>")) ? 4 : 2);
     if (metrics.horizontalAdvance(text) + pad <= room)
       return text;
-    QStringList lines;
-    QString line;
-    for (const QString& word : text.split(u' ', Qt::SkipEmptyParts)) {
-      const QString longer = line.isEmpty() ? word : line + u' ' + word;
-      if (!line.isEmpty() && metrics.horizontalAdvance(longer) + pad > room) {
-        lines << line.toHtmlEscaped();
-        line = word;
-      } else {
-        line = longer;
-      }
-    }
-    lines << line.toHtmlEscaped();
-    return lines.join(QStringLiteral("<br>"));
+    return breakLines(text, metrics, room - pad);
   };
-  if (auto* axis = qobject_cast<QBarCategoryAxis*>(m_x); axis != nullptr && !m_demo.categories.empty()) {
-    // As Qt Charts measures it (HorizontalAxis::updateGeometry): the axis
-    // width over its n + 2 layout points, less a label padding each side and
-    // the text item's margins (calibrated on the format table and the speed
-    // figure at 1280x720 presenter: "E4M3" fits at 50 px, "(emulated)" not at 79).
-    const double slot = plot.width() / static_cast<double>(m_demo.categories.size() + 2) - 12.0;
-    // A word wider than its slot ("(emulated)") cannot break: the labels
-    // then step down in size, at most to the normal (non-presenter) size.
-    const QFont style = chartStyle().labelFont();
-    const double smallest = std::min(1.0, 1.0 / chartStyle().fontScale);
-    QFont font = style;
-    QStringList labels;
-    for (double scale = 1.0;; scale = std::max(smallest, scale - 0.1)) {
-      font.setPointSizeF(style.pointSizeF() * scale);
-      labels.clear();
-      bool fits = true;
-      for (std::size_t i = 0; i < m_demo.categories.size(); ++i) {
-        labels << fit(m_demo.categories[i], axis->categories().value(qsizetype(i)), font, slot);
-        for (const QString& line : labels.back().split(QStringLiteral("<br>")))
-          fits = fits && QFontMetricsF(font).horizontalAdvance(line) <= slot;
-      }
-      if (fits || scale <= smallest)
-        break;
-    }
-    if (axis->labelsFont() != font)
-      axis->setLabelsFont(font);
-    if (labels != axis->categories())
-      axis->setCategories(labels);
-  }
+  if (auto* axis = qobject_cast<QBarCategoryAxis*>(m_x); axis != nullptr && !m_demo.categories.empty())
+    fitCategories(axis);
   const auto fitTitle = [&](QAbstractAxis* axis, const std::string& text, double room) {
     const QString shown = fit(text, axis->titleText(), axis->titleFont(), room);
     if (shown != axis->titleText())
@@ -305,6 +315,159 @@ void LessonChart::fitTexts() {
   };
   fitTitle(m_x, m_demo.xLabel, plot.width());
   fitTitle(m_y, m_demo.yLabel, plot.height());
+  fitBarLabels();
+  fitLegend();
+}
+
+// Category names keep the style's label size (large in presenter mode, for
+// the back of the room). Qt Charts gives each category label the axis width
+// over n + 2 layout points less 2 x 4 px padding (HorizontalAxis::
+// updateGeometry; the axis spans the chart's width, not just the plot) and
+// elides what is wider. A name wider than that breaks into lines at its
+// spaces; when a word alone is wider ("(emulated)"), the labels stand upright
+// (rotated), one word per line while the lines fit the slot. An upright label
+// is as tall as its text is wide, and Qt caps the x axis at 40 % of the
+// chart's height (CartesianChartLayout), title included.
+void LessonChart::fitCategories(QBarCategoryAxis* axis) {
+  const QFont font = chartStyle().labelFont();
+  const QMargins margins = chart()->margins();
+  const double axisWidth = chart()->size().width() - margins.left() - margins.right();
+  const double slot = axisWidth / static_cast<double>(m_demo.categories.size() + 2) - 8.0 - 2.0;
+  const QRectF plot = chart()->plotArea();
+  const double legendTop = chart()->legend()->isVisible() ? chart()->legend()->geometry().top()
+                                                          : chart()->size().height() - margins.bottom();
+  const double titleHeight = textSize(axis->titleFont(), axis->titleText()).height();
+  const double tall = 0.4 * (legendTop - plot.top()) - titleHeight - 12.0;
+  const bool upright = axis->labelsAngle() != 0.0;
+  // Back to level only with room to spare (the same labels decide either way).
+  const double levelRoom = slot - (upright ? 2.0 * QFontMetricsF(font).averageCharWidth() : 0.0);
+  const QFontMetricsF metrics(font);
+  QStringList labels;
+  bool level = true;
+  for (const std::string& category : m_demo.categories) {
+    const QString text = QString::fromStdString(category);
+    labels << (textSize(font, text.toHtmlEscaped()).width() <= levelRoom
+                   ? text.toHtmlEscaped()
+                   : breakLines(text, metrics, levelRoom - 1.0));
+    level = level && textSize(font, labels.back()).width() <= levelRoom;
+  }
+  if (!level) {
+    labels.clear();
+    for (const std::string& category : m_demo.categories) {
+      const QString line = QString::fromStdString(category).toHtmlEscaped();
+      const QString words = breakLines(QString::fromStdString(category), metrics, 0.0); // a word per line
+      const QSizeF oneLine = textSize(font, line), stacked = textSize(font, words);
+      labels << (oneLine.width() <= tall || stacked.height() > slot ? line : words);
+    }
+  }
+  if (axis->labelsFont() != font)
+    axis->setLabelsFont(font);
+  if (axis->labelsAngle() != (level ? 0 : -90))
+    axis->setLabelsAngle(level ? 0 : -90);
+  if (labels != axis->categories())
+    axis->setCategories(labels);
+}
+
+// Side by side, a bar's value label gets the width of its bar: wider ones
+// ("0.0072" beside "0.0051") would run into each other, so they stand upright,
+// and the y axis grows until the tallest one fits above its bar.
+void LessonChart::fitBarLabels() {
+  if (m_bars == nullptr || m_bars->barSets().isEmpty() || m_demo.categories.empty())
+    return;
+  const QList<QBarSet*> sets = m_bars->barSets();
+  const QRectF plot = chart()->plotArea();
+  const double barWidth =
+      plot.width() / static_cast<double>(m_demo.categories.size()) * m_bars->barWidth() / static_cast<double>(sets.size());
+  const QFont font = sets.front()->labelFont();
+  double widest = 0.0, top = 0.0;
+  for (const QBarSet* set : sets)
+    for (qsizetype i = 0; i < set->count(); ++i) {
+      if (set->at(i) <= 0.0 && qobject_cast<QLogValueAxis*>(m_y) != nullptr)
+        continue;
+      widest = std::max(widest, textSize(font, QString::number(set->at(i), 'g', m_bars->labelsPrecision())).width());
+      top = std::max(top, set->at(i));
+    }
+  const bool upright = sets.size() > 2 || widest > barWidth;
+  if (m_bars->labelsAngle() != (upright ? -90.0 : 0.0))
+    m_bars->setLabelsAngle(upright ? -90.0 : 0.0);
+  // Not yet laid out at its size (a chart not shown is 240 x 160 or less).
+  if (top <= 0.0 || !isVisible() || plot.height() < 2.0 * (widest + 8.0))
+    return;
+  // An upright label stands on the bar's top, `widest` pixels tall: the axis
+  // reaches high enough that those pixels fit above the tallest bar. Worked
+  // out from the range setDemo() chose, not the current one, so a layout pass
+  // never compounds on the last.
+  const double above = upright ? (widest + 8.0) / plot.height() : 0.0; // share of the plot, <= 1/2
+  if (auto* log = qobject_cast<QLogValueAxis*>(m_y)) {
+    // log10(max) - log10(top) >= above x (log10(max) - log10(min))
+    const double low = std::log10(log->min());
+    const double needed = (std::log10(top) - above * low) / (1.0 - above);
+    const double high = std::max(std::log10(m_yHigh), std::ceil(needed));
+    if (std::abs(std::log10(log->max()) - high) > 1e-9) {
+      log->setMax(std::pow(10.0, high));
+      log->setBase(std::pow(10.0, std::max(1.0, std::ceil((high - low) / 7.0))));
+    }
+  } else if (auto* value = qobject_cast<QValueAxis*>(m_y)) {
+    // max - top >= above x (max - min)
+    const double needed = (top - above * value->min()) / (1.0 - above);
+    setNiceRange(value, value->min(), std::max(m_yHigh, needed));
+  }
+}
+
+// Qt Charts lays a bottom legend out on one row and elides its entries when
+// the row is too narrow ("BF16 copy of an ..."): entries break into lines at
+// their spaces instead, the longest first, until the row fits the chart's
+// width (which the legend does not change, so this settles at once).
+void LessonChart::fitLegend() {
+  QLegend* legend = chart()->legend();
+  const QList<QLegendMarker*> markers = legend->markers();
+  if (markers.isEmpty())
+    return;
+  const QFontMetricsF metrics(legend->font());
+  // Per entry (LegendMarkerItem): a marker half the line height, 4 px margins
+  // each side and 4 px before the text; a few pixels spare for the legend's margins.
+  const double perEntry = 0.5 * metrics.height() + 12.0 + 6.0;
+  const QMargins margins = chart()->margins();
+  const double room = chart()->size().width() - margins.left() - margins.right() - 24.0;
+  QStringList full;
+  for (QLegendMarker* marker : markers) {
+    if (auto* bar = qobject_cast<QBarLegendMarker*>(marker))
+      full << bar->barset()->label();
+    else
+      full << marker->series()->name();
+  }
+  QStringList shown;
+  const auto total = [&] {
+    double sum = 0.0;
+    for (const QString& text : shown)
+      sum += textSize(legend->font(), text).width() + perEntry;
+    return sum;
+  };
+  for (const QString& text : full)
+    shown << text.toHtmlEscaped();
+  // Narrow the widest entry a word at a time while the row is too long.
+  for (int guard = 0; guard < 64 && total() > room; ++guard) {
+    qsizetype widest = 0;
+    for (qsizetype i = 1; i < shown.size(); ++i)
+      if (widestLine(shown[i], metrics) > widestLine(shown[widest], metrics))
+        widest = i;
+    const double now = widestLine(shown[widest], metrics);
+    const QString narrower = breakLines(full[widest], metrics, now - 1.0);
+    if (widestLine(narrower, metrics) >= now)
+      break; // a single word: nothing left to break
+    shown[widest] = narrower;
+  }
+  bool changed = false;
+  for (qsizetype i = 0; i < markers.size(); ++i)
+    if (markers[i]->label() != shown[i]) {
+      markers[i]->setLabel(shown[i]);
+      changed = true;
+    }
+  if (changed)
+    // A new label alone does not re-lay out the legend (its row keeps one
+    // line's height and Qt elides the second); a marker's font change does.
+    for (QLegendMarker* marker : markers)
+      marker->setFont(legend->font());
 }
 
 qsizetype LessonChart::pointCount() const {

@@ -10,6 +10,7 @@
 #include <vector>
 
 class QAbstractAxis;
+class QBarCategoryAxis;
 class QAreaSeries;
 class QBarSeries;
 class QXYSeries;
@@ -48,6 +49,9 @@ private:
   void addBars(const lessons::DemoOutput& demo);
   void addBins(const lessons::DemoSeries& s, int colourIndex, double baseline);
   void fitTexts();
+  void fitCategories(QBarCategoryAxis* axis);
+  void fitBarLabels();
+  void fitLegend();
 
   lessons::DemoOutput m_demo;
   std::vector<QXYSeries*> m_series;
@@ -57,6 +61,7 @@ private:
   std::vector<int> m_binColour;
   QAbstractAxis* m_x = nullptr;
   QAbstractAxis* m_y = nullptr;
+  double m_yHigh = 1.0; // the top of the y range setDemo() chose (before room for upright labels)
 };
 
 } // namespace mantissa::ui
