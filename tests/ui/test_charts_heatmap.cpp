@@ -6,6 +6,8 @@
 
 #include "ui/charts/histogram_heatmap.h"
 
+#include <QImage>
+#include <QPainter>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -140,6 +142,68 @@ TEST(ChartsHeatmap, CsvHasOneRowPerNonEmptyCell) {
   ASSERT_EQ(lines.size(), 1 + 5);
   EXPECT_EQ(lines[0], "step,binade,count");
   EXPECT_EQ(lines[4], "150,-13,1000");
+}
+
+// A heat map in a narrow dock at a projector (1280x720, presenter fonts):
+// the x-axis title "log2 |value| (column e counts ...)" is wider than the
+// figure. It must wrap inside it, not run off both edges (where the old
+// centred one-line title was cut). Checked on the painted pixels: below the
+// plot no text touches the left or right edge or the bottom, and the title is
+// there (dark pixels under the tick labels).
+TEST(ChartsHeatmap, AxisTitlesStayInsideANarrowPresenterFigure) {
+  for (const QSize size : {QSize(360, 300), QSize(480, 260), QSize(640, 320)}) {
+    SCOPED_TRACE(testing::Message() << size.width() << "x" << size.height());
+    HistogramHeatmap map;
+    map.setChartStyle(ChartStyle::presenter(false));
+    map.resize(size);
+    ASSERT_TRUE(map.setHistory(kSteps, rows()));
+    const QImage image = map.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    ASSERT_EQ(image.size(), size);
+    const auto dark = [&](int x, int y) { return qGray(image.pixel(x, y)) < 110; };
+    const int below = static_cast<int>(map.plotRect().bottom()) + 3;
+    int edgeInk = 0, bottomInk = 0, titleInk = 0;
+    for (int y = below; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x) {
+        if (!dark(x, y))
+          continue;
+        ++titleInk;
+        edgeInk += x < 3 || x >= image.width() - 3;
+        bottomInk += y >= image.height() - 2;
+      }
+    EXPECT_EQ(edgeInk, 0) << "text cut at the figure's left or right edge";
+    EXPECT_EQ(bottomInk, 0) << "text cut at the figure's bottom";
+    EXPECT_GT(titleInk, 200) << "no tick labels or title under the plot";
+    // All of the title is painted: its ink under the tick labels matches the
+    // same text painted on one line on a wide canvas (a title clipped to the
+    // plot's width, as before, lost a third to two thirds of it).
+    const ChartStyle style = ChartStyle::presenter(false);
+    const int titleTop =
+        static_cast<int>(map.plotRect().bottom() + 6.0 + QFontMetricsF(style.labelFont(), &map).height());
+    int bandInk = 0;
+    for (int y = titleTop; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x)
+        bandInk += dark(x, y);
+    QImage reference(2000, 120, QImage::Format_RGB32);
+    reference.fill(Qt::white);
+    {
+      QPainter painter(&reference);
+      painter.setFont(style.axisTitleFont());
+      painter.setPen(style.text());
+      painter.drawText(QRectF(0, 0, 2000, 120), Qt::AlignLeft | Qt::AlignTop, HistogramHeatmap::xTitle());
+    }
+    int referenceInk = 0;
+    for (int y = 0; y < reference.height(); ++y)
+      for (int x = 0; x < reference.width(); ++x)
+        referenceInk += qGray(reference.pixel(x, y)) < 110;
+    EXPECT_NEAR(bandInk, referenceInk, 0.1 * referenceInk);
+    // The wrapped title's rectangle is inside the figure and tall enough for its lines.
+    const QRectF title = map.xTitleRect();
+    EXPECT_TRUE(QRectF(map.rect()).contains(title));
+    const QFontMetricsF metrics(ChartStyle::presenter(false).axisTitleFont(), &map);
+    const QRectF drawn = metrics.boundingRect(title, Qt::AlignHCenter | Qt::TextWordWrap, HistogramHeatmap::xTitle());
+    EXPECT_LE(drawn.height(), title.height() + 0.5);
+    EXPECT_TRUE(QRectF(map.rect()).contains(drawn));
+  }
 }
 
 } // namespace

@@ -203,15 +203,39 @@ HistogramHeatmap::Layout HistogramHeatmap::layoutFor(const QRectF& target,
   layout.title = QRectF(target.left(), target.top() + margin, target.width(), titleHeight);
   const double left = axis.height() + label.horizontalAdvance(QStringLiteral("0000000")) + margin;
   const double right = 14.0 * style.fontScale + label.horizontalAdvance(QStringLiteral("1000000")) +
-                       axis.height() + 3.0 * margin;
+                       2.0 * axis.height() + 2.0 * margin + 12.0;
   const double top = layout.title.bottom() + margin;
-  const double bottom = label.height() + axis.height() + 2.0 * margin;
-  layout.plot = QRectF(target.left() + left, top, std::max(10.0, target.width() - left - right),
-                       std::max(10.0, target.bottom() - bottom - top));
+  const double plotWidth = std::max(10.0, target.width() - left - right);
+  // The x-axis title under the plot, wrapped at its spaces when wider than
+  // the figure (a dock at 1280x720 in presenter mode): centred on the plot
+  // where it fits, kept inside the figure where it does not.
+  const double titleRoom = std::max(10.0, target.width() - 2.0 * margin);
+  const QRectF wrapped =
+      axis.boundingRect(QRectF(0, 0, titleRoom, 1e6), Qt::AlignHCenter | Qt::TextWordWrap, xTitle());
+  const double titleWidth = std::min(titleRoom, std::max(plotWidth, wrapped.width() + 2.0));
+  const double centre = std::clamp(target.left() + left + plotWidth / 2.0,
+                                   target.left() + margin + titleWidth / 2.0,
+                                   target.right() - margin - titleWidth / 2.0);
+  const double bottom = label.height() + wrapped.height() + 2.0 * margin;
+  layout.plot = QRectF(target.left() + left, top, plotWidth, std::max(10.0, target.bottom() - bottom - top));
+  layout.xTitle = QRectF(centre - titleWidth / 2.0, layout.plot.bottom() + 6.0 + label.height(), titleWidth,
+                         wrapped.height());
   layout.colourBar = QRectF(layout.plot.right() + 2.0 * margin, layout.plot.top(),
                             14.0 * style.fontScale, layout.plot.height());
+  // Along a short bar the colour title takes two lines (the right margin has room for two).
+  layout.colourBarTitle = colourBarTitle();
+  if (axis.horizontalAdvance(layout.colourBarTitle) > layout.plot.height())
+    layout.colourBarTitle.replace(QStringLiteral(" ("), QStringLiteral("\n("));
   return layout;
 }
+
+QRectF HistogramHeatmap::xTitleRect() const { return layoutFor(QRectF(rect()), m_style).xTitle; }
+
+QString HistogramHeatmap::xTitle() {
+  return tr("log2 |value|  (column e counts 2^e ≤ |x| < 2^(e+1))");
+}
+
+QString HistogramHeatmap::colourBarTitle() { return tr("values per cell (log colour)"); }
 
 QRectF HistogramHeatmap::plotRect() const { return layoutFor(QRectF(rect()), m_style).plot; }
 
@@ -297,8 +321,7 @@ void HistogramHeatmap::paintAxes(QPainter& painter, const Layout& layout,
   }
   painter.setFont(style.axisTitleFont());
   const QFontMetricsF axis(style.axisTitleFont(), painter.device());
-  painter.drawText(QRectF(plot.left(), plot.bottom() + 6.0 + fm.height(), plot.width(), axis.height()),
-                   Qt::AlignHCenter, tr("log2 |value|  (column e counts 2^e ≤ |x| < 2^(e+1))"));
+  painter.drawText(layout.xTitle, Qt::AlignHCenter | Qt::TextWordWrap, xTitle());
 
   painter.setFont(style.labelFont());
   const int rows = rowCount();
@@ -316,7 +339,8 @@ void HistogramHeatmap::paintAxes(QPainter& painter, const Layout& layout,
                     plot.center().y());
   painter.rotate(-90.0);
   painter.drawText(QRectF(-plot.height() / 2.0, -axis.height(), plot.height(), axis.height()),
-                   Qt::AlignCenter, tr("training step"));
+                   Qt::AlignCenter,
+                   axis.horizontalAdvance(tr("training step")) <= plot.height() ? tr("training step") : tr("step"));
   painter.restore();
 
   if (const auto step = selectedStep()) {
@@ -357,11 +381,13 @@ void HistogramHeatmap::paintColourBar(QPainter& painter, const Layout& layout,
   }
   painter.save();
   painter.setFont(style.axisTitleFont());
+  const QFontMetricsF axis(style.axisTitleFont(), painter.device());
+  const QString& title = layout.colourBarTitle;
+  const double lines = static_cast<double>(title.count(u'\n') + 1);
   painter.translate(bar.right() + 10.0 + fm.horizontalAdvance(QStringLiteral("1000000")), bar.center().y());
   painter.rotate(90.0);
-  const QFontMetricsF axis(style.axisTitleFont(), painter.device());
-  painter.drawText(QRectF(-bar.height() / 2.0, -axis.height(), bar.height(), axis.height()),
-                   Qt::AlignCenter, tr("values per cell (log colour)"));
+  painter.drawText(QRectF(-bar.height() / 2.0, -lines * axis.height(), bar.height(), lines * axis.height()),
+                   Qt::AlignCenter, title);
   painter.restore();
 }
 

@@ -46,6 +46,10 @@ public:
 
   // Geometry on screen, for tests and tooltips.
   QRectF plotRect() const;
+  // Where the x-axis title is drawn (word-wrapped, centred) and its text.
+  QRectF xTitleRect() const;
+  static QString xTitle();
+  static QString colourBarTitle();
   int rowAt(const QPointF& position) const; // -1 outside the plot
   const QImage& image() const { return m_image; }
 
@@ -71,6 +75,8 @@ private:
     QRectF title;
     QRectF plot;
     QRectF colourBar;
+    QRectF xTitle;          // below the tick labels, as wide as the figure allows
+    QString colourBarTitle; // on one line, or broken before "(" to fit the bar's height
   };
   Layout layoutFor(const QRectF& target, const ChartStyle& style) const;
   void paintFigure(QPainter& painter, const QRectF& target, const ChartStyle& style) const;
