@@ -10,11 +10,18 @@
 #include "ui/charts/throughput_chart.h"
 #include "ui/panels/speed_panel.h"
 
+#include "chart_text.h"
+
+#include "ui/app_shell/theme.h"
+
 #include <mantissa/bench/bench_report.h>
 
 #include <nlohmann/json.hpp>
 
+#include <QBarCategoryAxis>
 #include <QBarSet>
+#include <QChart>
+#include <QTabWidget>
 #include <QFile>
 #include <QLineSeries>
 #include <QProgressBar>
@@ -101,6 +108,55 @@ TEST(SpeedPanel, CancelStopsAndRemembersNothing) {
   EXPECT_TRUE(panel.current()->steps.empty());
   EXPECT_FALSE(QFile::exists(panel.rememberedPath()));
   EXPECT_TRUE(panel.runButton()->isEnabled());
+}
+
+// A projector at 1280x720 in presenter mode leaves the page about 1180x590:
+// the 2 x 2 grid squeezed every chart until its ticks, categories and legend
+// entries were "..." (screenshot). There the charts and the tables go one per
+// tab, each reads in full, and the category names keep the presenter size; on
+// a 1920x1080 desktop they stay side by side, also in full.
+TEST(SpeedPanel, EveryChartReadsInFullOnAProjectorAndOnADesktop) {
+  SpeedPanel panel(bench::BenchOptions::tiny());
+  QFile::remove(panel.rememberedPath());
+  QSignalSpy spy(&panel, &SpeedPanel::finished);
+  panel.start();
+  int maxProgress = 0;
+  ASSERT_TRUE(waitFinished(panel, spy, maxProgress));
+  QFile::remove(panel.rememberedPath());
+  const auto readable = [&](QWidget& root) {
+    QStringList unreadable;
+    (void)QTest::qWaitFor(
+        [&] {
+          unreadable = unreadableChartTexts(root);
+          return unreadable.isEmpty();
+        },
+        3000);
+    return unreadable.join(u'\n').toStdString();
+  };
+  {
+    Theme::instance().setPresenter(true);
+    panel.resize(1180, 590);
+    panel.show();
+    QTest::qWait(50);
+    ASSERT_TRUE(panel.tabbed());
+    ASSERT_EQ(panel.tabs()->count(), 4);
+    for (int i = 0; i < panel.tabs()->count(); ++i) {
+      SCOPED_TRACE(panel.tabs()->tabText(i).toStdString());
+      panel.tabs()->setCurrentIndex(i);
+      EXPECT_EQ(readable(*panel.tabs()->currentWidget()), "");
+    }
+    auto* categories =
+        qobject_cast<QBarCategoryAxis*>(panel.stepChart()->chart()->axes(Qt::Horizontal).value(0));
+    ASSERT_NE(categories, nullptr);
+    EXPECT_GE(categories->labelsFont().pointSizeF(), ChartStyle::presenter(false).labelFont().pointSizeF());
+    Theme::instance().setPresenter(false);
+  }
+  panel.resize(1900, 950);
+  QTest::qWait(50);
+  EXPECT_FALSE(panel.tabbed());
+  EXPECT_TRUE(panel.stepChart()->isVisible() && panel.memoryChart()->isVisible() &&
+              panel.throughputChart()->isVisible() && panel.targetsTable()->isVisible());
+  EXPECT_EQ(readable(panel), "");
 }
 
 } // namespace

@@ -59,7 +59,10 @@ void StackedBarChart::setBars(const QStringList& categories, const QStringList& 
   for (double total : totals)
     top = std::max(top, total);
   m_x->clear();
-  m_x->append(categories);
+  QStringList shown; // axis labels are rich text: a line break is <br>
+  for (const QString& c : categories)
+    shown << c.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+  m_x->append(shown);
   m_y->setTitleText(yTitle);
   setNiceRange(m_y, 0.0, top > 0.0 ? top * 1.08 : 1.0);
   m_y->setLabelFormat(top >= 100.0 ? QStringLiteral("%.0f") : QStringLiteral("%.3g"));

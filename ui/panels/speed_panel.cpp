@@ -4,6 +4,7 @@
 
 #include "ui/charts/memory_chart.h"
 #include "ui/charts/step_time_chart.h"
+#include "ui/app_shell/theme.h"
 #include "ui/charts/throughput_chart.h"
 
 #include <mantissa/io/atomic_file.h>
@@ -22,6 +23,8 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <QTabWidget>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTimer>
@@ -88,21 +91,26 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   top->addWidget(m_run);
   top->addWidget(m_cancel);
   top->addWidget(m_progress, 1);
-  auto* tables = new QVBoxLayout;
+  m_tables = new QWidget;
+  auto* tables = new QVBoxLayout(m_tables);
+  tables->setContentsMargins(0, 0, 0, 0);
   tables->addWidget(new QLabel(tr("<b>Issue 6 targets</b>")));
   tables->addWidget(m_targets, 1);
   tables->addWidget(new QLabel(tr("<b>Step time, this run against the last</b>")));
   tables->addWidget(m_steps, 1);
-  auto* grid = new QGridLayout;
-  grid->addWidget(m_stepChart, 0, 0);
-  grid->addWidget(m_throughput, 0, 1);
-  grid->addWidget(m_memory, 1, 0);
-  grid->addLayout(tables, 1, 1);
+  m_gridBox = new QWidget;
+  m_grid = new QGridLayout(m_gridBox);
+  m_grid->setContentsMargins(0, 0, 0, 0);
+  m_tabs = new QTabWidget;
+  m_tabs->setObjectName(QStringLiteral("speedTabs"));
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_machine);
   layout->addLayout(top);
   layout->addWidget(m_status);
-  layout->addLayout(grid, 1);
+  layout->addWidget(m_gridBox, 1);
+  layout->addWidget(m_tabs, 1);
+  connect(&Theme::instance(), &Theme::changed, this, &SpeedPanel::arrange);
+  arrange();
 
   m_poll = new QTimer(this);
   m_poll->setInterval(100);
@@ -110,6 +118,50 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   connect(m_run, &QPushButton::clicked, this, &SpeedPanel::start);
   connect(m_cancel, &QPushButton::clicked, this, &SpeedPanel::cancel);
   loadRemembered();
+}
+
+namespace {
+// A chart's cell in the grid: below this (x the presenter font scale) its
+// tick labels, category names and legend entries are elided.
+constexpr int kCellWidth = 560;
+constexpr int kCellHeight = 340;
+} // namespace
+
+bool SpeedPanel::tabbed() const { return m_tabs->isVisibleTo(this); }
+
+void SpeedPanel::arrange() {
+  const double scale = Theme::instance().fontScale();
+  // The grid's share of the page: all but the rows above it.
+  const int above = m_machine->sizeHint().height() + m_status->sizeHint().height() + m_run->sizeHint().height() + 40;
+  const bool grid = width() >= 2 * kCellWidth * scale && height() - above >= 2 * kCellHeight * scale;
+  if (grid == m_gridBox->isVisibleTo(this) && (m_grid->count() > 0 || m_tabs->count() > 0))
+    return;
+  const int current = std::max(0, m_tabs->currentIndex());
+  const QList<QPair<QWidget*, QString>> parts{{m_stepChart, tr("Step time")},
+                                               {m_throughput, tr("Throughput")},
+                                               {m_memory, tr("Memory")},
+                                               {m_tables, tr("Targets and last run")}};
+  while (m_tabs->count() > 0)
+    m_tabs->removeTab(0);
+  for (const auto& [widget, title] : parts)
+    m_grid->removeWidget(widget);
+  if (grid) {
+    for (int i = 0; i < parts.size(); ++i)
+      m_grid->addWidget(parts[i].first, i / 2, i % 2);
+  } else {
+    for (const auto& [widget, title] : parts)
+      m_tabs->addTab(widget, title);
+    m_tabs->setCurrentIndex(current);
+  }
+  for (const auto& [widget, title] : parts)
+    widget->show();
+  m_gridBox->setVisible(grid);
+  m_tabs->setVisible(!grid);
+}
+
+void SpeedPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  arrange();
 }
 
 SpeedPanel::~SpeedPanel() {

@@ -15,6 +15,8 @@
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QGridLayout;
+class QTabWidget;
 class QTableWidget;
 class QTimer;
 
@@ -53,11 +55,19 @@ public:
   StepTimeChart* stepChart() const { return m_stepChart; }
   ThroughputChart* throughputChart() const { return m_throughput; }
   MemoryChart* memoryChart() const { return m_memory; }
+  // The charts and tables side by side in a 2 x 2 grid where each gets room
+  // for its labels (a large screen), else one per tab (1280x720, presenter mode).
+  bool tabbed() const;
+  QTabWidget* tabs() const { return m_tabs; }
 
 signals:
   void finished(); // a run ended (measured, cancelled or failed) and is shown
 
+protected:
+  void resizeEvent(QResizeEvent* event) override;
+
 private:
+  void arrange();
   void poll();
   void showReport(const bench::BenchReport& report);
   void loadRemembered();
@@ -74,6 +84,10 @@ private:
   StepTimeChart* m_stepChart = nullptr;
   ThroughputChart* m_throughput = nullptr;
   MemoryChart* m_memory = nullptr;
+  QWidget* m_tables = nullptr;
+  QWidget* m_gridBox = nullptr;
+  QGridLayout* m_grid = nullptr;
+  QTabWidget* m_tabs = nullptr;
   QTimer* m_poll = nullptr;
 
   // Shared with the worker thread.
