@@ -72,7 +72,7 @@ public:
 
 private:
   // Activations and activation gradients of every layer, timed as telemetry;
-  // weight gradients too unless the optimizer's loop observes them.
+  // weight gradients too when asked (before unscaling changes them).
   void observeTelemetry(bool weightGrads);
   // The same, untimed: weight gradients of layers < gradLayers, the weights
   // when asked.
