@@ -33,6 +33,9 @@ ThroughputChart::ThroughputChart(QWidget* parent) : ChartWidget(parent) {
   chart()->addSeries(m_peak);
   m_peak->attachAxis(m_x);
   m_peak->attachAxis(m_y);
+  // One entry per line at the right: in a row at the bottom the peak's long
+  // name ("FP32 peak (theoretical): 166 GFLOP/s") was elided beside four backends.
+  chart()->legend()->setAlignment(Qt::AlignRight);
   controls()->addStretch(1);
   setData({}, 0.0);
   applyStyle(chartStyle());
