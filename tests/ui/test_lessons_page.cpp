@@ -266,6 +266,33 @@ QStringList overlappingTexts(const LessonChart& chart) {
 
 } // namespace
 
+// A few samples are marked where the markers stand apart; on a narrow
+// presenter figure 30 of them became a string of 16 px beads (bf16-run).
+TEST(LessonsPage, MarkersOnlyWhereTheyStandApart) {
+  PresenterMode presenter;
+  lessons::DemoOutput demo;
+  demo.id = "markers";
+  demo.series.push_back({"few", {}, {}, false});
+  demo.series.push_back({"many", {}, {}, false});
+  for (int i = 0; i < 30; ++i) {
+    if (i < 8) {
+      demo.series[0].x.push_back(4.0 * i);
+      demo.series[0].y.push_back(1.0);
+    }
+    demo.series[1].x.push_back(i);
+    demo.series[1].y.push_back(2.0);
+  }
+  LessonChart chart;
+  chart.resize(520, 400);
+  chart.setDemo(demo);
+  chart.show();
+  ASSERT_EQ(chart.series().size(), 2u);
+  EXPECT_TRUE(QTest::qWaitFor([&] { return !chart.series()[1]->pointsVisible(); }, 5000));
+  EXPECT_TRUE(chart.series()[0]->pointsVisible());
+  chart.resize(1800, 900);
+  EXPECT_TRUE(QTest::qWaitFor([&] { return chart.series()[1]->pointsVisible(); }, 5000));
+}
+
 // At a 1280x720 projector the figure beside the slide is narrow: the format
 // table's "FP8 E4M3" and "FP8 E5M2" break into two lines rather than being
 // cut to "FP8...", and so do long titles, axis titles and legend entries
