@@ -112,6 +112,36 @@ TEST(ChartsCurves, DenseCurvesFollowPenWidthAndChartWidth) {
   EXPECT_TRUE(chart.view()->renderHints().testFlag(QPainter::Antialiasing));
 }
 
+// A dense noisy curve is a band of min/max pairs: each column's pair starts
+// at the end nearer the previous column, so the band is painted with one
+// stroke across it per column and short joins, not two full-height strokes
+// (which doubled the pixels of the most expensive part of a frame).
+TEST(ChartsCurves, ADenseBandIsOneStrokeAcrossItPerColumn) {
+  std::vector<telemetry::SeriesPoint> history;
+  for (int step = 0; step < 50000; ++step) // noise between 1 and 2, no trend
+    history.push_back({double(step), 1.0 + double((step * 7919) % 1000) / 999.0});
+  LossChart chart;
+  chart.resize(1400, 500);
+  chart.show();
+  chart.setRuns({{"a", "fp32", {}}});
+  chart.updateRun("a", toChartPoints(history), {});
+  const QList<QPointF> points = chart.trainSeries("a")->points();
+  ASSERT_GT(points.size(), 100);
+  int across = 0; // segments spanning more than half the band
+  double low = 10.0;
+  double high = 0.0;
+  for (qsizetype i = 0; i < points.size(); ++i) {
+    low = std::min(low, points[i].y());
+    high = std::max(high, points[i].y());
+    if (i > 0 && std::abs(points[i].y() - points[i - 1].y()) > 0.5)
+      ++across;
+  }
+  EXPECT_EQ(low, 1.0); // the extremes are kept
+  EXPECT_EQ(high, 2.0);
+  EXPECT_LE(across, points.size() / 2 + 2); // time order would give ~ every segment
+  EXPECT_GE(across, points.size() / 2 - 2); // and every column still spans the band
+}
+
 TEST(ChartsCurves, EachRunHasItsOwnColour) {
   LossChart chart;
   chart.setRuns({{"a", "fp32", {}}, {"b", "bf16-mixed", {}}, {"c", "fp16-mixed", QColor(Qt::red)}});

@@ -135,6 +135,39 @@ TEST(ChartsHistogram, LinearCountTicksAreWholeNumbers) {
   }
 }
 
+// A new count range re-lays out the whole chart (new tick labels): a peak
+// that flips between two counts keeps the axis where it is; bars above the
+// axis grow it at once, and bars far below it (under a third) shrink it.
+TEST(ChartsHistogram, CountAxisStaysPutWhileThePeakMovesWithinIt) {
+  HistogramChart chart;
+  auto* axis = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
+  ASSERT_NE(axis, nullptr);
+  int rangeChanges = 0;
+  QObject::connect(axis, &QValueAxis::rangeChanged, [&] { ++rangeChanges; });
+  const auto show = [&](std::uint64_t peak) {
+    ExponentHistogram h;
+    h.bins[h.index(-5)] = peak;
+    h.bins[h.index(-6)] = 3;
+    h.total = peak + 3;
+    chart.setHistograms(h);
+  };
+  show(16);
+  const double top = axis->max();
+  ASSERT_GE(top, 16.0);
+  rangeChanges = 0;
+  for (int frame = 0; frame < 10; ++frame)
+    show(frame % 2 == 0 ? 8 : 16); // a binade whose count doubles and halves
+  EXPECT_EQ(rangeChanges, 0);
+  EXPECT_EQ(axis->max(), top);
+  show(1000); // taller than the axis: grows at once, the bar fits
+  EXPECT_GE(axis->max(), 1000.0);
+  show(900); // within the range: kept
+  EXPECT_GE(axis->max(), 1000.0);
+  show(100); // under a third of it: shrinks to fit
+  EXPECT_GE(axis->max(), 100.0);
+  EXPECT_LT(axis->max(), 300.0);
+}
+
 TEST(ChartsHistogram, CountersShowZerosInfinitiesAndNan) {
   HistogramChart chart;
   ExponentHistogram h;

@@ -29,6 +29,9 @@
 #include <QSettings>
 #include <QTableWidget>
 #include <QTest>
+#include <QVBoxLayout>
+
+#include <bit>
 
 #include <gtest/gtest.h>
 
@@ -100,7 +103,6 @@ TEST(DashboardPanel, EverySnapshotReachesEveryChart) {
     EXPECT_EQ(p.panel.lossChart()->trainSeries(run)->count(), 30); // below 2 points / pixel
     EXPECT_EQ(p.panel.lossChart()->trainSeries(run)->at(29).x(), 29.0);
     EXPECT_GE(p.panel.lossChart()->testSeries(run)->count(), 3);   // every 10 steps and the end
-    EXPECT_EQ(p.panel.accuracyChart()->trainSeries(run)->count(), 30);
   }
   // The loss chart's last point is the run's last training loss.
   const auto loss = p.record(1).history().series(RunRecord::Loss);
@@ -115,6 +117,13 @@ TEST(DashboardPanel, EverySnapshotReachesEveryChart) {
   EXPECT_EQ(p.panel.heatmap()->rowCount(), 30);
   EXPECT_EQ(p.panel.heatmap()->stepOfRow(29), 29);
   EXPECT_TRUE(p.panel.watchPanel()->swampText().contains(QStringLiteral("so far")));
+  // The accuracy chart (a hidden tab beside the loss scale) is drawn once it shows.
+  p.panel.findChild<QDockWidget*>(QStringLiteral("accuracyDock"))->raise();
+  for (const char* id : {"run1", "run2"})
+    EXPECT_TRUE(QTest::qWaitFor(
+        [&] { return p.panel.accuracyChart()->trainSeries(QString::fromLatin1(id))->count() == 30; },
+        5000))
+        << id;
 }
 
 // A chart in a hidden dock tab is not redrawn while hidden (frame budget), and
@@ -294,6 +303,45 @@ TEST(DashboardPanel, ProgressTextChangesWithoutRelayingOutThePage) {
   QCoreApplication::sendPostedEvents();
   EXPECT_TRUE(fits());
   EXPECT_LT(label->width(), wide / 2) << label->minimumWidth() << " " << label->maximumWidth();
+}
+
+// The watch panel's texts change at every step (value, rounding error, step,
+// gradient): a new sample repaints its labels, it does not re-lay out the
+// dock and the page around it (which repainted the whole window per drain).
+TEST(DashboardPanel, AWatchedValueChangesWithoutRelayingOutTheDock) {
+  struct LayoutRequests : QObject {
+    int count = 0;
+    bool eventFilter(QObject*, QEvent* e) override {
+      count += e->type() == QEvent::LayoutRequest ? 1 : 0;
+      return false;
+    }
+  } requests;
+  QWidget page;
+  auto* column = new QVBoxLayout(&page);
+  auto* watch = new WatchPanel;
+  column->addWidget(watch);
+  page.resize(700, 500);
+  page.show();
+  watch->setModelWidths({784, 256, 10});
+  WatchSample s;
+  s.layer = 0;
+  s.index = 0;
+  s.working = DType::BF16;
+  const auto sample = [&](std::int64_t step) {
+    s.master = 0.0123f + 1e-5f * float(step % 17);
+    s.workingBits = std::bit_cast<std::uint32_t>(s.master) >> 16;
+    s.gradient = -3.5e-4f * float(step % 5 + 1);
+    watch->setSample(s, step);
+    QCoreApplication::sendPostedEvents();
+  };
+  sample(1000);
+  QTest::qWait(20);
+  page.installEventFilter(&requests);
+  watch->installEventFilter(&requests);
+  for (std::int64_t step = 1001; step < 1040; ++step)
+    sample(step);
+  EXPECT_EQ(requests.count, 0) << "a new watched value re-laid out the panel's parent";
+  EXPECT_TRUE(watch->findChild<QLabel*>(QStringLiteral("watchLive"))->text().contains(QStringLiteral("1039")));
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 #include "ui/charts/chart_style.h"
 #include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
+#include "ui/charts/steady_label.h"
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
@@ -184,6 +185,18 @@ void expectReadableAt(QSize screen, bool presenter) {
   }));
   QTest::qWait(200); // presenter arrangement and dock sizes settle
   EXPECT_EQ(w.size(), screen) << "the window's minimum size does not fit the screen";
+
+  // The toolbar's run progress shows on the toolbar (not in its "»" overflow,
+  // where 1280x720 presenter put it), every run named, the text within its width.
+  const auto* progress = train->findChild<SteadyTextLine*>(QStringLiteral("trainProgress"));
+  ASSERT_NE(progress, nullptr);
+  const QWidget* toolbar = progress->parentWidget();
+  EXPECT_TRUE(progress->isVisible());
+  EXPECT_GE(progress->width(), progress->minimumSizeHint().width());
+  EXPECT_LE(progress->geometry().right(), toolbar->width());
+  for (int i = 0; i < train->controller()->runCount(); ++i)
+    EXPECT_TRUE(progress->text().contains(train->controller()->runName(i))) << progress->text().toStdString();
+  EXPECT_LE(progress->fontMetrics().horizontalAdvance(progress->text()), progress->contentsRect().width());
 
   QStringList unreadable = unreadableChartTexts(*train->lossChart());
   for (QDockWidget* dock : train->findChildren<QDockWidget*>()) {

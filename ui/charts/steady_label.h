@@ -17,7 +17,9 @@ namespace mantissa::ui {
 // has a fixed size; so the label keeps a fixed size, widened with some slack
 // when the text outgrows it and narrowed only when the text is much shorter.
 // A new step count then repaints the label alone. For plain one-line text.
-inline void setSteadyText(QLabel* label, const QString& text) {
+// With narrow = false the label keeps the widest width it needed (numbers
+// whose length changes from step to step).
+inline void setSteadyText(QLabel* label, const QString& text, bool narrow = true) {
   if (label->text() == text)
     return;
   label->setText(text); // relays out only while the size is not fixed yet
@@ -28,7 +30,7 @@ inline void setSteadyText(QLabel* label, const QString& text) {
                    fm.height() + m.top() + m.bottom() + 2 * label->margin());
   const int width = label->minimumWidth();
   const bool fixed = width == label->maximumWidth();
-  if (!fixed || need.width() > width || need.width() < width * 3 / 4)
+  if (!fixed || need.width() > width || (narrow && need.width() < width * 3 / 4))
     label->setFixedWidth(need.width() + need.width() / 8 + 8);
   if (label->minimumHeight() != need.height() || label->maximumHeight() != need.height())
     label->setFixedHeight(need.height());

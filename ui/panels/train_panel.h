@@ -141,7 +141,8 @@ private:
   QString m_histogramKey;
   QString m_heatmapKey;
   std::int64_t m_scaleDrawnStep = -2;
-  std::vector<std::int64_t> m_curvesKey; // what the curves were drawn from
+  std::vector<std::int64_t> m_curvesKey;   // what the loss curves were drawn from
+  std::vector<std::int64_t> m_accuracyKey; // what the accuracy curves were drawn from
   QSet<const QDockWidget*> m_hiddenDocks; // docks whose tab is not the current one
   QString m_statusText;
   QString m_presetNote;

@@ -91,33 +91,39 @@ void TrainPanel::redrawAll() {
   m_heatmapKey.clear();
   m_scaleDrawnStep = -2;
   m_curvesKey.clear();
+  m_accuracyKey.clear();
   refresh();
 }
 
+// Each curve chart is redrawn only while it shows (the accuracy chart is
+// usually a hidden tab): its key says what it was drawn from.
 void TrainPanel::refreshCurves() {
-  const int width = std::max(shows(m_loss) ? m_loss->width() : 0,
-                             shows(m_accuracy) ? m_accuracy->width() : 0);
-  const std::size_t pixels = std::size_t(std::max(200, width));
-  std::vector<std::int64_t> key{std::int64_t(pixels)};
-  for (int i = 0; i < m_controller->runCount(); ++i) {
-    const RunRecord& r = m_controller->record(i);
-    key.insert(key.end(), {r.lastStep(), std::int64_t(r.testLoss().size()), r.skippedTotal()});
-  }
-  if (key == m_curvesKey)
-    return;
-  m_curvesKey = key;
-  for (int i = 0; i < m_controller->runCount(); ++i) {
-    const RunRecord& r = m_controller->record(i);
-    // At most one skip mark per pixel column: thousands of markers cost more
-    // to paint than the curves and show nothing more.
-    const QList<double> skipped =
-        onePerColumn(r.skippedSteps(), 0.0, double(std::max<std::int64_t>(1, r.lastStep())), pixels);
-    m_loss->updateRun(m_controller->runId(i), toPoints(r.history().series(RunRecord::Loss, pixels)),
-                      toPoints(r.testLoss()), skipped);
-    m_accuracy->updateRun(m_controller->runId(i),
-                          toPoints(r.history().series(RunRecord::Accuracy, pixels)),
-                          toPoints(r.testAccuracy()), skipped);
-  }
+  const auto refreshChart = [this](CurveChart* chart, RunRecord::Column column,
+                                   const std::vector<telemetry::SeriesPoint>& (RunRecord::*test)() const,
+                                   std::vector<std::int64_t>& drawnKey) {
+    if (!shows(chart))
+      return;
+    const std::size_t pixels = std::size_t(std::max(200, chart->width()));
+    std::vector<std::int64_t> key{std::int64_t(pixels)};
+    for (int i = 0; i < m_controller->runCount(); ++i) {
+      const RunRecord& r = m_controller->record(i);
+      key.insert(key.end(), {r.lastStep(), std::int64_t((r.*test)().size()), r.skippedTotal()});
+    }
+    if (key == drawnKey)
+      return;
+    drawnKey = key;
+    for (int i = 0; i < m_controller->runCount(); ++i) {
+      const RunRecord& r = m_controller->record(i);
+      // At most one skip mark per pixel column: thousands of markers cost more
+      // to paint than the curves and show nothing more.
+      const QList<double> skipped = onePerColumn(
+          r.skippedSteps(), 0.0, double(std::max<std::int64_t>(1, r.lastStep())), pixels);
+      chart->updateRun(m_controller->runId(i), toPoints(r.history().series(column, pixels)),
+                       toPoints((r.*test)()), skipped);
+    }
+  };
+  refreshChart(m_loss, RunRecord::Loss, &RunRecord::testLoss, m_curvesKey);
+  refreshChart(m_accuracy, RunRecord::Accuracy, &RunRecord::testAccuracy, m_accuracyKey);
 }
 
 const telemetry::TelemetryFrame* TrainPanel::shownFrame() const {

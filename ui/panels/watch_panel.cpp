@@ -160,9 +160,9 @@ void WatchPanel::setSample(const std::optional<WatchSample>& sample, std::int64_
                                      : tr("FP32 storage (no master copy: holds the %1 value)")
                                            .arg(QString::fromLatin1(dtypeName(s.working).data())
                                                     .toUpper()));
-  // The texts that change at every step keep their label's size: a new value
-  // repaints the label, not the page around it (setSteadyText).
-  setSteadyText(m_masterValue, number(s.master));
+  // The texts that change at every step keep their label's size (the widest
+  // so far): a new value repaints the label, not the page around it.
+  setSteadyText(m_masterValue, number(s.master), false);
   m_master->setBits(std::bit_cast<std::uint32_t>(s.master));
   const int slot = s.working == DType::BF16 ? 1 : s.working == DType::F16 ? 2 : 0;
   m_workingStack->setCurrentIndex(slot);
@@ -173,14 +173,16 @@ void WatchPanel::setSample(const std::optional<WatchSample>& sample, std::int64_
   setSteadyText(m_workingValue, working == double(s.master)
                                    ? number(working)
                                    : tr("%1  (rounding error %2)")
-                                         .arg(number(working), number(working - double(s.master))));
+                                         .arg(number(working), number(working - double(s.master))),
+                false);
   m_gradient->hide(); // the tip, or the search started by a histogram click
   m_live->show();
   setSteadyText(m_live, tr("Step %1 · W[%2] of layer %3 · gradient %4")
                             .arg(step)
                             .arg(s.index)
                             .arg(s.layer)
-                            .arg(number(s.gradient)));
+                            .arg(number(s.gradient)),
+                false);
   const QString mark =
       s.swamped ? tr("<b style='color:%1'>⚠ Update swamped at step %2</b>: the gradient was "
                      "non-zero but the stored weight did not change. ")
