@@ -203,6 +203,22 @@ TEST(ChartsHeatmap, AxisTitlesStayInsideANarrowPresenterFigure) {
     const QRectF drawn = metrics.boundingRect(title, Qt::AlignHCenter | Qt::TextWordWrap, HistogramHeatmap::xTitle());
     EXPECT_LE(drawn.height(), title.height() + 0.5);
     EXPECT_TRUE(QRectF(map.rect()).contains(drawn));
+    // The colour bar's title runs along the bar (as tall as the plot): each
+    // of its lines fits it ("values per cell" was cut at both ends at 480x260).
+    const QString colourTitle = map.colourBarTitleShown();
+    ASSERT_FALSE(colourTitle.isEmpty());
+    for (const QString& line : colourTitle.split(u'\n'))
+      EXPECT_LE(metrics.horizontalAdvance(line), map.plotRect().height()) << line.toStdString();
+    // Tick labels keep apart: "-25" and "-20" ran together at 360 px.
+    const QFontMetricsF labels(style.labelFont(), &map);
+    const double perColumn = map.plotRect().width() / (map.lastExponent() - map.firstExponent() + 1);
+    EXPECT_GE(map.xTickEvery() * perColumn, labels.horizontalAdvance(QStringLiteral("-100")));
+    // "FP16 → 0" and "FP16 subnormal" no longer overlap (they did at 640 px).
+    const std::vector<QRectF> names = map.regionLabelRects();
+    EXPECT_GE(names.size(), 2u);
+    for (std::size_t i = 0; i < names.size(); ++i)
+      for (std::size_t j = i + 1; j < names.size(); ++j)
+        EXPECT_FALSE(names[i].intersects(names[j])) << i << " " << j;
   }
 }
 

@@ -223,13 +223,81 @@ HistogramHeatmap::Layout HistogramHeatmap::layoutFor(const QRectF& target,
   layout.colourBar = QRectF(layout.plot.right() + 2.0 * margin, layout.plot.top(),
                             14.0 * style.fontScale, layout.plot.height());
   // Along a short bar the colour title takes two lines (the right margin has room for two).
-  layout.colourBarTitle = colourBarTitle();
-  if (axis.horizontalAdvance(layout.colourBarTitle) > layout.plot.height())
-    layout.colourBarTitle.replace(QStringLiteral(" ("), QStringLiteral("\n("));
+  // Along a short bar the colour title takes two lines (the right margin has
+  // room for two), and a shorter text where even those are longer than the bar.
+  const auto fits = [&](const QString& text) {
+    for (const QString& line : text.split(u'\n'))
+      if (axis.horizontalAdvance(line) > layout.plot.height())
+        return false;
+    return true;
+  };
+  const QString full = colourBarTitle();
+  const QString twoLines = QString(full).replace(QStringLiteral(" ("), QStringLiteral("\n("));
+  layout.colourBarTitle = fits(full) ? full : fits(twoLines) ? twoLines : tr("count\n(log)");
   return layout;
 }
 
 QRectF HistogramHeatmap::xTitleRect() const { return layoutFor(QRectF(rect()), m_style).xTitle; }
+
+QString HistogramHeatmap::colourBarTitleShown() const {
+  return layoutFor(QRectF(rect()), m_style).colourBarTitle;
+}
+
+// Binades between labelled ticks: 5, 10, 20 or 40, the first whose labels
+// ("-25") keep a gap between them.
+int HistogramHeatmap::tickEvery(double plotWidth, int columns, const QFontMetricsF& labels) {
+  const double perColumn = plotWidth / std::max(1, columns);
+  const double needed = labels.horizontalAdvance(QStringLiteral("-100")) + labels.averageCharWidth();
+  for (const int every : {5, 10, 20})
+    if (every * perColumn >= needed)
+      return every;
+  return 40;
+}
+
+int HistogramHeatmap::xTickEvery() const {
+  const QFontMetricsF labels(m_style.labelFont(), const_cast<HistogramHeatmap*>(this));
+  return tickEvery(plotRect().width(), m_lastExponent - m_firstExponent + 1, labels);
+}
+
+std::vector<QRectF> HistogramHeatmap::regionLabelRects() const {
+  std::vector<QRectF> out;
+  for (const auto& label : regionLabels(layoutFor(QRectF(rect()), m_style), m_style))
+    out.push_back(label.second);
+  return out;
+}
+
+// The FP16 region names at the top of the plot, left of the flush-to-zero
+// edge, over the subnormal band and right of the overflow edge; a name that
+// would cover the one before it goes a row lower.
+std::vector<std::pair<QString, QRectF>> HistogramHeatmap::regionLabels(const Layout& layout,
+                                                                       const ChartStyle& style) const {
+  const QRectF plot = layout.plot;
+  const int cols = m_lastExponent - m_firstExponent + 1;
+  const auto xOf = [&](double log2Value) {
+    return plot.left() + (log2Value - m_firstExponent) / cols * plot.width();
+  };
+  const auto inRange = [&](double edge) { return edge >= m_firstExponent && edge <= m_lastExponent + 1; };
+  const QFontMetricsF fm(style.labelFont(), const_cast<HistogramHeatmap*>(this));
+  const auto fp16 = formatRegions(numeric::FormatId::Fp16);
+  const auto box = [&](const QString& text, double x) {
+    return QRectF(x, plot.top() + 2.0, fm.horizontalAdvance(text) + 6.0, fm.height() + 2.0);
+  };
+  std::vector<std::pair<QString, QRectF>> out;
+  if (inRange(fp16[0].x1)) {
+    const double width = fm.horizontalAdvance(fp16[0].label) + 6.0;
+    out.emplace_back(fp16[0].label, box(fp16[0].label, std::max(plot.left(), xOf(fp16[0].x1) - width - 2.0)));
+  }
+  if (inRange(fp16[1].x0) && inRange(fp16[1].x1)) {
+    const double width = fm.horizontalAdvance(fp16[1].label) + 6.0;
+    out.emplace_back(fp16[1].label, box(fp16[1].label, (xOf(fp16[1].x0) + xOf(fp16[1].x1) - width) / 2.0));
+  }
+  if (inRange(fp16[2].x0))
+    out.emplace_back(fp16[2].label, box(fp16[2].label, xOf(fp16[2].x0) + 2.0));
+  for (std::size_t i = 1; i < out.size(); ++i)
+    if (out[i].second.intersects(out[i - 1].second))
+      out[i].second.moveTop(out[i - 1].second.bottom() + 2.0);
+  return out;
+}
 
 QString HistogramHeatmap::xTitle() {
   return tr("log2 |value|  (column e counts 2^e ≤ |x| < 2^(e+1))");
@@ -290,25 +358,14 @@ void HistogramHeatmap::paintAxes(QPainter& painter, const Layout& layout,
   for (const double edge : {fp16[0].x1, fp16[1].x0, fp16[1].x1, fp16[2].x0})
     if (inRange(edge))
       painter.drawLine(QPointF(xOf(edge), plot.top()), QPointF(xOf(edge), plot.bottom()));
-  const double top = plot.top() + 2.0;
-  if (inRange(fp16[0].x1)) {
-    const double width = fm.horizontalAdvance(fp16[0].label) + 6.0;
-    paintLabel(painter, QPointF(std::max(plot.left(), xOf(fp16[0].x1) - width - 2.0), top),
-               fp16[0].label, warn, box);
-  }
-  if (inRange(fp16[1].x0) && inRange(fp16[1].x1)) {
-    const double width = fm.horizontalAdvance(fp16[1].label) + 6.0;
-    const double middle = (xOf(fp16[1].x0) + xOf(fp16[1].x1)) / 2.0;
-    paintLabel(painter, QPointF(middle - width / 2.0, top), fp16[1].label, warn, box);
-  }
-  if (inRange(fp16[2].x0))
-    paintLabel(painter, QPointF(xOf(fp16[2].x0) + 2.0, top), fp16[2].label, warn, box);
+  for (const auto& [text, at] : regionLabels(layout, style))
+    paintLabel(painter, at.topLeft(), text, warn, box);
 
   // Axes and ticks.
   painter.setPen(QPen(style.axisLine(), std::max(1.0, style.penScale)));
   painter.drawRect(plot);
   const int span = cols;
-  const int every = span > 150 ? 20 : span > 60 ? 10 : 5;
+  const int every = tickEvery(plot.width(), span, fm);
   painter.setPen(style.text());
   for (int e = (m_firstExponent / every) * every; e <= m_lastExponent + 1; e += every) {
     if (e < m_firstExponent)

@@ -7,11 +7,13 @@
 
 #include <mantissa/telemetry/histogram.h>
 
+#include <QFontMetricsF>
 #include <QImage>
 #include <QWidget>
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace mantissa::ui {
@@ -50,6 +52,12 @@ public:
   QRectF xTitleRect() const;
   static QString xTitle();
   static QString colourBarTitle();
+  // The colour bar's title as drawn: one line, two, or a short one on a short bar.
+  QString colourBarTitleShown() const;
+  // Binades between labelled x ticks (wider apart on a narrow plot).
+  int xTickEvery() const;
+  // Where the FP16 region names ("FP16 → 0", "FP16 subnormal", ...) are drawn.
+  std::vector<QRectF> regionLabelRects() const;
   int rowAt(const QPointF& position) const; // -1 outside the plot
   const QImage& image() const { return m_image; }
 
@@ -82,6 +90,8 @@ private:
   void paintFigure(QPainter& painter, const QRectF& target, const ChartStyle& style) const;
   void paintAxes(QPainter& painter, const Layout& layout, const ChartStyle& style) const;
   void paintColourBar(QPainter& painter, const Layout& layout, const ChartStyle& style) const;
+  std::vector<std::pair<QString, QRectF>> regionLabels(const Layout& layout, const ChartStyle& style) const;
+  static int tickEvery(double plotWidth, int columns, const QFontMetricsF& labels);
   void rebuildImage();
   bool appendImageRow();
   void fillImageRow(QImage& image, int row) const;
