@@ -155,6 +155,19 @@ TEST(LessonsPage, PresenterSlidesFitAProjectorAt1280x720) {
   EXPECT_GE(slidesSeen, 12);
   EXPECT_EQ(page.currentLesson(), lessons - 1); // stayed on the last lesson's last slide
   EXPECT_EQ(page.currentSlide(), page.slideCount() - 1);
+  // A short slide ("Try it", lesson 1) leaves its column mostly empty at the
+  // standard 42 %: the text narrows at the same type size and the demo's
+  // figure gets the width (it had 58 %).
+  page.showLesson(0);
+  while (page.currentSlide() < page.slideCount() - 1) QTest::keyClick(page.text(), Qt::Key_PageDown);
+  const double standardFont = [&] {
+    settle();
+    return page.text()->font().pointSizeF();
+  }();
+  settle();
+  EXPECT_GT(page.runArea()->width(), 0.62 * page.width());
+  EXPECT_EQ(page.text()->verticalScrollBar()->maximum(), 0);
+  EXPECT_EQ(page.text()->font().pointSizeF(), standardFont);
   // Page Up from the first slide of a lesson lands on the previous lesson's last slide.
   page.showLesson(2);
   ASSERT_EQ(page.currentSlide(), 0);

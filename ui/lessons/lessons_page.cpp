@@ -23,6 +23,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 
 namespace mantissa::ui {
@@ -34,6 +35,8 @@ namespace {
 constexpr double kSlideFontFactors[] = {1.6, 1.45, 1.3, 1.2, 1.1, 1.0, 0.9, 0.8};
 constexpr double kResultFontFactors[] = {1.0, 0.9, 0.8, 0.7};
 constexpr double kLandscape = 1.2; // width / height from which text sits beside the demo
+constexpr int kTextShare = 42;         // % of a landscape presenter page for the slide text
+constexpr int kNarrowestTextShare = 30; // ... down to this when a short slide fits at the same size
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
@@ -48,6 +51,9 @@ LessonsPage::LessonsPage(QWidget* parent) : QWidget(parent) {
   m_text->setOpenExternalLinks(true);
   m_slideInfo = new QLabel;
   m_slideInfo->setObjectName(QStringLiteral("slideInfo"));
+  // One line, elided to the text column (fitText): its full width must not
+  // hold the column open, nor may wrapping change the slide's height.
+  m_slideInfo->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   auto* textColumn = new QWidget;
   auto* textLayout = new QVBoxLayout(textColumn);
   textLayout->setContentsMargins(0, 0, 0, 0);
@@ -173,9 +179,11 @@ void LessonsPage::showText() {
     else m_text->setHtml(text);
   }
   const int slides = std::max(1, slideCount());
-  m_slideInfo->setText(tr("%1   ·   slide %2 of %3   ·   lesson %4 of %5   ·   Page Down: next")
-                           .arg(qs(lesson.title)).arg(m_slide + 1).arg(slides)
-                           .arg(index + 1).arg(m_list->count()));
+  m_slideText = tr("%1   ·   slide %2 of %3   ·   lesson %4 of %5   ·   Page Down: next")
+                    .arg(qs(lesson.title)).arg(m_slide + 1).arg(slides)
+                    .arg(index + 1).arg(m_list->count());
+  m_slideInfo->setText(m_slideText);
+  m_slideInfo->setToolTip(m_slideText);
   scheduleFit();
 }
 
@@ -291,7 +299,7 @@ void LessonsPage::applyLayout(bool force) {
   m_outputs->setOrientation(orientation == Qt::Horizontal ? Qt::Vertical : Qt::Horizontal);
   const int along = orientation == Qt::Horizontal ? std::max(1, width()) : std::max(1, height());
   if (orientation == Qt::Horizontal) {
-    m_content->setSizes({along * 42 / 100, along * 58 / 100});
+    m_content->setSizes({along * kTextShare / 100, along - along * kTextShare / 100});
     m_outputs->setSizes({height() * 26 / 100, height() * 74 / 100});
   } else {
     m_content->setSizes({along * 40 / 100, along * 60 / 100});
@@ -321,19 +329,45 @@ void LessonsPage::fitText() {
     m_text->setFont(theme.uiFont(1.25)); // lesson text one step larger than the UI
     return;
   }
-  const QSize room = m_text->viewport()->size();
+  // The type is sized for the text's standard share of a landscape page (42 %);
+  // a slide that fits in a narrower column at that size gives the rest to the
+  // figure. Worked out from the page width, not the current split, so the
+  // split it sets does not change the next answer.
+  const bool beside = m_content->orientation() == Qt::Horizontal;
+  const int along = std::max(1, m_content->width());
+  const int overhead = m_content->sizes().value(0) - m_text->viewport()->width();
+  const int standard = beside ? along * kTextShare / 100 - overhead : m_text->viewport()->width();
+  const int height = m_text->viewport()->height();
   std::unique_ptr<QTextDocument> probe(m_text->document()->clone());
-  QFont chosen = theme.uiFont(kSlideFontFactors[std::size(kSlideFontFactors) - 1]);
-  for (double factor : kSlideFontFactors) {
-    const QFont font = theme.uiFont(factor);
+  const auto fits = [&](const QFont& font, int width) {
     probe->setDefaultFont(font);
-    probe->setTextWidth(room.width());
-    if (probe->size().height() <= room.height()) {
+    probe->setTextWidth(width);
+    return probe->size().height() <= height;
+  };
+  QFont chosen = theme.uiFont(kSlideFontFactors[std::size(kSlideFontFactors) - 1]);
+  for (double factor : kSlideFontFactors)
+    if (const QFont font = theme.uiFont(factor); fits(font, standard)) {
       chosen = font;
       break;
     }
-  }
   if (m_text->font() != chosen) m_text->setFont(chosen);
+  if (!beside || m_content->sizes().size() != 2) return;
+  int share = kTextShare;
+  for (int narrower = kNarrowestTextShare; narrower < kTextShare; narrower += 2)
+    if (fits(chosen, along * narrower / 100 - overhead)) {
+      share = narrower;
+      break;
+    }
+  const QList<int> sizes{along * share / 100, along - along * share / 100};
+  if (std::abs(m_content->sizes()[0] - sizes[0]) > 2) m_content->setSizes(sizes);
+  // The slide line drops its last parts ("Page Down: next", then the lesson
+  // count) before it is elided.
+  const QString separator = QStringLiteral("   ·   ");
+  QStringList parts = m_slideText.split(separator);
+  while (parts.size() > 2 && m_slideInfo->fontMetrics().horizontalAdvance(parts.join(separator)) > sizes[0] - 8)
+    parts.removeLast();
+  const QString info = m_slideInfo->fontMetrics().elidedText(parts.join(separator), Qt::ElideRight, sizes[0] - 8);
+  if (m_slideInfo->text() != info) m_slideInfo->setText(info);
 }
 
 void LessonsPage::fitResults() {

@@ -92,6 +92,7 @@ private:
   QListWidget* m_list = nullptr;
   QTextBrowser* m_text = nullptr;
   QLabel* m_slideInfo = nullptr;
+  QString m_slideText; // the slide line in full (shown elided to the text column)
   QComboBox* m_demoChoice = nullptr;
   QPushButton* m_run = nullptr;
   QLabel* m_status = nullptr;
