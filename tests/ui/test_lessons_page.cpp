@@ -279,8 +279,8 @@ QStringList overlappingTexts(const LessonChart& chart) {
 
 } // namespace
 
-// A few samples are marked where the markers stand apart; on a narrow
-// presenter figure 30 of them became a string of 16 px beads (bf16-run).
+// A few samples are marked where the markers stand apart; on an 870 px
+// presenter figure (1280x720) 30 of them were a string of 16 px beads (bf16-run).
 TEST(LessonsPage, MarkersOnlyWhereTheyStandApart) {
   PresenterMode presenter;
   lessons::DemoOutput demo;
@@ -296,7 +296,7 @@ TEST(LessonsPage, MarkersOnlyWhereTheyStandApart) {
     demo.series[1].y.push_back(2.0);
   }
   LessonChart chart;
-  chart.resize(520, 400);
+  chart.resize(870, 400);
   chart.setDemo(demo);
   chart.show();
   ASSERT_EQ(chart.series().size(), 2u);

@@ -317,11 +317,11 @@ void LessonChart::fitTexts() {
   fitTitle(m_y, m_demo.yLabel, plot.height());
   fitBarLabels();
   fitLegend();
-  // Markers on a few samples only where they stand apart (presenter markers
+  // Markers on a few samples only where they stand apart, 2.5 marker widths (presenter markers
   // are 16 px: 30 of them on a narrow plot were a string of beads).
   for (QXYSeries* series : m_series) {
     const qsizetype n = series->count();
-    const bool apart = plot.width() / static_cast<double>(std::max<qsizetype>(1, n)) >= 1.5 * series->markerSize();
+    const bool apart = plot.width() / static_cast<double>(std::max<qsizetype>(1, n)) >= 2.5 * series->markerSize();
     const bool show = n > 2 && n <= kMarkersUpTo && apart;
     if (series->pointsVisible() != show)
       series->setPointsVisible(show);
