@@ -8,6 +8,7 @@
 #include <QBarSet>
 #include <QCategoryAxis>
 #include <QChart>
+#include <QChartView>
 #include <QFontMetricsF>
 #include <QTextDocument>
 #include <QTextDocumentFragment>
@@ -323,8 +324,10 @@ void LessonChart::fitTexts() {
     const qsizetype n = series->count();
     const bool apart = plot.width() / static_cast<double>(std::max<qsizetype>(1, n)) >= 2.5 * series->markerSize();
     const bool show = n > 2 && n <= kMarkersUpTo && apart;
-    if (series->pointsVisible() != show)
+    if (series->pointsVisible() != show) {
       series->setPointsVisible(show);
+      view()->viewport()->update(); // the markers' old places are not repainted otherwise
+    }
   }
 }
 
