@@ -8,6 +8,7 @@
 // the runs as they were; Start asks before replacing loaded runs. Exporting
 // the run from the window (charts, report, Save Run) gives the same files as
 // the CLI.
+#include "spawn_process.h"
 #include "ui/app_shell/main_window.h"
 #include "ui/app_shell/run_files.h"
 #include "ui/bridge/run_controller.h"
@@ -25,8 +26,6 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QMessageBox>
-#include <QProcess>
-#include <QProcessEnvironment>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -45,20 +44,18 @@ QByteArray readAll(const QString& path) {
   return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-// Runs mantissa-cli; returns its exit code (stderr into *err).
+// Runs mantissa-cli as a user runs it: its own platform choice (offscreen),
+// whatever this GUI test runs on (offscreen under ctest, xcb under xvfb-run).
+// Returns its exit code (stderr into *err); spawn_process.h, not QProcess,
+// which TSan cannot follow.
 int cli(const QStringList& args, QString* err = nullptr) {
-  QProcess process;
-  // The CLI as a user runs it: its own platform choice (offscreen), whatever
-  // this GUI test runs on (offscreen under ctest, xcb under xvfb-run).
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-  process.setProcessEnvironment(env);
-  process.start(QStringLiteral(MANTISSA_CLI), args);
-  if (!process.waitForFinished(120000))
-    return -1;
+  std::vector<std::string> argv;
+  for (const QString& a : args)
+    argv.push_back(a.toStdString());
+  const auto r = mantissa::test::spawnProcess(MANTISSA_CLI, argv, {"QT_QPA_PLATFORM"});
   if (err)
-    *err = QString::fromUtf8(process.readAllStandardError());
-  return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    *err = QString::fromStdString(r.err);
+  return r.exitCode;
 }
 
 // A 30-step fp16-mixed run: evals every 10 steps, telemetry at 0, 10, 20.
