@@ -12,6 +12,8 @@
 #include <QLogValueAxis>
 #include <QChart>
 #include <QCoreApplication>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QImage>
 #include <QJsonObject>
 #include <QLabel>
@@ -277,5 +279,57 @@ TEST(ChartsHistogram, CsvHasOneRowPerShownBinade) {
   EXPECT_TRUE(lines.contains(QStringLiteral("-20,%1,5").arg(std::ldexp(1.0, -20), 0, 'g', 17)));
 }
 
+
+// A region's edge line through its label cuts a letter ("FP16 → inf" read
+// "FP16 → |nf" at 1920x1080 presenter, where FP16's overflow region is
+// narrower than its label). Every label of every format, at screen and
+// presenter sizes, stays clear of every edge, which is placed here from the
+// specification's exponents.
+TEST(ChartsHistogram, RegionLabelsAreNotCrossedByRegionEdges) {
+  for (const bool presenter : {false, true})
+    for (const QSize size : {QSize(960, 420), QSize(730, 420), QSize(1200, 600)})
+      for (const bool allFormats : {false, true}) {
+        HistogramChart chart;
+        chart.setChartStyle(presenter ? ChartStyle::presenter(false) : ChartStyle::screen(false));
+        chart.resize(size);
+        chart.show();
+        ExponentHistogram h;
+        for (int e = -30; e <= -6; ++e)
+          h.bins[h.index(e)] = 100 + 10 * (e + 30);
+        chart.setHistograms(h);
+        for (FormatId f : {FormatId::Bf16, FormatId::Fp8E5M2, FormatId::Fp8E4M3})
+          chart.setFormatVisible(f, allFormats);
+        QCoreApplication::processEvents();
+        chart.setHistograms(h); // placed with the laid-out plot
+        std::vector<double> specEdges; // log2 positions of every shown vertical edge
+        for (const Expected& e : kSpec)
+          if (allFormats || e.format == FormatId::Fp16)
+            for (double x : {e.flushBelow, e.subnormalMin, e.normalMin, std::log2(e.maxFinite)})
+              specEdges.push_back(x);
+        const QRectF plot = chart.chart()->plotArea();
+        const QAreaSeries* anchor = chart.barSeries();
+        int labels = 0;
+        for (const QGraphicsItem* item : chart.chart()->scene()->items()) {
+          const auto* text = dynamic_cast<const QGraphicsSimpleTextItem*>(item);
+          if (text == nullptr || !text->isVisible() || !text->text().contains(QStringLiteral("FP")))
+            continue;
+          ++labels;
+          const QRectF box = text->mapRectToItem(chart.chart(), text->boundingRect());
+          EXPECT_GE(box.left(), plot.left()) << text->text().toStdString();
+          EXPECT_LE(box.right(), plot.right()) << text->text().toStdString();
+          for (double x : specEdges) {
+            const double px = chart.chart()->mapToPosition(QPointF(x, 0.0), const_cast<QAreaSeries*>(anchor)).x();
+            if (px <= plot.left() + 1.0 || px >= plot.right() - 1.0)
+              continue; // off the axis: not drawn
+            EXPECT_FALSE(px > box.left() && px < box.right())
+                << text->text().toStdString() << " crossed by the edge at 2^" << x << " ("
+                << px << " px in " << box.left() << ".." << box.right() << "), "
+                << size.width() << "x" << size.height() << (presenter ? " presenter" : "")
+                << (allFormats ? " all formats" : " FP16");
+          }
+        }
+        EXPECT_GE(labels, allFormats ? 6 : 3);
+      }
+}
 } // namespace
 } // namespace mantissa::ui

@@ -61,7 +61,8 @@ QColor formatRegionColor(numeric::FormatId format) {
 HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
   chart()->legend()->setVisible(false);
   m_x = new QValueAxis(this);
-  m_x->setTitleText(tr("log<sub>2</sub> |value|   (bar e counts 2<sup>e</sup> ≤ |x| &lt; "
+  // Short enough for the tab beside the loss curve on a 1280x720 page.
+  m_x->setTitleText(tr("log<sub>2</sub> |value|  (bar e: 2<sup>e</sup> ≤ |x| &lt; "
                        "2<sup>e+1</sup>)"));
   m_x->setLabelFormat(QStringLiteral("%.0f"));
   m_x->setTickType(QValueAxis::TicksDynamic);
@@ -103,7 +104,12 @@ HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
   connect(chart(), &QChart::plotAreaChanged, this, [this] { placeAnnotations(); });
 
   for (numeric::FormatId format : histogramFormats()) {
-    auto* box = new QCheckBox(formatName(format), this);
+    // "E5M2", not "FP8 E5M2": the row fits the narrow tab beside the loss
+    // curve on a 1280x720 page (the tooltip names the whole format).
+    QString toggle = formatName(format);
+    if (toggle.startsWith(QStringLiteral("FP8 ")))
+      toggle = toggle.mid(4);
+    auto* box = new QCheckBox(toggle, this);
     box->setChecked(m_formatVisible[format]);
     box->setToolTip(tr("Shade where %1 flushes to zero, is subnormal, overflows").arg(formatName(format)));
     connect(box, &QCheckBox::toggled, this,
@@ -368,8 +374,57 @@ int HistogramChart::formatRow(numeric::FormatId format) const {
   return row;
 }
 
+// The x (in chart coordinates) of every shown region's vertical edge inside
+// the plot: the lines a label must not straddle.
+std::vector<double> HistogramChart::regionEdges() const {
+  const QRectF plot = chart()->plotArea();
+  std::vector<double> edges;
+  for (const Region& r : m_regions) {
+    const QList<QPointF> edge = r.upper->points();
+    if (!r.area->isVisible() || edge.size() != 2)
+      continue;
+    for (const QPointF& p : edge) {
+      const double x = chart()->mapToPosition(p, r.area).x();
+      if (x > plot.left() + 1.0 && x < plot.right() - 1.0)
+        edges.push_back(x);
+    }
+  }
+  return edges;
+}
+
+// Where a label of `width` goes, as near `wanted` as it can: inside the plot
+// and clear of every region edge (an edge line through "FP16 → inf" reads
+// "FP16 → |nf"). Falls back to `wanted` when no gap is wide enough.
+double HistogramChart::clearOfEdges(double wanted, double width, const QRectF& plot,
+                                    const std::vector<double>& edges) {
+  constexpr double kGap = 3.0; // between a label and an edge line
+  const auto inside = [&](double x) {
+    // max(min()), not clamp(): a plot narrower than the label has hi < lo (UB for clamp).
+    return std::max(plot.left() + 2.0, std::min(x, plot.right() - width - 2.0));
+  };
+  const auto clear = [&](double x) {
+    return x >= plot.left() + 1.0 && x + width <= plot.right() - 1.0 &&
+           std::none_of(edges.begin(), edges.end(), [&](double e) {
+             return e > x - kGap && e < x + width + kGap;
+           });
+  };
+  std::vector<double> candidates{inside(wanted)};
+  for (double e : edges) {
+    candidates.push_back(e + kGap + 1.0);
+    candidates.push_back(e - kGap - 1.0 - width);
+  }
+  std::stable_sort(candidates.begin() + 1, candidates.end(), [&](double a, double b) {
+    return std::abs(a - wanted) < std::abs(b - wanted);
+  });
+  for (double x : candidates)
+    if (clear(x))
+      return x;
+  return inside(wanted);
+}
+
 void HistogramChart::placeAnnotations() {
   const QRectF plot = chart()->plotArea();
+  const std::vector<double> edges = regionEdges();
   std::vector<QRectF> placed;
   for (Region& r : m_regions) {
     if (!r.label->isVisible())
@@ -385,8 +440,7 @@ void HistogramChart::placeAnnotations() {
       x = right - text.width() - 4.0;
     else if (r.region.kind == RegionKind::Overflow)
       x = left + 4.0;
-    // max(min()), not clamp(): a plot narrower than the label has hi < lo (UB for clamp).
-    x = std::max(plot.left() + 2.0, std::min(x, plot.right() - text.width() - 2.0));
+    x = clearOfEdges(x, text.width(), plot, edges);
     QRectF box(x, plot.top() + 4.0 + formatRow(r.region.format) * (text.height() + 3.0),
                text.width(), text.height());
     while (std::any_of(placed.begin(), placed.end(),

@@ -81,6 +81,9 @@ private:
   void updateChart();
   void updateRegions(double x0, double x1, double y0, double y1);
   void placeAnnotations();
+  std::vector<double> regionEdges() const;
+  static double clearOfEdges(double wanted, double width, const QRectF& plot,
+                             const std::vector<double>& edges);
   void fitCounters();
   int formatRow(numeric::FormatId format) const;
 

@@ -40,6 +40,7 @@ namespace {
 
 const QString kDockStateKey = QStringLiteral("train/dockState");
 const QString kRunsKey = QStringLiteral("train/runs");
+constexpr int kCompactNormalHeight = 800; // compactHeight() outside presenter mode
 constexpr int kLayoutVersion = 2; // 2: accuracy tabbed with the loss scale on small pages
 
 // The message line above the toolbar: as tall as its wrapped text at the
@@ -190,7 +191,7 @@ void TrainPanel::buildDocks() {
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   scroll->setMinimumWidth(300);
-  addDock(scroll, tr("Run setup"), QStringLiteral("setupDock"), Qt::LeftDockWidgetArea);
+  addDock(scroll, tr("Setup"), QStringLiteral("setupDock"), Qt::LeftDockWidgetArea);
 
   m_accuracy = new AccuracyChart;
   m_accuracy->setObjectName(QStringLiteral("accuracyChart"));
@@ -204,19 +205,26 @@ void TrainPanel::buildDocks() {
   // fitDocks() gives it its own place when the window is tall enough.
   tabifyDockWidget(scaleDock, accDock);
 
-  auto* histDock = addDock(buildHistogramDock(), tr("Gradient histogram"),
+  auto* histDock = addDock(buildHistogramDock(), tr("Histogram"),
                            QStringLiteral("histogramDock"), Qt::BottomDockWidgetArea);
   m_heatmap = new HistogramHeatmap;
   m_heatmap->setObjectName(QStringLiteral("histogramHeatmap"));
-  auto* heatDock = addDock(m_heatmap, tr("Histogram over steps"), QStringLiteral("heatmapDock"),
+  auto* heatDock = addDock(m_heatmap, tr("Heat map"), QStringLiteral("heatmapDock"),
                            Qt::BottomDockWidgetArea);
   splitDockWidget(histDock, heatDock, Qt::Horizontal);
 
   m_watch = new WatchPanel;
-  auto* watchDock = addDock(m_watch, tr("Watch a value"), QStringLiteral("watchDock"),
+  // On a short normal page it scrolls rather than widening the tab group
+  // beside the loss curve (fitWatchWidth()); elsewhere it holds the group open.
+  auto* watchScroll = new QScrollArea;
+  watchScroll->setObjectName(QStringLiteral("watchScroll"));
+  watchScroll->setWidget(m_watch);
+  watchScroll->setWidgetResizable(true);
+  watchScroll->setFrameShape(QFrame::NoFrame);
+  auto* watchDock = addDock(watchScroll, tr("Watch"), QStringLiteral("watchDock"),
                             Qt::RightDockWidgetArea);
   m_opTable = new OpTablePanel;
-  auto* opDock = addDock(m_opTable, tr("Op precision"), QStringLiteral("opTableDock"),
+  auto* opDock = addDock(m_opTable, tr("Ops"), QStringLiteral("opTableDock"),
                          Qt::RightDockWidgetArea);
   tabifyDockWidget(accDock, watchDock);
   tabifyDockWidget(watchDock, opDock);
@@ -432,7 +440,9 @@ void TrainPanel::onStateChanged() {
 // 1080 px in presenter mode the histogram's or (given more height) the loss
 // curve's.
 int TrainPanel::roomyHeight() const { return Theme::instance().presenter() ? 1800 : 1300; }
-int TrainPanel::compactHeight() const { return Theme::instance().presenter() ? 1100 : 800; }
+int TrainPanel::compactHeight() const {
+  return Theme::instance().presenter() ? 1100 : kCompactNormalHeight;
+}
 
 // Presenter mode enlarges every font: a split that fitted may no longer.
 void TrainPanel::fitDocks() {
@@ -468,6 +478,16 @@ void TrainPanel::showWholeTabTitles() {
     bar->setElideMode(Qt::ElideNone);
     bar->setUsesScrollButtons(true);
   }
+}
+
+// The width the tab bar holding `dock` needs to show every tab whole (0 when
+// the dock is not in a tab group).
+int TrainPanel::tabsWidth(const QDockWidget* dock) const {
+  for (const QTabBar* bar : findChildren<QTabBar*>(Qt::FindDirectChildrenOnly))
+    for (int i = 0; i < bar->count(); ++i)
+      if (bar->isVisible() && bar->tabText(i) == dock->windowTitle())
+        return bar->sizeHint().width() + 8;
+  return 0;
 }
 
 // A projector is usually 1280x720 or 1920x1080 at presenter font sizes: side
@@ -509,10 +529,22 @@ void TrainPanel::arrangeForPresenter() {
   // After the layout has taken the new arrangement in.
   QMetaObject::invokeMethod(this, [this, scale, hist, compact] {
     showWholeTabTitles();
-    resizeDocks({scale}, {width() * (compact ? 1 : 2) / (compact ? 2 : 5)}, Qt::Horizontal);
+    resizeDocks({scale}, {std::max(width() * (compact ? 1 : 2) / (compact ? 2 : 5), tabsWidth(scale))},
+                Qt::Horizontal);
     if (!compact)
       resizeDocks({hist}, {height() * 2 / 5}, Qt::Vertical);
   }, Qt::QueuedConnection);
+}
+
+// On a 720-line screen the watch panel's width would leave the loss curve the
+// smaller share; there it scrolls. Elsewhere its full width keeps the group
+// wide enough for the other views' legends and tables. Set once, at first
+// show: presenter mode's arrangement is undone by restoring the saved state,
+// which must meet the same minimum widths.
+void TrainPanel::fitWatchWidth() {
+  auto* scroll = findChild<QScrollArea*>(QStringLiteral("watchScroll"));
+  const bool narrow = window()->height() < kCompactNormalHeight;
+  scroll->setMinimumWidth(narrow ? 0 : m_watch->minimumSizeHint().width());
 }
 
 void TrainPanel::applyTheme() {
@@ -532,6 +564,7 @@ void TrainPanel::showEvent(QShowEvent* event) {
   QMetaObject::invokeMethod(this, &TrainPanel::refresh, Qt::QueuedConnection); // skipped while hidden
   if (!m_sized) { // first show, once the window has its size: split the space
     m_sized = true;
+    fitWatchWidth();
     if (QSettings().value(kDockStateKey).isNull()) {
       auto* setupDock = findChild<QDockWidget*>(QStringLiteral("setupDock"));
       auto* accDock = findChild<QDockWidget*>(QStringLiteral("accuracyDock"));
@@ -548,8 +581,18 @@ void TrainPanel::showEvent(QShowEvent* event) {
         joinScaleTabs({"histogramDock", "heatmapDock"});
         scaleDock->raise();
       }
+      // On a short page the right-hand group holds every chart but the loss
+      // curve, one at a time: the loss curve, always in sight, gets the larger
+      // share (at 3/7 a flat "no scaler" line had more room than the loss).
       resizeDocks({setupDock, scaleDock},
-                  {std::max(300, width() / 6), width() * (compact ? 3 : 2) / 7}, Qt::Horizontal);
+                  {std::max(300, width() / 6),
+                   std::max(compact ? width() * 3 / 8 : width() * 2 / 7, tabsWidth(scaleDock))},
+                  Qt::Horizontal);
+      if (compact) // again once the page has its final width and the tab bars exist
+        QMetaObject::invokeMethod(this, [this, scaleDock] {
+          resizeDocks({scaleDock}, {std::max(width() * 3 / 8, tabsWidth(scaleDock))},
+                      Qt::Horizontal);
+        }, Qt::QueuedConnection);
       if (!compact) {
         resizeDocks({histDock}, {height() * 2 / 5}, Qt::Vertical);
         resizeDocks({histDock, heatDock}, {width() / 2, width() / 2}, Qt::Horizontal);

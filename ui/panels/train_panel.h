@@ -97,6 +97,8 @@ private:
   void onBinClicked(int exponent);
   void applyTheme();
   void fitDocks();
+  void fitWatchWidth();
+  int tabsWidth(const QDockWidget* dock) const;
   void arrangeForPresenter();
   void joinScaleTabs(std::initializer_list<const char*> names);
   void showWholeTabTitles();
