@@ -17,25 +17,13 @@
 namespace mantissa::telemetry {
 namespace {
 
-constexpr std::size_t kPerView = 3 * kCastTargetCount; // zero, normal, overflow per target
+constexpr std::size_t kPerView = detail::kThresholdsPerView; // zero, normal, overflow per target
 using Thresholds = std::array<std::uint32_t, kPerView>;
 using Below = std::array<std::uint64_t, kPerView>;
 
-Thresholds baseThresholds() {
-  Thresholds t{};
-  for (std::size_t k = 0; k < kCastTargetCount; ++k) {
-    const CastThresholds c = castThresholds(kCastTargets[k]);
-    t[3 * k] = c.zeroBelow;
-    t[3 * k + 1] = c.normalBelow;
-    t[3 * k + 2] = c.overflowFrom;
-  }
-  return t;
-}
-
 // The thresholds of the unscaled view: every target's zero, normal, overflow.
 const Thresholds& base() {
-  static const Thresholds kBase = baseThresholds();
-  return kBase;
+  return detail::viewThresholds();
 }
 
 // Threshold patterns for values that are still multiplied by 2^k (k >= 0):

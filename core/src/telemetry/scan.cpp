@@ -143,6 +143,12 @@ void countRanges(const float* x, std::size_t n, std::size_t count, const std::ui
     out[equalOf[r]] += equalOut[r];
 }
 
+} // namespace
+
+namespace {
+std::atomic<bool> g_forcePortable{false};
+} // namespace
+
 // Exponent-0 values that are not zeros: subnormals, binned by the position of
 // their leading 1 bit (2^-149 .. 2^-127).
 void binSubnormals(const float* x, std::size_t n, ExponentHistogram& hist) {
@@ -168,11 +174,19 @@ void binSpecials(const float* x, std::size_t n, ExponentHistogram& hist) {
   }
 }
 
-} // namespace
-
-namespace {
-std::atomic<bool> g_forcePortable{false};
-} // namespace
+const std::array<std::uint32_t, kThresholdsPerView>& viewThresholds() {
+  static const auto kThresholds = [] {
+    std::array<std::uint32_t, kThresholdsPerView> t{};
+    for (std::size_t k = 0; k < kCastTargetCount; ++k) {
+      const CastThresholds c = castThresholds(kCastTargets[k]);
+      t[3 * k] = c.zeroBelow;
+      t[3 * k + 1] = c.normalBelow;
+      t[3 * k + 2] = c.overflowFrom;
+    }
+    return t;
+  }();
+  return kThresholds;
+}
 
 bool useAvx2() noexcept {
   static const bool avx2 = numeric::cpuFeatures().avx2;

@@ -22,6 +22,7 @@
 
 #include "telemetry/byte_histogram.h"
 
+#include <mantissa/telemetry/cast_fractions.h>
 #include <mantissa/telemetry/histogram.h>
 
 #include <array>
@@ -73,6 +74,16 @@ private:
 // below.size() must equal thresholds.size() <= kMaxThresholds.
 void scan(std::span<const float> values, float scale, std::span<const std::uint32_t> thresholds,
           ExponentHistogram& hist, std::span<std::uint64_t> below);
+
+// Every cast target's zero, normal and overflow thresholds (castThresholds),
+// in kCastTargets order: the order of a tensor view's `below` counts.
+inline constexpr std::size_t kThresholdsPerView = 3 * kCastTargetCount;
+const std::array<std::uint32_t, kThresholdsPerView>& viewThresholds();
+
+// Exponent-0 values that are not zeros (subnormals), binned by the position
+// of their leading 1 bit; and exponent-255 values (+inf, -inf, NaN).
+void binSubnormals(const float* x, std::size_t n, ExponentHistogram& hist);
+void binSpecials(const float* x, std::size_t n, ExponentHistogram& hist);
 
 // #{x : (bits(|x|) - lo) mod 2^32 < width}: values whose magnitude bits lie in [lo, lo + width).
 std::uint64_t countInRange(std::span<const float> values, std::uint32_t lo, std::uint32_t width);

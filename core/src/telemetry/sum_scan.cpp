@@ -15,24 +15,7 @@ namespace mantissa::telemetry {
 namespace {
 
 constexpr std::uint32_t kAbsMask = 0x7fffffffu;
-constexpr std::size_t kPerView = 3 * kCastTargetCount;
-
-std::array<std::uint32_t, kPerView> makeThresholds() {
-  std::array<std::uint32_t, kPerView> t{};
-  for (std::size_t k = 0; k < kCastTargetCount; ++k) {
-    const CastThresholds c = castThresholds(kCastTargets[k]);
-    t[3 * k] = c.zeroBelow;
-    t[3 * k + 1] = c.normalBelow;
-    t[3 * k + 2] = c.overflowFrom;
-  }
-  return t;
-}
-
-// TensorScan::below order.
-const std::array<std::uint32_t, kPerView>& thresholds() {
-  static const auto kThresholds = makeThresholds();
-  return kThresholds;
-}
+constexpr std::size_t kPerView = detail::kThresholdsPerView; // TensorScan::below order
 
 // Counted by compares in the chain's shadow: the zeroBelow and normalBelow
 // thresholds that are not a binade start, then 1 (bits(|x|) < 1: exact
@@ -43,8 +26,8 @@ const std::array<std::uint32_t, kPerView>& thresholds() {
 constexpr std::size_t kDirect = 7;
 struct Direct {
   std::array<std::uint32_t, kDirect> limit{}; // counted: bits(|x|) < limit
-  std::array<int, kDirect> of{};              // index into thresholds(), -1: zeros, -2: unused
-  std::array<bool, kPerView> direct{};        // thresholds()[j] is one of them
+  std::array<int, kDirect> of{};              // index into viewThresholds(), -1: zeros, -2: unused
+  std::array<bool, kPerView> direct{};        // viewThresholds()[j] is one of them
 };
 
 const Direct& direct() {
@@ -53,7 +36,7 @@ const Direct& direct() {
     d.of.fill(-2);
     std::size_t n = 0;
     for (std::size_t j = 0; j < kPerView; ++j) {
-      const std::uint32_t t = thresholds()[j];
+      const std::uint32_t t = detail::viewThresholds()[j];
       if (j % 3 != 2 && (t & 0x007fffffu) != 0 && n + 1 < kDirect) {
         d.limit[n] = t;
         d.of[n++] = static_cast<int>(j);
@@ -156,30 +139,6 @@ float sumScanBase(const float* x, std::size_t n, float s, detail::ByteHistogram&
   return s;
 }
 
-// Subnormals (exponent byte 0, not zero) by the position of their leading 1;
-// +inf, -inf and NaN (exponent byte 255). Passes made only when present.
-void binSubnormals(std::span<const float> values, ExponentHistogram& hist) {
-  for (float v : values) {
-    const std::uint32_t a = std::bit_cast<std::uint32_t>(v) & kAbsMask;
-    if (a != 0 && (a >> 23) == 0)
-      ++hist.bins[static_cast<std::size_t>(std::bit_width(a) - 1)];
-  }
-}
-
-void binSpecials(std::span<const float> values, ExponentHistogram& hist) {
-  for (float v : values) {
-    const std::uint32_t b = std::bit_cast<std::uint32_t>(v);
-    if (((b >> 23) & 0xffu) != 0xffu)
-      continue;
-    if ((b & 0x007fffffu) != 0)
-      ++hist.nan;
-    else if (b >> 31)
-      ++hist.negInf;
-    else
-      ++hist.posInf;
-  }
-}
-
 } // namespace
 
 float sumOfSquaresScanned(std::span<const float> values, TensorScan& scan) {
@@ -208,15 +167,15 @@ float sumOfSquaresScanned(std::span<const float> values, TensorScan& scan) {
     h.zeros += zeros;
     h.total += block.size();
     if (bytes.bin(0) != zeros)
-      binSubnormals(block, h);
+      detail::binSubnormals(block.data(), block.size(), h);
     if (bytes.bin(255) != 0)
-      binSpecials(block, h);
+      detail::binSpecials(block.data(), block.size(), h);
     for (std::size_t j = 0; j < kPerView; ++j) {
       if (d.direct[j])
         continue;
       // Every value below the threshold's binade, and the part of its own
       // binade below it when that binade holds values.
-      const std::uint32_t t = thresholds()[j];
+      const std::uint32_t t = detail::viewThresholds()[j];
       const unsigned binade = t >> 23;
       std::uint64_t under = 0;
       for (unsigned b = 0; b < binade; ++b)
