@@ -220,8 +220,9 @@ void expectReadableAt(QSize screen, bool presenter) {
   // On a short page the loss curve (always in sight) is wider than the tab
   // group beside it, which shows one chart at a time (at 1280x720 the loss
   // scale's flat "no scaler" line had the larger share).
-  if (!presenter && screen.height() < 800)
+  if (!presenter && screen.height() < 800) {
     EXPECT_GT(train->lossChart()->width(), findDock(*train, "lossScaleDock")->width());
+  }
 
   QStringList unreadable = unreadableChartTexts(*train->lossChart());
   for (QDockWidget* dock : train->findChildren<QDockWidget*>()) {

@@ -332,15 +332,18 @@ TEST(LessonsPage, EveryFigureReadsInFullAt1280x720Presenter) {
       ASSERT_TRUE(done.wait(120000));
       // Laid out, texts fitted (queued), laid out again: slower under sanitizers.
       QStringList unreadable;
-      QTest::qWaitFor(
+      const bool readable = QTest::qWaitFor(
           [&] {
             unreadable = unreadableChartTexts(*page.chart()) + overlappingTexts(*page.chart());
             return unreadable.isEmpty();
           },
           5000);
-      EXPECT_TRUE(unreadable.isEmpty()) << unreadable.join(u'\n').toStdString();
-      if (auto* categories = qobject_cast<QBarCategoryAxis*>(page.chart()->chart()->axes(Qt::Horizontal).value(0)))
-        EXPECT_GE(categories->labelsFont().pointSizeF(), presenterLabels) << categories->categories().join(u',').toStdString();
+      EXPECT_TRUE(readable) << unreadable.join(u'\n').toStdString();
+      const auto horizontal = page.chart()->chart()->axes(Qt::Horizontal);
+      if (auto* categories = qobject_cast<QBarCategoryAxis*>(horizontal.value(0))) {
+        EXPECT_GE(categories->labelsFont().pointSizeF(), presenterLabels)
+            << categories->categories().join(u',').toStdString();
+      }
     }
   }
   page.showLesson(0);

@@ -4,6 +4,9 @@
 
 #include "ui/app_shell/theme.h"
 
+#include <QFontMetricsF>
+#include <QStringList>
+
 #include <array>
 
 namespace mantissa::ui {
@@ -50,5 +53,21 @@ QFont ChartStyle::titleFont() const { return scaledFont(11.0, fontScale, true); 
 QFont ChartStyle::axisTitleFont() const { return scaledFont(9.5, fontScale, false); }
 QFont ChartStyle::labelFont() const { return scaledFont(8.5, fontScale, false); }
 
+
+QString breakLines(const QString& text, const QFontMetricsF& metrics, double room) {
+  QStringList lines;
+  QString line;
+  for (const QString& word : text.split(u' ', Qt::SkipEmptyParts)) {
+    const QString longer = line.isEmpty() ? word : line + u' ' + word;
+    if (!line.isEmpty() && metrics.horizontalAdvance(longer) > room) {
+      lines << line.toHtmlEscaped();
+      line = word;
+    } else {
+      line = longer;
+    }
+  }
+  lines << line.toHtmlEscaped();
+  return lines.join(QStringLiteral("<br>"));
+}
 
 } // namespace mantissa::ui

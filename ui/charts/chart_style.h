@@ -6,6 +6,9 @@
 
 #include <QColor>
 #include <QFont>
+#include <QString>
+
+class QFontMetricsF;
 
 namespace mantissa::ui {
 
@@ -40,5 +43,10 @@ struct ChartStyle {
 
 // Series colours come from the one palette the whole UI shares.
 using palette::seriesColor;
+
+// `text` broken into lines at its spaces so that each line is at most `room`
+// wide where a word allows it: lines HTML-escaped and joined by "<br>"
+// (chart titles, legends and labels are rich text).
+QString breakLines(const QString& text, const QFontMetricsF& metrics, double room);
 
 } // namespace mantissa::ui

@@ -181,21 +181,8 @@ void ChartWidget::fitTitle() {
   const double room = m_chart->size().width() - margins.left() - margins.right() -
                       2.0 * metrics.averageCharWidth();
   QString shown = m_title;
-  if (room > 0 && metrics.horizontalAdvance(m_title) > room) {
-    QStringList lines;
-    QString line;
-    for (const QString& word : m_title.split(u' ', Qt::SkipEmptyParts)) {
-      const QString longer = line.isEmpty() ? word : line + u' ' + word;
-      if (!line.isEmpty() && metrics.horizontalAdvance(longer) > room) {
-        lines << line.toHtmlEscaped();
-        line = word;
-      } else {
-        line = longer;
-      }
-    }
-    lines << line.toHtmlEscaped();
-    shown = lines.join(QStringLiteral("<br>"));
-  }
+  if (room > 0 && metrics.horizontalAdvance(m_title) > room)
+    shown = breakLines(m_title, metrics, room);
   if (shown != m_chart->title())
     m_chart->setTitle(shown);
 }

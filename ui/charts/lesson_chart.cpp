@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "lesson_chart.h"
 
+#include "chart_style.h"
+
 #include <QAreaSeries>
 #include <QBarCategoryAxis>
 #include <QBarSeries>
@@ -248,24 +250,6 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
 }
 
 namespace {
-
-// `text` broken into lines at its spaces so that each line is at most `room`
-// wide where a word allows it ("<br>" between lines: chart texts are rich text).
-QString breakLines(const QString& text, const QFontMetricsF& metrics, double room) {
-  QStringList lines;
-  QString line;
-  for (const QString& word : text.split(u' ', Qt::SkipEmptyParts)) {
-    const QString longer = line.isEmpty() ? word : line + u' ' + word;
-    if (!line.isEmpty() && metrics.horizontalAdvance(longer) > room) {
-      lines << line.toHtmlEscaped();
-      line = word;
-    } else {
-      line = longer;
-    }
-  }
-  lines << line.toHtmlEscaped();
-  return lines.join(QStringLiteral("<br>"));
-}
 
 // The size Qt Charts gives a chart text (ChartPresenter::textBoundingRect:
 // rich text with a 0.5 px document margin).
