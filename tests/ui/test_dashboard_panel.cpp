@@ -38,6 +38,15 @@
 namespace mantissa::ui {
 namespace {
 
+// Installed as an event filter: counts the layout requests a widget receives.
+struct LayoutRequests : QObject {
+  int count = 0;
+  bool eventFilter(QObject*, QEvent* e) override {
+    count += e->type() == QEvent::LayoutRequest ? 1 : 0;
+    return false;
+  }
+};
+
 train::RunConfig tiny(const std::string& recipe, std::int64_t steps) {
   train::RunConfig c;
   c.data = "spirals";
@@ -265,13 +274,7 @@ TEST(DashboardPanel, PresenterModeGivesTheLossCurveTheWidthAndLeavingRestoresThe
 // must not re-lay out the page (QLabel::setText invalidates the parent layout
 // unless the label's size is fixed), and the text must still show in full.
 TEST(DashboardPanel, ProgressTextChangesWithoutRelayingOutThePage) {
-  struct LayoutRequests : QObject {
-    int count = 0;
-    bool eventFilter(QObject*, QEvent* e) override {
-      count += e->type() == QEvent::LayoutRequest ? 1 : 0;
-      return false;
-    }
-  } requests;
+  LayoutRequests requests;
   QWidget page;
   auto* row = new QHBoxLayout(&page);
   auto* label = new QLabel;
@@ -309,13 +312,7 @@ TEST(DashboardPanel, ProgressTextChangesWithoutRelayingOutThePage) {
 // gradient): a new sample repaints its labels, it does not re-lay out the
 // dock and the page around it (which repainted the whole window per drain).
 TEST(DashboardPanel, AWatchedValueChangesWithoutRelayingOutTheDock) {
-  struct LayoutRequests : QObject {
-    int count = 0;
-    bool eventFilter(QObject*, QEvent* e) override {
-      count += e->type() == QEvent::LayoutRequest ? 1 : 0;
-      return false;
-    }
-  } requests;
+  LayoutRequests requests;
   QWidget page;
   auto* column = new QVBoxLayout(&page);
   auto* watch = new WatchPanel;
