@@ -21,6 +21,7 @@
 #include <QAction>
 #include <QAreaSeries>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -249,25 +250,40 @@ TEST(DashboardPanel, SetupShowsModelProblemsInline) {
 // arrangement the user had.
 TEST(DashboardPanel, PresenterModeGivesTheLossCurveTheWidthAndLeavingRestoresTheLayout) {
   Page p({tiny("fp32", 5)});
-  QTest::qWait(100); // first show laid out
   auto* setupDock = p.panel.findChild<QDockWidget*>(QStringLiteral("setupDock"));
   auto* scaleDock = p.panel.findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
   ASSERT_NE(setupDock, nullptr);
   ASSERT_NE(scaleDock, nullptr);
   ASSERT_EQ(p.panel.dockWidgetArea(setupDock), Qt::LeftDockWidgetArea);
-  const int lossWidth = p.panel.lossChart()->width();
+  // Widths are read once the layout holds still: under load the first show
+  // and each theme change take several event-loop turns to settle.
+  const auto settledLossWidth = [&] {
+    int last = p.panel.lossChart()->width();
+    QElapsedTimer total, still;
+    total.start();
+    still.start();
+    while (still.elapsed() < 250 && total.elapsed() < 5000) {
+      QTest::qWait(25);
+      if (const int now = p.panel.lossChart()->width(); now != last) {
+        last = now;
+        still.restart();
+      }
+    }
+    return last;
+  };
+  const int lossWidth = settledLossWidth();
 
   Theme::instance().setPresenter(true);
-  QTest::qWait(200);
+  const int presenterWidth = settledLossWidth();
   EXPECT_TRUE(p.panel.tabifiedDockWidgets(scaleDock).contains(setupDock));
   EXPECT_EQ(p.panel.dockWidgetArea(setupDock), Qt::RightDockWidgetArea);
-  EXPECT_GT(p.panel.lossChart()->width(), lossWidth);
+  EXPECT_GT(presenterWidth, lossWidth);
 
   Theme::instance().setPresenter(false);
-  QTest::qWait(200);
+  const int restoredWidth = settledLossWidth();
   EXPECT_EQ(p.panel.dockWidgetArea(setupDock), Qt::LeftDockWidgetArea);
   EXPECT_FALSE(p.panel.tabifiedDockWidgets(scaleDock).contains(setupDock));
-  EXPECT_EQ(p.panel.lossChart()->width(), lossWidth);
+  EXPECT_EQ(restoredWidth, lossWidth);
 }
 
 // The toolbar's progress text changes at every live frame: a new step count
