@@ -181,26 +181,61 @@ TEST(FusedTelemetry, BlocksFromTwoWorkersEqualTheSeparatePath) {
 // The optimizer's own count of unchanged FP32 weights replaces the per-block
 // swamping check only when the layer's weights (observed before) are all
 // finite; with an inf among them the blocks are checked, whatever is passed.
-TEST(FusedTelemetry, UnchangedCountStandsInForSwampingOnlyOverFiniteWeights) {
+// As Optimizer::applyUpdate counts in FP32: non-zero updates that leave w + u == w.
+std::uint64_t unchangedCount(const Tensors& t) {
+  std::uint64_t unchanged = 0;
+  for (std::size_t i = 0; i < t.w.size(); ++i)
+    unchanged += (t.u[i] != 0.0f && t.w[i] + t.u[i] == t.w[i]) ? 1 : 0;
+  return unchanged;
+}
+
+// The optimizer's unchanged count stands in for the swamped count, less the
+// lanes of inf or NaN weights (which it takes in), found block by block.
+TEST(FusedTelemetry, UnchangedCountStandsInForSwampingLessNonFiniteWeights) {
   Tensors t = adversarialTensors(20000);
   for (float& w : t.w) // finite weights first
     if (!std::isfinite(w))
       w = 1.0f;
-  for (bool withInf : {false, true}) {
-    if (withInf)
-      t.w[123] = std::numeric_limits<float>::infinity();
-    std::uint64_t unchanged = 0; // as Optimizer::applyUpdate counts in FP32
-    for (std::size_t i = 0; i < t.w.size(); ++i)
-      unchanged += (t.u[i] != 0.0f && t.w[i] + t.u[i] == t.w[i]) ? 1 : 0;
-    tl::TelemetryCollector c(1);
-    c.observe(0, TensorClass::Weights, t.w);
-    c.beginParameters(0, DType::F32, false, false, true);
-    c.observeParameterBlock(0, std::span(t.w).first(9000), {}, std::span(t.u).first(9000));
-    c.observeParameterBlock(1, std::span(t.w).subspan(9000), {}, std::span(t.u).subspan(9000));
-    c.endParameters(withInf ? std::uint64_t{0} : unchanged); // 0: must not be used
-    const auto frame = c.finish(0);
-    EXPECT_EQ(frame->swamped[0], tl::swampedFraction(t.w, t.u, DType::F32)) << withInf;
-    EXPECT_EQ(frame->find(0, TensorClass::Updates)->hist, ilogbReference(t.u)) << withInf;
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Non-finite weights beside every kind of update: finite, zero, +-inf, NaN.
+  const std::vector<std::pair<std::size_t, float>> spoilers = {
+      {123, inf}, {124, -inf}, {12345, nan}, {12346, inf}, {19999, -inf}};
+  const float kinds[] = {1e-3f, 0.0f, inf, -inf, nan};
+  for (bool spoiled : {false, true}) {
+    if (spoiled)
+      for (std::size_t k = 0; k < spoilers.size(); ++k) {
+        t.w[spoilers[k].first] = spoilers[k].second;
+        t.u[spoilers[k].first] = kinds[k];
+      }
+    const std::uint64_t unchanged = unchangedCount(t);
+    const double expected = tl::swampedFraction(t.w, t.u, DType::F32);
+    // The weights observed before (the Weights entry says whether they are finite).
+    {
+      tl::TelemetryCollector c(1);
+      c.observe(0, TensorClass::Weights, t.w);
+      c.beginParameters(0, DType::F32, false, false, true);
+      c.observeParameterBlock(0, std::span(t.w).first(9000), {}, std::span(t.u).first(9000));
+      c.observeParameterBlock(1, std::span(t.w).subspan(9000), {}, std::span(t.u).subspan(9000));
+      c.endParameters(unchanged);
+      const auto frame = c.finish(0);
+      EXPECT_EQ(frame->swamped[0], expected) << spoiled;
+      EXPECT_EQ(frame->find(0, TensorClass::Updates)->hist, ilogbReference(t.u)) << spoiled;
+    }
+    // The weights counted in the blocks themselves.
+    {
+      tl::TelemetryCollector c(1);
+      c.beginParameters(0, DType::F32, true, false, true);
+      for (std::size_t off = 0; off < t.w.size(); off += 4096) {
+        const std::size_t n = std::min<std::size_t>(4096, t.w.size() - off);
+        c.observeParameterBlock(static_cast<int>(off / 4096 % 2), std::span(t.w).subspan(off, n),
+                                {}, std::span(t.u).subspan(off, n));
+      }
+      c.endParameters(unchanged);
+      const auto frame = c.finish(0);
+      EXPECT_EQ(frame->swamped[0], expected) << spoiled;
+      EXPECT_EQ(frame->find(0, TensorClass::Weights)->hist, ilogbReference(t.w)) << spoiled;
+    }
   }
   t.w[123] = 1.0f;
   tl::TelemetryCollector c(1); // promised, then not given
@@ -208,6 +243,64 @@ TEST(FusedTelemetry, UnchangedCountStandsInForSwampingOnlyOverFiniteWeights) {
   c.beginParameters(0, DType::F32, false, false, true);
   c.observeParameterBlock(0, t.w, {}, t.u);
   EXPECT_THROW(c.endParameters(), std::logic_error);
+}
+
+// Part of the weights counted apart (scanInto, on another thread before the
+// step), the rest in the blocks: one Weights entry equal to the whole
+// tensor's, and the swamping exact wherever the non-finite weights are.
+TEST(FusedTelemetry, WeightsCountedApartAndInBlocksMakeOneEntry) {
+  Tensors t = adversarialTensors(30000);
+  for (std::size_t split : {std::size_t{0}, std::size_t{4096}, std::size_t{12288},
+                            std::size_t{30000}}) {
+    for (int spoil : {-1, 5, 20000}) { // no non-finite weight, one before or after the split
+      Tensors v = t;
+      for (float& w : v.w)
+        if (!std::isfinite(w))
+          w = -2.0f;
+      if (spoil >= 0) {
+        v.w[static_cast<std::size_t>(spoil)] = std::numeric_limits<float>::infinity();
+        v.u[static_cast<std::size_t>(spoil)] = 1.0f;
+      }
+      tl::TensorScan apart;
+      tl::scanInto(std::span(v.w).subspan(split), apart);
+      tl::TelemetryCollector c(1);
+      c.beginParameters(2, DType::F32, true, false, true);
+      c.addWeightCounts(apart);
+      for (std::size_t off = 0; off < v.w.size(); off += 4096) {
+        const std::size_t n = std::min<std::size_t>(4096, v.w.size() - off);
+        c.observeParameterBlock(off < split ? 0 : 1, std::span(v.w).subspan(off, n), {},
+                                std::span(v.u).subspan(off, n), off < split);
+      }
+      c.endParameters(unchangedCount(v));
+      const auto frame = c.finish(0);
+      const std::string what = "split " + std::to_string(split) + " spoil " + std::to_string(spoil);
+      ASSERT_EQ(frame->tensors.size(), 2u) << what;
+      const tl::TensorTelemetry* w = frame->find(2, TensorClass::Weights, false);
+      ASSERT_NE(w, nullptr) << what;
+      EXPECT_EQ(w->hist, ilogbReference(v.w)) << what;
+      EXPECT_EQ(w->fractions, tl::castFractions(v.w)) << what;
+      EXPECT_EQ(frame->find(2, TensorClass::Updates, false)->hist, ilogbReference(v.u)) << what;
+      EXPECT_EQ(frame->swamped[2], tl::swampedFraction(v.w, v.u, DType::F32)) << what;
+    }
+  }
+  tl::TelemetryCollector c(1);
+  EXPECT_THROW(c.addWeightCounts({}), std::logic_error); // no layer open
+  c.beginParameters(0, DType::F32, false, false);
+  EXPECT_THROW(c.addWeightCounts({}), std::logic_error); // no Weights entry to add to
+}
+
+// scanInto counts what observe() counts, and counts of parts add up.
+TEST(FusedTelemetry, ScanIntoCountsWhatObserveCounts) {
+  const std::vector<float> v = adversarial(50001, 9);
+  for (std::size_t cut : {std::size_t{0}, std::size_t{1}, std::size_t{2047}, std::size_t{25000}}) {
+    tl::TensorScan scan;
+    tl::scanInto(std::span(v).first(cut), scan);
+    tl::scanInto(std::span(v).subspan(cut), scan);
+    tl::TelemetryCollector direct(1), recorded(1);
+    direct.observe(1, TensorClass::Weights, v);
+    recorded.record(1, TensorClass::Weights, scan);
+    EXPECT_EQ(recorded.finish(0)->tensors[0], direct.finish(0)->tensors[0]) << cut;
+  }
 }
 
 TEST(FusedTelemetry, PortableKernelsGiveTheSameFrame) {

@@ -33,6 +33,10 @@ float roundStochastic(DType dtype, float v, std::uint32_t random) {
 
 } // namespace
 
+std::size_t StepObserver::secondShareBegin(std::size_t, std::size_t n) {
+  return Optimizer::shareBegin(n, 1, 2);
+}
+
 std::string_view optimizerName(OptimizerKind kind) {
   return kind == OptimizerKind::Sgd ? "sgd" : "adamw";
 }
@@ -94,13 +98,15 @@ void Optimizer::step(double lr, StepObserver* observer) {
       updateRange(s, 0, 0, n, flr, watcher, part[0]);
     } else {
       // Whole blocks per worker; the team may be smaller than asked for.
-      const std::size_t blocks = (n + kStepBlock - 1) / kStepBlock;
+      static_assert(kMaxWorkers == 2);
+      const std::size_t split =
+          std::min(n, watcher ? watcher->secondShareBegin(s, n) : shareBegin(n, 1, 2));
 #pragma omp parallel num_threads(workers)
       {
         const auto t = static_cast<std::size_t>(omp_get_thread_num());
         const auto nt = static_cast<std::size_t>(omp_get_num_threads());
-        const std::size_t begin = std::min(n, blocks * t / nt * kStepBlock);
-        const std::size_t end = std::min(n, blocks * (t + 1) / nt * kStepBlock);
+        const std::size_t begin = t == 0 ? 0 : split;
+        const std::size_t end = nt == 1 || t == 1 ? n : split;
         updateRange(s, static_cast<int>(t), begin, end, flr, watcher, part[t]);
       }
     }

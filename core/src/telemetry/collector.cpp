@@ -122,6 +122,20 @@ private:
   std::chrono::steady_clock::time_point m_start;
 };
 
+// FP32 lanes whose weight is inf or NaN, which the optimizer's unchanged
+// count (u != 0 and w + u == w) and the finite non-zero update count take in
+// but the swamping fraction does not (see swampCounts): what to take off.
+SwampCounts nonFiniteWeightLanes(std::span<const float> w, std::span<const float> u) {
+  SwampCounts c;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (std::isfinite(w[i]) || u[i] == 0.0f)
+      continue;
+    c.eligible += std::isfinite(u[i]) ? 1 : 0;
+    c.swamped += w[i] + u[i] == w[i] ? 1 : 0;
+  }
+  return c;
+}
+
 } // namespace
 
 // One layer's weights, gradients and updates between beginParameters() and
@@ -130,25 +144,39 @@ private:
 struct TelemetryCollector::ParameterScan {
   struct Part {
     detail::Scanner weights{base()}, grads{base()}, updates{base()};
-    SwampCounts swamp;
+    SwampCounts swamp; // per block; or, from the unchanged count, what to take off it
     double ms = 0.0;
   };
   int layer = -1; // -1: no layer open
   DType working = DType::F32;
   bool withWeights = true;
   bool withGrads = false;
-  bool swampPerBlock = true; // else the caller's unchanged count is the swamped count
+  // Else the caller's unchanged count is the swamped count, less the lanes
+  // of non-finite weights (nonFiniteWeightLanes) in blocks that may hold them.
+  bool swampPerBlock = true;
+  TensorScan counted;            // weights counted apart (addWeightCounts)
+  bool countedNonFinite = false; // ... holding an inf or NaN
   std::array<Part, kMaxWorkers> parts;
 
   void block(Part& p, std::span<const float> w, std::span<const float> g,
-             std::span<const float> u) const {
-    if (withWeights)
+             std::span<const float> u, bool countWeights) const {
+    bool mayHoldNonFinite = countedNonFinite;
+    if (withWeights && countWeights) {
+      const std::uint64_t before = p.weights.nonFinite();
       p.weights.add(w);
+      mayHoldNonFinite = p.weights.nonFinite() != before;
+    }
     if (withGrads)
       p.grads.add(g);
     p.updates.add(u);
-    if (!swampPerBlock)
+    if (!swampPerBlock) {
+      if (mayHoldNonFinite) { // rare: a diverging run
+        const SwampCounts c = nonFiniteWeightLanes(w, u);
+        p.swamp.eligible += c.eligible;
+        p.swamp.swamped += c.swamped;
+      }
       return;
+    }
     const SwampCounts c = swampCounts(w, u, working);
     p.swamp.eligible += c.eligible;
     p.swamp.swamped += c.swamped;
@@ -251,6 +279,8 @@ void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights
   p.withWeights = false;
   p.withGrads = false;
   p.swampPerBlock = true;
+  p.counted = TensorScan{};
+  p.countedNonFinite = false;
   {
     ScopedTimer timer(m_frame.telemetryMs);
     // One walk over the updates: each block is histogrammed and then checked
@@ -258,7 +288,7 @@ void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights
     constexpr std::size_t kBlock = std::size_t{1} << 15;
     for (std::size_t off = 0; off < updates.size(); off += kBlock) {
       const std::size_t n = std::min(kBlock, updates.size() - off);
-      p.block(p.parts[0], weights.subspan(off, n), {}, updates.subspan(off, n));
+      p.block(p.parts[0], weights.subspan(off, n), {}, updates.subspan(off, n), true);
     }
   }
   endParameters();
@@ -275,16 +305,32 @@ void TelemetryCollector::beginParameters(int layer, DType working, bool withWeig
   p.working = working;
   p.withWeights = withWeights;
   p.withGrads = withGrads;
+  p.counted = TensorScan{};
+  p.countedNonFinite = false;
   // In FP32, for a finite w, w + u == w holds for no inf or NaN u: the
-  // optimizer's unchanged count is then exactly the swamped count.
+  // optimizer's unchanged count is then exactly the swamped count, and the
+  // lanes of non-finite weights are taken off it block by block. That needs
+  // to know which blocks may hold them: the blocks' own weights when they are
+  // scanned here, else the layer's Weights entry observed earlier.
   const TensorTelemetry* weights = m_frame.find(layer, TensorClass::Weights, false);
-  p.swampPerBlock = !(unchangedGiven && working == DType::F32 && weights != nullptr &&
-                      weights->hist.posInf + weights->hist.negInf + weights->hist.nan == 0);
+  const bool weightsKnown = withWeights || weights != nullptr;
+  p.swampPerBlock = !(unchangedGiven && working == DType::F32 && weightsKnown);
+  if (!withWeights && weights != nullptr)
+    p.countedNonFinite = weights->hist.posInf + weights->hist.negInf + weights->hist.nan != 0;
+}
+
+void TelemetryCollector::addWeightCounts(const TensorScan& counts) {
+  ParameterScan& p = *m_parameters;
+  if (p.layer < 0 || !p.withWeights)
+    throw std::logic_error("telemetry: addWeightCounts() needs beginParameters() with weights");
+  p.counted += counts;
+  p.countedNonFinite = p.counted.hist.posInf + p.counted.hist.negInf + p.counted.hist.nan != 0;
 }
 
 void TelemetryCollector::observeParameterBlock(int worker, std::span<const float> weights,
                                                std::span<const float> grads,
-                                               std::span<const float> updates) {
+                                               std::span<const float> updates,
+                                               bool countWeights) {
   ParameterScan& p = *m_parameters;
   if (p.layer < 0)
     throw std::logic_error("telemetry: observeParameterBlock() without beginParameters()");
@@ -301,7 +347,7 @@ void TelemetryCollector::observeParameterBlock(int worker, std::span<const float
   }
   auto& part = p.parts[static_cast<std::size_t>(worker)];
   ScopedTimer timer(part.ms);
-  p.block(part, weights, grads, updates);
+  p.block(part, weights, grads, updates, countWeights);
 }
 
 void TelemetryCollector::endParameters(std::optional<std::uint64_t> unchanged) {
@@ -319,28 +365,34 @@ void TelemetryCollector::endParameters(std::optional<std::uint64_t> unchanged) {
   }
   m_frame.telemetryMs += slowest;
   ScopedTimer timer(m_frame.telemetryMs);
-  const auto record = [&](detail::Scanner ParameterScan::Part::*scanner, TensorClass cls) {
+  const auto record = [&](detail::Scanner ParameterScan::Part::*scanner, TensorClass cls,
+                          const TensorScan* apart) {
     ExponentHistogram hist;
     Below below{};
     for (auto& part : p.parts)
       (part.*scanner).finish(hist, below);
+    if (apart != nullptr) {
+      hist += apart->hist;
+      for (std::size_t j = 0; j < kPerView; ++j)
+        below[j] += apart->below[j];
+    }
     m_frame.tensors.push_back(makeEntry(p.layer, cls, false, 1.0, hist, below));
     return hist.finiteNonZero();
   };
   if (p.withWeights)
-    record(&ParameterScan::Part::weights, TensorClass::Weights);
+    record(&ParameterScan::Part::weights, TensorClass::Weights, &p.counted);
   if (p.withGrads)
-    record(&ParameterScan::Part::grads, TensorClass::WeightGrads);
+    record(&ParameterScan::Part::grads, TensorClass::WeightGrads, nullptr);
   const std::uint64_t finiteNonZeroUpdates =
-      record(&ParameterScan::Part::updates, TensorClass::Updates);
+      record(&ParameterScan::Part::updates, TensorClass::Updates, nullptr);
   SwampCounts swamp;
   for (auto& part : p.parts) {
     swamp.eligible += part.swamp.eligible;
     swamp.swamped += part.swamp.swamped;
     part.swamp = {};
   }
-  if (!p.swampPerBlock) // every weight finite: each finite non-zero update is eligible
-    swamp = SwampCounts{finiteNonZeroUpdates, *unchanged};
+  if (!p.swampPerBlock) // less the lanes of non-finite weights, counted block by block
+    swamp = SwampCounts{finiteNonZeroUpdates - swamp.eligible, *unchanged - swamp.swamped};
   setSwamped(p.layer, swamp.eligible, swamp.swamped);
   p.layer = -1;
 }

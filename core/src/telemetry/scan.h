@@ -49,6 +49,8 @@ public:
   // hist += what was added; below[j] += #{bits(|x * scale|) < thresholds[j]};
   // below.size() == thresholds.size(). Then starts over, as if just constructed.
   void finish(ExponentHistogram& hist, std::span<std::uint64_t> below);
+  // How many of the values added since the last finish() were inf or NaN.
+  std::uint64_t nonFinite() const { return m_bytes.bin(255); }
 
 private:
   void addChunk(const float* x, std::size_t n);

@@ -141,6 +141,17 @@ float sumScanBase(const float* x, std::size_t n, float s, detail::ByteHistogram&
 
 } // namespace
 
+TensorScan& TensorScan::operator+=(const TensorScan& other) {
+  hist += other.hist;
+  for (std::size_t j = 0; j < below.size(); ++j)
+    below[j] += other.below[j];
+  return *this;
+}
+
+void scanInto(std::span<const float> values, TensorScan& scan) {
+  detail::scan(values, 1.0f, detail::viewThresholds(), scan.hist, scan.below);
+}
+
 float sumOfSquaresScanned(std::span<const float> values, TensorScan& scan) {
   // Blocks keep the 32-bit counters exact (a table counts a quarter of a
   // block, a vector lane an eighth); the chain runs on across blocks.

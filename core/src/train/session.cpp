@@ -44,33 +44,52 @@ const char* nonFiniteInput(std::span<const float> x) {
 
 // Hands the optimizer's blocks of each weight matrix (slot 2l is "layer<l>.W")
 // to the collector while they are in cache: the layer's Weights (before the
-// update) unless they were taken already, Updates and the swamped fraction.
-// (The weight gradients are taken before the optimizer.)
+// update), Updates and the swamped fraction. (The weight gradients are taken
+// before the optimizer.) With `counted`, the weights from split[l] on were
+// counted before the step (counted[l]) and are not counted again.
 static_assert(amp::Optimizer::kMaxWorkers <= telemetry::TelemetryCollector::kMaxWorkers);
 class ParameterTelemetry final : public amp::StepObserver {
 public:
-  ParameterTelemetry(telemetry::TelemetryCollector& collector, DType working, bool weights)
-      : m_collector(collector), m_working(working), m_weights(weights) {}
+  ParameterTelemetry(telemetry::TelemetryCollector& collector, DType working,
+                     const std::vector<telemetry::TensorScan>* counted,
+                     const std::vector<std::size_t>& split)
+      : m_collector(collector), m_working(working), m_counted(counted), m_split(split) {}
 
   bool beginSlot(std::size_t slot) override {
     if (slot % 2 != 0)
       return false; // biases: not observed
-    m_collector.beginParameters(static_cast<int>(slot / 2), m_working, m_weights, false, true);
+    const std::size_t layer = slot / 2;
+    m_collector.beginParameters(static_cast<int>(layer), m_working, true, false, true);
+    if (m_counted != nullptr)
+      m_collector.addWeightCounts((*m_counted)[layer]);
     return true;
   }
-  void block(std::size_t, int worker, std::size_t, std::span<const float> weights,
+  void block(std::size_t slot, int worker, std::size_t offset, std::span<const float> weights,
              std::span<const float>, std::span<const float> updates) override {
-    m_collector.observeParameterBlock(worker, weights, {}, updates);
+    // Blocks are whole blocks of a worker's share: none straddles the split.
+    const bool countWeights = m_counted == nullptr || offset < m_split[slot / 2];
+    m_collector.observeParameterBlock(worker, weights, {}, updates, countWeights);
   }
   void endSlot(std::size_t, const amp::UpdateStats& stats) override {
     m_collector.endParameters(static_cast<std::uint64_t>(stats.unchanged));
+  }
+  // The first worker counts weights and updates, the second only updates:
+  // the first gets the smaller share.
+  std::size_t secondShareBegin(std::size_t slot, std::size_t n) override {
+    return m_counted != nullptr ? m_split[slot / 2] : StepObserver::secondShareBegin(slot, n);
   }
 
 private:
   telemetry::TelemetryCollector& m_collector;
   DType m_working;
-  bool m_weights;
+  const std::vector<telemetry::TensorScan>* m_counted;
+  const std::vector<std::size_t>& m_split;
 };
+
+// The optimizer's first worker's share of a weight matrix, in sixteenths,
+// when it also counts that share's weights (the second worker counts only
+// updates): scan and update costs measured on MLP 784-1024-1024-10.
+constexpr std::size_t kFirstShare16 = 7;
 
 double msSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -124,6 +143,18 @@ Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded
   }
   m_optimizer = std::make_unique<amp::Optimizer>(optimizerConfig(m_config), m_recipe,
                                                  std::move(params), m_config.seed + 2);
+  // Where the optimizer's second worker starts in each weight matrix; a slot
+  // the optimizer runs on one thread is all the first worker's.
+  static_assert(amp::Optimizer::kMaxWorkers == 2);
+  for (int l = 0; l < m_model->layers(); ++l) {
+    const auto slot = static_cast<std::size_t>(2 * l);
+    const std::size_t n = m_optimizer->parameters()[slot].value.size();
+    const int workers = m_optimizer->workersFor(slot);
+    const std::size_t blocks = (n + amp::Optimizer::kStepBlock - 1) / amp::Optimizer::kStepBlock;
+    m_weightSplit.push_back(
+        workers > 1 ? std::min(n, blocks * kFirstShare16 / 16 * amp::Optimizer::kStepBlock) : n);
+  }
+  m_weightScans.resize(static_cast<std::size_t>(m_model->layers()));
   if (m_recipe.lossScaling) {
     auto sc = amp::scalerPreset(m_config.scaler.empty() ? m_recipe.defaultScaler : m_config.scaler);
     if (m_config.scalerInitScale)
@@ -197,16 +228,14 @@ bool Session::failAtInput() {
 
 void Session::observeTelemetry(bool weightGrads) {
   model::ScopedTimer t(m_report.times.telemetry);
-  observeActivations(weightGrads ? m_model->layers() : 0, false);
+  observeActivations(weightGrads ? m_model->layers() : 0);
 }
 
-void Session::observeActivations(int gradLayers, bool weights) {
+void Session::observeActivations(int gradLayers) {
   const float scale = static_cast<float>(m_report.lossScale);
   const auto& acts = m_model->acts();
   for (int l = 0; l < m_model->layers(); ++l) {
     const auto& a = acts[l];
-    if (weights)
-      m_telemetry.observe(l, telemetry::TensorClass::Weights, m_model->params()[l].w.f32());
     m_telemetry.observe(l, telemetry::TensorClass::Activations,
                         a.post.size() ? a.post.f32() : a.pre.f32(), 1.0f);
     m_telemetry.observe(l, telemetry::TensorClass::ActivationGrads, a.dpre.f32(), scale);
@@ -241,7 +270,18 @@ double Session::gradNormBesideTelemetry(double& waitedMs) {
     }
     if (omp_get_thread_num() == omp_get_num_threads() - 1) {
       try {
-        observeActivations(0, true);
+        observeActivations(0);
+        // The optimizer's second worker's share of the weights, read on the
+        // thread that then writes it: had this core read the first worker's
+        // share, the first worker's writes would wait for this core's copies
+        // to be invalidated (measured: the optimizer step ~1 ms slower). The
+        // first worker counts its share in the optimizer's loop.
+        for (int l = 0; l < m_model->layers(); ++l) {
+          const auto w = m_model->params()[l].w.f32();
+          auto& counts = m_weightScans[static_cast<std::size_t>(l)];
+          counts = telemetry::TensorScan{};
+          telemetry::scanInto(w.subspan(m_weightSplit[static_cast<std::size_t>(l)]), counts);
+        }
       } catch (...) {
         error = std::current_exception();
       }
@@ -255,10 +295,18 @@ double Session::gradNormBesideTelemetry(double& waitedMs) {
   return norm;
 }
 
-void Session::observeWeightsApart() {
+void Session::observeWeightsApart(bool secondShareCounted) {
   model::ScopedTimer t(m_report.times.telemetry);
-  for (int l = 0; l < m_model->layers(); ++l)
-    m_telemetry.observe(l, telemetry::TensorClass::Weights, m_model->params()[l].w.f32(), 1.0f);
+  for (int l = 0; l < m_model->layers(); ++l) {
+    const auto w = m_model->params()[l].w.f32();
+    if (!secondShareCounted) {
+      m_telemetry.observe(l, telemetry::TensorClass::Weights, w, 1.0f);
+      continue;
+    }
+    auto& counts = m_weightScans[static_cast<std::size_t>(l)];
+    telemetry::scanInto(w.first(m_weightSplit[static_cast<std::size_t>(l)]), counts);
+    m_telemetry.record(l, telemetry::TensorClass::Weights, counts);
+  }
 }
 
 const StepReport& Session::step() {
@@ -282,10 +330,11 @@ const StepReport& Session::step() {
   // Without a loss scaler or multiplier the gradient norm reads the
   // gradients as backward stored them: their telemetry is then taken inside
   // the norm's sum; and nothing changes the activations, their gradients or
-  // the weights before the optimizer, so their telemetry runs on the second
-  // thread meanwhile. Otherwise all but the weights are taken before
-  // unscaling, and the weights in the optimizer's loop. Updates are always
-  // taken in the optimizer's loop.
+  // the weights before the optimizer, so their telemetry and the optimizer's
+  // second worker's share of the weights run on the second thread meanwhile
+  // (the first worker's share is counted in the optimizer's loop). Otherwise
+  // all but the weights are taken before unscaling, and the weights in the
+  // optimizer's loop. Updates are always taken in the optimizer's loop.
   const bool beside = observe && !m_scaler && m_config.lossMultiplier == 1.0;
   bool parametersObserved = false;
 
@@ -372,7 +421,7 @@ const StepReport& Session::step() {
       // precision that can swamp them.
       ParameterTelemetry parameters(m_telemetry,
                                     m_recipe.masterWeights ? DType::F32 : m_recipe.weights,
-                                    !beside);
+                                    beside ? &m_weightScans : nullptr, m_weightSplit);
       m_optimizer->step(r.lr, observe ? &parameters : nullptr);
       parametersObserved = observe;
       for (const auto& s : m_optimizer->lastStats()) {
@@ -386,8 +435,8 @@ const StepReport& Session::step() {
     r.times.telemetry += fusedMs;
     m_model->refreshWorkingWeights(r.times);
   }
-  if (observe && gradsSeen && !parametersObserved && !beside) // skipped or diverged: no update
-    observeWeightsApart();
+  if (observe && gradsSeen && !parametersObserved) // skipped or diverged: no update
+    observeWeightsApart(beside);
   m_skipped += r.skipped ? 1 : 0;
   if (observe) {
     model::ScopedTimer t(r.times.telemetry);

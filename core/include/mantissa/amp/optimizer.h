@@ -37,6 +37,7 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/model/tensor_plan.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -90,6 +91,10 @@ public:
   // After the last block of an observed slot (also when it has no values),
   // with the slot's counts of this step (lastStats()[slot]).
   virtual void endSlot(std::size_t slot, const UpdateStats& stats) = 0;
+  // Where the second of two workers starts in a slot of n values (a multiple
+  // of Optimizer::kStepBlock, or n): an observer whose work per block differs
+  // between the workers evens them out here. Results do not depend on it.
+  virtual std::size_t secondShareBegin(std::size_t slot, std::size_t n);
 
 protected:
   ~StepObserver() = default;
@@ -120,11 +125,18 @@ public:
   // State tensors at the recipe's precision, for the bytes table.
   std::vector<model::PlanRow> plan() const;
 
+  // Threads asked for slot s (1 .. kMaxWorkers); the team may be smaller.
+  int workersFor(std::size_t s) const;
+  // First value of worker t's share of a slot of n values cut for nt
+  // workers: whole blocks, so a block never straddles two shares.
+  static std::size_t shareBegin(std::size_t n, std::size_t t, std::size_t nt) {
+    const std::size_t blocks = (n + kStepBlock - 1) / kStepBlock;
+    return std::min(n, blocks * t / nt * kStepBlock);
+  }
+
 private:
   std::uint32_t nextRandom();
   float store(float current, float update, float& compensation);
-  // Threads for slot s (1 .. kMaxWorkers).
-  int workersFor(std::size_t s) const;
   // Values [begin, end) of slot s, block by block, on worker `worker`.
   void updateRange(std::size_t s, int worker, std::size_t begin, std::size_t end, float lr,
                    StepObserver* observer, UpdateStats& stats);

@@ -87,13 +87,25 @@ public:
   // calls out of order.
   // unchangedGiven: endParameters() will be given how many non-zero updates
   // left their weight unchanged in FP32 (the optimizer's
-  // UpdateStats::unchanged). With FP32 working precision and no inf or NaN in
-  // the layer's Weights entry (observed earlier in this frame) that is the
-  // swamped count exactly, and the blocks are not checked one by one.
+  // UpdateStats::unchanged). With FP32 working precision, less the lanes of
+  // inf or NaN weights, that is the swamped count exactly, and finite blocks
+  // are not checked one by one. Which blocks may hold such weights is known
+  // from their own weights when withWeights, else from the layer's Weights
+  // entry observed earlier in this frame (without one, every block is checked).
+  // With unchangedGiven and FP32 working precision, the blocks that may hold
+  // inf or NaN weights are checked lane by lane (a diverging run).
+  // countWeights = false: this block's weights are not counted here; they
+  // must be in the counts given to addWeightCounts() (before this block),
+  // which endParameters() adds to the Weights entry. The caller keeps every
+  // weight counted exactly once. (The optimizer's worker 0 counts its blocks'
+  // weights while another thread counted worker 1's share before the step:
+  // each core reads only the weights it writes; see Session.)
   void beginParameters(int layer, DType working, bool withWeights, bool withGrads,
                        bool unchangedGiven = false);
+  void addWeightCounts(const TensorScan& counts);
   void observeParameterBlock(int worker, std::span<const float> weights,
-                             std::span<const float> grads, std::span<const float> updates);
+                             std::span<const float> grads, std::span<const float> updates,
+                             bool countWeights = true);
   void endParameters(std::optional<std::uint64_t> unchanged = std::nullopt);
 
   // Time spent in this collector since the last finish(), in ms.

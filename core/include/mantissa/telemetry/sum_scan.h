@@ -30,7 +30,14 @@ struct TensorScan {
   // below[3k + i]: #{bits(|x|) < castThresholds(kCastTargets[k])} for i = 0
   // zeroBelow, 1 normalBelow, 2 overflowFrom.
   std::array<std::uint64_t, 3 * kCastTargetCount> below{};
+
+  // Counts of two disjoint parts of a tensor add up to the tensor's.
+  TensorScan& operator+=(const TensorScan& other);
 };
+
+// scan += the counts of `values` (the collector's one pass, on the calling
+// thread): what TelemetryCollector::observe(layer, cls, values) counts.
+void scanInto(std::span<const float> values, TensorScan& scan);
 
 // float s = 0; for (float x : values) s += x * x; return s; -- bit-identical
 // to that loop (no reassociation, no fused multiply-add) whenever the result

@@ -74,17 +74,17 @@ private:
   // Activations and activation gradients of every layer, timed as telemetry;
   // weight gradients too when asked (before unscaling changes them).
   void observeTelemetry(bool weightGrads);
-  // The same, untimed: weight gradients of layers < gradLayers, the weights
-  // when asked.
-  void observeActivations(int gradLayers, bool weights);
+  // The same, untimed, with the weight gradients of layers < gradLayers.
+  void observeActivations(int gradLayers);
   // The global gradient norm on this thread, observing the weight gradients
   // inside its sum, while a second thread of the OpenMP team observes
-  // activations, their gradients and the weights (nothing changes them
-  // before the optimizer). waitedMs: how long this thread then waited for
-  // telemetry.
+  // activations, their gradients and counts the optimizer's second share of
+  // the weights into m_weightScans (nothing changes them before the
+  // optimizer). waitedMs: how long this thread then waited for telemetry.
   double gradNormBesideTelemetry(double& waitedMs);
-  // The weights, when the optimizer does not run.
-  void observeWeightsApart();
+  // The weights, when the optimizer does not run (with secondShareCounted,
+  // the share from m_weightSplit on is in m_weightScans already).
+  void observeWeightsApart(bool secondShareCounted);
   // Ends the run: Divergence{site, reason}, message "<reason> at step N: first
   // in layer L, op OP (pass). <detail>".
   void fail(const model::NonFiniteSite& site, std::string_view reason,
@@ -106,6 +106,10 @@ private:
   std::unique_ptr<amp::LrSchedule> m_schedule;
   telemetry::TelemetryCollector m_telemetry;
   std::vector<std::span<float>> m_gradSpans; // mutable views of every gradient tensor
+  // [layers] where the optimizer's second worker's share of W begins (n: none)
+  std::vector<std::size_t> m_weightSplit;
+  // [layers] counts of the weights from m_weightSplit on, taken before the step
+  std::vector<telemetry::TensorScan> m_weightScans;
   std::int64_t m_totalSteps = 0;
   std::int64_t m_step = 0;
   std::int64_t m_skipped = 0;
