@@ -7,12 +7,14 @@
 // progress that never goes back, cancel, and a JSON round trip. No timing
 // thresholds: the figures themselves are never judged here.
 #include <mantissa/bench/bench_report.h>
+#include <mantissa/train/step_benchmark.h>
 
 #include <nlohmann/json.hpp>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 using namespace mantissa;
@@ -109,21 +111,49 @@ TEST(BenchReport, EmulatedLabelsFollowTheCpu) {
     EXPECT_EQ(s.matmulEmulated, s.recipe != "fp32" && !nativeBf16) << s.recipe;
 }
 
+namespace {
+
+// The sum of a step row's eight timed op kinds, in ms.
+double timedParts(const json& step) {
+  const auto& b = step.at("breakdown_ms");
+  return b.at("matmul_forward").get<double>() + b.at("matmul_backward").get<double>() +
+         b.at("conversion").get<double>() + b.at("elementwise").get<double>() +
+         b.at("loss").get<double>() + b.at("optimizer").get<double>() +
+         b.at("telemetry").get<double>() + b.at("data").get<double>();
+}
+
+// Whether every step row's timed op kinds cover its mean step time within 15 %.
+bool timedPartsCoverTheSteps(const json& report) {
+  bool all = true;
+  for (const auto& s : report.at("steps")) {
+    const double mean = s.at("mean_ms").get<double>();
+    all = all && std::abs(timedParts(s) - mean) <= 0.15 * mean;
+  }
+  return all;
+}
+
+} // namespace
+
 TEST(BenchReport, BreakdownAddsUpToTheStepTime) {
   const json j = bench::toJson(tinyReport());
   for (const auto& s : j.at("steps")) {
     const auto& b = s.at("breakdown_ms");
-    const double parts = b.at("matmul_forward").get<double>() + b.at("matmul_backward").get<double>() +
-                         b.at("conversion").get<double>() + b.at("elementwise").get<double>() +
-                         b.at("loss").get<double>() + b.at("optimizer").get<double>() +
-                         b.at("telemetry").get<double>() + b.at("data").get<double>();
     const double mean = s.at("mean_ms").get<double>();
     EXPECT_NEAR(b.at("matmul").get<double>(),
                 b.at("matmul_forward").get<double>() + b.at("matmul_backward").get<double>(), 1e-9);
-    // Timed op kinds cover the step up to untimed glue: within 15 %.
-    EXPECT_NEAR(parts, mean, 0.15 * mean) << s.at("recipe");
-    EXPECT_NEAR(parts + b.at("unattributed").get<double>(), mean, 1e-9 * mean);
+    EXPECT_NEAR(timedParts(s) + b.at("unattributed").get<double>(), mean, 1e-9 * mean);
   }
+  // Timed op kinds cover the step up to untimed glue: within 15 %. A
+  // wall-clock ratio: one preemption in the glue (a loaded machine) can sink
+  // a measurement, an op kind left untimed sinks every one, so the steps are
+  // measured again, up to three times in all.
+  bool covered = timedPartsCoverTheSteps(j);
+  for (int attempt = 1; attempt < 3 && !covered; ++attempt) {
+    bench::BenchReport again = tinyReport();
+    again.steps = train::measureSteps(bench::BenchOptions::tiny().steps);
+    covered = timedPartsCoverTheSteps(bench::toJson(again));
+  }
+  EXPECT_TRUE(covered) << j.at("steps").dump();
 }
 
 TEST(BenchReport, SteadyStateCreatesNothing) {

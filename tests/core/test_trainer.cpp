@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <semaphore>
 #include <thread>
 
 using namespace mantissa;
@@ -314,11 +315,23 @@ TEST(Telemetry, FramesArriveEveryKSteps) {
   EXPECT_EQ(frames, (std::vector<std::int64_t>{0, 3, 6}));
 }
 
+// A pause from another thread lets the step in flight finish and runs no
+// further. That step is held inside onStep until this thread has paused, so
+// the count at the pause is known exactly (a fixed 100 ms sleep guessed it:
+// on a loaded machine the step in flight landed after the guess).
 TEST(Trainer, PauseSingleStepResumeAndStopFromAnotherThread) {
   std::atomic<int> stepCalls{0}, doneCalls{0};
+  std::atomic<bool> holdNextStep{false};
+  std::binary_semaphore stepHeld{0}, stepReleased{0};
   train::RunSummary summary;
   train::TrainerCallbacks cb;
-  cb.onStep = [&](const train::StepReport&) { ++stepCalls; };
+  cb.onStep = [&](const train::StepReport&) {
+    ++stepCalls;
+    if (holdNextStep.exchange(false)) {
+      stepHeld.release();
+      stepReleased.acquire();
+    }
+  };
   cb.onDone = [&](const train::RunSummary& s) {
     summary = s;
     ++doneCalls;
@@ -336,13 +349,17 @@ TEST(Trainer, PauseSingleStepResumeAndStopFromAnotherThread) {
   EXPECT_EQ(t.state(), train::TrainerState::Paused);
   t.resume();
   ASSERT_TRUE(waitFor([&] { return t.stepsDone() > 10; }));
-  t.pause();
-  const auto pausedAt = [&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    return t.stepsDone();
-  }();
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
-  EXPECT_EQ(t.stepsDone(), pausedAt);
+  holdNextStep = true;
+  const bool inFlight = stepHeld.try_acquire_for(std::chrono::seconds(60));
+  if (inFlight)
+    t.pause(); // mid-step: the held step has counted itself (stepsDone, then onStep)
+  const std::int64_t pausedAt = t.stepsDone();
+  holdNextStep = false;
+  stepReleased.release(); // (also when nothing was held: the trainer must never block on it)
+  ASSERT_TRUE(inFlight) << "no step reached onStep within 60 s";
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  EXPECT_EQ(t.stepsDone(), pausedAt) << "a pause must stop the run after the step in flight";
+  EXPECT_EQ(t.state(), train::TrainerState::Paused);
   t.stop();
   t.wait();
   EXPECT_EQ(t.state(), train::TrainerState::Finished);
@@ -398,13 +415,26 @@ TEST(StepBenchmark, BreakdownAddsUpAndBytesAndLabelsAreRight) {
   for (const auto& r : results) {
     EXPECT_GT(r.medianMs, 0.0);
     EXPECT_GE(r.cv, 0.0);
-    // Every op kind is timed inside the step; only a little glue is not.
-    const double sum = r.breakdownMs.total();
-    EXPECT_LE(sum, r.meanMs * 1.0001) << r.recipe;
-    EXPECT_GE(sum, r.meanMs * 0.8) << r.recipe;
+    EXPECT_LE(r.breakdownMs.total(), r.meanMs * 1.0001) << r.recipe; // timed inside the step
     EXPECT_GT(r.breakdownMs.matmulForward, 0.0);
     EXPECT_GT(r.breakdownMs.matmulBackward, 0.0);
   }
+  // Every op kind is timed inside the step; only a little glue is not. A
+  // wall-clock ratio: one preemption in the untimed glue (a loaded machine)
+  // can sink a measurement, an op kind left untimed sinks every one, so it is
+  // measured up to three times.
+  const auto covered = [](const std::vector<train::StepBenchResult>& rs) {
+    double worst = rs.empty() ? 0.0 : 1.0;
+    for (const auto& r : rs)
+      worst = std::min(worst, r.breakdownMs.total() / r.meanMs);
+    return worst;
+  };
+  double coverage = covered(results);
+  train::StepBenchOptions again = o;
+  again.progress = nullptr;
+  for (int attempt = 1; attempt < 3 && coverage < 0.8; ++attempt)
+    coverage = std::max(coverage, covered(train::measureSteps(again)));
+  EXPECT_GE(coverage, 0.8) << "share of the step time in timed op kinds, best of 3";
   EXPECT_EQ(results[0].bytes.at("weights"), params * 4);
   EXPECT_EQ(results[0].bytes.at("master weights"), 0u);
   EXPECT_EQ(results[1].bytes.at("weights"), params * 2);
