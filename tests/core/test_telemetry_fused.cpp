@@ -373,27 +373,35 @@ void expectEntry(const tl::TelemetryFrame& f, int layer, TensorClass cls, bool s
 
 } // namespace
 
-// Every step: weights beside the gradient norm, gradients inside its sum,
-// updates in the optimizer's loop; the entries are those of the tensors.
+// Every step: the optimizer's second share of the weights beside the
+// gradient norm, its first share in the optimizer's loop, gradients inside
+// the norm's sum, updates in the loop; the entries are those of the tensors.
+// FP32 master weights (swamping from the unchanged count), FP32 weights and
+// BF16 weights (swamping counted block by block).
 TEST(FusedTelemetry, SessionFrameHoldsTheWeightsBeforeTheUpdateGradientsAsStoredAndUpdates) {
-  train::Session s(config("bf16-mixed"), mnist());
-  for (int step = 0; step < 6; ++step) {
-    const auto before = copyWeights(s);
-    const auto& r = s.step();
-    ASSERT_TRUE(r.telemetry);
-    ASSERT_EQ(r.telemetry->tensors.size(), 5u * static_cast<std::size_t>(s.model().layers()));
-    for (int l = 0; l < s.model().layers(); ++l) {
-      // No scaler, no multiplier, no clipping: the gradients are still as stored.
-      const auto g = s.model().grads()[l].w.f32();
-      const auto u = s.optimizer().lastUpdate(static_cast<std::size_t>(2 * l));
-      expectEntry(*r.telemetry, l, TensorClass::Weights, false, before[static_cast<std::size_t>(l)],
-                  "bf16-mixed");
-      expectEntry(*r.telemetry, l, TensorClass::WeightGrads, false, {g.begin(), g.end()},
-                  "bf16-mixed");
-      expectEntry(*r.telemetry, l, TensorClass::Updates, false, {u.begin(), u.end()}, "bf16-mixed");
-      EXPECT_EQ(r.telemetry->find(l, TensorClass::WeightGrads, true), nullptr);
-      EXPECT_EQ(r.telemetry->swamped[static_cast<std::size_t>(l)],
-                tl::swampedFraction(before[static_cast<std::size_t>(l)], u, DType::F32));
+  for (const auto& [recipe, working] : {std::pair{"bf16-mixed", DType::F32},
+                                        std::pair{"fp32", DType::F32},
+                                        std::pair{"bf16-pure", DType::BF16}}) {
+    train::Session s(config(recipe), mnist());
+    for (int step = 0; step < 4; ++step) {
+      const auto before = copyWeights(s);
+      const auto& r = s.step();
+      ASSERT_TRUE(r.telemetry);
+      ASSERT_EQ(r.telemetry->tensors.size(), 5u * static_cast<std::size_t>(s.model().layers()));
+      for (int l = 0; l < s.model().layers(); ++l) {
+        // No scaler, no multiplier, no clipping: the gradients are still as stored.
+        const auto g = s.model().grads()[l].w.f32();
+        const auto u = s.optimizer().lastUpdate(static_cast<std::size_t>(2 * l));
+        const auto& w = before[static_cast<std::size_t>(l)];
+        expectEntry(*r.telemetry, l, TensorClass::Weights, false, w, recipe);
+        expectEntry(*r.telemetry, l, TensorClass::WeightGrads, false, {g.begin(), g.end()},
+                    recipe);
+        expectEntry(*r.telemetry, l, TensorClass::Updates, false, {u.begin(), u.end()}, recipe);
+        EXPECT_EQ(r.telemetry->find(l, TensorClass::WeightGrads, true), nullptr);
+        EXPECT_EQ(r.telemetry->swamped[static_cast<std::size_t>(l)],
+                  tl::swampedFraction(w, u, working))
+            << recipe << " layer " << l;
+      }
     }
   }
 }
