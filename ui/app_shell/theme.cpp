@@ -7,6 +7,9 @@
 #include <QPalette>
 #include <QStyle>
 #include <QStyleFactory>
+
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 namespace mantissa::ui {
@@ -62,6 +65,15 @@ QPalette darkPalette(bool highContrast) {
   return p;
 }
 
+// The widget classes a desktop can give fonts of their own (Qt's platform
+// theme font types, under the names QApplication keeps them by).
+constexpr const char* kFontClasses[] = {
+    "QMenu",          "QMenuBar",       "QMenuItem",         "QMessageBox",    "QLabel",
+    "QTipLabel",      "QTitleBar",      "QStatusBar",        "QMdiSubWindowTitleBar",
+    "QDockWidgetTitle", "QPushButton",  "QCheckBox",         "QRadioButton",   "QToolButton",
+    "QAbstractItemView", "QListView",   "QHeaderView",       "QListBox",       "QComboMenuItem",
+    "QComboLineEdit", "QSmallFont",     "QMiniFont"};
+
 } // namespace
 
 Theme& Theme::instance() {
@@ -83,32 +95,62 @@ void Theme::setPresenter(bool presenter) {
   apply();
 }
 
+// A desktop may size its fonts in pixels (pointSizeF() is then -1, and
+// scaling the point size would leave the font as it was).
+QFont Theme::scaled(QFont font, double factor) {
+  if (font.pointSizeF() > 0)
+    font.setPointSizeF(font.pointSizeF() * factor);
+  else if (font.pixelSize() > 0)
+    font.setPixelSize(std::max(1, static_cast<int>(std::lround(font.pixelSize() * factor))));
+  return font;
+}
+
 QFont Theme::uiFont(double factor, bool bold) const {
-  QFont f = m_baseFontKnown ? m_baseFont : QApplication::font();
-  f.setPointSizeF(f.pointSizeF() * factor * fontScale());
+  QFont f = scaled(m_baseFontKnown ? m_baseFont : QApplication::font(), factor * fontScale());
   f.setBold(bold);
   return f;
 }
 
 QFont Theme::monospaceFont(double factor, bool bold) const {
   QFont f = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-  const QFont ui = m_baseFontKnown ? m_baseFont : QApplication::font();
-  f.setPointSizeF(ui.pointSizeF() * factor * fontScale());
+  const QFont ui = scaled(m_baseFontKnown ? m_baseFont : QApplication::font(), factor * fontScale());
+  if (ui.pointSizeF() > 0)
+    f.setPointSizeF(ui.pointSizeF());
+  else
+    f.setPixelSize(ui.pixelSize());
   f.setStyleHint(QFont::Monospace);
   f.setBold(bold);
   return f;
 }
 
+Theme::ClassFonts Theme::currentClassFonts() {
+  ClassFonts fonts;
+  const QFont general = QApplication::font();
+  for (const char* cls : kFontClasses)
+    if (const QFont f = QApplication::font(cls); f != general)
+      fonts.emplace_back(cls, f);
+  return fonts;
+}
+
+void Theme::adoptCurrentFonts() {
+  m_baseFont = QApplication::font();
+  m_baseClassFonts = currentClassFonts();
+  m_baseFontKnown = true;
+}
+
 void Theme::apply() {
-  if (!m_baseFontKnown) {
-    m_baseFont = QApplication::font();
-    m_baseFontKnown = true;
-  }
+  // QApplication::setFont() without a class drops every per-class font: they
+  // are set again below, scaled like the rest.
+  if (!m_baseFontKnown || QApplication::font() != m_appliedFont ||
+      currentClassFonts() != m_appliedClassFonts)
+    adoptCurrentFonts();
   QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
   QApplication::setPalette(m_dark ? darkPalette(m_presenter) : lightPalette(m_presenter));
-  QFont f = m_baseFont;
-  f.setPointSizeF(m_baseFont.pointSizeF() * fontScale());
-  QApplication::setFont(f);
+  QApplication::setFont(scaled(m_baseFont, fontScale()));
+  for (const auto& [cls, font] : m_baseClassFonts)
+    QApplication::setFont(scaled(font, fontScale()), cls);
+  m_appliedFont = QApplication::font();
+  m_appliedClassFonts = currentClassFonts();
   emit changed();
 }
 

@@ -5,6 +5,9 @@
 #include <QFont>
 #include <QObject>
 
+#include <utility>
+#include <vector>
+
 namespace mantissa::ui {
 
 // The application's look: Fusion style with a light or dark palette, and a
@@ -30,8 +33,17 @@ public:
   QFont uiFont(double factor = 1.0, bool bold = false) const;
   QFont monospaceFont(double factor = 1.0, bool bold = false) const;
 
-  // Applies style, palette and font to the running QApplication.
+  // Applies style, palette and fonts to the running QApplication: the
+  // application font and every per-widget-class font the desktop set (menu
+  // bar, menus, tool buttons, status bar, dock titles...), each scaled by
+  // fontScale(), so presenter mode enlarges the window's chrome too and
+  // leaving it gives back exactly the desktop's fonts. Fonts changed by
+  // someone else since the last apply() (the desktop, a test) are taken as
+  // the new normal ones.
   void apply();
+
+  // `font` scaled by `factor`, in points or in pixels, whichever it is sized in.
+  static QFont scaled(QFont font, double factor);
 
 signals:
   void changed();
@@ -39,9 +51,16 @@ signals:
 private:
   Theme() = default;
 
+  using ClassFonts = std::vector<std::pair<const char*, QFont>>;
+  static ClassFonts currentClassFonts();
+  void adoptCurrentFonts();
+
   bool m_dark = false;
   bool m_presenter = false;
-  QFont m_baseFont;
+  QFont m_baseFont;                // the application font outside presenter mode
+  ClassFonts m_baseClassFonts;     // the desktop's per-class fonts outside presenter mode
+  QFont m_appliedFont;             // what apply() last set, to notice changes by others
+  ClassFonts m_appliedClassFonts;
   bool m_baseFontKnown = false;
 };
 

@@ -54,6 +54,7 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
   m_precision->setObjectName(QStringLiteral("opPrecisionTable"));
   m_times = makeTable({tr("Op kind"), tr("ms / step"), tr("Share")});
   m_times->setObjectName(QStringLiteral("opTimeTable"));
+  m_precision->viewport()->installEventFilter(this);
   row->addWidget(m_precision, 3);
   row->addWidget(m_times, 2);
   layout->addLayout(row, 1);
@@ -79,6 +80,29 @@ void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,
   }
   m_precision->resizeColumnsToContents();
   fitTables();
+  fitOpColumn();
+}
+
+// On a narrow panel (the Setup column of a short page) the op names wrap
+// onto two lines rather than pushing the precision column out of sight.
+void OpTablePanel::fitOpColumn() {
+  auto* header = m_precision->horizontalHeader();
+  const auto* view = static_cast<const QAbstractItemView*>(m_precision); // (protected in QTableView)
+  const int natural = std::max(view->sizeHintForColumn(0), header->sectionSizeHint(0));
+  const int room = m_precision->viewport()->width() - header->sectionSize(1);
+  const bool wrap = natural > room;
+  const int width = wrap ? std::max(room, header->minimumSectionSize()) : natural;
+  if (wrap == m_precision->wordWrap() && width == header->sectionSize(0))
+    return;
+  m_precision->setWordWrap(wrap);
+  m_precision->setColumnWidth(0, width);
+  m_precision->resizeRowsToContents();
+}
+
+bool OpTablePanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_precision->viewport() && event->type() == QEvent::Resize)
+    fitOpColumn();
+  return QWidget::eventFilter(watched, event);
 }
 
 // Side by side when the op, its precision and the whole time table fit the

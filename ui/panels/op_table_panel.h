@@ -30,9 +30,11 @@ public:
 
 protected:
   void resizeEvent(QResizeEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
   void fitTables();
+  void fitOpColumn();
 
   QLabel* m_title = nullptr;
   QBoxLayout* m_tables = nullptr; // the two tables, side by side or stacked

@@ -41,7 +41,9 @@ namespace {
 const QString kDockStateKey = QStringLiteral("train/dockState");
 const QString kRunsKey = QStringLiteral("train/runs");
 constexpr int kCompactNormalHeight = 800; // compactHeight() outside presenter mode
-constexpr int kLayoutVersion = 2; // 2: accuracy tabbed with the loss scale on small pages
+// 2: accuracy tabbed with the loss scale on small pages; 3: watch and ops
+// behind the setup on short pages (an older layout is replaced by the new one).
+constexpr int kLayoutVersion = 3;
 
 // The message line above the toolbar: as tall as its wrapped text at the
 // page's width (a plain word-wrapped QLabel asks for the height of a narrow
@@ -455,18 +457,21 @@ void TrainPanel::fitDocks() {
   scaleDock->raise();
 }
 
-// Moves the named docks into the loss scale's tab group.
-void TrainPanel::joinScaleTabs(std::initializer_list<const char*> names) {
-  auto* scale = findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
+// Moves the named docks into `host`'s tab group.
+void TrainPanel::joinTabs(QDockWidget* host, std::initializer_list<const char*> names) {
   for (const char* name : names) {
     auto* d = findChild<QDockWidget*>(QLatin1String(name));
-    if (d == nullptr || tabifiedDockWidgets(scale).contains(d))
+    if (d == nullptr || d == host || tabifiedDockWidgets(host).contains(d))
       continue;
     removeDockWidget(d); // (a dock must leave its place before it can join a tab group)
     d->setFloating(false);
-    tabifyDockWidget(scale, d);
+    tabifyDockWidget(host, d);
     d->show();
   }
+}
+
+void TrainPanel::joinScaleTabs(std::initializer_list<const char*> names) {
+  joinTabs(findChild<QDockWidget*>(QStringLiteral("lossScaleDock")), names);
 }
 
 // Dock tab titles in full: with seven tabs in one group (presenter mode at
@@ -559,46 +564,57 @@ void TrainPanel::applyTheme() {
   m_lossScale->setChartStyle(style);
 }
 
+// The arrangement for a page with no saved layout, from the window's size.
+// On a short page (below compactHeight()) every view shares the page's
+// height: the charts but the loss curve in the right-hand tab group, the
+// watch and op tables as tabs behind the run setup on the left. The right
+// group then holds four titles, not six (whose tab bar, ~450 px, was wider
+// than the loss curve at 1178x662, the first window on a 1280x720 screen),
+// and the loss curve, always in sight, gets the larger share down to a
+// 1024 px wide window.
+void TrainPanel::arrangeFirstShow() {
+  auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
+  QDockWidget* setupDock = dock("setupDock");
+  QDockWidget* accDock = dock("accuracyDock");
+  QDockWidget* scaleDock = dock("lossScaleDock");
+  QDockWidget* histDock = dock("histogramDock");
+  QDockWidget* heatDock = dock("heatmapDock");
+  const bool compact = window()->height() < compactHeight();
+  if (window()->height() >= roomyHeight()) { // accuracy under the loss scale, each tall enough
+    removeDockWidget(accDock); // (splitting a tabbed dock would only add a tab)
+    addDockWidget(Qt::RightDockWidgetArea, accDock, Qt::Vertical);
+    accDock->show();
+    scaleDock->raise();
+  } else if (compact) {
+    joinTabs(scaleDock, {"histogramDock", "heatmapDock"});
+    joinTabs(setupDock, {"watchDock", "opTableDock"});
+    scaleDock->raise();
+    setupDock->raise();
+  }
+  const auto shares = [this, setupDock, scaleDock, compact] {
+    const int setup = std::max(300, width() / 6);
+    const int charts = compact ? (width() - setup) * 4 / 9 : width() * 2 / 7;
+    resizeDocks({setupDock, scaleDock}, {setup, std::max(charts, tabsWidth(scaleDock))},
+                Qt::Horizontal);
+  };
+  shares();
+  if (compact) // again once the page has its final width and the tab bars exist
+    QMetaObject::invokeMethod(this, shares, Qt::QueuedConnection);
+  if (!compact) {
+    resizeDocks({histDock}, {height() * 2 / 5}, Qt::Vertical);
+    resizeDocks({histDock, heatDock}, {width() / 2, width() / 2}, Qt::Horizontal);
+  }
+  showWholeTabTitles();
+}
+
 void TrainPanel::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
   QMetaObject::invokeMethod(this, &TrainPanel::refresh, Qt::QueuedConnection); // skipped while hidden
   if (!m_sized) { // first show, once the window has its size: split the space
     m_sized = true;
     fitWatchWidth();
-    if (QSettings().value(kDockStateKey).isNull()) {
-      auto* setupDock = findChild<QDockWidget*>(QStringLiteral("setupDock"));
-      auto* accDock = findChild<QDockWidget*>(QStringLiteral("accuracyDock"));
-      auto* scaleDock = findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
-      auto* histDock = findChild<QDockWidget*>(QStringLiteral("histogramDock"));
-      auto* heatDock = findChild<QDockWidget*>(QStringLiteral("heatmapDock"));
-      const bool compact = window()->height() < compactHeight();
-      if (window()->height() >= roomyHeight()) { // accuracy under the loss scale, each tall enough
-        removeDockWidget(accDock); // (splitting a tabbed dock would only add a tab)
-        addDockWidget(Qt::RightDockWidgetArea, accDock, Qt::Vertical);
-        accDock->show();
-        scaleDock->raise();
-      } else if (compact) { // the histograms as tabs beside the loss curve
-        joinScaleTabs({"histogramDock", "heatmapDock"});
-        scaleDock->raise();
-      }
-      // On a short page the right-hand group holds every chart but the loss
-      // curve, one at a time: the loss curve, always in sight, gets the larger
-      // share (at 3/7 a flat "no scaler" line had more room than the loss).
-      resizeDocks({setupDock, scaleDock},
-                  {std::max(300, width() / 6),
-                   std::max(compact ? width() * 3 / 8 : width() * 2 / 7, tabsWidth(scaleDock))},
-                  Qt::Horizontal);
-      if (compact) // again once the page has its final width and the tab bars exist
-        QMetaObject::invokeMethod(this, [this, scaleDock] {
-          resizeDocks({scaleDock}, {std::max(width() * 3 / 8, tabsWidth(scaleDock))},
-                      Qt::Horizontal);
-        }, Qt::QueuedConnection);
-      if (!compact) {
-        resizeDocks({histDock}, {height() * 2 / 5}, Qt::Vertical);
-        resizeDocks({histDock, heatDock}, {width() / 2, width() / 2}, Qt::Horizontal);
-      }
-      showWholeTabTitles();
-    }
+    if (!m_layoutRestored)
+      arrangeFirstShow();
     arrangeForPresenter(); // started in presenter mode
   }
   if (!m_closeFilterInstalled && window() != this) {
@@ -635,7 +651,7 @@ void TrainPanel::saveLayout() const {
 
 void TrainPanel::restoreLayout() {
   QSettings settings;
-  restoreState(settings.value(kDockStateKey).toByteArray(), kLayoutVersion);
+  m_layoutRestored = restoreState(settings.value(kDockStateKey).toByteArray(), kLayoutVersion);
   const QString saved = settings.value(kRunsKey).toString();
   if (saved.isEmpty())
     return;

@@ -100,6 +100,8 @@ private:
   void fitWatchWidth();
   int tabsWidth(const QDockWidget* dock) const;
   void arrangeForPresenter();
+  void arrangeFirstShow();
+  void joinTabs(QDockWidget* host, std::initializer_list<const char*> names);
   void joinScaleTabs(std::initializer_list<const char*> names);
   void showWholeTabTitles();
   bool shows(const QWidget* view) const; // visible, and not in a hidden dock tab
@@ -150,6 +152,7 @@ private:
   QString m_presetNote;
   bool m_closeFilterInstalled = false;
   bool m_sized = false;
+  bool m_layoutRestored = false; // a saved dock layout of this version was restored
   bool m_presenterCompact = false; // presenter mode arranged for a short screen
   QByteArray m_layoutBeforePresenter; // restored when presenter mode ends; empty outside it
 };

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// What a projector audience reads around the views: presenter mode enlarges
+// the window's chrome (menu bar, menus, toolbar, status line, dock titles and
+// tabs) by the presenter factor whatever the desktop's fonts are (sized in
+// points or pixels, one per widget class), and leaving it gives them back
+// exactly. On the first window of a small screen the loss curve is wider
+// than the tab group of the other charts beside it.
+
+#include "ui/app_shell/main_window.h"
+#include "ui/app_shell/theme.h"
+#include "ui/charts/loss_chart.h"
+#include "ui/panels/op_table_panel.h"
+#include "ui/panels/train_panel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTest>
+#include <QToolBar>
+#include <QToolButton>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+
+namespace mantissa::ui {
+namespace {
+
+// The application's fonts as the test found them, given back afterwards
+// (Theme takes fonts it did not set as the new normal ones).
+class PresenterChromeTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    QSettings().clear();
+    Theme::instance().setPresenter(false);
+    m_font = QApplication::font();
+  }
+  void TearDown() override {
+    Theme::instance().setPresenter(false);
+    QApplication::setFont(m_font); // (drops the per-class fonts a test set)
+    Theme::instance().apply();
+    QSettings().clear();
+  }
+
+private:
+  QFont m_font;
+};
+
+TrainPanel* trainPage(MainWindow& w) {
+  return qobject_cast<TrainPanel*>(w.page(QStringLiteral("Train")));
+}
+
+// Every piece of chrome a class reads, by a name for the failure message.
+std::map<QString, const QWidget*> chrome(MainWindow& w) {
+  std::map<QString, const QWidget*> widgets;
+  widgets[QStringLiteral("menu bar")] = w.menuBar();
+  for (const QAction* a : w.menuBar()->actions())
+    if (a->menu() != nullptr)
+      widgets[QStringLiteral("menu ") + a->text()] = a->menu();
+  for (const QLabel* l : w.statusBar()->findChildren<QLabel*>())
+    if (!l->objectName().isEmpty())
+      widgets[QStringLiteral("status ") + l->objectName()] = l;
+  widgets[QStringLiteral("page tabs")] = w.pages()->tabBar();
+  TrainPanel* train = trainPage(w);
+  for (const QToolBar* bar : train->findChildren<QToolBar*>())
+    for (QAction* a : bar->actions())
+      if (const QWidget* button = bar->widgetForAction(a); qobject_cast<const QToolButton*>(button))
+        widgets[QStringLiteral("toolbar ") + a->text()] = button;
+  for (const QDockWidget* dock : train->findChildren<QDockWidget*>())
+    widgets[QStringLiteral("dock title ") + dock->windowTitle()] = dock;
+  int i = 0;
+  for (const QTabBar* bar : train->findChildren<QTabBar*>(Qt::FindDirectChildrenOnly))
+    widgets[QStringLiteral("dock tabs %1").arg(i++)] = bar;
+  return widgets;
+}
+
+// A font's size in its own unit (points, or pixels for a pixel-sized font).
+double size(const QFont& f) { return f.pointSizeF() > 0 ? f.pointSizeF() : f.pixelSize(); }
+
+// Whether every chrome widget's font has size normal x factor (Qt posts the
+// font change to each widget: it lands within a few event-loop turns).
+bool chromeAt(MainWindow& w, const std::map<QString, double>& normal, double factor,
+              double tolerance) {
+  for (const auto& [name, widget] : chrome(w))
+    if (normal.count(name) != 0 &&
+        std::abs(size(widget->font()) - normal.at(name) * factor) > tolerance)
+      return false;
+  return true;
+}
+
+void expectChromeAt(MainWindow& w, const std::map<QString, double>& normal, double factor,
+                    double tolerance) {
+  if (QTest::qWaitFor([&] { return chromeAt(w, normal, factor, tolerance); }, 5000))
+    return;
+  for (const auto& [name, widget] : chrome(w))
+    if (normal.count(name) != 0) {
+      EXPECT_NEAR(size(widget->font()), normal.at(name) * factor, tolerance) << name.toStdString();
+    }
+}
+
+// Toggles presenter mode with its key and back: each chrome widget's font
+// grows by the presenter factor, then returns to its size exactly.
+void expectChromeScalesAndRestores(MainWindow& w, double tolerance) {
+  std::map<QString, double> normal;
+  for (const auto& [name, widget] : chrome(w))
+    normal[name] = size(widget->font());
+  ASSERT_GT(normal.size(), 15u);
+
+  QTest::keyClick(&w, Qt::Key_F5);
+  ASSERT_TRUE(Theme::instance().presenter());
+  const double factor = Theme::instance().fontScale();
+  ASSERT_GE(factor, 1.4);
+  expectChromeAt(w, normal, factor, tolerance);
+
+  QTest::keyClick(&w, Qt::Key_Escape);
+  ASSERT_FALSE(Theme::instance().presenter());
+  expectChromeAt(w, normal, 1.0, 0.0);
+}
+
+TEST_F(PresenterChromeTest, TheMenusToolbarStatusLineAndDockTitlesGrowAndComeBack) {
+  MainWindow w;
+  w.resize(1280, 800);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  expectChromeScalesAndRestores(w, 0.01);
+}
+
+// A desktop may size the application font in pixels (pointSizeF() is -1):
+// presenter mode left every font as it was.
+TEST_F(PresenterChromeTest, APixelSizedDesktopFontGrowsToo) {
+  QFont pixels = QApplication::font();
+  pixels.setPixelSize(14);
+  QApplication::setFont(pixels);
+  MainWindow w;
+  w.resize(1280, 800);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  EXPECT_EQ(w.menuBar()->font().pixelSize(), 14);
+  expectChromeScalesAndRestores(w, 1.0); // 14 px x 1.5 = 21 px, rounded to whole pixels
+  EXPECT_EQ(Theme::instance().uiFont().pixelSize(), 14);
+}
+
+// A desktop's own fonts for the menus and tool buttons (KDE's menuFont and
+// toolBarFont, Windows' menu and status fonts) were replaced by the
+// application font at the first theme change, and presenter mode could not
+// scale them.
+TEST_F(PresenterChromeTest, TheDesktopsMenuAndToolButtonFontsAreKeptAndScaled) {
+  QFont menus = QApplication::font();
+  menus.setPointSizeF(QApplication::font().pointSizeF() + 3);
+  QFont tools = QApplication::font();
+  tools.setPointSizeF(QApplication::font().pointSizeF() - 1);
+  QApplication::setFont(menus, "QMenuBar");
+  QApplication::setFont(menus, "QMenu");
+  QApplication::setFont(tools, "QToolButton");
+  MainWindow w;
+  w.resize(1280, 800);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  EXPECT_EQ(w.menuBar()->font().pointSizeF(), menus.pointSizeF());
+  for (const QAction* a : w.menuBar()->actions())
+    EXPECT_EQ(a->menu()->font().pointSizeF(), menus.pointSizeF()) << a->text().toStdString();
+  const QToolBar* bar = trainPage(w)->findChild<QToolBar*>(QStringLiteral("trainToolBar"));
+  ASSERT_NE(bar, nullptr);
+  const QWidget* start = bar->widgetForAction(trainPage(w)->startAction());
+  ASSERT_NE(start, nullptr);
+  EXPECT_EQ(start->font().pointSizeF(), tools.pointSizeF());
+  expectChromeScalesAndRestores(w, 0.01);
+  EXPECT_EQ(w.menuBar()->font().pointSizeF(), menus.pointSizeF());
+  EXPECT_EQ(start->font().pointSizeF(), tools.pointSizeF());
+}
+
+// `value` once it has held still for 250 ms (the first show and the dock
+// arrangement take several event-loop turns, more under load).
+int settled(const std::function<int()>& value) {
+  int last = value();
+  QElapsedTimer total, still;
+  total.start();
+  still.start();
+  while (still.elapsed() < 250 && total.elapsed() < 10000) {
+    QTest::qWait(25);
+    if (const int now = value(); now != last) {
+      last = now;
+      still.restart();
+    }
+  }
+  return last;
+}
+
+// The first window on a small screen (92 % of 1280x720 is 1178x662), no
+// saved layout: the loss curve, always in sight, is wider than the tab group
+// of the other charts (its six titles held it at ~450 px against a 415 px
+// loss curve), every view still reads in full, and the op table's two
+// first columns show beside each other with every op name whole.
+void expectLossWiderThanTheChartGroupAt(QSize size) {
+  QSettings().clear();
+  MainWindow w;
+  w.resize(size);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  TrainPanel* train = trainPage(w);
+  auto* scale = train->findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
+  ASSERT_NE(scale, nullptr);
+  const int loss = settled([&] { return train->lossChart()->width(); });
+  EXPECT_GT(loss, scale->width() + 40) << "loss curve " << loss << " px, chart group " << scale->width()
+                                       << " px";
+  for (const QTabBar* bar : train->findChildren<QTabBar*>(Qt::FindDirectChildrenOnly)) {
+    if (!bar->isVisible())
+      continue;
+    for (int i = 0; i < bar->count(); ++i)
+      EXPECT_TRUE(bar->tabRect(i).right() < bar->width()) << bar->tabText(i).toStdString();
+  }
+
+  auto* ops = train->findChild<QDockWidget*>(QStringLiteral("opTableDock"));
+  ASSERT_NE(ops, nullptr);
+  ops->raise();
+  const QTableWidget* table = train->opTable()->precisionTable();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return table->isVisible() && table->rowCount() > 0; }, 5000));
+  settled([&] { return table->horizontalHeader()->sectionSize(0); });
+  const QHeaderView* header = table->horizontalHeader();
+  EXPECT_LE(header->sectionSize(0) + header->sectionSize(1), table->viewport()->width());
+  for (int r = 0; r < table->rowCount(); ++r) {
+    const QString op = table->item(r, 0)->text();
+    const QRect needed = table->fontMetrics().boundingRect(
+        QRect(0, 0, header->sectionSize(0) - 8, 10000), Qt::TextWordWrap, op);
+    EXPECT_LE(needed.width(), header->sectionSize(0) - 8) << op.toStdString();
+    EXPECT_LE(needed.height(), table->rowHeight(r)) << op.toStdString();
+  }
+}
+
+TEST_F(PresenterChromeTest, TheLossCurveIsWiderThanTheChartGroupOnAFirstSmallWindow) {
+  expectLossWiderThanTheChartGroupAt({1178, 662});
+}
+
+TEST_F(PresenterChromeTest, TheLossCurveIsWiderThanTheChartGroupAt1280x720) {
+  expectLossWiderThanTheChartGroupAt({1280, 720});
+}
+
+} // namespace
+} // namespace mantissa::ui
