@@ -12,6 +12,7 @@
 #include "ui/bridge/run_controller.h"
 #include "ui/bridge/thread_handoff.h"
 
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -61,19 +62,43 @@ TEST(DashboardController, StepWhilePausedRunsExactlyOneStepPerPress) {
   EXPECT_EQ(c.state(), RunController::State::Paused);
 }
 
+// The drained last step once it has held still for 500 ms (at most 20 s).
+std::int64_t settledLastStep(RunController& c) {
+  c.drainNow();
+  std::int64_t last = c.record(0).lastStep();
+  QElapsedTimer total, still;
+  total.start();
+  still.start();
+  while (still.elapsed() < 500 && total.elapsed() < 20000) {
+    QTest::qWait(20);
+    c.drainNow();
+    if (c.record(0).lastStep() != last) {
+      last = c.record(0).lastStep();
+      still.restart();
+    }
+  }
+  return last;
+}
+
+// A pause lets the step in flight finish (at most one: the trainer checks the
+// pause before each step), then nothing more arrives. How long that step
+// takes to land is the machine's business (a fixed 100 ms wait was too short
+// on a loaded one), so the bound is on the count, not on the time.
 TEST(DashboardController, PauseHoldsResumeContinuesStopFinishesEarly) {
   RunController c;
   ASSERT_EQ(c.setRuns({tiny("fp32", 1000000)}), QString());
   c.start();
   ASSERT_TRUE(waitFor(c, [&] { return c.record(0).lastStep() >= 5; }));
   c.pause();
+  // Paused at once (pause() sets it); the wait's drain runs after the pause,
+  // so every step finished before it is in.
   ASSERT_TRUE(waitFor(c, [&] { return c.trainerState(0) == train::TrainerState::Paused; }));
-  QTest::qWait(100); // the step in flight lands
-  c.drainNow();
-  const std::int64_t held = c.record(0).lastStep();
+  const std::int64_t atPause = c.record(0).lastStep();
+  const std::int64_t held = settledLastStep(c);
   QTest::qWait(300);
   c.drainNow();
-  EXPECT_EQ(c.record(0).lastStep(), held);
+  EXPECT_LE(c.record(0).lastStep(), atPause + 1) << "only the step in flight may finish";
+  EXPECT_LE(held, atPause + 1);
   c.resume();
   ASSERT_TRUE(waitFor(c, [&] { return c.record(0).lastStep() > held + 3; }));
   c.stop();

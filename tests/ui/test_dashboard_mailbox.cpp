@@ -165,7 +165,9 @@ TEST(DashboardMailbox, ATrainerFasterThanTheGuiLosesNoStepNoSkipNoEvent) {
          std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_EQ(c.trainerState(0), train::TrainerState::Finished);
-  c.drainNow();
+  // Finished is stored before the summary is published: join the trainer
+  // (then drain) so the summary is in, however the threads were scheduled.
+  c.shutdown();
   const RunRecord& r = c.record(0);
   ASSERT_TRUE(r.snapshot() && r.snapshot()->summary);
   const train::RunSummary& summary = *r.snapshot()->summary;

@@ -180,9 +180,17 @@ void expectReadableAt(QSize screen, bool presenter) {
   }
   train->setup()->setConfigs(runs);
   train->startAction()->trigger();
+  // Finished, and every run's summary drained: Finished is stored before the
+  // summary is published, and a summary drained later (by the drain timer,
+  // up to 500 ms on) lengthens the progress text while it is measured below.
   ASSERT_TRUE(waitFor(*train, [&] {
-    return train->controller()->state() == RunController::State::Finished &&
-           train->controller()->record(2).lastStep() == 11;
+    RunController& c = *train->controller();
+    if (c.state() != RunController::State::Finished || c.record(2).lastStep() != 11)
+      return false;
+    for (int r = 0; r < c.runCount(); ++r)
+      if (!c.record(r).snapshot() || !c.record(r).snapshot()->summary)
+        return false;
+    return true;
   }));
   QTest::qWait(200); // presenter arrangement and dock sizes settle
   EXPECT_EQ(w.size(), screen) << "the window's minimum size does not fit the screen";

@@ -134,17 +134,19 @@ TEST(RunSave, LiveRunSavedMidRunAndAtTheEndEqualsTheCliLog) {
   EXPECT_EQ(stepsOf(atPause).size(), 25u);
   EXPECT_TRUE(sameRows(atPause, prefix(cli, 24)));
 
-  // While training: whatever the save catches is a prefix of the CLI's log.
+  // While training: whatever the save catches is a prefix of the CLI's log,
+  // row for row. It may end between a step and the evaluation after it, or
+  // hold the whole log: on a fast or a loaded machine (this thread preempted
+  // after resume()) the remaining 35 steps and the summary can all be written
+  // before the save copies the log.
   c.resume();
   const QString running = dir.filePath("running.jsonl");
   ASSERT_EQ(c.saveRun(0, running), "");
   const std::vector<json> whileRunning = rowsWithoutTiming(running);
-  const auto caught = stepsOf(whileRunning);
-  ASSERT_GE(caught.size(), 25u);
-  std::vector<json> expected = prefix(cli, caught.back());
-  if (expected.size() == whileRunning.size() + 1 && expected.back().contains("eval"))
-    expected.pop_back(); // saved between a step and the evaluation that follows it
-  EXPECT_TRUE(sameRows(whileRunning, expected));
+  ASSERT_GE(stepsOf(whileRunning).size(), 25u);
+  ASSERT_LE(whileRunning.size(), cli.size());
+  EXPECT_TRUE(sameRows(whileRunning, std::vector<json>(cli.begin(), cli.begin() + std::ptrdiff_t(
+                                                                          whileRunning.size()))));
 
   ASSERT_TRUE(waitFor(c, [&] { return c.state() == RunController::State::Finished; }));
   c.shutdown(); // joined: the summary line (written after Finished) is in
