@@ -14,12 +14,17 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 using mantissa::test::runCli;
 using nlohmann::json;
 
 TEST(CliBench, JsonOnStdoutProgressOnStderr) {
-  const auto out = std::filesystem::temp_directory_path() / "mantissa_cli_bench_out.json";
+  // Per process: two suites at once on one machine (two build trees) must not share it.
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("mantissa_cli_bench_out_" + std::to_string(::getpid()) + ".json");
   std::filesystem::remove(out);
   auto r = runCli({"bench", "--tiny", "--json", "--out", out.string()});
   ASSERT_EQ(r.exitCode, 0) << r.err;
