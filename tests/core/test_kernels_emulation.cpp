@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -163,12 +164,13 @@ template <class F> AllocationWindow countAllocations(F&& run) {
   return {gAllocations.load(), gLargest.load()};
 }
 
-AllocationWindow bareOneDnnExecutes(int calls) {
+// `inputs` is the src and weights type of the primitive (dst is FP32).
+AllocationWindow bareOneDnnExecutes(int calls, dnnl::memory::data_type inputs) {
   using tag = dnnl::memory::format_tag;
   const auto f32 = dnnl::memory::data_type::f32;
   dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(engine);
-  const dnnl::memory::desc srcMd({128, 784}, f32, tag::ab), weightsMd({784, 1024}, f32, tag::ab),
+  const dnnl::memory::desc srcMd({128, 784}, inputs, tag::ab), weightsMd({784, 1024}, inputs, tag::ab),
       dstMd({128, 1024}, f32, tag::ab);
   dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(srcMd, weightsMd, dstMd), engine);
   dnnl::matmul primitive(pd);
@@ -222,8 +224,16 @@ TEST(MatmulSteadyState, NoPrimitiveCreationNoAllocationAfterConstruction) {
   EXPECT_EQ(after.primitivesCreated, before.primitivesCreated);
   EXPECT_EQ(after.scratchAllocations, before.scratchAllocations);
 
+  // As many bare executes of the primitives these Matmuls run: FP32 ones, and
+  // for BF16 a bf16 primitive where oneDNN has one (a CPU with AVX512), else
+  // the FP32 primitive of the emulated path.
   constexpr int kExecutes = kSteps * 6;
-  const AllocationWindow bare = bareOneDnnExecutes(kExecutes);
+  const auto bf16Primitive = bf16.forward.emulated() ? dnnl::memory::data_type::f32
+                                                     : dnnl::memory::data_type::bf16;
+  const AllocationWindow bareF32 = bareOneDnnExecutes(kExecutes / 2, dnnl::memory::data_type::f32);
+  const AllocationWindow bareBf16 = bareOneDnnExecutes(kExecutes / 2, bf16Primitive);
+  const AllocationWindow bare{bareF32.count + bareBf16.count,
+                              std::max(bareF32.largest, bareBf16.largest)};
   EXPECT_EQ(steady.count, bare.count)
       << "operator new calls in " << kExecutes << " Matmul::execute vs as many bare oneDNN calls";
   EXPECT_LE(steady.largest, bare.largest) << "largest allocation during execute()";
