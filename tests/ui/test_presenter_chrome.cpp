@@ -249,5 +249,39 @@ TEST_F(PresenterChromeTest, TheLossCurveIsWiderThanTheChartGroupAt1280x720) {
   expectLossWiderThanTheChartGroupAt({1280, 720});
 }
 
+// Presenter mode on the small first window takes every dock into one group
+// beside the loss curve; leaving it gives back the two groups (watch and
+// ops behind the setup) and the loss curve's width.
+TEST_F(PresenterChromeTest, LeavingPresenterModeGivesBackTheSmallWindowsTwoGroups) {
+  MainWindow w;
+  w.resize(1178, 662);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  TrainPanel* train = trainPage(w);
+  auto dock = [train](const char* name) { return train->findChild<QDockWidget*>(QLatin1String(name)); };
+  QDockWidget* setup = dock("setupDock");
+  QDockWidget* scale = dock("lossScaleDock");
+  ASSERT_TRUE(setup != nullptr && scale != nullptr);
+  const int loss = settled([&] { return train->lossChart()->width(); });
+  for (const char* name : {"watchDock", "opTableDock"})
+    EXPECT_TRUE(train->tabifiedDockWidgets(setup).contains(dock(name))) << name;
+  for (const char* name : {"accuracyDock", "histogramDock", "heatmapDock"})
+    EXPECT_TRUE(train->tabifiedDockWidgets(scale).contains(dock(name))) << name;
+
+  w.setPresenterMode(true);
+  w.showNormal(); // the offscreen screen is not the projector's size
+  w.resize(1178, 662);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return train->tabifiedDockWidgets(scale).contains(setup); }, 5000));
+  for (const char* name : {"watchDock", "opTableDock"})
+    EXPECT_TRUE(train->tabifiedDockWidgets(scale).contains(dock(name))) << name;
+
+  w.setPresenterMode(false);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !train->tabifiedDockWidgets(scale).contains(setup); }, 5000));
+  for (const char* name : {"watchDock", "opTableDock"})
+    EXPECT_TRUE(train->tabifiedDockWidgets(setup).contains(dock(name))) << name;
+  EXPECT_EQ(train->dockWidgetArea(setup), Qt::LeftDockWidgetArea);
+  EXPECT_EQ(settled([&] { return train->lossChart()->width(); }), loss);
+}
+
 } // namespace
 } // namespace mantissa::ui

@@ -512,11 +512,20 @@ void TrainPanel::arrangeForPresenter() {
                    (!presenter || compact == m_presenterCompact)))
     return;
   if (!m_layoutBeforePresenter.isEmpty()) {
-    restoreState(m_layoutBeforePresenter, kLayoutVersion);
     if (!presenter) {
-      m_layoutBeforePresenter.clear();
+      // Once the normal type has reached every widget (Qt posts font
+      // changes): restored under presenter type, each dock would keep its
+      // presenter minimum width (the loss curve came back at 277 of 472 px
+      // on a 1178x662 window).
+      QMetaObject::invokeMethod(this, [this] {
+        if (Theme::instance().presenter() || m_layoutBeforePresenter.isEmpty())
+          return; // presenter mode again, or restored already
+        restoreState(m_layoutBeforePresenter, kLayoutVersion);
+        m_layoutBeforePresenter.clear();
+      }, Qt::QueuedConnection);
       return;
     }
+    restoreState(m_layoutBeforePresenter, kLayoutVersion);
   } else {
     m_layoutBeforePresenter = saveState(kLayoutVersion);
   }
