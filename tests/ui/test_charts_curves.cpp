@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// Loss and accuracy curves: data given to updateRun() reaches the series, the
-// skipped steps sit on the train curve, log y drops what a log axis cannot
-// show, and the CSV / JSON hold every point.
+// Loss and accuracy curves: data given to updateRun() reaches the curves the
+// chart paints, each point lands where the axes say (linear and log y, as Qt
+// Charts maps a point of a series), a dense curve is a band of pixel columns,
+// the skipped steps sit on the train curve, log y drops what a log axis cannot
+// show, the legend names every run, and the CSV / JSON hold every point.
 
 #include "ui/app_shell/theme.h"
+#include "ui/charts/chart_export.h"
+#include "ui/charts/curve_layer.h"
 #include "ui/charts/loss_chart.h"
 
 #include <QJsonArray>
@@ -18,6 +22,8 @@
 #include <QChart>
 #include <QChartView>
 #include <QLegend>
+#include <QLegendMarker>
+#include <QImage>
 
 #include <gtest/gtest.h>
 
@@ -40,11 +46,19 @@ TEST(ChartsCurves, UpdateRunReachesTheRunsSeries) {
   chart.setRuns({{"a", "fp32", {}}, {"b", "bf16-mixed", {}}});
   const QList<QPointF> test{{0.0, 2.1}, {500.0, 1.6}, {1000.0, 1.1}};
   ASSERT_TRUE(chart.updateRun("b", straightLoss(), test));
-  EXPECT_EQ(chart.trainSeries("b")->count(), 101);
-  EXPECT_EQ(chart.testSeries("b")->count(), 3);
-  EXPECT_EQ(chart.trainSeries("a")->count(), 0);
-  EXPECT_EQ(chart.trainSeries("b")->at(50), QPointF(500.0, 1.5));
+  EXPECT_EQ(chart.shownTrain("b").size(), 101);
+  EXPECT_EQ(chart.shownTest("b"), test);
+  EXPECT_EQ(chart.shownTrain("a").size(), 0);
+  EXPECT_EQ(chart.shownTrain("b").value(50), QPointF(500.0, 1.5));
   EXPECT_EQ(chart.trainSeries("b")->name(), "bf16-mixed");
+  // The layer paints each run's train then test curve, with the run's pens.
+  const std::vector<CurveLayer::Curve>& curves = chart.curveLayer()->curves();
+  ASSERT_EQ(curves.size(), 4u);
+  EXPECT_EQ(curves[2].points, straightLoss());
+  EXPECT_EQ(curves[3].points, test);
+  EXPECT_EQ(curves[2].pen.color(), chart.trainSeries("b")->pen().color());
+  EXPECT_EQ(curves[3].pen.style(), Qt::DashLine);
+  EXPECT_TRUE(curves[0].points.isEmpty());
   EXPECT_FALSE(chart.updateRun("nope", straightLoss(), {}));
 }
 
@@ -61,17 +75,17 @@ TEST(ChartsCurves, DecimatedCoreSeriesFeedTheChart) {
   ASSERT_GT(decimated.size(), 1900u);
   // The series: at most one min/max pair per pen width across the chart.
   const double columns = chart.chart()->size().width() / chart.trainSeries("a")->pen().widthF();
-  EXPECT_LE(chart.trainSeries("a")->count(), 2 * qsizetype(columns) + 2);
+  EXPECT_LE(chart.shownTrain("a").size(), 2 * qsizetype(columns) + 2);
   double peak = 0.0;
   double low = 10.0;
-  for (const QPointF& p : chart.trainSeries("a")->points()) {
+  for (const QPointF& p : chart.shownTrain("a")) {
     peak = std::max(peak, p.y());
     low = std::min(low, p.y());
   }
   EXPECT_DOUBLE_EQ(peak, 2.06); // min/max decimation keeps the spikes (step 1000: 1 + 0.06 + 1)
   EXPECT_EQ(low, 1.0);
-  EXPECT_EQ(chart.trainSeries("a")->points().front().x(), 0.0);
-  EXPECT_EQ(chart.trainSeries("a")->points().back().x(), decimated.back().x);
+  EXPECT_EQ(chart.shownTrain("a").front().x(), 0.0);
+  EXPECT_EQ(chart.shownTrain("a").back().x(), decimated.back().x);
   // Export keeps every point it was given.
   EXPECT_EQ(chart.json().object()["runs"].toArray()[0].toObject()["train"].toArray().size(),
             qsizetype(decimated.size()));
@@ -89,27 +103,29 @@ TEST(ChartsCurves, DenseCurvesFollowPenWidthAndChartWidth) {
   chart.show();
   chart.setRuns({{"a", "fp32", {}}});
   chart.updateRun("a", points, {});
-  const qsizetype normal = chart.trainSeries("a")->count();
+  const qsizetype normal = chart.shownTrain("a").size();
   EXPECT_LT(normal, points.size());
-  EXPECT_FALSE(chart.view()->renderHints().testFlag(QPainter::Antialiasing)); // a dense envelope
+  EXPECT_TRUE(chart.shownAsBand("a")); // a dense envelope
+  EXPECT_FALSE(chart.curveLayer()->curves()[0].band.isEmpty());
 
   Theme::instance().setPresenter(true);
-  const qsizetype presenter = chart.trainSeries("a")->count();
+  const qsizetype presenter = chart.shownTrain("a").size();
   Theme::instance().setPresenter(false);
   EXPECT_LT(presenter, normal);
-  EXPECT_EQ(chart.trainSeries("a")->count(), normal);
+  EXPECT_EQ(chart.shownTrain("a").size(), normal);
 
   chart.resize(700, 500);
   QApplication::processEvents();
-  const qsizetype narrow = chart.trainSeries("a")->count();
+  const qsizetype narrow = chart.shownTrain("a").size();
   EXPECT_LT(narrow, normal);
   chart.resize(1400, 500);
   QApplication::processEvents();
-  EXPECT_EQ(chart.trainSeries("a")->count(), normal);
+  EXPECT_EQ(chart.shownTrain("a").size(), normal);
 
-  chart.updateRun("a", straightLoss(), {}); // sparse: every point, antialiased
-  EXPECT_EQ(chart.trainSeries("a")->count(), 101);
-  EXPECT_TRUE(chart.view()->renderHints().testFlag(QPainter::Antialiasing));
+  chart.updateRun("a", straightLoss(), {}); // sparse: every point, as a line
+  EXPECT_EQ(chart.shownTrain("a").size(), 101);
+  EXPECT_FALSE(chart.shownAsBand("a"));
+  EXPECT_TRUE(chart.curveLayer()->curves()[0].band.isEmpty());
 }
 
 // A dense noisy curve is a band of min/max pairs: each column's pair starts
@@ -125,7 +141,7 @@ TEST(ChartsCurves, ADenseBandIsOneStrokeAcrossItPerColumn) {
   chart.show();
   chart.setRuns({{"a", "fp32", {}}});
   chart.updateRun("a", toChartPoints(history), {});
-  const QList<QPointF> points = chart.trainSeries("a")->points();
+  const QList<QPointF> points = chart.shownTrain("a");
   ASSERT_GT(points.size(), 100);
   int across = 0; // segments spanning more than half the band
   double low = 10.0;
@@ -149,24 +165,24 @@ TEST(ChartsCurves, EachRunHasItsOwnColour) {
   const QColor b = chart.trainSeries("b")->pen().color();
   EXPECT_NE(a, b);
   EXPECT_EQ(chart.trainSeries("c")->pen().color(), QColor(Qt::red));
-  EXPECT_EQ(chart.testSeries("a")->pen().color(), a); // same run, same colour
-  EXPECT_EQ(chart.testSeries("a")->pen().style(), Qt::DashLine);
+  EXPECT_EQ(chart.testPen("a").color(), a); // same run, same colour
+  EXPECT_EQ(chart.testPen("a").style(), Qt::DashLine);
 }
 
 TEST(ChartsCurves, ChartsFollowTheThemeAndPresenterMode) {
   LossChart chart;
   chart.setRuns({{"a", "fp32", {}}});
-  const double normalWidth = chart.trainSeries("a")->pen().widthF();
+  const auto trainWidth = [&] { return chart.curveLayer()->curves().at(0).pen.widthF(); };
+  const double normalWidth = trainWidth();
   const QColor lightBackground = chart.chart()->backgroundBrush().color();
   Theme::instance().setPresenter(true);
   Theme::instance().setDark(true);
-  EXPECT_DOUBLE_EQ(chart.trainSeries("a")->pen().widthF(),
-                   normalWidth * Theme::instance().penWidthFactor());
+  EXPECT_DOUBLE_EQ(trainWidth(), normalWidth * Theme::instance().penWidthFactor());
   EXPECT_LT(chart.chart()->backgroundBrush().color().lightness(), lightBackground.lightness());
   EXPECT_GT(chart.chart()->titleFont().pointSizeF(), ChartStyle::screen(false).titleFont().pointSizeF());
   Theme::instance().setPresenter(false);
   Theme::instance().setDark(false);
-  EXPECT_DOUBLE_EQ(chart.trainSeries("a")->pen().widthF(), normalWidth);
+  EXPECT_DOUBLE_EQ(trainWidth(), normalWidth);
 }
 
 TEST(ChartsCurves, SkippedStepsAreMarkedOnTheTrainCurve) {
@@ -192,9 +208,11 @@ TEST(ChartsCurves, SkipMarksThinToOnePerPixelColumn) {
 TEST(ChartsCurves, CoincidingRunsNestByWidth) {
   LossChart chart;
   chart.setRuns({{"a", "fp32", {}}, {"b", "bf16-mixed", {}}, {"c", "fp16-mixed", {}}});
-  const double a = chart.trainSeries("a")->pen().widthF();
-  const double b = chart.trainSeries("b")->pen().widthF();
-  const double c = chart.trainSeries("c")->pen().widthF();
+  const std::vector<CurveLayer::Curve>& curves = chart.curveLayer()->curves(); // train, test per run
+  ASSERT_EQ(curves.size(), 6u);
+  const double a = curves[0].pen.widthF();
+  const double b = curves[2].pen.widthF();
+  const double c = curves[4].pen.widthF();
   EXPECT_GT(a, b);
   EXPECT_GT(b, c);
   EXPECT_GE(a - b, 1.5); // at least ~0.75 px of each colour on either side of the next line
@@ -209,19 +227,19 @@ TEST(ChartsCurves, LogScaleSwapsTheAxisAndDropsValuesItCannotShow) {
   train.append({1020.0, std::numeric_limits<double>::quiet_NaN()});
   train.append({1030.0, std::numeric_limits<double>::infinity()});
   chart.updateRun("a", train, {});
-  EXPECT_EQ(chart.trainSeries("a")->count(), 102); // NaN and inf left out; 0 kept
+  EXPECT_EQ(chart.shownTrain("a").size(), 102); // NaN and inf left out; 0 kept
   EXPECT_NE(qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0)), nullptr);
 
   chart.setLogScale(true);
   EXPECT_TRUE(chart.logScale());
   auto* axis = qobject_cast<QLogValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
   ASSERT_NE(axis, nullptr);
-  EXPECT_EQ(chart.trainSeries("a")->count(), 101); // 0 cannot be shown on a log axis
+  EXPECT_EQ(chart.shownTrain("a").size(), 101); // 0 cannot be shown on a log axis
   EXPECT_LE(axis->min(), 1.0);
   EXPECT_GE(axis->max(), 2.0);
 
   chart.setLogScale(false);
-  EXPECT_EQ(chart.trainSeries("a")->count(), 102);
+  EXPECT_EQ(chart.shownTrain("a").size(), 102);
 }
 
 TEST(ChartsCurves, AxisRangeCoversEveryRun) {

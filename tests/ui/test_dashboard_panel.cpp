@@ -110,13 +110,13 @@ TEST(DashboardPanel, EverySnapshotReachesEveryChart) {
   for (const char* id : {"run1", "run2"}) {
     const QString run = QString::fromLatin1(id);
     ASSERT_NE(p.panel.lossChart()->trainSeries(run), nullptr);
-    EXPECT_EQ(p.panel.lossChart()->trainSeries(run)->count(), 30); // below 2 points / pixel
-    EXPECT_EQ(p.panel.lossChart()->trainSeries(run)->at(29).x(), 29.0);
-    EXPECT_GE(p.panel.lossChart()->testSeries(run)->count(), 3);   // every 10 steps and the end
+    EXPECT_EQ(p.panel.lossChart()->shownTrain(run).size(), 30); // below 2 points / pixel
+    EXPECT_EQ(p.panel.lossChart()->shownTrain(run).value(29).x(), 29.0);
+    EXPECT_GE(p.panel.lossChart()->shownTest(run).size(), 3);   // every 10 steps and the end
   }
   // The loss chart's last point is the run's last training loss.
   const auto loss = p.record(1).history().series(RunRecord::Loss);
-  EXPECT_EQ(p.panel.lossChart()->trainSeries(QStringLiteral("run2"))->at(29).y(), loss.back().y);
+  EXPECT_EQ(p.panel.lossChart()->shownTrain(QStringLiteral("run2")).value(29).y(), loss.back().y);
 
   p.panel.setSelectedRun(1); // fp16-mixed: the loss-scale trace and the op table
   EXPECT_GT(p.panel.lossScaleChart()->scaleSeries()->count(), 0);
@@ -131,7 +131,7 @@ TEST(DashboardPanel, EverySnapshotReachesEveryChart) {
   p.panel.findChild<QDockWidget*>(QStringLiteral("accuracyDock"))->raise();
   for (const char* id : {"run1", "run2"})
     EXPECT_TRUE(QTest::qWaitFor(
-        [&] { return p.panel.accuracyChart()->trainSeries(QString::fromLatin1(id))->count() == 30; },
+        [&] { return p.panel.accuracyChart()->shownTrain(QString::fromLatin1(id)).size() == 30; },
         5000))
         << id;
 }
@@ -154,7 +154,7 @@ TEST(DashboardPanel, AHiddenChartCatchesUpWhenItsTabShows) {
   }));
   p.panel.refresh();
   EXPECT_EQ(p.panel.lossScaleChart()->scaleSeries()->count(), 0);
-  EXPECT_EQ(p.panel.lossChart()->trainSeries(QStringLiteral("run1"))->count(), 20); // shown: drawn
+  EXPECT_EQ(p.panel.lossChart()->shownTrain(QStringLiteral("run1")).size(), 20); // shown: drawn
   scaleDock->raise();
   ASSERT_TRUE(QTest::qWaitFor([&] { return p.panel.lossScaleChart()->scaleSeries()->count() > 0; },
                               5000));

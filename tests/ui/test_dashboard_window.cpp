@@ -85,7 +85,7 @@ TEST(DashboardWindow, RendersNonBlankWithThePanelsAfterAFewSteps) {
   }));
   train->refresh();
   QTest::qWait(100);
-  EXPECT_EQ(train->lossChart()->trainSeries(QStringLiteral("run1"))->count(), 5);
+  EXPECT_EQ(train->lossChart()->shownTrain(QStringLiteral("run1")).size(), 5);
 
   for (const char* name : {"lossChart", "accuracyChart", "histogramChart", "histogramHeatmap",
                            "lossScaleChart", "trainSetup"}) {

@@ -103,8 +103,8 @@ TEST(ReportGui, OpenRunShowsItOnTheTrainPageAndExportsLikeTheCli) {
   EXPECT_EQ(c->record(0).frames().size(), 3u);
   // Views: loss curve (30 train points, 3 evals), heat map rows, op table, status.
   ASSERT_NE(train->lossChart()->trainSeries(c->runId(0)), nullptr);
-  EXPECT_EQ(train->lossChart()->trainSeries(c->runId(0))->count(), 30);
-  EXPECT_EQ(train->lossChart()->testSeries(c->runId(0))->count(), 3);
+  EXPECT_EQ(train->lossChart()->shownTrain(c->runId(0)).size(), 30);
+  EXPECT_EQ(train->lossChart()->shownTest(c->runId(0)).size(), 3);
   EXPECT_EQ(train->heatmap()->rowCount(), 3);
   EXPECT_GT(train->opTable()->precisionTable()->rowCount(), 0);
   // The status line may be redrawn after the next paint: wait for it.
@@ -161,7 +161,7 @@ TEST(ReportGui, SeveralRunsSideBySideAndABadLogLeavesThemAsTheyWere) {
   EXPECT_TRUE(c->runName(1).contains("bf16-mixed")) << c->runName(1).toStdString();
   for (int r = 0; r < 2; ++r) {
     ASSERT_NE(train->lossChart()->trainSeries(c->runId(r)), nullptr);
-    EXPECT_EQ(train->lossChart()->trainSeries(c->runId(r))->count(), 30);
+    EXPECT_EQ(train->lossChart()->shownTrain(c->runId(r)).size(), 30);
   }
   EXPECT_EQ(train->selectedRun(), 1) << "the run just opened is the one inspected";
 

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "chart_widget.h"
 
+#include "curve_layer.h"
 #include "export_menu.h"
 #include "ui/app_shell/theme.h"
 
@@ -58,10 +59,10 @@ bool clipSegment(QPointF& a, QPointF& b, const QRectF& rect) {
   return true;
 }
 
-QPainterPath clippedPolyline(const std::vector<QPointF>& points, const QRectF& clip) {
+template <class Points> QPainterPath clippedPolyline(const Points& points, const QRectF& clip) {
   QPainterPath path;
   QPointF penAt(std::nan(""), std::nan(""));
-  for (std::size_t i = 1; i < points.size(); ++i) {
+  for (std::size_t i = 1; i < std::size_t(points.size()); ++i) {
     QPointF a = points[i - 1];
     QPointF b = points[i];
     if (!clipSegment(a, b, clip))
@@ -244,6 +245,21 @@ void ChartWidget::paintSeriesPath(QPainter& painter, QChart& chart, const QXYSer
     painter.drawPath(path);
 }
 
+// A layer's curves, each as one path (a band as the line through its points).
+void ChartWidget::paintLayerPaths(QPainter& painter, const CurveLayer& layer) {
+  for (std::size_t i = 0; i < layer.curves().size(); ++i) {
+    const CurveLayer::Curve& curve = layer.curves()[i];
+    const QPainterPath path = clippedPolyline(layer.mapped(i), layer.frame().plot);
+    if (path.isEmpty())
+      continue;
+    painter.setOpacity(curve.opacity);
+    painter.setPen(curve.pen);
+    painter.setBrush(Qt::NoBrush);
+    painter.drawPath(path);
+  }
+  painter.setOpacity(1.0);
+}
+
 void ChartWidget::render(QPainter& painter, const QRectF& target, const ExportStyle& style) const {
   // Export temporarily restyles and resizes the on-screen chart; it is
   // restored before returning, within one event, so nothing flickers.
@@ -261,7 +277,14 @@ void ChartWidget::render(QPainter& painter, const QRectF& target, const ExportSt
   if (m_chart->layout() != nullptr)
     m_chart->layout()->activate();
 
-  // XY series are hidden from the scene and painted as one path each.
+  // XY series and curve layers are hidden from the scene and painted as one
+  // path per series or curve (under the series, as on screen).
+  std::vector<CurveLayer*> layers;
+  for (QGraphicsItem* item : m_chart->childItems())
+    if (item->type() == CurveLayer::Type && item->isVisible())
+      layers.push_back(static_cast<CurveLayer*>(item));
+  for (CurveLayer* layer : layers)
+    layer->setVisible(false);
   std::vector<std::pair<QAbstractSeries*, qreal>> hidden;
   for (QAbstractSeries* series : m_chart->series()) {
     if (series->isVisible() && qobject_cast<QXYSeries*>(series) != nullptr) {
@@ -274,6 +297,8 @@ void ChartWidget::render(QPainter& painter, const QRectF& target, const ExportSt
                            Qt::IgnoreAspectRatio);
   painter.translate(target.topLeft());
   painter.setRenderHint(QPainter::Antialiasing);
+  for (const CurveLayer* layer : layers)
+    paintLayerPaths(painter, *layer);
   for (const auto& [series, opacity] : hidden) {
     painter.setOpacity(opacity);
     paintSeriesPath(painter, *m_chart, *static_cast<QXYSeries*>(series));
@@ -284,6 +309,8 @@ void ChartWidget::render(QPainter& painter, const QRectF& target, const ExportSt
 
   for (const auto& [series, opacity] : hidden)
     series->setOpacity(opacity);
+  for (CurveLayer* layer : layers)
+    layer->setVisible(true);
   m_chart->setGeometry(screenGeometry);
   m_chart->setTitle(shownTitle);
   self->applyStyle(screenStyle);

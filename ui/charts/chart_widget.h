@@ -16,11 +16,14 @@ class QXYSeries;
 
 namespace mantissa::ui {
 
+class CurveLayer;
+
 // Base of every Qt Charts chart: a QChartView under a row of controls, the
 // theme and presenter styling (following Theme::changed), the export context menu, and render() for
 // export. render() lays the chart out at the target size with the export
-// style, paints it and restores the screen state; every XY series is painted
-// as one path so an SVG has exactly one <path> per series.
+// style, paints it and restores the screen state; every XY series and every
+// curve of a CurveLayer is painted as one path so an SVG has exactly one
+// <path> per series or curve.
 class ChartWidget : public QWidget, public ExportableChart {
   Q_OBJECT
 public:
@@ -53,6 +56,7 @@ private:
   void showExportMenu(const QPoint& position);
   void fitTitle();
   static void paintSeriesPath(QPainter& painter, QChart& chart, const QXYSeries& series);
+  static void paintLayerPaths(QPainter& painter, const CurveLayer& layer);
 
   QChart* m_chart = nullptr;
   QChartView* m_view = nullptr;

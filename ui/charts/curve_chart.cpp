@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "curve_chart.h"
 
+#include "curve_layer.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
@@ -85,15 +87,17 @@ CurveChart::CurveChart(const QString& title, const QString& yTitle, bool offerLo
     connect(m_logToggle, &QCheckBox::toggled, this, &CurveChart::setLogScale);
   }
   controls()->addStretch(1);
+  m_layer = new CurveLayer(chart());
   updateRanges();
   applyStyle(chartStyle());
   connect(chart(), &QGraphicsWidget::geometryChanged, this, &CurveChart::onChartResized);
+  // Direct: export lays the chart out at its own size and paints at once.
+  connect(chart(), &QChart::plotAreaChanged, this, &CurveChart::syncFrame);
 }
 
 void CurveChart::clearRuns() {
   for (RunSeries& run : m_runs) {
-    for (QAbstractSeries* series : std::initializer_list<QAbstractSeries*>{run.train, run.test,
-                                                                            run.skipped}) {
+    for (QAbstractSeries* series : std::initializer_list<QAbstractSeries*>{run.train, run.skipped}) {
       chart()->removeSeries(series);
       delete series;
     }
@@ -111,22 +115,17 @@ void CurveChart::setRuns(const QList<ChartRun>& runs) {
       run.run.color = seriesColor(index);
     run.train = new QLineSeries(this);
     run.train->setName(info.name);
-    run.test = new QLineSeries(this);
-    run.test->setName(tr("%1 (test)").arg(info.name));
     run.skipped = new QScatterSeries(this);
     run.skipped->setName(tr("%1 skipped steps").arg(info.name));
     run.skipped->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
     for (QXYSeries* series : {static_cast<QXYSeries*>(run.train),
-                              static_cast<QXYSeries*>(run.test),
                               static_cast<QXYSeries*>(run.skipped)}) {
       chart()->addSeries(series);
       series->attachAxis(m_x);
       series->attachAxis(m_y);
     }
-    for (QAbstractSeries* unlabelled : {static_cast<QAbstractSeries*>(run.test),
-                                        static_cast<QAbstractSeries*>(run.skipped)})
-      for (QLegendMarker* marker : chart()->legend()->markers(unlabelled))
-        marker->setVisible(false);
+    for (QLegendMarker* marker : chart()->legend()->markers(run.skipped))
+      marker->setVisible(false);
     m_runs.push_back(run);
     ++index;
   }
@@ -145,6 +144,7 @@ bool CurveChart::updateRun(const QString& runId, const QList<QPointF>& train,
   it->skippedSteps = skippedSteps;
   pushToSeries(*it);
   updateRanges();
+  pushToLayer();
   return true;
 }
 
@@ -204,15 +204,6 @@ QList<QPointF> CurveChart::thinned(const QList<QPointF>& points, std::size_t col
   return out;
 }
 
-// A dense curve is a min/max envelope: a band of vertical strokes whose
-// antialiased edges nobody sees but which cost most of the frame to paint.
-// Antialiasing stays on while every curve is sparse (smooth slopes show it).
-void CurveChart::updateAntialiasing() {
-  const bool dense = std::any_of(m_runs.begin(), m_runs.end(), [](const RunSeries& r) { return r.dense; });
-  if (view()->renderHints().testFlag(QPainter::Antialiasing) == dense)
-    view()->setRenderHint(QPainter::Antialiasing, !dense);
-}
-
 void CurveChart::onChartResized() {
   const double width = chart()->size().width();
   if (std::abs(width - m_thinnedForWidth) < 1.0)
@@ -220,15 +211,17 @@ void CurveChart::onChartResized() {
   m_thinnedForWidth = width;
   for (RunSeries& run : m_runs)
     pushToSeries(run);
+  pushToLayer();
 }
 
+// The run's shown curves and skip marks (the layer is given them by pushToLayer).
 void CurveChart::pushToSeries(RunSeries& run) {
   const QList<QPointF> train = plotted(run.trainData);
-  const std::size_t columns = columnsFor(run.train->pen());
+  const std::size_t columns = columnsFor(run.trainPen);
   run.dense = std::size_t(train.size()) > 2 * columns;
-  run.train->replace(thinned(train, columns));
-  updateAntialiasing();
-  run.test->replace(plotted(run.testData));
+  run.plottedTrain = train;
+  run.shownTrain = thinned(train, columns);
+  run.shownTest = plotted(run.testData);
   QList<QPointF> marks;
   for (double step : run.skippedSteps)
     marks.append(QPointF(step, interpolateAt(train, step)));
@@ -238,6 +231,45 @@ void CurveChart::pushToSeries(RunSeries& run) {
     anySkipped = anySkipped || !r.skippedSteps.isEmpty();
   if (m_skippedLegend->isVisible() != anySkipped)
     m_skippedLegend->setVisible(anySkipped);
+}
+
+// Every run's curves in drawing order: each run's train curve, then its test curve.
+void CurveChart::pushToLayer() {
+  std::vector<CurveLayer::Curve> curves;
+  curves.reserve(2 * m_runs.size());
+  for (const RunSeries& run : m_runs) {
+    // A band from every plotted point: its pixel columns each hold a whole
+    // min/max bucket of the decimated history (thinned pairs may straddle two).
+    curves.push_back({run.shownTrain, run.trainPen, run.dense ? run.plottedTrain : QList<QPointF>(),
+                      run.dense ? run.bandOpacity : 1.0});
+    curves.push_back({run.shownTest, run.testPen, {}, 1.0});
+  }
+  m_layer->setCurves(std::move(curves));
+  syncFrame();
+  // Beside a dense band nobody sees antialiased grid lines and skip marks,
+  // and Qt strokes an antialiased 1 px grid line 3 times slower (the grid was
+  // a fifth of a live frame): the view antialiases while every curve is sparse.
+  const bool dense = std::any_of(m_runs.begin(), m_runs.end(), [](const RunSeries& r) { return r.dense; });
+  if (view()->renderHints().testFlag(QPainter::Antialiasing) == dense)
+    view()->setRenderHint(QPainter::Antialiasing, !dense);
+}
+
+void CurveChart::syncFrame() {
+  PlotFrame frame;
+  frame.plot = chart()->plotArea();
+  frame.xMin = m_x->min();
+  frame.xMax = m_x->max();
+  frame.logY = m_log;
+  if (m_log) {
+    const auto* axis = static_cast<const QLogValueAxis*>(m_y);
+    frame.yMin = axis->min();
+    frame.yMax = axis->max();
+  } else {
+    const auto* axis = static_cast<const QValueAxis*>(m_y);
+    frame.yMin = axis->min();
+    frame.yMax = axis->max();
+  }
+  m_layer->setFrame(frame);
 }
 
 void CurveChart::replaceYAxis() {
@@ -269,15 +301,13 @@ void CurveChart::setLogScale(bool on) {
   m_log = on;
   if (m_logToggle != nullptr && m_logToggle->isChecked() != on)
     m_logToggle->setChecked(on);
-  for (RunSeries& run : m_runs) {
-    run.train->clear();
-    run.test->clear();
+  for (RunSeries& run : m_runs)
     run.skipped->clear();
-  }
   replaceYAxis();
   for (RunSeries& run : m_runs)
     pushToSeries(run);
   updateRanges();
+  pushToLayer();
   emit logScaleChanged(on);
 }
 
@@ -287,8 +317,8 @@ void CurveChart::updateRanges() {
   double yMin = xMin;
   double yMax = -xMin;
   for (const RunSeries& run : m_runs) {
-    for (const QLineSeries* series : {run.train, run.test}) {
-      for (const QPointF& p : series->points()) {
+    for (const QList<QPointF>* points : {&run.shownTrain, &run.shownTest}) {
+      for (const QPointF& p : *points) {
         xMin = std::min(xMin, p.x());
         xMax = std::max(xMax, p.x());
         yMin = std::min(yMin, p.y());
@@ -330,18 +360,24 @@ void CurveChart::restyleSeries(const ChartStyle& style) {
   // Runs whose curves coincide (fp32 and bf16-mixed often do) must all stay
   // visible: the first run is drawn widest and each later one, on top of it,
   // thinner, so coinciding curves read as a band with every run's colour.
+  // Dense bands have no width to nest by: run k of n (from 0) is painted at
+  // opacity 1 / (k + 1), so where all bands overlap each run gives an equal
+  // share of the colour, and where one band shows alone it is still tinted.
   const std::size_t count = m_runs.size();
   for (std::size_t i = 0; i < count; ++i) {
     RunSeries& run = m_runs[i];
     const double nested = 1.0 + 0.9 * double(count - 1 - i);
     QPen train(run.run.color, style.linePenWidth() * nested);
-    train.setCapStyle(Qt::SquareCap);
-    train.setJoinStyle(Qt::MiterJoin);
+    train.setCapStyle(Qt::RoundCap);
+    train.setJoinStyle(Qt::RoundJoin);
+    run.trainPen = train;
     run.train->setPen(train);
     QPen test = train;
     test.setStyle(Qt::DashLine);
     test.setCapStyle(Qt::FlatCap);
-    run.test->setPen(test);
+    test.setJoinStyle(Qt::MiterJoin); // round joins between dashes cost twice as much to stroke
+    run.testPen = test;
+    run.bandOpacity = 1.0 / double(i + 1);
     run.skipped->setColor(run.run.color);
     run.skipped->setPen(QPen(style.text(), std::max(1.0, style.penScale)));
     run.skipped->setMarkerSize(style.markerSize());
@@ -351,6 +387,7 @@ void CurveChart::restyleSeries(const ChartStyle& style) {
   m_skippedLegend->setMarkerSize(style.markerSize());
   for (RunSeries& run : m_runs) // new pen widths: new thinning
     pushToSeries(run);
+  pushToLayer();
 }
 
 const CurveChart::RunSeries* CurveChart::find(const QString& runId) const {
@@ -365,9 +402,24 @@ QLineSeries* CurveChart::trainSeries(const QString& runId) const {
   return run != nullptr ? run->train : nullptr;
 }
 
-QLineSeries* CurveChart::testSeries(const QString& runId) const {
+QList<QPointF> CurveChart::shownTrain(const QString& runId) const {
   const RunSeries* run = find(runId);
-  return run != nullptr ? run->test : nullptr;
+  return run != nullptr ? run->shownTrain : QList<QPointF>();
+}
+
+QList<QPointF> CurveChart::shownTest(const QString& runId) const {
+  const RunSeries* run = find(runId);
+  return run != nullptr ? run->shownTest : QList<QPointF>();
+}
+
+QPen CurveChart::testPen(const QString& runId) const {
+  const RunSeries* run = find(runId);
+  return run != nullptr ? run->testPen : QPen();
+}
+
+bool CurveChart::shownAsBand(const QString& runId) const {
+  const RunSeries* run = find(runId);
+  return run != nullptr && run->dense;
 }
 
 QScatterSeries* CurveChart::skippedSeries(const QString& runId) const {

@@ -7,6 +7,7 @@
 #include <mantissa/telemetry/decimate.h>
 
 #include <QList>
+#include <QPen>
 #include <QPointF>
 
 #include <span>
@@ -14,12 +15,13 @@
 
 class QAbstractAxis;
 class QCheckBox;
-class QPen;
 class QLineSeries;
 class QScatterSeries;
 class QValueAxis;
 
 namespace mantissa::ui {
+
+class CurveLayer;
 
 // One training run as the charts see it; an invalid colour takes the next
 // Okabe-Ito colour by position.
@@ -31,8 +33,10 @@ struct ChartRun {
 
 // Train and test curves over steps for several runs (one colour each, test
 // dashed), skipped steps marked on the train curve. Base of LossChart and
-// AccuracyChart. Live updates go through updateRun(): one replace() per series;
-// the train series holds at most one min/max pair per pen width of the chart.
+// AccuracyChart. The curves are painted by one CurveLayer on the chart (a
+// dense train curve as a band of pixel columns); each run keeps an empty
+// QLineSeries for its legend entry and colour, and a QScatterSeries for its
+// skip marks. The train curve shows at most one min/max pair per pen width.
 class CurveChart : public ChartWidget {
   Q_OBJECT
 public:
@@ -48,9 +52,17 @@ public:
   void setLogScale(bool on);
   bool logScale() const { return m_log; }
 
+  // The run's legend entry: no points, the train curve's pen.
   QLineSeries* trainSeries(const QString& runId) const;
-  QLineSeries* testSeries(const QString& runId) const;
   QScatterSeries* skippedSeries(const QString& runId) const;
+  // What the chart draws of the run, in data units: the train curve (thinned)
+  // and the test curve, without what the y axis cannot show.
+  QList<QPointF> shownTrain(const QString& runId) const;
+  QList<QPointF> shownTest(const QString& runId) const;
+  QPen testPen(const QString& runId) const;
+  // True if the run's train curve is painted as a band of columns.
+  bool shownAsBand(const QString& runId) const;
+  CurveLayer* curveLayer() const { return m_layer; }
 
   QString csv() const override;
   QJsonDocument json() const override;
@@ -64,13 +76,18 @@ protected:
 private:
   struct RunSeries {
     ChartRun run;
-    QLineSeries* train = nullptr;
-    QLineSeries* test = nullptr;
+    QLineSeries* train = nullptr; // legend entry only
     QScatterSeries* skipped = nullptr;
     QList<QPointF> trainData;
     QList<QPointF> testData;
     QList<double> skippedSteps;
-    bool dense = false; // more points than the train series shows (thinned)
+    QList<QPointF> plottedTrain; // what the y axis can show
+    QList<QPointF> shownTrain;   // plottedTrain thinned
+    QList<QPointF> shownTest;
+    QPen trainPen;
+    QPen testPen;
+    double bandOpacity = 1.0;
+    bool dense = false; // more points than the train curve shows (thinned)
   };
   const RunSeries* find(const QString& runId) const;
   void clearRuns();
@@ -81,13 +98,15 @@ private:
   std::size_t columnsFor(const QPen& pen) const;
   static QList<QPointF> thinned(const QList<QPointF>& points, std::size_t columns);
   void onChartResized();
-  void updateAntialiasing();
+  void pushToLayer();
+  void syncFrame();
 
   std::vector<RunSeries> m_runs;
   QString m_yTitle;
   QValueAxis* m_x = nullptr;
   QAbstractAxis* m_y = nullptr;
   QScatterSeries* m_skippedLegend = nullptr; // empty series: one legend entry
+  CurveLayer* m_layer = nullptr;              // owned by the chart
   QCheckBox* m_logToggle = nullptr;
   bool m_log = false;
   double m_thinnedForWidth = 0.0; // chart width the train curves were thinned for

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// The loss and accuracy curves' own painter (CurveLayer): a point lands on the
+// pixel Qt Charts maps it to for a series on the same axes (linear and log y),
+// the pixels there are painted in the run's colour on screen and in an
+// exported PNG, a dense curve is a connected band of whole-pixel columns,
+// coinciding bands keep every run's colour, and the legend lists each run.
+
+#include "ui/charts/chart_export.h"
+#include "ui/charts/curve_layer.h"
+#include "ui/charts/loss_chart.h"
+
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QImage>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace mantissa::ui {
+namespace {
+
+// loss = 2 - step / 1000 for steps 0, 10, ..., 1000: 101 points.
+QList<QPointF> straightLoss() {
+  QList<QPointF> points;
+  for (int step = 0; step <= 1000; step += 10)
+    points.append({double(step), 2.0 - step / 1000.0});
+  return points;
+}
+
+// Noise between 1 and 2 over 50,000 steps: a dense band.
+QList<QPointF> noisyLoss() {
+  QList<QPointF> points;
+  for (int step = 0; step < 50000; ++step)
+    points.append({double(step), 1.0 + double((step * 7919) % 1000) / 999.0});
+  return points;
+}
+
+void shownAndLaidOut(LossChart& chart) {
+  chart.resize(900, 500);
+  chart.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+  QApplication::processEvents();
+}
+
+// The view pixel of a point in chart coordinates.
+QPoint viewPixel(const LossChart& chart, const QPointF& at) {
+  return chart.view()->mapFromScene(chart.chart()->mapToScene(at));
+}
+
+int colourDistance(QColor a, QColor b) {
+  return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
+}
+
+// The colour nearest to `colour` within a pixel of `at` (an antialiased
+// line of 1.75 px covers a pixel of its centre line only partly).
+QColor nearestAround(const QImage& image, QPoint at, QColor colour) {
+  QColor best = image.pixelColor(at);
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      const QColor c = image.pixelColor(at + QPoint(dx, dy));
+      if (colourDistance(c, colour) < colourDistance(best, colour))
+        best = c;
+    }
+  return best;
+}
+
+// Qt Charts maps a value of a series attached to the chart's axes: the layer
+// must put the same value on the same spot, or the curve and its skip marks,
+// grid and ticks disagree.
+void expectMappedAsQtCharts(LossChart& chart) {
+  const QPolygonF& mapped = chart.curveLayer()->mapped(0);
+  const QList<QPointF> shown = chart.shownTrain("a");
+  ASSERT_EQ(mapped.size(), shown.size());
+  for (qsizetype i : {qsizetype(0), shown.size() / 3, shown.size() - 1}) {
+    const QPointF qt = chart.chart()->mapToPosition(shown[i], chart.skippedSeries("a"));
+    EXPECT_NEAR(mapped[i].x(), qt.x(), 1e-6) << i;
+    EXPECT_NEAR(mapped[i].y(), qt.y(), 1e-6) << i;
+  }
+}
+
+TEST(ChartsCurveLayer, APointLandsWhereTheAxesSay) {
+  LossChart chart;
+  chart.setRuns({{"a", "fp32", {}}});
+  chart.updateRun("a", straightLoss(), {});
+  shownAndLaidOut(chart);
+  expectMappedAsQtCharts(chart);
+  // And by the axes' own numbers: step 500, loss 1.5 in the plot rectangle.
+  const PlotFrame& frame = chart.curveLayer()->frame();
+  const QRectF plot = chart.chart()->plotArea();
+  EXPECT_EQ(frame.plot, plot);
+  const QPointF at = chart.curveLayer()->mapped(0)[50];
+  EXPECT_NEAR(at.x(), plot.left() + (500.0 - frame.xMin) / (frame.xMax - frame.xMin) * plot.width(), 1e-9);
+  EXPECT_NEAR(at.y(), plot.bottom() - (1.5 - frame.yMin) / (frame.yMax - frame.yMin) * plot.height(), 1e-9);
+}
+
+TEST(ChartsCurveLayer, LogYMapsAsALogAxis) {
+  LossChart chart;
+  chart.setRuns({{"a", "fp32", {}}});
+  QList<QPointF> decades;
+  for (int i = 0; i <= 40; ++i)
+    decades.append({i * 25.0, std::pow(10.0, -2.0 + i * 0.05)}); // 0.01 .. 1
+  chart.updateRun("a", decades, {});
+  chart.setLogScale(true);
+  shownAndLaidOut(chart);
+  expectMappedAsQtCharts(chart);
+  // 0.1 is one decade of the axis's two (0.01 .. 1) above the bottom.
+  const QRectF plot = chart.chart()->plotArea();
+  ASSERT_EQ(chart.curveLayer()->frame().yMin, 0.01);
+  ASSERT_EQ(chart.curveLayer()->frame().yMax, 1.0);
+  EXPECT_NEAR(chart.curveLayer()->mapped(0)[20].y(), plot.bottom() - 0.5 * plot.height(), 1e-6);
+}
+
+// The screen shows the curve: the view's own rendering (not the layer asked
+// about itself) has the run's colour where the curve passes.
+TEST(ChartsCurveLayer, TheViewPaintsTheCurveInTheRunsColour) {
+  LossChart chart;
+  const QColor red(220, 0, 0);
+  chart.setRuns({{"a", "fp32", red}});
+  chart.updateRun("a", straightLoss(), {});
+  shownAndLaidOut(chart);
+  const QImage image = chart.view()->grab().toImage();
+  const QPoint mid = viewPixel(chart, chart.curveLayer()->mapped(0)[50]);
+  EXPECT_LT(colourDistance(nearestAround(image, mid, red), red), 40);
+  // Far from the line (a quarter of the plot above it): background.
+  const QPoint off = mid - QPoint(0, int(0.25 * chart.chart()->plotArea().height()));
+  EXPECT_GT(colourDistance(image.pixelColor(off), red), 300);
+}
+
+TEST(ChartsCurveLayer, ADenseCurveIsAConnectedBandOfPixelColumns) {
+  LossChart chart;
+  const QColor blue(0, 60, 220);
+  chart.setRuns({{"a", "fp32", blue}});
+  chart.updateRun("a", noisyLoss(), {});
+  shownAndLaidOut(chart);
+  ASSERT_TRUE(chart.shownAsBand("a"));
+  const std::vector<QRect>& columns = chart.curveLayer()->columns(0);
+  const QRectF plot = chart.chart()->plotArea();
+  const QPointF top = chart.curveLayer()->frame().toPosition({0.0, 2.0});
+  const QPointF bottom = chart.curveLayer()->frame().toPosition({0.0, 1.0});
+  // Every column spans the noise (1 .. 2) give or take a pen width, they
+  // follow each other without gaps across the data's x range, inside the plot.
+  const double pen = chart.curveLayer()->curves()[0].pen.widthF();
+  ASSERT_GT(columns.size(), 50u);
+  const double slack = 0.1 * (bottom.y() - top.y()); // a column's extremes of ~100 noise values
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    EXPECT_LE(columns[i].top(), top.y() + slack) << i;
+    EXPECT_GE(columns[i].bottom(), bottom.y() - slack) << i;
+    EXPECT_TRUE(plot.adjusted(-1, -1, 1, 1).contains(QRectF(columns[i]))) << i;
+    if (i > 0)
+      EXPECT_EQ(columns[i].left(), columns[i - 1].right() + 1) << i;
+  }
+  const QPointF last = chart.curveLayer()->frame().toPosition({49999.0, 1.5});
+  EXPECT_NEAR(columns.back().right(), last.x(), pen + 1.0);
+  // The view paints the band: a pixel in the middle of a column is the run's colour.
+  const QImage image = chart.view()->grab().toImage();
+  const QRect c = columns[columns.size() / 2];
+  EXPECT_EQ(image.pixelColor(viewPixel(chart, QPointF(c.center()))), blue);
+}
+
+// A band across a gap between two points fills the columns between them along
+// the line, and each column reaches back to the previous column's last point.
+TEST(ChartsCurveLayer, BandColumnsFollowTheLineAcrossGapsAndJumps) {
+  const QRectF plot(10.0, 10.0, 100.0, 100.0);
+  // Column width 4 from x = 10: points in columns 0, 0, 3 and 4.
+  const QPolygonF points{{11.0, 50.0}, {13.0, 60.0}, {23.0, 30.0}, {27.0, 90.0}};
+  const std::vector<QRect> columns = bandColumns(points, 4.0, plot);
+  ASSERT_EQ(columns.size(), 5u);
+  EXPECT_EQ(columns[0], QRect(QPoint(10, 48), QPoint(13, 61))); // 50 .. 60, +- 2
+  for (std::size_t i = 1; i < columns.size(); ++i)
+    EXPECT_EQ(columns[i].left(), columns[i - 1].right() + 1) << i;
+  // Columns 1 (x 14 .. 18) and 2 (x 18 .. 22) lie on the line from (13, 60)
+  // to (23, 30), y = 60 - 3 (x - 13): 57 .. 45 and 45 .. 33, +- 2.
+  EXPECT_EQ(columns[1], QRect(QPoint(14, 43), QPoint(17, 58)));
+  EXPECT_EQ(columns[2], QRect(QPoint(18, 31), QPoint(21, 46)));
+  // Column 4 (x 26 .. 30) reaches back to column 3's last point (30) and down to 90.
+  EXPECT_EQ(columns[4].top(), 28);
+  EXPECT_EQ(columns[4].bottom(), 91);
+  // Clipped to the plot.
+  const std::vector<QRect> high = bandColumns(QPolygonF{{50.0, -40.0}, {51.0, 20.0}}, 2.0, plot);
+  ASSERT_EQ(high.size(), 1u);
+  EXPECT_EQ(high[0].top(), 10);
+}
+
+// Runs whose dense bands coincide all stay visible: each gives an equal share
+// of the colour where they overlap (alpha compositing: 1, 1/2, 1/3).
+TEST(ChartsCurveLayer, CoincidingBandsMixEveryRunsColour) {
+  LossChart chart;
+  const QColor a(240, 0, 0);
+  const QColor b(0, 240, 0);
+  const QColor c(0, 0, 240);
+  chart.setRuns({{"a", "fp32", a}, {"b", "bf16-mixed", b}, {"c", "fp16-mixed", c}});
+  for (const char* id : {"a", "b", "c"})
+    chart.updateRun(id, noisyLoss(), {});
+  shownAndLaidOut(chart);
+  const QImage image = chart.view()->grab().toImage();
+  const QRectF plot = chart.chart()->plotArea();
+  const QPointF centre = chart.curveLayer()->frame().toPosition({25000.0, 1.5});
+  ASSERT_TRUE(plot.contains(centre));
+  const QColor mixed = image.pixelColor(viewPixel(chart, centre));
+  EXPECT_NEAR(mixed.red(), 80, 4);
+  EXPECT_NEAR(mixed.green(), 80, 4);
+  EXPECT_NEAR(mixed.blue(), 80, 4);
+}
+
+TEST(ChartsCurveLayer, TheLegendNamesEachRunInItsColour) {
+  LossChart chart;
+  chart.setRuns({{"a", "fp32", QColor(200, 0, 0)}, {"b", "bf16-mixed", QColor(0, 0, 200)}});
+  chart.updateRun("a", noisyLoss(), {}, {100.0});
+  chart.updateRun("b", straightLoss(), {});
+  shownAndLaidOut(chart);
+  QStringList shown;
+  for (QLegendMarker* marker : chart.chart()->legend()->markers())
+    if (marker->isVisible())
+      shown << marker->label();
+  EXPECT_EQ(shown, (QStringList{"skipped step", "fp32", "bf16-mixed"}));
+  for (const char* id : {"a", "b"}) {
+    const QList<QLegendMarker*> markers = chart.chart()->legend()->markers(chart.trainSeries(id));
+    ASSERT_EQ(markers.size(), 1);
+    EXPECT_EQ(markers[0]->brush().color(), chart.curveLayer()->curves()[id[0] == 'a' ? 0 : 2].pen.color());
+  }
+}
+
+// An exported PNG has the curve: the red pixels of a one-run chart are its
+// legend marker alone when the run has no data, and many more with a curve.
+TEST(ChartsCurveLayer, ExportedPngsHoldTheCurve) {
+  const auto redPixels = [](const QList<QPointF>& points) {
+    LossChart chart;
+    chart.setRuns({{"a", "fp32", QColor(230, 0, 0)}});
+    chart.updateRun("a", points, {});
+    ExportOptions options;
+    options.size = QSize(800, 500);
+    QImage image;
+    image.loadFromData(renderPng(chart, options));
+    int red = 0;
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x) {
+        const QColor p = image.pixelColor(x, y);
+        red += p.red() > 180 && p.green() < 90 && p.blue() < 90 ? 1 : 0;
+      }
+    return red;
+  };
+  const int legendOnly = redPixels({});
+  EXPECT_GT(redPixels(straightLoss()), legendOnly + 400); // a line across ~600 px of plot
+  EXPECT_GT(redPixels(noisyLoss()), legendOnly + 400);
+}
+
+} // namespace
+} // namespace mantissa::ui
+
