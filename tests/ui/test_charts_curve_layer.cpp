@@ -18,6 +18,8 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QPaintEvent>
+#include <QRegion>
 #include <QScatterSeries>
 #include <QTest>
 
@@ -251,6 +253,34 @@ TEST(ChartsCurveLayer, ExportedPngsHoldTheCurve) {
   const int legendOnly = redPixels({});
   EXPECT_GT(redPixels(straightLoss()), legendOnly + 400); // a line across ~600 px of plot
   EXPECT_GT(redPixels(noisyLoss()), legendOnly + 400);
+}
+
+// A chart view repaints one rectangle around everything that changed: under
+// a clip region of many rectangles Qt draws each grid line and area edge
+// through its slow clipped-span path (two thirds of a live frame).
+TEST(ChartsCurveLayer, AnUpdateRepaintsOneRectangle) {
+  class PaintRegions : public QObject {
+  public:
+    QList<QRegion> regions;
+    bool eventFilter(QObject*, QEvent* event) override {
+      if (event->type() == QEvent::Paint)
+        regions.append(static_cast<QPaintEvent*>(event)->region());
+      return false;
+    }
+  } paints;
+  LossChart chart;
+  chart.setRuns({{"a", "fp32", {}}});
+  chart.updateRun("a", straightLoss(), {});
+  shownAndLaidOut(chart);
+  chart.view()->viewport()->installEventFilter(&paints);
+  QList<QPointF> higher = straightLoss();
+  for (QPointF& p : higher)
+    p.ry() *= 10.0; // new y range: the axis labels and the plot change
+  chart.updateRun("a", higher, {}, {500.0});
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !paints.regions.isEmpty(); }, 2000));
+  QApplication::processEvents();
+  for (const QRegion& region : paints.regions)
+    EXPECT_EQ(region.rectCount(), 1);
 }
 
 } // namespace

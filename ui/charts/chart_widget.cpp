@@ -139,6 +139,11 @@ ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent), m_style(ChartStyle:
   m_chart->legend()->setAlignment(Qt::AlignBottom);
   m_view = new QChartView(m_chart, this); // the view owns the chart
   m_view->setRenderHint(QPainter::Antialiasing);
+  // One rectangle around what changed, not the region of every changed item:
+  // painting under a many-rectangle clip region made Qt draw each 1 px grid
+  // line and area edge through its slow clipped-span path (two thirds of a
+  // live frame went to grid lines and histogram areas).
+  m_view->setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
   m_view->setContextMenuPolicy(Qt::CustomContextMenu);
   m_view->setMinimumSize(240, 160);
   // Queued: the title changes the layout that emits this.
