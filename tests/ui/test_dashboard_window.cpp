@@ -237,8 +237,18 @@ void expectReadableAt(QSize screen, bool presenter) {
     dock->raise();
     QTest::qWait(50);
     train->redrawAll();
-    QTest::qWait(50);
-    unreadable << unreadableChartTexts(*dock);
+    // Read once the raised view's layout has settled: on a loaded machine the
+    // redraw used up a fixed 50 ms wait before the relayout ran (a histogram
+    // dock read at 435 px, readable at 446 px 2 ms later). A text that stays
+    // cut still fails, after 5 s.
+    QStringList cut;
+    (void)QTest::qWaitFor(
+        [&] {
+          cut = unreadableChartTexts(*dock);
+          return cut.isEmpty();
+        },
+        5000);
+    unreadable << cut;
     // The heat map paints its own title, wrapped at its spaces: every word
     // fits the width and the plot starts below the whole title.
     if (auto* heat = dock->findChild<HistogramHeatmap*>(); heat != nullptr && heat->isVisible()) {
