@@ -6,6 +6,7 @@
 // spec exponents, and scrubbing the heat map shows the step recorded there.
 
 #include "drain_wait.h"
+#include "settled_value.h"
 #include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/charts/histogram_chart.h"
@@ -21,7 +22,6 @@
 #include <QAction>
 #include <QAreaSeries>
 #include <QDockWidget>
-#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -257,20 +257,7 @@ TEST(DashboardPanel, PresenterModeGivesTheLossCurveTheWidthAndLeavingRestoresThe
   ASSERT_EQ(p.panel.dockWidgetArea(setupDock), Qt::LeftDockWidgetArea);
   // Widths are read once the layout holds still: under load the first show
   // and each theme change take several event-loop turns to settle.
-  const auto settledLossWidth = [&] {
-    int last = p.panel.lossChart()->width();
-    QElapsedTimer total, still;
-    total.start();
-    still.start();
-    while (still.elapsed() < 250 && total.elapsed() < 5000) {
-      QTest::qWait(25);
-      if (const int now = p.panel.lossChart()->width(); now != last) {
-        last = now;
-        still.restart();
-      }
-    }
-    return last;
-  };
+  const auto settledLossWidth = [&] { return settledValue([&] { return p.panel.lossChart()->width(); }); };
   const int lossWidth = settledLossWidth();
 
   Theme::instance().setPresenter(true);

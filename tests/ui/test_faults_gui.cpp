@@ -14,6 +14,7 @@
 // never exits, so waiting for the count cannot hide one.
 
 #include "drain_wait.h"
+#include "settled_value.h"
 #include "ui/app_shell/main_window.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/panels/train_panel.h"
@@ -55,21 +56,7 @@ int threadCount() {
 }
 
 // The thread count once it has held still for 300 ms (at most 10 s).
-int settledThreadCount() {
-  int last = threadCount();
-  QElapsedTimer total, still;
-  total.start();
-  still.start();
-  while (still.elapsed() < 300 && total.elapsed() < 10000) {
-    QTest::qWait(20);
-    const int now = threadCount();
-    if (now != last) {
-      last = now;
-      still.restart();
-    }
-  }
-  return last;
-}
+int settledThreadCount() { return settledValue(threadCount, 300); }
 
 // The thread count once it is at most `bound`, or after 10 s.
 int threadCountFallingTo(int bound) {

@@ -8,6 +8,7 @@
 // exactly. On the first window of a small screen the loss curve is wider
 // than the tab group of the other charts beside it.
 
+#include "settled_value.h"
 #include "ui/app_shell/main_window.h"
 #include "ui/app_shell/theme.h"
 #include "ui/charts/loss_chart.h"
@@ -17,7 +18,6 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
-#include <QElapsedTimer>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
@@ -183,22 +183,9 @@ TEST_F(PresenterChromeTest, TheDesktopsMenuAndToolButtonFontsAreKeptAndScaled) {
   EXPECT_EQ(start->font().pointSizeF(), tools.pointSizeF());
 }
 
-// `value` once it has held still for 250 ms (the first show and the dock
-// arrangement take several event-loop turns, more under load).
-int settled(const std::function<int()>& value) {
-  int last = value();
-  QElapsedTimer total, still;
-  total.start();
-  still.start();
-  while (still.elapsed() < 250 && total.elapsed() < 10000) {
-    QTest::qWait(25);
-    if (const int now = value(); now != last) {
-      last = now;
-      still.restart();
-    }
-  }
-  return last;
-}
+// `value` once it has held still (the first show and the dock arrangement
+// take several event-loop turns, more under load).
+int settled(const std::function<int()>& value) { return settledValue(value); }
 
 // The first window on a small screen (92 % of 1280x720 is 1178x662), no
 // saved layout: the loss curve, always in sight, is wider than the tab group
