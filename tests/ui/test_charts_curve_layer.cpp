@@ -157,8 +157,9 @@ TEST(ChartsCurveLayer, ADenseCurveIsAConnectedBandOfPixelColumns) {
     EXPECT_LE(columns[i].top(), top.y() + slack) << i;
     EXPECT_GE(columns[i].bottom(), bottom.y() - slack) << i;
     EXPECT_TRUE(plot.adjusted(-1, -1, 1, 1).contains(QRectF(columns[i]))) << i;
-    if (i > 0)
+    if (i > 0) {
       EXPECT_EQ(columns[i].left(), columns[i - 1].right() + 1) << i;
+    }
   }
   const QPointF last = chart.curveLayer()->frame().toPosition({49999.0, 1.5});
   EXPECT_NEAR(columns.back().right(), last.x(), pen + 1.0);
