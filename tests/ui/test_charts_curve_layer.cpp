@@ -7,6 +7,7 @@
 // exported PNG, a dense curve is a connected band of whole-pixel columns,
 // coinciding bands keep every run's colour, and the legend lists each run.
 
+#include "loss_fixtures.h"
 #include "ui/charts/chart_export.h"
 #include "ui/charts/curve_layer.h"
 #include "ui/charts/loss_chart.h"
@@ -29,14 +30,6 @@
 
 namespace mantissa::ui {
 namespace {
-
-// loss = 2 - step / 1000 for steps 0, 10, ..., 1000: 101 points.
-QList<QPointF> straightLoss() {
-  QList<QPointF> points;
-  for (int step = 0; step <= 1000; step += 10)
-    points.append({double(step), 2.0 - step / 1000.0});
-  return points;
-}
 
 // Noise between 1 and 2 over 50,000 steps: a dense band.
 QList<QPointF> noisyLoss() {

@@ -7,6 +7,7 @@
 // the skipped steps sit on the train curve, log y drops what a log axis cannot
 // show, the legend names every run, and the CSV / JSON hold every point.
 
+#include "loss_fixtures.h"
 #include "ui/app_shell/theme.h"
 #include "ui/charts/chart_export.h"
 #include "ui/charts/curve_layer.h"
@@ -32,14 +33,6 @@
 
 namespace mantissa::ui {
 namespace {
-
-// loss = 2 - step / 1000 for steps 0, 10, ..., 1000: 101 points.
-QList<QPointF> straightLoss() {
-  QList<QPointF> points;
-  for (int step = 0; step <= 1000; step += 10)
-    points.append({double(step), 2.0 - step / 1000.0});
-  return points;
-}
 
 TEST(ChartsCurves, UpdateRunReachesTheRunsSeries) {
   LossChart chart;
