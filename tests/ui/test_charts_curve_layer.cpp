@@ -26,6 +26,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace mantissa::ui {
@@ -162,33 +163,120 @@ TEST(ChartsCurveLayer, ADenseCurveIsAConnectedBandOfPixelColumns) {
   EXPECT_EQ(image.pixelColor(viewPixel(chart, QPointF(c.center()))), blue);
 }
 
-// A band across a gap between two points fills the columns between them along
-// the line, and each column reaches back to the previous column's last point.
-TEST(ChartsCurveLayer, BandColumnsFollowTheLineAcrossGapsAndJumps) {
-  const QRectF plot(10.0, 10.0, 100.0, 100.0);
-  // Column width 4 from x = 10: points in columns 0, 0, 3 and 4.
-  const QPolygonF points{{11.0, 50.0}, {13.0, 60.0}, {23.0, 30.0}, {27.0, 90.0}};
-  const std::vector<QRect> columns = bandColumns(points, 4.0, plot);
-  ASSERT_EQ(columns.size(), 5u);
-  EXPECT_EQ(columns[0], QRect(QPoint(10, 48), QPoint(13, 61))); // 50 .. 60, +- 2
-  for (std::size_t i = 1; i < columns.size(); ++i)
-    EXPECT_EQ(columns[i].left(), columns[i - 1].right() + 1) << i;
-  // Columns 1 (x 14 .. 18) and 2 (x 18 .. 22) lie on the line from (13, 60)
-  // to (23, 30), y = 60 - 3 (x - 13): 57 .. 45 and 45 .. 33, +- 2.
-  EXPECT_EQ(columns[1], QRect(QPoint(14, 43), QPoint(17, 58)));
-  EXPECT_EQ(columns[2], QRect(QPoint(18, 31), QPoint(21, 46)));
-  // Column 4 (x 26 .. 30) reaches back to column 3's last point (30) and down to 90.
-  EXPECT_EQ(columns[4].top(), 28);
-  EXPECT_EQ(columns[4].bottom(), 91);
-  // Clipped to the plot.
-  const std::vector<QRect> high = bandColumns(QPolygonF{{50.0, -40.0}, {51.0, 20.0}}, 2.0, plot);
-  ASSERT_EQ(high.size(), 1u);
+// The band's column at pixel column x (null if nothing is painted there).
+const QRect* columnAt(const std::vector<QRect>& columns, int x) {
+  for (const QRect& c : columns)
+    if (c.left() <= x && x <= c.right())
+      return &c;
+  return nullptr;
+}
+
+// The pens a band is painted with: normal, presenter (x2.5) and the widest
+// nested presenter pen of three runs.
+constexpr double kPens[] = {1.75, 4.375, 12.25};
+
+// A flat line is as thick as the pen, centred on the line, over its whole length.
+TEST(ChartsCurveLayer, AFlatBandIsOnePenThick) {
+  const QRectF plot(0.0, 0.0, 200.0, 100.0);
+  for (const double pen : kPens) {
+    const std::vector<QRect> columns = bandColumns(QPolygonF{{20.0, 50.3}, {180.0, 50.3}}, 0.5 * pen, plot);
+    for (int x = 21; x < 180; ++x) {
+      const QRect* c = columnAt(columns, x);
+      ASSERT_NE(c, nullptr) << pen << " " << x;
+      EXPECT_NEAR(c->height(), pen, 1.0) << pen << " " << x;
+      EXPECT_NEAR(0.5 * (c->top() + c->bottom() + 1), 50.3, 1.0) << pen << " " << x;
+    }
+  }
+}
+
+// The edges of a sloped line follow it pixel by pixel, where a thick pen puts
+// them: r * sqrt(1 + m^2) above and below the centre line for slope m. Bands
+// cut into pen-wide columns drew this as a staircase (steps of m * pen).
+TEST(ChartsCurveLayer, ASlopedBandsEdgesFollowTheLineWithoutSteps) {
+  const QRectF plot(0.0, 0.0, 200.0, 200.0);
+  const double m = 0.5;
+  for (const double pen : kPens) {
+    const double r = 0.5 * pen;
+    // y = 40 + m (x - 20) from x = 20 to 180, through points every 0.5 px.
+    QPolygonF line;
+    for (double x = 20.0; x <= 180.0; x += 0.5)
+      line.append({x, 40.0 + m * (x - 20.0)});
+    const std::vector<QRect> columns = bandColumns(line, r, plot);
+    const double half = r * std::sqrt(1.0 + m * m);
+    for (int x = 30; x < 170; ++x) {
+      const QRect* c = columnAt(columns, x);
+      ASSERT_NE(c, nullptr) << pen << " " << x;
+      const double centre = 40.0 + m * (x + 0.5 - 20.0);
+      EXPECT_NEAR(c->top(), centre - half, 1.5) << pen << " " << x;
+      EXPECT_NEAR(c->bottom() + 1, centre + half, 1.5) << pen << " " << x;
+    }
+  }
+}
+
+// A steep line is at least a pen wide across, and not much more.
+TEST(ChartsCurveLayer, ASteepBandIsAtLeastOnePenWide) {
+  const QRectF plot(0.0, 0.0, 200.0, 200.0);
+  for (const double pen : kPens) {
+    for (const double x : {100.1, 100.5, 100.9}) {
+      const std::vector<QRect> columns =
+          bandColumns(QPolygonF{{x, 20.0}, {x + 0.05, 180.0}}, 0.5 * pen, plot);
+      int across = 0; // pixels painted on row 100
+      for (const QRect& c : columns)
+        across += c.top() <= 100 && 100 <= c.bottom() ? c.width() : 0;
+      EXPECT_GE(across, pen) << pen << " " << x;
+      EXPECT_LE(across, pen + 2.0) << pen << " " << x;
+    }
+  }
+}
+
+// A one-point spike keeps its height plus half a pen above its peak (the
+// pen's round cap), and its flanks are as thick as the pen.
+TEST(ChartsCurveLayer, ASpikeReachesHalfAPenAboveItsPeak) {
+  const QRectF plot(0.0, 0.0, 200.0, 200.0);
+  for (const double pen : kPens) {
+    const QPolygonF spiked{{20.0, 150.0}, {99.5, 150.0}, {100.5, 30.0}, {101.5, 150.0}, {180.0, 150.0}};
+    const std::vector<QRect> columns = bandColumns(spiked, 0.5 * pen, plot);
+    int top = 200;
+    for (const QRect& c : columns)
+      top = std::min(top, c.top());
+    EXPECT_NEAR(top, 30.0 - 0.5 * pen, 1.0) << pen;
+    int across = 0; // pixels painted on row 90, half way up the spike
+    for (const QRect& c : columns)
+      across += c.top() <= 90 && 90 <= c.bottom() ? c.width() : 0;
+    EXPECT_GE(across, pen) << pen;
+  }
+}
+
+// Neighbouring columns always touch, however far apart the points and
+// however the line jumps; a point outside the plot is clipped.
+TEST(ChartsCurveLayer, BandColumnsLeaveNoGaps) {
+  const QRectF plot(10.0, 10.0, 300.0, 100.0);
+  QPolygonF zigzag;
+  for (int i = 0; i < 40; ++i) // jumps of up to 90 px every 7.5 px, some beyond the plot
+    zigzag.append({12.0 + 7.5 * i, i % 2 == 0 ? 15.0 + (i * 37) % 90 : 105.0 - (i * 53) % 110});
+  for (const double pen : kPens) {
+    const std::vector<QRect> columns = bandColumns(zigzag, 0.5 * pen, plot);
+    ASSERT_FALSE(columns.empty());
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      EXPECT_EQ(columns[i].width(), 1) << pen << " " << i;
+      EXPECT_TRUE(QRect(10, 10, 300, 100).contains(columns[i])) << pen << " " << i;
+      if (i > 0) {
+        EXPECT_EQ(columns[i].left(), columns[i - 1].left() + 1) << pen << " " << i;
+        EXPECT_LE(columns[i].top(), columns[i - 1].bottom() + 1) << pen << " " << i;
+        EXPECT_GE(columns[i].bottom() + 1, columns[i - 1].top()) << pen << " " << i;
+      }
+    }
+  }
+  const std::vector<QRect> high = bandColumns(QPolygonF{{50.0, -40.0}, {51.0, 20.0}}, 1.0, plot);
+  ASSERT_FALSE(high.empty());
   EXPECT_EQ(high[0].top(), 10);
 }
 
-// Runs whose dense bands coincide all stay visible: each gives an equal share
-// of the colour where they overlap (alpha compositing: 1, 1/2, 1/3).
-TEST(ChartsCurveLayer, CoincidingBandsMixEveryRunsColour) {
+// Runs whose dense bands coincide all stay visible, each in its legend
+// colour, unmixed: the later run on top, each earlier one a fringe wider on
+// either side. Down a pixel column from above the band: the first run's
+// colour, then the second's, then the third's in the middle, and nothing else.
+TEST(ChartsCurveLayer, CoincidingBandsShowEveryRunsOwnColour) {
   LossChart chart;
   const QColor a(240, 0, 0);
   const QColor b(0, 240, 0);
@@ -201,10 +289,28 @@ TEST(ChartsCurveLayer, CoincidingBandsMixEveryRunsColour) {
   const QRectF plot = chart.chart()->plotArea();
   const QPointF centre = chart.curveLayer()->frame().toPosition({25000.0, 1.5});
   ASSERT_TRUE(plot.contains(centre));
-  const QColor mixed = image.pixelColor(viewPixel(chart, centre));
-  EXPECT_NEAR(mixed.red(), 80, 4);
-  EXPECT_NEAR(mixed.green(), 80, 4);
-  EXPECT_NEAR(mixed.blue(), 80, 4);
+  for (const double dx : {-200.0, -77.0, 0.0, 31.0, 150.0}) {
+    const QPointF at(centre.x() + dx, centre.y());
+    EXPECT_EQ(image.pixelColor(viewPixel(chart, at)), c) << dx;
+    QList<QColor> seen; // colours met going down the column, each once
+    const QPoint from = viewPixel(chart, {at.x(), plot.top() + 1.0});
+    const QPoint to = viewPixel(chart, at);
+    int rows[3] = {0, 0, 0};
+    for (int y = from.y(); y <= to.y(); ++y) {
+      const QColor p = image.pixelColor(from.x(), y);
+      const int run = p == a ? 0 : p == b ? 1 : p == c ? 2 : -1;
+      if (run < 0) {
+        EXPECT_TRUE(seen.isEmpty()) << dx << " y " << y << ": " << p.name().toStdString() << " inside the band";
+        continue;
+      }
+      ++rows[run];
+      if (seen.isEmpty() || seen.back() != p)
+        seen.append(p);
+    }
+    EXPECT_EQ(seen, (QList<QColor>{a, b, c})) << dx;
+    EXPECT_GE(rows[0], 1) << dx;
+    EXPECT_GE(rows[1], 1) << dx;
+  }
 }
 
 TEST(ChartsCurveLayer, TheLegendNamesEachRunInItsColour) {

@@ -250,19 +250,22 @@ void ChartWidget::paintSeriesPath(QPainter& painter, QChart& chart, const QXYSer
     painter.drawPath(path);
 }
 
-// A layer's curves, each as one path (a band as the line through its points).
+// A layer's curves, each as one path (a band as the line through its
+// points), bands first and lines over them, as on screen.
 void ChartWidget::paintLayerPaths(QPainter& painter, const CurveLayer& layer) {
-  for (std::size_t i = 0; i < layer.curves().size(); ++i) {
-    const CurveLayer::Curve& curve = layer.curves()[i];
-    const QPainterPath path = clippedPolyline(layer.mapped(i), layer.frame().plot);
-    if (path.isEmpty())
-      continue;
-    painter.setOpacity(curve.opacity);
-    painter.setPen(curve.pen);
-    painter.setBrush(Qt::NoBrush);
-    painter.drawPath(path);
+  for (const bool bands : {true, false}) {
+    for (std::size_t i = 0; i < layer.curves().size(); ++i) {
+      const CurveLayer::Curve& curve = layer.curves()[i];
+      if (curve.band.isEmpty() == bands)
+        continue;
+      const QPainterPath path = clippedPolyline(layer.mapped(i), layer.frame().plot);
+      if (path.isEmpty())
+        continue;
+      painter.setPen(curve.pen);
+      painter.setBrush(Qt::NoBrush);
+      painter.drawPath(path);
+    }
   }
-  painter.setOpacity(1.0);
 }
 
 void ChartWidget::render(QPainter& painter, const QRectF& target, const ExportStyle& style) const {

@@ -241,8 +241,8 @@ void CurveChart::pushToLayer() {
     // A band from every plotted point: its pixel columns each hold a whole
     // min/max bucket of the decimated history (thinned pairs may straddle two).
     curves.push_back({run.shownTrain, run.trainPen, run.dense ? run.plottedTrain : QList<QPointF>(),
-                      run.dense ? run.bandOpacity : 1.0});
-    curves.push_back({run.shownTest, run.testPen, {}, 1.0});
+                      run.bandRadius});
+    curves.push_back({run.shownTest, run.testPen, {}, 0.0});
   }
   m_layer->setCurves(std::move(curves));
   syncFrame();
@@ -360,13 +360,17 @@ void CurveChart::restyleSeries(const ChartStyle& style) {
   // Runs whose curves coincide (fp32 and bf16-mixed often do) must all stay
   // visible: the first run is drawn widest and each later one, on top of it,
   // thinner, so coinciding curves read as a band with every run's colour.
-  // Dense bands have no width to nest by: run k of n (from 0) is painted at
-  // opacity 1 / (k + 1), so where all bands overlap each run gives an equal
-  // share of the colour, and where one band shows alone it is still tinted.
+  // Dense bands are opaque and nest the same way, each run's band a fringe
+  // wider than the next one's on either side: where they coincide every run
+  // shows its legend colour, unmixed. The fringe is wider than the lines'
+  // (a band's edge is all there is to see of a run under it) and at least
+  // 1.5 px, so a fringe never rounds away to nothing on whole pixels.
   const std::size_t count = m_runs.size();
+  const double fringe = std::max(1.5, 0.75 * style.linePenWidth());
   for (std::size_t i = 0; i < count; ++i) {
     RunSeries& run = m_runs[i];
     const double nested = 1.0 + 0.9 * double(count - 1 - i);
+    run.bandRadius = 0.5 * style.linePenWidth() + fringe * double(count - 1 - i);
     QPen train(run.run.color, style.linePenWidth() * nested);
     train.setCapStyle(Qt::RoundCap);
     train.setJoinStyle(Qt::RoundJoin);
@@ -377,7 +381,6 @@ void CurveChart::restyleSeries(const ChartStyle& style) {
     test.setCapStyle(Qt::FlatCap);
     test.setJoinStyle(Qt::MiterJoin); // round joins between dashes cost twice as much to stroke
     run.testPen = test;
-    run.bandOpacity = 1.0 / double(i + 1);
     run.skipped->setColor(run.run.color);
     run.skipped->setPen(QPen(style.text(), std::max(1.0, style.penScale)));
     run.skipped->setMarkerSize(style.markerSize());

@@ -86,7 +86,7 @@ private:
     QList<QPointF> shownTest;
     QPen trainPen;
     QPen testPen;
-    double bandOpacity = 1.0;
+    double bandRadius = 0.0;
     bool dense = false; // more points than the train curve shows (thinned)
   };
   const RunSeries* find(const QString& runId) const;

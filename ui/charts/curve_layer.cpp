@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace mantissa::ui {
 
@@ -25,53 +26,93 @@ QPointF PlotFrame::toPosition(const QPointF& value) const {
   return {x, plot.bottom() - t * plot.height()};
 }
 
-std::vector<QRect> bandColumns(const QPolygonF& mapped, double width, const QRectF& plot) {
+namespace {
+
+// The whole pixels a plot rectangle touches.
+QRect pixelsOf(const QRectF& plot) {
+  return {QPoint(int(std::floor(plot.left())), int(std::floor(plot.top()))),
+          QPoint(int(std::ceil(plot.right())) - 1, int(std::ceil(plot.bottom())) - 1)};
+}
+
+QRectF scaled(const QRectF& r, double s) { return {r.topLeft() * s, r.size() * s}; }
+
+} // namespace
+
+std::vector<QRect> bandColumns(const QPolygonF& mapped, double radius, const QRectF& plot) {
   std::vector<QRect> out;
   if (mapped.isEmpty() || !(plot.width() > 0.0) || !(plot.height() > 0.0))
     return out;
-  const double w = std::max(1.0, width);
-  const double half = 0.5 * w;
-  const QRect clip(QPoint(int(std::floor(plot.left())), int(std::floor(plot.top()))),
-                   QPoint(int(std::ceil(plot.right())) - 1, int(std::ceil(plot.bottom())) - 1));
-  const auto columnOf = [&](double x) { return long(std::floor((x - plot.left()) / w)); };
-  const auto addColumn = [&](long column, double lo, double hi) {
-    const long x0 = std::lround(plot.left() + double(column) * w);
-    const long x1 = std::max(x0 + 1, std::lround(plot.left() + double(column + 1) * w));
-    const long y0 = std::lround(lo - half);
-    const long y1 = std::max(y0 + 1, std::lround(hi + half));
-    const QRect r = QRect(int(x0), int(y0), int(x1 - x0), int(y1 - y0)).intersected(clip);
-    if (!r.isEmpty())
-      out.push_back(r);
+  const double r = std::max(0.5, radius);
+  const QRect clip = pixelsOf(plot);
+  // Columns a point reaches on either side: the nearest edge of column c + d
+  // is |d| - 0.5 from column c's centre.
+  const int reach = int(std::floor(r + 0.5));
+  const int first = clip.left() - reach; // leftmost column that can reach the plot
+  const int count = clip.width() + 2 * reach;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<double> lo(std::size_t(count), kInf);
+  std::vector<double> hi(std::size_t(count), -kInf);
+  const auto columnOf = [&](double x) {
+    return int(std::clamp(std::floor(x) - double(first), -1.0, double(count)));
   };
-  // The line from a to b at x (a gap of whole columns between two points).
-  const auto at = [](const QPointF& a, const QPointF& b, double x) {
-    return b.x() == a.x() ? b.y() : a.y() + (x - a.x()) / (b.x() - a.x()) * (b.y() - a.y());
+  const auto cover = [&](int c, double a, double b) {
+    if (c < 0 || c >= count)
+      return;
+    lo[std::size_t(c)] = std::min({lo[std::size_t(c)], a, b});
+    hi[std::size_t(c)] = std::max({hi[std::size_t(c)], a, b});
   };
-  long column = columnOf(mapped.front().x());
-  double lo = mapped.front().y();
-  double hi = lo;
+  // The line's lowest and highest point in each column it crosses.
+  if (mapped.size() == 1)
+    cover(columnOf(mapped.front().x()), mapped.front().y(), mapped.front().y());
   for (qsizetype i = 1; i < mapped.size(); ++i) {
-    const QPointF& p = mapped[i];
-    const long c = columnOf(p.x());
-    if (c <= column) { // same column (or a step back within the thinning's slack)
-      lo = std::min(lo, p.y());
-      hi = std::max(hi, p.y());
+    QPointF a = mapped[i - 1];
+    QPointF b = mapped[i];
+    if (b.x() < a.x())
+      std::swap(a, b);
+    const int ca = columnOf(a.x());
+    const int cb = columnOf(b.x());
+    if (ca == cb) {
+      cover(ca, a.y(), b.y());
       continue;
     }
-    addColumn(column, lo, hi);
-    const QPointF& prev = mapped[i - 1];
-    for (long j = column + 1; j < c; ++j) {
-      const double a = at(prev, p, plot.left() + double(j) * w);
-      const double b = at(prev, p, plot.left() + double(j + 1) * w);
-      addColumn(j, std::min(a, b), std::max(a, b));
+    const double slope = (b.y() - a.y()) / (b.x() - a.x());
+    const auto at = [&](double x) { return a.y() + (x - a.x()) * slope; };
+    for (int c = std::max(ca, 0); c <= std::min(cb, count - 1); ++c) {
+      const double x0 = std::max(a.x(), double(first + c));
+      const double x1 = std::min(b.x(), double(first + c + 1));
+      cover(c, at(x0), at(x1));
     }
-    // The new column reaches back to where the line enters it.
-    const double enter = c == column + 1 ? prev.y() : at(prev, p, plot.left() + double(c) * w);
-    lo = std::min(enter, p.y());
-    hi = std::max(enter, p.y());
-    column = c;
   }
-  addColumn(column, lo, hi);
+  // Each column takes the rows within r of its neighbours' lines (a disc).
+  std::vector<double> rise(std::size_t(reach) + 1);
+  for (int d = 0; d <= reach; ++d) {
+    const double e = std::max(0.0, double(d) - 0.5);
+    rise[std::size_t(d)] = std::sqrt(std::max(0.0, r * r - e * e));
+  }
+  out.reserve(std::size_t(clip.width()));
+  for (int c = reach; c < reach + clip.width(); ++c) {
+    double top = kInf;
+    double bottom = -kInf;
+    for (int d = -reach; d <= reach; ++d) {
+      const std::size_t k = std::size_t(c + d);
+      if (lo[k] > hi[k])
+        continue;
+      const double h = rise[std::size_t(std::abs(d))];
+      top = std::min(top, lo[k] - h);
+      bottom = std::max(bottom, hi[k] + h);
+    }
+    if (top > bottom)
+      continue;
+    // Rows whose centres lie in [top, bottom]; at least one.
+    int y0 = int(std::ceil(top - 0.5));
+    int y1 = int(std::floor(bottom - 0.5));
+    if (y1 < y0)
+      y0 = y1 = int(std::floor(0.5 * (top + bottom)));
+    y0 = std::max(y0, clip.top());
+    y1 = std::min(y1, clip.bottom());
+    if (y0 <= y1)
+      out.emplace_back(first + c, y0, 1, y1 - y0 + 1);
+  }
   return out;
 }
 
@@ -111,12 +152,13 @@ void CurveLayer::rebuild() const {
       QPolygonF dense;
       dense.reserve(curve.band.size());
       for (const QPointF& p : curve.band)
-        dense.append(m_frame.toPosition(p));
-      m_columns[i] = bandColumns(dense, curve.pen.widthF(), m_frame.plot);
+        dense.append(m_frame.toPosition(p) * m_ratio); // device pixels
+      const double radius = curve.bandRadius > 0.0 ? curve.bandRadius : 0.5 * curve.pen.widthF();
+      m_columns[i] = bandColumns(dense, radius * m_ratio, scaled(m_frame.plot, m_ratio));
     }
   }
   m_stale = false;
-  m_bandImages.assign(m_curves.size(), QImage());
+  m_bands = QImage();
 }
 
 const QPolygonF& CurveLayer::mapped(std::size_t i) const {
@@ -133,53 +175,52 @@ const std::vector<QRect>& CurveLayer::columns(std::size_t i) const {
 
 QRectF CurveLayer::boundingRect() const { return m_frame.plot; }
 
-void CurveLayer::paintBand(QPainter& painter, std::size_t i) {
-  const Curve& curve = m_curves[i];
-  const std::vector<QRect>& columns = m_columns[i];
-  if (columns.empty())
+void CurveLayer::paintBands(QPainter& painter) {
+  const QRect area = pixelsOf(scaled(m_frame.plot, m_ratio));
+  if (area.isEmpty())
     return;
-  painter.setRenderHint(QPainter::Antialiasing, false);
-  if (curve.opacity >= 1.0) {
-    for (const QRect& r : columns)
-      painter.fillRect(r, curve.pen.color());
-    return;
+  if (m_bands.isNull()) {
+    m_bands = QImage(area.size(), QImage::Format_ARGB32_Premultiplied);
+    m_bands.fill(Qt::transparent);
+    uchar* bits = m_bands.bits();
+    const qsizetype stride = m_bands.bytesPerLine();
+    for (std::size_t i = 0; i < m_curves.size(); ++i) {
+      const QRgb colour = qPremultiply(m_curves[i].pen.color().rgba());
+      for (const QRect& column : m_columns[i]) {
+        const QRect r = column.intersected(area).translated(-area.topLeft());
+        for (int y = r.top(); y <= r.bottom(); ++y)
+          for (int x = r.left(); x <= r.right(); ++x)
+            reinterpret_cast<QRgb*>(bits + y * stride)[x] = colour;
+      }
+    }
+    m_bands.setDevicePixelRatio(m_ratio);
   }
-  const QRect area = m_frame.plot.toAlignedRect();
-  const double ratio = painter.device() != nullptr ? painter.device()->devicePixelRatioF() : 1.0;
-  QImage& image = m_bandImages[i];
-  if (image.isNull() || image.devicePixelRatioF() != ratio) {
-    image = QImage((QSizeF(area.size()) * ratio).toSize(), QImage::Format_ARGB32_Premultiplied);
-    image.setDevicePixelRatio(ratio);
-    image.fill(Qt::transparent);
-    QPainter fill(&image);
-    fill.translate(-area.topLeft());
-    for (const QRect& r : columns)
-      fill.fillRect(r, curve.pen.color());
-  }
-  painter.setOpacity(curve.opacity);
-  painter.drawImage(area.topLeft(), image);
-  painter.setOpacity(1.0);
+  painter.drawImage(QPointF(area.topLeft()) / m_ratio, m_bands);
 }
 
 void CurveLayer::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+  const double ratio = painter->device() != nullptr ? painter->device()->devicePixelRatioF() : 1.0;
+  if (ratio != m_ratio) {
+    m_ratio = ratio;
+    m_stale = true;
+  }
   if (m_stale)
     rebuild();
   painter->save();
   painter->setClipRect(m_frame.plot, Qt::IntersectClip);
   const bool anyBand = std::any_of(m_curves.begin(), m_curves.end(),
                                    [](const Curve& c) { return !c.band.isEmpty(); });
+  if (anyBand) {
+    painter->setRenderHint(QPainter::Antialiasing, false);
+    paintBands(*painter);
+  }
   for (std::size_t i = 0; i < m_curves.size(); ++i) {
-    const Curve& curve = m_curves[i];
-    if (!curve.band.isEmpty()) {
-      paintBand(*painter, i);
-    } else if (m_mapped[i].size() > 1) {
-      painter->setRenderHint(QPainter::Antialiasing, !anyBand);
-      painter->setOpacity(curve.opacity);
-      painter->setPen(curve.pen);
-      painter->setBrush(Qt::NoBrush);
-      painter->drawPolyline(m_mapped[i]);
-      painter->setOpacity(1.0);
-    }
+    if (!m_curves[i].band.isEmpty() || m_mapped[i].size() < 2)
+      continue;
+    painter->setRenderHint(QPainter::Antialiasing, !anyBand);
+    painter->setPen(m_curves[i].pen);
+    painter->setBrush(Qt::NoBrush);
+    painter->drawPolyline(m_mapped[i]);
   }
   painter->restore();
 }

@@ -29,28 +29,31 @@ struct PlotFrame {
   bool operator==(const PlotFrame&) const = default;
 };
 
-// The pixel columns that paint a dense curve as a band: `mapped` (chart
-// coordinates, x ascending) cut into columns `width` px wide from the plot's
-// left edge, each filled from its lowest to its highest point plus half a pen
-// width either side, and reaching the previous column's last point so the
-// band stays connected (as the line through the points would). Columns are
-// whole pixels, clipped to the plot: painted with fillRect, no stroker.
-std::vector<QRect> bandColumns(const QPolygonF& mapped, double width, const QRectF& plot);
+// The pixel columns that paint a dense curve as a band, as a round pen of
+// `radius` would stroke the line through `mapped` (chart coordinates, x
+// ascending, steps back within a column allowed): every pixel column of the
+// plot (1 px wide, from the plot's left edge) spans the rows within `radius`
+// of the line, taking the line in each column as the whole of its lowest to
+// highest point there and measuring from the column's nearest edge. A flat
+// line is the pen's width thick, a steep one at least as wide, a spike
+// reaches half a pen above its peak, and neighbouring columns always touch.
+// Clipped to the plot; empty columns are left out. Painted as whole pixels,
+// no stroker.
+std::vector<QRect> bandColumns(const QPolygonF& mapped, double radius, const QRectF& plot);
 
 // A chart's curves as one graphics item on the chart, under its Qt Charts
 // series (skip markers stay on top). Qt Charts strokes every segment of a
 // QLineSeries on its own and rebuilds a hit-test outline of the whole line at
 // each replace(): with a long history that was most of a frame. Here a sparse
 // curve is one drawPolyline (antialiased, its own pen), a dense one a band of
-// filled pixel columns (bandColumns). Curves are kept in data units and mapped
-// when painted after a change of data or frame. No hit testing.
+// pixel columns (bandColumns). Curves are kept in data units and mapped when
+// painted after a change of data or frame. No hit testing.
 //
-// A band painted translucent is filled opaque into an image of the plot and
-// the image drawn at the band's opacity: Qt's raster engine blends a
-// translucent solid fill per pixel some 30 times slower than it blends an
-// image (24 ms vs 0.7 ms for a 600-column band, measured here), and a
-// dashed line is drawn without antialiasing beside a band (7 ms vs 0.4 for
-// 150 points at 4.9 px).
+// Bands are opaque, each in its run's own colour, painted in order into one
+// image of the plot (a later band covers an earlier one where they overlap)
+// and the image drawn once; the lines (test curves, sparse train curves) go
+// on top of every band. Writing the columns' pixels into an image costs far
+// less than filling hundreds of 1 px rectangles through QPainter.
 class CurveLayer : public QGraphicsItem {
 public:
   enum { Type = UserType + 0x4d43 };
@@ -58,10 +61,11 @@ public:
   struct Curve {
     QList<QPointF> points; // (step, value), x ascending, every value showable on the axis
     QPen pen;
-    // Dense: painted as bandColumns of the pen's width from these points
-    // (finer than `points`, which export draws as a line); empty: a line.
+    // Dense: painted as bandColumns from these points (finer than `points`,
+    // which export draws as a line) with the disc `bandRadius` (0: half the
+    // pen's width); empty: a line.
     QList<QPointF> band;
-    double opacity = 1.0; // coinciding bands of several runs show through
+    double bandRadius = 0.0;
   };
 
   explicit CurveLayer(QGraphicsItem* chart);
@@ -72,7 +76,7 @@ public:
   const PlotFrame& frame() const { return m_frame; }
 
   // Curve i in chart coordinates (export paints these as paths); band columns
-  // of curve i (empty for a line).
+  // of curve i in device pixels of the last paint (empty for a line).
   const QPolygonF& mapped(std::size_t i) const;
   const std::vector<QRect>& columns(std::size_t i) const;
 
@@ -82,14 +86,15 @@ public:
 
 private:
   void rebuild() const;
-  void paintBand(QPainter& painter, std::size_t i);
+  void paintBands(QPainter& painter);
 
   std::vector<Curve> m_curves;
   PlotFrame m_frame;
+  double m_ratio = 1.0; // device pixels per chart unit the columns were built for
   mutable bool m_stale = true; // mapped geometry out of date (built when next needed)
   mutable std::vector<QPolygonF> m_mapped; // points, mapped
   mutable std::vector<std::vector<QRect>> m_columns;
-  mutable std::vector<QImage> m_bandImages; // translucent bands, filled opaque; null: to paint
+  mutable QImage m_bands; // every band, opaque on transparent; null: to paint
 };
 
 } // namespace mantissa::ui
