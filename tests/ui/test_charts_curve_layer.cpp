@@ -313,6 +313,33 @@ TEST(ChartsCurveLayer, CoincidingBandsShowEveryRunsOwnColour) {
   }
 }
 
+// Later runs stay on top when their bands lie apart: an earlier run's band
+// spanning both shows between them and nowhere over them.
+TEST(ChartsCurveLayer, AnEarlierBandShowsOnlyBetweenLaterOnesApart) {
+  const auto noise = [](double lo, double hi) {
+    QList<QPointF> points;
+    for (int step = 0; step < 50000; ++step)
+      points.append({double(step), lo + (hi - lo) * double((step * 7919) % 1000) / 999.0});
+    return points;
+  };
+  LossChart chart;
+  const QColor a(240, 0, 0);
+  const QColor b(0, 240, 0);
+  const QColor c(0, 0, 240);
+  chart.setRuns({{"a", "fp32", a}, {"b", "bf16-mixed", b}, {"c", "fp16-mixed", c}});
+  chart.updateRun("a", noise(1.0, 3.0), {});
+  chart.updateRun("b", noise(2.6, 3.0), {});
+  chart.updateRun("c", noise(1.0, 1.4), {});
+  shownAndLaidOut(chart);
+  const QImage image = chart.view()->grab().toImage();
+  const PlotFrame& frame = chart.curveLayer()->frame();
+  for (const double step : {10000.0, 25000.0, 40000.0}) {
+    EXPECT_EQ(image.pixelColor(viewPixel(chart, frame.toPosition({step, 2.8}))), b) << step;
+    EXPECT_EQ(image.pixelColor(viewPixel(chart, frame.toPosition({step, 2.0}))), a) << step;
+    EXPECT_EQ(image.pixelColor(viewPixel(chart, frame.toPosition({step, 1.2}))), c) << step;
+  }
+}
+
 TEST(ChartsCurveLayer, TheLegendNamesEachRunInItsColour) {
   LossChart chart;
   chart.setRuns({{"a", "fp32", QColor(200, 0, 0)}, {"b", "bf16-mixed", QColor(0, 0, 200)}});

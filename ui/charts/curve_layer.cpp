@@ -182,15 +182,45 @@ void CurveLayer::paintBands(QPainter& painter) {
   if (m_bands.isNull()) {
     m_bands = QImage(area.size(), QImage::Format_ARGB32_Premultiplied);
     m_bands.fill(Qt::transparent);
+    // Last band first, each pixel written once: per column the rows already
+    // painted are one interval (a column where two bands do not touch checks
+    // each pixel instead). Coinciding bands cost one band, not three.
     uchar* bits = m_bands.bits();
     const qsizetype stride = m_bands.bytesPerLine();
-    for (std::size_t i = 0; i < m_curves.size(); ++i) {
+    const auto pixel = [&](int x, int y) -> QRgb& { return reinterpret_cast<QRgb*>(bits + y * stride)[x]; };
+    std::vector<int> top(std::size_t(area.width()), std::numeric_limits<int>::max());
+    std::vector<int> bottom(std::size_t(area.width()), std::numeric_limits<int>::min());
+    std::vector<char> split(std::size_t(area.width()), 0);
+    for (std::size_t i = m_curves.size(); i-- > 0;) {
       const QRgb colour = qPremultiply(m_curves[i].pen.color().rgba());
+      const auto fill = [&](int x, int y0, int y1) {
+        for (int y = y0; y <= y1; ++y)
+          pixel(x, y) = colour;
+      };
       for (const QRect& column : m_columns[i]) {
         const QRect r = column.intersected(area).translated(-area.topLeft());
-        for (int y = r.top(); y <= r.bottom(); ++y)
-          for (int x = r.left(); x <= r.right(); ++x)
-            reinterpret_cast<QRgb*>(bits + y * stride)[x] = colour;
+        if (r.isEmpty())
+          continue;
+        const int x = r.left();
+        int& t = top[std::size_t(x)];
+        int& b = bottom[std::size_t(x)];
+        if (split[std::size_t(x)] != 0) {
+          for (int y = r.top(); y <= r.bottom(); ++y)
+            if (pixel(x, y) == 0)
+              pixel(x, y) = colour;
+        } else if (t > b) {
+          fill(x, r.top(), r.bottom());
+          t = r.top();
+          b = r.bottom();
+        } else if (r.bottom() + 1 < t || r.top() > b + 1) {
+          fill(x, r.top(), r.bottom());
+          split[std::size_t(x)] = 1;
+        } else {
+          fill(x, r.top(), t - 1);
+          fill(x, b + 1, r.bottom());
+          t = std::min(t, r.top());
+          b = std::max(b, r.bottom());
+        }
       }
     }
     m_bands.setDevicePixelRatio(m_ratio);
