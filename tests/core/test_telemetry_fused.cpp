@@ -250,8 +250,8 @@ TEST(FusedTelemetry, UnchangedCountStandsInForSwampingLessNonFiniteWeights) {
 // tensor's, and the swamping exact wherever the non-finite weights are.
 TEST(FusedTelemetry, WeightsCountedApartAndInBlocksMakeOneEntry) {
   Tensors t = adversarialTensors(30000);
-  for (std::size_t split : {std::size_t{0}, std::size_t{4096}, std::size_t{12288},
-                            std::size_t{30000}}) {
+  for (std::size_t split :
+       {std::size_t{0}, std::size_t{4096}, std::size_t{12288}, std::size_t{30000}}) {
     for (int spoil : {-1, 5, 20000}) { // no non-finite weight, one before or after the split
       Tensors v = t;
       for (float& w : v.w)
@@ -287,6 +287,44 @@ TEST(FusedTelemetry, WeightsCountedApartAndInBlocksMakeOneEntry) {
   EXPECT_THROW(c.addWeightCounts({}), std::logic_error); // no layer open
   c.beginParameters(0, DType::F32, false, false);
   EXPECT_THROW(c.addWeightCounts({}), std::logic_error); // no Weights entry to add to
+}
+
+// Weights and updates counted apart (Session's background, FP32 working
+// precision): the same entries and swamped fraction as the blocks give, the
+// swamped count taken from the optimizer's unchanged count; refused beside
+// an inf or NaN weight, where that count is not the swamped count.
+TEST(FusedTelemetry, WeightsAndUpdatesCountedApartRecordWhatTheBlocksRecord) {
+  Tensors v = adversarialTensors(30000);
+  for (float& w : v.w)
+    if (!std::isfinite(w))
+      w = -2.0f;
+  tl::TensorScan weights, updates;
+  tl::scanInto(v.w, weights);
+  tl::scanInto(v.u, updates);
+  tl::TelemetryCollector apart(1), blocks(1);
+  apart.recordParameters(1, weights, updates, unchangedCount(v));
+  blocks.beginParameters(1, DType::F32, true, false, true);
+  blocks.observeParameterBlock(0, v.w, {}, v.u);
+  blocks.endParameters(unchangedCount(v));
+  const auto a = apart.finish(0), b = blocks.finish(0);
+  ASSERT_EQ(a->tensors.size(), 2u);
+  for (const TensorClass cls : {TensorClass::Weights, TensorClass::Updates}) {
+    ASSERT_NE(a->find(1, cls, false), nullptr) << tl::tensorClassName(cls);
+    EXPECT_EQ(a->find(1, cls, false)->hist, b->find(1, cls, false)->hist);
+    EXPECT_EQ(a->find(1, cls, false)->fractions, b->find(1, cls, false)->fractions);
+  }
+  EXPECT_EQ(a->find(1, TensorClass::Weights, false)->hist, ilogbReference(v.w));
+  EXPECT_EQ(a->find(1, TensorClass::Updates, false)->hist, ilogbReference(v.u));
+  ASSERT_EQ(a->swamped.size(), 2u);
+  EXPECT_EQ(a->swamped[1], tl::swampedFraction(v.w, v.u, DType::F32));
+
+  v.w[77] = std::numeric_limits<float>::quiet_NaN();
+  tl::TensorScan spoiled;
+  tl::scanInto(v.w, spoiled);
+  tl::TelemetryCollector c(1);
+  EXPECT_THROW(c.recordParameters(0, spoiled, updates, unchangedCount(v)), std::invalid_argument);
+  c.beginParameters(0, DType::F32, true, false);
+  EXPECT_THROW(c.recordParameters(0, weights, updates, 0), std::logic_error);
 }
 
 // scanInto counts what observe() counts, and counts of parts add up.
@@ -373,15 +411,15 @@ void expectEntry(const tl::TelemetryFrame& f, int layer, TensorClass cls, bool s
 
 } // namespace
 
-// Every step: the optimizer's second share of the weights beside the
-// gradient norm, its first share in the optimizer's loop, gradients inside
-// the norm's sum, updates in the loop; the entries are those of the tensors.
-// FP32 master weights (swamping from the unchanged count), FP32 weights and
-// BF16 weights (swamping counted block by block).
+// Every step, the entries are those of the tensors. bf16-mixed and fp32
+// (FP32 working precision): weights, activations and gradients counted in
+// the background during the step, updates after the optimizer, swamping from
+// the unchanged count. bf16-pure (BF16 weights): the updates in the
+// optimizer's loop, swamping counted block by block.
 TEST(FusedTelemetry, SessionFrameHoldsTheWeightsBeforeTheUpdateGradientsAsStoredAndUpdates) {
-  for (const auto& [recipe, working] : {std::pair{"bf16-mixed", DType::F32},
-                                        std::pair{"fp32", DType::F32},
-                                        std::pair{"bf16-pure", DType::BF16}}) {
+  for (const auto& [recipe, working] :
+       {std::pair{"bf16-mixed", DType::F32}, std::pair{"fp32", DType::F32},
+        std::pair{"bf16-pure", DType::BF16}}) {
     train::Session s(config(recipe), mnist());
     for (int step = 0; step < 4; ++step) {
       const auto before = copyWeights(s);
@@ -394,9 +432,15 @@ TEST(FusedTelemetry, SessionFrameHoldsTheWeightsBeforeTheUpdateGradientsAsStored
         const auto u = s.optimizer().lastUpdate(static_cast<std::size_t>(2 * l));
         const auto& w = before[static_cast<std::size_t>(l)];
         expectEntry(*r.telemetry, l, TensorClass::Weights, false, w, recipe);
-        expectEntry(*r.telemetry, l, TensorClass::WeightGrads, false, {g.begin(), g.end()},
-                    recipe);
+        expectEntry(*r.telemetry, l, TensorClass::WeightGrads, false, {g.begin(), g.end()}, recipe);
         expectEntry(*r.telemetry, l, TensorClass::Updates, false, {u.begin(), u.end()}, recipe);
+        const auto& a = s.model().acts()[static_cast<std::size_t>(l)];
+        const auto act = a.post.size() ? a.post.f32() : a.pre.f32();
+        const auto dact = a.dpre.f32();
+        expectEntry(*r.telemetry, l, TensorClass::Activations, false, {act.begin(), act.end()},
+                    recipe);
+        expectEntry(*r.telemetry, l, TensorClass::ActivationGrads, false,
+                    {dact.begin(), dact.end()}, recipe);
         EXPECT_EQ(r.telemetry->find(l, TensorClass::WeightGrads, true), nullptr);
         EXPECT_EQ(r.telemetry->swamped[static_cast<std::size_t>(l)],
                   tl::swampedFraction(w, u, working))
@@ -451,8 +495,8 @@ TEST(FusedTelemetry, TrainingIsBitIdenticalWithAndWithoutTelemetry) {
         on.clipNorm = clip;
         auto off = on;
         off.telemetryEvery = 0;
-        const std::string what = std::string(recipe.name) + " " + optimizer +
-                                 (clip > 0.0 ? " clipped" : "");
+        const std::string what =
+            std::string(recipe.name) + " " + optimizer + (clip > 0.0 ? " clipped" : "");
         train::Session a(on, mnist()), b(off, mnist());
         bool clipped = false;
         for (int i = 0; i < 3; ++i) {

@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
 // Mlp: forward, backward and working-weight refresh, executing the recipe.
-#include <mantissa/model/mlp.h>
 #include <mantissa/kernels/elementwise.h>
+#include <mantissa/model/mlp.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/telemetry/zero_loss.h>
 
@@ -23,6 +23,24 @@ bool allFinite(const Tensor& t) {
       return false;
   return true;
 }
+
+// enter() .. leave() around one product.
+class InParallelSection {
+public:
+  explicit InParallelSection(ParallelSections* sections) : m_sections(sections) {
+    if (m_sections != nullptr)
+      m_sections->enter();
+  }
+  ~InParallelSection() {
+    if (m_sections != nullptr)
+      m_sections->leave();
+  }
+  InParallelSection(const InParallelSection&) = delete;
+  InParallelSection& operator=(const InParallelSection&) = delete;
+
+private:
+  ParallelSections* m_sections;
+};
 
 } // namespace
 
@@ -113,6 +131,7 @@ nn::XentResult Mlp::forward(OpTimes& times, int validRows) {
     }
     {
       ScopedTimer t(times.matmulForward);
+      InParallelSection p(m_sections);
       m_linear[l].forwardMatmul(matmulInput(l), low ? m_params[l].wLow : m_params[l].w, a.pre);
     }
     {
@@ -166,6 +185,7 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times) {
     Tensor& db = accumulate ? g.bStep : g.b;
     {
       ScopedTimer t(times.matmulBackward);
+      InParallelSection p(m_sections);
       m_linear[l].backwardWeights(matmulInput(l), dy, dW);
     }
     {
@@ -199,6 +219,7 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times) {
     if (l > 0) {
       {
         ScopedTimer t(times.matmulBackward);
+        InParallelSection p(m_sections);
         m_linear[l].backwardData(dy, low ? m_params[l].wLow : m_params[l].w, a.dIn);
       }
       ScopedTimer t(times.conversion);

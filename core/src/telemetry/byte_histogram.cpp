@@ -68,14 +68,14 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
 }
 
 [[gnu::target("avx2")]] std::size_t addWindowed(const float* x, std::size_t n, ByteHistogram& hist,
-                                                unsigned lo) {
-  static_assert(kWindowBins == 16, "countKeys covers bin 0 + 15 binades in two passes");
-  constexpr unsigned kSpan = kWindowBins - 1; // contiguous bins lo .. lo + kSpan - 1
-  constexpr std::size_t kRounds = 64;         // 2 KiB of exponent bytes per block
+                                                const Window& window) {
+  const unsigned lo = window.lo;
+  const unsigned span = window.span(); // contiguous bins lo .. lo + span - 1
+  constexpr std::size_t kRounds = 64;  // 2 KiB of exponent bytes per block
   auto& t = hist.tables[0];
   const __m256i low16 = _mm256_set1_epi16(0xff);
   const __m256i vlo = _mm256_set1_epi8(static_cast<char>(lo));
-  const __m256i vlast = _mm256_set1_epi8(static_cast<char>(kSpan - 1));
+  const __m256i vlast = _mm256_set1_epi8(static_cast<char>(span - 1));
   const __m256i zero = _mm256_setzero_si256();
   alignas(32) std::uint8_t rel[32 * kRounds];
   std::size_t outside = 0;
@@ -109,9 +109,11 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
           ++t[bytes[std::countr_zero(missed)]];
       }
     }
-    // Stage 2: the window's 16 bins in two passes of 8 over the bytes (L1).
+    // Stage 2: the window's bins, 8 per pass over the bytes (L1): bin 0 and
+    // the first 7 binades, then 8 binades per pass.
     countKeys(rel, rounds, t, lo, 0, true);
-    countKeys(rel, rounds, t, lo, 7, false);
+    for (unsigned p = 1; p < window.passes; ++p)
+      countKeys(rel, rounds, t, lo, 8 * p - 1, false);
   }
   outside += n - i;
   for (; i < n; ++i)
@@ -121,23 +123,33 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
 
 Window pickWindow(const ByteHistogram& hist) {
   std::array<std::uint64_t, 256> bins;
-  for (unsigned b = 0; b < 256; ++b)
+  std::uint64_t total = 0;
+  for (unsigned b = 0; b < 256; ++b) {
     bins[b] = hist.bin(b);
-  Window best;
-  std::uint64_t run = 0; // sum of bins[lo .. lo + kWindowBins - 2]
-  for (unsigned b = 1; b < kWindowBins; ++b)
-    run += bins[b];
-  best.covered = run;
-  for (unsigned lo = 2; lo <= kMaxWindowLo; ++lo) {
-    run += bins[lo + kWindowBins - 2] - bins[lo - 1];
-    if (run > best.covered) {
-      best.covered = run;
-      best.lo = lo;
-    }
+    total += bins[b];
   }
-  best.covered += bins[0];
-  for (std::uint64_t c : bins)
-    best.total += c;
+  Window best;
+  for (unsigned passes = 1; passes <= kMaxPasses; ++passes) {
+    Window w;
+    w.passes = passes;
+    w.total = total;
+    const unsigned span = w.span();
+    std::uint64_t run = 0; // sum of bins[lo .. lo + span - 1]
+    for (unsigned b = 1; b <= span; ++b)
+      run += bins[b];
+    w.covered = run;
+    for (unsigned lo = 2; lo + span <= 256; ++lo) {
+      run += bins[lo + span - 1] - bins[lo - 1];
+      if (run > w.covered) {
+        w.covered = run;
+        w.lo = lo;
+      }
+    }
+    w.covered += bins[0];
+    best = w;
+    if ((total - w.covered) * 256 <= total)
+      break;
+  }
   return best;
 }
 

@@ -4,13 +4,12 @@
 
 #include <mantissa/telemetry/collector.h>
 
-#include <omp.h>
-
 #include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <omp.h>
 #include <stdexcept>
 #include <string>
 
@@ -158,8 +157,8 @@ struct TelemetryCollector::ParameterScan {
   bool countedNonFinite = false; // ... holding an inf or NaN
   std::array<Part, kMaxWorkers> parts;
 
-  void block(Part& p, std::span<const float> w, std::span<const float> g,
-             std::span<const float> u, bool countWeights) const {
+  void block(Part& p, std::span<const float> w, std::span<const float> g, std::span<const float> u,
+             bool countWeights) const {
     bool mayHoldNonFinite = countedNonFinite;
     if (withWeights && countWeights) {
       const std::uint64_t before = p.weights.nonFinite();
@@ -294,8 +293,8 @@ void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights
   endParameters();
 }
 
-void TelemetryCollector::beginParameters(int layer, DType working, bool withWeights,
-                                         bool withGrads, bool unchangedGiven) {
+void TelemetryCollector::beginParameters(int layer, DType working, bool withWeights, bool withGrads,
+                                         bool unchangedGiven) {
   checkLayer(layer);
   ParameterScan& p = *m_parameters;
   if (p.layer >= 0)
@@ -329,8 +328,7 @@ void TelemetryCollector::addWeightCounts(const TensorScan& counts) {
 
 void TelemetryCollector::observeParameterBlock(int worker, std::span<const float> weights,
                                                std::span<const float> grads,
-                                               std::span<const float> updates,
-                                               bool countWeights) {
+                                               std::span<const float> updates, bool countWeights) {
   ParameterScan& p = *m_parameters;
   if (p.layer < 0)
     throw std::logic_error("telemetry: observeParameterBlock() without beginParameters()");
@@ -395,6 +393,23 @@ void TelemetryCollector::endParameters(std::optional<std::uint64_t> unchanged) {
     swamp = SwampCounts{finiteNonZeroUpdates - swamp.eligible, *unchanged - swamp.swamped};
   setSwamped(p.layer, swamp.eligible, swamp.swamped);
   p.layer = -1;
+}
+
+void TelemetryCollector::recordParameters(int layer, const TensorScan& weights,
+                                          const TensorScan& updates, std::uint64_t unchanged) {
+  checkLayer(layer);
+  if (m_parameters->layer >= 0)
+    throw std::logic_error("telemetry: recordParameters() between beginParameters() and "
+                           "endParameters()");
+  const ExponentHistogram& w = weights.hist;
+  if (w.posInf + w.negInf + w.nan != 0)
+    throw std::invalid_argument("telemetry: recordParameters() of layer " + std::to_string(layer) +
+                                " needs finite weights: the unchanged count is the swamped "
+                                "count only beside finite weights");
+  m_frame.tensors.push_back(makeEntry(layer, TensorClass::Weights, false, 1.0, w, weights.below));
+  m_frame.tensors.push_back(
+      makeEntry(layer, TensorClass::Updates, false, 1.0, updates.hist, updates.below));
+  setSwamped(layer, updates.hist.finiteNonZero(), unchanged);
 }
 
 void TelemetryCollector::setSwamped(int layer, std::uint64_t eligible, std::uint64_t swamped) {

@@ -238,18 +238,19 @@ void Scanner::addChunk(const float* x, std::size_t n) {
   const std::uint64_t before255 = m_bytes.bin(255);
 
   std::size_t outside = n;
-  if (m_window != 0) {
+  if (m_windowed) {
     outside = addWindowed(x, n, m_bytes, m_window);
   } else {
     addScalar(x, n, m_bytes);
     ++m_scalarChunks;
   }
-  // Scalar chunks look for a window after the first and then every 8th.
+  // Scalar chunks look for a window after the first and then every 8th; a
+  // window is chosen again when a chunk leaves more than 1/64 outside.
   const bool repick =
-      m_window != 0 ? outside * 8 > n : m_scalarChunks == 1 || m_scalarChunks % 8 == 0;
+      m_windowed ? outside * 64 > n : m_scalarChunks == 1 || m_scalarChunks % 8 == 0;
   if (repick && useAvx2()) {
-    const Window w = pickWindow(m_bytes);
-    m_window = w.covered * 8 >= w.total * 7 ? w.lo : 0;
+    m_window = pickWindow(m_bytes);
+    m_windowed = m_window.covered * 8 >= m_window.total * 7;
   }
 
   // Value-level work, all ranges this chunk needs in one pass: each

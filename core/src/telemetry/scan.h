@@ -12,8 +12,8 @@
 // NaN (bits > 0x7f800000) is never below any threshold.
 //
 // Cost model: the histogram is a count over the biased exponent byte
-// (byte_histogram.h): with AVX2, 32 values at a time against a window of 16
-// bins chosen from the data (training tensors fit it), else a scalar
+// (byte_histogram.h): with AVX2, 32 values at a time against a window of up
+// to 32 bins chosen from the data (training tensors fit it), else a scalar
 // byte-indexed count. A threshold only needs value-level work in
 // chunks that actually hold values of the threshold's own binade; everything
 // below that binade is read off the histogram. That within-binade count, the
@@ -57,16 +57,18 @@ private:
 
   std::size_t m_count = 0; // thresholds in use
   std::array<std::uint32_t, kMaxThresholds> m_thresholds{};
-  std::array<unsigned, kMaxThresholds> m_binadeOf{};           // biased exponent of each threshold
-  std::array<std::uint32_t, kMaxThresholds> m_binadeStart{};   // bits of its binade's start
-  std::array<std::uint64_t, kMaxThresholds> m_within{};        // values of T's binade below T
+  std::array<unsigned, kMaxThresholds> m_binadeOf{};         // biased exponent of each threshold
+  std::array<std::uint32_t, kMaxThresholds> m_binadeStart{}; // bits of its binade's start
+  std::array<std::uint64_t, kMaxThresholds> m_within{};      // values of T's binade below T
   ByteHistogram m_bytes;
   ExponentHistogram m_hist; // subnormals and specials, binned as they come
   // The exponent window of the AVX2 histogram: chosen after the first chunk
   // (scalar) from the counts so far, chosen again when a chunk leaves more
-  // than 1/8 of its values outside; 0 = scalar (no window covers 7/8 of the
-  // values: wide distributions, where the scalar count is faster).
-  unsigned m_window = 0;
+  // than 1/64 of its values outside. Scalar instead (m_windowed false) while
+  // no window covers 7/8 of the values: wide distributions, where the scalar
+  // count is faster.
+  Window m_window;
+  bool m_windowed = false;
   std::size_t m_scalarChunks = 0;
   std::uint64_t m_zeros = 0;
   std::uint64_t m_total = 0;

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/train/session.h>
+#include "background_scans.h"
 
 #include <mantissa/data/dataset.h>
 #include <mantissa/telemetry/sum_scan.h>
-
-#include <omp.h>
+#include <mantissa/train/session.h>
 
 #include <algorithm>
 #include <bit>
@@ -45,15 +44,14 @@ const char* nonFiniteInput(std::span<const float> x) {
 // Hands the optimizer's blocks of each weight matrix (slot 2l is "layer<l>.W")
 // to the collector while they are in cache: the layer's Weights (before the
 // update), Updates and the swamped fraction. (The weight gradients are taken
-// before the optimizer.) With `counted`, the weights from split[l] on were
-// counted before the step (counted[l]) and are not counted again.
+// before the optimizer.) With `counted`, the weights were counted before the
+// step (counted[l]) and are not counted again.
 static_assert(amp::Optimizer::kMaxWorkers <= telemetry::TelemetryCollector::kMaxWorkers);
 class ParameterTelemetry final : public amp::StepObserver {
 public:
   ParameterTelemetry(telemetry::TelemetryCollector& collector, DType working,
-                     const std::vector<telemetry::TensorScan>* counted,
-                     const std::vector<std::size_t>& split)
-      : m_collector(collector), m_working(working), m_counted(counted), m_split(split) {}
+                     const std::vector<telemetry::TensorScan>* counted)
+      : m_collector(collector), m_working(working), m_counted(counted) {}
 
   bool beginSlot(std::size_t slot) override {
     if (slot % 2 != 0)
@@ -64,32 +62,31 @@ public:
       m_collector.addWeightCounts((*m_counted)[layer]);
     return true;
   }
-  void block(std::size_t slot, int worker, std::size_t offset, std::span<const float> weights,
+  void block(std::size_t, int worker, std::size_t, std::span<const float> weights,
              std::span<const float>, std::span<const float> updates) override {
-    // Blocks are whole blocks of a worker's share: none straddles the split.
-    const bool countWeights = m_counted == nullptr || offset < m_split[slot / 2];
-    m_collector.observeParameterBlock(worker, weights, {}, updates, countWeights);
+    m_collector.observeParameterBlock(worker, weights, {}, updates, m_counted == nullptr);
   }
   void endSlot(std::size_t, const amp::UpdateStats& stats) override {
     m_collector.endParameters(static_cast<std::uint64_t>(stats.unchanged));
-  }
-  // The first worker counts weights and updates, the second only updates:
-  // the first gets the smaller share.
-  std::size_t secondShareBegin(std::size_t slot, std::size_t n) override {
-    return m_counted != nullptr ? m_split[slot / 2] : StepObserver::secondShareBegin(slot, n);
   }
 
 private:
   telemetry::TelemetryCollector& m_collector;
   DType m_working;
   const std::vector<telemetry::TensorScan>* m_counted;
-  const std::vector<std::size_t>& m_split;
 };
 
-// The optimizer's first worker's share of a weight matrix, in sixteenths,
-// when it also counts that share's weights (the second worker counts only
-// updates): scan and update costs measured on MLP 784-1024-1024-10.
-constexpr std::size_t kFirstShare16 = 7;
+// Waits for the background counts however the step ends.
+class Drained {
+public:
+  explicit Drained(BackgroundScans& scans) : m_scans(scans) {}
+  ~Drained() { m_scans.wait(); }
+  Drained(const Drained&) = delete;
+  Drained& operator=(const Drained&) = delete;
+
+private:
+  BackgroundScans& m_scans;
+};
 
 double msSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -105,6 +102,9 @@ amp::OptimizerConfig optimizerConfig(const RunConfig& c) {
 }
 
 } // namespace
+
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
 
 Session::Session(RunConfig config)
     : Session(config, std::make_shared<const data::TrainTest>(
@@ -143,18 +143,13 @@ Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded
   }
   m_optimizer = std::make_unique<amp::Optimizer>(optimizerConfig(m_config), m_recipe,
                                                  std::move(params), m_config.seed + 2);
-  // Where the optimizer's second worker starts in each weight matrix; a slot
-  // the optimizer runs on one thread is all the first worker's.
-  static_assert(amp::Optimizer::kMaxWorkers == 2);
-  for (int l = 0; l < m_model->layers(); ++l) {
-    const auto slot = static_cast<std::size_t>(2 * l);
-    const std::size_t n = m_optimizer->parameters()[slot].value.size();
-    const int workers = m_optimizer->workersFor(slot);
-    const std::size_t blocks = (n + amp::Optimizer::kStepBlock - 1) / amp::Optimizer::kStepBlock;
-    m_weightSplit.push_back(
-        workers > 1 ? std::min(n, blocks * kFirstShare16 / 16 * amp::Optimizer::kStepBlock) : n);
-  }
-  m_weightScans.resize(static_cast<std::size_t>(m_model->layers()));
+  const auto layers = static_cast<std::size_t>(m_model->layers());
+  m_weightScans.resize(layers);
+  m_activationScans.resize(2 * layers);
+  m_gradScans.resize(layers);
+  m_updateScans.resize(layers);
+  m_background = std::make_unique<BackgroundScans>();
+  m_model->setParallelSections(m_background.get());
   if (m_recipe.lossScaling) {
     auto sc = amp::scalerPreset(m_config.scaler.empty() ? m_recipe.defaultScaler : m_config.scaler);
     if (m_config.scalerInitScale)
@@ -245,67 +240,75 @@ void Session::observeActivations(int gradLayers) {
   }
 }
 
-double Session::gradNormBesideTelemetry(double& waitedMs) {
-  const auto start = std::chrono::steady_clock::now();
-  const auto& slots = m_optimizer->parameters();
-  std::vector<telemetry::TensorScan> grads(static_cast<std::size_t>(m_model->layers()));
-  double norm = 0.0, normMs = 0.0;
-  std::exception_ptr error;
-#pragma omp parallel num_threads(std::min(2, omp_get_max_threads()))
-  {
-    // With a team of one (OMP_NUM_THREADS=1), thread 0 does both, one after the other.
-    if (omp_get_thread_num() == 0) {
-      const auto t0 = std::chrono::steady_clock::now();
-      // amp::globalGradNorm's sum, each weight gradient's part summed by
-      // sumOfSquaresScanned (the same bits) while it counts the gradient's
-      // telemetry in the shadow of the sum's serial chain.
-      double sum = 0.0;
-      for (std::size_t s = 0; s < slots.size(); ++s)
-        sum += s % 2 == 0 ? telemetry::sumOfSquaresScanned(slots[s].grad, grads[s / 2])
-                          : amp::sumOfSquares(slots[s].grad);
-      norm = std::sqrt(sum);
-      if (std::isnan(norm)) // a NaN's bits are the plain loop's only when it computes them
-        norm = amp::globalGradNorm(slots);
-      normMs = msSince(t0);
-    }
-    if (omp_get_thread_num() == omp_get_num_threads() - 1) {
-      try {
-        observeActivations(0);
-        // The optimizer's second worker's share of the weights, read on the
-        // thread that then writes it: had this core read the first worker's
-        // share, the first worker's writes would wait for this core's copies
-        // to be invalidated (measured: the optimizer step ~1 ms slower). The
-        // first worker counts its share in the optimizer's loop.
-        for (int l = 0; l < m_model->layers(); ++l) {
-          const auto w = m_model->params()[l].w.f32();
-          auto& counts = m_weightScans[static_cast<std::size_t>(l)];
-          counts = telemetry::TensorScan{};
-          telemetry::scanInto(w.subspan(m_weightSplit[static_cast<std::size_t>(l)]), counts);
-        }
-      } catch (...) {
-        error = std::current_exception();
-      }
-    }
+void Session::postWeightScans() {
+  m_background->wait(); // nothing left from a step that threw
+  for (int l = 0; l < m_model->layers(); ++l) {
+    auto& counts = m_weightScans[static_cast<std::size_t>(l)];
+    counts = telemetry::TensorScan{};
+    m_background->post({m_model->params()[l].w.f32(), &counts});
   }
-  waitedMs = std::max(0.0, msSince(start) - normMs);
-  if (error)
-    std::rethrow_exception(error);
+}
+
+double Session::gradNormBesideTelemetry(double& waitedMs) {
+  const auto& acts = m_model->acts();
+  for (int l = 0; l < m_model->layers(); ++l) {
+    const auto i = static_cast<std::size_t>(l);
+    const auto& a = acts[i];
+    m_activationScans[2 * i] = m_activationScans[2 * i + 1] = m_gradScans[i] = {};
+    m_background->post({a.post.size() ? a.post.f32() : a.pre.f32(), &m_activationScans[2 * i]});
+    m_background->post({a.dpre.f32(), &m_activationScans[2 * i + 1]});
+    m_background->post({m_model->grads()[i].w.f32(), &m_gradScans[i]});
+  }
+  const double norm = amp::globalGradNorm(m_optimizer->parameters());
+  const auto start = std::chrono::steady_clock::now();
+  m_background->wait();
+  waitedMs = msSince(start);
+  for (int l = 0; l < m_model->layers(); ++l) {
+    const auto i = static_cast<std::size_t>(l);
+    m_telemetry.record(l, telemetry::TensorClass::Activations, m_activationScans[2 * i]);
+    m_telemetry.record(l, telemetry::TensorClass::ActivationGrads, m_activationScans[2 * i + 1]);
+  }
   for (int l = 0; l < m_model->layers(); ++l)
-    m_telemetry.record(l, telemetry::TensorClass::WeightGrads, grads[static_cast<std::size_t>(l)]);
+    m_telemetry.record(l, telemetry::TensorClass::WeightGrads,
+                       m_gradScans[static_cast<std::size_t>(l)]);
   return norm;
 }
 
-void Session::observeWeightsApart(bool secondShareCounted) {
-  model::ScopedTimer t(m_report.times.telemetry);
+bool Session::weightsCountedFinite() const {
+  return std::all_of(m_weightScans.begin(), m_weightScans.end(), [](const auto& counts) {
+    return counts.hist.posInf + counts.hist.negInf + counts.hist.nan == 0;
+  });
+}
+
+void Session::postUpdateScans() {
   for (int l = 0; l < m_model->layers(); ++l) {
-    const auto w = m_model->params()[l].w.f32();
-    if (!secondShareCounted) {
-      m_telemetry.observe(l, telemetry::TensorClass::Weights, w, 1.0f);
-      continue;
-    }
-    auto& counts = m_weightScans[static_cast<std::size_t>(l)];
-    telemetry::scanInto(w.first(m_weightSplit[static_cast<std::size_t>(l)]), counts);
-    m_telemetry.record(l, telemetry::TensorClass::Weights, counts);
+    auto& counts = m_updateScans[static_cast<std::size_t>(l)];
+    counts = telemetry::TensorScan{};
+    m_background->post({m_optimizer->lastUpdate(static_cast<std::size_t>(2 * l)), &counts});
+  }
+}
+
+void Session::recordParametersApart() {
+  model::ScopedTimer t(m_report.times.telemetry);
+  m_background->wait();
+  const auto stats = m_optimizer->lastStats();
+  for (int l = 0; l < m_model->layers(); ++l) {
+    const auto i = static_cast<std::size_t>(l);
+    m_telemetry.recordParameters(l, m_weightScans[i], m_updateScans[i],
+                                 static_cast<std::uint64_t>(stats[2 * i].unchanged));
+  }
+}
+
+void Session::observeWeightsApart(bool counted) {
+  model::ScopedTimer t(m_report.times.telemetry);
+  if (counted)
+    m_background->wait();
+  for (int l = 0; l < m_model->layers(); ++l) {
+    if (counted)
+      m_telemetry.record(l, telemetry::TensorClass::Weights,
+                         m_weightScans[static_cast<std::size_t>(l)]);
+    else
+      m_telemetry.observe(l, telemetry::TensorClass::Weights, m_model->params()[l].w.f32(), 1.0f);
   }
 }
 
@@ -327,15 +330,17 @@ const StepReport& Session::step() {
   r.lossScale = m_scaler ? m_scaler->scale() : 1.0;
   const bool observe = m_telemetry.wants(m_step);
   m_model->setMeasureUnderflow(observe);
-  // Without a loss scaler or multiplier the gradient norm reads the
-  // gradients as backward stored them: their telemetry is then taken inside
-  // the norm's sum; and nothing changes the activations, their gradients or
-  // the weights before the optimizer, so their telemetry and the optimizer's
-  // second worker's share of the weights run on the second thread meanwhile
-  // (the first worker's share is counted in the optimizer's loop). Otherwise
-  // all but the weights are taken before unscaling, and the weights in the
-  // optimizer's loop. Updates are always taken in the optimizer's loop.
+  // Without a loss scaler or multiplier nothing changes the weights before
+  // the optimizer, nor the activations and gradients once backward stored
+  // them: the background counts the weights during forward and backward, the
+  // rest during the gradient norm (gradNormBesideTelemetry), on the core the
+  // model leaves idle. Otherwise all but the weights are taken before
+  // unscaling, and the weights in the optimizer's loop. Updates are always
+  // taken in the optimizer's loop.
   const bool beside = observe && !m_scaler && m_config.lossMultiplier == 1.0;
+  const Drained drained(*m_background);
+  if (beside)
+    postWeightScans();
   bool parametersObserved = false;
 
   const int micro = m_config.gradAccumulation;
@@ -413,16 +418,20 @@ const StepReport& Session::step() {
     r.times.telemetry += waitedMs;
   }
   if (!r.divergence && !r.skipped) {
+    // Updates land in the FP32 master copy where there is one: that is the
+    // precision that can swamp them.
+    const DType working = m_recipe.masterWeights ? DType::F32 : m_recipe.weights;
+    // Beside finite FP32 weights the optimizer's unchanged count is the
+    // swamped count: nothing needs the update blocks in the optimizer's loop,
+    // and the updates are counted after it, in the background while the
+    // working weights are cast. Otherwise the loop shows every block.
+    const bool updatesApart = beside && working == DType::F32 && weightsCountedFinite();
     const double telemetryBefore = m_telemetry.pendingMs();
     {
       model::ScopedTimer t(r.times.optimizer);
       r.clipFactor = amp::clipByGlobalNorm(m_gradSpans, r.gradNorm, m_config.clipNorm);
-      // Updates land in the FP32 master copy where there is one: that is the
-      // precision that can swamp them.
-      ParameterTelemetry parameters(m_telemetry,
-                                    m_recipe.masterWeights ? DType::F32 : m_recipe.weights,
-                                    beside ? &m_weightScans : nullptr, m_weightSplit);
-      m_optimizer->step(r.lr, observe ? &parameters : nullptr);
+      ParameterTelemetry parameters(m_telemetry, working, beside ? &m_weightScans : nullptr);
+      m_optimizer->step(r.lr, observe && !updatesApart ? &parameters : nullptr);
       parametersObserved = observe;
       for (const auto& s : m_optimizer->lastStats()) {
         r.updates.nonzero += s.nonzero;
@@ -433,7 +442,11 @@ const StepReport& Session::step() {
     const double fusedMs = m_telemetry.pendingMs() - telemetryBefore;
     r.times.optimizer -= fusedMs;
     r.times.telemetry += fusedMs;
+    if (updatesApart)
+      postUpdateScans();
     m_model->refreshWorkingWeights(r.times);
+    if (updatesApart)
+      recordParametersApart();
   }
   if (observe && gradsSeen && !parametersObserved) // skipped or diverged: no update
     observeWeightsApart(beside);
@@ -466,8 +479,8 @@ void Session::applyScalerUpdate(StepReport& r) {
   fail(r.firstNonFinite.value_or(model::NonFiniteSite{m_model->layers() - 1, true, "softmax-xent"}),
        "loss scale at its minimum",
        "The scaled gradients overflowed with the loss scale already at its minimum (" +
-           std::string(scale) + "), where " + m_scaler->config().preset +
-           " ends the run: \"" + std::string(u.stopReason) + "\"");
+           std::string(scale) + "), where " + m_scaler->config().preset + " ends the run: \"" +
+           std::string(u.stopReason) + "\"");
 }
 
 EvalReport Session::evaluate() {

@@ -86,6 +86,16 @@ struct LayerActs {
   Tensor dIn;     // [B, I] FP32: gradient of this layer's input (l > 0 only)
 };
 
+// Told when the model starts and ends a multi-threaded product, so that
+// work running beside the model (Session's background scans) can leave the
+// cores to the product and use them while the model runs on one thread.
+class ParallelSections {
+public:
+  virtual ~ParallelSections() = default;
+  virtual void enter() = 0;
+  virtual void leave() = 0;
+};
+
 class Mlp {
 public:
   // accumulation > 1 allocates the per-micro-batch gradient buffers.
@@ -111,6 +121,8 @@ public:
   // When set, backward() counts weight-gradient underflow (one read of dW).
   void setMeasureUnderflow(bool on) { m_measureUnderflow = on; }
   std::span<const GradUnderflow> underflow() const { return m_underflow; }
+  // Told about every matmul of forward() and backward(); nullptr: nobody.
+  void setParallelSections(ParallelSections* sections) { m_sections = sections; }
 
   // First non-finite value in forward (layer 0 up) or backward (last layer
   // down) order, scanning the buffers of the last pass; nullopt if all finite.
@@ -142,14 +154,15 @@ private:
   const amp::Recipe& m_recipe;
   int m_accumulation;
   bool m_measureUnderflow = false;
-  std::vector<nn::Linear> m_linear;      // [L]
-  std::vector<LayerParams> m_params;     // [L]
-  std::vector<LayerGrads> m_grads;       // [L]
-  std::vector<LayerActs> m_acts;         // [L]
+  ParallelSections* m_sections = nullptr;
+  std::vector<nn::Linear> m_linear;       // [L]
+  std::vector<LayerParams> m_params;      // [L]
+  std::vector<LayerGrads> m_grads;        // [L]
+  std::vector<LayerActs> m_acts;          // [L]
   std::vector<GradUnderflow> m_underflow; // [L]
-  Tensor m_x;                            // [B, F] FP32
-  std::vector<std::int32_t> m_labels;    // [B]
-  Tensor m_probs;                        // [B, C] FP32
+  Tensor m_x;                             // [B, F] FP32
+  std::vector<std::int32_t> m_labels;     // [B]
+  Tensor m_probs;                         // [B, C] FP32
 };
 
 // Rounds FP32 values in place to `dtype` (nearest-even; no-op for F32).

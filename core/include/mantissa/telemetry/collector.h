@@ -107,6 +107,14 @@ public:
                              std::span<const float> grads, std::span<const float> updates,
                              bool countWeights = true);
   void endParameters(std::optional<std::uint64_t> unchanged = std::nullopt);
+  // Records what beginParameters(layer, DType::F32, true, false, true), the
+  // blocks and endParameters(unchanged) record, from counts taken apart: the
+  // weights before the update and the updates. The swamped count is then
+  // `unchanged` itself, which holds for finite weights only: throws
+  // std::invalid_argument when `weights` counted an inf or NaN (std::
+  // logic_error between beginParameters() and endParameters()).
+  void recordParameters(int layer, const TensorScan& weights, const TensorScan& updates,
+                        std::uint64_t unchanged);
 
   // Time spent in this collector since the last finish(), in ms.
   double pendingMs() const { return m_frame.telemetryMs; }
@@ -121,7 +129,7 @@ private:
   void setSwamped(int layer, std::uint64_t eligible, std::uint64_t swamped);
 
   int m_cadence;
-  TelemetryFrame m_frame; // being filled
+  TelemetryFrame m_frame;                      // being filled
   std::unique_ptr<ParameterScan> m_parameters; // allocated once, reused every layer
 };
 

@@ -26,8 +26,8 @@
 #include <mantissa/amp/lr_schedule.h>
 #include <mantissa/amp/optimizer.h>
 #include <mantissa/amp/recipe.h>
-#include <mantissa/data/dataset.h>
 #include <mantissa/data/batcher.h>
+#include <mantissa/data/dataset.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/telemetry/collector.h>
 #include <mantissa/train/run_config.h>
@@ -40,12 +40,16 @@
 
 namespace mantissa::train {
 
+class BackgroundScans;
+
 class Session {
 public:
   // Validates the config (ConfigError) and loads the data (data::DataError).
   explicit Session(RunConfig config);
   // Same, on data already loaded (shared by several runs; must outlive this).
   Session(RunConfig config, std::shared_ptr<const data::TrainTest> data);
+  ~Session();
+  Session(Session&&) noexcept;
 
   // Runs one optimizer step. Precondition: !finished().
   const StepReport& step();
@@ -76,15 +80,24 @@ private:
   void observeTelemetry(bool weightGrads);
   // The same, untimed, with the weight gradients of layers < gradLayers.
   void observeActivations(int gradLayers);
-  // The global gradient norm on this thread, observing the weight gradients
-  // inside its sum, while a second thread of the OpenMP team observes
-  // activations, their gradients and counts the optimizer's second share of
-  // the weights into m_weightScans (nothing changes them before the
-  // optimizer). waitedMs: how long this thread then waited for telemetry.
+  // Without a loss scaler or multiplier nothing changes the weights before
+  // the optimizer, nor the activations and gradients after backward: their
+  // counts are taken by m_background while the model runs on one core.
+  // postWeightScans() at the start of such a step, gradNormBesideTelemetry()
+  // after backward: the global gradient norm on this thread (amp::
+  // globalGradNorm) while the background counts activations and gradients,
+  // then the counts recorded. waitedMs: how long this thread waited for them.
+  void postWeightScans();
   double gradNormBesideTelemetry(double& waitedMs);
-  // The weights, when the optimizer does not run (with secondShareCounted,
-  // the share from m_weightSplit on is in m_weightScans already).
-  void observeWeightsApart(bool secondShareCounted);
+  // The weights, when the optimizer does not run (counted: by postWeightScans()).
+  void observeWeightsApart(bool counted);
+  // No inf or NaN among the weights postWeightScans() counted (after the wait).
+  bool weightsCountedFinite() const;
+  // After an FP32-working optimizer step beside finite counted weights: the
+  // updates posted to the background, then (after the working casts) waited
+  // for and recorded with the weights and the swamped fractions.
+  void postUpdateScans();
+  void recordParametersApart();
   // Ends the run: Divergence{site, reason}, message "<reason> at step N: first
   // in layer L, op OP (pass). <detail>".
   void fail(const model::NonFiniteSite& site, std::string_view reason,
@@ -106,10 +119,13 @@ private:
   std::unique_ptr<amp::LrSchedule> m_schedule;
   telemetry::TelemetryCollector m_telemetry;
   std::vector<std::span<float>> m_gradSpans; // mutable views of every gradient tensor
-  // [layers] where the optimizer's second worker's share of W begins (n: none)
-  std::vector<std::size_t> m_weightSplit;
-  // [layers] counts of the weights from m_weightSplit on, taken before the step
+  // Counts taken by m_background: [layers] weights, [2 * layers] activations
+  // and their gradients (layer l at 2l, 2l + 1), [layers] weight gradients
+  // and updates.
   std::vector<telemetry::TensorScan> m_weightScans;
+  std::vector<telemetry::TensorScan> m_activationScans;
+  std::vector<telemetry::TensorScan> m_gradScans;
+  std::vector<telemetry::TensorScan> m_updateScans;
   std::int64_t m_totalSteps = 0;
   std::int64_t m_step = 0;
   std::int64_t m_skipped = 0;
@@ -117,6 +133,8 @@ private:
   std::optional<Divergence> m_divergence;
   StepReport m_report;
   std::vector<amp::ScalerEvent> m_events; // capacity reserved; copies of the scaler's events
+  // Last: stopped before the tensors it reads go away.
+  std::unique_ptr<BackgroundScans> m_background;
 };
 
 } // namespace mantissa::train
