@@ -168,6 +168,69 @@ TEST(CastCounts, MatchTheCodecOnConcentratedTensors) {
   }
 }
 
+// The scan counts the thresholds of binades that hold many values directly,
+// chosen after its first 2048-value chunk: later chunks bring every
+// threshold and its neighbours, exact powers of two, zeros of both signs,
+// subnormals and specials, in the window's chunks, in chunks that a wide
+// spread sends to the scalar count, and in a tail shorter than 32 values.
+TEST(CastCounts, DirectlyCountedThresholdsHoldAcrossChunksAndTails) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> special = {0.0f,
+                                -0.0f,
+                                inf,
+                                -inf,
+                                std::numeric_limits<float>::quiet_NaN(),
+                                std::numeric_limits<float>::denorm_min(),
+                                -std::ldexp(1.0f, -140)};
+  for (CastTarget t : tl::kCastTargets) {
+    const tl::CastThresholds th = tl::castThresholds(t);
+    for (std::uint32_t b : {th.zeroBelow, th.normalBelow, th.overflowFrom})
+      for (std::uint32_t d : {b - 1, b, b + 1})
+        special.push_back(std::bit_cast<float>(d));
+  }
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_real_distribution<float> logMag(-60.0f, 20.0f);
+  for (int centre : {-25, -17, -15, -14, -10, -7, 8, 15}) {
+    for (bool wideLater : {false, true}) {
+      for (std::size_t tail : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{33}}) {
+        std::vector<float> v(4 * 2048 + tail);
+        for (std::size_t i = 0; i < v.size(); ++i) {
+          const bool wide = wideLater && i >= 2048 && i < 3 * 2048;
+          v[i] = wide ? std::exp2(logMag(rng)) : std::ldexp(normal(rng), centre);
+          if (rng() % 8 == 0)
+            v[i] = 0.0f;
+          if (i >= 2048 && rng() % 64 == 0) // after the choice, in every later chunk
+            v[i] = special[rng() % special.size()];
+          if (i >= 2048 && rng() % 64 == 0)
+            v[i] = std::ldexp(rng() % 2 ? 1.0f : -1.0f, centre + static_cast<int>(rng() % 3) - 1);
+        }
+        for (std::size_t i = v.size() - tail; i < v.size(); ++i) // the tail: specials only
+          v[i] = special[i % special.size()];
+        const std::string what = "around 2^" + std::to_string(centre) +
+                                 (wideLater ? ", wide later" : "") + ", tail " +
+                                 std::to_string(tail);
+        expectMatchesOracle(v, 1.0f, what.c_str());
+        expectMatchesOracle(v, 4.0f, (what + " x4").c_str());
+        tl::ExponentHistogram want;
+        for (float x : v) {
+          ++want.total;
+          switch (std::fpclassify(x)) {
+          case FP_NAN: ++want.nan; break;
+          case FP_INFINITE: ++(x > 0 ? want.posInf : want.negInf); break;
+          case FP_ZERO: ++want.zeros; break;
+          default:
+            ++want.bins[static_cast<std::size_t>(tl::ExponentHistogram::index(std::ilogb(x)))];
+          }
+        }
+        tl::ExponentHistogram got;
+        tl::accumulate(v, got);
+        EXPECT_EQ(got, want) << what;
+      }
+    }
+  }
+}
+
 TEST(CastCounts, Fp16AndBf16AgreeWithTheTrainersConversions) {
   const auto values = boundaryValues();
   const auto counts = tl::castCounts(values);

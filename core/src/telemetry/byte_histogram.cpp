@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cstring>
 #include <immintrin.h>
+#include <utility>
 
 namespace mantissa::telemetry::detail {
 namespace {
@@ -67,8 +69,15 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
     ++t0[exponentByte(x + i)];
 }
 
-[[gnu::target("avx2")]] std::size_t addWindowed(const float* x, std::size_t n, ByteHistogram& hist,
-                                                const Window& window) {
+namespace {
+
+// addWindowed with K limits counted in stage 1, while the values are in
+// registers: below[k] += #{bits(|x|) < limits[k]}. A signed compare is exact
+// (|x| bits and limits are below 2^31; NaN is never below a limit <= +inf).
+template <std::size_t K>
+[[gnu::target("avx2")]] std::size_t addWindowedK(const float* x, std::size_t n, ByteHistogram& hist,
+                                                 const Window& window, const std::uint32_t* limits,
+                                                 std::uint64_t* below) {
   const unsigned lo = window.lo;
   const unsigned span = window.span(); // contiguous bins lo .. lo + span - 1
   constexpr std::size_t kRounds = 64;  // 2 KiB of exponent bytes per block
@@ -77,6 +86,12 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
   const __m256i vlo = _mm256_set1_epi8(static_cast<char>(lo));
   const __m256i vlast = _mm256_set1_epi8(static_cast<char>(span - 1));
   const __m256i zero = _mm256_setzero_si256();
+  const __m256i absMask = _mm256_set1_epi32(0x7fffffff);
+  __m256i limit[K > 0 ? K : 1], acc[K > 0 ? K : 1];
+  for (std::size_t k = 0; k < K; ++k) {
+    limit[k] = _mm256_set1_epi32(static_cast<int>(limits[k]));
+    acc[k] = zero;
+  }
   alignas(32) std::uint8_t rel[32 * kRounds];
   std::size_t outside = 0;
   std::size_t i = 0;
@@ -85,14 +100,33 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
     // `rel`; values outside the window are counted here, one by one. The
     // packs interleave lanes (a histogram does not care about order); 32 ->
     // 16 bits keeps sign + exponent (9 bits) exactly, masking drops the
-    // sign, so the 16 -> 8 saturating pack is exact too.
+    // sign, so the 16 -> 8 saturating pack is exact too. The limits are
+    // compared against the magnitudes here too.
     const std::size_t rounds = std::min((n - i) / 32, kRounds);
     for (std::size_t r = 0; r < rounds; ++r, i += 32) {
       const auto* p = reinterpret_cast<const __m256i*>(x + i);
-      const __m256i a = _mm256_srli_epi32(_mm256_loadu_si256(p), 23);
-      const __m256i b = _mm256_srli_epi32(_mm256_loadu_si256(p + 1), 23);
-      const __m256i c = _mm256_srli_epi32(_mm256_loadu_si256(p + 2), 23);
-      const __m256i d = _mm256_srli_epi32(_mm256_loadu_si256(p + 3), 23);
+      const __m256i xa = _mm256_loadu_si256(p);
+      const __m256i xb = _mm256_loadu_si256(p + 1);
+      const __m256i xc = _mm256_loadu_si256(p + 2);
+      const __m256i xd = _mm256_loadu_si256(p + 3);
+      if constexpr (K > 0) {
+        const __m256i ma = _mm256_and_si256(xa, absMask);
+        const __m256i mb = _mm256_and_si256(xb, absMask);
+        const __m256i mc = _mm256_and_si256(xc, absMask);
+        const __m256i md = _mm256_and_si256(xd, absMask);
+#pragma GCC unroll 8
+        for (std::size_t k = 0; k < K; ++k) { // a match is -1
+          const __m256i ab =
+              _mm256_add_epi32(_mm256_cmpgt_epi32(limit[k], ma), _mm256_cmpgt_epi32(limit[k], mb));
+          const __m256i cd =
+              _mm256_add_epi32(_mm256_cmpgt_epi32(limit[k], mc), _mm256_cmpgt_epi32(limit[k], md));
+          acc[k] = _mm256_sub_epi32(acc[k], _mm256_add_epi32(ab, cd));
+        }
+      }
+      const __m256i a = _mm256_srli_epi32(xa, 23);
+      const __m256i b = _mm256_srli_epi32(xb, 23);
+      const __m256i c = _mm256_srli_epi32(xc, 23);
+      const __m256i d = _mm256_srli_epi32(xd, 23);
       const __m256i ab = _mm256_and_si256(_mm256_packus_epi32(a, b), low16);
       const __m256i cd = _mm256_and_si256(_mm256_packus_epi32(c, d), low16);
       const __m256i e = _mm256_packus_epi16(ab, cd);
@@ -115,10 +149,41 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
     for (unsigned p = 1; p < window.passes; ++p)
       countKeys(rel, rounds, t, lo, 8 * p - 1, false);
   }
+  alignas(32) std::uint32_t lanes[8];
+  for (std::size_t k = 0; k < K; ++k) { // lane counts < 2^32: n / 8 per lane
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc[k]);
+    for (std::uint32_t c : lanes)
+      below[k] += c;
+  }
   outside += n - i;
-  for (; i < n; ++i)
-    ++t[exponentByte(x + i)];
+  for (; i < n; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    ++t[(bits >> 23) & 0xffu];
+    for (std::size_t k = 0; k < K; ++k)
+      below[k] += (bits & 0x7fffffffu) < limits[k] ? 1u : 0u;
+  }
   return outside;
+}
+
+template <std::size_t... Ks>
+std::size_t addWindowedDispatch(std::index_sequence<Ks...>, const float* x, std::size_t n,
+                                ByteHistogram& hist, const Window& window,
+                                std::span<const std::uint32_t> limits, std::uint64_t* below) {
+  std::size_t outside = 0;
+  ((limits.size() == Ks ? void(outside = addWindowedK<Ks>(x, n, hist, window, limits.data(), below))
+                        : void()),
+   ...);
+  return outside;
+}
+
+} // namespace
+
+std::size_t addWindowed(const float* x, std::size_t n, ByteHistogram& hist, const Window& window,
+                        std::span<const std::uint32_t> limits, std::uint64_t* below) {
+  assert(limits.size() <= kMaxLimits);
+  return addWindowedDispatch(std::make_index_sequence<kMaxLimits + 1>{}, x, n, hist, window, limits,
+                             below);
 }
 
 Window pickWindow(const ByteHistogram& hist) {

@@ -22,6 +22,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace mantissa::telemetry::detail {
 
@@ -46,9 +47,13 @@ struct Window {
 // hist[biased exponent of x[i]] += 1 for i < n.
 void addScalar(const float* x, std::size_t n, ByteHistogram& hist);
 
-// The same counts. Requires AVX2 (the caller checks numeric::cpuFeatures()).
-// Returns how many values fell outside the window.
-std::size_t addWindowed(const float* x, std::size_t n, ByteHistogram& hist, const Window& window);
+// The same counts, and below[k] += #{i : bits(|x[i]|) < limits[k]} for
+// limits.size() <= kMaxLimits limits (each at most +inf, 0x7f800000), counted
+// while the values are in registers. Requires AVX2 (the caller checks
+// numeric::cpuFeatures()). Returns how many values fell outside the window.
+inline constexpr std::size_t kMaxLimits = 8;
+std::size_t addWindowed(const float* x, std::size_t n, ByteHistogram& hist, const Window& window,
+                        std::span<const std::uint32_t> limits = {}, std::uint64_t* below = nullptr);
 
 // The window of the fewest passes that leaves at most 1/256 of the counts so
 // far outside, else the widest one; `covered` and `total` say how well it fits.

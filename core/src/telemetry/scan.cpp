@@ -237,12 +237,20 @@ void Scanner::addChunk(const float* x, std::size_t n) {
   const std::uint64_t before0 = m_bytes.bin(0);
   const std::uint64_t before255 = m_bytes.bin(255);
 
+  // The chunk's counts below the direct limits (chosen after the first chunk).
+  std::array<std::uint64_t, kMaxLimits> direct;
+  std::fill_n(direct.begin(), m_limitCount, std::uint64_t{0});
+  const std::span<const std::uint32_t> limits(m_limits.data(), m_limitCount);
   std::size_t outside = n;
   if (m_windowed) {
-    outside = addWindowed(x, n, m_bytes, m_window);
+    outside = addWindowed(x, n, m_bytes, m_window, limits, direct.data());
   } else {
     addScalar(x, n, m_bytes);
     ++m_scalarChunks;
+    if (m_limitCount != 0) { // [0, limit): width 1 (exact zeros) is an equality
+      const std::array<std::uint32_t, kMaxLimits> zeros{};
+      countRanges(x, n, m_limitCount, zeros.data(), m_limits.data(), direct.data());
+    }
   }
   // Scalar chunks look for a window after the first and then every 8th; a
   // window is chosen again when a chunk leaves more than 1/64 outside.
@@ -253,21 +261,34 @@ void Scanner::addChunk(const float* x, std::size_t n) {
     m_windowed = m_window.covered * 8 >= m_window.total * 7;
   }
 
-  // Value-level work, all ranges this chunk needs in one pass: each
-  // threshold whose binade this chunk populated, and exact zeros when the
-  // exponent-0 bin grew (zeros and subnormals share it).
+  const std::uint64_t added0 = m_bytes.bin(0) - before0;
+  bool zerosCounted = false;
+  for (std::size_t k = 0; k < m_limitCount; ++k) {
+    if (m_limitOf[k] == kZerosLimit) {
+      m_zeros += direct[k];
+      zerosCounted = true;
+      if (direct[k] != added0)
+        binSubnormals(x, n, m_hist);
+    } else {
+      m_directBelow[static_cast<std::size_t>(m_limitOf[k])] += direct[k];
+    }
+  }
+
+  // Value-level work for the other thresholds, all ranges this chunk needs in
+  // one pass: each threshold whose binade this chunk populated, and exact
+  // zeros when the exponent-0 bin grew (zeros and subnormals share it).
   std::array<std::uint32_t, kMaxThresholds + 1> lo, width;
   std::array<std::size_t, kMaxThresholds + 1> which; // index into m_within, or nt for zeros
   std::size_t active = 0;
   for (std::size_t j = 0; j < nt; ++j) {
-    if (m_thresholds[j] != m_binadeStart[j] && m_bytes.bin(m_binadeOf[j]) != before[j]) {
+    if (!m_isDirect[j] && m_thresholds[j] != m_binadeStart[j] &&
+        m_bytes.bin(m_binadeOf[j]) != before[j]) {
       lo[active] = m_binadeStart[j];
       width[active] = m_thresholds[j] - m_binadeStart[j];
       which[active++] = j;
     }
   }
-  const std::uint64_t added0 = m_bytes.bin(0) - before0;
-  if (added0 != 0) {
+  if (added0 != 0 && !zerosCounted) {
     lo[active] = 0;
     width[active] = 1;
     which[active++] = nt;
@@ -288,6 +309,31 @@ void Scanner::addChunk(const float* x, std::size_t n) {
   }
   if (m_bytes.bin(255) != before255)
     binSpecials(x, n, m_hist);
+  if (!m_directChosen && useAvx2())
+    chooseDirect();
+}
+
+void Scanner::chooseDirect() {
+  m_directChosen = true;
+  std::array<std::uint64_t, 257> cumulative{}; // cumulative[b] = #values with biased exponent < b
+  for (unsigned b = 0; b < 256; ++b)
+    cumulative[b + 1] = cumulative[b] + m_bytes.bin(b);
+  const std::uint64_t total = cumulative[256];
+  // Worth a compare in every chunk: a binade holding 1/512 of the values
+  // (4 per chunk); the rest keep the per-chunk ranges.
+  const auto common = [&](unsigned binade) { return m_bytes.bin(binade) * 512 >= total; };
+  for (std::size_t j = 0; j < m_count && m_limitCount < kMaxLimits; ++j) {
+    if (m_thresholds[j] == m_binadeStart[j] || !common(m_binadeOf[j]))
+      continue;
+    m_isDirect[j] = true;
+    m_directBelow[j] = cumulative[m_binadeOf[j]] + m_within[j]; // the chunks so far
+    m_limits[m_limitCount] = m_thresholds[j];
+    m_limitOf[m_limitCount++] = static_cast<int>(j);
+  }
+  if (m_limitCount < kMaxLimits && common(0)) {
+    m_limits[m_limitCount] = 1; // bits(|x|) < 1: exact zeros
+    m_limitOf[m_limitCount++] = kZerosLimit;
+  }
 }
 
 void Scanner::finish(ExponentHistogram& hist, std::span<std::uint64_t> below) {
@@ -304,7 +350,7 @@ void Scanner::finish(ExponentHistogram& hist, std::span<std::uint64_t> below) {
   for (unsigned b = 0; b < 256; ++b)
     cumulative[b + 1] = cumulative[b] + m_bytes.bin(b);
   for (std::size_t j = 0; j < m_count; ++j)
-    below[j] += cumulative[m_binadeOf[j]] + m_within[j];
+    below[j] += m_isDirect[j] ? m_directBelow[j] : cumulative[m_binadeOf[j]] + m_within[j];
 
   const std::array<std::uint32_t, kMaxThresholds> thresholds = m_thresholds;
   *this = Scanner(std::span<const std::uint32_t>(thresholds.data(), m_count));

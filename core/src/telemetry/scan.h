@@ -53,13 +53,27 @@ public:
   std::uint64_t nonFinite() const { return m_bytes.bin(255); }
 
 private:
+  static constexpr int kZerosLimit = -1;
+
   void addChunk(const float* x, std::size_t n);
+  // After the first chunk (with AVX2): the thresholds inside binades that
+  // hold at least 1/512 of the values so far, and exact zeros when as common,
+  // are counted directly from then on (addWindowed's limits: a compare per
+  // value while it is in registers) instead of by a range pass over each
+  // chunk that populates their binade.
+  void chooseDirect();
 
   std::size_t m_count = 0; // thresholds in use
   std::array<std::uint32_t, kMaxThresholds> m_thresholds{};
   std::array<unsigned, kMaxThresholds> m_binadeOf{};         // biased exponent of each threshold
   std::array<std::uint32_t, kMaxThresholds> m_binadeStart{}; // bits of its binade's start
   std::array<std::uint64_t, kMaxThresholds> m_within{};      // values of T's binade below T
+  bool m_directChosen = false;
+  std::array<bool, kMaxThresholds> m_isDirect{};
+  std::array<std::uint64_t, kMaxThresholds> m_directBelow{}; // #{|x| < T}, for direct T
+  std::size_t m_limitCount = 0;
+  std::array<std::uint32_t, kMaxLimits> m_limits{};
+  std::array<int, kMaxLimits> m_limitOf{}; // threshold index, or kZerosLimit
   ByteHistogram m_bytes;
   ExponentHistogram m_hist; // subnormals and specials, binned as they come
   // The exponent window of the AVX2 histogram: chosen after the first chunk
