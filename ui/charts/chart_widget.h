@@ -43,6 +43,9 @@ protected:
   // The row above the chart where subclasses put their toggles.
   QHBoxLayout* controls() const { return m_controls; }
   void setTitle(const QString& title);
+  // A legend whose one row would be elided goes to the right of the plot,
+  // one entry per line (charts whose legend names what a reader must tell apart).
+  void keepLegendWhole();
   // Restyles everything: background, title, legend, axes, then restyleSeries().
   void applyStyle(const ChartStyle& style);
   void styleAxis(QAbstractAxis* axis, const ChartStyle& style) const;
@@ -55,6 +58,7 @@ protected:
 private:
   void showExportMenu(const QPoint& position);
   void fitTitle();
+  void fitLegend();
   static void paintSeriesPath(QPainter& painter, QChart& chart, const QXYSeries& series);
   static void paintLayerPaths(QPainter& painter, const CurveLayer& layer);
 
@@ -63,6 +67,7 @@ private:
   QHBoxLayout* m_controls = nullptr;
   ChartStyle m_style;
   QString m_title; // as set; on screen it may be broken into lines to fit
+  bool m_keepLegendWhole = false;
 };
 
 // Sets a range rounded out to 1, 2 or 5 x 10^k with about `ticks` ticks (as

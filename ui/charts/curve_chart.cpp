@@ -88,6 +88,7 @@ CurveChart::CurveChart(const QString& title, const QString& yTitle, bool offerLo
   }
   controls()->addStretch(1);
   m_layer = new CurveLayer(chart());
+  keepLegendWhole();
   updateRanges();
   applyStyle(chartStyle());
   connect(chart(), &QGraphicsWidget::geometryChanged, this, &CurveChart::onChartResized);

@@ -12,6 +12,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QValueAxis>
@@ -81,6 +82,10 @@ LossScaleChart::LossScaleChart(QWidget* parent) : ChartWidget(parent) {
   m_scale = new QLineSeries(this);
   m_scale->setName(tr("loss scale"));
   add(m_scale, m_y);
+  // The chart's title names its one line: the legend keys the markers (and
+  // the counters), so it fits one row at the width of a small window's dock.
+  for (QLegendMarker* marker : chart()->legend()->markers(m_scale))
+    marker->setVisible(false);
   const QString names[] = {tr("overflow"), tr("backoff"), tr("growth"), tr("skipped step")};
   const QScatterSeries::MarkerShape shapes[] = {
       QScatterSeries::MarkerShapeRotatedRectangle, QScatterSeries::MarkerShapeRectangle,
@@ -98,6 +103,7 @@ LossScaleChart::LossScaleChart(QWidget* parent) : ChartWidget(parent) {
   controls()->addWidget(m_countersToggle);
   controls()->addStretch(1);
   setPreset({});
+  keepLegendWhole();
   setCountersVisible(false);
   updateRanges();
   applyStyle(chartStyle());
