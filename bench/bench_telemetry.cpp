@@ -209,7 +209,7 @@ int benchTraining(int steps, const std::string& recipe, int every) {
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
   };
-  std::vector<double> offMs, onMs, offCpu, onCpu, telemetryMs, collectorMs;
+  std::vector<double> offMs, onMs, offCpu, onCpu, telemetryMs;
   std::vector<mantissa::model::OpTimes> offTimes, onTimes;
   for (int s = 0; s < steps + 5; ++s) {
     const double c0 = processCpuMs();
@@ -226,8 +226,6 @@ int benchTraining(int steps, const std::string& recipe, int every) {
     offTimes.push_back(ro.times);
     onTimes.push_back(r.times);
     telemetryMs.push_back(r.times.telemetry);
-    if (r.telemetry)
-      collectorMs.push_back(r.telemetry->telemetryMs);
   }
   const Stats so = summarise(offMs), sn = summarise(onMs), st = summarise(telemetryMs);
   const Stats co = summarise(offCpu), cn = summarise(onCpu);
@@ -249,12 +247,6 @@ int benchTraining(int steps, const std::string& recipe, int every) {
   std::printf(
       "  telemetry inside an on step  %9.3f ms wall (CV %5.1f %%, the session's own timer)\n",
       st.medianMs, 100 * st.cv);
-  if (!collectorMs.empty()) {
-    const Stats sc = summarise(collectorMs);
-    std::printf("    of which in the collector   %9.3f ms wall (CV %5.1f %%, "
-                "TelemetryFrame::telemetryMs)\n",
-                sc.medianMs, 100 * sc.cv);
-  }
   // Where the time goes, per op kind (the sessions' own timers, medians).
   using mantissa::model::OpTimes;
   const std::pair<const char*, double OpTimes::*> kinds[] = {

@@ -103,6 +103,11 @@ TEST(TelemetryCollector, ObserveUpdateRecordsSwampingPerLayerAndTheUpdateHistogr
   EXPECT_EQ(upd->hist.total, 4u);
   EXPECT_EQ(upd->hist.zeros, 1u);
   EXPECT_GE(frame->telemetryMs, 0.0);
+  // A caller that counted apart states the step's cost; the next frame starts afresh.
+  c.observe(0, TensorClass::Weights, w);
+  const auto stated = c.finish(11, 2.5);
+  EXPECT_EQ(stated->telemetryMs, 2.5);
+  EXPECT_EQ(stated->tensors.size(), 1u);
 }
 
 TEST(TelemetryCollector, CadenceSelectsSteps) {

@@ -426,6 +426,9 @@ TEST(FusedTelemetry, SessionFrameHoldsTheWeightsBeforeTheUpdateGradientsAsStored
       const auto& r = s.step();
       ASSERT_TRUE(r.telemetry);
       ASSERT_EQ(r.telemetry->tensors.size(), 5u * static_cast<std::size_t>(s.model().layers()));
+      // The frame's cost is the step's telemetry time (counts taken apart included).
+      EXPECT_GT(r.telemetry->telemetryMs, 0.0) << recipe;
+      EXPECT_LE(r.telemetry->telemetryMs, r.times.telemetry) << recipe;
       for (int l = 0; l < s.model().layers(); ++l) {
         // No scaler, no multiplier, no clipping: the gradients are still as stored.
         const auto g = s.model().grads()[l].w.f32();

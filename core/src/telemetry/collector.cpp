@@ -420,9 +420,12 @@ void TelemetryCollector::setSwamped(int layer, std::uint64_t eligible, std::uint
       eligible == 0 ? 0.0 : static_cast<double>(swamped) / static_cast<double>(eligible);
 }
 
-std::shared_ptr<const TelemetryFrame> TelemetryCollector::finish(std::int64_t step) {
+std::shared_ptr<const TelemetryFrame> TelemetryCollector::finish(std::int64_t step,
+                                                                 std::optional<double> costMs) {
   auto frame = std::make_shared<TelemetryFrame>(std::move(m_frame));
   frame->step = step;
+  if (costMs)
+    frame->telemetryMs = *costMs;
   m_frame = TelemetryFrame{};
   m_frame.tensors.reserve(frame->tensors.size());
   return frame;

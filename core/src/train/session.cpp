@@ -453,7 +453,7 @@ const StepReport& Session::step() {
   m_skipped += r.skipped ? 1 : 0;
   if (observe) {
     model::ScopedTimer t(r.times.telemetry);
-    r.telemetry = m_telemetry.finish(m_step);
+    r.telemetry = m_telemetry.finish(m_step, r.times.telemetry);
     r.underflow = m_model->underflow();
   }
   r.scaler = m_scaler ? m_scaler->state() : amp::ScalerState{1.0, 0, 0};

@@ -120,7 +120,11 @@ public:
   double pendingMs() const { return m_frame.telemetryMs; }
 
   // Hands over the frame built since the last finish() and starts a new one.
-  std::shared_ptr<const TelemetryFrame> finish(std::int64_t step);
+  // costMs, when given, replaces the frame's telemetryMs (the time spent in
+  // this collector): the telemetry time of the step as its caller measured
+  // it, when counts were also taken apart (Session's background counts).
+  std::shared_ptr<const TelemetryFrame> finish(std::int64_t step,
+                                               std::optional<double> costMs = std::nullopt);
 
 private:
   struct ParameterScan; // scanners of the layer between begin- and endParameters
