@@ -16,7 +16,7 @@
 // posted tensor is counted.
 
 #include <mantissa/model/mlp.h>
-#include <mantissa/telemetry/sum_scan.h>
+#include <mantissa/telemetry/tensor_scan.h>
 
 #include <condition_variable>
 #include <cstddef>

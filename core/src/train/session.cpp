@@ -3,7 +3,7 @@
 #include "background_scans.h"
 
 #include <mantissa/data/dataset.h>
-#include <mantissa/telemetry/sum_scan.h>
+#include <mantissa/telemetry/tensor_scan.h>
 #include <mantissa/train/session.h>
 
 #include <algorithm>

@@ -165,8 +165,7 @@ private:
 // sqrt(sum of g^2) over every parameter's gradient: each tensor's
 // sumOfSquares (FP32) added up in double.
 double globalGradNorm(std::span<const Slot> params);
-// float s = 0; s += g * g for each g in order (telemetry::sumOfSquaresScanned
-// gives the same bits).
+// float s = 0; s += g * g for each g in order.
 float sumOfSquares(std::span<const float> values);
 
 // Whether clipByGlobalNorm(grads, norm, maxNorm) changes the gradients.

@@ -37,7 +37,7 @@
 // except for observeParameterBlock() calls of different workers.
 
 #include <mantissa/telemetry/frame.h>
-#include <mantissa/telemetry/sum_scan.h>
+#include <mantissa/telemetry/tensor_scan.h>
 #include <mantissa/tensor/dtype.h>
 
 #include <cstdint>
@@ -66,7 +66,7 @@ public:
   void observe(int layer, TensorClass cls, std::span<const float> values, float lossScale = 1.0f);
 
   // Records the entry observe(layer, cls, values) (lossScale 1) records,
-  // from counts taken apart from the collector by sumOfSquaresScanned.
+  // from counts taken apart from the collector (scanInto).
   void record(int layer, TensorClass cls, const TensorScan& scan);
 
   // Records the Updates histogram of `updates` for `layer` and the layer's
