@@ -367,7 +367,7 @@ void CurveChart::restyleSeries(const ChartStyle& style) {
   // (a band's edge is all there is to see of a run under it) and at least
   // 1.5 px, so a fringe never rounds away to nothing on whole pixels.
   const std::size_t count = m_runs.size();
-  const double fringe = std::max(1.5, 0.75 * style.linePenWidth());
+  const double fringe = std::max(1.5, 0.5 * style.linePenWidth());
   for (std::size_t i = 0; i < count; ++i) {
     RunSeries& run = m_runs[i];
     const double nested = 1.0 + 0.9 * double(count - 1 - i);
