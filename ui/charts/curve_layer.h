@@ -52,8 +52,9 @@ std::vector<QRect> bandColumns(const QPolygonF& mapped, double radius, const QRe
 // Bands are opaque, each in its run's own colour, painted in order into one
 // image of the plot (a later band covers an earlier one where they overlap)
 // and the image drawn once; the lines (test curves, sparse train curves) go
-// on top of every band. Writing the columns' pixels into an image costs far
-// less than filling hundreds of 1 px rectangles through QPainter.
+// on top of every band. The columns' pixels are written straight into the
+// image (no QPainter call per 1 px column), the last band first so that each
+// pixel is written once; the image is kept until the data or frame change.
 class CurveLayer : public QGraphicsItem {
 public:
   enum { Type = UserType + 0x4d43 };
