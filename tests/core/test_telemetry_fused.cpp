@@ -8,6 +8,8 @@
 // portable kernels; and a training session's frame against the tensors
 // themselves, in the recipes where the optimizer reads the gradients as
 // stored and where it does not (loss scaling, clipping).
+#include "ilogb_reference.h"
+
 #include <mantissa/telemetry/collector.h>
 #include <mantissa/train/session.h>
 
@@ -26,6 +28,7 @@
 namespace {
 
 namespace tl = mantissa::telemetry;
+using tl::testing::ilogbReference;
 namespace train = mantissa::train;
 using mantissa::DType;
 using tl::TensorClass;
@@ -71,21 +74,6 @@ std::vector<float> adversarial(std::size_t n, unsigned seed) {
     v.push_back(rng() % 16 == 0 ? 0.0f : std::exp2(logMag(rng)) * ((rng() & 1) ? 1.0f : -1.0f));
   std::shuffle(v.begin(), v.end(), rng);
   return v;
-}
-
-tl::ExponentHistogram ilogbReference(const std::vector<float>& values) {
-  tl::ExponentHistogram h;
-  for (float v : values) {
-    ++h.total;
-    switch (std::fpclassify(v)) {
-    case FP_NAN: ++h.nan; break;
-    case FP_INFINITE: ++(v > 0 ? h.posInf : h.negInf); break;
-    case FP_ZERO: ++h.zeros; break;
-    default:
-      ++h.bins[static_cast<std::size_t>(std::ilogb(v) - tl::ExponentHistogram::kMinExponent)];
-    }
-  }
-  return h;
 }
 
 struct Tensors {

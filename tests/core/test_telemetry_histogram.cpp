@@ -3,6 +3,8 @@
 //
 // Exponent histograms against a straightforward reference: std::fpclassify
 // and std::ilogb per value (libm, no bit tricks), on adversarial tensors.
+#include "ilogb_reference.h"
+
 #include <mantissa/telemetry/histogram.h>
 
 #include <gtest/gtest.h>
@@ -19,19 +21,7 @@ namespace {
 using mantissa::telemetry::accumulate;
 using mantissa::telemetry::ExponentHistogram;
 
-ExponentHistogram reference(const std::vector<float>& values) {
-  ExponentHistogram h;
-  for (float v : values) {
-    ++h.total;
-    switch (std::fpclassify(v)) {
-    case FP_NAN: ++h.nan; break;
-    case FP_INFINITE: ++(v > 0 ? h.posInf : h.negInf); break;
-    case FP_ZERO: ++h.zeros; break;
-    default: ++h.bins[static_cast<std::size_t>(std::ilogb(v) - ExponentHistogram::kMinExponent)];
-    }
-  }
-  return h;
-}
+using mantissa::telemetry::testing::ilogbReference;
 
 // The spec boundaries and their FP32 neighbours, both signs.
 std::vector<float> adversarial() {
@@ -82,7 +72,7 @@ TEST(ExponentHistogram, MatchesTheIlogbReferenceOnBoundaryValues) {
   const auto values = adversarial();
   ExponentHistogram h;
   accumulate(values, h);
-  EXPECT_EQ(h, reference(values));
+  EXPECT_EQ(h, ilogbReference(values));
   EXPECT_EQ(h.finiteNonZero() + h.zeros + h.posInf + h.negInf + h.nan, h.total);
 }
 
@@ -139,7 +129,7 @@ TEST(ExponentHistogram, MatchesTheReferenceOnRandomBitPatterns) {
     }
     ExponentHistogram h;
     accumulate(v, h);
-    EXPECT_EQ(h, reference(v)) << "n = " << n;
+    EXPECT_EQ(h, ilogbReference(v)) << "n = " << n;
   }
 }
 
@@ -176,7 +166,7 @@ TEST(ExponentHistogram, MatchesTheReferenceOnConcentratedTensors) {
       }
       ExponentHistogram h;
       accumulate(v, h);
-      EXPECT_EQ(h, reference(v)) << "centre 2^" << centre << ", n = " << n;
+      EXPECT_EQ(h, ilogbReference(v)) << "centre 2^" << centre << ", n = " << n;
     }
   }
 }

@@ -8,6 +8,8 @@
 // kernels, on adversarial tensors: every threshold and its neighbours (+-1
 // ulp), powers of two, subnormals, signed zeros, inf, NaN, lengths that
 // leave tails.
+#include "ilogb_reference.h"
+
 #include <mantissa/telemetry/collector.h>
 #include <mantissa/telemetry/tensor_scan.h>
 
@@ -26,6 +28,7 @@ namespace {
 
 namespace tl = mantissa::telemetry;
 using tl::TensorClass;
+using tl::testing::ilogbReference;
 
 // Thresholds of every target, +-1 ulp; powers of two and their neighbours
 // from 2^-149 to 2^127; subnormals; +-0; max; inf; NaN (quiet and
@@ -67,21 +70,6 @@ std::vector<float> adversarial(std::size_t n, unsigned seed) {
   v.resize(n);
   std::shuffle(v.begin(), v.end(), rng);
   return v;
-}
-
-tl::ExponentHistogram ilogbReference(std::span<const float> values) {
-  tl::ExponentHistogram h;
-  for (float v : values) {
-    ++h.total;
-    switch (std::fpclassify(v)) {
-    case FP_NAN: ++h.nan; break;
-    case FP_INFINITE: ++(v > 0 ? h.posInf : h.negInf); break;
-    case FP_ZERO: ++h.zeros; break;
-    default:
-      ++h.bins[static_cast<std::size_t>(std::ilogb(v) - tl::ExponentHistogram::kMinExponent)];
-    }
-  }
-  return h;
 }
 
 // below[3k + i] by comparing each value's magnitude bits, one at a time.
