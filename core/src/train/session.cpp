@@ -376,7 +376,7 @@ const StepReport& Session::step() {
   if (!r.divergence) {
     if (observe && !beside)
       observeTelemetry(true); // before unscaling changes the gradients
-    double waitedMs = 0.0;    // for the telemetry beside the gradient norm
+    double waitedMs = 0.0;    // waiting for the background counts beside the gradient norm
     {
       model::ScopedTimer t(r.times.optimizer);
       if (m_scaler) {
