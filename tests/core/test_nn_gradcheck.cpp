@@ -67,9 +67,7 @@ TEST_P(ActivationGradcheck, MatchesCentralDifferences) {
 INSTANTIATE_TEST_SUITE_P(All, ActivationGradcheck,
                          ::testing::Values(nn::Activation::Relu, nn::Activation::Gelu,
                                            nn::Activation::Tanh, nn::Activation::Sigmoid),
-                         [](const auto& info) {
-                           return std::string(nn::activationName(info.param));
-                         });
+                         [](const auto& p) { return std::string(nn::activationName(p.param)); });
 
 TEST(ActivationValues, MatchClosedForms) {
   const std::vector<float> x{-2.0f, -0.5f, 0.0f, 0.5f, 2.0f};
@@ -141,7 +139,9 @@ struct LinearCase {
   double relTol; // of the largest gradient entry
 };
 
-void PrintTo(const LinearCase& c, std::ostream* os) { *os << dtypeName(c.dtype); }
+void PrintTo(const LinearCase& c, std::ostream* os) {
+  *os << dtypeName(c.dtype);
+}
 
 } // namespace
 
@@ -196,4 +196,4 @@ INSTANTIATE_TEST_SUITE_P(PerPrecision, LinearGradcheck,
                          ::testing::Values(LinearCase{DType::F32, 1e-3},
                                            LinearCase{DType::BF16, 3e-2},
                                            LinearCase{DType::F16, 5e-3}),
-                         [](const auto& info) { return std::string(dtypeName(info.param.dtype)); });
+                         [](const auto& p) { return std::string(dtypeName(p.param.dtype)); });
