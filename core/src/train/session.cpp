@@ -76,7 +76,14 @@ private:
   const std::vector<telemetry::TensorScan>* m_counted;
 };
 
-// Waits for the background counts however the step ends.
+// The Activations entry of a layer: its output (pre for the last layer, whose
+// softmax is part of the loss).
+std::span<const float> activationValues(const model::LayerActs& a) {
+  return a.post.size() ? a.post.f32() : a.pre.f32();
+}
+
+// Waits for the background counts however the step ends (a step that throws
+// leaves nothing running for the next).
 class Drained {
 public:
   explicit Drained(BackgroundScans& scans) : m_scans(scans) {}
@@ -221,27 +228,18 @@ bool Session::failAtInput() {
   return true;
 }
 
-void Session::observeTelemetry(bool weightGrads) {
+void Session::observeTelemetry() {
   model::ScopedTimer t(m_report.times.telemetry);
-  observeActivations(weightGrads ? m_model->layers() : 0);
-}
-
-void Session::observeActivations(int gradLayers) {
   const float scale = static_cast<float>(m_report.lossScale);
-  const auto& acts = m_model->acts();
   for (int l = 0; l < m_model->layers(); ++l) {
-    const auto& a = acts[l];
-    m_telemetry.observe(l, telemetry::TensorClass::Activations,
-                        a.post.size() ? a.post.f32() : a.pre.f32(), 1.0f);
+    const auto& a = m_model->acts()[l];
+    m_telemetry.observe(l, telemetry::TensorClass::Activations, activationValues(a), 1.0f);
     m_telemetry.observe(l, telemetry::TensorClass::ActivationGrads, a.dpre.f32(), scale);
-    if (l < gradLayers)
-      m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32(),
-                          scale);
+    m_telemetry.observe(l, telemetry::TensorClass::WeightGrads, m_model->grads()[l].w.f32(), scale);
   }
 }
 
 void Session::postWeightScans() {
-  m_background->wait(); // nothing left from a step that threw
   for (int l = 0; l < m_model->layers(); ++l) {
     auto& counts = m_weightScans[static_cast<std::size_t>(l)];
     counts = telemetry::TensorScan{};
@@ -255,7 +253,7 @@ double Session::gradNormBesideTelemetry(double& waitedMs) {
     const auto i = static_cast<std::size_t>(l);
     const auto& a = acts[i];
     m_activationScans[2 * i] = m_activationScans[2 * i + 1] = m_gradScans[i] = {};
-    m_background->post({a.post.size() ? a.post.f32() : a.pre.f32(), &m_activationScans[2 * i]});
+    m_background->post({activationValues(a), &m_activationScans[2 * i]});
     m_background->post({a.dpre.f32(), &m_activationScans[2 * i + 1]});
     m_background->post({m_model->grads()[i].w.f32(), &m_gradScans[i]});
   }
@@ -334,9 +332,9 @@ const StepReport& Session::step() {
   // the optimizer, nor the activations and gradients once backward stored
   // them: the background counts the weights during forward and backward, the
   // rest during the gradient norm (gradNormBesideTelemetry), on the core the
-  // model leaves idle. Otherwise all but the weights are taken before
-  // unscaling, and the weights in the optimizer's loop. Updates are always
-  // taken in the optimizer's loop.
+  // model leaves idle (updates too, after the optimizer, with FP32 working
+  // precision). Otherwise all but the weights are taken before unscaling,
+  // and weights and updates in the optimizer's loop.
   const bool beside = observe && !m_scaler && m_config.lossMultiplier == 1.0;
   const Drained drained(*m_background);
   if (beside)
@@ -375,8 +373,8 @@ const StepReport& Session::step() {
   const bool gradsSeen = !r.divergence; // backward ran: the step's gradients exist
   if (!r.divergence) {
     if (observe && !beside)
-      observeTelemetry(true); // before unscaling changes the gradients
-    double waitedMs = 0.0;    // waiting for the background counts beside the gradient norm
+      observeTelemetry();  // before unscaling changes the gradients
+    double waitedMs = 0.0; // waiting for the background counts beside the gradient norm
     {
       model::ScopedTimer t(r.times.optimizer);
       if (m_scaler) {

@@ -75,11 +75,9 @@ public:
   std::vector<model::PlanRow> plan() const;
 
 private:
-  // Activations and activation gradients of every layer, timed as telemetry;
-  // weight gradients too when asked (before unscaling changes them).
-  void observeTelemetry(bool weightGrads);
-  // The same, untimed, with the weight gradients of layers < gradLayers.
-  void observeActivations(int gradLayers);
+  // Activations, their gradients and the weight gradients of every layer,
+  // timed as telemetry (before unscaling changes the gradients).
+  void observeTelemetry();
   // Without a loss scaler or multiplier nothing changes the weights before
   // the optimizer, nor the activations and gradients after backward: their
   // counts are taken by m_background while the model runs on one core.
