@@ -2,8 +2,9 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
 // Mlp: forward, backward and working-weight refresh, executing the recipe.
-#include <mantissa/kernels/elementwise.h>
 #include <mantissa/model/mlp.h>
+
+#include <mantissa/kernels/elementwise.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/telemetry/zero_loss.h>
 

@@ -4,12 +4,13 @@
 
 #include <mantissa/telemetry/collector.h>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <omp.h>
 #include <stdexcept>
 #include <string>
 

@@ -23,6 +23,14 @@ inline std::uint32_t bitsOf(float x) {
   return std::bit_cast<std::uint32_t>(x);
 }
 
+// cumulative[b] = #values with biased exponent < b, b = 0 .. 256.
+std::array<std::uint64_t, 257> cumulativeCounts(const ByteHistogram& bytes) {
+  std::array<std::uint64_t, 257> cumulative{};
+  for (unsigned b = 0; b < 256; ++b)
+    cumulative[b + 1] = cumulative[b] + bytes.bin(b);
+  return cumulative;
+}
+
 // Branch-free loops; the compiler vectorises them for each target below.
 [[gnu::always_inline]] inline void scaleBody(const float* x, std::size_t n, float scale,
                                              float* dst) {
@@ -315,9 +323,7 @@ void Scanner::addChunk(const float* x, std::size_t n) {
 
 void Scanner::chooseDirect() {
   m_directChosen = true;
-  std::array<std::uint64_t, 257> cumulative{}; // cumulative[b] = #values with biased exponent < b
-  for (unsigned b = 0; b < 256; ++b)
-    cumulative[b + 1] = cumulative[b] + m_bytes.bin(b);
+  const auto cumulative = cumulativeCounts(m_bytes);
   const std::uint64_t total = cumulative[256];
   // Worth a compare in every chunk: a binade holding 1/512 of the values
   // (4 per chunk); the rest keep the per-chunk ranges.
@@ -346,9 +352,7 @@ void Scanner::finish(ExponentHistogram& hist, std::span<std::uint64_t> below) {
   hist += m_hist;
 
   // Cumulative counts below each threshold's binade, plus the within part.
-  std::array<std::uint64_t, 257> cumulative{}; // cumulative[b] = #values with biased exponent < b
-  for (unsigned b = 0; b < 256; ++b)
-    cumulative[b + 1] = cumulative[b] + m_bytes.bin(b);
+  const auto cumulative = cumulativeCounts(m_bytes);
   for (std::size_t j = 0; j < m_count; ++j)
     below[j] += m_isDirect[j] ? m_directBelow[j] : cumulative[m_binadeOf[j]] + m_within[j];
 
