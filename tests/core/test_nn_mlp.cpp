@@ -12,6 +12,8 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
 
 using namespace mantissa;
 using model::Mlp;
@@ -204,6 +206,43 @@ TEST(MlpRecipe, Bf16MixedGradientsTrackFp32) {
       scale = std::max(scale, std::abs(v));
     for (std::size_t i = 0; i < g.size(); ++i)
       EXPECT_NEAR(h[i], g[i], 0.05f * scale) << "layer " << l << " index " << i;
+  }
+}
+
+// Underflow accounting at a telemetry step (counted inside the rounding of
+// each weight-gradient accumulator): the non-zero values rounding could lose
+// less those it took to zero are exactly the non-zeros stored, and a small
+// enough scale loses some in FP16. Zeroed input features give exactly-zero
+// rows of layer 0's gradient, which count as neither.
+TEST(MlpUnderflow, CountsTheAccumulatorsNonZerosAndThoseRoundedToZero) {
+  for (const auto& [name, scale] : {std::pair{"fp16-mixed-noscale", 0x1p-14f},
+                                    std::pair{"bf16-mixed", 1.0f}, std::pair{"fp32", 1.0f}}) {
+    Mlp m(model::parseMlpSpec("mlp:20-16-10"), 32, amp::recipeByName(name));
+    m.initialize(5);
+    fillBatch(m, 6);
+    auto x = m.inputs();
+    for (std::size_t r = 0; r < 32; ++r)
+      std::fill_n(x.begin() + static_cast<std::ptrdiff_t>(r * 20), 4, 0.0f);
+    m.setMeasureUnderflow(true);
+    model::OpTimes t;
+    m.forward(t);
+    m.backward(scale, false, t);
+    std::int64_t lost = 0;
+    for (int l = 0; l < 2; ++l) {
+      const auto& u = m.underflow()[static_cast<std::size_t>(l)];
+      const auto stored = m.grads()[l].w.f32();
+      const auto nonzeros = std::ranges::count_if(stored, [](float v) { return v != 0.0f; });
+      EXPECT_EQ(u.nonzero - u.lostToZero, nonzeros) << name << " layer " << l;
+      if (l == 0) { // the zeroed features' rows of dW
+        EXPECT_LE(u.nonzero, static_cast<std::int64_t>(stored.size()) - 4 * 16) << name;
+      }
+      lost += u.lostToZero;
+    }
+    if (std::string_view(name) == "fp16-mixed-noscale") {
+      EXPECT_GT(lost, 0) << name;
+    } else {
+      EXPECT_EQ(lost, 0) << name;
+    }
   }
 }
 

@@ -14,9 +14,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -302,6 +304,39 @@ TEST(ZeroLossCounts, MatchRoundingWithTheTrainersConversions) {
   EXPECT_EQ(tl::zeroLossCounts(std::vector<float>{std::nextafter(tie, 1.0f)}, mantissa::DType::F16)
                 .lostToZero,
             0u);
+}
+
+// The counting round trips store the bits the plain ones store, and their
+// zeros before and after are those of a direct count.
+TEST(RoundTripZeros, CountWhatTheRoundTripTakesToZero) {
+  std::vector<float> values = boundaryValues();
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> logMag(-150.0f, 0.0f);
+  const std::size_t boundaries = values.size();
+  values.resize(3 * 2048 + 77); // whole chunks and a tail
+  for (std::size_t i = boundaries; i < values.size(); ++i)
+    values[i] = (rng() % 8 == 0 ? 0.0f : std::exp2(logMag(rng))) * (rng() & 1 ? -1.0f : 1.0f);
+  const auto zeros = [](const std::vector<float>& v) {
+    return static_cast<std::uint64_t>(std::ranges::count(v, 0.0f)); // +0 == -0
+  };
+  for (bool portable : {false, true}) {
+    nm::setForcePortableConversions(portable);
+    for (bool bf16 : {true, false}) {
+      std::vector<float> plain = values, counted = values;
+      if (bf16)
+        nm::roundTripBf16(plain);
+      else
+        nm::roundTripF16(plain);
+      const auto got = bf16 ? nm::roundTripBf16CountingZeros(counted)
+                            : nm::roundTripF16CountingZeros(counted);
+      const char* what = bf16 ? "bf16" : "f16";
+      EXPECT_EQ(std::memcmp(plain.data(), counted.data(), plain.size() * sizeof(float)), 0) << what;
+      EXPECT_EQ(got.before, zeros(values)) << what;
+      EXPECT_EQ(got.after, zeros(plain)) << what;
+      EXPECT_GT(got.after, got.before + 100) << what << ": the case is exercised";
+    }
+  }
+  nm::setForcePortableConversions(false);
 }
 
 // The portable kernels (no AVX2) count exactly what the AVX2 ones count:

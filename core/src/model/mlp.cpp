@@ -193,17 +193,25 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times) {
       ScopedTimer t(times.elementwise);
       kernels::biasGradient(a.dpre, db);
     }
-    // Underflow accounting is telemetry work: timed as such, at telemetry steps only.
-    // Counted on the FP32 accumulator before the rounding below, in one read.
-    if (m_measureUnderflow) {
+    // Underflow accounting, at telemetry steps only: the zeros of the FP32
+    // accumulator before and after the rounding below, counted inside it
+    // while each chunk is in cache (so its small cost shows as conversion).
+    // FP32 gradients lose nothing: a count of the non-zeros is telemetry work.
+    if (m_measureUnderflow && grad == DType::F32) {
       ScopedTimer t(times.telemetry);
       const auto c = telemetry::zeroLossCounts(dW.f32(), grad);
-      m_underflow[l] = GradUnderflow{static_cast<std::int64_t>(c.nonzero),
-                                     static_cast<std::int64_t>(c.lostToZero)};
+      m_underflow[l] = GradUnderflow{static_cast<std::int64_t>(c.nonzero), 0};
     }
     {
       ScopedTimer t(times.conversion);
-      roundTo(grad, dW.f32());
+      if (m_measureUnderflow && grad != DType::F32) {
+        const auto z = grad == DType::BF16 ? numeric::roundTripBf16CountingZeros(dW.f32())
+                                           : numeric::roundTripF16CountingZeros(dW.f32());
+        m_underflow[l] = GradUnderflow{static_cast<std::int64_t>(dW.f32().size() - z.before),
+                                       static_cast<std::int64_t>(z.after - z.before)};
+      } else {
+        roundTo(grad, dW.f32());
+      }
       roundTo(grad, db.f32());
     }
     if (accumulate) {

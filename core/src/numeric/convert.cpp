@@ -121,14 +121,45 @@ void convertF16ToF32(std::span<const F16Bits> src, std::span<float> dst) noexcep
 }
 
 namespace {
-// In place through 16 bits and back, a cache-sized chunk at a time.
-void roundTrip(std::span<float> values, F32ToHalfKernel down, HalfToF32Kernel up) {
+// Zeros (+0, -0) among x[0..n), n <= 2^32; vectorised for AVX2 at run time.
+[[gnu::always_inline]] inline std::uint64_t zerosBody(const float* x, std::size_t n) {
+  std::uint32_t zeros = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    zeros += (std::bit_cast<std::uint32_t>(x[i]) & 0x7fffffffu) == 0 ? 1u : 0u;
+  return zeros;
+}
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] std::uint64_t zerosAvx2(const float* x, std::size_t n) {
+  return zerosBody(x, n);
+}
+#endif
+std::uint64_t zerosBase(const float* x, std::size_t n) { return zerosBody(x, n); }
+
+using ZerosKernel = std::uint64_t (*)(const float*, std::size_t);
+ZerosKernel zerosKernel() {
+#if defined(__x86_64__)
+  static const ZerosKernel fastest = cpuFeatures().avx2 ? zerosAvx2 : zerosBase;
+  return g_forcePortable.load(std::memory_order_relaxed) ? zerosBase : fastest;
+#else
+  return zerosBase;
+#endif
+}
+
+// In place through 16 bits and back, a cache-sized chunk at a time; with
+// `zeros`, each chunk's zeros are counted before and after, in cache.
+void roundTrip(std::span<float> values, F32ToHalfKernel down, HalfToF32Kernel up,
+               RoundTripZeros* zeros = nullptr) {
   constexpr std::size_t kChunk = 2048;
   std::array<std::uint16_t, kChunk> buffer;
+  const ZerosKernel count = zeros != nullptr ? zerosKernel() : nullptr;
   for (std::size_t i = 0; i < values.size(); i += kChunk) {
     const std::size_t n = std::min(kChunk, values.size() - i);
+    if (count != nullptr)
+      zeros->before += count(values.data() + i, n);
     down(values.data() + i, buffer.data(), n);
     up(buffer.data(), values.data() + i, n);
+    if (count != nullptr)
+      zeros->after += count(values.data() + i, n);
   }
 }
 } // namespace
@@ -139,6 +170,18 @@ void roundTripBf16(std::span<float> values) noexcept {
 
 void roundTripF16(std::span<float> values) noexcept {
   roundTrip(values, kernels().f32ToF16, kernels().f16ToF32);
+}
+
+RoundTripZeros roundTripBf16CountingZeros(std::span<float> values) noexcept {
+  RoundTripZeros zeros;
+  roundTrip(values, kernels().f32ToBf16, kernels().bf16ToF32, &zeros);
+  return zeros;
+}
+
+RoundTripZeros roundTripF16CountingZeros(std::span<float> values) noexcept {
+  RoundTripZeros zeros;
+  roundTrip(values, kernels().f32ToF16, kernels().f16ToF32, &zeros);
+  return zeros;
 }
 
 ConvertPath bf16ConvertPath() noexcept { return kernels().bf16Path; }

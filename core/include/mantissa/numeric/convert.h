@@ -60,6 +60,18 @@ void convertF16ToF32(std::span<const F16Bits> src, std::span<float> dst) noexcep
 void roundTripBf16(std::span<float> values) noexcept;
 void roundTripF16(std::span<float> values) noexcept;
 
+// The same round trips, also counting the zeros (+0 and -0) among the values
+// before and after: the rounding never makes a zero non-zero, so `after -
+// before` values went to zero. Counted a cache-sized chunk at a time while
+// the chunk is in cache, which costs far less than a separate read.
+struct RoundTripZeros {
+  std::uint64_t before = 0;
+  std::uint64_t after = 0;
+  bool operator==(const RoundTripZeros&) const = default;
+};
+RoundTripZeros roundTripBf16CountingZeros(std::span<float> values) noexcept;
+RoundTripZeros roundTripF16CountingZeros(std::span<float> values) noexcept;
+
 // Which implementation the batch functions use on this CPU.
 enum class ConvertPath { Portable, Hardware };
 ConvertPath bf16ConvertPath() noexcept;
