@@ -30,6 +30,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 
@@ -131,8 +132,14 @@ bool SpeedPanel::tabbed() const { return m_tabs->isVisibleTo(this); }
 
 void SpeedPanel::arrange() {
   const double scale = Theme::instance().fontScale();
-  // The grid's share of the page: all but the rows above it.
-  const int above = m_machine->sizeHint().height() + m_status->sizeHint().height() + m_run->sizeHint().height() + 40;
+  // The grid's share of the page: all but the rows above it. The two
+  // wrapped labels are as tall as their text at this width (a CPU with a
+  // long feature list takes a line more in a narrow window, not in a wide one).
+  const QMargins margins = layout()->contentsMargins();
+  const int textWidth = std::max(1, width() - margins.left() - margins.right());
+  const auto textHeight = [&](const QLabel* label) { return label->heightForWidth(textWidth); };
+  const int above = textHeight(m_machine) + textHeight(m_status) + m_run->sizeHint().height() +
+                    margins.top() + margins.bottom() + 3 * layout()->spacing() + 8;
   const bool grid = width() >= 2 * kCellWidth * scale && height() - above >= 2 * kCellHeight * scale;
   if (grid == m_gridBox->isVisibleTo(this) && (m_grid->count() > 0 || m_tabs->count() > 0))
     return;
