@@ -139,6 +139,26 @@ TEST(GradClip, GlobalNormAndFactorFollowTorch) {
   EXPECT_NEAR(g2[0], 0.8f, 1e-6);
 }
 
+// Against a long double sum (64-bit significand) of the exact squares: a
+// million gradients over 40 binades, plus a tail that is not a whole number
+// of partial sums. A single FP32 running sum misses this by ~1e-4; and
+// squares past FP32's range (|g| > 2^64) stay finite.
+TEST(GradClip, SumOfSquaresIsAccurateAndDoesNotOverflow) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> logMag(-30.0f, 10.0f);
+  std::vector<float> g((1u << 20) + 5);
+  long double want = 0.0L;
+  for (float& v : g) {
+    v = std::exp2(logMag(rng)) * (rng() & 1 ? -1.0f : 1.0f);
+    want += static_cast<long double>(v) * static_cast<long double>(v);
+  }
+  const double got = amp::sumOfSquares(g);
+  EXPECT_NEAR(got, static_cast<double>(want), 1e-13 * static_cast<double>(want));
+  const std::vector<float> huge{0x1p100f, -0x1p100f, 0x1p50f};
+  EXPECT_EQ(amp::sumOfSquares(huge), 0x1p201 + 0x1p100);
+  EXPECT_EQ(amp::sumOfSquares(std::span<const float>{}), 0.0);
+}
+
 TEST(OptimizerPlan, StateBytesFollowTheRecipe) {
   Params p{std::vector<float>(100), std::vector<float>(100)};
   OptimizerConfig adam;

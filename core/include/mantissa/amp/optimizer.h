@@ -163,10 +163,12 @@ private:
 };
 
 // sqrt(sum of g^2) over every parameter's gradient: each tensor's
-// sumOfSquares (FP32) added up in double.
+// sumOfSquares added up.
 double globalGradNorm(std::span<const Slot> params);
-// float s = 0; s += g * g for each g in order.
-float sumOfSquares(std::span<const float> values);
+// Sum of g^2 in double (each square is exact in double; a huge finite
+// gradient does not overflow), in eight interleaved partial sums: vectorised,
+// and its rounding error grows with n / 8, not n. The same bits on every CPU.
+double sumOfSquares(std::span<const float> values);
 
 // Whether clipByGlobalNorm(grads, norm, maxNorm) changes the gradients.
 bool clipsAt(double norm, double maxNorm);
