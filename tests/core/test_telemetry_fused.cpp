@@ -23,6 +23,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -403,12 +404,17 @@ void expectEntry(const tl::TelemetryFrame& f, int layer, TensorClass cls, bool s
 // (FP32 working precision): weights, activations and gradients counted in
 // the background during the step, updates after the optimizer, swamping from
 // the unchanged count. bf16-pure (BF16 weights): the updates in the
-// optimizer's loop, swamping counted block by block.
+// optimizer's loop, swamping counted block by block. Without gradient
+// accumulation activations and gradients are handed over as backward
+// produces them; with it, after the last micro-batch (activations and their
+// gradients of that micro-batch, the weight gradients summed).
 TEST(FusedTelemetry, SessionFrameHoldsTheWeightsBeforeTheUpdateGradientsAsStoredAndUpdates) {
-  for (const auto& [recipe, working] :
-       {std::pair{"bf16-mixed", DType::F32}, std::pair{"fp32", DType::F32},
-        std::pair{"bf16-pure", DType::BF16}}) {
-    train::Session s(config(recipe), mnist());
+  for (const auto& [recipe, working, accumulation] :
+       {std::tuple{"bf16-mixed", DType::F32, 1}, std::tuple{"fp32", DType::F32, 1},
+        std::tuple{"bf16-pure", DType::BF16, 1}, std::tuple{"bf16-mixed", DType::F32, 3}}) {
+    auto c = config(recipe);
+    c.gradAccumulation = accumulation;
+    train::Session s(c, mnist());
     for (int step = 0; step < 4; ++step) {
       const auto before = copyWeights(s);
       const auto& r = s.step();

@@ -158,7 +158,8 @@ nn::XentResult Mlp::forward(OpTimes& times, int validRows) {
                                 m_probs.f32());
 }
 
-void Mlp::backward(float scale, bool accumulate, OpTimes& times) {
+void Mlp::backward(float scale, bool accumulate, OpTimes& times,
+                   const std::function<void(int)>& layerDone) {
   const DType grad = m_recipe.gradients;
   const bool low = m_recipe.matmulInputs != DType::F32;
   const int n = layers();
@@ -225,6 +226,8 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times) {
       for (std::size_t i = 0; i < gb.size(); ++i)
         gb[i] += sb[i];
     }
+    if (layerDone)
+      layerDone(l);
     if (l > 0) {
       {
         ScopedTimer t(times.matmulBackward);

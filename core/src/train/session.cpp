@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -247,15 +248,26 @@ void Session::postWeightScans() {
   }
 }
 
-double Session::gradNormBesideTelemetry(double& waitedMs) {
-  const auto& acts = m_model->acts();
+void Session::postActivationScans() {
   for (int l = 0; l < m_model->layers(); ++l) {
-    const auto i = static_cast<std::size_t>(l);
-    const auto& a = acts[i];
-    m_activationScans[2 * i] = m_activationScans[2 * i + 1] = m_gradScans[i] = {};
-    m_background->post({activationValues(a), &m_activationScans[2 * i]});
-    m_background->post({a.dpre.f32(), &m_activationScans[2 * i + 1]});
-    m_background->post({m_model->grads()[i].w.f32(), &m_gradScans[i]});
+    auto& counts = m_activationScans[2 * static_cast<std::size_t>(l)];
+    counts = telemetry::TensorScan{};
+    m_background->post({activationValues(m_model->acts()[l]), &counts});
+  }
+}
+
+void Session::postGradientScans(int layer) {
+  const auto i = static_cast<std::size_t>(layer);
+  m_activationScans[2 * i + 1] = m_gradScans[i] = {};
+  m_background->post({m_model->acts()[i].dpre.f32(), &m_activationScans[2 * i + 1]});
+  m_background->post({m_model->grads()[i].w.f32(), &m_gradScans[i]});
+}
+
+double Session::gradNormBesideTelemetry(bool posted, double& waitedMs) {
+  if (!posted) {
+    postActivationScans();
+    for (int l = m_model->layers() - 1; l >= 0; --l)
+      postGradientScans(l);
   }
   const double norm = amp::globalGradNorm(m_optimizer->parameters());
   const auto start = std::chrono::steady_clock::now();
@@ -331,10 +343,11 @@ const StepReport& Session::step() {
   // Without a loss scaler or multiplier nothing changes the weights before
   // the optimizer, nor the activations and gradients once backward stored
   // them: the background counts the weights during forward and backward, the
-  // rest during the gradient norm (gradNormBesideTelemetry), on the core the
-  // model leaves idle (updates too, after the optimizer, with FP32 working
-  // precision). Otherwise all but the weights are taken before unscaling,
-  // and weights and updates in the optimizer's loop.
+  // activations and gradients as backward produces them and during the
+  // gradient norm (gradNormBesideTelemetry), on the core the model leaves
+  // idle (updates too, after the optimizer, with FP32 working precision).
+  // Otherwise all but the weights are taken before unscaling, and weights
+  // and updates in the optimizer's loop.
   const bool beside = observe && !m_scaler && m_config.lossMultiplier == 1.0;
   const Drained drained(*m_background);
   if (beside)
@@ -342,6 +355,11 @@ const StepReport& Session::step() {
   bool parametersObserved = false;
 
   const int micro = m_config.gradAccumulation;
+  // Without accumulation the activations are final once forward ran, and
+  // each layer's gradients once backward finished the layer: posted then,
+  // the background counts them between the backward products.
+  const bool postEarly = beside && micro == 1;
+  const auto postGradients = [this](int layer) { postGradientScans(layer); };
   const float backwardScale =
       static_cast<float>(r.lossScale * m_config.lossMultiplier / static_cast<double>(micro));
   double lossSum = 0.0;
@@ -364,7 +382,10 @@ const StepReport& Session::step() {
              "non-finite loss");
       break;
     }
-    m_model->backward(backwardScale, m > 0, r.times);
+    if (postEarly)
+      postActivationScans();
+    m_model->backward(backwardScale, m > 0, r.times,
+                      postEarly ? std::function<void(int)>(postGradients) : nullptr);
   }
   r.epoch = m_batcher->epoch();
   r.loss = lossSum / micro;
@@ -390,7 +411,7 @@ const StepReport& Session::step() {
             v *= undo;
       }
       if (beside)
-        r.gradNorm = gradNormBesideTelemetry(waitedMs);
+        r.gradNorm = gradNormBesideTelemetry(postEarly, waitedMs);
       else
         r.gradNorm = r.foundInf ? std::numeric_limits<double>::quiet_NaN()
                                 : amp::globalGradNorm(m_optimizer->parameters());

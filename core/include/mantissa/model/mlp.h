@@ -29,6 +29,7 @@
 #include <mantissa/tensor/tensor.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -113,8 +114,11 @@ public:
   // 0; evaluation pads the last partial batch).
   nn::XentResult forward(OpTimes& times, int validRows = 0);
   // Gradient of scale * mean loss. accumulate = false overwrites the
-  // gradients, true adds this micro-batch to them.
-  void backward(float scale, bool accumulate, OpTimes& times);
+  // gradients, true adds this micro-batch to them. layerDone(l), when given,
+  // is called as soon as layer l's gradients (acts()[l].dpre, grads()[l])
+  // hold this micro-batch's values, last layer first.
+  void backward(float scale, bool accumulate, OpTimes& times,
+                const std::function<void(int)>& layerDone = {});
   // Casts the weights into the matmul dtype after an update.
   void refreshWorkingWeights(OpTimes& times);
 

@@ -81,12 +81,16 @@ private:
   // Without a loss scaler or multiplier nothing changes the weights before
   // the optimizer, nor the activations and gradients after backward: their
   // counts are taken by m_background while the model runs on one core.
-  // postWeightScans() at the start of such a step, gradNormBesideTelemetry()
-  // after backward: the global gradient norm on this thread (amp::
-  // globalGradNorm) while the background counts activations and gradients,
-  // then the counts recorded. waitedMs: how long this thread waited for them.
+  // postWeightScans() at the start of such a step; postActivationScans()
+  // after forward and postGradientScans(l) as backward finishes layer l
+  // (without gradient accumulation; otherwise gradNormBesideTelemetry posts
+  // them, !posted); gradNormBesideTelemetry() after backward: the global
+  // gradient norm on this thread (amp::globalGradNorm) while the background
+  // counts, then the counts recorded. waitedMs: how long this thread waited.
   void postWeightScans();
-  double gradNormBesideTelemetry(double& waitedMs);
+  void postActivationScans();
+  void postGradientScans(int layer);
+  double gradNormBesideTelemetry(bool posted, double& waitedMs);
   // The weights, when the optimizer does not run (counted: by postWeightScans()).
   void observeWeightsApart(bool counted);
   // No inf or NaN among the weights postWeightScans() counted (after the wait).
