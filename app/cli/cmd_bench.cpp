@@ -123,7 +123,7 @@ void printSteps(const BenchReport& r) {
 }
 
 void printTargets(const BenchReport& r) {
-  std::printf("\nIssue 6 targets (this run)\n");
+  std::printf("\nSpeed targets (this run)\n");
   for (const auto& t : r.targets)
     std::printf("  %-62s %8.2f  (target %s %.2f)  %s\n    %s\n", t.description.c_str(),
                 t.measured, t.comparison.c_str(), t.threshold, t.met ? "MET" : "NOT MET",

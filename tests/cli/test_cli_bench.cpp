@@ -51,7 +51,7 @@ TEST(CliBench, TablesNameTheTargetsAndEmulation) {
   auto r = runCli({"bench", "--tiny"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   for (const char* text : {"Matmul throughput", "Peak estimate", "Conversion throughput",
-                           "Training step", "Bytes per recipe", "Issue 6 targets", "OMP_WAIT_POLICY"})
+                           "Training step", "Bytes per recipe", "Speed targets", "OMP_WAIT_POLICY"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
   // FP16 has no oneDNN CPU matmul: its column is always labelled.
   EXPECT_NE(r.out.find("onednn fp16 (emulated)"), std::string::npos) << r.out;

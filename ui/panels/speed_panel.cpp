@@ -95,7 +95,7 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   m_tables = new QWidget;
   auto* tables = new QVBoxLayout(m_tables);
   tables->setContentsMargins(0, 0, 0, 0);
-  tables->addWidget(new QLabel(tr("<b>Issue 6 targets</b>")));
+  tables->addWidget(new QLabel(tr("<b>Speed targets</b>")));
   tables->addWidget(m_targets, 1);
   tables->addWidget(new QLabel(tr("<b>Step time, this run against the last</b>")));
   tables->addWidget(m_steps, 1);
