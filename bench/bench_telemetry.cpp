@@ -26,7 +26,11 @@
 // threads sleep between products instead of spinning); set it to measure
 // another policy.
 //
+// --no-avx512: the telemetry kernels as on a CPU without AVX-512 (AVX2), to
+// compare on one that has it.
+//
 // Usage: bench_telemetry [--repetitions N] [--training [--steps N] [--recipe NAME] [--every K]]
+//                        [--no-avx512]
 
 #include "../app/omp_wait_policy.h"
 
@@ -291,10 +295,12 @@ int main(int argc, char** argv) {
       every = std::atoi(argv[++i]);
     } else if (arg == "--training") {
       training = true;
+    } else if (arg == "--no-avx512") {
+      mantissa::telemetry::setAvoidAvx512Telemetry(true);
     } else {
       std::fprintf(stderr,
                    "Usage: bench_telemetry [--repetitions N] [--training [--steps N] [--recipe "
-                   "NAME] [--every K]]\n"
+                   "NAME] [--every K]] [--no-avx512]\n"
                    "bench_telemetry: unknown or incomplete option '%s'\n",
                    arg.c_str());
       return 2;
@@ -304,6 +310,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_telemetry: --repetitions and --steps must be >= 3, --every >= 1\n");
     return 2;
   }
+  std::printf("telemetry kernels: %s\n", mantissa::telemetry::telemetryUsesAvx512()
+                                              ? "AVX-512BW"
+                                              : "without AVX-512 (AVX2 where the CPU has it)");
   if (training) {
     try {
       return benchTraining(steps, recipe, every);

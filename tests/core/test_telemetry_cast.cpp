@@ -339,10 +339,10 @@ TEST(RoundTripZeros, CountWhatTheRoundTripTakesToZero) {
   nm::setForcePortableConversions(false);
 }
 
-// The portable kernels (no AVX2) count exactly what the AVX2 ones count:
-// histograms, cast counts (both with a scale), swamping and zero loss, on
-// concentrated tensors (the AVX2 window histogram) and on arbitrary bit
-// patterns (its scalar fallback).
+// The portable kernels (no AVX2) count exactly what the AVX2 ones and, where
+// the CPU has it, the AVX-512 ones count: histograms, cast counts (both with
+// a scale), swamping and zero loss, on concentrated tensors (the window
+// histogram) and on arbitrary bit patterns (its scalar fallback).
 TEST(TelemetryKernels, PortablePathCountsWhatTheAvx2PathCounts) {
   std::mt19937 rng(11);
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -373,11 +373,17 @@ TEST(TelemetryKernels, PortablePathCountsWhatTheAvx2PathCounts) {
     return c;
   };
   for (const auto* v : {&concentrated, &arbitrary}) {
+    const Counts fastest = measure(*v);
+    tl::setAvoidAvx512Telemetry(true);
     const Counts fast = measure(*v);
+    tl::setAvoidAvx512Telemetry(false);
     tl::setForcePortableTelemetry(true);
     const Counts portable = measure(*v);
     tl::setForcePortableTelemetry(false);
     const char* what = v == &concentrated ? "concentrated" : "arbitrary bits";
+    EXPECT_EQ(fastest.hist, fast.hist) << what << ": AVX-512";
+    EXPECT_EQ(fastest.cast, fast.cast) << what << ": AVX-512";
+    EXPECT_EQ(fastest.scaled, fast.scaled) << what << ": AVX-512";
     EXPECT_EQ(fast.hist, portable.hist) << what;
     EXPECT_EQ(fast.cast, portable.cast) << what;
     EXPECT_EQ(fast.scaled, portable.scaled) << what;

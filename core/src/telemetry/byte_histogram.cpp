@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "telemetry/byte_histogram.h"
+#include "telemetry/scan.h"
 
 #include <algorithm>
 #include <bit>
@@ -50,6 +51,44 @@ inline unsigned exponentByte(const float* x) {
   if (withZero)
     t[0] += sumBytes(acc[7]);
 }
+
+// GCC 12's AVX-512 intrinsics start some results from _mm512_undefined_*(),
+// which -Wuninitialized reports once inlined (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// The same counts with AVX-512BW: 64 bytes per round, compares into masks
+// and masked increments (one compare and one add per key and 64 values, two
+// of each with AVX2).
+[[gnu::target("avx512f,avx512bw")]] inline std::uint32_t sumBytes512(__m512i acc) {
+  return static_cast<std::uint32_t>(
+      _mm512_reduce_add_epi64(_mm512_sad_epu8(acc, _mm512_setzero_si512())));
+}
+
+[[gnu::target("avx512f,avx512bw")]] void countKeys512(const std::uint8_t* rel, std::size_t rounds,
+                                                      std::array<std::uint32_t, 256>& t,
+                                                      unsigned lo, unsigned first, bool withZero) {
+  const __m512i one = _mm512_set1_epi8(1);
+  __m512i acc[8], key[8];
+  for (unsigned k = 0; k < 8; ++k) {
+    acc[k] = _mm512_setzero_si512();
+    key[k] = _mm512_set1_epi8(static_cast<char>(first + k));
+  }
+  if (withZero)
+    key[7] = _mm512_set1_epi8(static_cast<char>(256 - lo));
+  for (std::size_t r = 0; r < rounds; ++r) { // rounds <= 255: byte counters do not wrap
+    const __m512i v = _mm512_load_si512(rel + 64 * r);
+#pragma GCC unroll 8
+    for (unsigned k = 0; k < 8; ++k)
+      acc[k] = _mm512_mask_add_epi8(acc[k], _mm512_cmpeq_epi8_mask(v, key[k]), acc[k], one);
+  }
+  for (unsigned k = 0; k < (withZero ? 7u : 8u); ++k)
+    t[lo + first + k] += sumBytes512(acc[k]);
+  if (withZero)
+    t[0] += sumBytes512(acc[7]);
+}
+
+#pragma GCC diagnostic pop
 
 } // namespace
 
@@ -166,14 +205,109 @@ template <std::size_t K>
   return outside;
 }
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// addWindowedK with AVX-512BW: 64 values per round; the limits are compared
+// into masks and counted by masked increments.
+template <std::size_t K>
+[[gnu::target("avx512f,avx512bw")]] std::size_t
+addWindowedK512(const float* x, std::size_t n, ByteHistogram& hist, const Window& window,
+                const std::uint32_t* limits, std::uint64_t* below) {
+  const unsigned lo = window.lo;
+  const unsigned span = window.span();
+  constexpr std::size_t kRounds = 32; // 2 KiB of exponent bytes per block
+  auto& t = hist.tables[0];
+  const __m512i low16 = _mm512_set1_epi16(0xff);
+  const __m512i vlo = _mm512_set1_epi8(static_cast<char>(lo));
+  const __m512i vlast = _mm512_set1_epi8(static_cast<char>(span - 1));
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i absMask = _mm512_set1_epi32(0x7fffffff);
+  const __m512i one = _mm512_set1_epi32(1);
+  __m512i limit[K > 0 ? K : 1], acc[K > 0 ? K : 1];
+  for (std::size_t k = 0; k < K; ++k) {
+    limit[k] = _mm512_set1_epi32(static_cast<int>(limits[k]));
+    acc[k] = zero;
+  }
+  alignas(64) std::uint8_t rel[64 * kRounds];
+  std::size_t outside = 0;
+  std::size_t i = 0;
+  while (n - i >= 64) {
+    // Stage 1 as in addWindowedK: exponent bytes (lane-interleaved by the
+    // packs), relative to lo; values outside the window one by one.
+    const std::size_t rounds = std::min((n - i) / 64, kRounds);
+    for (std::size_t r = 0; r < rounds; ++r, i += 64) {
+      const __m512i xa = _mm512_loadu_si512(x + i);
+      const __m512i xb = _mm512_loadu_si512(x + i + 16);
+      const __m512i xc = _mm512_loadu_si512(x + i + 32);
+      const __m512i xd = _mm512_loadu_si512(x + i + 48);
+      if constexpr (K > 0) {
+        const __m512i ma = _mm512_and_si512(xa, absMask);
+        const __m512i mb = _mm512_and_si512(xb, absMask);
+        const __m512i mc = _mm512_and_si512(xc, absMask);
+        const __m512i md = _mm512_and_si512(xd, absMask);
+#pragma GCC unroll 8
+        for (std::size_t k = 0; k < K; ++k) {
+          acc[k] = _mm512_mask_add_epi32(acc[k], _mm512_cmplt_epi32_mask(ma, limit[k]), acc[k], one);
+          acc[k] = _mm512_mask_add_epi32(acc[k], _mm512_cmplt_epi32_mask(mb, limit[k]), acc[k], one);
+          acc[k] = _mm512_mask_add_epi32(acc[k], _mm512_cmplt_epi32_mask(mc, limit[k]), acc[k], one);
+          acc[k] = _mm512_mask_add_epi32(acc[k], _mm512_cmplt_epi32_mask(md, limit[k]), acc[k], one);
+        }
+      }
+      const __m512i a = _mm512_srli_epi32(xa, 23);
+      const __m512i b = _mm512_srli_epi32(xb, 23);
+      const __m512i c = _mm512_srli_epi32(xc, 23);
+      const __m512i d = _mm512_srli_epi32(xd, 23);
+      const __m512i ab = _mm512_and_si512(_mm512_packus_epi32(a, b), low16);
+      const __m512i cd = _mm512_and_si512(_mm512_packus_epi32(c, d), low16);
+      const __m512i e = _mm512_packus_epi16(ab, cd);
+      const __m512i v = _mm512_sub_epi8(e, vlo);
+      _mm512_store_si512(rel + 64 * r, v);
+      const __mmask64 inside = _mm512_cmple_epu8_mask(v, vlast) | _mm512_cmpeq_epi8_mask(e, zero);
+      std::uint64_t missed = ~static_cast<std::uint64_t>(inside);
+      if (missed != 0) [[unlikely]] {
+        alignas(64) std::uint8_t bytes[64];
+        _mm512_store_si512(bytes, e);
+        outside += static_cast<std::size_t>(std::popcount(missed));
+        for (; missed != 0; missed &= missed - 1)
+          ++t[bytes[std::countr_zero(missed)]];
+      }
+    }
+    // Stage 2: the window's bins, 8 per pass over the bytes (L1).
+    countKeys512(rel, rounds, t, lo, 0, true);
+    for (unsigned p = 1; p < window.passes; ++p)
+      countKeys512(rel, rounds, t, lo, 8 * p - 1, false);
+  }
+  for (std::size_t k = 0; k < K; ++k) // lane counts < 2^32: n / 16 per lane
+    below[k] += static_cast<std::uint32_t>(_mm512_reduce_add_epi32(acc[k]));
+  outside += n - i;
+  for (; i < n; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    ++t[(bits >> 23) & 0xffu];
+    for (std::size_t k = 0; k < K; ++k)
+      below[k] += (bits & 0x7fffffffu) < limits[k] ? 1u : 0u;
+  }
+  return outside;
+}
+
+#pragma GCC diagnostic pop
+
 template <std::size_t... Ks>
-std::size_t addWindowedDispatch(std::index_sequence<Ks...>, const float* x, std::size_t n,
-                                ByteHistogram& hist, const Window& window,
+std::size_t addWindowedDispatch(std::index_sequence<Ks...>, bool avx512, const float* x,
+                                std::size_t n, ByteHistogram& hist, const Window& window,
                                 std::span<const std::uint32_t> limits, std::uint64_t* below) {
   std::size_t outside = 0;
-  ((limits.size() == Ks ? void(outside = addWindowedK<Ks>(x, n, hist, window, limits.data(), below))
-                        : void()),
-   ...);
+  if (avx512)
+    ((limits.size() == Ks
+          ? void(outside = addWindowedK512<Ks>(x, n, hist, window, limits.data(), below))
+          : void()),
+     ...);
+  else
+    ((limits.size() == Ks
+          ? void(outside = addWindowedK<Ks>(x, n, hist, window, limits.data(), below))
+          : void()),
+     ...);
   return outside;
 }
 
@@ -182,8 +316,8 @@ std::size_t addWindowedDispatch(std::index_sequence<Ks...>, const float* x, std:
 std::size_t addWindowed(const float* x, std::size_t n, ByteHistogram& hist, const Window& window,
                         std::span<const std::uint32_t> limits, std::uint64_t* below) {
   assert(limits.size() <= kMaxLimits);
-  return addWindowedDispatch(std::make_index_sequence<kMaxLimits + 1>{}, x, n, hist, window, limits,
-                             below);
+  return addWindowedDispatch(std::make_index_sequence<kMaxLimits + 1>{}, useAvx512(), x, n, hist,
+                             window, limits, below);
 }
 
 Window pickWindow(const ByteHistogram& hist) {

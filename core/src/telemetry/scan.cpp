@@ -101,6 +101,12 @@ countRangesDispatch(std::index_sequence<Rs...>, std::size_t r, const float* x, s
                                              std::uint64_t* out) {
   countRangesDispatch(std::make_index_sequence<kGroup>{}, r, x, n, lo, width, out);
 }
+[[gnu::target("avx512f,avx512bw")]] void countRangesAvx512(const float* x, std::size_t n,
+                                                           std::size_t r, const std::uint32_t* lo,
+                                                           const std::uint32_t* width,
+                                                           std::uint64_t* out) {
+  countRangesDispatch(std::make_index_sequence<kGroup>{}, r, x, n, lo, width, out);
+}
 void countRangesBase(const float* x, std::size_t n, std::size_t r, const std::uint32_t* lo,
                      const std::uint32_t* width, std::uint64_t* out) {
   countRangesDispatch(std::make_index_sequence<kGroup>{}, r, x, n, lo, width, out);
@@ -137,7 +143,9 @@ void countRanges(const float* x, std::size_t n, std::size_t count, const std::ui
                        std::uint64_t* o) {
     for (std::size_t g = 0; g < total; g += kGroup) {
       const std::size_t r = std::min(kGroup, total - g);
-      if (useAvx2())
+      if (useAvx512())
+        countRangesAvx512(x, n, r, l + g, w ? w + g : nullptr, o + g);
+      else if (useAvx2())
         countRangesAvx2(x, n, r, l + g, w ? w + g : nullptr, o + g);
       else
         countRangesBase(x, n, r, l + g, w ? w + g : nullptr, o + g);
@@ -155,6 +163,7 @@ void countRanges(const float* x, std::size_t n, std::size_t count, const std::ui
 
 namespace {
 std::atomic<bool> g_forcePortable{false};
+std::atomic<bool> g_avoidAvx512{false};
 } // namespace
 
 // Exponent-0 values that are not zeros: subnormals, binned by the position of
@@ -199,6 +208,11 @@ const std::array<std::uint32_t, kThresholdsPerView>& viewThresholds() {
 bool useAvx2() noexcept {
   static const bool avx2 = numeric::cpuFeatures().avx2;
   return avx2 && !g_forcePortable.load(std::memory_order_relaxed);
+}
+
+bool useAvx512() noexcept {
+  static const bool avx512 = numeric::cpuFeatures().avx512bw;
+  return avx512 && useAvx2() && !g_avoidAvx512.load(std::memory_order_relaxed);
 }
 
 std::uint64_t countInRange(std::span<const float> values, std::uint32_t lo, std::uint32_t width) {
@@ -375,5 +389,11 @@ namespace mantissa::telemetry {
 void setForcePortableTelemetry(bool force) noexcept {
   detail::g_forcePortable.store(force, std::memory_order_relaxed);
 }
+
+void setAvoidAvx512Telemetry(bool avoid) noexcept {
+  detail::g_avoidAvx512.store(avoid, std::memory_order_relaxed);
+}
+
+bool telemetryUsesAvx512() noexcept { return detail::useAvx512(); }
 
 } // namespace mantissa::telemetry

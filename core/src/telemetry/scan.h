@@ -35,6 +35,9 @@ inline constexpr std::size_t kMaxThresholds = 32;
 
 // The CPU has AVX2 and the portable path is not forced (setForcePortableTelemetry).
 bool useAvx2() noexcept;
+// useAvx2(), the CPU has AVX-512BW and AVX2 is not forced (setAvoidAvx512Telemetry):
+// the exponent histogram's window kernel then runs on 512-bit registers.
+bool useAvx512() noexcept;
 
 // The pass, resumable: add() the values of one tensor in pieces (the
 // optimizer hands it blocks while they are in cache), then finish() once.

@@ -14,6 +14,7 @@ struct CpuFeatures {
   bool fma = false;
   bool f16c = false;
   bool avx512f = false;
+  bool avx512bw = false;
   bool avx512bf16 = false;
   bool avx512fp16 = false;
   bool amxBf16 = false;

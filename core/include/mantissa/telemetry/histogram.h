@@ -65,8 +65,12 @@ void accumulate(std::span<const float> values, ExponentHistogram& hist);
 int binadeOf(float value);
 
 // Telemetry's kernels (histogram, cast counts, swamping, zero loss) use AVX2
-// where the CPU has it and a portable path otherwise, with identical counts.
-// Force the portable path (tests compare the two).
+// where the CPU has it and a portable path otherwise, with identical counts;
+// with AVX-512BW the histogram's window kernel runs on 512-bit registers.
+// Force the portable path, or AVX2 without AVX-512 (tests compare them).
 void setForcePortableTelemetry(bool force) noexcept;
+void setAvoidAvx512Telemetry(bool avoid) noexcept;
+// Whether the histogram kernel would use AVX-512 now.
+bool telemetryUsesAvx512() noexcept;
 
 } // namespace mantissa::telemetry
