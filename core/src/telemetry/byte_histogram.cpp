@@ -110,6 +110,32 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist) {
 
 namespace {
 
+// The values of a round outside the window (the set bits of `missed` index
+// their exponent bytes), counted one by one; returns how many.
+inline std::size_t addMissed(const std::uint8_t* bytes, std::uint64_t missed,
+                             std::array<std::uint32_t, 256>& t) {
+  const auto count = static_cast<std::size_t>(std::popcount(missed));
+  for (; missed != 0; missed &= missed - 1)
+    ++t[bytes[std::countr_zero(missed)]];
+  return count;
+}
+
+// The values from i on (fewer than a round), one by one: their bins and the
+// limits; returns how many.
+template <std::size_t K>
+std::size_t addRemainder(const float* x, std::size_t i, std::size_t n,
+                         std::array<std::uint32_t, 256>& t, const std::uint32_t* limits,
+                         std::uint64_t* below) {
+  for (std::size_t j = i; j < n; ++j) {
+    std::uint32_t bits;
+    std::memcpy(&bits, x + j, sizeof bits);
+    ++t[(bits >> 23) & 0xffu];
+    for (std::size_t k = 0; k < K; ++k)
+      below[k] += (bits & 0x7fffffffu) < limits[k] ? 1u : 0u;
+  }
+  return n - i;
+}
+
 // addWindowed with K limits counted in stage 1, while the values are in
 // registers: below[k] += #{bits(|x|) < limits[k]}. A signed compare is exact
 // (|x| bits and limits are below 2^31; NaN is never below a limit <= +inf).
@@ -173,13 +199,11 @@ template <std::size_t K>
       _mm256_store_si256(reinterpret_cast<__m256i*>(rel + 32 * r), v);
       const __m256i inside = _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_min_epu8(v, vlast), v),
                                              _mm256_cmpeq_epi8(e, zero));
-      unsigned missed = ~static_cast<unsigned>(_mm256_movemask_epi8(inside));
+      const unsigned missed = ~static_cast<unsigned>(_mm256_movemask_epi8(inside));
       if (missed != 0) [[unlikely]] {
         alignas(32) std::uint8_t bytes[32];
         _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), e);
-        outside += static_cast<std::size_t>(std::popcount(missed));
-        for (; missed != 0; missed &= missed - 1)
-          ++t[bytes[std::countr_zero(missed)]];
+        outside += addMissed(bytes, missed, t);
       }
     }
     // Stage 2: the window's bins, 8 per pass over the bytes (L1): bin 0 and
@@ -194,15 +218,7 @@ template <std::size_t K>
     for (std::uint32_t c : lanes)
       below[k] += c;
   }
-  outside += n - i;
-  for (; i < n; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, x + i, sizeof bits);
-    ++t[(bits >> 23) & 0xffu];
-    for (std::size_t k = 0; k < K; ++k)
-      below[k] += (bits & 0x7fffffffu) < limits[k] ? 1u : 0u;
-  }
-  return outside;
+  return outside + addRemainder<K>(x, i, n, t, limits, below);
 }
 
 #pragma GCC diagnostic push
@@ -264,13 +280,11 @@ addWindowedK512(const float* x, std::size_t n, ByteHistogram& hist, const Window
       const __m512i v = _mm512_sub_epi8(e, vlo);
       _mm512_store_si512(rel + 64 * r, v);
       const __mmask64 inside = _mm512_cmple_epu8_mask(v, vlast) | _mm512_cmpeq_epi8_mask(e, zero);
-      std::uint64_t missed = ~static_cast<std::uint64_t>(inside);
+      const std::uint64_t missed = ~static_cast<std::uint64_t>(inside);
       if (missed != 0) [[unlikely]] {
         alignas(64) std::uint8_t bytes[64];
         _mm512_store_si512(bytes, e);
-        outside += static_cast<std::size_t>(std::popcount(missed));
-        for (; missed != 0; missed &= missed - 1)
-          ++t[bytes[std::countr_zero(missed)]];
+        outside += addMissed(bytes, missed, t);
       }
     }
     // Stage 2: the window's bins, 8 per pass over the bytes (L1).
@@ -280,15 +294,7 @@ addWindowedK512(const float* x, std::size_t n, ByteHistogram& hist, const Window
   }
   for (std::size_t k = 0; k < K; ++k) // lane counts < 2^32: n / 16 per lane
     below[k] += static_cast<std::uint32_t>(_mm512_reduce_add_epi32(acc[k]));
-  outside += n - i;
-  for (; i < n; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, x + i, sizeof bits);
-    ++t[(bits >> 23) & 0xffu];
-    for (std::size_t k = 0; k < K; ++k)
-      below[k] += (bits & 0x7fffffffu) < limits[k] ? 1u : 0u;
-  }
-  return outside;
+  return outside + addRemainder<K>(x, i, n, t, limits, below);
 }
 
 #pragma GCC diagnostic pop
