@@ -34,10 +34,6 @@ float roundStochastic(DType dtype, float v, std::uint32_t random) {
 
 } // namespace
 
-std::size_t StepObserver::secondShareBegin(std::size_t, std::size_t n) {
-  return Optimizer::shareBegin(n, 1, 2);
-}
-
 std::string_view optimizerName(OptimizerKind kind) {
   return kind == OptimizerKind::Sgd ? "sgd" : "adamw";
 }
@@ -100,8 +96,7 @@ void Optimizer::step(double lr, StepObserver* observer) {
     } else {
       // Whole blocks per worker; the team may be smaller than asked for.
       static_assert(kMaxWorkers == 2);
-      const std::size_t split =
-          std::min(n, watcher ? watcher->secondShareBegin(s, n) : shareBegin(n, 1, 2));
+      const std::size_t split = shareBegin(n, 1, 2);
 #pragma omp parallel num_threads(workers)
       {
         const auto t = static_cast<std::size_t>(omp_get_thread_num());

@@ -7,7 +7,8 @@
 // Two kernels fill the same table, with identical counts:
 //  - addScalar: a byte-indexed count (4 interleaved tables, so consecutive
 //    increments rarely hit the same counter); any distribution, ~0.45 ns/value.
-//  - addWindowed (AVX2): the exponent bytes of 32 values are packed into one
+//  - addWindowed (AVX2, or AVX-512BW with 64 values and compares into masks
+//    where the CPU has it): the exponent bytes of 32 values are packed into one
 //    register and stored relative to the window's `lo`; values outside the
 //    window (bin 0, which holds zeros and subnormals, plus 8 * passes - 1
 //    consecutive exponents from `lo`) take the scalar increment one by one;
@@ -50,7 +51,8 @@ void addScalar(const float* x, std::size_t n, ByteHistogram& hist);
 // The same counts, and below[k] += #{i : bits(|x[i]|) < limits[k]} for
 // limits.size() <= kMaxLimits limits (each at most +inf, 0x7f800000), counted
 // while the values are in registers. Requires AVX2 (the caller checks
-// numeric::cpuFeatures()). Returns how many values fell outside the window.
+// useAvx2()); takes the AVX-512BW kernel when useAvx512(). Returns how many
+// values fell outside the window.
 inline constexpr std::size_t kMaxLimits = 8;
 std::size_t addWindowed(const float* x, std::size_t n, ByteHistogram& hist, const Window& window,
                         std::span<const std::uint32_t> limits = {}, std::uint64_t* below = nullptr);

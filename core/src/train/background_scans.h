@@ -7,7 +7,7 @@
 //
 // A training step leaves the second core idle whenever the model runs on one
 // thread: the casts, bias and activation kernels, the loss, the gradient
-// norm's serial sum. Tensors that nothing changes before the step's next
+// norm. Tensors that nothing changes before the step's next
 // wait() are posted here and counted (telemetry::scanInto) piece by piece on
 // a thread started at the first post(). While the model runs a product on
 // both cores (enter() .. leave(), told by model::Mlp), no new piece starts:

@@ -91,10 +91,6 @@ public:
   // After the last block of an observed slot (also when it has no values),
   // with the slot's counts of this step (lastStats()[slot]).
   virtual void endSlot(std::size_t slot, const UpdateStats& stats) = 0;
-  // Where the second of two workers starts in a slot of n values (a multiple
-  // of Optimizer::kStepBlock, or n): an observer whose work per block differs
-  // between the workers evens them out here. Results do not depend on it.
-  virtual std::size_t secondShareBegin(std::size_t slot, std::size_t n);
 
 protected:
   ~StepObserver() = default;
@@ -125,6 +121,8 @@ public:
   // State tensors at the recipe's precision, for the bytes table.
   std::vector<model::PlanRow> plan() const;
 
+
+private:
   // Threads asked for slot s (1 .. kMaxWorkers); the team may be smaller.
   int workersFor(std::size_t s) const;
   // First value of worker t's share of a slot of n values cut for nt
@@ -133,8 +131,6 @@ public:
     const std::size_t blocks = (n + kStepBlock - 1) / kStepBlock;
     return std::min(n, blocks * t / nt * kStepBlock);
   }
-
-private:
   std::uint32_t nextRandom();
   float store(float current, float update, float& compensation);
   // Values [begin, end) of slot s, block by block, on worker `worker`.

@@ -5,8 +5,8 @@
 // One tensor's telemetry counts taken apart from a collector, on any thread
 // (Session's background counts), and recorded later with
 // TelemetryCollector::record(): the exponent histogram and, per cast target,
-// how many |x| lie below each threshold. Exact counts; the AVX2 kernels and
-// the portable ones count the same.
+// how many |x| lie below each threshold. Exact counts; the AVX-512, AVX2
+// and portable kernels count the same.
 
 #include <mantissa/telemetry/cast_fractions.h>
 #include <mantissa/telemetry/histogram.h>
