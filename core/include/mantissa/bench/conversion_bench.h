@@ -5,7 +5,7 @@
 // Throughput of the batch conversions in numeric/convert.h beside memcpy of
 // the same buffer, measured in one run so the ratio is side by side.
 //
-// Shared by bench/bench_convert and (later) the GUI Speed panel. Method: all
+// Shared by tests/bench/bench_convert and (later) the GUI Speed panel. Method: all
 // operations are timed round-robin, `repetitions` rounds after `warmup`
 // untimed ones, so drift in machine load hits them alike; each sample is one
 // pass over the whole buffer. Reported: median GB/s over the samples and

@@ -4,7 +4,7 @@
 
 // Matmul throughput on this machine, and the machine's own limit.
 //
-// Shared by `mantissa-cli bench`, the GUI Speed panel and bench/bench_matmul.
+// Shared by `mantissa-cli bench`, the GUI Speed panel and tests/bench/bench_matmul.
 // Method: every configuration is built once (primitive, tensors), executed
 // `warmup` times untimed, then timed in `repetitions` samples; a sample runs
 // the product as many times as fit in about `minSampleSeconds` so short

@@ -4,7 +4,7 @@
 
 // Whole-training-step timing per recipe (issue 6): median and coefficient of
 // variation over repetitions after warm-up, the breakdown by op kind, and the
-// bytes each recipe holds per tensor role. Shared by bench/bench_step.cpp,
+// bytes each recipe holds per tensor role. Shared by tests/bench/bench_step.cpp,
 // `mantissa-cli bench` and the GUI's Speed panel.
 //
 // Method: one Session per recipe on the shipped MNIST; `warmup` steps are

@@ -32,7 +32,7 @@
 // Usage: bench_telemetry [--repetitions N] [--training [--steps N] [--recipe NAME] [--every K]]
 //                        [--no-avx512]
 
-#include "../app/omp_wait_policy.h"
+#include "../../app/omp_wait_policy.h"
 
 #include <mantissa/telemetry/cast_fractions.h>
 #include <mantissa/telemetry/collector.h>
