@@ -64,7 +64,7 @@ private:
   std::map<std::string, std::string> m_positionalValues;
 };
 
-// Parse helpers that print "mantissa-cli CMD: --NAME: ..." to stderr on error.
+// Parse functions that print "mantissa-cli CMD: --NAME: ..." to stderr on error.
 std::optional<long long> parseInteger(const std::string& command, const std::string& name,
                                       const std::string& text, long long min, long long max);
 std::optional<double> parseReal(const std::string& command, const std::string& name,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// mantissa-cli bench: issue 6's speed comparison (matmul throughput per
+// mantissa-cli bench: the speed comparison (matmul throughput per
 // backend, the machine's peak, conversions beside memcpy, whole training
 // steps per recipe, the targets). Tables on stdout by default, one JSON
 // object with --json (layout in core/include/mantissa/bench/bench_report.h);

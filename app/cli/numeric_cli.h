@@ -3,7 +3,7 @@
 #pragma once
 
 // What `inspect` and `convert` share: the rounding options, format names and
-// raw-bit parsing. Each helper prints "mantissa-cli CMD: ..." to stderr on
+// raw-bit parsing. Each function prints "mantissa-cli CMD: ..." to stderr on
 // bad input and returns nullopt.
 
 #include "args.h"

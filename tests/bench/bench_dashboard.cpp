@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// bench_dashboard: the live dashboard's two figures (issue 5).
+// bench_dashboard: the live dashboard's two figures.
 //  1. Frame time with a long history: three real runs of a tiny model train
 //     --history steps each (100,000 by default, histograms every 100 steps)
 //     and pause; then, at 1920x1080 and 1280x720, normal and presenter:

@@ -3,7 +3,7 @@
 //
 // Whole training steps per recipe on MLP 784-1024-1024-10, batch 128, shipped
 // MNIST: median step time and CV after warm-up, the breakdown by op kind,
-// bytes per tensor role, and issue 6's ratios measured side by side in this
+// bytes per tensor role, and the speed targets' ratios measured side by side in this
 // one run (bf16-mixed vs fp32; bf16-mixed step vs its own matmul time;
 // telemetry K = 1 vs off).
 //
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   }
   if (fp32 && bf16) {
     const double mm = bf16->breakdownMs.matmulForward + bf16->breakdownMs.matmulBackward;
-    std::printf("\nIssue 6 targets (this run):\n");
+    std::printf("\nSpeed targets (this run):\n");
     std::printf("  fp32 / bf16-mixed step time:        %.2fx  (target >= 1.6x)%s\n",
                 fp32->medianMs / bf16->medianMs,
                 bf16->matmulEmulated ? "  [BF16 matmul emulated on this CPU]" : "");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// The benchmark report's plumbing (issue 6), on the tiny configuration: the
+// The benchmark report's plumbing, on the tiny configuration: the
 // JSON shape `mantissa-cli bench --json` promises, emulated labels against an
 // independent oneDNN probe, the step breakdown adding up to the step time,
 // progress that never goes back, cancel, and a JSON round trip. No timing

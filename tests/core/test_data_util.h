@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// Helpers for the data tests: a private temp directory, IDX bytes built by hand
+// Shared code of the data tests: a private temp directory, IDX bytes built by hand
 // from the format's definition, gzip by zlib, and "this throws a DataError whose
 // message says X".
 

@@ -7,7 +7,7 @@
 // divergence message or finite numbers: never a non-finite loss or weight
 // carried on silently, never a crash or a hang.
 //
-// The rule for a NaN in the data (issue 10): the forward pass never sees the
+// The rule for a NaN in the data: the forward pass never sees the
 // loss scale, so a scaler backing off cannot cure it; every recipe, scaled or
 // not, stops at the first step whose batch holds it, naming the input.
 

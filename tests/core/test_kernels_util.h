@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// Shared helpers of the kernel tests: seeded random tensors and a naive
+// Shared code of the kernel tests: seeded random tensors and a naive
 // triple-loop product in double, the independent truth the Eigen reference
 // is held to (and the source of the error bounds for oneDNN vs Eigen).
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// Issue 8's bar: each lesson demo shows its phenomenon, computed by the core.
+// Each lesson demo shows its phenomenon, computed by the core.
 // Expected values are the formats' spec constants, hand-derived rounding
 // facts, or the issue's stated outcomes; never the demo's own output.
 #include <mantissa/lessons/demo_registry.h>

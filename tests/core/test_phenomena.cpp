@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// Issue 3's bar, on the shipped MNIST, with the presets of train/presets.h
+// The phenomena, shown on the shipped MNIST, with the presets of train/presets.h
 // exactly as the GUI and the lessons run them. Each test trains full 3-epoch
 // runs of MLP 784-256-256-10 (label `training`). Thresholds are stated once
 // here; they are the issue's words turned into numbers:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// The recipe table states what issue 3 defines for each recipe, and the rows
+// The recipe table states what each recipe is defined to do, and the rows
 // the UI displays are derived from the same fields.
 #include <mantissa/amp/recipe.h>
 

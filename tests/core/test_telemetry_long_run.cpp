@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// Issue 4's memory bar: a 1,000,000-step run of a tiny model, with scalar
+// The telemetry memory bound: a 1,000,000-step run of a tiny model, with scalar
 // rows every step and a telemetry frame every 1000 steps flowing through the
 // Mailbox into a History (what the GUI does), keeps resident memory bounded.
 //

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// Issue 6: no allocation and no oneDNN primitive creation in the
+// No allocation and no oneDNN primitive creation in the
 // steady-state training step. This binary replaces the global operator new
 // to count every heap allocation made while the counter is armed.
 //

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # SPDX-FileCopyrightText: 2026 The Mantissa authors
 #
-# The man pages and the binaries' --help say the same thing (issue 9):
+# The man pages and the binaries' --help say the same thing:
 #   - mantissa-cli: the commands listed by `--help` are exactly the man page's
 #     .SS sections under COMMANDS; for each, the options and arguments of
 #     `mantissa-cli CMD --help` are exactly the .TP entries of its section;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # SPDX-FileCopyrightText: 2026 The Mantissa authors
 #
-# End-to-end package test (issue 9): build the .deb from the build tree with
+# End-to-end package test: build the .deb from the build tree with
 # CPack, unpack it into a scratch root, check its control fields and contents,
 # and run the binaries from there, the way a user gets them.
 #

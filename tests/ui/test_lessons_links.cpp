@@ -120,7 +120,7 @@ TEST_F(LessonLinks, PresetLinkOpensTheTrainPageWithThePresetsRuns) {
   struct Case {
     int lesson;
     const char* preset;
-    QStringList recipes; // what issue 8 / presets.h say each phenomenon compares
+    QStringList recipes; // what presets.h says each phenomenon compares
     double lossMultiplier;
   };
   const Case cases[] = {

@@ -26,7 +26,7 @@ class MemoryChart;
 class StepTimeChart;
 class ThroughputChart;
 
-// Issue 6's speed comparison: runs bench::runBenchmarks on a worker thread
+// The speed comparison: runs bench::runBenchmarks on a worker thread
 // (the worker makes the report, the GUI thread makes every widget), shows
 // step time per recipe with its breakdown, GFLOP/s against size per backend
 // with the peak, bytes per recipe and the targets, and compares a run with

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// Private helpers of the matmul benchmark and the peak estimate: timing one
+// Private functions of the matmul benchmark and the peak estimate: timing one
 // product with warm-up and repetitions, and pinning OpenMP threads for the
 // duration of a measurement.
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// MLP spec parsing, the tensor plan and small helpers of mlp.h.
+// MLP spec parsing, the tensor plan and small functions of mlp.h.
 #include <mantissa/model/mlp.h>
 #include <mantissa/numeric/convert.h>
 

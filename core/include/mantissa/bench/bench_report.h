@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// The whole speed comparison of issue 6 in one report: matmul throughput per
+// The whole speed comparison in one report: matmul throughput per
 // backend and size, the machine's peak, conversion throughput beside memcpy,
 // whole training steps per recipe, the steady-state check, and the issue's
 // three targets computed from this one run. `mantissa-cli bench` prints it,
@@ -114,7 +114,7 @@ struct BenchReport {
 // true. Pins nothing: threads are oneDNN's OpenMP default unless options say.
 BenchReport runBenchmarks(const BenchOptions& options, const ProgressCallback& progress = {});
 
-// The three targets of issue 6 from a report's steps and steady-state check.
+// The three speed targets from a report's steps and steady-state check.
 std::vector<Target> computeTargets(const BenchReport& report);
 
 // OMP_WAIT_POLICY of this process's environment, or "unset (libgomp default)".

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// Whole training steps for the benchmark report (issue 6). The timing itself
+// Whole training steps for the benchmark report. The timing itself
 // (median, CV, breakdown by op kind, bytes per role) is train::measureSteps;
 // this header adds what the report needs on top of it:
 //  - the steady-state check: oneDNN primitives created and kernel scratch

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// The lessons' live demonstrations (issue 8). Every number here is computed
+// The lessons' live demonstrations. Every number here is computed
 // on the spot by the numeric core (formatInfo, codec encode/ulp, the fast
 // conversions), the loss scaler, the telemetry cast counts, the trainer or
 // the matmul bench: nothing is a stored answer. Each demo runs in seconds.

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// Whole-training-step timing per recipe (issue 6): median and coefficient of
+// Whole-training-step timing per recipe: median and coefficient of
 // variation over repetitions after warm-up, the breakdown by op kind, and the
 // bytes each recipe holds per tensor role. Shared by tests/bench/bench_step.cpp,
 // `mantissa-cli bench` and the GUI's Speed panel.
