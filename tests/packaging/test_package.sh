@@ -56,7 +56,7 @@ field() { dpkg-deb -f "$deb" "$1"; }
 [ "$(field Section)" = science ] || fail "Section is '$(field Section)', expected science"
 [ "$(field Architecture)" = amd64 ] || fail "Architecture is '$(field Architecture)', expected amd64"
 [[ "$(field Maintainer)" =~ ^.+\ \<.+@.+\>$ ]] || fail "Maintainer '$(field Maintainer)' is not 'Name <email>'"
-[ -n "$(field Homepage)" ] || fail "Homepage is empty"
+! grep -q "example" <<<"$(field Homepage)" || fail "Homepage is a placeholder: $(field Homepage)"
 [ -n "$(field Description)" ] || fail "Description is empty"
 depends=$(field Depends)
 echo "Depends: $depends"
