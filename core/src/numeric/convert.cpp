@@ -82,8 +82,11 @@ Bf16Bits f32ToBf16Stochastic(float value, std::uint32_t random) noexcept {
   const auto u = std::bit_cast<std::uint32_t>(value);
   if ((u & 0x7fffffffu) > 0x7f800000u)
     return bf16FromF32Bits(u); // NaN: same as nearest
-  // Subnormals are kept (no DAZ); a carry past max finite gives inf.
+  // FP32 subnormal inputs become signed zero (DAZ), as in f32ToBf16 and
+  // VCVTNEPS2BF16; a carry past max finite gives inf.
   const std::uint32_t sign = (u >> 16) & 0x8000u;
+  if ((u & 0x7f800000u) == 0)
+    return static_cast<Bf16Bits>(sign);
   return static_cast<Bf16Bits>(sign | stochasticShift(u & 0x7fffffffu, 16, random));
 }
 

@@ -23,8 +23,11 @@
 //  - f32ToBf16Stochastic / f32ToF16Stochastic: stochastic rounding of the
 //    magnitude; `random` is 32 uniform bits and the value rounds away from
 //    zero iff random < f x 2^32, f the fraction of the gap above the lower
-//    neighbour (codec.h's Rounding::Stochastic, bit for bit). Subnormals are
-//    kept (no DAZ); past max finite gives inf; NaN as the nearest functions.
+//    neighbour (codec.h's Rounding::Stochastic, bit for bit). BF16: FP32
+//    subnormal inputs are treated as zero (DAZ), as by f32ToBf16, so no BF16
+//    cast in Mantissa ever produces a BF16 subnormal. FP16: subnormals are
+//    kept, as by f32ToF16. Past max finite gives inf; NaN as the nearest
+//    functions.
 //
 // MXCSR: the F16C path assumes the default (DAZ/FTZ off); VCVTNEPS2BF16
 // ignores MXCSR; the portable FP32 -> FP16 rounds FP16 subnormals with one
