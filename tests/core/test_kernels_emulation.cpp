@@ -132,9 +132,14 @@ TEST(MatmulEmulation, Bf16IsEmulatedExactlyWhenOneDnnHasNoBf16Matmul) {
   EXPECT_EQ(mm.emulated(), !native);
   EXPECT_EQ(contains(mm.implementation(), "(emulated: BF16 storage, FP32 compute)"), !native)
       << mm.implementation();
-  // oneDNN's bf16 kernels need at least AVX-512: without it, always emulated.
+  // From the CPU's flags, independent of oneDNN: its bf16 kernels need at
+  // least AVX-512 (without it, always emulated), and with AVX512_BF16 oneDNN
+  // 2.6 has a native bf16 matmul.
   if (!cpuHasFlag("avx512f")) {
     EXPECT_TRUE(mm.emulated());
+  }
+  if (cpuHasFlag("avx512_bf16")) {
+    EXPECT_FALSE(mm.emulated()) << mm.implementation();
   }
 }
 
@@ -142,6 +147,10 @@ TEST(MatmulEmulation, F16IsEmulatedExactlyWhenOneDnnHasNoF16Matmul) {
   const bool native = onednnHasMatmul(dnnl::memory::data_type::f16);
   Matmul mm({8, 8, 16}, DType::F16, DType::F16);
   EXPECT_EQ(mm.emulated(), !native);
+  // From the CPU's flags: oneDNN 2.6 has no FP16 matmul without AVX512_FP16.
+  if (!cpuHasFlag("avx512_fp16")) {
+    EXPECT_TRUE(mm.emulated()) << mm.implementation();
+  }
   EXPECT_EQ(contains(mm.implementation(), "(emulated: FP16 storage, FP32 compute, result "
                                           "rounded to FP16)"),
             !native)
