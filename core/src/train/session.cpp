@@ -365,6 +365,11 @@ const StepReport& Session::step() {
   double lossSum = 0.0;
   int correct = 0;
   m_inputProblem = nullptr;
+  // A scaler that skips overflowing steps treats an overflow in the forward
+  // pass as PyTorch's GradScaler does: the loss is inf, backward carries it
+  // into the gradients, the step is skipped and the scale backs off.
+  const bool skipsOverflow = m_scaler && m_scaler->config().skipOnOverflow;
+  bool forwardOverflow = false;
   for (int m = 0; m < micro; ++m) {
     {
       model::ScopedTimer t(r.times.data);
@@ -376,11 +381,15 @@ const StepReport& Session::step() {
     lossSum += x.loss;
     correct += x.correct;
     if (!std::isfinite(x.loss)) {
-      if (!failAtInput())
+      if (failAtInput())
+        break;
+      if (!skipsOverflow) {
         fail(m_model->firstNonFinite(false).value_or(
                  model::NonFiniteSite{m_model->layers() - 1, false, "softmax-xent"}),
              "non-finite loss");
-      break;
+        break;
+      }
+      forwardOverflow = true;
     }
     if (postEarly)
       postActivationScans();
@@ -402,6 +411,7 @@ const StepReport& Session::step() {
         const float inv = m_scaler->invScale();
         for (auto g : m_gradSpans)
           r.foundInf |= amp::LossScaler::unscaleAndCheck(g, inv);
+        r.foundInf |= forwardOverflow;
       }
       // Undo the loss multiplier so the optimizer sees d(mean CE)/dw.
       if (m_config.lossMultiplier != 1.0) {
@@ -416,13 +426,26 @@ const StepReport& Session::step() {
         r.gradNorm = r.foundInf ? std::numeric_limits<double>::quiet_NaN()
                                 : amp::globalGradNorm(m_optimizer->parameters());
       if (m_scaler) {
-        if (r.foundInf) // rare: locate where the overflow began (backward order)
-          r.firstNonFinite = m_model->firstNonFinite(true);
+        if (r.foundInf) // rare: locate where the overflow began (forward, else backward order)
+          r.firstNonFinite = forwardOverflow ? m_model->firstNonFinite(false)
+                                             : m_model->firstNonFinite(true);
         // A NaN in the data (hidden from the loss when a ReLU maps it to 0)
         // makes every step containing it "overflow": the scale is not the
         // cause, so report it instead of skipping steps for ever.
         if (!r.foundInf || !failAtInput())
           applyScalerUpdate(r);
+        // The forward pass never sees the loss scale: an overflow there that
+        // persists while the steps are skipped (the weights unchanged) is not
+        // cured by backing off. GradScaler would skip for ever; the run ends
+        // after kForwardOverflowLimit such steps in a row, as a divergence.
+        m_forwardOverflowRun = forwardOverflow ? m_forwardOverflowRun + 1 : 0;
+        if (forwardOverflow && !r.divergence && m_forwardOverflowRun >= kForwardOverflowLimit)
+          fail(r.firstNonFinite.value_or(
+                   model::NonFiniteSite{m_model->layers() - 1, false, "softmax-xent"}),
+               "forward overflow",
+               "The forward pass overflowed in " + std::to_string(m_forwardOverflowRun) +
+                   " steps in a row, each skipped with the loss scale backed off; the forward "
+                   "pass never sees the scale, so backing off cannot cure it");
       } else if (!std::isfinite(r.gradNorm) && !failAtInput()) {
         // A NaN the forward pass produced can be hidden from the loss (ReLU
         // maps NaN to 0) and surface only in the gradients: report where it

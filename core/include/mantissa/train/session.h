@@ -44,6 +44,13 @@ class BackgroundScans;
 
 class Session {
 public:
+  // With a loss scaler that skips overflowing steps (fp16-mixed), a forward
+  // pass that overflows FP16 makes the loss and gradients non-finite: the step
+  // is skipped and the scale backs off, as with PyTorch's GradScaler. This
+  // many such steps in a row end the run as a divergence ("forward
+  // overflow"), since the forward pass never sees the scale.
+  static constexpr int kForwardOverflowLimit = 10;
+
   // Validates the config (ConfigError) and loads the data (data::DataError).
   explicit Session(RunConfig config);
   // Same, on data already loaded (shared by several runs; must outlive this).
@@ -131,6 +138,7 @@ private:
   std::int64_t m_totalSteps = 0;
   std::int64_t m_step = 0;
   std::int64_t m_skipped = 0;
+  int m_forwardOverflowRun = 0; // consecutive steps whose forward pass overflowed (skipped)
   const char* m_inputProblem = nullptr; // this step, with accumulation: first non-finite input
   std::optional<Divergence> m_divergence;
   StepReport m_report;
