@@ -137,7 +137,7 @@ void printTargets(const BenchReport& r) {
 int runBench(const Args& args) {
   ArgParser p("bench", "Measure matmul, conversion and training-step speed on this machine.");
   p.flag("quick", "Fewer sizes, recipes and repetitions (under 30 s on 2 cores)");
-  p.flag("tiny", "Tiny sizes and a tiny model, for the test suite only: figures are meaningless");
+  p.flag("tiny", "Tiny sizes and a tiny model: checks that everything runs; figures mean nothing");
   p.flag("json", "Print one JSON object instead of tables");
   p.option("out", "FILE", "Also write the JSON report to FILE (atomically)");
   if (auto rc = p.parse(args))

@@ -323,3 +323,34 @@ TEST(LossScalerUnscale, MatchesADirectLoop) {
 }
 
 } // namespace
+
+// describeScaler says what loss_scaler.h documents, with the presets'
+// published defaults (GradScaler: 2^16, x2 after 2000, x0.5; DeepSpeed:
+// window 1000, hysteresis 2, min 1; Megatron: 2^32; Apex: max 2^24).
+TEST(DescribeScaler, MatchesItsDocumentation) {
+  using mantissa::amp::describeScaler;
+  using mantissa::amp::scalerPreset;
+  EXPECT_EQ(describeScaler(scalerPreset("pytorch")),
+            "pytorch: init 2^16, x2 after 2000 finite steps, x0.5 on overflow");
+  EXPECT_EQ(describeScaler(scalerPreset("deepspeed")),
+            "deepspeed: init 2^16, x2 after 1000 finite steps, x0.5 on overflow (after 2 overflows), min 1");
+  EXPECT_EQ(describeScaler(scalerPreset("megatron")),
+            "megatron: init 2^32, x2 after 1000 finite steps, x0.5 on overflow (after 2 overflows), min 1");
+  EXPECT_EQ(describeScaler(scalerPreset("apex")),
+            "apex: init 2^16, x2 after 2000 finite steps, x0.5 on overflow, max 2^24");
+  EXPECT_EQ(describeScaler(scalerPreset("static:1024")), "static loss scale 2^10, overflowing steps skipped");
+  EXPECT_EQ(describeScaler(scalerPreset("static:1000")), "static loss scale 1000, overflowing steps skipped");
+  EXPECT_EQ(describeScaler(scalerPreset("none")), "no loss scaling");
+}
+
+TEST(FormatScale, PowersOfTwoAsExponents) {
+  using mantissa::amp::formatScale;
+  EXPECT_EQ(formatScale(4294967296.0), "2^32");
+  EXPECT_EQ(formatScale(65536.0), "2^16");
+  EXPECT_EQ(formatScale(1024.0), "2^10");
+  EXPECT_EQ(formatScale(1.0 / 16384.0), "2^-14");
+  EXPECT_EQ(formatScale(512.0), "512"); // small powers read better as numbers
+  EXPECT_EQ(formatScale(1.0), "1");
+  EXPECT_EQ(formatScale(3000.0), "3000");
+  EXPECT_EQ(formatScale(0.5), "0.5");
+}

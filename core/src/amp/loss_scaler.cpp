@@ -96,6 +96,14 @@ std::string number(double v) {
 
 } // namespace
 
+std::string formatScale(double scale) {
+  int exponent = 0;
+  if (std::isfinite(scale) && scale > 0 && std::frexp(scale, &exponent) == 0.5 &&
+      std::abs(exponent - 1) >= 10)
+    return "2^" + std::to_string(exponent - 1);
+  return number(scale);
+}
+
 ScalerConfig scalerPreset(std::string_view spec) {
   if (spec == "pytorch")
     return pytorch();
@@ -141,16 +149,16 @@ ScalerConfig scalerPreset(std::string_view spec) {
 std::string describeScaler(const ScalerConfig& c) {
   if (!c.dynamic)
     return c.preset == "none" ? "no loss scaling"
-                              : "static loss scale " + number(c.initScale) + ", overflowing steps skipped";
-  std::string s = c.preset + ": init " + number(c.initScale) + ", x" + number(c.growthFactor) +
+                              : "static loss scale " + formatScale(c.initScale) + ", overflowing steps skipped";
+  std::string s = c.preset + ": init " + formatScale(c.initScale) + ", x" + number(c.growthFactor) +
                   " after " + std::to_string(c.growthInterval) + " finite steps, x" +
                   number(c.backoffFactor) + " on overflow";
   if (c.hysteresis > 1)
     s += " (after " + std::to_string(c.hysteresis) + " overflows)";
   if (c.minScale)
-    s += ", min " + number(*c.minScale);
+    s += ", min " + formatScale(*c.minScale);
   if (c.maxScale)
-    s += ", max " + number(*c.maxScale);
+    s += ", max " + formatScale(*c.maxScale);
   return s;
 }
 

@@ -54,8 +54,18 @@ struct ScalerConfig {
 // Throws std::invalid_argument naming the spec and the valid choices.
 ScalerConfig scalerPreset(std::string_view spec);
 
-// One line for the UI and the CLI: "PyTorch GradScaler: init 65536, x2 after 2000 finite ...".
+// One line for the UI, the CLI and a run log's header, e.g.
+//   "pytorch: init 2^16, x2 after 2000 finite steps, x0.5 on overflow"
+//   "deepspeed: init 2^16, x2 after 1000 finite steps, x0.5 on overflow (after 2 overflows), min 1"
+//   "static loss scale 1024, overflowing steps skipped"
+//   "no loss scaling"
+// Scales print as formatScale() does.
 std::string describeScaler(const ScalerConfig& config);
+
+// A loss scale as people write it: an exact power of two from 2^10 up (or
+// 2^-10 down) as "2^N" ("2^32", "2^-14"), anything else in at most 10
+// significant digits ("1", "512", "3000").
+std::string formatScale(double scale);
 
 enum class ScalerEventKind { Overflow, Backoff, Growth, SkippedStep };
 
