@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "args.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -59,8 +61,14 @@ std::optional<int> ArgParser::parse(const std::vector<std::string>& args) {
         name = name.substr(0, eq);
       }
       const Spec* spec = find(name);
-      if (!spec)
-        return fail("unknown option '--" + name + "'");
+      if (!spec) {
+        std::vector<std::string> names;
+        for (const auto& s : m_specs)
+          names.push_back(s.name);
+        const auto near = closestName(name, names);
+        return fail("unknown option '--" + name + "'" +
+                    (near ? " (did you mean '--" + *near + "'?)" : std::string()));
+      }
       if (spec->valueName.empty()) {
         if (inlineValue)
           return fail("option '--" + name + "' takes no value");
@@ -135,6 +143,82 @@ std::string ArgParser::usage() const {
     out << "\n";
   }
   return out.str();
+}
+
+namespace {
+
+std::size_t editDistance(const std::string& a, const std::string& b) {
+  // Optimal string alignment: insertions, deletions, substitutions and
+  // transpositions of neighbours ("trian" is one edit from "train").
+  const auto same = [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  };
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i)
+    d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
+      if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]))
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+} // namespace
+
+std::optional<std::string> closestName(const std::string& given,
+                                       const std::vector<std::string>& choices) {
+  // Up to one edit in four characters (at least 1, at most 3): "bf16-mix"
+  // finds bf16-mixed, "fp8" is not taken for fp32.
+  const std::size_t allowed = std::clamp<std::size_t>(given.size() / 4, 1, 3);
+  std::string best;
+  std::size_t bestDistance = allowed + 1;
+  for (const auto& choice : choices) {
+    const std::size_t d = editDistance(given, choice);
+    if (d < bestDistance) {
+      best = choice;
+      bestDistance = d;
+    }
+  }
+  if (best.empty())
+    return std::nullopt;
+  return best;
+}
+
+std::string didYouMean(const std::string& given, const std::vector<std::string>& choices) {
+  const auto best = closestName(given, choices);
+  return best ? " (did you mean '" + *best + "'?)" : std::string();
+}
+
+std::string lowerCase(std::string text) {
+  for (char& c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string quoteInput(const std::string& text, std::size_t limit) {
+  std::string out;
+  std::size_t shown = 0;
+  for (unsigned char c : text) {
+    if (shown == limit)
+      break;
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+    ++shown;
+  }
+  if (shown < text.size())
+    out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
 }
 
 std::optional<long long> parseInteger(const std::string& command, const std::string& name,

@@ -64,6 +64,20 @@ private:
   std::map<std::string, std::string> m_positionalValues;
 };
 
+// " (did you mean 'NAME'?)" when one of `choices` is within a small edit
+// distance of `given` (letter case ignored), "" otherwise.
+std::string didYouMean(const std::string& given, const std::vector<std::string>& choices);
+// The choice itself, or nullopt.
+std::optional<std::string> closestName(const std::string& given,
+                                       const std::vector<std::string>& choices);
+
+// ASCII lower case: names (recipes, presets, scalers, ...) are matched case-insensitively.
+std::string lowerCase(std::string text);
+
+// Text of outside input fit to quote in a message: control and non-ASCII
+// bytes escaped (\xNN), cut after `limit` characters with "... (N bytes)".
+std::string quoteInput(const std::string& text, std::size_t limit = 60);
+
 // Parse functions that print "mantissa-cli CMD: --NAME: ..." to stderr on error.
 std::optional<long long> parseInteger(const std::string& command, const std::string& name,
                                       const std::string& text, long long min, long long max);

@@ -68,7 +68,8 @@ int runConvert(const Args& args) {
   int errors = 0;
   auto fail = [&](long line, const std::string& text, const std::string& why) {
     if (++errors <= kMaxReportedErrors)
-      std::cerr << "mantissa-cli convert: line " << line << ": '" << text << "' " << why << "\n";
+      std::cerr << "mantissa-cli convert: line " << line << ": '" << quoteInput(text) << "' " << why
+                << "\n";
   };
   long lineNumber = 0;
   for (std::string raw; std::getline(std::cin, raw);) {

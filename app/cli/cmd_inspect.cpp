@@ -148,7 +148,7 @@ int runInspect(const Args& args) {
   }
 
   std::vector<FormatId> formats;
-  const std::string formatName = parser.value("format");
+  const std::string formatName = lowerCase(parser.value("format"));
   if (formatName == "all") {
     formats.assign(explorerFormats().begin(), explorerFormats().end());
   } else if (auto id = parseFormatOption("inspect", "format", formatName)) {

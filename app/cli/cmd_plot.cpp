@@ -14,13 +14,24 @@
 #include "ui/report/run_charts.h"
 #include "ui/report/run_report.h"
 
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace mantissa::cli {
 
 namespace {
 
 std::optional<train::RunLog> loadLog(const char* command, const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    std::cerr << "mantissa-cli " << command << ": '" << path
+              << "' is a directory; give the run's log file (written by train --log)\n";
+    return std::nullopt;
+  }
   try {
     return train::loadRunLog(path);
   } catch (const train::RunLogError& e) {
@@ -29,13 +40,41 @@ std::optional<train::RunLog> loadLog(const char* command, const std::string& pat
   }
 }
 
+std::string g_runtimeDir; // removed at exit
+
+void removeRuntimeDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(g_runtimeDir, ec);
+}
+
 } // namespace
+
+void usePrivateRuntimeDir() {
+  // Qt wants XDG_RUNTIME_DIR to be a directory of ours with mode 0700, and
+  // warns on every start without one (as under sudo, cron or ssh without a
+  // login session). Files need none: give this process a private one.
+  if (const char* dir = std::getenv("XDG_RUNTIME_DIR"); dir != nullptr && *dir != '\0') {
+    struct stat st {};
+    if (::stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+        (st.st_mode & 0777) == 0700)
+      return;
+  }
+  if (!g_runtimeDir.empty())
+    return;
+  std::string pattern = (std::filesystem::temp_directory_path() / "mantissa-cli-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    return; // Qt then says why itself
+  g_runtimeDir = pattern;
+  ::setenv("XDG_RUNTIME_DIR", g_runtimeDir.c_str(), 1);
+  std::atexit(removeRuntimeDir);
+}
 
 std::optional<train::RunLog> loadRunLogForCli(const char* command, const std::string& path) {
   return loadLog(command, path);
 }
 
 int exportTrainedRun(const train::RunLog& log, const std::string& dir) {
+  usePrivateRuntimeDir();
   ui::HeadlessApp app;
   QStringList written;
   if (QString error = ui::exportRun(log, QString::fromStdString(dir), &written); !error.isEmpty()) {
@@ -63,14 +102,17 @@ int runPlot(const Args& args) {
     return 2;
   }
   QString error;
-  const auto spec = ui::parseRunChartSpec(QString::fromStdString(p.value("chart")), &error);
+  const auto spec = ui::parseRunChartSpec(QString::fromStdString(lowerCase(p.value("chart"))), &error);
   if (!spec) {
-    std::cerr << "mantissa-cli plot: " << error.toStdString() << "\n";
+    const std::string chart = p.value("chart");
+    std::cerr << "mantissa-cli plot: " << error.toStdString()
+              << didYouMean(chart.substr(0, chart.find(':')), {"loss", "accuracy", "loss-scale", "histogram"})
+              << "\n";
     return 2;
   }
   const QString out = QString::fromStdString(p.value("out"));
   if (!ui::exportFormatForPath(out)) {
-    std::cerr << "mantissa-cli plot: --out: '" << p.value("out")
+    std::cerr << "mantissa-cli plot: --out: '" << quoteInput(p.value("out"))
               << "' must end in .svg, .png, .pdf, .csv or .json\n";
     return 2;
   }
@@ -96,6 +138,7 @@ int runPlot(const Args& args) {
   const auto log = loadLog("plot", *p.positionalValue("RUN.jsonl"));
   if (!log)
     return 1;
+  usePrivateRuntimeDir();
   ui::HeadlessApp app;
   const auto chart = ui::makeRunChart(*log, *spec, &error);
   if (!chart) {

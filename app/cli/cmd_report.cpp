@@ -26,8 +26,13 @@ int runReport(const Args& args) {
   const std::string out = p.value("out");
   const auto dot = out.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : out.substr(dot);
-  if (out.empty() || (ext != ".pdf" && ext != ".html" && ext != ".htm")) {
+  if (out.empty()) {
     std::cerr << "mantissa-cli report: --out FILE.pdf or FILE.html is required\n";
+    return 2;
+  }
+  if (const std::string e = lowerCase(ext); e != ".pdf" && e != ".html" && e != ".htm") {
+    std::cerr << "mantissa-cli report: --out: '" << quoteInput(out)
+              << "' must end in .pdf or .html (a report is written as PDF or HTML)\n";
     return 2;
   }
   ui::RunReportOptions options;
@@ -50,6 +55,7 @@ int runReport(const Args& args) {
       std::cerr << "mantissa-cli report: --steps: the log has no telemetry at step " << step << "\n";
       return 1;
     }
+  usePrivateRuntimeDir();
   ui::HeadlessApp app;
   if (QString error = ui::RunReport(*log, options).write(QString::fromStdString(out));
       !error.isEmpty()) {

@@ -11,11 +11,15 @@
 //   {"eval": true, "step": 62, "test_loss": 0.42, "test_accuracy": 0.88}
 //   {"summary": true, "test_accuracy": 0.92, "test_loss": 0.25, "steps": 186,
 //    "wall_s": 36.1, "recipe": "fp32", ...}
-// Exit status: 0 finished (or interrupted), 1 error, 2 bad usage, 3 diverged.
+// Exit status: 0 finished, 1 error, 2 bad usage, 3 diverged, 130 interrupted
+// (Ctrl+C or SIGTERM: the log and --export still hold every step run).
 #include "args.h"
 #include "commands.h"
 
+#include <mantissa/amp/loss_scaler.h>
+#include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
+#include <mantissa/model/mlp.h>
 #include <mantissa/train/presets.h>
 #include <mantissa/train/run_log.h>
 #include <mantissa/train/run_log_rows.h>
@@ -23,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cerrno>
@@ -30,7 +35,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 namespace mantissa::cli {
@@ -43,7 +50,10 @@ extern "C" void onInterrupt(int) { g_interrupted.store(true); }
 // A line-flushed JSONL writer (C stdio: one fwrite + fflush per object).
 class JsonlLog {
 public:
-  explicit JsonlLog(const std::string& path) : m_file(std::fopen(path.c_str(), "w")) {}
+  explicit JsonlLog(const std::string& path) : m_file(std::fopen(path.c_str(), "w")) {
+    if (!m_file)
+      m_openError = std::strerror(errno);
+  }
   ~JsonlLog() {
     if (m_file)
       std::fclose(m_file);
@@ -63,10 +73,12 @@ public:
       m_error = std::strerror(errno);
   }
   const std::string& error() const { return m_error; } // "" while every line was written
+  const std::string& openError() const { return m_openError; }
 
 private:
   std::FILE* m_file;
   std::string m_error;
+  std::string m_openError;
 };
 
 std::optional<int> applyNumber(const ArgParser& p, const char* name, double& out) {
@@ -91,34 +103,115 @@ std::optional<int> applyInteger(const ArgParser& p, const char* name, Int& out, 
   return std::nullopt;
 }
 
+// The configuration a --config file holds: a JSON object of a RunConfig, or
+// a run log (JSON Lines) whose first line is the header written by --log.
+// Prints the problem and returns nullopt when it holds neither.
+std::optional<train::RunConfig> readConfigFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << "mantissa-cli train: --config: cannot open '" << path << "': " << std::strerror(errno)
+              << "\n";
+    return std::nullopt;
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // Not one JSON value: perhaps a run log, whose first line is the header.
+    const std::string first = text.substr(0, text.find('\n'));
+    try {
+      j = nlohmann::json::parse(first);
+    } catch (const nlohmann::json::parse_error&) {
+      std::cerr << "mantissa-cli train: --config " << path
+                << ": not a JSON configuration or a run log (JSON syntax error at byte " << e.byte
+                << ")\n";
+      return std::nullopt;
+    }
+  }
+  if (j.is_object() && j.value("header", false)) {
+    if (!j.contains("config") || !j["config"].is_object()) {
+      std::cerr << "mantissa-cli train: --config " << path
+                << ": this run log's header holds no \"config\" object\n";
+      return std::nullopt;
+    }
+    j = j["config"];
+  } else if (j.is_object() && (j.contains("step") || j.contains("eval") || j.contains("summary"))) {
+    std::cerr << "mantissa-cli train: --config " << path
+              << ": a run log must start with its header line (written by train --log)\n";
+    return std::nullopt;
+  }
+  try {
+    return train::runConfigFromJson(j);
+  } catch (const nlohmann::json::exception&) {
+    std::cerr << "mantissa-cli train: --config " << path
+              << ": not a run configuration (a JSON object such as {\"recipe\": \"bf16-mixed\"}, "
+                 "or a log of train --log)\n";
+  } catch (const train::ConfigError& e) {
+    std::cerr << "mantissa-cli train: --config " << path << ": " << e.what() << "\n";
+  }
+  return std::nullopt;
+}
+
+// The nearest known name to the first unknown one in the configuration, or "".
+std::string nameHint(const train::RunConfig& c) {
+  const auto near = [](const std::string& given, const std::vector<std::string>& names) {
+    if (std::find(names.begin(), names.end(), given) != names.end())
+      return std::string();
+    return closestName(given, names).value_or(std::string());
+  };
+  if (!amp::findRecipe(c.recipe))
+    return near(c.recipe, amp::recipeNames());
+  if (!c.scaler.empty() && c.scaler.rfind("static", 0) != 0)
+    if (auto h = near(c.scaler, {"pytorch", "keras", "apex", "deepspeed", "megatron", "none"}); !h.empty())
+      return h;
+  if (auto h = near(c.optimizer, {"sgd", "adamw"}); !h.empty())
+    return h;
+  return near(c.schedule, {"constant", "cosine"});
+}
+
+// The default model for data other than 28x28 images: two hidden layers
+// between the data's features and classes.
+std::string modelFor(const data::TrainTest& d) {
+  const int hidden = d.train.features > 64 ? 256 : 64;
+  return "mlp:" + std::to_string(d.train.features) + "-" + std::to_string(hidden) + "-" +
+         std::to_string(hidden) + "-" + std::to_string(d.train.classes) + ":relu";
+}
+
 } // namespace
 
 int runTrain(const Args& args) {
   ArgParser p("train", "Train a model on the CPU in a mixed-precision recipe; log every step.");
-  p.option("config", "FILE.json", "Start from this run configuration (flags override it)");
-  p.option("preset", "NAME", "Start from a phenomenon preset's first run (see --list-presets)");
+  p.option("config", "FILE", "Start from a run configuration: a JSON file, or a run log (.jsonl) "
+                             "whose header holds one; flags override it (default: none)");
+  p.option("preset", "NAME", "Start from a phenomenon preset's first run (see --list-presets; "
+                             "default: none)");
   p.flag("list-presets", "List the phenomenon presets and exit");
   p.option("data", "NAME|PATH", "mnist, fashion, spirals, blobs, or an IDX/CSV path (default mnist)");
-  p.option("model", "SPEC", "mlp:784-256-256-10[:relu|gelu|tanh|sigmoid]");
+  p.option("model", "SPEC", "mlp:WIDTHS[:relu|gelu|tanh|sigmoid] (default mlp:784-256-256-10:relu "
+                           "for mnist and fashion; sized to other data)");
   p.option("recipe", "NAME", "fp32, bf16-mixed, fp16-mixed, fp16-mixed-noscale, bf16-pure, "
                              "bf16-pure-sr, bf16-pure-kahan (default fp32)");
-  p.option("scaler", "NAME", "pytorch, keras, apex, deepspeed, megatron, static:S (fp16-mixed only)");
+  p.option("scaler", "NAME", "pytorch, keras, apex, deepspeed, megatron, static:S or none (default: "
+                            "the recipe's, pytorch for fp16-mixed, none for the others)");
   p.option("optimizer", "NAME", "sgd or adamw (default sgd)");
   p.option("lr", "X", "Learning rate (default 0.05)");
   p.option("momentum", "X", "SGD momentum (default 0.9)");
   p.option("weight-decay", "X", "Weight decay (default 0)");
   p.option("schedule", "NAME", "constant or cosine (warm-up + cosine; default constant)");
-  p.option("warmup-steps", "N", "Warm-up steps of the cosine schedule");
+  p.option("warmup-steps", "N", "Warm-up steps of the cosine schedule (default 0)");
   p.option("batch", "B", "Batch size (default 128)");
-  p.option("steps", "N", "Optimizer steps to run");
+  p.option("steps", "N", "Optimizer steps to run (default: one epoch's worth, see --epochs)");
   p.option("epochs", "E", "Passes over the training set (default 1 when --steps is absent)");
   p.option("grad-accumulation", "N", "Micro-batches per optimizer step (default 1)");
   p.option("clip-norm", "X", "Clip gradients by global norm (default 0 = off)");
   p.option("seed", "S", "Seed of initialisation, batching and stochastic rounding (default 1)");
   p.option("eval-every", "N", "Evaluate on the test set every N steps (default: every epoch)");
-  p.option("telemetry-every", "K", "Telemetry frame (histograms, cast fractions) every K steps");
-  p.option("log", "FILE.jsonl", "Write one JSON object per step (flushed per line)");
-  p.option("export", "DIR", "When the run ends, write every chart (SVG, PNG) and its data (CSV) to DIR");
+  p.option("telemetry-every", "K", "Telemetry frame (histograms, cast fractions) every K steps "
+                                    "(default 0 = off)");
+  p.option("log", "FILE.jsonl", "Write one JSON object per step (flushed per line; default: no log)");
+  p.option("export", "DIR", "When the run ends, write every chart (SVG, PNG) and its data (CSV) to DIR "
+                           "(default: none)");
   p.flag("quiet", "No progress lines on stderr");
   if (auto rc = p.parse(args))
     return *rc;
@@ -131,25 +224,18 @@ int runTrain(const Args& args) {
 
   train::RunConfig config;
   if (auto path = p.optionalValue("config")) {
-    std::ifstream in(*path);
-    if (!in) {
-      std::cerr << "mantissa-cli train: --config: cannot open '" << *path << "'\n";
+    auto read = readConfigFile(*path);
+    if (!read)
       return 2;
-    }
-    try {
-      config = train::runConfigFromJson(nlohmann::json::parse(in));
-    } catch (const nlohmann::json::exception& e) {
-      std::cerr << "mantissa-cli train: --config " << *path << ": not valid JSON: " << e.what() << "\n";
-      return 2;
-    } catch (const train::ConfigError& e) {
-      std::cerr << "mantissa-cli train: --config " << *path << ": " << e.what() << "\n";
-      return 2;
-    }
+    config = *read;
   } else if (auto name = p.optionalValue("preset")) {
-    const train::Preset* preset = train::findPreset(*name);
+    const train::Preset* preset = train::findPreset(lowerCase(*name));
     if (!preset) {
-      std::cerr << "mantissa-cli train: --preset: unknown '" << *name
-                << "' (see mantissa-cli train --list-presets)\n";
+      std::vector<std::string> names;
+      for (const auto& pr : train::presets())
+        names.push_back(pr.name);
+      std::cerr << "mantissa-cli train: --preset: unknown '" << quoteInput(*name) << "'"
+                << didYouMean(*name, names) << " (see mantissa-cli train --list-presets)\n";
       return 2;
     }
     config = preset->runs.front();
@@ -157,12 +243,27 @@ int runTrain(const Args& args) {
   for (const char* key : {"data", "model", "recipe", "scaler", "optimizer", "schedule"})
     if (auto v = p.optionalValue(key)) {
       const std::string k = key;
+      // Names match in any letter case; a data path and a model spec are kept as given.
+      std::string value = k == "model" ? *v : lowerCase(*v);
+      if (k == "data") {
+        const auto builtin = data::builtinNames();
+        if (std::find(builtin.begin(), builtin.end(), value) == builtin.end())
+          value = *v;
+      }
       (k == "data"        ? config.data
        : k == "model"     ? config.model
        : k == "recipe"    ? config.recipe
        : k == "scaler"    ? config.scaler
        : k == "optimizer" ? config.optimizer
-                          : config.schedule) = *v;
+                          : config.schedule) = value;
+    }
+  // A preset's or file's scaler belongs to its recipe: naming a recipe
+  // without loss scaling drops it (train --preset scaling --recipe fp32).
+  if (p.has("recipe") && !p.has("scaler"))
+    if (const amp::Recipe* r = amp::findRecipe(config.recipe); r && !r->lossScaling) {
+      config.scaler.clear();
+      config.scalerInitScale.reset();
+      config.scalerGrowthInterval.reset();
     }
   if (auto rc = applyNumber(p, "lr", config.lr))
     return *rc;
@@ -202,12 +303,26 @@ int runTrain(const Args& args) {
   if (const auto problems = config.problems(); !problems.empty()) {
     for (const auto& problem : problems)
       std::cerr << "mantissa-cli train: " << problem << "\n";
+    if (const std::string hint = nameHint(config); !hint.empty())
+      std::cerr << "mantissa-cli train: did you mean '" << hint << "'?\n";
     return 2;
   }
 
   std::unique_ptr<train::Session> session;
   try {
-    session = std::make_unique<train::Session>(config);
+    auto loaded = std::make_shared<const data::TrainTest>(data::loadDataSpec(config.data));
+    // Without --model, a model that does not fit the data (the default one is
+    // sized for 28x28 digits) is replaced by one of the data's shape.
+    if (!p.has("model")) {
+      try {
+        const auto widths = model::parseMlpSpec(config.model).widths;
+        if (widths.front() != loaded->train.features || widths.back() != loaded->train.classes)
+          config.model = modelFor(*loaded);
+      } catch (const std::exception&) {
+        // an invalid spec is the Session's to report
+      }
+    }
+    session = std::make_unique<train::Session>(config, std::move(loaded));
   } catch (const data::DataError& e) {
     std::cerr << "mantissa-cli train: --data: " << e.what() << "\n";
     return 2;
@@ -220,7 +335,8 @@ int runTrain(const Args& args) {
   if (auto path = p.optionalValue("log")) {
     log = std::make_unique<JsonlLog>(*path);
     if (!log->ok()) {
-      std::cerr << "mantissa-cli train: --log: cannot write '" << *path << "'\n";
+      std::cerr << "mantissa-cli train: --log: cannot write '" << *path << "': " << log->openError()
+                << "\n";
       return 2;
     }
     log->write(train::logHeader(*session));
@@ -259,10 +375,10 @@ int runTrain(const Args& args) {
     if (!quiet && (dt >= 1.0 || r.step + 1 == total)) {
       const double rate = double(r.step + 1 - stepsAtPrint) / std::max(dt, 1e-9);
       std::ostringstream line;
-      line << "step " << r.step + 1 << "/" << total << "  loss " << r.loss << "  " << rate
-           << " steps/s";
+      line << "step " << r.step + 1 << "/" << total << "  loss " << std::setprecision(4) << r.loss
+           << "  " << std::fixed << std::setprecision(rate < 10 ? 1 : 0) << rate << " steps/s";
       if (r.lossScale != 1.0)
-        line << "  scale " << r.lossScale;
+        line << "  scale " << amp::formatScale(r.lossScale);
       std::cerr << line.str() << "\n";
       lastPrint = now;
       stepsAtPrint = r.step + 1;
@@ -293,9 +409,10 @@ int runTrain(const Args& args) {
 #endif
   }
 
-  std::cout << "recipe " << s.recipe << ": test accuracy " << s.testAccuracy * 100.0
-            << " %, test loss " << s.testLoss << ", " << s.steps << " steps (" << s.skippedSteps
-            << " skipped) in " << s.wallSeconds << " s\n";
+  std::cout << "recipe " << s.recipe << ": test accuracy " << std::fixed << std::setprecision(2)
+            << s.testAccuracy * 100.0 << " %, test loss " << std::setprecision(4) << s.testLoss
+            << ", " << s.steps << " steps (" << s.skippedSteps << " skipped) in "
+            << std::setprecision(s.wallSeconds < 10 ? 2 : 1) << s.wallSeconds << " s\n";
   if (log && !log->error().empty()) {
     std::cerr << "mantissa-cli train: --log: cannot write '" << *p.optionalValue("log")
               << "': " << log->error() << "\n";
@@ -305,8 +422,12 @@ int runTrain(const Args& args) {
     std::cerr << "mantissa-cli train: diverged: " << s.divergence->message << "\n";
     return 3;
   }
-  if (s.stoppedEarly && !quiet)
-    std::cerr << "mantissa-cli train: interrupted after " << s.steps << " steps\n";
+  if (s.stoppedEarly) {
+    // Conventional 128 + SIGINT, so `train && report` stops here.
+    std::cerr << "mantissa-cli train: interrupted after " << s.steps << " steps"
+              << (log ? "; the log holds them" : "") << "\n";
+    return 130;
+  }
   return 0;
 }
 

@@ -31,6 +31,9 @@ std::string versionText(); // the lines `--version` prints
 // Built with the GUI (MANTISSA_CLI_HAS_UI): plot, report and train --export.
 // Writes every chart (SVG, PNG, CSV) and report.html into dir; an exit code.
 int exportTrainedRun(const train::RunLog& log, const std::string& dir);
+// Before a headless Qt application: a private XDG_RUNTIME_DIR (removed at
+// exit) when the environment has no usable one, so Qt does not warn.
+void usePrivateRuntimeDir();
 // loadRunLog() with its error printed as "mantissa-cli COMMAND: ..."; nullopt then.
 std::optional<train::RunLog> loadRunLogForCli(const char* command, const std::string& path);
 

@@ -4,6 +4,7 @@
 // mantissa-cli: the headless, scriptable face of Mantissa.
 
 #include "../omp_wait_policy.h"
+#include "args.h"
 #include "commands.h"
 
 #include <array>
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
   if (first == "--version")
     return mantissa::cli::runVersion(rest);
   for (const auto& c : kCommands) {
-    if (c.name == first) {
+    if (c.name == mantissa::cli::lowerCase(std::string(first))) {
       try {
         return c.run(rest);
       } catch (const std::exception& e) {
@@ -75,6 +76,11 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::cerr << "mantissa-cli: unknown command '" << first << "'\nTry 'mantissa-cli --help'.\n";
+  std::vector<std::string> names;
+  for (const auto& c : kCommands)
+    names.emplace_back(c.name);
+  std::cerr << "mantissa-cli: unknown command '" << mantissa::cli::quoteInput(std::string(first)) << "'"
+            << mantissa::cli::didYouMean(std::string(first), names)
+            << "\nTry 'mantissa-cli --help'.\n";
   return 2;
 }

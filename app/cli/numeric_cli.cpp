@@ -20,10 +20,11 @@ void addEncodeOptions(ArgParser& parser) {
 std::optional<EncodeSettings> encodeSettings(const ArgParser& parser) {
   EncodeSettings s;
   const std::string mode = parser.value("rounding");
-  const auto rounding = parseRoundingName(mode);
+  const auto rounding = parseRoundingName(lowerCase(mode));
   if (!rounding) {
-    std::cerr << "mantissa-cli " << parser.command() << ": --rounding: unknown mode '" << mode
-              << "' (known: nearest-even, toward-zero, up, down, stochastic)\n";
+    std::cerr << "mantissa-cli " << parser.command() << ": --rounding: unknown mode '" << quoteInput(mode)
+              << "'" << didYouMean(mode, {"nearest-even", "toward-zero", "up", "down", "stochastic"})
+              << " (known: nearest-even, toward-zero, up, down, stochastic)\n";
     return std::nullopt;
   }
   s.options.rounding = *rounding;
@@ -48,8 +49,12 @@ std::optional<FormatId> parseFormatOption(const std::string& command, const std:
                                           const std::string& name) {
   if (auto id = parseFormatName(name))
     return id;
-  std::cerr << "mantissa-cli " << command << ": --" << option << ": unknown format '" << name
-            << "' (known: " << knownFormatNames() << ")\n";
+  std::vector<std::string> names;
+  for (FormatId id : explorerFormats())
+    names.emplace_back(formatInfo(id).name);
+  names.emplace_back(formatInfo(FormatId::Fp64).name);
+  std::cerr << "mantissa-cli " << command << ": --" << option << ": unknown format '" << quoteInput(name)
+            << "'" << didYouMean(name, names) << " (known: " << knownFormatNames() << ")\n";
   return std::nullopt;
 }
 

@@ -40,13 +40,11 @@ std::vector<std::string> RunConfig::problems() const {
   check(out, "model", [&] { model::parseMlpSpec(model); });
   const amp::Recipe* r = amp::findRecipe(recipe);
   check(out, "recipe", [&] { amp::recipeByName(recipe); });
-  if (r && !scaler.empty()) {
+  // "none" is every recipe's choice (for fp16-mixed: scale 1, no skipped steps).
+  if (r && !scaler.empty() && scaler != "none") {
     if (!r->lossScaling)
       out.push_back("scaler: recipe '" + recipe +
-                    "' does not use loss scaling (choose fp16-mixed to use a scaler)");
-    else if (scaler == "none")
-      out.push_back("scaler: 'none' with recipe '" + recipe +
-                    "' (use the recipe fp16-mixed-noscale for FP16 without scaling)");
+                    "' does not use loss scaling (choose fp16-mixed to use a scaler, or none)");
     else
       check(out, "scaler", [&] { amp::scalerPreset(scaler); });
   }
