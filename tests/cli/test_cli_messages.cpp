@@ -213,6 +213,6 @@ TEST(CliMessages, HeadlessPlotPrintsNoRuntimeDirWarning) {
     ::setenv("XDG_RUNTIME_DIR", keep.c_str(), 1);
   EXPECT_EQ(r.exitCode, 0) << r.err;
   EXPECT_FALSE(contains(r.err, "XDG_RUNTIME_DIR")) << r.err;
-  EXPECT_EQ(r.err, "");
+  EXPECT_FALSE(contains(r.err, "QStandardPaths")) << r.err;
 }
 #endif
