@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# SPDX-FileCopyrightText: 2026 The Mantissa authors
+"""Exact exponent histograms and cast counts of a tensor, on its own device.
+
+A finite non-zero x lies in binade e when 2^e <= |x| < 2^(e+1); e runs from
+-149 (the smallest FP32 subnormal) to 127. torch.frexp gives x = m * 2^k with
+0.5 <= |m| < 1, so e = k - 1, subnormals included (their true exponent).
+Zeros of both signs, +inf, -inf and NaN have their own counters.
+
+Casting to a narrower format (round to nearest, ties to even) is monotone in
+|x|, so what becomes zero, subnormal or overflows is a range of FP32 bit
+patterns of |x|: three thresholds per format, compared as integers.
+"""
+
+import struct
+
+import torch
+
+MIN_EXPONENT = -149
+MAX_EXPONENT = 127
+BIN_COUNT = MAX_EXPONENT - MIN_EXPONENT + 1  # 277
+
+CAST_TARGETS = ("fp16", "bf16", "fp8-e4m3", "fp8-e5m2")
+
+# (stored mantissa bits p, min normal exponent, max finite value, max finite's last mantissa bit)
+_FORMATS = {
+    "fp16": (10, -14, (2.0 - 2.0 ** -10) * 2.0 ** 15, 1),
+    "bf16": (7, -126, (2.0 - 2.0 ** -7) * 2.0 ** 127, 1),
+    # OCP E4M3FN: no inf; 448 = 1.110b x 2^8 is the largest finite value
+    "fp8-e4m3": (3, -6, 448.0, 0),
+    "fp8-e5m2": (2, -14, 57344.0, 1),
+}
+
+# Layout of one stats vector (int64): bins, then these counters.
+ZEROS = BIN_COUNT
+POS_INF = BIN_COUNT + 1
+NEG_INF = BIN_COUNT + 2
+NAN = BIN_COUNT + 3
+TOTAL = BIN_COUNT + 4
+BELOW = BIN_COUNT + 5  # 12 counts: #{bits(|x|) < T} for each format's 3 thresholds
+STATS_LEN = BELOW + 3 * len(CAST_TARGETS)
+
+
+def _bits(value):
+    """FP32 bit pattern of a value exactly representable in FP32."""
+    packed = struct.pack("<f", value)
+    if struct.unpack("<f", packed)[0] != value:
+        raise ValueError("%r is not exact in FP32" % value)
+    return struct.unpack("<I", packed)[0]
+
+
+def cast_thresholds(name):
+    """(zero_below, normal_below, overflow_from) as FP32 bit patterns of |x|:
+    becomes zero iff bits < zero_below; subnormal iff zero_below <= bits <
+    normal_below; overflows iff bits >= overflow_from (inf included, NaN not)."""
+    p, emin, max_finite, last_bit = _FORMATS[name]
+    emax_exp = max_finite.hex()  # exponent of max finite, from its binary form
+    emax = int(emax_exp.split("p")[1])
+    half_min_sub = 2.0 ** (emin - p - 1)
+    half_top_ulp = 2.0 ** (emax - p - 1)
+    if name == "bf16":
+        # BF16 storage treats FP32 subnormals as zero (DAZ); normals stay normal.
+        zero_below = normal_below = 0x00800000
+    else:
+        # |x| <= half the smallest subnormal rounds to zero (the tie goes to the even 0);
+        # |x| >= 2^emin - that half rounds up to the min normal (ties to the even 2^emin).
+        zero_below = _bits(half_min_sub) + 1
+        normal_below = _bits(2.0 ** emin - half_min_sub)
+    # Half way past max finite is a tie: rounds up (overflows) when max finite's
+    # last mantissa bit is odd, down when it is even (E4M3FN's 448).
+    tie = _bits(max_finite + half_top_ulp)
+    overflow_from = tie if last_bit else tie + 1
+    return zero_below, normal_below, overflow_from
+
+
+_THRESHOLDS = [t for name in CAST_TARGETS for t in cast_thresholds(name)]
+_SORTED = sorted(set(_THRESHOLDS))
+_RANK = [_SORTED.index(t) for t in _THRESHOLDS]
+
+_device_cache = {}
+
+
+def _constants(device):
+    c = _device_cache.get(device)
+    if c is None:
+        c = (torch.tensor(_SORTED, dtype=torch.int32, device=device),
+             torch.tensor(_RANK, dtype=torch.int64, device=device))
+        _device_cache[device] = c
+    return c
+
+
+def _count_into(out, index, length):
+    """out[i] = #{index == i} for 0 <= i < length (index values may equal length: dropped)."""
+    if index.device.type == "cpu":
+        out.copy_(torch.bincount(index, minlength=length + 1)[:length])
+    else:  # scatter_add_ does not synchronise with the host (bincount would)
+        full = torch.zeros(length + 1, dtype=torch.int64, device=index.device)
+        full.scatter_add_(0, index, torch.ones_like(index))
+        out.copy_(full[:length])
+
+
+@torch.no_grad()
+def tensor_stats(tensor, scale=None):
+    """One int64 vector (length STATS_LEN) on the tensor's device: the exponent
+    histogram, zero/inf/NaN counters, total and cast threshold counts of the
+    tensor's values as FP32, multiplied by `scale` in FP32 first when given."""
+    x = tensor.detach().reshape(-1)
+    if x.dtype != torch.float32:
+        x = x.float()  # exact for fp16/bf16/fp8 inputs
+    if scale is not None and scale != 1.0:
+        x = x * torch.tensor(scale, dtype=torch.float32, device=x.device)
+    x = x.contiguous()
+    out = torch.zeros(STATS_LEN, dtype=torch.int64, device=x.device)
+    finite = torch.isfinite(x)
+    nonzero = x != 0
+    _, k = torch.frexp(x)
+    index = torch.where(finite & nonzero, k.long() - 1 - MIN_EXPONENT,
+                        torch.full_like(k, BIN_COUNT, dtype=torch.int64))
+    _count_into(out[:BIN_COUNT], index, BIN_COUNT)
+    out[ZEROS] = (~nonzero).sum()
+    out[POS_INF] = (x == float("inf")).sum()
+    out[NEG_INF] = (x == float("-inf")).sum()
+    out[NAN] = torch.isnan(x).sum()
+    out[TOTAL] = x.numel()
+    sorted_t, rank = _constants(x.device)
+    bits = x.abs().view(torch.int32)  # sign cleared: bit order is value order; NaN above all
+    # bucket b = number of thresholds <= bits; #{bits < T_j} = #{b <= rank_j}
+    buckets = torch.bucketize(bits, sorted_t, right=True)
+    per_bucket = torch.zeros(len(_SORTED) + 1, dtype=torch.int64, device=x.device)
+    _count_into(per_bucket, buckets, len(_SORTED) + 1)
+    out[BELOW:] = torch.cumsum(per_bucket, 0)[rank]
+    return out
+
+
+def cast_counts(stats):
+    """Per cast target: dict total, zeros, nan, to_zero, to_subnormal, overflow
+    (from a host-side stats vector as a list of ints)."""
+    result = {}
+    for k, name in enumerate(CAST_TARGETS):
+        below_zero, below_normal, below_overflow = stats[BELOW + 3 * k:BELOW + 3 * k + 3]
+        result[name] = {
+            "total": stats[TOTAL],
+            "zeros": stats[ZEROS],
+            "nan": stats[NAN],
+            "to_zero": below_zero,
+            "to_subnormal": below_normal - below_zero,
+            "overflow": stats[TOTAL] - stats[NAN] - below_overflow,
+        }
+    return result
+
+
+def cast_fractions(counts):
+    """[to_zero, to_subnormal, overflow, nonzero_lost_to_zero] as the log stores them."""
+    total = counts["total"]
+    if total == 0:
+        return [0.0, 0.0, 0.0, 0.0]
+    nonzero = total - counts["zeros"] - counts["nan"]
+    lost = counts["to_zero"] - counts["zeros"]
+    return [counts["to_zero"] / total, counts["to_subnormal"] / total,
+            counts["overflow"] / total, lost / nonzero if nonzero else 0.0]
+
+
+def tensor_json(stats, layer, cls, scaled, loss_scale):
+    """One entry of a telemetry frame's "tensors" (schema of Mantissa's run log)."""
+    bins = stats[:BIN_COUNT]
+    used = [i for i, c in enumerate(bins) if c]
+    if used:
+        lo, hi = used[0], used[-1]
+        lo_exp, counts = lo + MIN_EXPONENT, bins[lo:hi + 1]
+    else:
+        lo_exp, counts = None, []
+    casts = cast_counts(stats)
+    return {
+        "layer": layer,
+        "class": cls,
+        "scaled": scaled,
+        "loss_scale": loss_scale,
+        "lo": lo_exp,
+        "counts": counts,
+        "zeros": stats[ZEROS],
+        "pos_inf": stats[POS_INF],
+        "neg_inf": stats[NEG_INF],
+        "nan": stats[NAN],
+        "total": stats[TOTAL],
+        "cast": {name: cast_fractions(casts[name]) for name in CAST_TARGETS},
+    }
