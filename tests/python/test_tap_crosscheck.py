@@ -21,10 +21,6 @@ import mantissa_torch  # noqa: E402
 from mantissa_torch import _stats  # noqa: E402
 
 
-def f32(bits):
-    return struct.unpack("<f", struct.pack("<I", bits & 0xffffffff))[0]
-
-
 def adversarial_bits():
     bits = [0x00000000, 0x80000000,              # +0, -0
             0x7f800000, 0xff800000,              # +inf, -inf
@@ -65,7 +61,9 @@ class CrossCheck(unittest.TestCase):
         return json.loads(out)
 
     def values(self, bits):
-        return torch.tensor([f32(b) for b in bits], dtype=torch.float32)
+        """The FP32 values with exactly these bit patterns (a signalling NaN stays one)."""
+        signed = [struct.unpack("<i", struct.pack("<I", b))[0] for b in bits]
+        return torch.tensor(signed, dtype=torch.int32).view(torch.float32)
 
     def test_cast_counts_equal_core_counts(self):
         bits = adversarial_bits()
@@ -81,6 +79,12 @@ class CrossCheck(unittest.TestCase):
                 stats = _stats.tensor_stats(x, s).tolist()
                 ours = _stats.cast_counts(stats)
                 self.assertEqual(ours, core["cast_counts"][view], "scale %r view %s" % (scale, view))
+            if scale == 1.0:  # the values reach every outcome of every format
+                for name, c in core["cast_counts"]["1"].items():
+                    self.assertGreater(c["to_zero"], c["zeros"], name)
+                    self.assertGreater(c["overflow"], 2, name)
+                    if name != "bf16":  # BF16 storage flushes FP32 subnormals (DAZ)
+                        self.assertGreater(c["to_subnormal"], 0, name)
 
     def test_tap_frames_equal_core_frames(self):
         """The Tap's weight-gradient entries (scaled and unscaled views) equal

@@ -376,16 +376,25 @@ void TrainPanel::onSelectedRunChanged() {
     const int previous = m_layerPicker->currentIndex();
     m_layerPicker->clear();
     for (std::size_t l = 0; l + 1 < widths.size(); ++l)
-      m_layerPicker->addItem(
-          tr("layer %1 (%2→%3)").arg(l).arg(widths[l]).arg(widths[l + 1]));
+      if (l < facts.layerNames.size()) // a tap's log: the module's name
+        m_layerPicker->addItem(tr("layer %1: %2").arg(l).arg(facts.layerNames[l]));
+      else
+        m_layerPicker->addItem(
+            tr("layer %1 (%2→%3)").arg(l).arg(widths[l]).arg(widths[l + 1]));
     m_layerPicker->setCurrentIndex(std::clamp(previous, 0, m_layerPicker->count() - 1));
   }
   m_watch->setModelWidths(widths);
   m_controller->setWatch(run, m_watch->layer(), m_watch->flatIndex());
   const QString backend =
       facts.matmul + (facts.matmulEmulated ? tr(" (16-bit emulated: FP32 compute)") : QString());
-  if (facts.recipe)
+  if (facts.recipe) {
     m_opTable->setRun(*facts.recipe, backend, facts.scalerDescription);
+  } else if (!facts.opRows.empty()) {
+    std::vector<std::array<QString, 3>> rows;
+    for (const auto& r : facts.opRows)
+      rows.push_back({r.op, r.precision, r.note});
+    m_opTable->setRun(m_controller->runName(run), rows, backend, facts.scalerDescription);
+  }
   m_lossScale->setPreset(facts.scalerPreset.isEmpty() ? tr("no") : facts.scalerPreset);
   m_histogramKey.clear();
   m_heatmapKey.clear();
