@@ -102,10 +102,10 @@ TEST(TapRuns, OneRankOpensEveryRankSideBySide) {
   for (int r : {0, 1, 2}) {
     QByteArray header = lines[0];
     header.replace("\"rank\":0", QByteArray("\"rank\":") + QByteArray::number(r));
-    header.replace("\"name\":\"mlp bf16\"", "\"name\":\"ddp rank " + QByteArray::number(r) + "\"");
     QByteArray text = header + '\n';
     for (qsizetype i = 1; i < lines.size() - r; ++i) // ranks written to different lengths
       text += lines[i] + '\n';
+    text.replace("\"mlp bf16\"", "\"ddp rank " + QByteArray::number(r) + "\""); // header, summary
     append(dir.filePath(QStringLiteral("run.rank%1.jsonl").arg(r)), text);
   }
   append(dir.filePath("other.rank0.jsonl"), lines[0] + '\n'); // another run: not opened
