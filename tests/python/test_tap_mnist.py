@@ -44,6 +44,7 @@ class Mnist(unittest.TestCase):
         for name, (_, losses, rows) in self.runs.items():
             header, steps, summary = rows[0], rows[1:-1], rows[-1]
             self.assertTrue(header["header"])
+            self.assertEqual(header["name"], "torch bf16 autocast" if name == "bf16" else "torch fp32")
             self.assertEqual(header["torch"], torch.__version__)
             self.assertEqual((header["world_size"], header["rank"]), (1, 0))
             self.assertEqual(header["layers"], ["0", "1", "2", "3", "4"])
@@ -94,7 +95,7 @@ class Mnist(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(out, encoding="utf-8") as f:
                 html = f.read()
-            self.assertIn("torch-" + name, html)   # the run's name
+            self.assertIn("torch bf16 autocast" if name == "bf16" else "torch fp32", html)
             self.assertIn("0 (Linear)", html)       # the op table from the recorded dtypes
             png = os.path.join(self.tmp, name + "-loss.svg")
             r = subprocess.run([exe, "plot", log, "--chart", "loss", "--out", png],

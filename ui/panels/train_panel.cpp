@@ -355,12 +355,22 @@ void TrainPanel::onRunsChanged() {
   m_scaleDrawnStep = -2;
   if (m_controller->loadedCount() > 0) {
     QStringList files;
+    QStringList followed;
     for (int i = 0; i < m_controller->runCount(); ++i)
-      if (m_controller->isLoaded(i))
+      if (m_controller->follower(i))
+        followed << m_controller->runSource(i).toHtmlEscaped();
+      else if (m_controller->isLoaded(i))
         files << m_controller->runSource(i).toHtmlEscaped();
-    m_banner->setText(tr("<b>Loaded run(s)</b>, read-only (no training): %1<br>Export from the "
-                         "charts or the File menu; Start trains the setup's runs instead.")
-                          .arg(files.join(QStringLiteral(", "))));
+    if (followed.isEmpty())
+      m_banner->setText(tr("<b>Loaded run(s)</b>, read-only (no training): %1<br>Export from the "
+                           "charts or the File menu; Start trains the setup's runs instead.")
+                            .arg(files.join(QStringLiteral(", "))));
+    else
+      m_banner->setText(tr("<b>Following</b> (steps appear as they are written): %1%2<br>Export "
+                           "from the charts or the File menu at any time.")
+                            .arg(followed.join(QStringLiteral(", ")),
+                                 files.isEmpty() ? QString()
+                                                 : tr("; loaded: %1").arg(files.join(QStringLiteral(", ")))));
   }
   onSelectedRunChanged();
 }

@@ -71,7 +71,9 @@ class Tap:
                scale backs off is logged as skipped)
     loss_scale the loss scale the loop applies itself (no GradScaler); may also
                be given per step to after_backward()
-    name       the run's name in Mantissa (default: the log's file name)
+    name       the run's name in Mantissa (default: "torch fp32", "torch bf16
+               autocast", ... from the precisions seen); " rank R" is added
+               on each rank of a distributed run
     total_steps planned optimizer steps, if known (progress in the dashboard)
     """
 
@@ -87,10 +89,7 @@ class Tap:
         self.total_steps = total_steps
         self.world_size, self.rank = _world()
         self.path = rank_log_path(log, self.rank) if self.world_size > 1 else log
-        base = os.path.basename(self.path)
-        self.name = name or (base[:-6] if base.endswith(".jsonl") else base)
-        if name and self.world_size > 1:
-            self.name = "%s rank %d" % (name, self.rank)
+        self.name = name  # None: from the precisions seen, when the header is written
         self._file = open(self.path, "w", encoding="utf-8")
         self._closed = False
         self._step = 0
@@ -331,6 +330,15 @@ class Tap:
         elif self.loss_scale is not None:
             scaler = "loss scale applied by the training loop (%g)" % float(self.loss_scale)
         device = next((p.device for p in self.model.parameters()), torch.device("cpu"))
+        if self.name is None:  # "torch bf16 autocast", "torch fp32"
+            if self._autocast_dtypes:
+                kind = "/".join(sorted(_dtype_name(d) for d in self._autocast_dtypes)) + " autocast"
+            else:
+                kind = "/".join(sorted({_dtype_name(p.dtype) for p in self.model.parameters()})) \
+                    or "fp32"
+            self.name = "torch " + kind
+        if self.world_size > 1:
+            self.name = "%s rank %d" % (self.name, self.rank)
         header = {
             "header": True,
             "name": self.name,
