@@ -15,7 +15,10 @@
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/train_panel.h"
 
+#include "spawn_process.h"
+
 #include <QComboBox>
+#include <QProcess>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -222,6 +225,55 @@ TEST(TapRuns, FollowRejectsAMissingFileAndStopsAtABadLine) {
   EXPECT_TRUE(w.c->followError(0).contains(QStringLiteral("bad.jsonl:3")))
       << w.c->followError(0).toStdString();
   EXPECT_EQ(w.c->record(0).lastStep(), 0);
+}
+
+// A real PyTorch run (tests/python/tap_writer.py, the system Python's torch)
+// followed while it trains: its steps arrive over several updates, and the
+// run ends finished with its summary.
+TEST(TapRuns, FollowsAPyTorchRunWhileItTrains) {
+  QTemporaryDir dir;
+  const QString log = dir.filePath("torch.jsonl");
+  QProcess writer;
+  writer.setWorkingDirectory(dir.path());
+  writer.setProcessChannelMode(QProcess::MergedChannels);
+  writer.start(QStringLiteral(MANTISSA_PYTHON),
+               {QStringLiteral(MANTISSA_TAP_WRITER), log, QStringLiteral("30"),
+                QStringLiteral("0.05")});
+  ASSERT_TRUE(writer.waitForStarted(10000));
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return QFileInfo::exists(log) || writer.state() == QProcess::NotRunning; }, 60000));
+  if (writer.state() == QProcess::NotRunning && writer.exitCode() == 77)
+    GTEST_SKIP() << "PyTorch is not installed for " << MANTISSA_PYTHON
+                 << " (Debian: python3-torch)";
+  ASSERT_TRUE(QFileInfo::exists(log)) << writer.readAll().toStdString();
+
+  Window w;
+  ASSERT_EQ(w.files->followRun(log), "");
+  std::vector<std::int64_t> seen;
+  QObject::connect(w.c, &RunController::updated, [&] {
+    if (seen.empty() || seen.back() != w.c->record(0).lastStep())
+      seen.push_back(w.c->record(0).lastStep());
+  });
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.c->record(0).snapshot() && w.c->record(0).snapshot()->finished; }, 120000))
+      << "last step " << w.c->record(0).lastStep() << "; writer: "
+      << writer.readAll().toStdString();
+  ASSERT_TRUE(writer.waitForFinished(30000));
+  EXPECT_EQ(writer.exitCode(), 0) << writer.readAll().toStdString();
+  EXPECT_EQ(w.c->record(0).lastStep(), 29);
+  EXPECT_EQ(w.c->record(0).frames().size(), 6u); // steps 0, 5, ..., 25
+  EXPECT_GE(seen.size(), 3u) << "the steps arrived while the run trained, not all at the end";
+  EXPECT_TRUE(w.c->runName(0).startsWith(QStringLiteral("torch bf16 autocast")))
+      << w.c->runName(0).toStdString();
+  EXPECT_EQ(w.c->followError(0), "");
+}
+
+TEST(TapRuns, CommandLineFollowNamesAMissingFile) {
+  QTemporaryDir dir;
+  const std::string missing = dir.filePath("missing.jsonl").toStdString();
+  const auto r = mantissa::test::spawnProcess(MANTISSA_GUI_BINARY, {"--follow", missing});
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("missing.jsonl"), std::string::npos) << r.err;
 }
 
 } // namespace
