@@ -4,8 +4,6 @@
 
 #include "ui/bridge/run_loader.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QFile>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
@@ -39,7 +37,7 @@ FileId fileId(const QString& path) {
 } // namespace
 
 RunFollower::RunFollower(QString path, QObject* parent)
-    : QObject(parent), m_path(std::move(path)) {
+    : QObject(parent), m_path(std::move(path)), m_stream(QFile::encodeName(m_path).toStdString()) {
   m_timer.setInterval(kPollMs);
   connect(&m_timer, &QTimer::timeout, this, &RunFollower::poll);
 }
@@ -107,46 +105,22 @@ void RunFollower::poll() {
   if (bytes.isEmpty())
     return;
   m_offset += bytes.size();
-  m_partial.append(bytes.constData(), std::size_t(bytes.size()));
-
-  bool any = false;
-  std::size_t begin = 0;
-  for (std::size_t end; (end = m_partial.find('\n', begin)) != std::string::npos; begin = end + 1) {
-    ++m_lines;
-    const std::string_view line(m_partial.data() + begin, end - begin);
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos)
-      continue;
-    const std::string where =
-        QFile::encodeName(m_path).toStdString() + ":" + std::to_string(m_lines);
-    const nlohmann::json object = nlohmann::json::parse(line, nullptr, false);
-    if (object.is_discarded()) {
-      m_partial.erase(0, end + 1);
-      stop(tr("%1: not valid JSON; following stopped, the run so far is kept")
-               .arg(QString::fromStdString(where)));
-      if (any)
-        emit grew();
-      return;
-    }
-    try {
-      m_builder.add(object, where);
-      any = true;
-    } catch (const std::exception& e) {
-      m_partial.erase(0, end + 1);
-      stop(tr("%1; following stopped, the run so far is kept").arg(QString::fromUtf8(e.what())));
-      if (any)
-        emit grew();
-      return;
-    }
+  std::size_t added = 0;
+  try {
+    added = m_stream.feed(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+  } catch (const std::exception& e) { // RunLogError names the file and line
+    stop(tr("%1; following stopped, the run so far is kept").arg(QString::fromUtf8(e.what())));
+    emit grew(); // the records before the bad line
+    return;
   }
-  m_partial.erase(0, begin);
   if (id.size > m_offset)
     QTimer::singleShot(0, this, &RunFollower::poll); // the rest of a large backlog
-  if (any)
+  if (added > 0)
     emit grew();
 }
 
 RunMailbox::Drained RunFollower::takeNew() {
-  const train::RunLog& log = m_builder.log();
+  const train::RunLog& log = m_stream.log();
   train::RunLog delta;
   delta.source = m_path.toStdString();
   delta.header = log.header;

@@ -14,7 +14,7 @@
 
 #include "ui/bridge/run_data.h"
 
-#include <mantissa/train/run_log.h>
+#include <mantissa/train/run_log_stream.h>
 
 #include <QObject>
 #include <QString>
@@ -41,9 +41,9 @@ public:
   bool following() const { return m_following; }
   QString error() const { return m_error; } // why following stopped; "" while it goes on
   const QString& path() const { return m_path; }
-  const train::RunLog& log() const { return m_builder.log(); }
+  const train::RunLog& log() const { return m_stream.log(); }
   std::int64_t bytesRead() const { return m_offset; }
-  bool waitingForLineEnd() const { return !m_partial.empty(); }
+  bool waitingForLineEnd() const { return m_stream.waitingForLineEnd(); }
 
   // The rows (and a snapshot) of everything read since the last call, for
   // RunRecord::apply(); the snapshot is finished once the summary was read.
@@ -62,10 +62,8 @@ private:
   QString m_path;
   QFileSystemWatcher* m_watcher = nullptr;
   QTimer m_timer;
-  train::RunLogBuilder m_builder;
-  std::string m_partial;        // bytes after the last newline
-  std::int64_t m_offset = 0;    // bytes consumed (complete lines + m_partial)
-  std::int64_t m_lines = 0;     // complete lines read
+  train::RunLogStream m_stream;
+  std::int64_t m_offset = 0;    // bytes read from the file
   std::uint64_t m_inode = 0;
   std::uint64_t m_device = 0;
   bool m_following = false;
