@@ -121,6 +121,82 @@ class NonFinite(unittest.TestCase):
         self.assertTrue(scaled and all(t["loss_scale"] == 2.0 ** 120 for t in scaled))
         self.assertGreater(sum(t["pos_inf"] + t["neg_inf"] + t["nan"] for t in scaled), 0)
 
+    def test_grad_scaler_backoff_is_a_skipped_step(self):
+        """The GradScaler path, with a scaler that follows GradScaler's rules
+        on the CPU (torch 1.13 has no CPU GradScaler): scale, skip the step
+        and halve the scale on inf/NaN gradients, double it after 2 good
+        steps. The tap reads only its public getters."""
+
+        class CpuScaler:
+            def __init__(self):
+                self.scale_, self.good = 2.0 ** 16, 0
+
+            def is_enabled(self):
+                return True
+
+            def get_scale(self):
+                return self.scale_
+
+            def get_growth_factor(self):
+                return 2.0
+
+            def get_backoff_factor(self):
+                return 0.5
+
+            def get_growth_interval(self):
+                return 2
+
+            def scale(self, loss):
+                return loss * self.scale_
+
+            def step(self, opt, params):
+                self.found = not all(torch.isfinite(p.grad).all() for p in params)
+                if not self.found:
+                    for p in params:
+                        p.grad.div_(self.scale_)
+                    opt.step()
+
+            def update(self):
+                if self.found:
+                    self.scale_, self.good = self.scale_ * 0.5, 0
+                else:
+                    self.good += 1
+                    if self.good == 2:
+                        self.scale_, self.good = self.scale_ * 2.0, 0
+
+        import mantissa_torch
+        log = os.path.join(self.tmp, "scaler.jsonl")
+        torch.manual_seed(2)
+        model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        scaler = CpuScaler()
+        x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+        with mantissa_torch.Tap(model, opt, log=log, every=1, scaler=scaler) as tap:
+            for step in range(4):
+                opt.zero_grad()
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                scaler.scale(loss).backward()
+                if step == 2:  # an overflow in the second Linear's weight gradient
+                    model[2].weight.grad[0, 0] = float("inf")
+                tap.after_backward(loss)
+                scaler.step(opt, list(model.parameters()))
+                scaler.update()
+                tap.after_step()
+        rows = tap_common.read_jsonl(log)
+        self.assertIn("GradScaler", rows[0]["scaler"])
+        steps = rows[1:5]
+        self.assertEqual([r["loss_scale"] for r in steps], [65536.0, 131072.0, 65536.0, 65536.0])
+        self.assertEqual([r["skipped"] for r in steps], [False, False, True, False])
+        self.assertEqual([r["found_inf"] for r in steps], [False, False, True, False])
+        self.assertEqual([e["event"] for e in steps[1]["events"]], ["growth"])
+        self.assertEqual([e["event"] for e in steps[2]["events"]], ["overflow", "backoff", "skipped"])
+        self.assertEqual(steps[2]["events"][1]["scale_before"], 131072.0)
+        self.assertEqual(steps[2]["non_finite"]["module"], "2")
+        scaled = [t for t in steps[0]["telemetry"]["tensors"]
+                  if t["class"] == "weight_grads" and t["scaled"]]
+        self.assertEqual({t["loss_scale"] for t in scaled}, {65536.0})
+        self.assertEqual(rows[-1]["skipped_steps"], 1)
+
 
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=2).result

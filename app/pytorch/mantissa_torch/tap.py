@@ -396,8 +396,11 @@ def _sum_stats(vectors):
 
 
 def _autocast_enabled(device):
+    try:
+        return bool(torch.is_autocast_enabled(device.type))  # torch >= 2.4
+    except TypeError:
+        pass
     if device.type == "cuda":
         return torch.is_autocast_enabled()
-    if hasattr(torch, "is_autocast_cpu_enabled"):
-        return torch.is_autocast_cpu_enabled()
-    return False
+    cpu = getattr(torch, "is_autocast_cpu_enabled", None)
+    return bool(cpu and cpu())
