@@ -97,11 +97,22 @@ class Mnist(unittest.TestCase):
                 html = f.read()
             self.assertIn("torch bf16 autocast" if name == "bf16" else "torch fp32", html)
             self.assertIn("0 (Linear)", html)       # the op table from the recorded dtypes
-            png = os.path.join(self.tmp, name + "-loss.svg")
-            r = subprocess.run([exe, "plot", log, "--chart", "loss", "--out", png],
+            for chart in ("loss", "histogram", "loss-scale"):
+                svg = os.path.join(self.tmp, "%s-%s.svg" % (name, chart))
+                r = subprocess.run([exe, "plot", log, "--chart", chart, "--out", svg],
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertGreater(os.path.getsize(svg), 1000, chart)
+            # The histogram's data: the last telemetry step's layer 0 gradients, count for count.
+            data = os.path.join(self.tmp, name + "-histogram.json")
+            r = subprocess.run([exe, "plot", log, "--chart", "histogram", "--out", data],
                                capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertGreater(os.path.getsize(png), 1000)
+            with open(data, encoding="utf-8") as f:
+                text = f.read()
+            frame = [row for row in self.runs[name][2] if row.get("step") == 40][0]["telemetry"]
+            grads = [t for t in frame["tensors"] if t["layer"] == 0 and t["class"] == "weight_grads"]
+            self.assertIn(str(grads[0]["total"]), text)
 
 
 if __name__ == "__main__":
