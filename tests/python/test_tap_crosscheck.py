@@ -50,7 +50,12 @@ class CrossCheck(unittest.TestCase):
         cls.helper = os.environ.get("TAP_CORE_COUNTS")
         if not cls.helper:
             raise unittest.SkipTest("TAP_CORE_COUNTS is not set (run through ctest)")
-        cls.tmp = tempfile.mkdtemp(prefix="tapcc", dir=os.environ.get("MANTISSA_TEST_TMP_ROOT"))
+        cls._dir = tempfile.TemporaryDirectory(prefix="tap-crosscheck-")
+        cls.tmp = cls._dir.name
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._dir.cleanup()
 
     def core(self, bits, scale):
         path = os.path.join(self.tmp, "values.txt")
