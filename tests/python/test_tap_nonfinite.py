@@ -197,6 +197,25 @@ class NonFinite(unittest.TestCase):
         self.assertEqual({t["loss_scale"] for t in scaled}, {65536.0})
         self.assertEqual(rows[-1]["skipped_steps"], 1)
 
+    def test_bad_loss_scale_is_refused(self):
+        import mantissa_torch
+        model = torch.nn.Linear(2, 2)
+        for bad in (0.0, -1.0, float("inf"), float("nan")):
+            with self.assertRaisesRegex(ValueError, "loss_scale must be a positive finite"):
+                mantissa_torch.Tap(model, None, log=os.path.join(self.tmp, "bad.jsonl"),
+                                   loss_scale=bad)
+
+    def test_non_finite_lr_is_logged_as_null(self):
+        import mantissa_torch
+        log = os.path.join(self.tmp, "nanlr.jsonl")
+        model = torch.nn.Linear(2, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=float("nan"))
+        with mantissa_torch.Tap(model, opt, log=log, every=0) as tap:
+            model(torch.ones(1, 2)).sum().backward()
+            tap.after_backward(torch.tensor(1.0))
+            tap.after_step()
+        self.assertIsNone(tap_common.read_jsonl(log)[1]["lr"])
+
 
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=2).result

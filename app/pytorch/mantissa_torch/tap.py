@@ -85,7 +85,7 @@ class Tap:
         self.optimizer = optimizer
         self.every = int(every)
         self.scaler = scaler
-        self.loss_scale = loss_scale
+        self.loss_scale = None if loss_scale is None else _check_scale(loss_scale)
         self.total_steps = total_steps
         self.world_size, self.rank = _world()
         self.path = rank_log_path(log, self.rank) if self.world_size > 1 else log
@@ -169,7 +169,7 @@ class Tap:
         loss; `loss_scale` the factor the loop applied to it, if it scales the
         loss itself and the factor changed since the Tap was made."""
         if loss_scale is not None:
-            self.loss_scale = loss_scale
+            self.loss_scale = _check_scale(loss_scale)
         if not self._header_written:
             self._write_header()
         scale = self._current_scale()
@@ -302,8 +302,13 @@ class Tap:
 
     def _write(self, obj):
         # One complete line per write, flushed: a reader never sees half a record
-        # unless the process dies mid-write.
-        self._file.write(json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n")
+        # unless the process dies mid-write. Non-finite numbers are written as
+        # null, as Mantissa's own logs do (JSON has no inf or NaN).
+        try:
+            line = json.dumps(obj, separators=(",", ":"), allow_nan=False)
+        except ValueError:
+            line = json.dumps(_finite_json(obj), separators=(",", ":"), allow_nan=False)
+        self._file.write(line + "\n")
         self._file.flush()
 
     def _write_header(self):
@@ -386,6 +391,23 @@ class Tap:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def _finite_json(obj):
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite_json(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_finite_json(v) for v in obj]
+    return obj
+
+
+def _check_scale(scale):
+    scale = float(scale)
+    if not (math.isfinite(scale) and scale > 0.0):
+        raise ValueError("loss_scale must be a positive finite number, got %r" % scale)
+    return scale
 
 
 def _sum_stats(vectors):
