@@ -126,6 +126,16 @@ TEST(TapRuns, OneRankOpensEveryRankSideBySide) {
   EXPECT_EQ(w.c->record(1).lastStep(), 11); // the summary line dropped
   EXPECT_EQ(w.c->record(2).lastStep(), 10);
   EXPECT_NE(w.c->runColor(0), w.c->runColor(1));
+
+  // Followed, one rank's log brings every rank too.
+  ASSERT_EQ(w.files->followRun(dir.filePath("run.rank0.jsonl")), "");
+  ASSERT_EQ(w.c->runCount(), 6);
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_TRUE(w.c->isFollowing(3 + r));
+    EXPECT_EQ(QFileInfo(w.c->runSource(3 + r)).fileName(),
+              QStringLiteral("run.rank%1.jsonl").arg(r));
+  }
+  EXPECT_EQ(w.c->record(5).lastStep(), 10);
 }
 
 TEST(TapRuns, FollowRunShowsLinesAsTheyAreWritten) {

@@ -105,12 +105,20 @@ QString RunFiles::openRun(const QString& path) {
 
 QString RunFiles::followRun(const QString& path) {
   RunController* c = m_train->controller();
-  if (const QString error = c->followRun(path); !error.isEmpty())
-    return error;
+  QStringList errors;
+  int followed = 0;
+  for (const QString& p : rankLogs(path)) { // every rank of a distributed run
+    if (const QString error = c->followRun(p); !error.isEmpty())
+      errors << error;
+    else
+      ++followed;
+  }
+  if (followed == 0)
+    return errors.join(QLatin1Char('\n'));
   m_train->setSelectedRun(c->runCount() - 1);
   updateActions();
   emit runOpened(path);
-  return {};
+  return errors.join(QLatin1Char('\n'));
 }
 
 QString RunFiles::saveRun(const QString& path) const {

@@ -9,7 +9,8 @@
 //                       opens every rank's log beside it, side by side;
 //   Follow Run…         a log another process is still writing (a PyTorch
 //                       tap, a running `mantissa-cli train --log`): its steps
-//                       appear as they are written;
+//                       appear as they are written (every rank's log, as
+//                       Open Run);
 //   Save Run…           the selected run's full JSONL log + config, any time;
 //   Export Report…      its report (PDF or HTML), as `mantissa-cli report`;
 //   Export Run Charts…  every chart (SVG, PNG, CSV) into a folder, as
