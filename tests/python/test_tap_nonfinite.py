@@ -5,6 +5,7 @@ that module, forward pass, as the first non-finite op; overflowing gradients
 under a loop-applied loss scale name the backward pass and a skipped step;
 Mantissa's report reads the run."""
 
+import math
 import os
 import shutil
 import subprocess
@@ -215,6 +216,29 @@ class NonFinite(unittest.TestCase):
             tap.after_backward(torch.tensor(1.0))
             tap.after_step()
         self.assertIsNone(tap_common.read_jsonl(log)[1]["lr"])
+
+    def test_grad_norm_in_double_even_when_squares_overflow(self):
+        """The logged gradient norm is the global L2 norm of the unscaled
+        gradients (checked against a plain double sum); gradients near 1e20,
+        whose FP32 squares overflow, are finite: no found_inf, and the norm
+        still comes out finite."""
+        import mantissa_torch
+        log = os.path.join(self.tmp, "norm.jsonl")
+        model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+        grads = []
+        with mantissa_torch.Tap(model, None, log=log, every=0, loss_scale=8.0) as tap:
+            for magnitude in (1.0, 1e20):
+                torch.manual_seed(4)
+                for p in model.parameters():
+                    p.grad = torch.randn(p.shape) * magnitude
+                grads.append([v for p in model.parameters() for v in p.grad.reshape(-1).tolist()])
+                tap.after_backward(torch.tensor(0.5))
+                tap.after_step()
+        rows = tap_common.read_jsonl(log)[1:3]
+        for row, values in zip(rows, grads):
+            expected = math.sqrt(sum(v * v for v in values)) / 8.0
+            self.assertFalse(row["found_inf"])
+            self.assertAlmostEqual(row["grad_norm"] / expected, 1.0, places=5)
 
 
 if __name__ == "__main__":

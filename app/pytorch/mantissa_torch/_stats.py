@@ -74,8 +74,14 @@ def cast_thresholds(name):
 
 
 _THRESHOLDS = [t for name in CAST_TARGETS for t in cast_thresholds(name)]
-_SORTED = sorted(set(_THRESHOLDS))
+# Three more boundaries sort out the specials: bits < 1 is a zero, bits <
+# 0x7f800000 is finite, bits < 0x7f800001 is not NaN.
+_SORTED = sorted(set(_THRESHOLDS + [1, 0x7F800000, 0x7F800001]))
 _RANK = [_SORTED.index(t) for t in _THRESHOLDS]
+_BUCKETS = len(_SORTED) + 1  # bucket b = how many boundaries are <= bits
+_ZERO_BUCKET = 0
+_INF_BUCKET = _SORTED.index(0x7F800000) + 1
+_NAN_BUCKET = _SORTED.index(0x7F800001) + 1
 
 _device_cache = {}
 
@@ -89,45 +95,48 @@ def _constants(device):
     return c
 
 
-def _count_into(out, index, length):
-    """out[i] = #{index == i} for 0 <= i < length (index values may equal length: dropped)."""
+def _count(index, length):
+    """counts[i] = #{index == i}, 0 <= i < length."""
     if index.device.type == "cpu":
-        out.copy_(torch.bincount(index, minlength=length + 1)[:length])
-    else:  # scatter_add_ does not synchronise with the host (bincount would)
-        full = torch.zeros(length + 1, dtype=torch.int64, device=index.device)
-        full.scatter_add_(0, index, torch.ones_like(index))
-        out.copy_(full[:length])
+        return torch.bincount(index, minlength=length)
+    # scatter_add_ does not synchronise with the host (bincount would)
+    counts = torch.zeros(length, dtype=torch.int64, device=index.device)
+    return counts.scatter_add_(0, index, torch.ones_like(index))
 
 
 @torch.no_grad()
 def tensor_stats(tensor, scale=None):
     """One int64 vector (length STATS_LEN) on the tensor's device: the exponent
     histogram, zero/inf/NaN counters, total and cast threshold counts of the
-    tensor's values as FP32, multiplied by `scale` in FP32 first when given."""
+    tensor's values as FP32, multiplied by `scale` in FP32 first when given.
+
+    One counting pass: each value's key is (binade, bucket), the bucket being
+    how many boundaries (cast thresholds, and those of zero, inf and NaN) its
+    |x| bit pattern reaches. A bucket of zeros, infs or NaNs holds nothing
+    else, so their binade (frexp's exponent is meaningless there) is ignored."""
     x = tensor.detach().reshape(-1)
     if x.dtype != torch.float32:
         x = x.float()  # exact for fp16/bf16/fp8 inputs
     if scale is not None and scale != 1.0:
         x = x * torch.tensor(scale, dtype=torch.float32, device=x.device)
     x = x.contiguous()
-    out = torch.zeros(STATS_LEN, dtype=torch.int64, device=x.device)
-    finite = torch.isfinite(x)
-    nonzero = x != 0
-    _, k = torch.frexp(x)
-    index = torch.where(finite & nonzero, k.long() - 1 - MIN_EXPONENT,
-                        torch.full_like(k, BIN_COUNT, dtype=torch.int64))
-    _count_into(out[:BIN_COUNT], index, BIN_COUNT)
-    out[ZEROS] = (~nonzero).sum()
-    out[POS_INF] = (x == float("inf")).sum()
-    out[NEG_INF] = (x == float("-inf")).sum()
-    out[NAN] = torch.isnan(x).sum()
-    out[TOTAL] = x.numel()
     sorted_t, rank = _constants(x.device)
     bits = x.abs().view(torch.int32)  # sign cleared: bit order is value order; NaN above all
-    # bucket b = number of thresholds <= bits; #{bits < T_j} = #{b <= rank_j}
-    buckets = torch.bucketize(bits, sorted_t, right=True)
-    per_bucket = torch.zeros(len(_SORTED) + 1, dtype=torch.int64, device=x.device)
-    _count_into(per_bucket, buckets, len(_SORTED) + 1)
+    bucket = torch.bucketize(bits, sorted_t, right=True)
+    _, k = torch.frexp(x)
+    key = k.to(torch.int64).add_(-1 - MIN_EXPONENT).clamp_(0, BIN_COUNT - 1)
+    key.mul_(_BUCKETS).add_(bucket)
+    counts = _count(key, BIN_COUNT * _BUCKETS).view(BIN_COUNT, _BUCKETS)
+    per_bucket = counts.sum(0)
+    out = torch.empty(STATS_LEN, dtype=torch.int64, device=x.device)
+    out[:BIN_COUNT] = counts[:, _ZERO_BUCKET + 1:_INF_BUCKET].sum(1)
+    neg_inf = (x == float("-inf")).sum()
+    out[ZEROS] = per_bucket[_ZERO_BUCKET]
+    out[POS_INF] = per_bucket[_INF_BUCKET] - neg_inf
+    out[NEG_INF] = neg_inf
+    out[NAN] = per_bucket[_NAN_BUCKET]
+    out[TOTAL] = x.numel()
+    # #{bits < T_j} = #{bucket <= rank_j}
     out[BELOW:] = torch.cumsum(per_bucket, 0)[rank]
     return out
 
