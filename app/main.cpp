@@ -5,6 +5,7 @@
 
 #include "omp_wait_policy.h"
 #include "ui/app_shell/main_window.h"
+#include "ui/app_shell/run_files.h"
 
 #include <mantissa/config.h>
 #include <mantissa/numeric/cpu_features.h>
@@ -40,8 +41,9 @@ bool onlyPrints(int argc, char** argv) {
   return false;
 }
 
-// Returns an exit code when main should stop (help, version, bad arguments).
-std::optional<int> handleCommandLine() {
+// Returns an exit code when main should stop (help, version, bad arguments);
+// *follow gets the log of --follow.
+std::optional<int> handleCommandLine(QString* follow = nullptr) {
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QStringLiteral("Mantissa: a desktop lab for mixed-precision training.\n"
@@ -54,6 +56,12 @@ std::optional<int> handleCommandLine() {
                                    QStringLiteral("Print the version, oneDNN version and the "
                                                   "CPU's vector ISA, then exit."));
   parser.addOption(version);
+  const QCommandLineOption followOption(
+      QStringLiteral("follow"),
+      QStringLiteral("Open the Train page following RUN.jsonl, a run log another process is "
+                     "still writing (a PyTorch tap, mantissa-cli train --log)."),
+      QStringLiteral("RUN.jsonl"));
+  parser.addOption(followOption);
   if (!parser.parse(QCoreApplication::arguments())) {
     std::fprintf(stderr, "mantissa: %s\nTry 'mantissa --help'.\n", qPrintable(parser.errorText()));
     return 2;
@@ -69,6 +77,8 @@ std::optional<int> handleCommandLine() {
                  qPrintable(parser.positionalArguments().first()));
     return 2;
   }
+  if (follow && parser.isSet(followOption))
+    *follow = parser.value(followOption);
   return std::nullopt;
 }
 
@@ -84,10 +94,19 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   setIdentity();
   QApplication::setDesktopFileName(QStringLiteral("org.mantissa.Mantissa"));
-  if (const auto rc = handleCommandLine())
+  QString follow;
+  if (const auto rc = handleCommandLine(&follow))
     return *rc;
 
   mantissa::ui::MainWindow window;
   window.show();
+  if (!follow.isEmpty()) {
+    auto* files = window.findChild<mantissa::ui::RunFiles*>();
+    if (const QString error = files ? files->followRun(follow) : QStringLiteral("no Train page");
+        !error.isEmpty()) {
+      std::fprintf(stderr, "mantissa: --follow: %s\n", qPrintable(error));
+      return 1;
+    }
+  }
   return QApplication::exec();
 }

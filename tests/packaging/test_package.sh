@@ -65,6 +65,9 @@ echo "Depends: $depends"
 for lib in libqt6core6 libqt6gui6 libqt6widgets6 libqt6charts6 libqt6svg6 libdnnl2 libstdc++6 libc6; do
   [[ ", $depends," == *", $lib"[\ ,]* ]] || fail "Depends lacks $lib: $depends"
 done
+# The PyTorch tap needs torch only where a PyTorch run is watched.
+[[ ", $(field Recommends)," == *", python3-torch,"* ]] ||
+  fail "Recommends lacks python3-torch: $(field Recommends)"
 section_done
 
 # --- Contents -----------------------------------------------------------------------
@@ -176,6 +179,18 @@ if out=$(QT_QPA_PLATFORM=offscreen timeout 60 "$usr/bin/mantissa" --version 2>&1
   grep -q "oneDNN [0-9]" <<<"$out" || fail "mantissa --version does not print the oneDNN version"
 else
   fail "mantissa --version (offscreen) exited non-zero: $out"
+fi
+
+# The PyTorch tap, for the system Python, from the unpacked tree.
+tap="$usr/lib/python3/dist-packages/mantissa_torch"
+[ -f "$tap/__init__.py" ] && [ -f "$tap/tap.py" ] || fail "mantissa_torch is not in /usr/lib/python3/dist-packages"
+if /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  out=$(cd "$scratch" && PYTHONPATH="$usr/lib/python3/dist-packages" /usr/bin/python3 -c \
+    "import mantissa_torch, os; print(os.path.dirname(mantissa_torch.__file__))" 2>&1) ||
+    fail "import mantissa_torch from the package failed: $out"
+  [ "$out" = "$tap" ] || fail "mantissa_torch imported from $out, not the package's $tap"
+else
+  echo "python3-torch is not installed: the tap's import is not tried"
 fi
 
 section_done

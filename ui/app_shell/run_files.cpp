@@ -8,11 +8,19 @@
 #include "ui/report/run_report.h"
 
 #include <QAction>
+#include <QDir>
+#include <QRegularExpression>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QMenu>
+#include <QStatusBar>
 #include <QMessageBox>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace mantissa::ui {
 
@@ -22,20 +30,28 @@ RunFiles::RunFiles(QMenu* fileMenu, TrainPanel* train, QWidget* window)
   m_open = new QAction(tr("&Open Run…"), this);
   m_open->setShortcut(QKeySequence::Open);
   m_open->setToolTip(tr("Open a saved run (or a mantissa-cli train log) on the Train page"));
+  m_follow = new QAction(tr("&Follow Run…"), this);
+  m_follow->setToolTip(tr("Watch a run log that is still being written (a PyTorch tap's log, a "
+                          "running mantissa-cli train --log): new steps appear live"));
   m_save = new QAction(tr("&Save Run…"), this);
   m_save->setShortcut(QKeySequence::Save);
   m_save->setToolTip(tr("Save the selected run's full log (JSONL) and configuration"));
   m_report = new QAction(tr("Export &Report…"), this);
   m_charts = new QAction(tr("Export Run &Charts…"), this);
-  fileMenu->insertActions(first, {m_open, m_save, m_report, m_charts});
+  fileMenu->insertActions(first, {m_open, m_follow, m_save, m_report, m_charts});
   fileMenu->insertSeparator(first);
   connect(m_open, &QAction::triggered, this, &RunFiles::openWithDialog);
+  connect(m_follow, &QAction::triggered, this, &RunFiles::followWithDialog);
   connect(m_save, &QAction::triggered, this, &RunFiles::saveWithDialog);
   connect(m_report, &QAction::triggered, this, &RunFiles::reportWithDialog);
   connect(m_charts, &QAction::triggered, this, &RunFiles::chartsWithDialog);
   RunController* c = train->controller();
   connect(c, &RunController::runsChanged, this, &RunFiles::updateActions);
   connect(c, &RunController::stateChanged, this, &RunFiles::updateActions);
+  connect(c, &RunController::followStopped, this, [this](int, const QString& message) {
+    if (auto* main = qobject_cast<QMainWindow*>(m_window))
+      main->statusBar()->showMessage(message);
+  });
   updateActions();
 }
 
@@ -47,14 +63,62 @@ void RunFiles::updateActions() {
     a->setEnabled(any);
 }
 
+QStringList RunFiles::rankLogs(const QString& path) {
+  const QFileInfo info(path);
+  static const QRegularExpression rank(QStringLiteral("^(.*)\\.rank(\\d+)\\.jsonl$"));
+  const QRegularExpressionMatch m = rank.match(info.fileName());
+  if (!m.hasMatch())
+    return {path};
+  const QString prefix = m.captured(1);
+  std::vector<std::pair<long long, QString>> found;
+  const QDir dir = info.absoluteDir();
+  for (const QString& name : dir.entryList({prefix + QStringLiteral(".rank*.jsonl")}, QDir::Files)) {
+    const QRegularExpressionMatch n = rank.match(name);
+    if (n.hasMatch() && n.captured(1) == prefix)
+      found.emplace_back(n.captured(2).toLongLong(), dir.filePath(name));
+  }
+  std::sort(found.begin(), found.end());
+  QStringList paths;
+  for (const auto& f : found)
+    paths << f.second;
+  return paths.isEmpty() ? QStringList{path} : paths;
+}
+
 QString RunFiles::openRun(const QString& path) {
   RunController* c = m_train->controller();
-  if (const QString error = c->loadRun(path); !error.isEmpty())
-    return error;
+  const QStringList paths = rankLogs(path);
+  QStringList errors;
+  int opened = 0;
+  for (const QString& p : paths) {
+    if (const QString error = c->loadRun(p); !error.isEmpty())
+      errors << error;
+    else
+      ++opened;
+  }
+  if (opened == 0)
+    return errors.join(QLatin1Char('\n'));
   m_train->setSelectedRun(c->runCount() - 1);
   updateActions();
   emit runOpened(path);
-  return {};
+  return errors.join(QLatin1Char('\n')); // the ranks that could not be read, if any
+}
+
+QString RunFiles::followRun(const QString& path) {
+  RunController* c = m_train->controller();
+  QStringList errors;
+  int followed = 0;
+  for (const QString& p : rankLogs(path)) { // every rank of a distributed run
+    if (const QString error = c->followRun(p); !error.isEmpty())
+      errors << error;
+    else
+      ++followed;
+  }
+  if (followed == 0)
+    return errors.join(QLatin1Char('\n'));
+  m_train->setSelectedRun(c->runCount() - 1);
+  updateActions();
+  emit runOpened(path);
+  return errors.join(QLatin1Char('\n'));
 }
 
 QString RunFiles::saveRun(const QString& path) const {
@@ -98,6 +162,15 @@ void RunFiles::openWithDialog() {
     QMessageBox::warning(m_window, tr("Open Run"),
                          tr("Cannot open this run; the runs on the Train page are unchanged.\n\n%1")
                              .arg(error));
+}
+
+void RunFiles::followWithDialog() {
+  const QString path = QFileDialog::getOpenFileName(
+      m_window, tr("Follow Run"), QString(), tr("Run logs (*.jsonl);;All files (*)"));
+  if (path.isEmpty())
+    return;
+  if (const QString error = followRun(path); !error.isEmpty())
+    QMessageBox::warning(m_window, tr("Follow Run"), error);
 }
 
 void RunFiles::saveWithDialog() {

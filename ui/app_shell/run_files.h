@@ -5,6 +5,12 @@
 // The run items of the File menu, acting on the Train page:
 //   Open Run…           a saved log (Save Run, or `mantissa-cli train --log`)
 //                       joins the Train page's runs, read-only, no training;
+//                       A log of one rank of a distributed run (run.rank0.jsonl)
+//                       opens every rank's log beside it, side by side;
+//   Follow Run…         a log another process is still writing (a PyTorch
+//                       tap, a running `mantissa-cli train --log`): its steps
+//                       appear as they are written (every rank's log, as
+//                       Open Run);
 //   Save Run…           the selected run's full JSONL log + config, any time;
 //   Export Report…      its report (PDF or HTML), as `mantissa-cli report`;
 //   Export Run Charts…  every chart (SVG, PNG, CSV) into a folder, as
@@ -31,11 +37,15 @@ public:
 
   // The menu items' work without dialogs; each returns "" or the error.
   QString openRun(const QString& path);
+  QString followRun(const QString& path);
+  // run.rank1.jsonl -> every run.rank<R>.jsonl beside it, by rank; {path} otherwise.
+  static QStringList rankLogs(const QString& path);
   QString saveRun(const QString& path) const;
   QString exportReport(const QString& path) const;
   QString exportCharts(const QString& dir, QStringList* written = nullptr) const;
 
   QAction* openAction() const { return m_open; }
+  QAction* followAction() const { return m_follow; }
   QAction* saveAction() const { return m_save; }
   QAction* reportAction() const { return m_report; }
   QAction* chartsAction() const { return m_charts; }
@@ -46,6 +56,7 @@ signals:
 private:
   void updateActions();
   void openWithDialog();
+  void followWithDialog();
   void saveWithDialog();
   void reportWithDialog();
   void chartsWithDialog();
@@ -54,6 +65,7 @@ private:
   TrainPanel* m_train;
   QWidget* m_window;
   QAction* m_open = nullptr;
+  QAction* m_follow = nullptr;
   QAction* m_save = nullptr;
   QAction* m_report = nullptr;
   QAction* m_charts = nullptr;

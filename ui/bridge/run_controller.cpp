@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/bridge/run_controller.h"
 
+#include "ui/bridge/run_follower.h"
+
 #include "ui/app_shell/palette.h"
 #include "ui/bridge/live_run_log.h"
 
@@ -61,6 +63,7 @@ struct RunController::Run {
   RunFacts facts;
   std::shared_ptr<const train::RunLog> loaded; // a loaded run: its log (no trainer)
   QString source;                              // a loaded run: its file
+  std::unique_ptr<RunFollower> follower;       // a followed run: reads its growing file
 
   // Training thread only.
   telemetry::PublishThrottle throttle{0, kPublishInterval};
@@ -343,6 +346,70 @@ QString RunController::loadRun(const QString& path) {
   emit stateChanged();
   emit updated();
   return {};
+}
+
+QString RunController::followRun(const QString& path) {
+  auto follower = std::make_unique<RunFollower>(path);
+  if (!follower->start())
+    return follower->error();
+  if (!m_started) {
+    std::erase_if(m_runs, [](const auto& run) { return run->trainer != nullptr; });
+    m_configs.clear();
+  }
+  auto run = std::make_unique<Run>();
+  Run* r = run.get();
+  run->id = QStringLiteral("run%1").arg(m_runs.size() + 1);
+  run->color = palette::seriesColor(int(m_runs.size()));
+  run->source = path;
+  // The follower's log, not owned (the follower lives as long as the run).
+  run->loaded = std::shared_ptr<const train::RunLog>(std::shared_ptr<void>(), &follower->log());
+  const auto refreshFacts = [r, path] {
+    const train::RunLog& log = r->follower->log();
+    r->name = QStringLiteral("%1 · %2").arg(
+        QString::fromStdString(log.header.is_null() && !log.summary.is_object() ? "following"
+                                                                                 : log.name()),
+        QFileInfo(path).completeBaseName());
+    r->config = log.config.value_or(train::RunConfig{});
+    r->facts = runFacts(log);
+  };
+  run->follower = std::move(follower);
+  refreshFacts();
+  run->record.apply(run->follower->takeNew());
+  connect(r->follower.get(), &RunFollower::grew, this, [this, r, refreshFacts] {
+    const RunFacts before = r->facts;
+    const QString name = r->name;
+    refreshFacts();
+    r->record.apply(r->follower->takeNew());
+    if (name != r->name || before.layerNames != r->facts.layerNames ||
+        before.widths != r->facts.widths || before.opRows.size() != r->facts.opRows.size())
+      emit runsChanged();
+    emit stateChanged();
+    emit updated();
+  });
+  connect(r->follower.get(), &RunFollower::problem, this, [this, r](const QString& message) {
+    for (std::size_t i = 0; i < m_runs.size(); ++i)
+      if (m_runs[i].get() == r)
+        emit followStopped(int(i), message);
+  });
+  m_runs.push_back(std::move(run));
+  emit runsChanged();
+  emit stateChanged();
+  emit updated();
+  return {};
+}
+
+bool RunController::isFollowing(int run) const {
+  const Run& r = *m_runs.at(std::size_t(run));
+  return r.follower && r.follower->following();
+}
+
+const RunFollower* RunController::follower(int run) const {
+  return m_runs.at(std::size_t(run))->follower.get();
+}
+
+QString RunController::followError(int run) const {
+  const Run& r = *m_runs.at(std::size_t(run));
+  return r.follower ? r.follower->error() : QString();
 }
 
 bool RunController::isLoaded(int run) const { return m_runs.at(std::size_t(run))->loaded != nullptr; }

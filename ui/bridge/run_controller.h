@@ -25,6 +25,8 @@
 
 namespace mantissa::ui {
 
+class RunFollower;
+
 // Owns one core Trainer per run (several side by side, one colour each) and
 // brings their progress to the GUI thread. Each trainer thread appends a row
 // per step to its run's mailbox and, at most every ~30 ms (always when
@@ -59,6 +61,14 @@ public:
   // Returns "" or the problem naming the file and line; the current runs are
   // then left as they were.
   QString loadRun(const QString& path);
+  // Follows a log another process is still writing (RunFollower): opened
+  // like loadRun(), its steps are added as they are written. When following
+  // stops (the file truncated, replaced, removed, or a bad line) the run so
+  // far stays and followStopped() says why. "" or the problem.
+  QString followRun(const QString& path);
+  bool isFollowing(int run) const;   // still following its file
+  QString followError(int run) const; // why following stopped ("" while it goes on)
+  const RunFollower* follower(int run) const; // nullptr unless followed
   bool isLoaded(int run) const;
   int loadedCount() const;
   QString runSource(int run) const; // loaded run: its file; live run: ""
@@ -107,6 +117,7 @@ signals:
   void runsChanged();
   void stateChanged();
   void updated(); // after a drain that brought something new
+  void followStopped(int run, const QString& message);
 
 private:
   struct Run;

@@ -70,6 +70,24 @@ std::optional<train::RunSummary> summaryOf(const train::RunLog& log) {
   return summary;
 }
 
+// A tap's header (mantissa_torch): layer names, the op table, the telemetry cadence.
+void addForeignFacts(RunFacts& f, const json& h) {
+  f.source = text(h, "source");
+  if (const auto it = h.find("layers"); it != h.end() && it->is_array())
+    for (const json& name : *it)
+      f.layerNames.push_back(name.is_string() ? QString::fromStdString(name.get<std::string>())
+                                              : QString());
+  if (f.recipe == nullptr)
+    if (const auto it = h.find("recipe_table"); it != h.end() && it->is_array())
+      for (const json& row : *it)
+        if (row.is_object())
+          f.opRows.push_back({text(row, "op"), text(row, "precision"), text(row, "note")});
+  if (f.telemetryEvery == 0)
+    f.telemetryEvery = int(std::clamp(number(h, "telemetry_every"), 0.0, 1e9));
+  if (f.widths.size() < f.layerNames.size() + 1)
+    f.widths.resize(f.layerNames.size() + 1, 0);
+}
+
 } // namespace
 
 RunFacts runFacts(const train::Session& session) {
@@ -117,6 +135,7 @@ RunFacts runFacts(const train::RunLog& log) {
       f.widths.resize(std::max<std::size_t>(f.widths.size(), std::size_t(t.layer) + 2), 0);
   if (f.telemetryEvery == 0 && log.frames.size() >= 2)
     f.telemetryEvery = int(log.frames[1].step - log.frames[0].step);
+  addForeignFacts(f, h);
   return f;
 }
 

@@ -31,6 +31,14 @@ struct RunFacts {
   QString scalerPreset;                // "pytorch", ...; "" without loss scaling
   std::int64_t totalSteps = 0;         // planned optimizer steps
   int telemetryEvery = 0;              // 0: no histograms recorded
+  // Logs of other trainers (a PyTorch tap): the header's names of the
+  // layers (modules) and its op table (op, precision, note), when it has them.
+  std::vector<QString> layerNames;
+  struct OpRow {
+    QString op, precision, note;
+  };
+  std::vector<OpRow> opRows;
+  QString source; // "pytorch" for a tap's log; "" for Mantissa's own
 };
 
 RunFacts runFacts(const train::Session& session);

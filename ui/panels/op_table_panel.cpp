@@ -83,6 +83,23 @@ void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,
   fitOpColumn();
 }
 
+void OpTablePanel::setRun(const QString& title, const std::vector<std::array<QString, 3>>& rows,
+                          const QString& backend, const QString& scaler) {
+  m_title->setText(tr("<b>%1</b>: precisions as recorded<br>Matmul: %2%3")
+                       .arg(title.toHtmlEscaped(), backend.toHtmlEscaped(),
+                            scaler.isEmpty() ? QString()
+                                             : tr("<br>Loss scaler: %1").arg(scaler.toHtmlEscaped())));
+  m_precision->setRowCount(int(rows.size()));
+  for (int i = 0; i < int(rows.size()); ++i) {
+    const auto& r = rows[std::size_t(i)];
+    setRow(m_precision, i, {r[0], r[1], r[2]});
+    m_precision->item(i, 2)->setToolTip(r[2]);
+  }
+  m_precision->resizeColumnsToContents();
+  fitTables();
+  fitOpColumn();
+}
+
 // On a narrow panel (the Setup column of a short page) the op names wrap
 // onto two lines rather than pushing the precision column out of sight.
 void OpTablePanel::fitOpColumn() {

@@ -7,6 +7,9 @@
 
 #include <QWidget>
 
+#include <array>
+#include <vector>
+
 class QBoxLayout;
 class QLabel;
 class QTableWidget;
@@ -23,6 +26,10 @@ public:
 
   // backend: e.g. "gemm:jit, BF16 emulated"; scaler: the scaler's one-line description.
   void setRun(const amp::Recipe& recipe, const QString& backend, const QString& scaler);
+  // A run of another trainer (a PyTorch tap's log): its own op table, one row
+  // per op {op, precision, note}.
+  void setRun(const QString& title, const std::vector<std::array<QString, 3>>& rows,
+              const QString& backend, const QString& scaler);
   void setTimes(const model::OpTimes& mean);
 
   const QTableWidget* precisionTable() const { return m_precision; }

@@ -355,12 +355,22 @@ void TrainPanel::onRunsChanged() {
   m_scaleDrawnStep = -2;
   if (m_controller->loadedCount() > 0) {
     QStringList files;
+    QStringList followed;
     for (int i = 0; i < m_controller->runCount(); ++i)
-      if (m_controller->isLoaded(i))
+      if (m_controller->follower(i))
+        followed << m_controller->runSource(i).toHtmlEscaped();
+      else if (m_controller->isLoaded(i))
         files << m_controller->runSource(i).toHtmlEscaped();
-    m_banner->setText(tr("<b>Loaded run(s)</b>, read-only (no training): %1<br>Export from the "
-                         "charts or the File menu; Start trains the setup's runs instead.")
-                          .arg(files.join(QStringLiteral(", "))));
+    if (followed.isEmpty())
+      m_banner->setText(tr("<b>Loaded run(s)</b>, read-only (no training): %1<br>Export from the "
+                           "charts or the File menu; Start trains the setup's runs instead.")
+                            .arg(files.join(QStringLiteral(", "))));
+    else
+      m_banner->setText(tr("<b>Following</b> (steps appear as they are written): %1%2<br>Export "
+                           "from the charts or the File menu at any time.")
+                            .arg(followed.join(QStringLiteral(", ")),
+                                 files.isEmpty() ? QString()
+                                                 : tr("; loaded: %1").arg(files.join(QStringLiteral(", ")))));
   }
   onSelectedRunChanged();
 }
@@ -376,16 +386,25 @@ void TrainPanel::onSelectedRunChanged() {
     const int previous = m_layerPicker->currentIndex();
     m_layerPicker->clear();
     for (std::size_t l = 0; l + 1 < widths.size(); ++l)
-      m_layerPicker->addItem(
-          tr("layer %1 (%2→%3)").arg(l).arg(widths[l]).arg(widths[l + 1]));
+      if (l < facts.layerNames.size()) // a tap's log: the module's name
+        m_layerPicker->addItem(tr("layer %1: %2").arg(l).arg(facts.layerNames[l]));
+      else
+        m_layerPicker->addItem(
+            tr("layer %1 (%2→%3)").arg(l).arg(widths[l]).arg(widths[l + 1]));
     m_layerPicker->setCurrentIndex(std::clamp(previous, 0, m_layerPicker->count() - 1));
   }
   m_watch->setModelWidths(widths);
   m_controller->setWatch(run, m_watch->layer(), m_watch->flatIndex());
   const QString backend =
       facts.matmul + (facts.matmulEmulated ? tr(" (16-bit emulated: FP32 compute)") : QString());
-  if (facts.recipe)
+  if (facts.recipe) {
     m_opTable->setRun(*facts.recipe, backend, facts.scalerDescription);
+  } else if (!facts.opRows.empty()) {
+    std::vector<std::array<QString, 3>> rows;
+    for (const auto& r : facts.opRows)
+      rows.push_back({r.op, r.precision, r.note});
+    m_opTable->setRun(m_controller->runName(run), rows, backend, facts.scalerDescription);
+  }
   m_lossScale->setPreset(facts.scalerPreset.isEmpty() ? tr("no") : facts.scalerPreset);
   m_histogramKey.clear();
   m_heatmapKey.clear();

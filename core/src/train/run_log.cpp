@@ -117,6 +117,8 @@ std::string RunLog::name() const {
     return config->recipe;
   if (summary.is_object() && summary.contains("recipe") && summary["recipe"].is_string())
     return summary["recipe"].get<std::string>();
+  if (header.is_object() && header.contains("name") && header["name"].is_string())
+    return header["name"].get<std::string>(); // logs of other trainers (a PyTorch tap)
   return "run";
 }
 

@@ -67,7 +67,7 @@ struct RunLog {
   nlohmann::json summary;                // the summary object, or null (killed run)
   bool truncated = false;                // an incomplete last line was dropped
 
-  // "fp32", from the config, the summary or the header; "run" if none says.
+  // "fp32", from the config, the summary or the header's "name"; "run" if none says.
   std::string name() const;
   // The frame of exactly `step`, or nullptr.
   const telemetry::TelemetryFrame* frameAt(std::int64_t step) const;
