@@ -33,6 +33,7 @@
 #include <QVBoxLayout>
 
 #include <bit>
+#include <cmath>
 
 #include <gtest/gtest.h>
 
@@ -186,6 +187,42 @@ TEST(DashboardPanel, HistogramRegionsSitAtTheFp16Exponents) {
   }
   EXPECT_EQ(sub.second, -14.0);
   EXPECT_LT(h.xMin(), -14.0); // dW of a fresh tanh net reaches below FP16's normal range
+}
+
+// A loss-scaled run: the histogram and the heat map show the gradients as
+// FP16 stores them (times the loss scale) unless the Scaled box is cleared;
+// then both show the unscaled ones, with the FP16 limits moved by the scale.
+TEST(DashboardPanel, HeatMapFollowsTheScaledBox) {
+  Page p({tiny("fp16-mixed", 4)});
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] {
+    return p.panel.controller()->state() == RunController::State::Finished &&
+           p.record(0).frames().size() == 4;
+  }));
+  p.panel.setHistogramSelection(0, telemetry::TensorClass::WeightGrads);
+  p.panel.refresh();
+  HistogramChart& h = *p.panel.histogramChart();
+  HistogramHeatmap& map = *p.panel.heatmap();
+  const auto& frames = p.record(0).frames();
+  const auto* stored = frames.front()->find(0, telemetry::TensorClass::WeightGrads, true);
+  const auto* unscaled = frames.front()->find(0, telemetry::TensorClass::WeightGrads, false);
+  ASSERT_NE(stored, nullptr) << "fp16-mixed has a loss scaler";
+  ASSERT_NE(unscaled, nullptr);
+  ASSERT_GT(stored->lossScale, 1.0);
+  ASSERT_NE(stored->hist, unscaled->hist);
+  EXPECT_TRUE(h.showScaled());
+  ASSERT_EQ(map.rowCount(), 4);
+  EXPECT_EQ(map.rowHistogram(0), stored->hist);
+  EXPECT_EQ(map.regionShiftOfRow(0), 0.0);
+  EXPECT_TRUE(map.title().contains("scaled values, as stored")) << map.title().toStdString();
+
+  h.setShowScaled(false);
+  ASSERT_EQ(map.rowCount(), 4);
+  EXPECT_EQ(map.rowHistogram(0), unscaled->hist);
+  EXPECT_DOUBLE_EQ(map.regionShiftOfRow(0), -std::log2(stored->lossScale));
+  EXPECT_TRUE(map.title().contains("unscaled values")) << map.title().toStdString();
+  h.setShowScaled(true);
+  EXPECT_EQ(map.rowHistogram(0), stored->hist);
 }
 
 TEST(DashboardPanel, ScrubbingShowsTheRecordedStep) {

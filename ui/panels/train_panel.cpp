@@ -241,6 +241,11 @@ void TrainPanel::buildDocks() {
     refreshHistogram();
   });
   connect(m_histogram, &HistogramChart::binClicked, this, &TrainPanel::onBinClicked);
+  connect(m_histogram, &HistogramChart::showScaledChanged, this, [this] {
+    m_heatmapKey.clear(); // the heat map follows the Scaled box
+    if (shows(m_heatmap))
+      refreshHeatmap();
+  });
   connect(m_watch, &WatchPanel::watchRequested, this, [this](int layer, std::int64_t index) {
     if (selectedRun() >= 0)
       m_controller->setWatch(selectedRun(), layer, index);
