@@ -225,6 +225,30 @@ TEST(DashboardPanel, HeatMapFollowsTheScaledBox) {
   EXPECT_EQ(map.rowHistogram(0), stored->hist);
 }
 
+// When the runs end, the Ops dock keeps where the step time went (the mean
+// over the whole run).
+TEST(DashboardPanel, TheEndOfARunKeepsItsTimings) {
+  Page p({tiny("fp32", 30)});
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] {
+    return p.panel.controller()->state() == RunController::State::Finished &&
+           p.record(0).snapshot() && p.record(0).snapshot()->finished;
+  }));
+  p.panel.refresh();
+  const QTableWidget* times = p.panel.findChild<OpTablePanel*>()->timeTable();
+  ASSERT_EQ(times->rowCount(), 9);
+  const int whole = times->rowCount() - 1;
+  ASSERT_EQ(times->item(whole, 0)->text(), "whole step");
+  EXPECT_GT(times->item(whole, 1)->text().toDouble(), 0.0);
+  double shares = 0.0;
+  for (int row = 0; row < whole; ++row) {
+    const QString share = times->item(row, 2)->text();
+    ASSERT_TRUE(share.endsWith(" %")) << "row " << row << ": '" << share.toStdString() << "'";
+    shares += share.chopped(2).toDouble();
+  }
+  EXPECT_NEAR(shares, 100.0, 1.0);
+}
+
 TEST(DashboardPanel, ScrubbingShowsTheRecordedStep) {
   Page p({tiny("fp32", 12)});
   p.panel.startAction()->trigger();

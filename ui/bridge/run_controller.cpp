@@ -68,6 +68,8 @@ struct RunController::Run {
   Clock::time_point lastPublish{};
   std::int64_t stepsSincePublish = 0;
   model::OpTimes timesSincePublish;
+  std::int64_t stepsInRun = 0; // what the Ops dock keeps once the run ended
+  model::OpTimes timesInRun;
   std::optional<WatchSample> previousWatch;
 
   std::mutex watchMutex;
@@ -156,6 +158,9 @@ void RunController::buildTrainer(Run& run, std::shared_ptr<const data::TrainTest
     snapshot->elapsedSeconds = summary.wallSeconds;
     snapshot->finished = true;
     snapshot->summary = summary;
+    // The last word on where the step time went: the mean over the whole run
+    // (a final snapshot without steps of its own must not read as zero).
+    snapshot->meanTimes = meanOpTimes(r->timesInRun, r->stepsInRun);
     r->mailbox.publish(std::move(snapshot));
     nudge();
   };
@@ -236,6 +241,8 @@ void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
 
   ++run.stepsSincePublish;
   run.timesSincePublish += report.times;
+  ++run.stepsInRun;
+  run.timesInRun += report.times;
   const bool force = report.divergence.has_value() || report.step + 1 >= report.totalSteps ||
                      run.trainer->state() != train::TrainerState::Running;
   if (!run.throttle.shouldPublish(report.step, now, force))

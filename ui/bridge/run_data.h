@@ -102,6 +102,7 @@ struct RunSnapshot {
   double elapsedSeconds = 0.0;   // since the first step of this run
   double stepsPerSecond = 0.0;   // over the last publication interval
   model::OpTimes meanTimes;      // mean per step over the last publication interval
+                                 // (once finished: over the whole run)
   bool finished = false;
   std::optional<train::RunSummary> summary; // once finished
 };
