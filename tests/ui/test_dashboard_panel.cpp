@@ -226,10 +226,13 @@ TEST(DashboardPanel, HeatMapFollowsTheScaledBox) {
 }
 
 // When the runs end, the Ops dock keeps where the step time went (the mean
-// over the whole run).
-TEST(DashboardPanel, TheEndOfARunKeepsItsTimings) {
+// over the whole run) and the message line stops saying "Training."
+TEST(DashboardPanel, TheEndOfARunKeepsItsTimingsAndSaysItFinished) {
   Page p({tiny("fp32", 30)});
+  const QLabel* banner = p.panel.findChild<QLabel*>("trainBanner");
+  ASSERT_NE(banner, nullptr);
   p.panel.startAction()->trigger();
+  EXPECT_TRUE(banner->text().startsWith("Training.")) << banner->text().toStdString();
   ASSERT_TRUE(p.waitFor([&] {
     return p.panel.controller()->state() == RunController::State::Finished &&
            p.record(0).snapshot() && p.record(0).snapshot()->finished;
@@ -247,6 +250,8 @@ TEST(DashboardPanel, TheEndOfARunKeepsItsTimings) {
     shares += share.chopped(2).toDouble();
   }
   EXPECT_NEAR(shares, 100.0, 1.0);
+  EXPECT_FALSE(banner->text().contains("Training.")) << banner->text().toStdString();
+  EXPECT_TRUE(banner->text().contains("Finished")) << banner->text().toStdString();
 }
 
 TEST(DashboardPanel, ScrubbingShowsTheRecordedStep) {

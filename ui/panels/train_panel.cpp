@@ -433,6 +433,12 @@ void TrainPanel::onStateChanged() {
   m_stopAction->setEnabled(s == S::Running || s == S::Paused);
   m_start->setEnabled(s != S::Running);
   m_setup->setEnabled(s != S::Running && s != S::Paused);
+  // Every run has ended: the message says so (a divergence, which
+  // refreshStatus() reports, takes its place).
+  if (s == S::Finished && m_controller->loadedCount() < m_controller->runCount())
+    m_banner->setText((m_presetNote.isEmpty() ? QString() : m_presetNote + QStringLiteral("<br>")) +
+                      tr("Finished. The charts stay as the runs left them: pick a run above, "
+                         "scrub the heat map, or press Start (Ctrl+R) to train again."));
   refreshStatus();
 }
 
