@@ -21,7 +21,9 @@
 
 #include <QAction>
 #include <QAreaSeries>
+#include <QComboBox>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -252,6 +254,49 @@ TEST(DashboardPanel, TheEndOfARunKeepsItsTimingsAndSaysItFinished) {
   EXPECT_NEAR(shares, 100.0, 1.0);
   EXPECT_FALSE(banner->text().contains("Training.")) << banner->text().toStdString();
   EXPECT_TRUE(banner->text().contains("Finished")) << banner->text().toStdString();
+}
+
+// The Pace box caps the steps per second on the trainer threads (the GUI
+// thread never waits); the status line gives the rate at full speed beside
+// it. Presenter mode starts at a pace a class can follow.
+TEST(DashboardPanel, PaceCapsTheRunAndPresenterModeStartsPaced) {
+  constexpr double kPace = 2.0;
+  static_assert(kPace != TrainPanel::kPresenterPace);
+  Page p({tiny("fp32", 100000)});
+  QComboBox* pace = p.panel.pacePicker();
+  ASSERT_NE(pace, nullptr);
+  EXPECT_EQ(pace->currentData().toDouble(), 0.0) << "full speed outside presenter mode";
+  pace->setCurrentIndex(pace->findData(kPace));
+  ASSERT_EQ(p.panel.controller()->pace(), kPace);
+  QElapsedTimer clock;
+  clock.start();
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return p.record(0).lastStep() >= 5; }));
+  // Step 5 starts at least five slots of 1/2 s after step 0.
+  EXPECT_GE(clock.elapsed(), 5 * 1000 / kPace);
+  ASSERT_TRUE(p.waitFor([&] {
+    const auto& snap = p.record(0).snapshot();
+    return snap && snap->stepsDone > 6 && snap->pace == kPace;
+  }));
+  const auto snap = p.record(0).snapshot();
+  // Over one publication interval (a step or two at this pace).
+  EXPECT_LE(snap->stepsPerSecond, kPace * 1.5) << "(a step slower than the next shortens one interval)";
+  // A 2-32-2 step takes far less than the 500 ms slot: timed without the wait it runs above the cap.
+  EXPECT_GT(snap->fullSpeedStepsPerSecond, 2.0 * kPace);
+  p.panel.refresh();
+  const QString status = p.panel.findChild<SteadyTextLine*>("trainProgress")->fullText();
+  EXPECT_TRUE(status.contains("paced")) << status.toStdString();
+  EXPECT_TRUE(status.contains("at full speed")) << status.toStdString();
+  // Stop ends a wait for a slot 1000 s away (the trainer core tests pause, step and stop).
+  p.panel.controller()->setPace(0.001);
+  p.panel.controller()->stop();
+  ASSERT_TRUE(p.waitFor([&] { return p.panel.controller()->state() == RunController::State::Finished; }));
+
+  Theme::instance().setPresenter(true);
+  EXPECT_EQ(pace->currentData().toDouble(), TrainPanel::kPresenterPace);
+  EXPECT_EQ(p.panel.controller()->pace(), TrainPanel::kPresenterPace);
+  Theme::instance().setPresenter(false);
+  EXPECT_EQ(pace->currentData().toDouble(), 0.0);
 }
 
 TEST(DashboardPanel, ScrubbingShowsTheRecordedStep) {

@@ -33,6 +33,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace mantissa::ui {
 
@@ -135,6 +136,19 @@ void TrainPanel::buildActions() {
     m_controller->shutdown();
     applySetup();
   });
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Pace: ")));
+  m_pace = new QComboBox;
+  m_pace->setObjectName(QStringLiteral("pacePicker"));
+  m_pace->setToolTip(tr("How fast the runs train: full speed, or at most this many steps per "
+                        "second, slow enough to watch the histograms change. The step times "
+                        "and the throughput stay those of full speed."));
+  m_pace->addItem(tr("Full speed"), 0.0);
+  for (const double pace : {1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0})
+    m_pace->addItem(pace == 1.0 ? tr("1 step/s") : tr("%1 steps/s").arg(pace), pace);
+  connect(m_pace, &QComboBox::currentIndexChanged, this,
+          [this] { m_controller->setPace(m_pace->currentData().toDouble()); });
+  bar->addWidget(m_pace);
   bar->addSeparator();
   bar->addWidget(new QLabel(tr(" Inspect run: ")));
   m_runPicker = new QComboBox;
@@ -572,7 +586,28 @@ void TrainPanel::fitWatchWidth() {
   scroll->setMinimumWidth(narrow ? 0 : m_watch->minimumSizeHint().width());
 }
 
+void TrainPanel::setPace(double stepsPerSecond) {
+  int best = 0;
+  for (int i = 1; i < m_pace->count(); ++i)
+    if (std::abs(m_pace->itemData(i).toDouble() - stepsPerSecond) <
+        std::abs(m_pace->itemData(best).toDouble() - stepsPerSecond))
+      best = i;
+  m_pace->setCurrentIndex(stepsPerSecond > 0.0 ? best : 0);
+  m_controller->setPace(m_pace->currentData().toDouble()); // also when the index stayed
+}
+
 void TrainPanel::applyTheme() {
+  // Presenter mode starts at a pace a class can follow; leaving it returns to
+  // full speed unless the pace was changed meanwhile.
+  const bool presenter = Theme::instance().presenter();
+  if (presenter && !m_pacedForPresenter) {
+    setPace(kPresenterPace);
+    m_pacedForPresenter = true;
+  } else if (!presenter && m_pacedForPresenter) {
+    if (m_pace->currentData().toDouble() == kPresenterPace)
+      setPace(0.0);
+    m_pacedForPresenter = false;
+  }
   arrangeForPresenter();
   fitDocks();
   const Theme& t = Theme::instance();

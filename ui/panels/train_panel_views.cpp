@@ -306,8 +306,14 @@ void TrainPanel::refreshStatus() {
     percents << tr("%1 %2 %").arg(m_controller->runName(i)).arg(total > 0 ? 100 * done / total : 0);
     if (m_controller->isLoaded(i))
       text += tr(" · loaded");
-    if (snap && !snap->finished && snap->stepsPerSecond > 0)
-      text += tr(" · %1 steps/s").arg(snap->stepsPerSecond, 0, 'f', 0);
+    if (snap && !snap->finished && snap->stepsPerSecond > 0) {
+      if (snap->pace > 0 && snap->fullSpeedStepsPerSecond > 0)
+        text += tr(" · %1 steps/s paced (%2 at full speed)")
+                    .arg(snap->stepsPerSecond, 0, 'f', snap->stepsPerSecond < 10 ? 1 : 0)
+                    .arg(snap->fullSpeedStepsPerSecond, 0, 'f', 0);
+      else
+        text += tr(" · %1 steps/s").arg(snap->stepsPerSecond, 0, 'f', 0);
+    }
     if (snap && snap->summary)
       text += tr(" · test %1 %").arg(100.0 * snap->summary->testAccuracy, 0, 'f', 2);
     if (r.divergence())
