@@ -107,6 +107,13 @@ QString BitCells::bitDescription(int index) const {
   return {};
 }
 
+void BitCells::setBlank(bool blank) {
+  if (blank == m_blank)
+    return;
+  m_blank = blank;
+  update();
+}
+
 void BitCells::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
@@ -122,6 +129,12 @@ void BitCells::paintEvent(QPaintEvent*) {
                          : fieldOf(i) == Field::Exponent ? palette::kExponent
                                                          : palette::kMantissa;
     const bool set = (m_bits >> i) & 1u;
+    if (m_blank) { // no value: an empty grey cell, no digit
+      p.setPen(QPen(palette::blend(text, base, 0.7), pen));
+      p.setBrush(palette::blend(text, base, 0.92));
+      p.drawRoundedRect(QRectF(r), 3, 3);
+      continue;
+    }
     const QColor fill = set ? field : palette::blend(field, base, theme.dark() ? 0.78 : 0.8);
     p.setPen(QPen(palette::blend(field, text, 0.35), pen));
     p.setBrush(fill);
