@@ -205,6 +205,12 @@ void BitCells::paintEvent(QPaintEvent*) {
     const QString lead = expField == 0 ? QStringLiteral("0.m") : QStringLiteral("1.m");
     mantNames = {tr("m %1 → %2").arg(mHex, lead), tr("m %1").arg(mHex), mHex};
   }
+  if (m_blank) { // no value: the fields' names, none of the last value's
+    label(top, top, palette::kSign, {QString()});
+    label(top - 1, mBits, palette::kExponent, {tr("exponent"), tr("exp"), QString()});
+    label(mBits - 1, 0, palette::kMantissa, {tr("mantissa"), tr("m"), QString()});
+    return;
+  }
   label(top, top, palette::kSign, {(m_bits >> top) & 1u ? minus : QStringLiteral("+")});
   label(top - 1, mBits, palette::kExponent, expNames);
   label(mBits - 1, 0, palette::kMantissa, mantNames);
