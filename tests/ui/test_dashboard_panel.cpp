@@ -14,12 +14,15 @@
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
 #include "ui/charts/steady_label.h"
+#include "ui/formats/bit_cells.h"
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
 #include "ui/panels/watch_panel.h"
 
+#include <QAbstractButton>
 #include <QAction>
+#include <QScrollArea>
 #include <QAreaSeries>
 #include <QComboBox>
 #include <QDockWidget>
@@ -28,12 +31,16 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QPushButton>
+#include <QToolBar>
 #include <QScatterSeries>
 #include <QSettings>
+#include <QTabBar>
 #include <QTableWidget>
 #include <QTest>
 #include <QVBoxLayout>
 
+#include <array>
 #include <bit>
 #include <cmath>
 
@@ -297,6 +304,122 @@ TEST(DashboardPanel, PaceCapsTheRunAndPresenterModeStartsPaced) {
   EXPECT_EQ(p.panel.controller()->pace(), TrainPanel::kPresenterPace);
   Theme::instance().setPresenter(false);
   EXPECT_EQ(pace->currentData().toDouble(), 0.0);
+}
+
+// The toolbar stays where the pointer left it while the message above it
+// changes between one, three and two lines.
+TEST(DashboardPanel, TheToolbarStaysPutAsTheMessageChanges) {
+  Page p({tiny("fp32", 5)});
+  auto* banner = p.panel.findChild<QLabel*>("trainBanner");
+  auto* bar = p.panel.findChild<QToolBar*>("trainToolBar");
+  ASSERT_TRUE(banner != nullptr && bar != nullptr);
+  const QString sentence = QStringLiteral("A message that wraps on a narrow page. ");
+  std::vector<int> tops;
+  std::vector<int> lines;
+  for (int repeats : {1, 3 * 1400 / 330, 2 * 1400 / 330}) {
+    banner->setText(sentence.repeated(repeats).trimmed());
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+    (void)QTest::qWaitFor([&] { return banner->height() >= banner->sizeHint().height(); }, 2000);
+    tops.push_back(bar->mapTo(&p.panel, QPoint(0, 0)).y());
+    const QRect text = banner->fontMetrics().boundingRect(
+        QRect(0, 0, banner->contentsRect().width(), 100000), Qt::TextWordWrap, banner->text());
+    lines.push_back(text.height() / banner->fontMetrics().lineSpacing());
+  }
+  EXPECT_EQ(lines[0], 1);
+  EXPECT_GE(lines[1], 2);
+  EXPECT_EQ(tops[1], tops[0]);
+  EXPECT_EQ(tops[2], tops[0]);
+}
+
+// A checked recipe toggle is filled and ticked: unmistakable beside an unchecked one.
+TEST(DashboardPanel, CheckedRecipeTogglesStandOut) {
+  Page p({tiny("fp32", 5)});
+  auto* on = p.panel.findChild<QPushButton*>("recipe_fp32");
+  auto* off = p.panel.findChild<QPushButton*>("recipe_bf16-pure");
+  ASSERT_TRUE(on != nullptr && off != nullptr);
+  ASSERT_TRUE(on->isChecked());
+  ASSERT_FALSE(off->isChecked());
+  EXPECT_TRUE(on->text().startsWith(QStringLiteral("✓"))) << on->text().toStdString();
+  EXPECT_FALSE(off->text().startsWith(QStringLiteral("✓")));
+  const auto mean = [](QWidget* w) {
+    const QImage image = w->grab().toImage().convertToFormat(QImage::Format_RGB32);
+    double r = 0, g = 0, b = 0;
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x) {
+        const QRgb c = image.pixel(x, y);
+        r += qRed(c);
+        g += qGreen(c);
+        b += qBlue(c);
+      }
+    const double n = double(image.width()) * image.height();
+    return std::array<double, 3>{r / n, g / n, b / n};
+  };
+  const auto a = mean(on);
+  const auto b = mean(off);
+  const double distance = std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                                    (a[2] - b[2]) * (a[2] - b[2]));
+  EXPECT_GT(distance, 80.0) << "mean colours of checked and unchecked toggles";
+}
+
+// Leaving presenter mode gives the Setup panel back its own sizes: every
+// button and box as large as before presenter mode, none clipped.
+TEST(DashboardPanel, LeavingPresenterModeRestoresTheSetupSizes) {
+  Page p({tiny("fp32", 5)});
+  const auto hints = [&] {
+    std::vector<QSize> out;
+    for (const QWidget* w : p.panel.setup()->findChildren<QAbstractButton*>())
+      out.push_back(w->sizeHint());
+    for (const QWidget* w : p.panel.setup()->findChildren<QComboBox*>()) {
+      out.push_back(w->sizeHint());
+      out.push_back(w->minimumSizeHint());
+    }
+    return out;
+  };
+  const std::vector<QSize> before = hints();
+  ASSERT_FALSE(before.empty());
+  const auto* scroll = qobject_cast<const QScrollArea*>(p.panel.setup()->parentWidget()->parentWidget());
+  ASSERT_NE(scroll, nullptr);
+  QCoreApplication::processEvents();
+  const int widthBefore = p.panel.setup()->width();
+  ASSERT_LE(widthBefore, scroll->viewport()->width()) << "before presenter mode";
+  Theme::instance().setPresenter(true);
+  QCoreApplication::processEvents();
+  ASSERT_NE(hints(), before) << "presenter mode enlarges the setup";
+  Theme::instance().setPresenter(false);
+  QCoreApplication::processEvents();
+  EXPECT_EQ(hints(), before);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return p.panel.setup()->width() <= scroll->viewport()->width(); }, 5000))
+      << "the setup is cut at the right: " << p.panel.setup()->width() << " > "
+      << scroll->viewport()->width();
+}
+
+// The Watch panel shows every bit of the watched weight inside its dock: its
+// long values wrap instead of pushing the bit cells past the right edge.
+TEST(DashboardPanel, TheWatchedBitsAreNotCutOff) {
+  Page p({tiny("fp16-mixed", 3)});
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return p.panel.controller()->state() == RunController::State::Finished; }));
+  auto* watchDock = p.panel.findChild<QDockWidget*>(QStringLiteral("watchDock"));
+  ASSERT_NE(watchDock, nullptr);
+  watchDock->raise();
+  p.panel.refresh();
+  const auto* scroll = p.panel.findChild<QScrollArea*>(QStringLiteral("watchScroll"));
+  ASSERT_NE(scroll, nullptr);
+  const QWidget* viewport = scroll->viewport();
+  for (const char* name : {"watchMasterBits", "watchWorkingBits"}) {
+    for (const BitCells* bits : p.panel.watchPanel()->findChildren<BitCells*>(QLatin1String(name))) {
+      if (!bits->isVisible())
+        continue;
+      const auto inside = [&] {
+        const int right = bits->mapTo(viewport, bits->cellRect(0).topRight()).x();
+        const int left = bits->mapTo(viewport, bits->cellRect(bits->format().totalBits() - 1).topLeft()).x();
+        return left >= 0 && right < viewport->width();
+      };
+      EXPECT_TRUE(QTest::qWaitFor(inside, 5000)) << name << ": cells beyond the dock's "
+                                                  << viewport->width() << " px";
+    }
+  }
 }
 
 TEST(DashboardPanel, ScrubbingShowsTheRecordedStep) {

@@ -266,16 +266,28 @@ void expectReadableAt(QSize screen, bool presenter) {
   }
   EXPECT_TRUE(unreadable.isEmpty()) << unreadable.join(u'\n').toStdString();
 
-  // The op table shows each op's precision and the whole time table without
-  // a column cut by the edge (the "How" notes may scroll).
+  // The op table shows each op's precision, its "How" notes and the whole
+  // time table without a column cut by the edge.
   findDock(*train, "opTableDock")->raise();
   QTest::qWait(100);
-  for (auto [table, columns] : {std::pair{train->opTable()->precisionTable(), 2},
+  for (auto [table, columns] : {std::pair{train->opTable()->precisionTable(), 3},
                                 std::pair{train->opTable()->timeTable(), 3}}) {
     int right = 0;
     for (int c = 0; c < columns; ++c)
       right += table->horizontalHeader()->sectionSize(c);
     EXPECT_LE(right, table->viewport()->width()) << table->objectName().toStdString();
+  }
+  // Every "How" note shows whole: wrapped within its column, its row tall enough.
+  {
+    const QTableWidget* table = train->opTable()->precisionTable();
+    const int width = table->horizontalHeader()->sectionSize(2);
+    for (int row = 0; row < table->rowCount(); ++row) {
+      const QTableWidgetItem* how = table->item(row, 2);
+      ASSERT_NE(how, nullptr);
+      const QRect needed = table->fontMetrics().boundingRect(QRect(0, 0, width - 8, 10000),
+                                                             Qt::TextWordWrap, how->text());
+      EXPECT_LE(needed.height(), table->rowHeight(row)) << "row " << row << ": " << how->text().toStdString();
+    }
   }
 
   // The status line's two halves do not overlap, and the CPU facts show whole.

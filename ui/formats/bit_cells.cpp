@@ -120,8 +120,13 @@ void BitCells::paintEvent(QPaintEvent*) {
   const Theme& theme = Theme::instance();
   const QColor base = palette().color(QPalette::Base);
   const QColor text = palette().color(QPalette::WindowText);
-  const QFont cellFont = theme.monospaceFont(1.35, true);
+  QFont cellFont = theme.monospaceFont(1.35, true);
   const double pen = theme.penWidthFactor();
+  // Cells narrowed to fit the width (a narrow dock): the digits shrink with them.
+  if (const int fits = cellWidth() - 4,
+      needed = QFontMetrics(cellFont).horizontalAdvance(QLatin1Char('0'));
+      fits < needed && needed > 0 && cellFont.pointSizeF() > 0)
+    cellFont.setPointSizeF(std::max(5.0, cellFont.pointSizeF() * fits / needed));
 
   for (int i = 0; i < m_format.totalBits(); ++i) {
     const QRect r = cellRect(i).adjusted(1, 1, -1, -1);

@@ -27,7 +27,9 @@
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QSettings>
+#include <QScrollBar>
 #include <QTabBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -49,8 +51,17 @@ constexpr int kLayoutVersion = 3;
 // The message line above the toolbar: as tall as its wrapped text at the
 // page's width (a plain word-wrapped QLabel asks for the height of a narrow
 // column, leaving blank lines under a one-line message).
+// The message line above the toolbar keeps room for three lines, so the
+// toolbar under it stays put while messages of one, two or three lines come
+// and go (it moved under the pointer); a longer message still gets its height.
 class BannerLabel : public QLabel {
 public:
+  static constexpr int kReservedLines = 3;
+  int heightForWidth(int width) const override {
+    const QMargins m = contentsMargins();
+    const int reserved = kReservedLines * fontMetrics().lineSpacing() + m.top() + m.bottom();
+    return std::max(QLabel::heightForWidth(width), reserved);
+  }
   QSize sizeHint() const override {
     const int w = parentWidget() != nullptr ? parentWidget()->width() : QLabel::sizeHint().width();
     return {w, heightForWidth(w)};
@@ -206,7 +217,9 @@ void TrainPanel::buildDocks() {
   scroll->setWidget(m_setup);
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  scroll->setMinimumWidth(300);
+  scroll->setObjectName(QStringLiteral("setupScroll"));
+  m_setup->installEventFilter(this);
+  scroll->setMinimumWidth(300); // fitSetupWidth() widens it to the setup's own minimum
   addDock(scroll, tr("Setup"), QStringLiteral("setupDock"), Qt::LeftDockWidgetArea);
 
   m_accuracy = new AccuracyChart;
@@ -547,6 +560,7 @@ void TrainPanel::arrangeForPresenter() {
           return; // presenter mode again, or restored already
         restoreState(m_layoutBeforePresenter, kLayoutVersion);
         m_layoutBeforePresenter.clear();
+        QTimer::singleShot(0, this, &TrainPanel::fitSetupWidth);
       }, Qt::QueuedConnection);
       return;
     }
@@ -586,6 +600,20 @@ void TrainPanel::fitWatchWidth() {
   scroll->setMinimumWidth(narrow ? 0 : m_watch->minimumSizeHint().width());
 }
 
+// The setup scrolls vertically only: its dock is never narrower than the
+// setup's own minimum (with presenter type or without), so no box or button
+// is cut at the right edge.
+void TrainPanel::fitSetupWidth() {
+  auto* scroll = findChild<QScrollArea*>(QStringLiteral("setupScroll"));
+  // Not while leaving presenter mode: until the layout from before is back,
+  // a width worked out from half-updated fonts would widen the dock for good.
+  if (scroll == nullptr || (!Theme::instance().presenter() && !m_layoutBeforePresenter.isEmpty()))
+    return;
+  const int needed = m_setup->minimumSizeHint().width() +
+                     scroll->verticalScrollBar()->sizeHint().width() + 2 * scroll->frameWidth();
+  scroll->setMinimumWidth(std::max(300, needed));
+}
+
 void TrainPanel::setPace(double stepsPerSecond) {
   int best = 0;
   for (int i = 1; i < m_pace->count(); ++i)
@@ -608,6 +636,12 @@ void TrainPanel::applyTheme() {
       setPace(0.0);
     m_pacedForPresenter = false;
   }
+  // The setup's minimum width follows its fonts once they have reached every
+  // widget; until then none, so that restoring the layout from before
+  // presenter mode gets its widths back.
+  if (auto* scroll = findChild<QScrollArea*>(QStringLiteral("setupScroll")))
+    scroll->setMinimumWidth(300);
+  QTimer::singleShot(0, this, &TrainPanel::fitSetupWidth);
   arrangeForPresenter();
   fitDocks();
   const Theme& t = Theme::instance();
@@ -680,6 +714,9 @@ void TrainPanel::showEvent(QShowEvent* event) {
 
 // Closing the application's window stops and joins every trainer at once.
 bool TrainPanel::eventFilter(QObject* watched, QEvent* event) {
+  // The setup laid out again (new fonts, a message shown): its dock's width follows.
+  if (watched == m_setup && event->type() == QEvent::LayoutRequest)
+    QTimer::singleShot(0, this, &TrainPanel::fitSetupWidth);
   if (watched == window() && event->type() == QEvent::Close) {
     saveLayout();
     m_controller->shutdown();

@@ -105,6 +105,7 @@ private:
   void applyTheme();
   void fitDocks();
   void fitWatchWidth();
+  void fitSetupWidth();
   int tabsWidth(const QDockWidget* dock) const;
   void arrangeForPresenter();
   void arrangeFirstShow();
