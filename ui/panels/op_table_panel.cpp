@@ -56,6 +56,12 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
   m_precision->setWordWrap(true);
   m_precision->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
   m_precision->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  connect(m_precision->horizontalHeader(), &QHeaderView::sectionResized, this,
+          [this](int section) {
+            if (section == 2) // the notes' new width wraps them to other heights
+              QMetaObject::invokeMethod(m_precision, &QTableView::resizeRowsToContents,
+                                        Qt::QueuedConnection);
+          });
   m_times = makeTable({tr("Op kind"), tr("ms / step"), tr("Share")});
   m_times->setObjectName(QStringLiteral("opTimeTable"));
   m_precision->viewport()->installEventFilter(this);

@@ -218,8 +218,7 @@ void TrainPanel::buildDocks() {
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   scroll->setObjectName(QStringLiteral("setupScroll"));
-  m_setup->installEventFilter(this);
-  scroll->setMinimumWidth(300); // fitSetupWidth() widens it to the setup's own minimum
+  scroll->setMinimumWidth(300);
   addDock(scroll, tr("Setup"), QStringLiteral("setupDock"), Qt::LeftDockWidgetArea);
 
   m_accuracy = new AccuracyChart;
@@ -560,7 +559,6 @@ void TrainPanel::arrangeForPresenter() {
           return; // presenter mode again, or restored already
         restoreState(m_layoutBeforePresenter, kLayoutVersion);
         m_layoutBeforePresenter.clear();
-        QTimer::singleShot(0, this, &TrainPanel::fitSetupWidth);
       }, Qt::QueuedConnection);
       return;
     }
@@ -600,20 +598,6 @@ void TrainPanel::fitWatchWidth() {
   scroll->setMinimumWidth(narrow ? 0 : m_watch->minimumSizeHint().width());
 }
 
-// The setup scrolls vertically only: its dock is never narrower than the
-// setup's own minimum (with presenter type or without), so no box or button
-// is cut at the right edge.
-void TrainPanel::fitSetupWidth() {
-  auto* scroll = findChild<QScrollArea*>(QStringLiteral("setupScroll"));
-  // Not while leaving presenter mode: until the layout from before is back,
-  // a width worked out from half-updated fonts would widen the dock for good.
-  if (scroll == nullptr || (!Theme::instance().presenter() && !m_layoutBeforePresenter.isEmpty()))
-    return;
-  const int needed = m_setup->minimumSizeHint().width() +
-                     scroll->verticalScrollBar()->sizeHint().width() + 2 * scroll->frameWidth();
-  scroll->setMinimumWidth(std::max(300, needed));
-}
-
 void TrainPanel::setPace(double stepsPerSecond) {
   int best = 0;
   for (int i = 1; i < m_pace->count(); ++i)
@@ -636,12 +620,6 @@ void TrainPanel::applyTheme() {
       setPace(0.0);
     m_pacedForPresenter = false;
   }
-  // The setup's minimum width follows its fonts once they have reached every
-  // widget; until then none, so that restoring the layout from before
-  // presenter mode gets its widths back.
-  if (auto* scroll = findChild<QScrollArea*>(QStringLiteral("setupScroll")))
-    scroll->setMinimumWidth(300);
-  QTimer::singleShot(0, this, &TrainPanel::fitSetupWidth);
   arrangeForPresenter();
   fitDocks();
   const Theme& t = Theme::instance();
@@ -714,9 +692,6 @@ void TrainPanel::showEvent(QShowEvent* event) {
 
 // Closing the application's window stops and joins every trainer at once.
 bool TrainPanel::eventFilter(QObject* watched, QEvent* event) {
-  // The setup laid out again (new fonts, a message shown): its dock's width follows.
-  if (watched == m_setup && event->type() == QEvent::LayoutRequest)
-    QTimer::singleShot(0, this, &TrainPanel::fitSetupWidth);
   if (watched == window() && event->type() == QEvent::Close) {
     saveLayout();
     m_controller->shutdown();

@@ -105,7 +105,6 @@ private:
   void applyTheme();
   void fitDocks();
   void fitWatchWidth();
-  void fitSetupWidth();
   int tabsWidth(const QDockWidget* dock) const;
   void arrangeForPresenter();
   void arrangeFirstShow();

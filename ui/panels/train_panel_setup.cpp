@@ -42,8 +42,7 @@ public:
     bold.setBold(true);
     const QFontMetrics fm(bold);
     const QSize base = QPushButton::sizeHint();
-    return {std::max(base.width(), fm.horizontalAdvance(text()) + 2 * fm.averageCharWidth() + 8),
-            base.height()};
+    return {std::max(base.width(), fm.horizontalAdvance(text()) + 12), base.height()};
   }
 
 protected:
