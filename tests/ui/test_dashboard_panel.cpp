@@ -156,7 +156,14 @@ TEST(DashboardPanel, AHiddenChartCatchesUpWhenItsTabShows) {
   ASSERT_NE(watchDock, nullptr);
   ASSERT_TRUE(p.panel.tabifiedDockWidgets(scaleDock).contains(watchDock));
   watchDock->raise(); // the loss scale shares its tab group
-  QTest::qWait(100); // the tab switch is laid out
+  const auto watchTabCurrent = [&] {
+    for (const QTabBar* bar : p.panel.findChildren<QTabBar*>())
+      for (int i = 0; i < bar->count(); ++i)
+        if (bar->tabText(i) == QStringLiteral("Watch"))
+          return bar->currentIndex() == i;
+    return false;
+  };
+  ASSERT_TRUE(QTest::qWaitFor(watchTabCurrent, 5000)) << "the tab switch is laid out";
   p.panel.startAction()->trigger();
   ASSERT_TRUE(p.waitFor([&] {
     return p.panel.controller()->state() == RunController::State::Finished &&
@@ -564,7 +571,9 @@ TEST(DashboardPanel, AWatchedValueChangesWithoutRelayingOutTheDock) {
     QCoreApplication::sendPostedEvents();
   };
   sample(1000);
-  QTest::qWait(20);
+  // Deliver what the first sample posted (its layout requests) before counting.
+  QCoreApplication::sendPostedEvents();
+  QCoreApplication::processEvents();
   page.installEventFilter(&requests);
   watch->installEventFilter(&requests);
   for (std::int64_t step = 1001; step < 1040; ++step)
