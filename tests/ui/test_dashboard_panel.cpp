@@ -241,6 +241,25 @@ TEST(DashboardPanel, HeatMapFollowsTheScaledBox) {
   EXPECT_EQ(map.rowHistogram(0), stored->hist);
 }
 
+// A loss multiplier is in every stored gradient the chart draws: its title says so.
+TEST(DashboardPanel, AHistogramOfAMultipliedLossSaysSo) {
+  train::RunConfig run = tiny("fp16-mixed-noscale", 2);
+  run.lossMultiplier = 1.0 / 16384.0;
+  Page p({run});
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] {
+    return p.panel.controller()->state() == RunController::State::Finished &&
+           p.record(0).frames().size() == 2;
+  }));
+  p.panel.setHistogramSelection(0, telemetry::TensorClass::WeightGrads);
+  p.panel.refresh();
+  EXPECT_TRUE(p.panel.histogramChart()->title().contains("loss × 2^-14"))
+      << p.panel.histogramChart()->title().toStdString();
+  p.panel.setHistogramSelection(0, telemetry::TensorClass::Weights);
+  p.panel.refresh();
+  EXPECT_FALSE(p.panel.histogramChart()->title().contains("loss ×"));
+}
+
 // When the runs end, the Ops dock keeps where the step time went (the mean
 // over the whole run) and the message line stops saying "Training."
 TEST(DashboardPanel, TheEndOfARunKeepsItsTimingsAndSaysItFinished) {

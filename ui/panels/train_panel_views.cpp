@@ -167,8 +167,18 @@ void TrainPanel::refreshHistogram() {
                              scaled ? scaled->lossScale : 1.0);
   // The step (and the swamped share) change every frame: the chart shows them
   // beside its toggles, not in its title (a new title re-lays out the chart).
-  const QString subject =
+  QString subject =
       tr("%1 · layer %2 %3").arg(m_controller->runName(run)).arg(layer).arg(className(cls));
+  // A loss multiplier (the underflow and scaling presets' 2^-14) is in every
+  // gradient as stored, and so in what the chart draws: the title says so.
+  if (const double m = m_controller->config(run).lossMultiplier;
+      m != 1.0 && (cls == telemetry::TensorClass::WeightGrads ||
+                   cls == telemetry::TensorClass::ActivationGrads)) {
+    int e = 0;
+    const QString factor = std::frexp(m, &e) == 0.5 ? QStringLiteral("2^%1").arg(e - 1)
+                                                    : QString::number(m, 'g', 4);
+    subject += tr(" · loss × %1").arg(factor);
+  }
   QString detail = tr("step %1").arg(frame->step);
   if (std::size_t(layer) < frame->swamped.size() && !std::isnan(frame->swamped[std::size_t(layer)]) &&
       cls == telemetry::TensorClass::Updates)
