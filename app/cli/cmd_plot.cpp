@@ -95,14 +95,22 @@ int runPlot(const Args& args) {
   p.option("height", "H", "Height in pixels (default 750)");
   p.option("dpi", "D", "Dots per inch (default 150)");
   p.flag("transparent", "Transparent background instead of white");
+  p.flag("scaled", "Histogram of a loss-scaled run: the values as stored, times the loss scale "
+                   "(default)");
+  p.flag("unscaled", "Histogram of a loss-scaled run: the unscaled values, with the format "
+                     "regions moved by the loss scale");
   if (auto rc = p.parse(args))
     return *rc;
+  if (p.has("scaled") && p.has("unscaled")) {
+    std::cerr << "mantissa-cli plot: --scaled and --unscaled exclude each other\n";
+    return 2;
+  }
   if (!p.has("chart") || !p.has("out")) {
     std::cerr << "mantissa-cli plot: --chart and --out are required\n" << p.usage();
     return 2;
   }
   QString error;
-  const auto spec = ui::parseRunChartSpec(QString::fromStdString(lowerCase(p.value("chart"))), &error);
+  auto spec = ui::parseRunChartSpec(QString::fromStdString(lowerCase(p.value("chart"))), &error);
   if (!spec) {
     const std::string chart = p.value("chart");
     std::cerr << "mantissa-cli plot: " << error.toStdString()
@@ -110,6 +118,7 @@ int runPlot(const Args& args) {
               << "\n";
     return 2;
   }
+  spec->scaled = !p.has("unscaled");
   const QString out = QString::fromStdString(p.value("out"));
   if (!ui::exportFormatForPath(out)) {
     std::cerr << "mantissa-cli plot: --out: '" << quoteInput(p.value("out"))

@@ -21,8 +21,16 @@ int runReport(const Args& args) {
   p.option("out", "FILE", "Output: FILE.pdf (vector, multi-page) or FILE.html (embedded SVG)");
   p.option("steps", "S1,S2,...", "Telemetry steps whose histograms to show "
                                  "(default: first, middle and last)");
+  p.flag("scaled", "Histograms of a loss-scaled run: the values as stored, times the loss scale "
+                   "(default)");
+  p.flag("unscaled", "Histograms of a loss-scaled run: the unscaled values, with the format "
+                     "regions moved by the loss scale");
   if (auto rc = p.parse(args))
     return *rc;
+  if (p.has("scaled") && p.has("unscaled")) {
+    std::cerr << "mantissa-cli report: --scaled and --unscaled exclude each other\n";
+    return 2;
+  }
   const std::string out = p.value("out");
   const auto dot = out.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : out.substr(dot);
@@ -36,6 +44,7 @@ int runReport(const Args& args) {
     return 2;
   }
   ui::RunReportOptions options;
+  options.scaledHistograms = !p.has("unscaled");
   if (auto steps = p.optionalValue("steps")) {
     std::size_t begin = 0;
     while (begin <= steps->size()) {

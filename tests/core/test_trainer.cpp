@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <mutex>
 #include <semaphore>
 #include <thread>
 
@@ -485,4 +486,65 @@ TEST(Telemetry, SwampingIsMeasuredWhereUpdatesLand) {
                 static_cast<double>(unchanged) / static_cast<double>(nonzero), 1e-12)
         << "layer " << l;
   }
+}
+
+// A pace caps the steps started per second; the wait lies between steps, so
+// each step's reported wall time is still the full-speed one.
+TEST(Trainer, PaceCapsTheStepRateAndStepTimeExcludesTheWait) {
+  constexpr double kPace = 2.0; // steps per second: a 500 ms slot, far above a step's time
+  constexpr std::size_t kWindow = 6;
+  std::mutex mutex;
+  std::vector<std::chrono::steady_clock::time_point> at; // guarded by mutex
+  std::vector<double> stepMs;                            // guarded by mutex
+  train::TrainerCallbacks cb;
+  cb.onStep = [&](const train::StepReport& r) {
+    std::lock_guard lock(mutex);
+    at.push_back(std::chrono::steady_clock::now());
+    stepMs.push_back(r.stepMs);
+  };
+  train::Trainer t(small("fp32", 100000), mnist(), cb);
+  t.setPace(kPace);
+  EXPECT_EQ(t.pace(), kPace);
+  t.start();
+  ASSERT_TRUE(waitFor([&] { return t.stepsDone() > std::int64_t(kWindow); }));
+  t.stop();
+  t.wait();
+  std::lock_guard lock(mutex);
+  ASSERT_GT(at.size(), kWindow);
+  // Step k starts at least k slots after step 0; each callback comes that
+  // step's time after its start, so the callbacks' span may fall short of
+  // k slots by step 0's time (and the callback's own few microseconds).
+  const double seconds = std::chrono::duration<double>(at[kWindow] - at[0]).count();
+  EXPECT_GE(seconds + stepMs[0] / 1000.0 + 0.005, double(kWindow) / kPace)
+      << kWindow << " steps in " << seconds << " s: faster than the cap";
+  // Had the wait been counted, every step would report about the whole slot.
+  std::vector<double> sorted(stepMs.begin(), stepMs.begin() + kWindow);
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_LT(sorted[kWindow / 2], 0.5 * 1000.0 / kPace) << "median step ms";
+}
+
+// A slow pace never holds up a pause, a single step, a new pace or a stop:
+// at one step per 1000 s, each of them would otherwise hang this test.
+TEST(Trainer, PauseStepNewPaceAndStopEndAPacingWait) {
+  std::atomic<bool> done{false};
+  train::TrainerCallbacks cb;
+  cb.onDone = [&](const train::RunSummary&) { done = true; };
+  train::Trainer t(small("fp32", 100000), mnist(), cb);
+  t.setPace(0.001);
+  t.start();
+  ASSERT_TRUE(waitFor([&] { return t.stepsDone() == 1; })); // the first step is not held
+  t.pause();
+  EXPECT_EQ(t.state(), train::TrainerState::Paused);
+  t.stepOnce(); // single steps are not paced
+  ASSERT_TRUE(waitFor([&] { return t.stepsDone() == 2; }));
+  t.resume();   // back in the 1000 s slot...
+  t.setPace(0); // ...which full speed ends
+  ASSERT_TRUE(waitFor([&] { return t.stepsDone() > 5; }));
+  t.setPace(0.001);
+  const std::int64_t before = t.stepsDone(); // one more step may be in flight
+  t.stop(); // in the slow slot: must end at once
+  t.wait();
+  EXPECT_TRUE(done.load());
+  EXPECT_EQ(t.state(), train::TrainerState::Finished);
+  EXPECT_LE(t.stepsDone(), before + 1);
 }

@@ -54,6 +54,34 @@ TEST(ChartsHeatmap, OneImageRowPerStepOneColumnPerBinade) {
   EXPECT_LE(map.firstExponent(), -25);
 }
 
+// Rows of unscaled values of a loss-scaled run carry a shift of
+// -log2(scale): the FP16 limits (smallest subnormal 2^-24, smallest normal
+// 2^-14) are drawn that many binades lower, and stay in view.
+TEST(ChartsHeatmap, ShiftedRowsMoveTheFp16LimitsIntoView) {
+  HistogramHeatmap map;
+  map.resize(900, 400);
+  ASSERT_TRUE(map.setHistory({0, 10}, {single(-40, 5), single(-41, 5)}, {-20.0, -20.0}));
+  EXPECT_LE(map.firstExponent(), -24 - 20 - 1);
+  EXPECT_DOUBLE_EQ(map.regionShiftOfRow(1), -20.0);
+  const QRectF plot = map.plotRect();
+  const int cols = map.lastExponent() - map.firstExponent() + 1;
+  const auto xOf = [&](double e) { return plot.left() + (e - map.firstExponent()) / cols * plot.width(); };
+  const auto labels = map.regionLabelRects();
+  ASSERT_GE(labels.size(), 2u);
+  // "FP16 subnormal" is centred over [2^-44, 2^-34), not over [2^-24, 2^-14).
+  EXPECT_NEAR(labels[1].center().x(), (xOf(-44.0) + xOf(-34.0)) / 2.0, 1.0);
+  map.setValuesNote("unscaled values, FP16 limits moved by the loss scale");
+  EXPECT_TRUE(map.title().endsWith("(unscaled values, FP16 limits moved by the loss scale)"));
+  // Without shifts the limits are where the format puts them.
+  ASSERT_TRUE(map.setHistory({0, 10}, {single(-20, 5), single(-21, 5)}));
+  EXPECT_DOUBLE_EQ(map.regionShiftOfRow(0), 0.0);
+  const QRectF plot2 = map.plotRect();
+  const int cols2 = map.lastExponent() - map.firstExponent() + 1;
+  const auto xOf2 = [&](double e) { return plot2.left() + (e - map.firstExponent()) / cols2 * plot2.width(); };
+  EXPECT_NEAR(map.regionLabelRects()[1].center().x(), (xOf2(-24.0) + xOf2(-14.0)) / 2.0, 1.0);
+  EXPECT_FALSE(map.setHistory({0, 10}, {single(-20, 5), single(-21, 5)}, {0.0}));
+}
+
 // Live rows colour one more scanline when they fit the columns and the colour
 // scale, and rebuild when they do not: either way the picture is the one a
 // rebuild from the whole history gives.

@@ -190,7 +190,7 @@ TEST(ChartsHistogram, CountersShowZerosInfinitiesAndNan) {
 TEST(ChartsHistogram, ScaledToggleShowsTheOtherHistogram) {
   HistogramChart chart;
   ExponentHistogram unscaled;
-  unscaled.bins[unscaled.index(-27)] = 9; // below FP16's reach
+  unscaled.bins[unscaled.index(-27)] = 9; // the values the optimizer uses
   ExponentHistogram scaled;
   scaled.bins[scaled.index(-11)] = 9; // the same values times 2^16
   chart.setHistograms(unscaled, &scaled, 65536.0);
@@ -202,14 +202,69 @@ TEST(ChartsHistogram, ScaledToggleShowsTheOtherHistogram) {
         return top[i].y();
     return -1.0;
   };
+  // A loss-scaled run shows the values as stored by default.
+  EXPECT_TRUE(chart.showScaled());
+  EXPECT_EQ(barAt(-11.0), 9.0);
+  EXPECT_EQ(barAt(-27.0), 0.0);
+  EXPECT_TRUE(chart.title().contains("scaled values, as stored")) << chart.title().toStdString();
+  EXPECT_TRUE(chart.title().contains("loss scale ×2^16")) << chart.title().toStdString();
+  chart.setShowScaled(false);
   EXPECT_FALSE(chart.showScaled());
   EXPECT_EQ(barAt(-27.0), 9.0);
-  chart.setShowScaled(true);
-  EXPECT_TRUE(chart.showScaled());
-  EXPECT_EQ(barAt(-27.0), 0.0);
-  EXPECT_EQ(barAt(-11.0), 9.0);
-  EXPECT_TRUE(chart.title().contains("×2^16")) << chart.title().toStdString();
+  EXPECT_EQ(barAt(-11.0), 0.0);
+  EXPECT_TRUE(chart.title().contains("unscaled values, format limits moved by the loss scale"))
+      << chart.title().toStdString();
   EXPECT_TRUE(chart.csv().startsWith("binade,lower_bound,count,count_scaled\n"));
+}
+
+// What a loss-scaled run stores is what the 16-bit regions apply to. Values
+// of 2^-30 (below FP16's smallest subnormal, 2^-24) scaled by 2^20 are stored
+// as 2^-10, a normal FP16 number (smallest normal 2^-14, IEEE 754 binary16):
+// no view of the chart may draw them inside "FP16 → 0" or the subnormals.
+TEST(ChartsHistogram, LossScaledValuesFp16StoresAreNotDrawnWhereFp16LosesThem) {
+  HistogramChart chart;
+  chart.resize(900, 500);
+  ExponentHistogram unscaled;
+  unscaled.bins[unscaled.index(-30)] = 50;
+  unscaled.total = 50;
+  ExponentHistogram scaled;
+  scaled.bins[scaled.index(-10)] = 50;
+  scaled.total = 50;
+  chart.setHistograms(unscaled, &scaled, std::ldexp(1.0, 20));
+
+  const auto barsClearOfFp16Loss = [&] {
+    const auto flush = drawnSpan(chart, FormatId::Fp16, RegionKind::FlushToZero);
+    const auto sub = drawnSpan(chart, FormatId::Fp16, RegionKind::Subnormal);
+    const QList<QPointF> top = chart.barSeries()->upperSeries()->points();
+    int bars = 0;
+    for (qsizetype i = 0; i + 1 < top.size(); i += 2) {
+      if (top[i].y() < 1.0)
+        continue;
+      ++bars;
+      const double e0 = top[i].x();
+      const double e1 = top[i + 1].x();
+      EXPECT_GE(e0, flush.second) << "bar [" << e0 << ", " << e1 << ") inside FP16 → 0";
+      EXPECT_GE(e0, sub.second) << "bar [" << e0 << ", " << e1 << ") inside FP16 subnormal";
+      // The stored value's distance above the smallest normal is the same on screen.
+      EXPECT_EQ(e0 - sub.second, -10.0 - -14.0);
+    }
+    EXPECT_EQ(bars, 1);
+  };
+  SCOPED_TRACE("default view");
+  barsClearOfFp16Loss();
+  {
+    SCOPED_TRACE("unscaled view");
+    chart.setShowScaled(false);
+    EXPECT_DOUBLE_EQ(chart.regionShift(), -20.0);
+    barsClearOfFp16Loss();
+    EXPECT_EQ(drawnSpan(chart, FormatId::Fp16, RegionKind::Subnormal), std::make_pair(-44.0, -34.0));
+    const QJsonObject json = chart.json().object();
+    EXPECT_EQ(json["shown"].toString(), "unscaled");
+  }
+  // Without a loss scale nothing moves.
+  chart.setHistograms(unscaled);
+  EXPECT_EQ(drawnSpan(chart, FormatId::Fp16, RegionKind::Subnormal), std::make_pair(-24.0, -14.0));
+  EXPECT_FALSE(chart.title().contains("scaled")) << chart.title().toStdString();
 }
 
 // The step changes with every live frame; a new chart title re-lays out the

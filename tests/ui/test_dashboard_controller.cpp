@@ -55,36 +55,26 @@ TEST(DashboardController, StepWhilePausedRunsExactlyOneStepPerPress) {
   c.stepOnce();
   c.stepOnce();
   ASSERT_TRUE(waitFor(c, [&] { return c.record(0).lastStep() == 2; }));
-  QTest::qWait(200); // paused: nothing more may arrive
-  c.drainNow();
-  EXPECT_EQ(c.record(0).history().rowsAppended(), 3);
   EXPECT_EQ(c.trainerState(0), train::TrainerState::Paused);
   EXPECT_EQ(c.state(), RunController::State::Paused);
-}
-
-// The drained last step once it has held still for 500 ms (at most 20 s).
-std::int64_t settledLastStep(RunController& c) {
+  // Handshake instead of a sleep: stop and join the paused trainer. Whatever
+  // it ran is then in (the summary counts it), and nothing more can arrive.
+  c.stop();
+  ASSERT_TRUE(waitFor(c, [&] {
+    return c.state() == RunController::State::Finished && c.record(0).snapshot() &&
+           c.record(0).snapshot()->summary.has_value();
+  }));
+  c.shutdown();
   c.drainNow();
-  std::int64_t last = c.record(0).lastStep();
-  QElapsedTimer total, still;
-  total.start();
-  still.start();
-  while (still.elapsed() < 500 && total.elapsed() < 20000) {
-    QTest::qWait(20);
-    c.drainNow();
-    if (c.record(0).lastStep() != last) {
-      last = c.record(0).lastStep();
-      still.restart();
-    }
-  }
-  return last;
+  EXPECT_EQ(c.record(0).snapshot()->summary->steps, 3) << "single steps must not run on";
+  EXPECT_EQ(c.record(0).history().rowsAppended(), 3);
 }
 
 // A pause lets the step in flight finish (at most one: the trainer checks the
-// pause before each step), then nothing more arrives. How long that step
-// takes to land is the machine's business (a fixed 100 ms wait was too short
-// on a loaded one), so the bound is on the count, not on the time.
-TEST(DashboardController, PauseHoldsResumeContinuesStopFinishesEarly) {
+// pause before each step), then nothing more arrives. No sleep guesses when
+// that step lands: stopping the paused trainer and joining it is the
+// handshake, after which its summary counts every step it ran.
+TEST(DashboardController, PauseHoldsAtMostTheStepInFlight) {
   RunController c;
   ASSERT_EQ(c.setRuns({tiny("fp32", 1000000)}), QString());
   c.start();
@@ -94,11 +84,27 @@ TEST(DashboardController, PauseHoldsResumeContinuesStopFinishesEarly) {
   // so every step finished before it is in.
   ASSERT_TRUE(waitFor(c, [&] { return c.trainerState(0) == train::TrainerState::Paused; }));
   const std::int64_t atPause = c.record(0).lastStep();
-  const std::int64_t held = settledLastStep(c);
-  QTest::qWait(300);
+  c.stop();
+  ASSERT_TRUE(waitFor(c, [&] {
+    return c.state() == RunController::State::Finished && c.record(0).snapshot() &&
+           c.record(0).snapshot()->summary.has_value();
+  }));
+  c.shutdown(); // joined: nothing more can arrive
   c.drainNow();
-  EXPECT_LE(c.record(0).lastStep(), atPause + 1) << "only the step in flight may finish";
-  EXPECT_LE(held, atPause + 1);
+  const auto& summary = *c.record(0).snapshot()->summary;
+  EXPECT_LE(summary.steps, atPause + 2) << "only the step in flight may finish";
+  EXPECT_EQ(summary.steps, c.record(0).lastStep() + 1);
+  EXPECT_TRUE(summary.stoppedEarly);
+}
+
+TEST(DashboardController, ResumeContinuesStopFinishesEarly) {
+  RunController c;
+  ASSERT_EQ(c.setRuns({tiny("fp32", 1000000)}), QString());
+  c.start();
+  ASSERT_TRUE(waitFor(c, [&] { return c.record(0).lastStep() >= 5; }));
+  c.pause();
+  ASSERT_TRUE(waitFor(c, [&] { return c.trainerState(0) == train::TrainerState::Paused; }));
+  const std::int64_t held = c.record(0).lastStep();
   c.resume();
   ASSERT_TRUE(waitFor(c, [&] { return c.record(0).lastStep() > held + 3; }));
   c.stop();

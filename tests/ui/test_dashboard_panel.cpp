@@ -14,25 +14,35 @@
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
 #include "ui/charts/steady_label.h"
+#include "ui/formats/bit_cells.h"
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
 #include "ui/panels/watch_panel.h"
 
+#include <QAbstractButton>
 #include <QAction>
+#include <QScrollArea>
 #include <QAreaSeries>
+#include <QComboBox>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QPushButton>
+#include <QToolBar>
 #include <QScatterSeries>
 #include <QSettings>
+#include <QTabBar>
 #include <QTableWidget>
 #include <QTest>
 #include <QVBoxLayout>
 
+#include <array>
 #include <bit>
+#include <cmath>
 
 #include <gtest/gtest.h>
 
@@ -146,7 +156,14 @@ TEST(DashboardPanel, AHiddenChartCatchesUpWhenItsTabShows) {
   ASSERT_NE(watchDock, nullptr);
   ASSERT_TRUE(p.panel.tabifiedDockWidgets(scaleDock).contains(watchDock));
   watchDock->raise(); // the loss scale shares its tab group
-  QTest::qWait(100); // the tab switch is laid out
+  const auto watchTabCurrent = [&] {
+    for (const QTabBar* bar : p.panel.findChildren<QTabBar*>())
+      for (int i = 0; i < bar->count(); ++i)
+        if (bar->tabText(i) == QStringLiteral("Watch"))
+          return bar->currentIndex() == i;
+    return false;
+  };
+  ASSERT_TRUE(QTest::qWaitFor(watchTabCurrent, 5000)) << "the tab switch is laid out";
   p.panel.startAction()->trigger();
   ASSERT_TRUE(p.waitFor([&] {
     return p.panel.controller()->state() == RunController::State::Finished &&
@@ -186,6 +203,244 @@ TEST(DashboardPanel, HistogramRegionsSitAtTheFp16Exponents) {
   }
   EXPECT_EQ(sub.second, -14.0);
   EXPECT_LT(h.xMin(), -14.0); // dW of a fresh tanh net reaches below FP16's normal range
+}
+
+// A loss-scaled run: the histogram and the heat map show the gradients as
+// FP16 stores them (times the loss scale) unless the Scaled box is cleared;
+// then both show the unscaled ones, with the FP16 limits moved by the scale.
+TEST(DashboardPanel, HeatMapFollowsTheScaledBox) {
+  Page p({tiny("fp16-mixed", 4)});
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] {
+    return p.panel.controller()->state() == RunController::State::Finished &&
+           p.record(0).frames().size() == 4;
+  }));
+  p.panel.setHistogramSelection(0, telemetry::TensorClass::WeightGrads);
+  p.panel.refresh();
+  HistogramChart& h = *p.panel.histogramChart();
+  HistogramHeatmap& map = *p.panel.heatmap();
+  const auto& frames = p.record(0).frames();
+  const auto* stored = frames.front()->find(0, telemetry::TensorClass::WeightGrads, true);
+  const auto* unscaled = frames.front()->find(0, telemetry::TensorClass::WeightGrads, false);
+  ASSERT_NE(stored, nullptr) << "fp16-mixed has a loss scaler";
+  ASSERT_NE(unscaled, nullptr);
+  ASSERT_GT(stored->lossScale, 1.0);
+  ASSERT_NE(stored->hist, unscaled->hist);
+  EXPECT_TRUE(h.showScaled());
+  ASSERT_EQ(map.rowCount(), 4);
+  EXPECT_EQ(map.rowHistogram(0), stored->hist);
+  EXPECT_EQ(map.regionShiftOfRow(0), 0.0);
+  EXPECT_TRUE(map.title().contains("scaled values, as stored")) << map.title().toStdString();
+
+  h.setShowScaled(false);
+  ASSERT_EQ(map.rowCount(), 4);
+  EXPECT_EQ(map.rowHistogram(0), unscaled->hist);
+  EXPECT_DOUBLE_EQ(map.regionShiftOfRow(0), -std::log2(stored->lossScale));
+  EXPECT_TRUE(map.title().contains("unscaled values")) << map.title().toStdString();
+  h.setShowScaled(true);
+  EXPECT_EQ(map.rowHistogram(0), stored->hist);
+}
+
+// A loss multiplier is in every stored gradient the chart draws: its title says so.
+TEST(DashboardPanel, AHistogramOfAMultipliedLossSaysSo) {
+  train::RunConfig run = tiny("fp16-mixed-noscale", 2);
+  run.lossMultiplier = 1.0 / 16384.0;
+  Page p({run});
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] {
+    return p.panel.controller()->state() == RunController::State::Finished &&
+           p.record(0).frames().size() == 2;
+  }));
+  p.panel.setHistogramSelection(0, telemetry::TensorClass::WeightGrads);
+  p.panel.refresh();
+  EXPECT_TRUE(p.panel.histogramChart()->title().contains("loss × 2^-14"))
+      << p.panel.histogramChart()->title().toStdString();
+  p.panel.setHistogramSelection(0, telemetry::TensorClass::Weights);
+  p.panel.refresh();
+  EXPECT_FALSE(p.panel.histogramChart()->title().contains("loss ×"));
+}
+
+// When the runs end, the Ops dock keeps where the step time went (the mean
+// over the whole run) and the message line stops saying "Training."
+TEST(DashboardPanel, TheEndOfARunKeepsItsTimingsAndSaysItFinished) {
+  Page p({tiny("fp32", 30)});
+  const QLabel* banner = p.panel.findChild<QLabel*>("trainBanner");
+  ASSERT_NE(banner, nullptr);
+  p.panel.startAction()->trigger();
+  EXPECT_TRUE(banner->text().startsWith("Training.")) << banner->text().toStdString();
+  ASSERT_TRUE(p.waitFor([&] {
+    return p.panel.controller()->state() == RunController::State::Finished &&
+           p.record(0).snapshot() && p.record(0).snapshot()->finished;
+  }));
+  p.panel.refresh();
+  const QTableWidget* times = p.panel.findChild<OpTablePanel*>()->timeTable();
+  ASSERT_EQ(times->rowCount(), 9);
+  const int whole = times->rowCount() - 1;
+  ASSERT_EQ(times->item(whole, 0)->text(), "whole step");
+  EXPECT_GT(times->item(whole, 1)->text().toDouble(), 0.0);
+  double shares = 0.0;
+  for (int row = 0; row < whole; ++row) {
+    const QString share = times->item(row, 2)->text();
+    ASSERT_TRUE(share.endsWith(" %")) << "row " << row << ": '" << share.toStdString() << "'";
+    shares += share.chopped(2).toDouble();
+  }
+  EXPECT_NEAR(shares, 100.0, 1.0);
+  EXPECT_FALSE(banner->text().contains("Training.")) << banner->text().toStdString();
+  EXPECT_TRUE(banner->text().contains("Finished")) << banner->text().toStdString();
+}
+
+// The Pace box caps the steps per second on the trainer threads (the GUI
+// thread never waits); the status line gives the rate at full speed beside
+// it. Presenter mode starts at a pace a class can follow.
+TEST(DashboardPanel, PaceCapsTheRunAndPresenterModeStartsPaced) {
+  constexpr double kPace = 2.0;
+  static_assert(kPace != TrainPanel::kPresenterPace);
+  Page p({tiny("fp32", 100000)});
+  QComboBox* pace = p.panel.pacePicker();
+  ASSERT_NE(pace, nullptr);
+  EXPECT_EQ(pace->currentData().toDouble(), 0.0) << "full speed outside presenter mode";
+  pace->setCurrentIndex(pace->findData(kPace));
+  ASSERT_EQ(p.panel.controller()->pace(), kPace);
+  QElapsedTimer clock;
+  clock.start();
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return p.record(0).lastStep() >= 5; }));
+  // Step 5 starts at least five slots of 1/2 s after step 0.
+  EXPECT_GE(clock.elapsed(), 5 * 1000 / kPace);
+  ASSERT_TRUE(p.waitFor([&] {
+    const auto& snap = p.record(0).snapshot();
+    return snap && snap->stepsDone > 6 && snap->pace == kPace;
+  }));
+  const auto snap = p.record(0).snapshot();
+  // Over one publication interval (a step or two at this pace).
+  EXPECT_LE(snap->stepsPerSecond, kPace * 1.5) << "(a step slower than the next shortens one interval)";
+  // A 2-32-2 step takes far less than the 500 ms slot: timed without the wait it runs above the cap.
+  EXPECT_GT(snap->fullSpeedStepsPerSecond, 2.0 * kPace);
+  p.panel.refresh();
+  const QString status = p.panel.findChild<SteadyTextLine*>("trainProgress")->fullText();
+  EXPECT_TRUE(status.contains("paced")) << status.toStdString();
+  EXPECT_TRUE(status.contains("at full speed")) << status.toStdString();
+  // Stop ends a wait for a slot 1000 s away (the trainer core tests pause, step and stop).
+  p.panel.controller()->setPace(0.001);
+  p.panel.controller()->stop();
+  ASSERT_TRUE(p.waitFor([&] { return p.panel.controller()->state() == RunController::State::Finished; }));
+
+  Theme::instance().setPresenter(true);
+  EXPECT_EQ(pace->currentData().toDouble(), TrainPanel::kPresenterPace);
+  EXPECT_EQ(p.panel.controller()->pace(), TrainPanel::kPresenterPace);
+  Theme::instance().setPresenter(false);
+  EXPECT_EQ(pace->currentData().toDouble(), 0.0);
+}
+
+// The toolbar stays where the pointer left it while the message above it
+// changes between one, three and two lines.
+TEST(DashboardPanel, TheToolbarStaysPutAsTheMessageChanges) {
+  Page p({tiny("fp32", 5)});
+  auto* banner = p.panel.findChild<QLabel*>("trainBanner");
+  auto* bar = p.panel.findChild<QToolBar*>("trainToolBar");
+  ASSERT_TRUE(banner != nullptr && bar != nullptr);
+  const QString sentence = QStringLiteral("A message that wraps on a narrow page. ");
+  std::vector<int> tops;
+  std::vector<int> lines;
+  for (int repeats : {1, 3 * 1400 / 330, 2 * 1400 / 330}) {
+    banner->setText(sentence.repeated(repeats).trimmed());
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+    (void)QTest::qWaitFor([&] { return banner->height() >= banner->sizeHint().height(); }, 2000);
+    tops.push_back(bar->mapTo(&p.panel, QPoint(0, 0)).y());
+    const QRect text = banner->fontMetrics().boundingRect(
+        QRect(0, 0, banner->contentsRect().width(), 100000), Qt::TextWordWrap, banner->text());
+    lines.push_back(text.height() / banner->fontMetrics().lineSpacing());
+  }
+  EXPECT_EQ(lines[0], 1);
+  EXPECT_GE(lines[1], 2);
+  EXPECT_EQ(tops[1], tops[0]);
+  EXPECT_EQ(tops[2], tops[0]);
+}
+
+// A checked recipe toggle is filled and ticked: unmistakable beside an unchecked one.
+TEST(DashboardPanel, CheckedRecipeTogglesStandOut) {
+  Page p({tiny("fp32", 5)});
+  auto* on = p.panel.findChild<QPushButton*>("recipe_fp32");
+  auto* off = p.panel.findChild<QPushButton*>("recipe_bf16-pure");
+  ASSERT_TRUE(on != nullptr && off != nullptr);
+  ASSERT_TRUE(on->isChecked());
+  ASSERT_FALSE(off->isChecked());
+  EXPECT_TRUE(on->text().startsWith(QStringLiteral("✓"))) << on->text().toStdString();
+  EXPECT_FALSE(off->text().startsWith(QStringLiteral("✓")));
+  const auto mean = [](QWidget* w) {
+    const QImage image = w->grab().toImage().convertToFormat(QImage::Format_RGB32);
+    double r = 0, g = 0, b = 0;
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x) {
+        const QRgb c = image.pixel(x, y);
+        r += qRed(c);
+        g += qGreen(c);
+        b += qBlue(c);
+      }
+    const double n = double(image.width()) * image.height();
+    return std::array<double, 3>{r / n, g / n, b / n};
+  };
+  const auto a = mean(on);
+  const auto b = mean(off);
+  const double distance = std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                                    (a[2] - b[2]) * (a[2] - b[2]));
+  EXPECT_GT(distance, 80.0) << "mean colours of checked and unchecked toggles";
+}
+
+// Leaving presenter mode gives the Setup panel back its own sizes: every
+// button and box as large as before presenter mode, and the setup as wide.
+TEST(DashboardPanel, LeavingPresenterModeRestoresTheSetupSizes) {
+  Page p({tiny("fp32", 5)});
+  const auto hints = [&] {
+    std::vector<QSize> out;
+    for (const QWidget* w : p.panel.setup()->findChildren<QAbstractButton*>())
+      out.push_back(w->sizeHint());
+    for (const QWidget* w : p.panel.setup()->findChildren<QComboBox*>()) {
+      out.push_back(w->sizeHint());
+      out.push_back(w->minimumSizeHint());
+    }
+    return out;
+  };
+  const std::vector<QSize> before = hints();
+  ASSERT_FALSE(before.empty());
+  const auto setupWidth = [&] { return settledValue([&] { return p.panel.setup()->minimumSizeHint().width(); }); };
+  const int widthBefore = setupWidth();
+  Theme::instance().setPresenter(true);
+  QCoreApplication::processEvents();
+  ASSERT_NE(hints(), before) << "presenter mode enlarges the setup";
+  Theme::instance().setPresenter(false);
+  QCoreApplication::processEvents();
+  EXPECT_EQ(hints(), before);
+  EXPECT_EQ(setupWidth(), widthBefore);
+}
+
+// The Watch panel shows every bit of the watched weight inside its dock: its
+// long values wrap instead of pushing the bit cells past the right edge.
+TEST(DashboardPanel, TheWatchedBitsAreNotCutOff) {
+  Page p({tiny("fp16-mixed", 3)});
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return p.panel.controller()->state() == RunController::State::Finished; }));
+  auto* watchDock = p.panel.findChild<QDockWidget*>(QStringLiteral("watchDock"));
+  ASSERT_NE(watchDock, nullptr);
+  watchDock->raise();
+  p.panel.refresh();
+  const auto* scroll = p.panel.findChild<QScrollArea*>(QStringLiteral("watchScroll"));
+  ASSERT_NE(scroll, nullptr);
+  const QWidget* viewport = scroll->viewport();
+  for (const char* name : {"watchMasterBits", "watchWorkingBits"}) {
+    for (const BitCells* bits : p.panel.watchPanel()->findChildren<BitCells*>(QLatin1String(name))) {
+      if (!bits->isVisible())
+        continue;
+      const auto inside = [&] {
+        const int right = bits->mapTo(viewport, bits->cellRect(0).topRight()).x();
+        const int left = bits->mapTo(viewport, bits->cellRect(bits->format().totalBits() - 1).topLeft()).x();
+        return left >= 0 && right < viewport->width();
+      };
+      EXPECT_TRUE(QTest::qWaitFor(inside, 5000)) << name << ": cells beyond the dock's "
+                                                  << viewport->width() << " px";
+    }
+  }
 }
 
 TEST(DashboardPanel, ScrubbingShowsTheRecordedStep) {
@@ -335,7 +590,9 @@ TEST(DashboardPanel, AWatchedValueChangesWithoutRelayingOutTheDock) {
     QCoreApplication::sendPostedEvents();
   };
   sample(1000);
-  QTest::qWait(20);
+  // Deliver what the first sample posted (its layout requests) before counting.
+  QCoreApplication::sendPostedEvents();
+  QCoreApplication::processEvents();
   page.installEventFilter(&requests);
   watch->installEventFilter(&requests);
   for (std::int64_t step = 1001; step < 1040; ++step)

@@ -84,7 +84,7 @@ TEST(DashboardWindow, RendersNonBlankWithThePanelsAfterAFewSteps) {
     return true;
   }));
   train->refresh();
-  QTest::qWait(100);
+  (void)QTest::qWaitFor([&] { return train->lossChart()->shownTrain(QStringLiteral("run1")).size() == 5; }, 5000);
   EXPECT_EQ(train->lossChart()->shownTrain(QStringLiteral("run1")).size(), 5);
 
   for (const char* name : {"lossChart", "accuracyChart", "histogramChart", "histogramHeatmap",
@@ -192,7 +192,8 @@ void expectReadableAt(QSize screen, bool presenter) {
         return false;
     return true;
   }));
-  QTest::qWait(200); // presenter arrangement and dock sizes settle
+  // The presenter arrangement and dock sizes settle.
+  (void)QTest::qWaitFor([&] { return w.size() == screen; }, 5000);
   EXPECT_EQ(w.size(), screen) << "the window's minimum size does not fit the screen";
 
   // The toolbar's run progress shows on the toolbar (not in its "»" overflow,
@@ -237,7 +238,6 @@ void expectReadableAt(QSize screen, bool presenter) {
   QStringList unreadable = unreadableChartTexts(*train->lossChart());
   for (QDockWidget* dock : train->findChildren<QDockWidget*>()) {
     dock->raise();
-    QTest::qWait(50);
     train->redrawAll();
     // Read once the raised view's layout has settled: on a loaded machine the
     // redraw used up a fixed 50 ms wait before the relayout ran (a histogram
@@ -269,13 +269,44 @@ void expectReadableAt(QSize screen, bool presenter) {
   // The op table shows each op's precision and the whole time table without
   // a column cut by the edge (the "How" notes may scroll).
   findDock(*train, "opTableDock")->raise();
-  QTest::qWait(100);
+  const auto columnsFit = [&](const QTableWidget* table, int columns) {
+    int right = 0;
+    for (int c = 0; c < columns; ++c)
+      right += table->horizontalHeader()->sectionSize(c);
+    return right <= table->viewport()->width();
+  };
+  (void)QTest::qWaitFor(
+      [&] {
+        return train->opTable()->isVisible() && columnsFit(train->opTable()->precisionTable(), 2) &&
+               columnsFit(train->opTable()->timeTable(), 3);
+      },
+      5000);
   for (auto [table, columns] : {std::pair{train->opTable()->precisionTable(), 2},
                                 std::pair{train->opTable()->timeTable(), 3}}) {
     int right = 0;
     for (int c = 0; c < columns; ++c)
       right += table->horizontalHeader()->sectionSize(c);
     EXPECT_LE(right, table->viewport()->width()) << table->objectName().toStdString();
+  }
+  // Every "How" note shows whole: wrapped within its column, its row tall enough.
+  {
+    const QTableWidget* table = train->opTable()->precisionTable();
+    const int width = table->horizontalHeader()->sectionSize(2);
+    const auto rowsFit = [&] {
+      for (int row = 0; row < table->rowCount(); ++row)
+        if (table->fontMetrics().boundingRect(QRect(0, 0, width - 8, 10000), Qt::TextWordWrap,
+                                              table->item(row, 2)->text()).height() > table->rowHeight(row))
+          return false;
+      return true;
+    };
+    (void)QTest::qWaitFor(rowsFit, 5000);
+    for (int row = 0; row < table->rowCount(); ++row) {
+      const QTableWidgetItem* how = table->item(row, 2);
+      ASSERT_NE(how, nullptr);
+      const QRect needed = table->fontMetrics().boundingRect(QRect(0, 0, width - 8, 10000),
+                                                             Qt::TextWordWrap, how->text());
+      EXPECT_LE(needed.height(), table->rowHeight(row)) << "row " << row << ": " << how->text().toStdString();
+    }
   }
 
   // The status line's two halves do not overlap, and the CPU facts show whole.
@@ -318,29 +349,30 @@ TEST(DashboardWindow, APresenterWindowResizedToAShortScreenTabsTheHistograms) {
   QDockWidget* hist = dock("histogramDock");
   QDockWidget* setup = dock("setupDock");
   ASSERT_TRUE(scale != nullptr && hist != nullptr && setup != nullptr);
-  QTest::qWait(100);
+  (void)QTest::qWaitFor([&] { return train->dockWidgetArea(hist) == Qt::BottomDockWidgetArea; }, 5000);
   ASSERT_EQ(train->dockWidgetArea(hist), Qt::BottomDockWidgetArea);
+  const auto tabbed = [&](QDockWidget* a, QDockWidget* b) { return train->tabifiedDockWidgets(a).contains(b); };
 
   w.setPresenterMode(true);
   w.showNormal();
   w.resize(1920, 1200);
-  QTest::qWait(200);
+  (void)QTest::qWaitFor([&] { return w.size() == QSize(1920, 1200) && !tabbed(scale, hist) && tabbed(scale, setup); }, 5000);
   EXPECT_EQ(train->dockWidgetArea(hist), Qt::BottomDockWidgetArea);
-  EXPECT_FALSE(train->tabifiedDockWidgets(scale).contains(hist));
-  EXPECT_TRUE(train->tabifiedDockWidgets(scale).contains(setup));
+  EXPECT_FALSE(tabbed(scale, hist));
+  EXPECT_TRUE(tabbed(scale, setup));
 
   w.resize(1280, 720);
-  QTest::qWait(200);
-  EXPECT_TRUE(train->tabifiedDockWidgets(scale).contains(hist));
-  EXPECT_TRUE(train->tabifiedDockWidgets(scale).contains(setup));
+  (void)QTest::qWaitFor([&] { return tabbed(scale, hist) && tabbed(scale, setup); }, 5000);
+  EXPECT_TRUE(tabbed(scale, hist));
+  EXPECT_TRUE(tabbed(scale, setup));
 
   w.resize(1920, 1200);
-  QTest::qWait(200);
+  (void)QTest::qWaitFor([&] { return train->dockWidgetArea(hist) == Qt::BottomDockWidgetArea && !tabbed(scale, hist); }, 5000);
   EXPECT_EQ(train->dockWidgetArea(hist), Qt::BottomDockWidgetArea);
-  EXPECT_FALSE(train->tabifiedDockWidgets(scale).contains(hist));
+  EXPECT_FALSE(tabbed(scale, hist));
 
   w.setPresenterMode(false);
-  QTest::qWait(200);
+  (void)QTest::qWaitFor([&] { return train->dockWidgetArea(setup) == Qt::LeftDockWidgetArea && train->dockWidgetArea(hist) == Qt::BottomDockWidgetArea; }, 5000);
   EXPECT_EQ(train->dockWidgetArea(setup), Qt::LeftDockWidgetArea);
   EXPECT_EQ(train->dockWidgetArea(hist), Qt::BottomDockWidgetArea);
 }

@@ -60,14 +60,8 @@ int settledThreadCount() { return settledValue(threadCount, 300); }
 
 // The thread count once it is at most `bound`, or after 10 s.
 int threadCountFallingTo(int bound) {
-  QElapsedTimer total;
-  total.start();
-  int now = threadCount();
-  while (now > bound && total.elapsed() < 10000) {
-    QTest::qWait(20);
-    now = threadCount();
-  }
-  return now;
+  (void)QTest::qWaitFor([&] { return threadCount() <= bound; }, 10000);
+  return threadCount();
 }
 
 } // namespace

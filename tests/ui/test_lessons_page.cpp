@@ -12,6 +12,8 @@
 #include "ui/charts/chart_export.h"
 #include "ui/charts/chart_style.h"
 
+#include <mantissa/lessons/demo_registry.h>
+
 #include <QApplication>
 #include <QAreaSeries>
 #include <QBarCategoryAxis>
@@ -35,6 +37,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <unistd.h>
 
@@ -67,7 +70,7 @@ TEST(LessonsPage, RunItFillsTheChartWithTheDemo) {
   LessonsPage page;
   page.show();
   page.showLesson(1); // swamping
-  ASSERT_EQ(page.demoChoice()->currentText(), QStringLiteral("swamping"));
+  ASSERT_EQ(page.demoChoice()->currentData().toString(), QStringLiteral("swamping"));
   EXPECT_EQ(page.chart()->pointCount(), 0);
   QSignalSpy done(&page, &LessonsPage::demoFinished);
   QTest::mouseClick(page.runButton(), Qt::LeftButton);
@@ -211,7 +214,7 @@ TEST(LessonsPage, BarDemosAreDrawnAsLabelledBars) {
   LessonsPage page;
   page.show();
   page.showLesson(0);
-  page.demoChoice()->setCurrentIndex(page.demoChoice()->findText(QStringLiteral("format-table")));
+  page.demoChoice()->setCurrentIndex(page.demoChoice()->findData(QStringLiteral("format-table")));
   QSignalSpy done(&page, &LessonsPage::demoFinished);
   page.runSelectedDemo();
   ASSERT_TRUE(done.wait(60000));
@@ -231,6 +234,109 @@ TEST(LessonsPage, BarDemosAreDrawnAsLabelledBars) {
   EXPECT_TRUE(page.chart()->series().empty()); // no lines joining the bars
   const QImage image = page.chart()->grab().toImage();
   EXPECT_FALSE(image.isNull());
+}
+
+// Messages Qt prints while a figure is built and painted.
+struct QtMessages {
+  QtMessages() {
+    seen().clear();
+    previous = qInstallMessageHandler([](QtMsgType, const QMessageLogContext&, const QString& text) {
+      seen() << text;
+    });
+  }
+  ~QtMessages() { qInstallMessageHandler(previous); }
+  static QStringList& seen() {
+    static QStringList list;
+    return list;
+  }
+  QtMessageHandler previous = nullptr;
+};
+
+// Lesson 1's ruler on a log axis: every bar has a height to see (FP32's ULP
+// at 1 is 2^-23 = 1.19e-7), a value out of a format's range has no bar and
+// no "Logarithms of zero" warning, and E5M2's ULP at 1000 says which gap it
+// is: 1000 rounds to 1024 (E5M2 has 2 mantissa bits: the neighbours are 896
+// and 1024), whose gap is 256, while the gap in [512, 1024) is 128.
+TEST(LessonsPage, UlpRulerBarsAllShowAndE5M2SaysWhichGap) {
+  QtMessages messages;
+  LessonChart chart;
+  chart.resize(1100, 600);
+  chart.show();
+  const auto demo = lessons::runDemo("ulp-ruler");
+  chart.setDemo(demo);
+  settle();
+  (void)chart.grab(); // painted: every bar's geometry computed
+  settle();
+  for (const QString& m : QtMessages::seen())
+    EXPECT_FALSE(m.contains("Logarithm")) << m.toStdString();
+  QBarSeries* bars = chart.bars();
+  ASSERT_NE(bars, nullptr);
+  const double floor = chart.yAxisMin();
+  double smallest = 1e300;
+  int present = 0;
+  for (const QBarSet* set : bars->barSets())
+    for (int i = 0; i < set->count(); ++i)
+      if (set->at(i) > floor) {
+        smallest = std::min(smallest, set->at(i));
+        ++present;
+      }
+  EXPECT_NEAR(smallest, std::ldexp(1.0, -23), 1e-12);
+  EXPECT_GE(std::log10(smallest / floor), 1.0 - 1e-9) << "the smallest bar is at least a decade tall";
+  EXPECT_EQ(present, 6 * 3 - 3) << "E4M3 misses 1000 and 65504, E5M2 misses 65504";
+
+  std::string e5m2;
+  for (const auto& line : demo.lines)
+    if (line.find("E5M2") != std::string::npos)
+      e5m2 = line;
+  ASSERT_FALSE(e5m2.empty());
+  EXPECT_NE(e5m2.find("ULP at 1000: 256"), std::string::npos) << e5m2;
+  EXPECT_NE(e5m2.find("1024"), std::string::npos) << e5m2;
+  EXPECT_NE(e5m2.find("[512, 1024) the gap is 128"), std::string::npos) << e5m2;
+}
+
+// Lesson 2: BF16 and FP16 both stay at w = 1. A line drawn over another is
+// thinner and the last one dashed, so the one below still shows.
+TEST(LessonsPage, CoincidingLinesBothShow) {
+  LessonChart chart;
+  chart.setDemo(lessons::runDemo("swamping"));
+  const auto lines = chart.series();
+  ASSERT_EQ(lines.size(), 3u);
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    EXPECT_LT(lines[i]->pen().widthF(), lines[i - 1]->pen().widthF()) << "line " << i;
+  EXPECT_EQ(lines.back()->pen().style(), Qt::DashLine);
+  EXPECT_EQ(lines.front()->pen().style(), Qt::SolidLine);
+}
+
+// The Demo box names each demo by its title, not by the id a lesson file uses.
+TEST(LessonsPage, DemoChoiceShowsTitles) {
+  LessonsPage page;
+  page.showLesson(0);
+  ASSERT_GT(page.demoChoice()->count(), 0);
+  for (int i = 0; i < page.demoChoice()->count(); ++i) {
+    const QString id = page.demoChoice()->itemData(i).toString();
+    EXPECT_TRUE(lessons::isDemoId(id.toStdString())) << id.toStdString();
+    EXPECT_NE(page.demoChoice()->itemText(i), id);
+    EXPECT_EQ(page.demoChoice()->itemText(i).toStdString(), lessons::runDemo(id.toStdString()).title);
+  }
+}
+
+// On a projector the demo's output stays large (it scrolls rather than
+// shrinking): near the lesson text's size, never small print.
+TEST(LessonsPage, PresenterDemoOutputStaysLarge) {
+  PresenterMode presenter;
+  LessonsPage page;
+  page.resize(1280, 720);
+  page.show();
+  page.showLesson(0);
+  page.demoChoice()->setCurrentIndex(page.demoChoice()->findData(QStringLiteral("ulp-ruler")));
+  QSignalSpy done(&page, &LessonsPage::demoFinished);
+  page.runSelectedDemo();
+  ASSERT_TRUE(done.wait(60000));
+  settle();
+  const QFontInfo result(page.results()->font());
+  const QFontInfo lesson(page.text()->font());
+  EXPECT_GE(result.pixelSize(), 0.75 * lesson.pixelSize());
+  EXPECT_GE(result.pixelSize(), 18) << "a projector's back row";
 }
 
 // The gradient histogram is filled bins, one per binade, under the lines that
@@ -347,7 +453,7 @@ TEST(LessonsPage, EveryFigureReadsInFullAt1280x720Presenter) {
     }
   }
   page.showLesson(0);
-  page.demoChoice()->setCurrentIndex(page.demoChoice()->findText(QStringLiteral("format-table")));
+  page.demoChoice()->setCurrentIndex(page.demoChoice()->findData(QStringLiteral("format-table")));
   QSignalSpy done(&page, &LessonsPage::demoFinished);
   page.runSelectedDemo();
   ASSERT_TRUE(done.wait(60000));

@@ -23,6 +23,9 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineSeries>
 #include <QMessageBox>
@@ -33,6 +36,9 @@
 #include <QTimer>
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <utility>
 
 namespace {
 
@@ -71,6 +77,54 @@ void answerNextQuestion(QMessageBox::StandardButton button) {
     if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
       box->button(button)->click();
   });
+}
+
+// plot and report draw a loss-scaled run's histograms as the 16-bit format
+// stores them by default; --unscaled shows the unscaled values with the
+// regions moved by -log2(loss scale) (IEEE binary16: smallest subnormal 2^-24,
+// smallest normal 2^-14). The two options exclude each other.
+TEST(ReportGui, PlotAndReportChooseScaledOrUnscaledHistograms) {
+  QTemporaryDir dir;
+  const QString log = dir.filePath("run.jsonl");
+  QString err;
+  ASSERT_EQ(cli(trainArgs("fp16-mixed", log), &err), 0) << err.toStdString();
+  const auto plot = [&](const QStringList& extra, const QString& out) {
+    return cli(QStringList{"plot", log, "--chart", "histogram", "--out", out} + extra, &err);
+  };
+  const auto read = [&](const QString& path) { return QJsonDocument::fromJson(readAll(path)).object(); };
+  ASSERT_EQ(plot({}, dir.filePath("default.json")), 0) << err.toStdString();
+  ASSERT_EQ(plot({"--scaled"}, dir.filePath("scaled.json")), 0) << err.toStdString();
+  ASSERT_EQ(plot({"--unscaled"}, dir.filePath("unscaled.json")), 0) << err.toStdString();
+  EXPECT_EQ(plot({"--scaled", "--unscaled"}, dir.filePath("both.json")), 2);
+  EXPECT_TRUE(err.contains("exclude")) << err.toStdString();
+
+  const QJsonObject byDefault = read(dir.filePath("default.json"));
+  const QJsonObject scaled = read(dir.filePath("scaled.json"));
+  const QJsonObject unscaled = read(dir.filePath("unscaled.json"));
+  const double scale = scaled["lossScale"].toDouble();
+  ASSERT_GT(scale, 1.0) << "fp16-mixed scales the loss";
+  EXPECT_EQ(byDefault["shown"].toString(), "scaled");
+  EXPECT_EQ(scaled["shown"].toString(), "scaled");
+  EXPECT_EQ(unscaled["shown"].toString(), "unscaled");
+  EXPECT_TRUE(scaled["chart"].toString().contains("scaled values, as stored"));
+  EXPECT_TRUE(unscaled["chart"].toString().contains("unscaled values"));
+  const auto subnormal = [](const QJsonObject& chart) {
+    for (const QJsonValue& r : chart["regions"].toArray())
+      if (r["label"].toString() == "FP16 subnormal")
+        return std::pair{r["fromLog2"].toDouble(), r["toLog2"].toDouble()};
+    return std::pair{0.0, 0.0};
+  };
+  EXPECT_EQ(subnormal(scaled), std::make_pair(-24.0, -14.0));
+  const double shift = -std::log2(scale);
+  EXPECT_DOUBLE_EQ(unscaled["regionShiftLog2"].toDouble(), shift);
+  EXPECT_DOUBLE_EQ(subnormal(unscaled).first, -24.0 + shift);
+  EXPECT_DOUBLE_EQ(subnormal(unscaled).second, -14.0 + shift);
+
+  ASSERT_EQ(cli({"report", log, "--out", dir.filePath("r.html"), "--unscaled"}, &err), 0)
+      << err.toStdString();
+  EXPECT_TRUE(readAll(dir.filePath("r.html")).contains("moved by the loss scale"));
+  ASSERT_EQ(cli({"report", log, "--out", dir.filePath("s.html")}, &err), 0) << err.toStdString();
+  EXPECT_TRUE(readAll(dir.filePath("s.html")).contains("as the 16-bit format stores them"));
 }
 
 TEST(ReportGui, OpenRunShowsItOnTheTrainPageAndExportsLikeTheCli) {

@@ -140,6 +140,28 @@ TEST_F(ExplorerTest, InvalidInputShowsAnInlineErrorAndRecovers) {
   EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x3800");
 }
 
+// "3,14" (a decimal comma) does not parse: the cards must not go on showing
+// 3, the last value that did, beside the error. They are blanked and greyed.
+TEST_F(ExplorerTest, AParseErrorBlanksTheValueShownBefore) {
+  type(QStringLiteral("3"));
+  ASSERT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x4200"); // binary16: 3 = 1.5 x 2^1
+  type(QStringLiteral("3,14"));
+  ASSERT_TRUE(m_explorer.message()->property("error").toBool());
+  for (FormatId id : {FormatId::Fp32, FormatId::Fp16, FormatId::Bf16}) {
+    const FormatCard* card = m_explorer.card(id);
+    EXPECT_FALSE(card->isEnabled());
+    EXPECT_FALSE(card->showsValue());
+    EXPECT_TRUE(card->bitCells()->isBlank());
+    EXPECT_EQ(shown(id, "bitsHex"), "—");
+    EXPECT_EQ(shown(id, "storedValue"), "—");
+    EXPECT_FALSE(shown(id, "storedValue").contains('3'));
+  }
+  type(QStringLiteral("3.5"));
+  EXPECT_TRUE(m_explorer.card(FormatId::Fp16)->showsValue());
+  EXPECT_FALSE(m_explorer.card(FormatId::Fp16)->bitCells()->isBlank());
+  EXPECT_EQ(shown(FormatId::Fp16, "bitsHex"), "0x4300");
+}
+
 TEST_F(ExplorerTest, RawBitsAreReadInTheChosenFormat) {
   m_explorer.findChild<QComboBox*>("inputMode")->setCurrentIndex(1); // Bits of FP32
   type(QStringLiteral("0x3dcccccd"));

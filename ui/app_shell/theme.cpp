@@ -3,6 +3,8 @@
 #include "ui/app_shell/theme.h"
 
 #include <QApplication>
+#include <QComboBox>
+#include <QEvent>
 #include <QFontDatabase>
 #include <QPalette>
 #include <QStyle>
@@ -138,7 +140,32 @@ void Theme::adoptCurrentFonts() {
   m_baseFontKnown = true;
 }
 
+namespace {
+
+// A combo box keeps the minimum size it worked out with its font before (Qt
+// resets only its size hint on a font change, both on a style change):
+// leaving presenter mode left every box at presenter size, clipped in the
+// Setup panel. Each font change of a combo box is followed by a style change
+// event, which makes it work both out again with the new font.
+class ComboFontChange : public QObject {
+public:
+  using QObject::QObject;
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() == QEvent::FontChange && qobject_cast<QComboBox*>(watched) != nullptr)
+      QCoreApplication::postEvent(watched, new QEvent(QEvent::StyleChange));
+    return false;
+  }
+};
+
+} // namespace
+
 void Theme::apply() {
+  static ComboFontChange* comboFix = [] {
+    auto* fix = new ComboFontChange(qApp);
+    qApp->installEventFilter(fix);
+    return fix;
+  }();
+  (void)comboFix;
   // QApplication::setFont() without a class drops every per-class font: they
   // are set again below, scaled like the rest.
   if (!m_baseFontKnown || QApplication::font() != m_appliedFont ||

@@ -71,6 +71,9 @@ struct RunController::Run {
   Clock::time_point lastPublish{};
   std::int64_t stepsSincePublish = 0;
   model::OpTimes timesSincePublish;
+  double stepMsSincePublish = 0.0; // the steps' own time, without any pacing wait
+  std::int64_t stepsInRun = 0; // what the Ops dock keeps once the run ended
+  model::OpTimes timesInRun;
   std::optional<WatchSample> previousWatch;
 
   std::mutex watchMutex;
@@ -159,10 +162,21 @@ void RunController::buildTrainer(Run& run, std::shared_ptr<const data::TrainTest
     snapshot->elapsedSeconds = summary.wallSeconds;
     snapshot->finished = true;
     snapshot->summary = summary;
+    // The last word on where the step time went: the mean over the whole run
+    // (a final snapshot without steps of its own must not read as zero).
+    snapshot->meanTimes = meanOpTimes(r->timesInRun, r->stepsInRun);
     r->mailbox.publish(std::move(snapshot));
     nudge();
   };
   run.trainer = std::make_unique<train::Trainer>(run.config, std::move(data), std::move(callbacks));
+  run.trainer->setPace(m_pace);
+}
+
+void RunController::setPace(double stepsPerSecond) {
+  m_pace = stepsPerSecond > 0.0 && std::isfinite(stepsPerSecond) ? stepsPerSecond : 0.0;
+  for (auto& run : m_runs)
+    if (run->trainer)
+      run->trainer->setPace(m_pace);
 }
 
 // Training thread: one row per step; a snapshot and a nudge when due.
@@ -239,6 +253,9 @@ void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
 
   ++run.stepsSincePublish;
   run.timesSincePublish += report.times;
+  run.stepMsSincePublish += report.stepMs;
+  ++run.stepsInRun;
+  run.timesInRun += report.times;
   const bool force = report.divergence.has_value() || report.step + 1 >= report.totalSteps ||
                      run.trainer->state() != train::TrainerState::Running;
   if (!run.throttle.shouldPublish(report.step, now, force))
@@ -251,10 +268,15 @@ void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
   snapshot->elapsedSeconds = std::chrono::duration<double>(now - run.firstStep).count();
   const double interval = std::chrono::duration<double>(now - run.lastPublish).count();
   snapshot->stepsPerSecond = interval > 0 ? double(run.stepsSincePublish) / interval : 0.0;
+  snapshot->fullSpeedStepsPerSecond =
+      run.stepMsSincePublish > 0.0 ? 1000.0 * double(run.stepsSincePublish) / run.stepMsSincePublish
+                                   : 0.0;
+  snapshot->pace = run.trainer->pace();
   snapshot->meanTimes = meanOpTimes(run.timesSincePublish, run.stepsSincePublish);
   run.mailbox.publish(std::move(snapshot));
   run.lastPublish = now;
   run.stepsSincePublish = 0;
+  run.stepMsSincePublish = 0.0;
   run.timesSincePublish = {};
   nudge();
 }

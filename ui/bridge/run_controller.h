@@ -100,6 +100,11 @@ public:
   void stop();     // asks every trainer to finish after its current step
   void reset();    // stops, joins, and rebuilds the same runs from scratch
   void shutdown(); // stops and joins every trainer (window closing); the records stay
+  // At most this many steps per second per run (0: full speed), now and for
+  // the runs built later. The trainer threads wait between steps; the step
+  // times (and the throughput from them) stay those of full speed.
+  void setPace(double stepsPerSecond);
+  double pace() const { return m_pace; }
 
   // Which weight of `run` to watch: layer, flat index into W [I, O].
   void setWatch(int run, int layer, std::int64_t index);
@@ -141,6 +146,7 @@ private:
   double m_lastDrainCpu = -1.0;
   std::chrono::milliseconds m_drainGap{33}; // between drains, from the GUI's CPU use
   bool m_started = false;
+  double m_pace = 0.0;
 };
 
 } // namespace mantissa::ui

@@ -100,8 +100,11 @@ struct RunSnapshot {
   std::int64_t stepsDone = 0;
   std::int64_t totalSteps = 0;
   double elapsedSeconds = 0.0;   // since the first step of this run
-  double stepsPerSecond = 0.0;   // over the last publication interval
+  double stepsPerSecond = 0.0;   // over the last publication interval (paced, if a pace is set)
+  double fullSpeedStepsPerSecond = 0.0; // the same steps timed without the pacing wait
+  double pace = 0.0;             // the trainer's cap in steps per second, 0 = none
   model::OpTimes meanTimes;      // mean per step over the last publication interval
+                                 // (once finished: over the whole run)
   bool finished = false;
   std::optional<train::RunSummary> summary; // once finished
 };

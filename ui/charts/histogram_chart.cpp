@@ -122,7 +122,10 @@ HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
   connect(m_logToggle, &QCheckBox::toggled, this, &HistogramChart::setLogScale);
   controls()->addWidget(m_logToggle);
   m_scaledToggle = new QCheckBox(tr("Scaled"), this);
-  m_scaledToggle->setToolTip(tr("Show the values times the loss scale, as stored in backward"));
+  m_scaledToggle->setToolTip(tr("Checked: the values times the loss scale, as the 16-bit format "
+                                "stores them in backward. Unchecked: the unscaled values, with "
+                                "the format limits moved by the loss scale"));
+  m_scaledToggle->setChecked(m_showScaled);
   m_scaledToggle->setEnabled(false);
   connect(m_scaledToggle, &QCheckBox::toggled, this, &HistogramChart::setShowScaled);
   controls()->addWidget(m_scaledToggle);
@@ -144,7 +147,6 @@ void HistogramChart::setHistograms(const ExponentHistogram& unscaled,
   m_scaled = scaled != nullptr ? *scaled : ExponentHistogram{};
   m_lossScale = lossScale;
   m_scaledToggle->setEnabled(m_hasScaled);
-  m_scaledToggle->setText(m_hasScaled ? tr("Scaled (%1)").arg(scaleText(lossScale)) : tr("Scaled"));
   updateTitle();
   updateChart();
 }
@@ -162,6 +164,8 @@ void HistogramChart::updateTitle() {
   QString text = tr("Exponent histogram");
   if (!m_subject.isEmpty())
     text += QStringLiteral(": ") + m_subject;
+  if (const QString note = valuesNote(); !note.isEmpty())
+    text += QStringLiteral(" (") + note + QLatin1Char(')');
   if (text != ChartWidget::title())
     setTitle(text);
   const QString detail = detailText();
@@ -170,10 +174,33 @@ void HistogramChart::updateTitle() {
 
 QString HistogramChart::detailText() const {
   QString text = m_detail;
-  if (showScaled())
-    text += (text.isEmpty() ? QString() : QStringLiteral(" ")) +
-            tr("(scaled %1)").arg(scaleText(m_lossScale));
+  if (m_hasScaled && m_lossScale != 1.0)
+    text += (text.isEmpty() ? QString() : QStringLiteral(" · ")) +
+            tr("loss scale %1").arg(scaleText(m_lossScale));
   return text;
+}
+
+double HistogramChart::regionShift() const {
+  if (!m_hasScaled || showScaled() || !(m_lossScale > 0.0) || !std::isfinite(m_lossScale))
+    return 0.0;
+  return -std::log2(m_lossScale);
+}
+
+QString HistogramChart::valuesNote() const {
+  if (!m_hasScaled)
+    return {};
+  if (showScaled())
+    return tr("scaled values, as stored");
+  return tr("unscaled values, format limits moved by the loss scale");
+}
+
+std::pair<double, double> HistogramChart::regionBounds(numeric::FormatId format,
+                                                       RegionKind kind) const {
+  const double shift = regionShift();
+  for (const Region& r : m_regions)
+    if (r.region.format == format && r.region.kind == kind)
+      return {r.region.x0 + shift, r.region.x1 + shift};
+  return {0.0, 0.0};
 }
 
 QString HistogramChart::title() const {
@@ -230,11 +257,14 @@ void HistogramChart::setLogScale(bool on) {
 }
 
 void HistogramChart::setShowScaled(bool on) {
+  const bool changed = m_showScaled != on;
   m_showScaled = on;
   if (m_scaledToggle->isChecked() != on)
     m_scaledToggle->setChecked(on);
   updateTitle();
   updateChart();
+  if (changed)
+    emit showScaledChanged(on);
 }
 
 void HistogramChart::replaceYAxis() {
@@ -274,13 +304,14 @@ void HistogramChart::updateChart() {
     if (const auto e = h->highestExponent())
       hi = std::max(hi, *e + 3.0);
   }
+  const double shift = regionShift();
   for (const Region& r : m_regions) {
     if (!isFormatVisible(r.region.format))
       continue;
     if (r.region.kind == RegionKind::FlushToZero)
-      lo = std::min(lo, std::floor(r.region.x1) - 2.0);
+      lo = std::min(lo, std::floor(r.region.x1 + shift) - 2.0);
     if (r.region.kind == RegionKind::Overflow)
-      hi = std::max(hi, std::ceil(r.region.x0) + 2.0);
+      hi = std::max(hi, std::ceil(r.region.x0 + shift) + 2.0);
   }
   lo = std::max(lo, double(ExponentHistogram::kMinExponent) - 1.0);
   hi = std::min(hi, double(ExponentHistogram::kMaxExponent) + 2.0);
@@ -351,9 +382,10 @@ void HistogramChart::updateChart() {
 }
 
 void HistogramChart::updateRegions(double x0, double x1, double y0, double y1) {
+  const double shift = regionShift();
   for (Region& r : m_regions) {
-    const double a = std::max(r.region.x0, x0);
-    const double b = std::min(r.region.x1, x1);
+    const double a = std::max(r.region.x0 + shift, x0);
+    const double b = std::min(r.region.x1 + shift, x1);
     const bool visible = isFormatVisible(r.region.format) && a < b;
     r.area->setVisible(visible);
     r.label->setVisible(visible);
@@ -530,13 +562,14 @@ QJsonDocument HistogramChart::json() const {
                        {QStringLiteral("total"), double(h.total)}};
   };
   QJsonArray regions;
+  const double shift = regionShift();
   for (const Region& r : m_regions) {
     if (!isFormatVisible(r.region.format))
       continue;
     const auto bound = [](double x) { return std::isfinite(x) ? QJsonValue(x) : QJsonValue(); };
     regions.append(QJsonObject{{QStringLiteral("label"), r.region.label},
-                               {QStringLiteral("fromLog2"), bound(r.region.x0)},
-                               {QStringLiteral("toLog2"), bound(r.region.x1)}});
+                               {QStringLiteral("fromLog2"), bound(r.region.x0 + shift)},
+                               {QStringLiteral("toLog2"), bound(r.region.x1 + shift)}});
   }
   QJsonObject root{{QStringLiteral("chart"), title()},
                    {QStringLiteral("x"), QStringLiteral("binade exponent e: 2^e <= |x| < 2^(e+1)")},
@@ -545,6 +578,9 @@ QJsonDocument HistogramChart::json() const {
   if (m_hasScaled) {
     root.insert(QStringLiteral("scaled"), histogram(m_scaled));
     root.insert(QStringLiteral("lossScale"), m_lossScale);
+    root.insert(QStringLiteral("shown"), showScaled() ? QStringLiteral("scaled")
+                                                      : QStringLiteral("unscaled"));
+    root.insert(QStringLiteral("regionShiftLog2"), shift);
   }
   return QJsonDocument(root);
 }

@@ -8,6 +8,7 @@
 #include <mantissa/telemetry/histogram.h>
 
 #include <map>
+#include <utility>
 #include <vector>
 
 class QAreaSeries;
@@ -47,8 +48,20 @@ public:
   bool isFormatVisible(numeric::FormatId format) const;
   void setLogScale(bool on);
   bool logScale() const { return m_log; }
+  // For a scaled run the chart shows, by default, the values as stored
+  // (times the loss scale): those are what the 16-bit format holds, so the
+  // shaded regions apply to them as they are. Unchecked, it shows the
+  // unscaled values and moves every region by -log2(loss scale) binades.
   void setShowScaled(bool on);
   bool showScaled() const { return m_showScaled && m_hasScaled; }
+  // The box's state, whether or not the current data has a scaled view.
+  bool showScaledChecked() const { return m_showScaled; }
+  // Binades the regions are moved by (0 unless unscaled values of a scaled run are shown).
+  double regionShift() const;
+  // What the bars are, as the title says it: "" for a run without a loss scale.
+  QString valuesNote() const;
+  // A region's bounds as drawn (log2 |value|, after regionShift()).
+  std::pair<double, double> regionBounds(numeric::FormatId format, RegionKind kind) const;
 
   QAreaSeries* barSeries() const { return m_bars; }
   QAreaSeries* regionSeries(numeric::FormatId format, RegionKind kind) const;
@@ -63,6 +76,8 @@ public:
 signals:
   // The user clicked the bar of binade exponent (2^e <= |x| < 2^(e+1)).
   void binClicked(int exponent);
+  // The Scaled box changed (by the user or setShowScaled).
+  void showScaledChanged(bool on);
 
 protected:
   void restyleSeries(const ChartStyle& style) override;
@@ -91,7 +106,7 @@ private:
   telemetry::ExponentHistogram m_scaled;
   bool m_hasScaled = false;
   double m_lossScale = 1.0;
-  bool m_showScaled = false;
+  bool m_showScaled = true;
   bool m_log = false;
   QString m_subject;
   QString m_detail;

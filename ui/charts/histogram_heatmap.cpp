@@ -27,6 +27,10 @@ namespace {
 
 using telemetry::ExponentHistogram;
 
+// The columns always shown: FP16's subnormal range and a margin (moved with a row's shift).
+constexpr double kShownLow = -27.0;
+constexpr double kShownHigh = -12.0;
+
 double cellValue(std::uint64_t count, std::uint64_t maxCount) {
   // log(1 + count) / log(1 + max): one value already reads as colour.
   return std::log1p(static_cast<double>(count)) / std::log1p(static_cast<double>(maxCount));
@@ -54,8 +58,9 @@ HistogramHeatmap::HistogramHeatmap(QWidget* parent)
 }
 
 bool HistogramHeatmap::setHistory(const std::vector<std::int64_t>& steps,
-                                  const std::vector<ExponentHistogram>& histograms) {
-  if (steps.size() != histograms.size())
+                                  const std::vector<ExponentHistogram>& histograms,
+                                  const std::vector<double>& shifts) {
+  if (steps.size() != histograms.size() || (!shifts.empty() && shifts.size() != steps.size()))
     return false;
   for (std::size_t i = 1; i < steps.size(); ++i)
     if (steps[i] <= steps[i - 1])
@@ -63,6 +68,7 @@ bool HistogramHeatmap::setHistory(const std::vector<std::int64_t>& steps,
   const std::optional<std::int64_t> selected = selectedStep();
   m_steps = steps;
   m_rows = histograms;
+  m_shifts = shifts.empty() ? std::vector<double>(steps.size(), 0.0) : shifts;
   rebuildImage();
   m_selectedRow = -1;
   if (selected && !m_steps.empty()) {
@@ -74,11 +80,13 @@ bool HistogramHeatmap::setHistory(const std::vector<std::int64_t>& steps,
   return true;
 }
 
-bool HistogramHeatmap::appendRow(std::int64_t step, const ExponentHistogram& histogram) {
+bool HistogramHeatmap::appendRow(std::int64_t step, const ExponentHistogram& histogram,
+                                 double shift) {
   if (!m_steps.empty() && step <= m_steps.back())
     return false;
   m_steps.push_back(step);
   m_rows.push_back(histogram);
+  m_shifts.push_back(shift);
   if (!appendImageRow())
     rebuildImage();
   update();
@@ -93,6 +101,10 @@ bool HistogramHeatmap::appendImageRow() {
   const auto last = h.highestExponent();
   const int rows = rowCount();
   if (rows < 2 || m_image.height() != rows - 1)
+    return false;
+  const double shift = m_shifts.back();
+  if ((kShownLow + shift < m_firstExponent && m_firstExponent > ExponentHistogram::kMinExponent) ||
+      (kShownHigh + shift > m_lastExponent && m_lastExponent < ExponentHistogram::kMaxExponent))
     return false;
   if (first && last) {
     if (*first - 1 < m_firstExponent && m_firstExponent > ExponentHistogram::kMinExponent)
@@ -128,6 +140,11 @@ void HistogramHeatmap::setSubject(const QString& subject) {
   update();
 }
 
+void HistogramHeatmap::setValuesNote(const QString& note) {
+  m_valuesNote = note;
+  update();
+}
+
 void HistogramHeatmap::setChartStyle(const ChartStyle& style) {
   m_style = style;
   rebuildImage();
@@ -150,9 +167,18 @@ void HistogramHeatmap::rebuildImage() {
     for (int e = *first; e <= *last; ++e)
       m_maxCount = std::max(m_maxCount, h.count(e));
   }
-  // Always show the FP16 subnormal range and a little margin around the data.
-  m_firstExponent = std::max(ExponentHistogram::kMinExponent, std::min(any ? lo - 1 : -40, -27));
-  m_lastExponent = std::min(ExponentHistogram::kMaxExponent, std::max(any ? hi + 1 : 8, -12));
+  // Always show the FP16 subnormal range (where each row has it) and a little
+  // margin around the data.
+  double shiftLo = 0.0;
+  double shiftHi = 0.0;
+  for (double shift : m_shifts) {
+    shiftLo = std::min(shiftLo, shift);
+    shiftHi = std::max(shiftHi, shift);
+  }
+  m_firstExponent = std::max(ExponentHistogram::kMinExponent,
+                             std::min(any ? lo - 1 : -40, static_cast<int>(std::floor(kShownLow + shiftLo))));
+  m_lastExponent = std::min(ExponentHistogram::kMaxExponent,
+                            std::max(any ? hi + 1 : 8, static_cast<int>(std::ceil(kShownHigh + shiftHi))));
 
   const int cols = m_lastExponent - m_firstExponent + 1;
   m_image = QImage(cols, std::max(1, rowCount()), QImage::Format_ARGB32);
@@ -278,7 +304,12 @@ std::vector<std::pair<QString, QRectF>> HistogramHeatmap::regionLabels(const Lay
   };
   const auto inRange = [&](double edge) { return edge >= m_firstExponent && edge <= m_lastExponent + 1; };
   const QFontMetricsF fm(style.labelFont(), const_cast<HistogramHeatmap*>(this));
-  const auto fp16 = formatRegions(numeric::FormatId::Fp16);
+  auto fp16 = formatRegions(numeric::FormatId::Fp16);
+  const double shift = m_shifts.empty() ? 0.0 : m_shifts.front(); // the labels sit by the top row
+  for (auto& region : fp16) {
+    region.x0 += shift;
+    region.x1 += shift;
+  }
   const auto box = [&](const QString& text, double x) {
     return QRectF(x, plot.top() + 2.0, fm.horizontalAdvance(text) + 6.0, fm.height() + 2.0);
   };
@@ -316,8 +347,11 @@ int HistogramHeatmap::rowAt(const QPointF& position) const {
 }
 
 QString HistogramHeatmap::title() const {
-  return m_subject.isEmpty() ? tr("Exponent histogram over steps")
-                             : tr("Exponent histogram over steps: %1").arg(m_subject);
+  QString text = m_subject.isEmpty() ? tr("Exponent histogram over steps")
+                                     : tr("Exponent histogram over steps: %1").arg(m_subject);
+  if (!m_valuesNote.isEmpty())
+    text += QStringLiteral(" (") + m_valuesNote + QLatin1Char(')');
+  return text;
 }
 
 void HistogramHeatmap::paintFigure(QPainter& painter, const QRectF& target,
@@ -355,9 +389,33 @@ void HistogramHeatmap::paintAxes(QPainter& painter, const Layout& layout,
     return edge >= m_firstExponent && edge <= m_lastExponent + 1;
   };
   painter.setPen(limit);
-  for (const double edge : {fp16[0].x1, fp16[1].x0, fp16[1].x1, fp16[2].x0})
-    if (inRange(edge))
-      painter.drawLine(QPointF(xOf(edge), plot.top()), QPointF(xOf(edge), plot.bottom()));
+  const bool oneShift =
+      std::all_of(m_shifts.begin(), m_shifts.end(), [&](double s) { return s == m_shifts.front(); });
+  for (const double edge : {fp16[0].x1, fp16[1].x0, fp16[1].x1, fp16[2].x0}) {
+    if (oneShift) {
+      const double at = edge + (m_shifts.empty() ? 0.0 : m_shifts.front());
+      if (inRange(at))
+        painter.drawLine(QPointF(xOf(at), plot.top()), QPointF(xOf(at), plot.bottom()));
+      continue;
+    }
+    // The limit row by row: a staircase that follows the loss scale.
+    const int rows = rowCount();
+    QPolygonF steps;
+    for (int row = 0; row < rows; ++row) {
+      const double at = edge + m_shifts[static_cast<std::size_t>(row)];
+      if (!inRange(at)) {
+        if (steps.size() > 1)
+          painter.drawPolyline(steps);
+        steps.clear();
+        continue;
+      }
+      const double x = xOf(at);
+      steps << QPointF(x, plot.top() + double(row) / rows * plot.height())
+            << QPointF(x, plot.top() + double(row + 1) / rows * plot.height());
+    }
+    if (steps.size() > 1)
+      painter.drawPolyline(steps);
+  }
   for (const auto& [text, at] : regionLabels(layout, style))
     paintLabel(painter, at.topLeft(), text, warn, box);
 

@@ -30,12 +30,23 @@ public:
   explicit HistogramHeatmap(QWidget* parent = nullptr);
 
   // steps[i] is the training step of histograms[i]; steps must increase.
+  // shifts[i] (empty: all 0) moves the FP16 limits of row i by that many
+  // binades: -log2(loss scale) when a row holds the unscaled values of a
+  // loss-scaled step, so the limits stay where the stored values meet them.
   // Returns false (and keeps the old data) if the sizes differ or steps do not increase.
   bool setHistory(const std::vector<std::int64_t>& steps,
-                  const std::vector<telemetry::ExponentHistogram>& histograms);
+                  const std::vector<telemetry::ExponentHistogram>& histograms,
+                  const std::vector<double>& shifts = {});
   // Live: one more row (step must be larger than the last).
-  bool appendRow(std::int64_t step, const telemetry::ExponentHistogram& histogram);
+  bool appendRow(std::int64_t step, const telemetry::ExponentHistogram& histogram,
+                 double shift = 0.0);
   void setSubject(const QString& subject);
+  // What the rows are, appended to the title ("scaled values, as stored"); "" for none.
+  void setValuesNote(const QString& note);
+  double regionShiftOfRow(int row) const { return m_shifts.at(static_cast<std::size_t>(row)); }
+  const telemetry::ExponentHistogram& rowHistogram(int row) const {
+    return m_rows.at(static_cast<std::size_t>(row));
+  }
   void setChartStyle(const ChartStyle& style);
 
   int rowCount() const { return static_cast<int>(m_steps.size()); }
@@ -100,6 +111,8 @@ private:
 
   std::vector<std::int64_t> m_steps;
   std::vector<telemetry::ExponentHistogram> m_rows;
+  std::vector<double> m_shifts; // [row]: binades the FP16 limits move by
+  QString m_valuesNote;
   int m_firstExponent = -40;
   int m_lastExponent = 8;
   std::uint64_t m_maxCount = 0;

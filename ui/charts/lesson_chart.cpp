@@ -21,6 +21,8 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QToolTip>
+#include <QCursor>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -103,13 +105,19 @@ void LessonChart::clearDemo() {
   m_bars = nullptr;
   m_bins.clear();
   m_binColour.clear();
+  m_missing.clear();
   m_demo = {};
   setTitle(tr("Run the demo to see its figure"));
 }
 
-void LessonChart::addBars(const lessons::DemoOutput& demo) {
+void LessonChart::addBars(const lessons::DemoOutput& demo, double logFloor) {
   m_bars = new QBarSeries(this);
-  m_bars->setLabelsVisible(true);
+  // On a log axis a missing value (out of range) has no bar at all: Qt Charts
+  // would take the log of its 0. It stands at the axis floor with no height,
+  // and the values are given on hover (a value label there would read as the
+  // floor's number); the demo's text beside the chart lists every one.
+  const bool log = demo.logY;
+  m_bars->setLabelsVisible(!log);
   m_bars->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
   m_bars->setLabelsFormat(QStringLiteral("@value"));
   const auto n = static_cast<qsizetype>(demo.categories.size());
@@ -120,20 +128,40 @@ void LessonChart::addBars(const lessons::DemoOutput& demo) {
   // Three or more bars per category are too narrow for a horizontal label
   // (and two may be: fitBarLabels()).
   m_bars->setLabelsAngle(sets > 2 ? -90.0 : 0.0);
+  m_missing.clear();
   for (const auto& s : demo.series) {
     if (!s.bars)
       continue;
     auto* set = new QBarSet(QString::fromStdString(s.name));
-    QList<qreal> values(n, 0.0);
+    QList<qreal> values(n, log ? logFloor : 0.0);
+    std::vector<bool> missing(static_cast<std::size_t>(n), true);
     for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
       const auto at = static_cast<qsizetype>(std::lround(s.x[i]));
-      if (at < 0 || at >= n || !std::isfinite(s.y[i]) || (demo.logY && s.y[i] <= 0))
+      if (at < 0 || at >= n || !std::isfinite(s.y[i]) || (log && s.y[i] <= 0))
         continue;
       values[at] = s.y[i];
+      missing[static_cast<std::size_t>(at)] = false;
     }
     set->append(values);
     m_bars->append(set);
+    m_missing.push_back(std::move(missing));
   }
+  connect(m_bars, &QBarSeries::hovered, this, [this](bool status, int index, QBarSet* set) {
+    if (!status) {
+      QToolTip::hideText();
+      return;
+    }
+    const int k = static_cast<int>(m_bars->barSets().indexOf(set));
+    const bool none = k >= 0 && std::size_t(k) < m_missing.size() && index >= 0 &&
+                      std::size_t(index) < m_missing[std::size_t(k)].size() &&
+                      m_missing[std::size_t(k)][std::size_t(index)];
+    const QString category = index >= 0 && std::size_t(index) < m_demo.categories.size()
+                                 ? QString::fromStdString(m_demo.categories[std::size_t(index)])
+                                 : QString();
+    QToolTip::showText(QCursor::pos(), none ? tr("%1, %2: out of range").arg(category, set->label())
+                                            : tr("%1, %2: %3").arg(category, set->label())
+                                                  .arg(set->at(index), 0, 'g', 4));
+  });
   chart()->addSeries(m_bars);
   m_bars->attachAxis(m_x);
   m_bars->attachAxis(m_y);
@@ -194,7 +222,10 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
   double yLow = 0.0;
   if (std::isfinite(yMin)) {
     if (demo.logY) {
-      yLow = std::pow(10.0, std::floor(std::log10(yMin)));
+      // Grouped bars stand on the axis floor: a decade below the smallest
+      // value gives the smallest bar a height (FP32's ULP at 1, 1.19e-7,
+      // stood on 1e-7 with no height to see).
+      yLow = std::pow(10.0, std::floor(std::log10(yMin)) - (grouped ? 1.0 : 0.0));
       // A decade of headroom above grouped bars for their value labels.
       const auto sets = std::count_if(demo.series.begin(), demo.series.end(), [](const auto& s) { return s.bars; });
       const double headroom = grouped ? (sets > 2 ? 2.0 : 1.0) : 0.0; // decades above for labels
@@ -217,7 +248,7 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
     }
   }
   if (grouped)
-    addBars(demo);
+    addBars(demo, yLow);
   for (std::size_t k = 0; k < demo.series.size(); ++k)
     if (demo.series[k].bars && !grouped)
       addBins(demo.series[k], static_cast<int>(k), demo.logY ? yLow : 0.0);
@@ -368,7 +399,8 @@ void LessonChart::fitCategories(QBarCategoryAxis* axis) {
 // ("0.0072" beside "0.0051") would run into each other, so they stand upright,
 // and the y axis grows until the tallest one fits above its bar.
 void LessonChart::fitBarLabels() {
-  if (m_bars == nullptr || m_bars->barSets().isEmpty() || m_demo.categories.empty())
+  if (m_bars == nullptr || m_bars->barSets().isEmpty() || m_demo.categories.empty() ||
+      !m_bars->isLabelsVisible())
     return;
   const QList<QBarSet*> sets = m_bars->barSets();
   const QRectF plot = chart()->plotArea();
@@ -478,12 +510,26 @@ qsizetype LessonChart::pointCount() const {
   return n;
 }
 
+double LessonChart::yAxisMin() const {
+  if (const auto* log = qobject_cast<const QLogValueAxis*>(m_y))
+    return log->min();
+  if (const auto* linear = qobject_cast<const QValueAxis*>(m_y))
+    return linear->min();
+  return 0.0;
+}
+
 void LessonChart::restyleSeries(const ChartStyle& style) {
   // New fonts, or a new demo: its texts are fitted once laid out, even where
   // the plot area keeps its size (and plotAreaChanged does not come).
   QMetaObject::invokeMethod(this, &LessonChart::fitTexts, Qt::QueuedConnection);
+  // Each line drawn over the ones before it is thinner, and the last of
+  // several is dashed: where lines coincide (lesson 2: BF16 and FP16 both
+  // stuck at w = 1), every colour still shows.
   for (std::size_t i = 0; i < m_series.size(); ++i) {
-    QPen pen(seriesColor(m_seriesColour[i]), 1.5 * style.linePenWidth());
+    const double widen = 1.0 + 0.8 * static_cast<double>(std::min<std::size_t>(m_series.size() - 1 - i, 2));
+    QPen pen(seriesColor(m_seriesColour[i]), 1.5 * style.linePenWidth() * widen);
+    if (m_series.size() > 1 && i + 1 == m_series.size())
+      pen.setStyle(Qt::DashLine);
     m_series[i]->setPen(pen);
     m_series[i]->setMarkerSize(style.markerSize());
   }

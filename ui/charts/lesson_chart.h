@@ -33,6 +33,7 @@ public:
   const std::vector<QXYSeries*>& series() const { return m_series; }
   // The grouped bars (categories on x), or nullptr.
   QBarSeries* bars() const { return m_bars; }
+  double yAxisMin() const; // the y axis' lower end (a log axis: the bars' floor)
   // The histogram bins as filled areas, one per bar series, or empty.
   const std::vector<QAreaSeries*>& bins() const { return m_bins; }
   // Points in all line series plus bars and bins (what the GUI test checks).
@@ -46,7 +47,7 @@ protected:
 
 private:
   void rebuildAxes(bool logY, bool barCategories, const std::vector<std::string>& categories);
-  void addBars(const lessons::DemoOutput& demo);
+  void addBars(const lessons::DemoOutput& demo, double logFloor);
   void addBins(const lessons::DemoSeries& s, int colourIndex, double baseline);
   void fitTexts();
   void fitCategories(QBarCategoryAxis* axis);
@@ -59,6 +60,7 @@ private:
   QBarSeries* m_bars = nullptr;
   std::vector<QAreaSeries*> m_bins;
   std::vector<int> m_binColour;
+  std::vector<std::vector<bool>> m_missing; // [bar set][category]: no value (out of range)
   QAbstractAxis* m_x = nullptr;
   QAbstractAxis* m_y = nullptr;
   double m_yHigh = 1.0; // the top of the y range setDemo() chose (before room for upright labels)

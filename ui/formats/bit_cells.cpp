@@ -107,14 +107,26 @@ QString BitCells::bitDescription(int index) const {
   return {};
 }
 
+void BitCells::setBlank(bool blank) {
+  if (blank == m_blank)
+    return;
+  m_blank = blank;
+  update();
+}
+
 void BitCells::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
   const Theme& theme = Theme::instance();
   const QColor base = palette().color(QPalette::Base);
   const QColor text = palette().color(QPalette::WindowText);
-  const QFont cellFont = theme.monospaceFont(1.35, true);
+  QFont cellFont = theme.monospaceFont(1.35, true);
   const double pen = theme.penWidthFactor();
+  // Cells narrowed to fit the width (a narrow dock): the digits shrink with them.
+  if (const int fits = cellWidth() - 4,
+      needed = QFontMetrics(cellFont).horizontalAdvance(QLatin1Char('0'));
+      fits < needed && needed > 0 && cellFont.pointSizeF() > 0)
+    cellFont.setPointSizeF(std::max(5.0, cellFont.pointSizeF() * fits / needed));
 
   for (int i = 0; i < m_format.totalBits(); ++i) {
     const QRect r = cellRect(i).adjusted(1, 1, -1, -1);
@@ -122,6 +134,12 @@ void BitCells::paintEvent(QPaintEvent*) {
                          : fieldOf(i) == Field::Exponent ? palette::kExponent
                                                          : palette::kMantissa;
     const bool set = (m_bits >> i) & 1u;
+    if (m_blank) { // no value: an empty grey cell, no digit
+      p.setPen(QPen(palette::blend(text, base, 0.7), pen));
+      p.setBrush(palette::blend(text, base, 0.92));
+      p.drawRoundedRect(QRectF(r), 3, 3);
+      continue;
+    }
     const QColor fill = set ? field : palette::blend(field, base, theme.dark() ? 0.78 : 0.8);
     p.setPen(QPen(palette::blend(field, text, 0.35), pen));
     p.setBrush(fill);
@@ -191,6 +209,12 @@ void BitCells::paintEvent(QPaintEvent*) {
     }
     const QString lead = expField == 0 ? QStringLiteral("0.m") : QStringLiteral("1.m");
     mantNames = {tr("m %1 → %2").arg(mHex, lead), tr("m %1").arg(mHex), mHex};
+  }
+  if (m_blank) { // no value: the fields' names, none of the last value's
+    label(top, top, palette::kSign, {QString()});
+    label(top - 1, mBits, palette::kExponent, {tr("exponent"), tr("exp"), QString()});
+    label(mBits - 1, 0, palette::kMantissa, {tr("mantissa"), tr("m"), QString()});
+    return;
   }
   label(top, top, palette::kSign, {(m_bits >> top) & 1u ? minus : QStringLiteral("+")});
   label(top - 1, mBits, palette::kExponent, expNames);

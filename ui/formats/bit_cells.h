@@ -21,6 +21,9 @@ public:
   explicit BitCells(const numeric::FloatFormat& format, QWidget* parent = nullptr);
 
   void setBits(std::uint64_t bits);
+  // Blank: empty grey cells, no digits (the input does not give a value).
+  void setBlank(bool blank);
+  bool isBlank() const { return m_blank; }
   std::uint64_t bits() const { return m_bits; }
   const numeric::FloatFormat& format() const { return m_format; }
 
@@ -54,6 +57,7 @@ private:
 
   const numeric::FloatFormat& m_format;
   std::uint64_t m_bits = 0;
+  bool m_blank = false;
   int m_hover = -1;
 };
 

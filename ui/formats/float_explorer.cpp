@@ -284,8 +284,12 @@ void FloatExplorer::showModelInField() {
 
 void FloatExplorer::refresh() {
   const double typed = m_model.typed().approximate();
-  for (FormatCard* c : m_cards)
-    c->showReading(m_model.reading(c->format().id), typed);
+  for (FormatCard* c : m_cards) {
+    if (m_inputValid)
+      c->showReading(m_model.reading(c->format().id), typed);
+    else
+      c->showNoValue(); // never the last good value beside an error
+  }
   m_cardsArea->setEnabled(m_inputValid);
 }
 

@@ -16,6 +16,7 @@
 #include <QToolButton>
 
 #include <cmath>
+#include <limits>
 
 namespace mantissa::ui {
 namespace {
@@ -187,7 +188,25 @@ void FormatCard::applyFonts() {
       QFontMetrics(m_name->font()).horizontalAdvance(QStringLiteral("FP8 E4M3")));
 }
 
+void FormatCard::showNoValue() {
+  m_showsValue = false;
+  m_bits->setBlank(true);
+  const QString none = QStringLiteral("—");
+  for (QLabel* label : {m_hex, m_stored, m_error, m_ulp, m_neighbours})
+    label->setText(none);
+  for (QLabel* label : {m_hex, m_stored, m_neighbours})
+    label->setToolTip({});
+  m_class->clear();
+  m_flags->clear();
+  m_flags->setVisible(false);
+  m_flagged = false;
+  m_strip->setValue(std::numeric_limits<double>::quiet_NaN(), false);
+  update();
+}
+
 void FormatCard::showReading(const FormatReading& r, double typedValue) {
+  m_showsValue = true;
+  m_bits->setBlank(false);
   const numeric::Decoded& d = r.decoded;
   const int digits = distinguishingDigits(m_format);
   m_bits->setBits(r.bits);

@@ -24,6 +24,9 @@ public:
   explicit FormatCard(const numeric::FloatFormat& format, QWidget* parent = nullptr);
 
   void showReading(const FormatReading& reading, double typedValue);
+  // The input does not parse: no value, no bits (nothing stale from before).
+  void showNoValue();
+  bool showsValue() const { return m_showsValue; }
   void setSelected(bool selected);
   // The explorer gives every card the same bit-cell width so that rows line up.
   void setBitsWidth(int width);
@@ -72,6 +75,7 @@ private:
   bool m_compact = false;
   bool m_selected = false;
   bool m_flagged = false;
+  bool m_showsValue = true;
 };
 
 } // namespace mantissa::ui

@@ -20,9 +20,14 @@
 #include <QTextBrowser>
 #include <QTextDocument>
 #include <QTimer>
+#include <QTextFragment>
+#include <QTextCharFormat>
+#include <QTextCursor>
+#include <QTextBlock>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <vector>
 #include <cstdlib>
 #include <memory>
 
@@ -33,7 +38,9 @@ namespace {
 // Presenter text sizes tried from the largest down (x the presenter font):
 // the largest at which the slide fits without scrolling wins.
 constexpr double kSlideFontFactors[] = {1.6, 1.45, 1.3, 1.2, 1.1, 1.0, 0.9, 0.8};
-constexpr double kResultFontFactors[] = {1.0, 0.9, 0.8, 0.7};
+// Presenter mode: the largest that fits; never below the page's own text
+// size (a longer result scrolls rather than shrinking out of a projector's reach).
+constexpr double kResultFontFactors[] = {1.3, 1.15, 1.0};
 constexpr double kLandscape = 1.2; // width / height from which text sits beside the demo
 constexpr int kTextShare = 42;         // % of a landscape presenter page for the slide text
 constexpr int kNarrowestTextShare = 30; // ... down to this when a short slide fits at the same size
@@ -158,7 +165,11 @@ void LessonsPage::showLesson(int index) {
     buildLinks({});
     return;
   }
-  for (const auto& d : lesson.demos) m_demoChoice->addItem(qs(d));
+  // The title a student reads; the id (what the lesson names) as the item's data.
+  for (const auto& d : lesson.demos) {
+    const std::string_view title = lessons::demoTitle(d);
+    m_demoChoice->addItem(title.empty() ? qs(d) : qs(std::string(title)), qs(d));
+  }
   m_runArea->setEnabled(!lesson.demos.empty() && !m_running);
   buildLinks(lesson);
 }
@@ -177,6 +188,31 @@ void LessonsPage::showText() {
     const auto text = qs(slide ? m_slides[static_cast<std::size_t>(m_slide)] : lesson.text);
     if (lesson.format == lessons::LessonFormat::Markdown) m_text->setMarkdown(text);
     else m_text->setHtml(text);
+    // Code (a formula, a value) takes the lesson text's size: the fixed-pitch
+    // font came with the system's own small size, unreadable on a projector.
+    struct Span {
+      int position, length;
+      QTextCharFormat format;
+    };
+    std::vector<Span> code;
+    for (QTextBlock block = m_text->document()->begin(); block.isValid(); block = block.next())
+      for (auto it = block.begin(); !it.atEnd(); ++it) {
+        const QTextFragment fragment = it.fragment();
+        QTextCharFormat format = fragment.charFormat();
+        if (!format.fontFixedPitch() && !format.hasProperty(QTextFormat::FontFamilies))
+          continue;
+        if (!format.hasProperty(QTextFormat::FontPointSize) && !format.hasProperty(QTextFormat::FontPixelSize))
+          continue;
+        format.clearProperty(QTextFormat::FontPointSize);
+        format.clearProperty(QTextFormat::FontPixelSize);
+        code.push_back({fragment.position(), fragment.length(), format});
+      }
+    for (const Span& span : code) {
+      QTextCursor cursor(m_text->document());
+      cursor.setPosition(span.position);
+      cursor.setPosition(span.position + span.length, QTextCursor::KeepAnchor);
+      cursor.setCharFormat(span.format);
+    }
   }
   const int slides = std::max(1, slideCount());
   m_slideText = tr("%1   ·   slide %2 of %3   ·   lesson %4 of %5   ·   Page Down: next")
@@ -245,7 +281,7 @@ void LessonsPage::buildLinks(const lessons::Lesson& lesson) {
 
 void LessonsPage::runSelectedDemo() {
   if (m_running || m_demoChoice->currentIndex() < 0) return;
-  const std::string id = m_demoChoice->currentText().toStdString();
+  const std::string id = m_demoChoice->currentData().toString().toStdString();
   m_running = true;
   m_runArea->setEnabled(false);
   m_status->setText(tr("Running %1…").arg(qs(id)));
@@ -374,7 +410,7 @@ void LessonsPage::fitResults() {
   const auto& theme = Theme::instance();
   const QStringList lines = m_results->toPlainText().split(QLatin1Char('\n'));
   const QSize room = m_results->viewport()->size();
-  QFont chosen = theme.monospaceFont(0.95);
+  QFont chosen = theme.monospaceFont(1.0);
   if (m_presenterLayout) {
     chosen = theme.monospaceFont(kResultFontFactors[std::size(kResultFontFactors) - 1]);
     for (double factor : kResultFontFactors) {

@@ -52,6 +52,16 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
   m_tables = row;
   m_precision = makeTable({tr("Op"), tr("Precision"), tr("How")});
   m_precision->setObjectName(QStringLiteral("opPrecisionTable"));
+  // The "How" notes take the rest of the width and wrap there, never cut at the edge.
+  m_precision->setWordWrap(true);
+  m_precision->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+  m_precision->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  connect(m_precision->horizontalHeader(), &QHeaderView::sectionResized, this,
+          [this](int section) {
+            if (section == 2) // the notes' new width wraps them to other heights
+              QMetaObject::invokeMethod(m_precision, &QTableView::resizeRowsToContents,
+                                        Qt::QueuedConnection);
+          });
   m_times = makeTable({tr("Op kind"), tr("ms / step"), tr("Share")});
   m_times->setObjectName(QStringLiteral("opTimeTable"));
   m_precision->viewport()->installEventFilter(this);
@@ -101,18 +111,18 @@ void OpTablePanel::setRun(const QString& title, const std::vector<std::array<QSt
 }
 
 // On a narrow panel (the Setup column of a short page) the op names wrap
-// onto two lines rather than pushing the precision column out of sight.
+// onto two lines rather than pushing the precision column out of sight; the
+// "How" notes wrap in whatever width is left (at least kHowChars characters).
 void OpTablePanel::fitOpColumn() {
+  constexpr int kHowChars = 14;
   auto* header = m_precision->horizontalHeader();
   const auto* view = static_cast<const QAbstractItemView*>(m_precision); // (protected in QTableView)
   const int natural = std::max(view->sizeHintForColumn(0), header->sectionSizeHint(0));
-  const int room = m_precision->viewport()->width() - header->sectionSize(1);
-  const bool wrap = natural > room;
-  const int width = wrap ? std::max(room, header->minimumSectionSize()) : natural;
-  if (wrap == m_precision->wordWrap() && width == header->sectionSize(0))
-    return;
-  m_precision->setWordWrap(wrap);
-  m_precision->setColumnWidth(0, width);
+  const int how = kHowChars * m_precision->fontMetrics().averageCharWidth();
+  const int room = m_precision->viewport()->width() - header->sectionSize(1) - how;
+  const int width = natural > room ? std::max(room, header->minimumSectionSize()) : natural;
+  if (width != header->sectionSize(0))
+    m_precision->setColumnWidth(0, width);
   m_precision->resizeRowsToContents();
 }
 

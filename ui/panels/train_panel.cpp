@@ -27,12 +27,15 @@
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QSettings>
+#include <QScrollBar>
 #include <QTabBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace mantissa::ui {
 
@@ -48,8 +51,17 @@ constexpr int kLayoutVersion = 3;
 // The message line above the toolbar: as tall as its wrapped text at the
 // page's width (a plain word-wrapped QLabel asks for the height of a narrow
 // column, leaving blank lines under a one-line message).
+// The message line above the toolbar keeps room for three lines, so the
+// toolbar under it stays put while messages of one, two or three lines come
+// and go (it moved under the pointer); a longer message still gets its height.
 class BannerLabel : public QLabel {
 public:
+  static constexpr int kReservedLines = 3;
+  int heightForWidth(int width) const override {
+    const QMargins m = contentsMargins();
+    const int reserved = kReservedLines * fontMetrics().lineSpacing() + m.top() + m.bottom();
+    return std::max(QLabel::heightForWidth(width), reserved);
+  }
   QSize sizeHint() const override {
     const int w = parentWidget() != nullptr ? parentWidget()->width() : QLabel::sizeHint().width();
     return {w, heightForWidth(w)};
@@ -136,6 +148,19 @@ void TrainPanel::buildActions() {
     applySetup();
   });
   bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Pace: ")));
+  m_pace = new QComboBox;
+  m_pace->setObjectName(QStringLiteral("pacePicker"));
+  m_pace->setToolTip(tr("How fast the runs train: full speed, or at most this many steps per "
+                        "second, slow enough to watch the histograms change. The step times "
+                        "and the throughput stay those of full speed."));
+  m_pace->addItem(tr("Full speed"), 0.0);
+  for (const double pace : {1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0})
+    m_pace->addItem(pace == 1.0 ? tr("1 step/s") : tr("%1 steps/s").arg(pace), pace);
+  connect(m_pace, &QComboBox::currentIndexChanged, this,
+          [this] { m_controller->setPace(m_pace->currentData().toDouble()); });
+  bar->addWidget(m_pace);
+  bar->addSeparator();
   bar->addWidget(new QLabel(tr(" Inspect run: ")));
   m_runPicker = new QComboBox;
   m_runPicker->setObjectName(QStringLiteral("runPicker"));
@@ -192,6 +217,7 @@ void TrainPanel::buildDocks() {
   scroll->setWidget(m_setup);
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setObjectName(QStringLiteral("setupScroll"));
   scroll->setMinimumWidth(300);
   addDock(scroll, tr("Setup"), QStringLiteral("setupDock"), Qt::LeftDockWidgetArea);
 
@@ -241,6 +267,11 @@ void TrainPanel::buildDocks() {
     refreshHistogram();
   });
   connect(m_histogram, &HistogramChart::binClicked, this, &TrainPanel::onBinClicked);
+  connect(m_histogram, &HistogramChart::showScaledChanged, this, [this] {
+    m_heatmapKey.clear(); // the heat map follows the Scaled box
+    if (shows(m_heatmap))
+      refreshHeatmap();
+  });
   connect(m_watch, &WatchPanel::watchRequested, this, [this](int layer, std::int64_t index) {
     if (selectedRun() >= 0)
       m_controller->setWatch(selectedRun(), layer, index);
@@ -447,6 +478,12 @@ void TrainPanel::onStateChanged() {
   m_stopAction->setEnabled(s == S::Running || s == S::Paused);
   m_start->setEnabled(s != S::Running);
   m_setup->setEnabled(s != S::Running && s != S::Paused);
+  // Every run has ended: the message says so (a divergence, which
+  // refreshStatus() reports, takes its place).
+  if (s == S::Finished && m_controller->loadedCount() < m_controller->runCount())
+    m_banner->setText((m_presetNote.isEmpty() ? QString() : m_presetNote + QStringLiteral("<br>")) +
+                      tr("Finished. The charts stay as the runs left them: pick a run above, "
+                         "scrub the heat map, or press Start (Ctrl+R) to train again."));
   refreshStatus();
 }
 
@@ -580,7 +617,28 @@ void TrainPanel::fitWatchWidth() {
   scroll->setMinimumWidth(narrow ? 0 : m_watch->minimumSizeHint().width());
 }
 
+void TrainPanel::setPace(double stepsPerSecond) {
+  int best = 0;
+  for (int i = 1; i < m_pace->count(); ++i)
+    if (std::abs(m_pace->itemData(i).toDouble() - stepsPerSecond) <
+        std::abs(m_pace->itemData(best).toDouble() - stepsPerSecond))
+      best = i;
+  m_pace->setCurrentIndex(stepsPerSecond > 0.0 ? best : 0);
+  m_controller->setPace(m_pace->currentData().toDouble()); // also when the index stayed
+}
+
 void TrainPanel::applyTheme() {
+  // Presenter mode starts at a pace a class can follow; leaving it returns to
+  // full speed unless the pace was changed meanwhile.
+  const bool presenter = Theme::instance().presenter();
+  if (presenter && !m_pacedForPresenter) {
+    setPace(kPresenterPace);
+    m_pacedForPresenter = true;
+  } else if (!presenter && m_pacedForPresenter) {
+    if (m_pace->currentData().toDouble() == kPresenterPace)
+      setPace(0.0);
+    m_pacedForPresenter = false;
+  }
   arrangeForPresenter();
   fitDocks();
   const Theme& t = Theme::instance();

@@ -60,6 +60,13 @@ public:
   QAction* stepAction() const { return m_step; }
   QAction* stopAction() const { return m_stopAction; }
   QAction* resetAction() const { return m_reset; }
+  // Full speed, or a cap in steps per second (item data: the cap, 0 = none).
+  QComboBox* pacePicker() const { return m_pace; }
+  // The pace presenter mode starts at: a new histogram row about every
+  // second with the default setup (telemetry every 5 steps), the default
+  // three epochs (234 steps) lasting about 47 s.
+  static constexpr double kPresenterPace = 5.0;
+  void setPace(double stepsPerSecond); // picks the nearest offered pace
 
   // Applies the setup form to the controller (new runs, Ready). Returns the
   // problems ("" when the runs were built).
@@ -139,6 +146,8 @@ private:
   QAction* m_step = nullptr;
   QAction* m_stopAction = nullptr;
   QAction* m_reset = nullptr;
+  QComboBox* m_pace = nullptr;
+  bool m_pacedForPresenter = false; // the pace presenter mode set, reset when it ends
 
   std::optional<std::int64_t> m_scrubStep;
   const telemetry::TelemetryFrame* m_histogramFrame = nullptr; // what the histogram shows

@@ -167,14 +167,48 @@ void TrainPanel::refreshHistogram() {
                              scaled ? scaled->lossScale : 1.0);
   // The step (and the swamped share) change every frame: the chart shows them
   // beside its toggles, not in its title (a new title re-lays out the chart).
-  const QString subject =
+  QString subject =
       tr("%1 · layer %2 %3").arg(m_controller->runName(run)).arg(layer).arg(className(cls));
+  // A loss multiplier (the underflow and scaling presets' 2^-14) is in every
+  // gradient as stored, and so in what the chart draws: the title says so.
+  if (const double m = m_controller->config(run).lossMultiplier;
+      m != 1.0 && (cls == telemetry::TensorClass::WeightGrads ||
+                   cls == telemetry::TensorClass::ActivationGrads)) {
+    int e = 0;
+    const QString factor = std::frexp(m, &e) == 0.5 ? QStringLiteral("2^%1").arg(e - 1)
+                                                    : QString::number(m, 'g', 4);
+    subject += tr(" · loss × %1").arg(factor);
+  }
   QString detail = tr("step %1").arg(frame->step);
   if (std::size_t(layer) < frame->swamped.size() && !std::isnan(frame->swamped[std::size_t(layer)]) &&
       cls == telemetry::TensorClass::Updates)
     detail += tr(" · %1 % swamped").arg(100.0 * frame->swamped[std::size_t(layer)], 0, 'f', 1);
   m_histogram->setSubject(subject, detail);
 }
+
+// The heat map shows what the histogram shows: with its Scaled box checked,
+// a loss-scaled run's rows hold the values as stored (the FP16 limits stay
+// put); unchecked, the unscaled values, each row's limits moved by that
+// step's -log2(loss scale).
+namespace {
+
+struct HeatmapRow {
+  const telemetry::TensorTelemetry* entry = nullptr;
+  double shift = 0.0;
+};
+
+HeatmapRow heatmapRow(const telemetry::TelemetryFrame& frame, int layer, telemetry::TensorClass cls,
+                      bool scaled) {
+  const auto* unscaled = frame.find(layer, cls, false);
+  const auto* stored = frame.find(layer, cls, true);
+  if (stored == nullptr)
+    return {unscaled, 0.0};
+  if (scaled || unscaled == nullptr)
+    return {stored, 0.0};
+  return {unscaled, stored->lossScale > 0.0 ? -std::log2(stored->lossScale) : 0.0};
+}
+
+} // namespace
 
 void TrainPanel::refreshHeatmap() {
   const int run = selectedRun();
@@ -183,7 +217,9 @@ void TrainPanel::refreshHeatmap() {
   const RunRecord& r = m_controller->record(run);
   const int layer = std::max(0, m_layerPicker->currentIndex());
   const auto cls = telemetry::TensorClass(m_classPicker->currentData().toInt());
-  const QString key = QStringLiteral("%1/%2/%3").arg(run).arg(layer).arg(int(cls));
+  const bool scaled = m_histogram->showScaledChecked();
+  const QString key =
+      QStringLiteral("%1/%2/%3/%4").arg(run).arg(layer).arg(int(cls)).arg(scaled ? 1 : 0);
   const auto& frames = r.frames();
   // Rebuild when the subject changed or the record thinned its frames (it
   // keeps the first, so fewer frames than rows tells); else append.
@@ -191,16 +227,28 @@ void TrainPanel::refreshHeatmap() {
                        (m_heatmap->rowCount() > 0 &&
                         (frames.empty() || frames.front()->step != m_heatmap->stepOfRow(0) ||
                          std::size_t(m_heatmap->rowCount()) > frames.size()));
+  const auto note = [&](const telemetry::TelemetryFrame& f) {
+    if (f.find(layer, cls, true) == nullptr)
+      return QString();
+    return scaled ? tr("scaled values, as stored")
+                  : tr("unscaled values, FP16 limits moved by the loss scale");
+  };
   if (rebuild) {
     std::vector<std::int64_t> steps;
     std::vector<telemetry::ExponentHistogram> hists;
+    std::vector<double> shifts;
+    QString valuesNote;
     for (const auto& f : frames)
-      if (const auto* t = f->find(layer, cls, false)) {
+      if (const HeatmapRow row = heatmapRow(*f, layer, cls, scaled); row.entry != nullptr) {
         steps.push_back(f->step);
-        hists.push_back(t->hist);
+        hists.push_back(row.entry->hist);
+        shifts.push_back(row.shift);
+        if (valuesNote.isEmpty())
+          valuesNote = note(*f);
       }
-    m_heatmap->setHistory(steps, hists);
+    m_heatmap->setHistory(steps, hists, shifts);
     m_heatmap->setSubject(tr("%1 · layer %2 %3").arg(m_controller->runName(run)).arg(layer).arg(className(cls)));
+    m_heatmap->setValuesNote(valuesNote);
     m_heatmapKey = key;
     if (m_scrubStep)
       m_heatmap->selectStep(*m_scrubStep);
@@ -210,8 +258,11 @@ void TrainPanel::refreshHeatmap() {
   auto it = std::upper_bound(frames.begin(), frames.end(), last,
                              [](std::int64_t s, const auto& f) { return s < f->step; });
   for (; it != frames.end(); ++it)
-    if (const auto* t = (*it)->find(layer, cls, false))
-      m_heatmap->appendRow((*it)->step, t->hist);
+    if (const HeatmapRow row = heatmapRow(**it, layer, cls, scaled); row.entry != nullptr) {
+      if (m_heatmap->rowCount() == 0)
+        m_heatmap->setValuesNote(note(**it));
+      m_heatmap->appendRow((*it)->step, row.entry->hist, row.shift);
+    }
 }
 
 void TrainPanel::refreshLossScale() {
@@ -265,8 +316,14 @@ void TrainPanel::refreshStatus() {
     percents << tr("%1 %2 %").arg(m_controller->runName(i)).arg(total > 0 ? 100 * done / total : 0);
     if (m_controller->isLoaded(i))
       text += tr(" · loaded");
-    if (snap && !snap->finished && snap->stepsPerSecond > 0)
-      text += tr(" · %1 steps/s").arg(snap->stepsPerSecond, 0, 'f', 0);
+    if (snap && !snap->finished && snap->stepsPerSecond > 0) {
+      if (snap->pace > 0 && snap->fullSpeedStepsPerSecond > 0)
+        text += tr(" · %1 steps/s paced (%2 at full speed)")
+                    .arg(snap->stepsPerSecond, 0, 'f', snap->stepsPerSecond < 10 ? 1 : 0)
+                    .arg(snap->fullSpeedStepsPerSecond, 0, 'f', 0);
+      else
+        text += tr(" · %1 steps/s").arg(snap->stepsPerSecond, 0, 'f', 0);
+    }
     if (snap && snap->summary)
       text += tr(" · test %1 %").arg(100.0 * snap->summary->testAccuracy, 0, 'f', 2);
     if (r.divergence())

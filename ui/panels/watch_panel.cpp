@@ -86,6 +86,10 @@ WatchPanel::WatchPanel(QWidget* parent) : QWidget(parent) {
   grid->addWidget(m_workingValue, 2, 1);
   grid->addWidget(m_workingStack, 3, 0, 1, 2);
   grid->setColumnStretch(1, 1);
+  // Long values and titles wrap rather than widen the panel past its dock,
+  // which cut the bit cells off at the right edge.
+  for (QLabel* label : {m_masterTitle, m_masterValue, m_workingTitle, m_workingValue})
+    label->setWordWrap(true);
   layout->addLayout(grid);
   m_gradient = new QLabel;
   m_live = new QLabel;

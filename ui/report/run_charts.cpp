@@ -89,6 +89,7 @@ std::unique_ptr<ChartWidget> histogramChart(const train::RunLog& log, const RunC
   auto chart = std::make_unique<HistogramChart>();
   chart->setHistograms(unscaled->hist, scaled ? &scaled->hist : nullptr,
                        scaled ? scaled->lossScale : 1.0);
+  chart->setShowScaled(spec.scaled);
   chart->setSubject(QObject::tr("layer %1 weight gradients, step %2").arg(spec.layer).arg(frame->step));
   return chart;
 }

@@ -29,6 +29,10 @@ struct RunChartSpec {
   RunChartKind kind = RunChartKind::Loss;
   int layer = 0;          // Histogram: layer index
   std::int64_t step = -1; // Histogram: a telemetry step; -1 = the last frame
+  // Histogram of a loss-scaled run: true shows the values as stored (times the
+  // loss scale), which the 16-bit format's regions apply to; false shows the
+  // unscaled values with the regions moved by -log2(loss scale).
+  bool scaled = true;
 };
 
 // "loss", "accuracy", "loss-scale", "histogram", "histogram:LAYER:STEP".

@@ -106,11 +106,21 @@ QString caption(const RunChartSpec& spec, const train::RunLog& log) {
   case RunChartKind::Histogram: {
     const std::int64_t step = spec.step >= 0 ? spec.step
                                              : (log.frames.empty() ? 0 : log.frames.back().step);
-    return QObject::tr("Layer %1 weight gradients at step %2: values per binade of |dW| "
-                       "(unscaled); shaded, the regions where the run's 16-bit format rounds to "
-                       "zero, is subnormal, or overflows.")
+    const telemetry::TelemetryFrame* frame = log.frameAt(step);
+    const bool lossScaled =
+        frame != nullptr && frame->find(spec.layer, telemetry::TensorClass::WeightGrads, true) != nullptr;
+    const QString values =
+        !lossScaled ? QObject::tr("values per binade of |dW|")
+        : spec.scaled
+            ? QObject::tr("values per binade of |dW| times the loss scale, as the 16-bit format "
+                          "stores them")
+            : QObject::tr("values per binade of the unscaled |dW|, with the regions moved by the "
+                          "loss scale to where the stored values meet them");
+    return QObject::tr("Layer %1 weight gradients at step %2: %3; shaded, the regions where "
+                       "the run's 16-bit format rounds to zero, is subnormal, or overflows.")
         .arg(spec.layer)
-        .arg(step);
+        .arg(step)
+        .arg(values);
   }
   }
   return {};
@@ -127,7 +137,7 @@ RunReport::RunReport(const train::RunLog& log, RunReportOptions options)
   std::vector<RunChartSpec> histograms;
   for (std::int64_t step : steps)
     for (int layer : histogramLayers(log, step))
-      histograms.push_back({RunChartKind::Histogram, layer, step});
+      histograms.push_back({RunChartKind::Histogram, layer, step, m_options.scaledHistograms});
   // Layer by layer, steps in order: each layer's histograms side by side in time.
   std::stable_sort(histograms.begin(), histograms.end(), [](const auto& a, const auto& b) {
     return a.layer != b.layer ? a.layer < b.layer : a.step < b.step;

@@ -25,6 +25,7 @@ namespace mantissa::ui {
 
 struct RunReportOptions {
   std::vector<std::int64_t> histogramSteps; // empty: defaultHistogramSteps()
+  bool scaledHistograms = true;             // see RunChartSpec::scaled
 };
 
 // One table of the report's text part.

@@ -6,11 +6,14 @@
 #include <mantissa/lessons/demo_registry.h>
 
 #include <mantissa/lessons/demos.h>
+#include <mantissa/numeric/codec.h>
+#include <mantissa/numeric/format.h>
 
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 namespace mantissa::lessons {
 
@@ -21,6 +24,21 @@ constexpr std::array<std::string_view, 12> kIds{
     "loss-scaling", "scale-recovery", "scaler-walk", "bf16-run",     "accumulation",
     "softmax-layernorm", "speed"};
 
+constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kTitles{{
+    {"format-table", "Formats, from the numeric core"},
+    {"ulp-ruler", "The ruler: gap to the next value"},
+    {"swamping", "w = 1.0, update -1e-4, 10,000 steps"},
+    {"swamp-fixes", "The fixes: FP32 master copy, Kahan summation"},
+    {"stochastic-rounding", "1.0 + 1000 x 0.001 in BF16"},
+    {"loss-scaling", "FP16 run: gradients by binade"},
+    {"scale-recovery", "FP16 gradients lost to zero, per loss scale"},
+    {"scaler-walk", "Dynamic loss scale, stepped by hand (growth after 3 clean steps)"},
+    {"bf16-run", "bf16-mixed on MNIST: loss and loss scale"},
+    {"accumulation", "Sum of 10,000 uniform(0,1) values"},
+    {"softmax-layernorm", "Error vs a double reference"},
+    {"speed", "Matmul 256 x 256 x 256, this machine"},
+}};
+
 template <typename... A> std::string fmt(const char* f, A... a) {
   char buf[256];
   std::snprintf(buf, sizeof buf, f, a...);
@@ -30,7 +48,7 @@ template <typename... A> std::string fmt(const char* f, A... a) {
 DemoSeries fromTrajectory(const Trajectory& t) { return {t.name, t.steps, t.w, false}; }
 
 DemoOutput formatTableDemo() {
-  DemoOutput o{"format-table", "Formats, from the numeric core", "format", "exponent / mantissa bits", false, {}, {}, {}};
+  DemoOutput o{"format-table", std::string(demoTitle("format-table")), "format", "exponent / mantissa bits", false, {}, {}, {}};
   DemoSeries e{"exponent bits", {}, {}, true}, m{"mantissa bits", {}, {}, true};
   int i = 0;
   for (const auto& r : formatTable()) {
@@ -51,17 +69,29 @@ DemoOutput formatTableDemo() {
 
 DemoOutput ulpRulerDemo() {
   // Bars per format on a log axis: the gap at 1, 1000 and 65504 side by side.
-  DemoOutput o{"ulp-ruler", "The ruler: gap to the next value", "format", "ULP", true, {}, {}, {}};
+  DemoOutput o{"ulp-ruler", std::string(demoTitle("ulp-ruler")), "format", "ULP", true, {}, {}, {}};
   const double at[] = {1, 1000, 65504};
   std::vector<DemoSeries> byValue;
   for (double a : at) byValue.push_back({fmt("ULP at %g", a), {}, {}, true});
   int i = 0;
+  const auto formats = numeric::explorerFormats();
   for (const auto& r : ulpRuler()) {
     const double u[] = {r.at1, r.at1000, r.at65504};
+    const auto& f = numeric::formatInfo(formats[static_cast<std::size_t>(i)]);
     std::string line = fmt("%-9s", r.name.c_str());
     for (int k = 0; k < 3; ++k) {
       line += std::isnan(u[k]) ? fmt("  ULP at %g: out of range", at[k])
                                : fmt("  ULP at %g: %.6g", at[k], u[k]);
+      // The ULP is that of the value the format stores. Where rounding
+      // carries the value into the next binade (E5M2 stores 1000 as 1024),
+      // the gap in the binade of the value itself is half as large: both.
+      if (!std::isnan(u[k])) {
+        const double stored = numeric::decode(f, numeric::encode(f, at[k]).bits).value;
+        const double binade = std::ldexp(1.0, std::ilogb(at[k]));
+        if (std::ilogb(stored) != std::ilogb(at[k]))
+          line += fmt(" (of %g, the stored value; in [%g, %g) the gap is %g)", stored, binade,
+                      2 * binade, ulpAt(formats[static_cast<std::size_t>(i)], binade));
+      }
       if (!std::isnan(u[k])) {
         byValue[static_cast<std::size_t>(k)].x.push_back(i);
         byValue[static_cast<std::size_t>(k)].y.push_back(u[k]);
@@ -76,7 +106,7 @@ DemoOutput ulpRulerDemo() {
 }
 
 DemoOutput swampingOut() {
-  DemoOutput o{"swamping", "w = 1.0, update -1e-4, 10,000 steps", "step", "w", false, {}, {}, {}};
+  DemoOutput o{"swamping", std::string(demoTitle("swamping")), "step", "w", false, {}, {}, {}};
   for (const auto& t : swampingDemo().runs) {
     o.series.push_back(fromTrajectory(t));
     o.lines.push_back(fmt("%s: w after %g steps = %.6g", t.name.c_str(), t.steps.back(), t.w.back()));
@@ -89,7 +119,7 @@ DemoOutput swampingOut() {
 }
 
 DemoOutput fixesOut() {
-  DemoOutput o{"swamp-fixes", "The fixes: FP32 master copy, Kahan summation", "step", "w", false, {}, {}, {}};
+  DemoOutput o{"swamp-fixes", std::string(demoTitle("swamp-fixes")), "step", "w", false, {}, {}, {}};
   for (const auto& t : {swampTrajectory(numeric::FormatId::Bf16, 1.0, -1e-4, 10000, 50),
                         masterCopyFix(1.0, -1e-4, 10000, 50), kahanFix(1.0, -1e-4, 10000, 50)}) {
     o.series.push_back(fromTrajectory(t));
@@ -100,7 +130,7 @@ DemoOutput fixesOut() {
 
 DemoOutput stochasticOut() {
   const auto d = stochasticRoundingDemo();
-  DemoOutput o{"stochastic-rounding", "1.0 + 1000 x 0.001 in BF16", "step", "w", false,
+  DemoOutput o{"stochastic-rounding", std::string(demoTitle("stochastic-rounding")), "step", "w", false,
                {fromTrajectory(d.nearest), fromTrajectory(d.stochastic)}, {}, {}};
   o.lines.push_back(fmt("exact: %.6g", d.exact));
   o.lines.push_back(fmt("nearest even: %.6g", d.nearest.w.back()));
@@ -111,7 +141,7 @@ DemoOutput stochasticOut() {
 DemoOutput lossScalingOut() {
   const auto e = scalingExample();
   const auto r = recoveryDemo();
-  DemoOutput o{"loss-scaling", "FP16 run: gradients by binade", "log2 |g|", "gradients", false, {}, {}, {}};
+  DemoOutput o{"loss-scaling", std::string(demoTitle("loss-scaling")), "log2 |g|", "gradients", false, {}, {}, {}};
   o.lines.push_back(fmt("g = %g in FP16: %.6g (%s)", e.g, e.gInFp16, e.gIsSubnormal ? "subnormal" : "zero or normal"));
   o.lines.push_back(fmt("g x S (S = %g) in FP16: %.6g (%s)", e.scale, e.scaledInFp16,
                         e.scaledIsNormal ? "a normal number" : "not normal"));
@@ -137,7 +167,7 @@ DemoOutput lossScalingOut() {
 
 DemoOutput recoveryOut() {
   const auto r = recoveryDemo();
-  DemoOutput o{"scale-recovery", "FP16 gradients lost to zero, per loss scale", "loss scale",
+  DemoOutput o{"scale-recovery", std::string(demoTitle("scale-recovery")), "loss scale",
                "% of gradients", false, {}, {}, {}};
   DemoSeries lost{"lost to zero", {}, {}, true}, over{"overflow", {}, {}, true};
   o.lines.push_back(fmt("%llu weight gradients of the underflow preset's FP16 run, cast to FP16 x scale:",
@@ -163,7 +193,7 @@ DemoOutput recoveryOut() {
 
 DemoOutput scalerOut() {
   const std::vector<bool> script{false, false, false, true, false, false, false, false, true, true, false, false, false};
-  DemoOutput o{"scaler-walk", "Dynamic loss scale, stepped by hand (growth after 3 clean steps)", "step", "scale", true, {}, {}, {}};
+  DemoOutput o{"scaler-walk", std::string(demoTitle("scaler-walk")), "step", "scale", true, {}, {}, {}};
   DemoSeries s{"scale", {}, {}, false};
   for (const auto& st : scalerWalk(script)) {
     s.x.push_back(st.step);
@@ -179,7 +209,7 @@ DemoOutput scalerOut() {
 
 DemoOutput bf16Out() {
   const auto d = bf16RunDemo();
-  DemoOutput o{"bf16-run", "bf16-mixed on MNIST: loss and loss scale", "step", "loss / scale", false,
+  DemoOutput o{"bf16-run", std::string(demoTitle("bf16-run")), "step", "loss / scale", false,
                {{"loss", d.steps, d.loss, false}, {"loss scale", d.steps, d.scale, false}}, {}, {}};
   o.lines.push_back(fmt("%zu steps, %s, skipped steps: %lld", d.steps.size(),
                         d.hasScaler ? "with a loss scaler" : "no loss scaler",
@@ -190,7 +220,7 @@ DemoOutput bf16Out() {
 
 DemoOutput accumulationOut() {
   const auto d = accumulationDemo();
-  DemoOutput o{"accumulation", "Sum of 10,000 uniform(0,1) values", "values added", "sum", false, {}, {}, {}};
+  DemoOutput o{"accumulation", std::string(demoTitle("accumulation")), "values added", "sum", false, {}, {}, {}};
   o.lines.push_back(fmt("exact (double): %.6g", d.exact));
   for (const auto& t : d.runs) {
     o.series.push_back(fromTrajectory(t));
@@ -201,7 +231,7 @@ DemoOutput accumulationOut() {
 
 DemoOutput softmaxOut() {
   const auto d = softmaxLayerNormDemo();
-  DemoOutput o{"softmax-layernorm", "Error vs a double reference", "format", "error", true, {}, {}, {}};
+  DemoOutput o{"softmax-layernorm", std::string(demoTitle("softmax-layernorm")), "format", "error", true, {}, {}, {}};
   DemoSeries s{"softmax (max rel.)", {}, {}, true}, l{"layer norm (max abs.)", {}, {}, true};
   int i = 0;
   for (const auto& r : d.rows) {
@@ -219,7 +249,7 @@ DemoOutput softmaxOut() {
 }
 
 DemoOutput speedOut() {
-  DemoOutput o{"speed", "Matmul 256 x 256 x 256, this machine", "dtype", "GFLOP/s", false, {}, {}, {}};
+  DemoOutput o{"speed", std::string(demoTitle("speed")), "dtype", "GFLOP/s", false, {}, {}, {}};
   DemoSeries s{"GFLOP/s (median)", {}, {}, true};
   int i = 0;
   for (const auto& r : speedDemo()) {
@@ -237,6 +267,12 @@ DemoOutput speedOut() {
 } // namespace
 
 std::span<const std::string_view> demoIds() { return kIds; }
+
+std::string_view demoTitle(std::string_view id) {
+  for (const auto& [key, title] : kTitles)
+    if (key == id) return title;
+  return {};
+}
 
 bool isDemoId(std::string_view id) {
   for (auto k : kIds)

@@ -3,6 +3,7 @@
 #include <mantissa/train/trainer.h>
 
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 namespace mantissa::train {
@@ -92,10 +93,26 @@ void Trainer::start(bool startPaused) {
 // compare-exchange: a load-then-store could overwrite a Finished that landed
 // in between and leave a finished run Paused (or Running) for good.
 void Trainer::pause() {
+  {
+    std::lock_guard lock(m_mutex);
+    m_paused = true;
+    TrainerState expected = TrainerState::Running;
+    m_state.compare_exchange_strong(expected, TrainerState::Paused);
+  }
+  m_wake.notify_all(); // ends a pacing wait
+}
+
+void Trainer::setPace(double stepsPerSecond) {
+  {
+    std::lock_guard lock(m_mutex);
+    m_pace = stepsPerSecond > 0.0 && std::isfinite(stepsPerSecond) ? stepsPerSecond : 0.0;
+  }
+  m_wake.notify_all();
+}
+
+double Trainer::pace() const {
   std::lock_guard lock(m_mutex);
-  m_paused = true;
-  TrainerState expected = TrainerState::Running;
-  m_state.compare_exchange_strong(expected, TrainerState::Paused);
+  return m_pace;
 }
 
 void Trainer::resume() {
@@ -131,17 +148,38 @@ void Trainer::run(std::stop_token stop) {
   Session& s = *m_session;
   const auto start = std::chrono::steady_clock::now();
   double lastLoss = 0.0;
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point lastStart{}; // when the previous step began
   while (!s.finished()) {
     {
       std::unique_lock lock(m_mutex);
-      // Returns false only when stop was requested while waiting.
-      if (!m_wake.wait(lock, stop, [&] { return !m_paused || m_stepBudget > 0; }))
-        break;
-      if (m_paused)
-        --m_stepBudget;
+      bool go = false;
+      while (!go) {
+        // Returns false only when stop was requested while waiting.
+        if (!m_wake.wait(lock, stop, [&] { return !m_paused || m_stepBudget > 0; }))
+          break;
+        if (m_paused) { // a single step: not paced
+          --m_stepBudget;
+          go = true;
+          break;
+        }
+        if (m_pace <= 0.0 || lastStart == Clock::time_point{})
+          break;
+        const auto due = lastStart + std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double>(1.0 / m_pace));
+        if (Clock::now() >= due)
+          break;
+        // Until the slot, a pause, a new pace or stop, whichever comes first;
+        // then everything is checked again.
+        const double pace = m_pace;
+        m_wake.wait_until(lock, stop, due, [&] { return m_paused || m_pace != pace; });
+        if (stop.stop_requested())
+          break;
+      }
     }
     if (stop.stop_requested())
       break;
+    lastStart = Clock::now();
     const auto& report = s.step();
     lastLoss = report.loss;
     m_stepsDone = s.stepsDone();

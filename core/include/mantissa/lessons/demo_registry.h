@@ -42,6 +42,9 @@ public:
 // "loss-scaling", "scale-recovery", "scaler-walk", "bf16-run", "accumulation", "softmax-layernorm", "speed".
 std::span<const std::string_view> demoIds();
 bool isDemoId(std::string_view id);
+// The demo's title, as its figure shows it ("The ruler: gap to the next
+// value"); "" for an unknown id.
+std::string_view demoTitle(std::string_view id);
 
 // Runs the demo now. Throws UnknownDemo naming the id and the valid ones.
 DemoOutput runDemo(std::string_view id);

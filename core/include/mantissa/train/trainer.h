@@ -11,6 +11,10 @@
 //          destructor requests stop, then joins.
 //   pause: the loop waits on a condition variable between steps; stepOnce()
 //          lets exactly one step through and stays paused.
+//   pace:  a cap in steps per second (0: full speed). The loop waits on the
+//          same condition variable until the next step's slot, so pause, stop
+//          and a new pace end the wait at once. The wait lies between steps:
+//          StepReport::stepMs (and the op times) measure the step at full speed.
 //
 // The Session is built in the constructor on the caller's thread, so a bad
 // configuration or data file throws there (ConfigError / data::DataError),
@@ -54,6 +58,10 @@ public:
   void stepOnce();
   // Asks the thread to finish after the current step; returns at once.
   void stop();
+  // At most this many steps start per second (0 or less: full speed). Any
+  // thread, any time; single steps while paused are never held back.
+  void setPace(double stepsPerSecond);
+  double pace() const;
   // Blocks until the thread has finished (after onDone).
   void wait();
 
@@ -70,10 +78,11 @@ private:
 
   std::unique_ptr<Session> m_session;
   TrainerCallbacks m_callbacks;
-  std::mutex m_mutex;
+  mutable std::mutex m_mutex;
   std::condition_variable_any m_wake;
   bool m_paused = false;          // guarded by m_mutex
   std::int64_t m_stepBudget = 0;  // guarded by m_mutex: steps allowed while paused
+  double m_pace = 0.0;            // guarded by m_mutex: steps per second, 0 = full speed
   std::atomic<TrainerState> m_state{TrainerState::Ready};
   std::atomic<std::int64_t> m_stepsDone{0};
   std::jthread m_thread; // last member: joined first on destruction

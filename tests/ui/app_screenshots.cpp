@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Not a test: the driver of tests/ui/app_screenshots.sh. Shows the main
+// window over the whole screen and grabs the X root window of each page:
+//   <dir>/<page>-<mode>-<w>x<h>.png   (train: the default runs mid-run)
+#include "ui/app_shell/main_window.h"
+#include "ui/app_shell/theme.h"
+#include "ui/bridge/run_controller.h"
+#include "ui/formats/float_explorer.h"
+#include "ui/panels/train_panel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QScreen>
+#include <QTabWidget>
+#include <QTest>
+#include <QThread>
+
+#include <cstdio>
+
+namespace {
+
+void settle(int ms = 500) {
+  QElapsedTimer t;
+  t.start();
+  while (t.elapsed() < ms) {
+    QApplication::processEvents();
+    QThread::msleep(20);
+  }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s OUTPUT_DIR normal|presenter [train|explorer|lessons|speed...]\n",
+                 argv[0]);
+    return 2;
+  }
+  const QString dir = QString::fromLocal8Bit(argv[1]);
+  const bool presenter = QString::fromLocal8Bit(argv[2]) == QStringLiteral("presenter");
+  QStringList wanted;
+  for (int i = 3; i < argc; ++i)
+    wanted << QString::fromLocal8Bit(argv[i]);
+  if (wanted.isEmpty())
+    wanted = {"train", "explorer", "lessons", "speed"};
+  QDir().mkpath(dir);
+  mantissa::ui::MainWindow window;
+  window.setGeometry(QGuiApplication::primaryScreen()->geometry());
+  window.showFullScreen();
+  window.setPresenterMode(presenter);
+  settle();
+  const QSize size = window.screen()->size();
+  const auto grab = [&](const QString& name) {
+    settle();
+    const QString file = QStringLiteral("%1/%2-%3-%4x%5.png")
+                             .arg(dir, name, presenter ? "presenter" : "normal")
+                             .arg(size.width())
+                             .arg(size.height());
+    if (!window.screen()->grabWindow(0).save(file)) {
+      std::fprintf(stderr, "cannot write %s\n", qPrintable(file));
+      return false;
+    }
+    std::printf("%s\n", qPrintable(file));
+    return true;
+  };
+  QTabWidget* pages = window.pages();
+  const auto show = [&](const QString& label) {
+    for (int i = 0; i < pages->count(); ++i)
+      if (pages->tabText(i).remove(u'&').compare(label, Qt::CaseInsensitive) == 0)
+        pages->setCurrentIndex(i);
+  };
+  for (const QString& page : wanted) {
+    if (page == "train") {
+      show(QStringLiteral("Train"));
+      auto* train = window.findChild<mantissa::ui::TrainPanel*>();
+      train->startAction()->trigger();
+      // Mid-run: about 40 % of the first run's steps.
+      const auto total = train->controller()->facts(0).totalSteps;
+      (void)QTest::qWaitFor([&] { return train->controller()->record(0).lastStep() >= total * 2 / 5; },
+                      180000);
+      if (!grab(QStringLiteral("train")))
+        return 1;
+      train->controller()->stop();
+      (void)QTest::qWaitFor([&] {
+        return train->controller()->state() == mantissa::ui::RunController::State::Finished;
+      }, 60000);
+      if (!grab(QStringLiteral("train-finished")))
+        return 1;
+      // The fp16-mixed run (loss-scaled), its op table and a watched weight.
+      train->setSelectedRun(train->controller()->runCount() - 1);
+      for (const char* dock : {"opTableDock", "watchDock"}) {
+        if (auto* d = train->findChild<QDockWidget*>(QLatin1String(dock)))
+          d->raise();
+        if (!grab(QStringLiteral("train-fp16-") + QLatin1String(dock)))
+          return 1;
+      }
+    } else if (page == "explorer") {
+      show(QStringLiteral("Explorer"));
+      if (auto* explorer = window.findChild<mantissa::ui::FloatExplorer*>()) {
+        explorer->input()->setText(QStringLiteral("0.1"));
+        QTest::keyClick(explorer->input(), Qt::Key_Return);
+        if (!grab(QStringLiteral("explorer")))
+          return 1;
+        explorer->input()->setText(QStringLiteral("3,14"));
+        QTest::keyClick(explorer->input(), Qt::Key_Return);
+        if (!grab(QStringLiteral("explorer-error")))
+          return 1;
+      }
+    } else if (page == "lessons") {
+      show(QStringLiteral("Lessons"));
+      if (!grab(QStringLiteral("lessons")))
+        return 1;
+    } else if (page == "speed") {
+      show(QStringLiteral("Speed"));
+      if (!grab(QStringLiteral("speed")))
+        return 1;
+    }
+  }
+  if (presenter) { // and back: the page as presenter mode leaves it
+    window.setPresenterMode(false);
+    show(QStringLiteral("Train"));
+    settle(1000);
+    const QString file = QStringLiteral("%1/train-after-presenter-%2x%3.png")
+                             .arg(dir)
+                             .arg(size.width())
+                             .arg(size.height());
+    if (!window.screen()->grabWindow(0).save(file))
+      return 1;
+    std::printf("%s\n", qPrintable(file));
+  }
+  return 0;
+}
