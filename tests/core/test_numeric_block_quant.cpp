@@ -334,3 +334,40 @@ TEST(BlockQuant, ElementErrorIsWithinHalfAStepAwayFromSaturation) {
 }
 
 } // namespace
+
+#include <mantissa/numeric/value_list.h>
+
+namespace {
+
+using namespace mantissa::numeric;
+
+TEST(ValueList, SeparatorsCommentsAndSyntax) {
+  const ValueListResult r = parseValueList("1, 2;3\t0x1p-3 # four\n\n-inf nan\r\n1e-400 0.1");
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  ASSERT_EQ(r.values.size(), 8u);
+  EXPECT_EQ(r.values[3], 0.125);
+  EXPECT_TRUE(std::isinf(r.values[4]) && r.values[4] < 0);
+  EXPECT_TRUE(std::isnan(r.values[5]));
+  EXPECT_EQ(r.values[6], 0.0); // below half of double's smallest subnormal
+  EXPECT_EQ(r.values[7], 0.1);
+  EXPECT_TRUE(parseValueList("").values.empty());
+  EXPECT_TRUE(parseValueList("  # only a comment").error.empty());
+}
+
+TEST(ValueList, ErrorsNameLineAndColumn) {
+  const ValueListResult bad = parseValueList("1 2\n  3 4.5.6 7\n");
+  EXPECT_TRUE(bad.values.empty());
+  EXPECT_EQ(bad.line, 2u);
+  EXPECT_EQ(bad.column, 5u);
+  EXPECT_EQ(bad.error.rfind("line 2, column 5: '4.5.6' is not a number", 0), 0u) << bad.error;
+  ValueListLimits small;
+  small.maxValues = 3;
+  EXPECT_NE(parseValueList("1 2 3 4", small).error.find("more than 3 values"), std::string::npos);
+  EXPECT_TRUE(parseValueList("1 2 3", small).error.empty());
+  small.maxTokenLength = 4;
+  EXPECT_NE(parseValueList("1 12345", small).error.find("longer than 4 characters"), std::string::npos);
+  const ValueListResult control = parseValueList(std::string("1\x01x"));
+  EXPECT_NE(control.error.find("'1?x'"), std::string::npos) << control.error;
+}
+
+} // namespace
