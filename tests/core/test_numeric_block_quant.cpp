@@ -257,6 +257,15 @@ TEST(BlockQuant, Fp8BlockTilesAndWeightBlocks) {
   EXPECT_EQ(t.blocks.size(), 1u);
   EXPECT_GT(quantStats(v, b).sqnrDb, quantStats(v, t).sqnrDb - 1e-9);
   EXPECT_THROW(quantize(std::vector<double>(10, 1.0), BlockScheme::Fp8Block, act), std::invalid_argument);
+  // Beyond FP32's range an FP32-scaled scheme sees an infinity: NaN block.
+  const std::vector<double> huge{1e300, 1.0, 2.0};
+  const QuantizedTensor h = quantize(huge, BlockScheme::Fp8Tensor);
+  EXPECT_TRUE(std::isnan(h.blocks[0].scale));
+  EXPECT_EQ(h.flags[0], kNotFinite);
+  EXPECT_EQ(quantStats(huge, h).nonFinite, 1u);
+  // MX scales reach 2^127 and beyond FP32: 1e30 is an ordinary block there.
+  EXPECT_EQ(quantize(padded({1e30}, 32), BlockScheme::Mxfp8E4M3).dequantized[0],
+            std::ldexp(1.625, 99)); // 1.578 x 2^99: 403.9 x 2^91 -> 416 x 2^91
 }
 
 TEST(BlockQuant, CeilAndRceilNeverClipFloorDoes) {

@@ -215,7 +215,8 @@ QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme, con
     forEach(blk, [&](std::size_t i) {
       q.blockOf[i] = static_cast<std::uint32_t>(bi);
       const double v = values[i];
-      if (!std::isfinite(v)) {
+      // The FP32-scaled schemes read their input as FP32: past FLT_MAX is Inf.
+      if (!std::isfinite(v) || (!info.isMx() && !std::isfinite(f32(v)))) {
         nonFinite = true;
         q.flags[i] |= kNotFinite;
       } else {
@@ -313,7 +314,7 @@ QuantStats quantStats(std::span<const double> values, const QuantizedTensor& q) 
   std::size_t saturated = 0, lost = 0, subnormal = 0;
   double signal = 0.0, noise = 0.0;
   for (std::size_t i = 0; i < values.size() && i < q.dequantized.size(); ++i) {
-    if (!std::isfinite(values[i])) {
+    if ((q.flags[i] & kNotFinite) != 0) {
       ++s.nonFinite;
       continue;
     }

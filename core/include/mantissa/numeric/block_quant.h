@@ -85,7 +85,7 @@ enum ElementFlag : std::uint8_t {
   kSaturated = 1,  // |v| / scale was above the element's max and was clamped
   kLostToZero = 2, // v != 0 stored as zero
   kSubnormal = 4,  // stored as an element subnormal
-  kNotFinite = 8,  // v is Inf or NaN
+  kNotFinite = 8,  // v is Inf or NaN (for the FP32-scaled schemes: beyond FP32's range too)
 };
 
 struct QuantBlock {
@@ -120,7 +120,7 @@ QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme,
 // element format `element`, before clamping to E8M0's range.
 int mxScaleExponent(double amax, FormatId element, ScaleRounding rounding);
 
-// What quantization did to a tensor, over its finite values.
+// What quantization did to a tensor, over its finite values (those without kNotFinite).
 struct QuantStats {
   std::size_t count = 0;          // finite values
   std::size_t nonFinite = 0;      // Inf and NaN inputs
