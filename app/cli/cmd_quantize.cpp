@@ -18,6 +18,8 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -113,7 +115,7 @@ int runQuantize(const Args& args) {
                    "scale and each element's bits, stored value and what was lost.\n"
                    "Schemes: " +
                        schemeNames());
-  parser.option("scheme", "NAME", "the block scheme (required)");
+  parser.option("scheme", "NAME", "the block scheme (required), or all for every scheme's statistics");
   parser.option("scale-rounding", "MODE",
                 "MX schemes: floor (OCP MX v1.0), ceil, even or rceil", "floor");
   parser.option("rounding", "MODE", "element rounding: nearest-even, toward-zero, up, down or stochastic",
@@ -130,7 +132,8 @@ int runQuantize(const Args& args) {
     return 2;
   }
   const std::string schemeName = parser.value("scheme");
-  const auto scheme = parseSchemeName(schemeName);
+  const bool all = schemeName == "all";
+  const auto scheme = all ? std::optional(BlockScheme::Mxfp8E4M3) : parseSchemeName(schemeName);
   if (!scheme) {
     std::cerr << "mantissa-cli quantize: --scheme: unknown scheme '" << schemeName << "'";
     std::string best;
@@ -157,7 +160,7 @@ int runQuantize(const Args& args) {
               << "' (known: floor, ceil, even, rceil)\n";
     return 2;
   }
-  if (parser.has("scale-rounding") && !info.isMx()) {
+  if (parser.has("scale-rounding") && !info.isMx() && !all) {
     std::cerr << "mantissa-cli quantize: --scale-rounding applies to the MX schemes (E8M0 scales); "
               << info.name << " computes its scales in FP32\n";
     return 2;
@@ -191,7 +194,7 @@ int runQuantize(const Args& args) {
     options.cols = static_cast<std::size_t>(*c);
   }
   options.weightBlocks = parser.has("weight-blocks");
-  if (options.weightBlocks && (*scheme != BlockScheme::Fp8Block || rows == 0)) {
+  if (options.weightBlocks && ((*scheme != BlockScheme::Fp8Block && !all) || rows == 0)) {
     std::cerr << "mantissa-cli quantize: --weight-blocks needs --scheme fp8-block and --shape RxC\n";
     return 2;
   }
@@ -223,6 +226,38 @@ int runQuantize(const Args& args) {
     std::cerr << "mantissa-cli quantize: --shape " << rows << "x" << options.cols << " needs "
               << rows * options.cols << " values; stdin has " << values.size() << "\n";
     return 1;
+  }
+
+  if (all) {
+    const auto table = whatIf(values, options);
+    if (parser.has("json")) {
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
+      for (const auto& row : table)
+        out.push_back({{"scheme", schemeInfo(row.scheme).name},
+                       {"fraction_saturated", row.stats.fractionSaturated},
+                       {"fraction_lost_to_zero", row.stats.fractionLostToZero},
+                       {"fraction_subnormal", row.stats.fractionSubnormal},
+                       {"sqnr_db", std::isnan(row.stats.sqnrDb)   ? nlohmann::ordered_json()
+                                   : std::isinf(row.stats.sqnrDb) ? nlohmann::ordered_json("inf")
+                                                                  : nlohmann::ordered_json(row.stats.sqnrDb)},
+                       {"blocks", row.stats.blocks},
+                       {"blocks_max_clipped", row.stats.blocksMaxClipped}});
+      std::cout << out.dump(2) << "\n";
+      return 0;
+    }
+    std::cout << values.size() << " values, every scheme (MX scale rounding "
+              << scaleRoundingName(options.scaleRounding) << ")\n\n"
+              << "scheme       saturated  lost to zero  subnormal  SQNR         blocks clipped\n";
+    for (const auto& row : table) {
+      char line[256];
+      std::snprintf(line, sizeof line, "%-11s  %-9s  %-12s  %-9s  %-11s  %zu of %zu\n",
+                    std::string(schemeInfo(row.scheme).name).c_str(), percent(row.stats.fractionSaturated).c_str(),
+                    percent(row.stats.fractionLostToZero).c_str(), percent(row.stats.fractionSubnormal).c_str(),
+                    (std::isnan(row.stats.sqnrDb) ? std::string("-") : decibels(row.stats.sqnrDb)).c_str(),
+                    row.stats.blocksMaxClipped, row.stats.blocks);
+      std::cout << line;
+    }
+    return 0;
   }
 
   const QuantizedTensor q = quantize(values, *scheme, options);

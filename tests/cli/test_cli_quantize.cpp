@@ -104,6 +104,22 @@ TEST(CliQuantize, BlocksNvfp4AndShapes) {
   EXPECT_EQ(w.at("elements")[16].at("bits"), "0x7e");
 }
 
+TEST(CliQuantize, AllSchemesOnTheSameValues) {
+  // 7 1.3 -0.2 0.1: mxfp4 clips 7 and loses two of four (the block above).
+  const auto r = runCli({"quantize", "--scheme", "all", "--json"}, "7 1.3 -0.2 0.1\n");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json rows = json::parse(r.out);
+  ASSERT_EQ(rows.size(), 9u);
+  EXPECT_EQ(rows[4].at("scheme"), "mxfp4");
+  EXPECT_DOUBLE_EQ(rows[4].at("fraction_saturated").get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(rows[4].at("fraction_lost_to_zero").get<double>(), 0.5);
+  EXPECT_EQ(rows[4].at("blocks_max_clipped"), 1);
+  const auto text = runCli({"quantize", "--scheme", "all", "--scale-rounding", "ceil"}, "7 1.3 -0.2 0.1\n");
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("(MX scale rounding ceil)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("fp8-tensor"), std::string::npos);
+}
+
 TEST(CliQuantize, BadInputIsNamed) {
   struct Case {
     std::vector<std::string> args;

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -318,6 +319,34 @@ TEST(BlockQuant, ScaleExponentRoundingModes) {
   EXPECT_EQ(mxScaleExponent(4.0, FormatId::Fp4E2M1, ScaleRounding::Ceil), 0);
   EXPECT_EQ(mxScaleExponent(256.0, FormatId::Fp8E4M3, ScaleRounding::Floor), 0);
   EXPECT_EQ(mxScaleExponent(1.0, FormatId::Int8, ScaleRounding::Floor), 0);
+}
+
+TEST(BlockQuant, WhatIfRanksSchemesOnTheSameValues) {
+  std::mt19937 rng(5);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> v(32 * 64);
+  for (double& x : v)
+    x = normal(rng);
+  const auto rows = whatIf(v);
+  ASSERT_EQ(rows.size(), allSchemes().size());
+  std::map<BlockScheme, double> sqnr;
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.stats.count, v.size());
+    // Each row is what quantize + quantStats give for that scheme alone.
+    EXPECT_EQ(r.stats.sqnrDb, quantStats(v, quantize(v, r.scheme)).sqnrDb);
+    sqnr[r.scheme] = r.stats.sqnrDb;
+  }
+  // Within a block the mantissa bits decide: MXINT8 (6 fraction bits) >
+  // E4M3 and E2M3 (3) > E5M2 and E3M2 (2) > E2M1 (1).
+  for (BlockScheme three : {BlockScheme::Mxfp8E4M3, BlockScheme::Mxfp6E2M3}) {
+    EXPECT_GT(sqnr[BlockScheme::Mxint8], sqnr[three]);
+    for (BlockScheme two : {BlockScheme::Mxfp8E5M2, BlockScheme::Mxfp6E3M2})
+      EXPECT_GT(sqnr[three], sqnr[two] + 3.0);
+  }
+  EXPECT_GT(sqnr[BlockScheme::Mxfp6E3M2], sqnr[BlockScheme::Mxfp4] + 3.0);
+  // A uniform quantizer's SQNR is about 6 dB per bit: FP4's sits near 3 bits' worth.
+  EXPECT_GT(sqnr[BlockScheme::Mxfp4], 10.0);
+  EXPECT_LT(sqnr[BlockScheme::Mxfp4], 25.0);
 }
 
 TEST(BlockQuant, ElementErrorIsWithinHalfAStepAwayFromSaturation) {

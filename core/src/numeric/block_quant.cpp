@@ -341,4 +341,14 @@ QuantStats quantStats(std::span<const double> values, const QuantizedTensor& q) 
   return s;
 }
 
+std::vector<SchemeStats> whatIf(std::span<const double> values, const QuantizeOptions& options) {
+  std::vector<SchemeStats> rows;
+  for (BlockScheme s : allSchemes()) {
+    QuantizeOptions o = options;
+    o.weightBlocks = options.weightBlocks && s == BlockScheme::Fp8Block;
+    rows.push_back({s, quantStats(values, quantize(values, s, o))});
+  }
+  return rows;
+}
+
 } // namespace mantissa::numeric

@@ -133,4 +133,13 @@ struct QuantStats {
 };
 QuantStats quantStats(std::span<const double> values, const QuantizedTensor& q);
 
+// The what-if table: every scheme's statistics on the same values (each
+// scheme quantizes them with `options`; fp8-block uses 1 x 128 tiles unless
+// options.weightBlocks). In allSchemes() order.
+struct SchemeStats {
+  BlockScheme scheme;
+  QuantStats stats;
+};
+std::vector<SchemeStats> whatIf(std::span<const double> values, const QuantizeOptions& options = {});
+
 } // namespace mantissa::numeric
