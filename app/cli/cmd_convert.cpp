@@ -90,7 +90,14 @@ int runConvert(const Args& args) {
                  std::to_string(source.totalBits()) + " bits)");
         continue;
       }
-      out << formatBitsHex(target, encode(target, toDouble(source, *bits), o).bits) << "\n";
+      const EncodeResult fromBits = encode(target, toDouble(source, *bits), o);
+      if (fromBits.invalid) {
+        fail(lineNumber, text,
+             "has no " + std::string(target.name) + " encoding (" +
+                 (target.hasNan() ? "it has no sign" : "it has no NaN") + ")");
+        continue;
+      }
+      out << formatBitsHex(target, fromBits.bits) << "\n";
       continue;
     }
     const ParseResult parsed = parseNumber(text);
@@ -100,7 +107,14 @@ int runConvert(const Args& args) {
            "is not a number" + (colon == std::string::npos ? "" : parsed.error.substr(colon)));
       continue;
     }
-    out << formatBitsHex(target, encode(target, *parsed.value, o).bits) << "\n";
+    const EncodeResult encoded = encode(target, *parsed.value, o);
+    if (encoded.invalid) {
+      fail(lineNumber, text,
+           "has no " + std::string(target.name) + " encoding (" +
+               (target.hasNan() ? "it has no sign" : "it has no NaN") + ")");
+      continue;
+    }
+    out << formatBitsHex(target, encoded.bits) << "\n";
   }
   if (errors > 0) {
     if (errors > kMaxReportedErrors)

@@ -83,6 +83,7 @@ nlohmann::ordered_json rowJson(const Row& r, const ExactValue& input, Rounding r
       {"overflow", r.encoded.overflowed},
       {"underflow", r.encoded.underflowed},
       {"flushed", r.encoded.flushed},
+      {"invalid", r.encoded.invalid},
   };
 }
 
@@ -95,6 +96,7 @@ std::string notes(const EncodeResult& e) {
   add(e.overflowed, "overflow");
   add(e.underflowed, "underflow");
   add(e.flushed, "flushed");
+  add(e.invalid, "invalid");
   return s.empty() ? "-" : s;
 }
 
@@ -129,9 +131,11 @@ void printTable(const std::vector<Row>& rows, const std::string& heading) {
 int runInspect(const Args& args) {
   ArgParser parser("inspect", "Show how FP32, TF32, FP16, BF16, FP8-E4M3 and FP8-E5M2 store a "
                               "value, bit by bit,\nwith the exact stored value, the rounding error "
-                              "and the ULP.");
+                              "and the ULP. --format mx shows the OCP\nMicroscaling formats instead: "
+                              "FP6 E2M3 and E3M2, FP4 E2M1, the E8M0 scale and INT8.");
   parser.positional("VALUE", "decimal (0.1, -0, 1e-8), hex float (0x1.8p-3), inf or nan", false);
-  parser.option("format", "NAME", "one format (" + knownFormatNames() + ") or all", "all");
+  parser.option("format", "NAME",
+                "one format (" + knownFormatNames() + "), all (the six above fp64) or mx", "all");
   parser.option("bits", "0xHEX", "decode these raw bits of --format instead of a VALUE");
   parser.flag("json", "Print a JSON array, one object per format");
   addEncodeOptions(parser);
@@ -151,6 +155,8 @@ int runInspect(const Args& args) {
   const std::string formatName = lowerCase(parser.value("format"));
   if (formatName == "all") {
     formats.assign(explorerFormats().begin(), explorerFormats().end());
+  } else if (formatName == "mx") {
+    formats.assign(microscalingFormats().begin(), microscalingFormats().end());
   } else if (auto id = parseFormatOption("inspect", "format", formatName)) {
     formats.push_back(*id);
   } else {
@@ -161,7 +167,7 @@ int runInspect(const Args& args) {
   std::string heading;
   std::vector<Row> rows;
   if (bitsText) {
-    if (formatName == "all") {
+    if (formatName == "all" || formatName == "mx") {
       std::cerr << "mantissa-cli inspect: --bits needs --format NAME (which format the bits are)\n";
       return 2;
     }

@@ -21,6 +21,7 @@ using Args = std::vector<std::string>;
 int runVersion(const Args& args);
 int runInspect(const Args& args);
 int runConvert(const Args& args);
+int runQuantize(const Args& args);
 int runTrain(const Args& args);
 int runBench(const Args& args);
 int runPlot(const Args& args);

@@ -27,6 +27,7 @@ constexpr std::array kCommands{
     Command{"version", "Print version, oneDNN version and the CPU's vector ISA", mantissa::cli::runVersion},
     Command{"inspect", "Show how every format stores a value, bit by bit", mantissa::cli::runInspect},
     Command{"convert", "Convert values on stdin to one format's bits", mantissa::cli::runConvert},
+    Command{"quantize", "Block-scale values on stdin (MX, NVFP4, FP8 blocks)", mantissa::cli::runQuantize},
     Command{"train", "Train an MLP in a mixed-precision recipe, log every step", mantissa::cli::runTrain},
 #ifdef MANTISSA_CLI_HAS_UI
     Command{"plot", "Render one chart of a saved run as SVG, PNG or PDF", mantissa::cli::runPlot},

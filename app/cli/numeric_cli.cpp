@@ -42,6 +42,8 @@ std::string knownFormatNames() {
   std::string names;
   for (FormatId id : explorerFormats())
     names += std::string(formatInfo(id).name) + ", ";
+  for (FormatId id : microscalingFormats())
+    names += std::string(formatInfo(id).name) + ", ";
   return names + std::string(formatInfo(FormatId::Fp64).name);
 }
 

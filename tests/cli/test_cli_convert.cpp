@@ -116,7 +116,7 @@ TEST(CliConvert, BadOptions) {
   for (const auto& [args, mention] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"convert"}, "missing --to"},
            {{"convert", "--to", "fp99"}, "unknown format 'fp99'"},
-           {{"convert", "--to", "fp16", "--from", "int8"}, "unknown format 'int8'"},
+           {{"convert", "--to", "fp16", "--from", "int4"}, "unknown format 'int4'"},
            {{"convert", "--to", "fp16", "--rounding", "sideways"}, "unknown mode 'sideways'"},
            {{"convert", "--to", "fp16", "--seed", "x"}, "--seed"},
        }) {
@@ -125,6 +125,44 @@ TEST(CliConvert, BadOptions) {
     EXPECT_TRUE(r.out.empty());
     EXPECT_NE(r.err.find(mention), std::string::npos) << r.err;
   }
+}
+
+} // namespace
+
+namespace {
+
+TEST(CliConvert, MicroscalingFormats) {
+  // FP4 E2M1: 5 ties between 4 (0b0110) and 6 (0b0111) and goes to the even
+  // code; 100 saturates at 6, as OCP MX has no infinity.
+  const auto fp4 = runCli({"convert", "--to", "fp4-e2m1"}, "0.5\n5\n-5\n100\n-inf\n0.2\n");
+  ASSERT_EQ(fp4.exitCode, 0) << fp4.err;
+  EXPECT_EQ(lines(fp4.out), (std::vector<std::string>{"0x1", "0x6", "0xe", "0x7", "0xf", "0x0"}));
+  // FP6: 7.5 and 28 are the two maxima; the width is two hex digits.
+  EXPECT_EQ(runCli({"convert", "--to", "fp6-e2m3"}, "7.5\n0.125\n").out, "0x1f\n0x01\n");
+  EXPECT_EQ(runCli({"convert", "--to", "fp6-e3m2"}, "28\n-0.0625\n").out, "0x1f\n0x21\n");
+  // E8M0: 2^(c - 127); 3 ties between 2 (0x80) and 4 (0x81), to the even code.
+  EXPECT_EQ(runCli({"convert", "--to", "e8m0"}, "1\n3\n0x1p-127\n").out, "0x7f\n0x80\n0x00\n");
+  // INT8 (MXINT8): value x 64 as two's complement.
+  EXPECT_EQ(runCli({"convert", "--to", "int8"}, "0.5\n-0.5\n-2\n1.984375\n9\n").out,
+            "0x20\n0xe0\n0x80\n0x7f\n0x7f\n");
+  // Raw bits the other way: fp4 0x7 is 6, which is 0x4600 in fp16.
+  EXPECT_EQ(runCli({"convert", "--from", "fp4-e2m1", "--to", "fp16"}, "0x7\n0xf\n").out,
+            "0x4600\n0xc600\n");
+}
+
+TEST(CliConvert, ValuesWithNoEncodingAreErrors) {
+  const auto nan = runCli({"convert", "--to", "fp4-e2m1"}, "1\nnan\n");
+  EXPECT_EQ(nan.exitCode, 1);
+  EXPECT_TRUE(nan.out.empty());
+  EXPECT_NE(nan.err.find("line 2: 'nan' has no fp4-e2m1 encoding (it has no NaN)"), std::string::npos)
+      << nan.err;
+  const auto negative = runCli({"convert", "--to", "e8m0"}, "-4\n");
+  EXPECT_EQ(negative.exitCode, 1);
+  EXPECT_NE(negative.err.find("line 1: '-4' has no e8m0 encoding (it has no sign)"), std::string::npos)
+      << negative.err;
+  const auto wide = runCli({"convert", "--from", "fp4-e2m1", "--to", "fp32"}, "0x10\n");
+  EXPECT_EQ(wide.exitCode, 1);
+  EXPECT_NE(wide.err.find("has more bits than fp4-e2m1 (4 bits)"), std::string::npos) << wide.err;
 }
 
 } // namespace

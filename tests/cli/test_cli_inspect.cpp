@@ -169,3 +169,47 @@ TEST(CliInspect, BadInputIsNamedAndNothingIsPrinted) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CliInspect, MicroscalingFormatsAreTheirOwnGroup) {
+  const auto r = runCli({"inspect", "0.3", "--format", "mx", "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json rows = json::parse(r.out);
+  ASSERT_EQ(rows.size(), 5u);
+  // 0.3 in FP6 E2M3: subnormal quantum 1/8, 0.3 = 2.4 x 1/8 -> 2/8 = 0.25.
+  EXPECT_EQ(rows[0].at("format"), "fp6-e2m3");
+  EXPECT_EQ(rows[0].at("bits"), "0x02");
+  EXPECT_EQ(rows[0].at("value"), "0.25");
+  EXPECT_EQ(rows[0].at("class"), "subnormal");
+  // E3M2: 0.3 = 1.2 x 2^-2, quantum 2^-4: 4.8 -> 5 x 2^-4 = 0.3125.
+  EXPECT_EQ(rows[1].at("format"), "fp6-e3m2");
+  EXPECT_EQ(rows[1].at("value"), "0.3125");
+  EXPECT_EQ(rows[1].at("bits"), "0x05");
+  // E2M1: 0.3 is nearer 0.5 than 0.
+  EXPECT_EQ(rows[2].at("format"), "fp4-e2m1");
+  EXPECT_EQ(rows[2].at("bits"), "0x1");
+  EXPECT_EQ(rows[2].at("value"), "0.5");
+  // E8M0: 0.3 lies between 2^-2 and 2^-1 (midpoint 0.375): 2^-2, code 125.
+  EXPECT_EQ(rows[3].at("format"), "e8m0");
+  EXPECT_EQ(rows[3].at("bits"), "0x7d");
+  EXPECT_EQ(rows[3].at("value"), "0.25");
+  EXPECT_EQ(rows[3].at("formula"), "2^(125 - 127) = 2^-2");
+  // INT8: 0.3 x 64 = 19.2 -> 19 = 0x13.
+  EXPECT_EQ(rows[4].at("format"), "int8");
+  EXPECT_EQ(rows[4].at("bits"), "0x13");
+  EXPECT_EQ(rows[4].at("value"), "0.296875");
+  EXPECT_EQ(rows[4].at("formula"), "19 x 2^-6");
+
+  const json nan = inspectOne({"nan", "--format", "fp4-e2m1"});
+  EXPECT_EQ(nan.at("invalid"), true);
+  const json raw = inspectOne({"--bits", "0xff", "--format", "e8m0"});
+  EXPECT_EQ(raw.at("class"), "nan");
+  const json big = inspectOne({"100", "--format", "fp6-e3m2"});
+  EXPECT_EQ(big.at("bits"), "0x1f");
+  EXPECT_EQ(big.at("overflow"), true);
+  // The default list is still the six training formats.
+  EXPECT_EQ(json::parse(runCli({"inspect", "1", "--json"}).out).size(), 6u);
+}
+
+} // namespace

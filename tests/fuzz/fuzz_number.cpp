@@ -5,7 +5,8 @@
 // accepted value encoded into every format with every rounding mode, and the
 // bits decoded back. Properties: a rejection carries a message; an accepted
 // value encodes to bits that fit the format; in a format with infinities a
-// number that is not NaN never encodes to NaN (E4M3 has none: overflow is NaN).
+// number that is not NaN never encodes to NaN (E4M3 has none: overflow is NaN);
+// the OCP MX formats (FP6, FP4, E8M0, INT8) are encoded too.
 
 #include <mantissa/numeric/codec.h>
 #include <mantissa/numeric/exact_value.h>
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace mantissa::numeric;
@@ -28,7 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   const ExactValue& value = *parsed.value;
-  for (const FormatId id : explorerFormats()) {
+  std::vector<FormatId> formats(explorerFormats().begin(), explorerFormats().end());
+  formats.insert(formats.end(), microscalingFormats().begin(), microscalingFormats().end());
+  for (const FormatId id : formats) {
     const FloatFormat& format = formatInfo(id);
     for (const Rounding rounding : {Rounding::NearestEven, Rounding::TowardZero, Rounding::Up,
                                     Rounding::Down, Rounding::Stochastic}) {

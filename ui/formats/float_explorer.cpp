@@ -5,6 +5,7 @@
 #include "ui/app_shell/palette.h"
 #include "ui/app_shell/theme.h"
 #include "ui/formats/bit_cells.h"
+#include "ui/formats/block_view.h"
 #include "ui/formats/format_card.h"
 
 #include <QAbstractSpinBox>
@@ -19,6 +20,7 @@
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace mantissa::ui {
@@ -141,6 +143,12 @@ QWidget* FloatExplorer::buildOptions() {
   row->addWidget(m_ftz);
   row->addWidget(m_saturate);
   row->addStretch(1);
+  auto* blocks = new QToolButton;
+  blocks->setObjectName(QStringLiteral("openBlockView"));
+  blocks->setText(tr("&Block view…"));
+  blocks->setToolTip(tr("Quantize up to 32 values with a block scale (MXFP8/6/4, MXINT8, NVFP4, FP8 blocks)"));
+  connect(blocks, &QToolButton::clicked, this, [this] { openBlockView(); });
+  row->addWidget(blocks);
 
   connect(m_rounding, &QComboBox::currentIndexChanged, this, &FloatExplorer::applyOptions);
   connect(m_seed, &QSpinBox::valueChanged, this, &FloatExplorer::applyOptions);
@@ -207,6 +215,18 @@ void FloatExplorer::buildActions() {
     m_input->setFocus();
     m_input->selectAll();
   });
+}
+
+BlockView* FloatExplorer::openBlockView() {
+  if (m_blockView == nullptr) {
+    m_blockView = new BlockView(this);
+    m_blockView->setWindowFlag(Qt::Window);
+    m_blockView->resize(900, 700);
+  }
+  m_blockView->show();
+  m_blockView->raise();
+  m_blockView->activateWindow();
+  return m_blockView;
 }
 
 FormatCard* FloatExplorer::card(numeric::FormatId id) const {

@@ -17,6 +17,7 @@ class QSpinBox;
 
 namespace mantissa::ui {
 
+class BlockView;
 class FormatCard;
 
 // The Float Explorer: type a number (or raw bits) once and see how every
@@ -38,6 +39,9 @@ public:
   void setInputMode(std::optional<numeric::FormatId> bitsOf);
 
   void stepSelected(int direction);
+
+  // The block view (MX, NVFP4 and FP8 block scales), its own window; made on first use.
+  BlockView* openBlockView();
 
 protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -72,6 +76,7 @@ private:
   std::vector<FormatCard*> m_cards;
   numeric::FormatId m_selected = numeric::FormatId::Fp32;
   bool m_inputValid = true;
+  BlockView* m_blockView = nullptr;
 };
 
 } // namespace mantissa::ui

@@ -19,10 +19,10 @@ namespace mantissa::lessons {
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kIds{
+constexpr std::array<std::string_view, 13> kIds{
     "format-table", "ulp-ruler",      "swamping",    "swamp-fixes",  "stochastic-rounding",
     "loss-scaling", "scale-recovery", "scaler-walk", "bf16-run",     "accumulation",
-    "softmax-layernorm", "speed"};
+    "softmax-layernorm", "speed", "dot-accumulation"};
 
 constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kTitles{{
     {"format-table", "Formats, from the numeric core"},
@@ -229,6 +229,36 @@ DemoOutput accumulationOut() {
   return o;
 }
 
+DemoOutput dotAccumulationOut() {
+  const auto d = dotAccumulationDemo();
+  DemoOutput o{"dot-accumulation", "FP8 dot products: error against length K, per accumulator", "K",
+               "max relative error", true, {}, {}, {}};
+  DemoSeries s32{"FP32", {}, {}, false}, sb{"BF16", {}, {}, false}, s16{"FP16", {}, {}, false},
+      lim{fmt("%d-bit, truncating", d.accumulatorBits), {}, {}, false},
+      pro{fmt("%d-bit, promoted to FP32 every %d", d.accumulatorBits, d.promoteEvery), {}, {}, false};
+  // A log axis cannot show an exact zero: those points are left out.
+  const auto add = [](DemoSeries& s, double k, double e) {
+    if (e > 0) {
+      s.x.push_back(k);
+      s.y.push_back(e);
+    }
+  };
+  for (const auto& r : d.rows) {
+    add(s32, r.k, r.fp32);
+    add(sb, r.k, r.bf16);
+    add(s16, r.k, r.fp16);
+    add(lim, r.k, r.limited);
+    add(pro, r.k, r.promoted);
+    o.lines.push_back(fmt("K = %5d: FP32 %.2g, BF16 %.2g, FP16 %.2g, %d-bit %.2g, promoted %.2g", r.k, r.fp32,
+                          r.bf16, r.fp16, d.accumulatorBits, r.limited, r.promoted));
+  }
+  o.lines.push_back(fmt("largest relative error of %d dot products of E4M3 vectors (uniform(0,1) values) "
+                        "per K, against the exact sum",
+                        d.trials));
+  o.series = {s32, sb, s16, lim, pro};
+  return o;
+}
+
 DemoOutput softmaxOut() {
   const auto d = softmaxLayerNormDemo();
   DemoOutput o{"softmax-layernorm", std::string(demoTitle("softmax-layernorm")), "format", "error", true, {}, {}, {}};
@@ -293,6 +323,7 @@ DemoOutput runDemo(std::string_view id) {
   if (id == "accumulation") return accumulationOut();
   if (id == "softmax-layernorm") return softmaxOut();
   if (id == "speed") return speedOut();
+  if (id == "dot-accumulation") return dotAccumulationOut();
   std::string valid;
   for (auto k : kIds) valid += (valid.empty() ? "" : ", ") + std::string(k);
   throw UnknownDemo("unknown demo \"" + std::string(id) + "\" (valid: " + valid + ")");

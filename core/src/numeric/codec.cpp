@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
 
 namespace mantissa::numeric {
 namespace {
@@ -46,19 +47,57 @@ bool overflowGoesToInfinity(const EncodeOptions& o, bool negative) {
 }
 
 std::uint64_t infinityOrNan(const FloatFormat& f) {
+  if (!f.hasNan())
+    return f.maxFiniteBits(); // FP6/FP4: nothing but numbers, so saturate
   return f.hasInfinity() ? f.infinityBits() : f.quietNanBits(); // E4M3FN: NaN (OCP, non-saturating)
+}
+
+// INT8 (MXINT8): the magnitude q (in units of 2^-6) rounded from `truncated`,
+// clamped to 127 (positive) or 128 (negative), stored as two's complement.
+EncodeResult packInt(const FloatFormat& f, bool negative, std::uint64_t truncated, const Discarded& d,
+                     const EncodeOptions& o) {
+  EncodeResult r;
+  r.inexact = d.nonZero;
+  std::uint64_t q = truncated;
+  if (roundsUp(o.rounding, negative, q, d))
+    ++q;
+  const std::uint64_t limit = negative ? f.signMask() : f.maxFiniteBits();
+  if (q > limit) {
+    q = limit;
+    r.overflowed = r.inexact = true;
+  }
+  if (q == 0) {
+    r.underflowed = d.nonZero;
+    return r;
+  }
+  const std::uint64_t all = (f.signMask() << 1) - 1;
+  r.bits = negative ? ((all + 1 - q) & all) : q;
+  return r;
 }
 
 EncodeResult pack(const FloatFormat& f, bool negative, std::uint64_t truncated, int quantum,
                   const Discarded& d, const EncodeOptions& o) {
+  if (f.layout == Layout::TwosComplement)
+    return packInt(f, negative, truncated, d, o);
   const int m = f.mantissaBits;
   const std::uint64_t sign = negative ? f.signMask() : 0;
   EncodeResult r;
   r.inexact = d.nonZero;
   std::uint64_t q = truncated;
-  if (roundsUp(o.rounding, negative, q, d) && ++q == (2ull << m)) {
+  bool up = roundsUp(o.rounding, negative, q, d);
+  // E8M0 stores no fraction: both neighbours of a tie have significand 1,
+  // so "even" is read on the stored code, the biased exponent.
+  if (f.layout == Layout::UnsignedExponent && o.rounding == Rounding::NearestEven && d.vsHalf == 0 &&
+      q == 1)
+    up = ((quantum + f.bias()) & 1) != 0;
+  if (up && ++q == (2ull << m)) {
     q >>= 1; // carried into the next binade
     ++quantum;
+  }
+  if (q == 0 && f.layout == Layout::UnsignedExponent) {
+    r.bits = 0; // no zero: the smallest scale, 2^-127
+    r.underflowed = r.inexact = true;
+    return r;
   }
   if (q == 0) {
     r.bits = sign;
@@ -95,7 +134,19 @@ EncodeResult special(const FloatFormat& f, ExactValue::Kind kind, bool negative,
   const std::uint64_t sign = negative ? f.signMask() : 0;
   if (kind == ExactValue::Kind::NaN) {
     r.bits = sign | f.quietNanBits();
-  } else if (o.overflow == OverflowMode::Saturate) {
+    if (!f.hasNan()) {
+      r.bits = 0; // FP6/FP4/INT8 have no NaN
+      r.invalid = true;
+    } else if (!f.hasSign()) {
+      r.bits = f.quietNanBits();
+    }
+  } else if (f.layout == Layout::TwosComplement) {
+    r.bits = negative ? f.signMask() : f.maxFiniteBits(); // -2 or 127/64
+    r.overflowed = r.inexact = true;
+  } else if (!f.hasSign() && negative) {
+    r.bits = f.quietNanBits(); // E8M0: -inf
+    r.invalid = r.inexact = true;
+  } else if (o.overflow == OverflowMode::Saturate || !f.hasNan()) {
     r.bits = sign | f.maxFiniteBits(); // OCP FP8 saturating mode: +-inf -> +-max
     r.overflowed = r.inexact = true;
   } else {
@@ -109,12 +160,57 @@ EncodeResult special(const FloatFormat& f, ExactValue::Kind kind, bool negative,
 // (fp64 spans 2^-1074 .. 2^1024), so they are replaced by 2^+-kFar.
 constexpr int kFar = 1200;
 
+// Zeros and signs the E8M0 and INT8 layouts cannot store as such.
+std::optional<EncodeResult> layoutSpecial(const FloatFormat& f, bool isZero, bool negative) {
+  EncodeResult r;
+  if (f.layout == Layout::UnsignedExponent) {
+    if (isZero) {
+      r.bits = 0; // no zero: the smallest scale
+      r.underflowed = r.inexact = true;
+      return r;
+    }
+    if (negative) {
+      r.bits = f.quietNanBits();
+      r.invalid = r.inexact = true;
+      return r;
+    }
+  } else if (f.layout == Layout::TwosComplement && isZero) {
+    return r; // one zero, no -0
+  }
+  return std::nullopt;
+}
+
+// The quantum (weight of the last stored bit) for a value of binade exp2.
+int quantumFor(const FloatFormat& f, int exp2) {
+  if (f.layout == Layout::TwosComplement)
+    return -f.mantissaBits;
+  return std::max(exp2, f.minNormalExponent()) - f.mantissaBits;
+}
+
+bool flushes(const FloatFormat& f, const EncodeOptions& o, int exp2) {
+  return o.flushSubnormals && f.layout == Layout::SignExponentMantissa && exp2 < f.minNormalExponent();
+}
+
+// INT8 values of 4 or more saturate whatever the rounding.
+bool intOutOfRange(const FloatFormat& f, int exp2) {
+  return f.layout == Layout::TwosComplement && exp2 >= 2;
+}
+
+EncodeResult intSaturated(const FloatFormat& f, bool negative) {
+  EncodeResult r;
+  r.bits = negative ? f.signMask() : f.maxFiniteBits();
+  r.overflowed = r.inexact = true;
+  return r;
+}
+
 } // namespace
 
 EncodeResult encode(const FloatFormat& f, const ExactValue& value, const EncodeOptions& o) {
   if (value.kind() != ExactValue::Kind::Finite)
     return special(f, value.kind(), value.negative(), o);
   const bool negative = value.negative();
+  if (auto r = layoutSpecial(f, value.isZero(), negative))
+    return *r;
   if (value.isZero())
     return EncodeResult{negative ? f.signMask() : 0, false, false, false, false};
 
@@ -149,13 +245,15 @@ EncodeResult encode(const FloatFormat& f, const ExactValue& value, const EncodeO
       --shift;
   }
   const int exp2 = shift + twos;
-  const int emin = f.minNormalExponent(), m = f.mantissaBits;
-  if (o.flushSubnormals && exp2 < emin)
+  const int m = f.mantissaBits;
+  if (flushes(f, o, exp2))
     return flushedZero(f, negative); // tiny before rounding, as x86 FTZ/DAZ
+  if (intOutOfRange(f, exp2))
+    return intSaturated(f, negative);
 
   // truncated = floor(value / 2^quantum) by shift-and-subtract long division;
-  // it has at most m + 1 bits.
-  const int quantum = std::max(exp2, emin) - m;
+  // it has at most m + 1 bits (m + 2 for INT8 values in [2, 4)).
+  const int quantum = quantumFor(f, exp2);
   BigUint rem = num, divisor = den;
   const int s = twos - quantum;
   if (s >= 0)
@@ -196,7 +294,9 @@ EncodeResult encode(const FloatFormat& f, double value, const EncodeOptions& o) 
     // NaN: keep the sign and the payload's top bits, set the quiet bit, as
     // x86 conversions do. E4M3FN has a single NaN pattern.
     EncodeResult r;
-    if (f.nan == NanEncoding::AllOnesOnly)
+    if (!f.hasNan())
+      r.invalid = true; // FP6/FP4/INT8: +0
+    else if (f.nan == NanEncoding::AllOnesOnly)
       r.bits = sign | f.quietNanBits();
     else
       r.bits = sign | f.quietNanBits() | (fraction >> (52 - f.mantissaBits));
@@ -204,6 +304,8 @@ EncodeResult encode(const FloatFormat& f, double value, const EncodeOptions& o) 
   }
   if (biased == 0x7ff)
     return special(f, ExactValue::Kind::Infinity, negative, o);
+  if (auto r = layoutSpecial(f, biased == 0 && fraction == 0, negative))
+    return *r;
   if (biased == 0 && fraction == 0)
     return EncodeResult{sign, false, false, false, false};
 
@@ -211,10 +313,11 @@ EncodeResult encode(const FloatFormat& f, double value, const EncodeOptions& o) 
   const std::uint64_t sig = biased == 0 ? fraction : fraction | (1ull << 52);
   const int e = std::max(biased, 1) - 1075;
   const int exp2 = std::bit_width(sig) - 1 + e;
-  const int emin = f.minNormalExponent(), m = f.mantissaBits;
-  if (o.flushSubnormals && exp2 < emin)
+  if (flushes(f, o, exp2))
     return flushedZero(f, negative);
-  const int quantum = std::max(exp2, emin) - m;
+  if (intOutOfRange(f, exp2))
+    return intSaturated(f, negative);
+  const int quantum = quantumFor(f, exp2);
   const int s = quantum - e; // bits to drop
   if (s <= 0)
     return pack(f, negative, sig << -s, quantum, Discarded{}, o);

@@ -36,13 +36,24 @@ std::string binaryDigits(std::uint64_t value, int width) {
 
 } // namespace
 
+// INT8's two's-complement byte as a signed integer.
+long long twosComplement(const FloatFormat& f, std::uint64_t bits) {
+  bits &= lowMask(f.totalBits());
+  return (bits & f.signMask()) != 0 ? static_cast<long long>(bits) - static_cast<long long>(f.signMask() << 1)
+                                    : static_cast<long long>(bits);
+}
+
 FloatClass classify(const FloatFormat& f, std::uint64_t bits) {
+  if (f.layout == Layout::TwosComplement)
+    return (bits & lowMask(f.totalBits())) == 0 ? FloatClass::Zero : FloatClass::Normal;
   const Fields x = split(f, bits);
   const std::uint32_t allOnes = static_cast<std::uint32_t>(lowMask(f.exponentBits));
+  if (f.layout == Layout::UnsignedExponent)
+    return x.biased == allOnes ? FloatClass::NaN : FloatClass::Normal; // no zero, no subnormal
   if (f.nan == NanEncoding::AllOnesOnly) {
     if (x.biased == allOnes && x.mantissa == lowMask(f.mantissaBits))
       return FloatClass::NaN;
-  } else if (x.biased == allOnes) {
+  } else if (f.nan == NanEncoding::Ieee && x.biased == allOnes) {
     return x.mantissa == 0 ? FloatClass::Infinity : FloatClass::NaN;
   }
   if (x.biased == 0)
@@ -53,6 +64,8 @@ FloatClass classify(const FloatFormat& f, std::uint64_t bits) {
 double toDouble(const FloatFormat& f, std::uint64_t bits) {
   if (f.id == FormatId::Fp64)
     return std::bit_cast<double>(bits);
+  if (f.layout == Layout::TwosComplement)
+    return std::ldexp(static_cast<double>(twosComplement(f, bits)), -f.mantissaBits);
   const Fields x = split(f, bits);
   const double sign = x.negative ? -1.0 : 1.0;
   switch (classify(f, bits)) {
@@ -72,8 +85,19 @@ double toDouble(const FloatFormat& f, std::uint64_t bits) {
 }
 
 Decoded decode(const FloatFormat& f, std::uint64_t bits) {
-  const Fields x = split(f, bits);
   Decoded d;
+  if (f.layout == Layout::TwosComplement) {
+    const long long i = twosComplement(f, bits);
+    d.negative = i < 0;
+    d.unbiasedExponent = -f.mantissaBits;
+    d.mantissa = bits & lowMask(f.totalBits() - 1);
+    d.cls = classify(f, bits);
+    d.value = toDouble(f, bits);
+    d.exactDecimal = ExactValue::fromDouble(d.value).toString();
+    d.formula = std::to_string(i) + " x 2^" + std::to_string(-f.mantissaBits);
+    return d;
+  }
+  const Fields x = split(f, bits);
   d.negative = x.negative;
   d.biasedExponent = x.biased;
   d.mantissa = x.mantissa;
@@ -105,8 +129,12 @@ Decoded decode(const FloatFormat& f, std::uint64_t bits) {
     const auto limbs = std::vector<std::uint32_t>{static_cast<std::uint32_t>(significand),
                                                   static_cast<std::uint32_t>(significand >> 32)};
     d.exactDecimal = ExactValue::finite(x.negative, limbs, d.unbiasedExponent - f.mantissaBits, 2).toString();
-    d.formula = s + std::to_string(d.implicitBit) + "." + binaryDigits(x.mantissa, f.mantissaBits) +
-                " x 2^" + std::to_string(d.unbiasedExponent);
+    if (f.layout == Layout::UnsignedExponent)
+      d.formula = "2^(" + std::to_string(x.biased) + " - " + std::to_string(f.bias()) + ") = 2^" +
+                  std::to_string(d.unbiasedExponent);
+    else
+      d.formula = s + std::to_string(d.implicitBit) + "." + binaryDigits(x.mantissa, f.mantissaBits) +
+                  " x 2^" + std::to_string(d.unbiasedExponent);
     break;
   }
   }
@@ -118,6 +146,10 @@ std::uint64_t nextUp(const FloatFormat& f, std::uint64_t bits) {
   const FloatClass cls = classify(f, bits);
   if (cls == FloatClass::NaN)
     return bits;
+  if (f.layout == Layout::TwosComplement) // in integer order, stopping at 127
+    return bits == f.maxFiniteBits() ? bits : (bits + 1) & lowMask(f.totalBits());
+  if (f.layout == Layout::UnsignedExponent)
+    return bits == f.maxFiniteBits() ? bits : bits + 1;
   const std::uint64_t magnitude = bits & ~f.signMask();
   if ((bits & f.signMask()) == 0) {
     if (cls == FloatClass::Infinity)
@@ -135,6 +167,10 @@ std::uint64_t nextDown(const FloatFormat& f, std::uint64_t bits) {
   bits &= lowMask(f.totalBits());
   if (classify(f, bits) == FloatClass::NaN)
     return bits;
+  if (f.layout == Layout::TwosComplement) // stopping at -128
+    return bits == f.signMask() ? bits : (bits - 1) & lowMask(f.totalBits());
+  if (f.layout == Layout::UnsignedExponent) // stopping at 2^-127
+    return bits == 0 ? bits : bits - 1;
   return nextUp(f, bits ^ f.signMask()) ^ f.signMask();
 }
 
@@ -142,6 +178,8 @@ double ulp(const FloatFormat& f, std::uint64_t bits) {
   const FloatClass cls = classify(f, bits);
   if (cls == FloatClass::NaN || cls == FloatClass::Infinity)
     return std::numeric_limits<double>::quiet_NaN();
+  if (f.layout == Layout::TwosComplement)
+    return std::ldexp(1.0, -f.mantissaBits);
   const Fields x = split(f, bits);
   const int exponent = x.biased == 0 ? f.minNormalExponent() : static_cast<int>(x.biased) - f.bias();
   return std::ldexp(1.0, exponent - f.mantissaBits);

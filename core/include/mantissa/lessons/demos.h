@@ -148,6 +148,30 @@ struct SoftmaxLayerNormDemo {
 };
 SoftmaxLayerNormDemo softmaxLayerNormDemo(int length = 256, std::uint32_t seed = 1);
 
+// --- FP8 and microscaling: accumulation precision in a dot product -----------
+
+// Dot products of length K of FP8 E4M3 vectors (uniform(0,1) values rounded
+// to E4M3, mt19937 seeded, new vectors per K and trial; every product is
+// exact), summed in order by an accumulator rounded after every addition:
+// FP32, BF16 and FP16 (nearest even); a limited accumulator with
+// `accumulatorBits` significant bits and FP32's exponent range that
+// truncates (rounds toward zero), as a fixed-width adder drops the bits it
+// shifts out; and the same limited accumulator whose partial sum is added
+// into an FP32 total every `promoteEvery` products. Each error is the largest
+// |sum - exact| / |exact| over the trials, `exact` the double sum.
+struct DotAccumulationRow {
+  int k = 0;
+  double fp32 = 0, bf16 = 0, fp16 = 0, limited = 0, promoted = 0;
+};
+struct DotAccumulationDemo {
+  int accumulatorBits = 0;
+  int promoteEvery = 0;
+  int trials = 0;
+  std::vector<DotAccumulationRow> rows; // K = 16, 32, ..., maxK
+};
+DotAccumulationDemo dotAccumulationDemo(int accumulatorBits = 14, int promoteEvery = 128, int trials = 16,
+                                        std::uint32_t seed = 1, int maxK = 16384);
+
 // --- Lesson 6: speed ----------------------------------------------------------
 
 struct SpeedRow {

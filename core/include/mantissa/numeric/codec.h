@@ -23,7 +23,10 @@ enum class OverflowMode : std::uint8_t { Infinity, Saturate };
 struct EncodeOptions {
   Rounding rounding = Rounding::NearestEven;
   // Infinity: values past max finite round to inf as IEEE 754 says (per
-  // rounding mode); formats without inf (E4M3) then give NaN.
+  // rounding mode); formats without inf (E4M3, E8M0) then give NaN, formats
+  // without NaN either (FP6, FP4, INT8) always saturate, as OCP MX says.
+  // E8M0 has no zero: values below 2^-127 (and zero) give 2^-127, flagged
+  // underflowed. INT8 (MXINT8) rounds to a multiple of 2^-6 in [-2, 127/64].
   // Saturate: clamp to +-max finite (infinities too, as OCP FP8 saturating mode).
   OverflowMode overflow = OverflowMode::Infinity;
   // FTZ on output and DAZ on input: any value whose magnitude is below the
@@ -42,6 +45,9 @@ struct EncodeResult {
                             // an infinity that became NaN (E4M3FN) or max (Saturate)
   bool underflowed = false; // non-zero value became zero
   bool flushed = false;     // |value| < min normal flushed to zero by FTZ/DAZ
+  // The value has no encoding at all: NaN into a format without NaN (FP6,
+  // FP4, INT8), which gives +0, or a negative value into E8M0, which gives NaN.
+  bool invalid = false;
 };
 
 // Rounds the exact value `value` into `format`: exactly one rounding step,

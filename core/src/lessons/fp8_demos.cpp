@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// FP8 and microscaling: how the accumulator's precision limits a long FP8
+// dot product, and how promoting partial sums to FP32 bounds the error.
+// Every rounding goes through the numeric core's codec.
+#include <mantissa/lessons/demos.h>
+
+#include <mantissa/numeric/codec.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace mantissa::lessons {
+
+namespace {
+
+using numeric::FloatFormat;
+using numeric::FormatId;
+
+double roundWith(const FloatFormat& f, double x, numeric::Rounding rounding) {
+  numeric::EncodeOptions o;
+  o.rounding = rounding;
+  return numeric::toDouble(f, numeric::encode(f, x, o).bits);
+}
+
+} // namespace
+
+DotAccumulationDemo dotAccumulationDemo(int accumulatorBits, int promoteEvery, int trials, std::uint32_t seed,
+                                        int maxK) {
+  DotAccumulationDemo d;
+  d.accumulatorBits = accumulatorBits;
+  d.promoteEvery = promoteEvery;
+  d.trials = trials;
+  const FloatFormat& e4m3 = numeric::formatInfo(FormatId::Fp8E4M3);
+  const FloatFormat& fp32 = numeric::formatInfo(FormatId::Fp32);
+  const FloatFormat& bf16 = numeric::formatInfo(FormatId::Bf16);
+  const FloatFormat& fp16 = numeric::formatInfo(FormatId::Fp16);
+  // FP32's exponent with accumulatorBits - 1 stored fraction bits.
+  const FloatFormat limited{FormatId::Fp32, "limited", "limited", 8, std::max(accumulatorBits - 1, 1),
+                            numeric::NanEncoding::Ieee};
+  constexpr auto kNearest = numeric::Rounding::NearestEven;
+  constexpr auto kTruncate = numeric::Rounding::TowardZero;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  std::vector<double> products;
+  for (int k = 16; k <= maxK; k *= 2) {
+    DotAccumulationRow row;
+    row.k = k;
+    for (int t = 0; t < trials; ++t) {
+      products.clear();
+      for (int i = 0; i < k; ++i) {
+        const double a = roundWith(e4m3, uniform(rng), kNearest);
+        const double b = roundWith(e4m3, uniform(rng), kNearest);
+        products.push_back(a * b); // 4 x 4 significant bits: exact
+      }
+      double exact = 0, s32 = 0, s16b = 0, s16 = 0, sLimited = 0, total = 0, partial = 0;
+      for (int i = 0; i < k; ++i) {
+        const double p = products[static_cast<std::size_t>(i)];
+        exact += p; // at most 8 + 14 bits wide: exact in double
+        s32 = roundWith(fp32, s32 + p, kNearest);
+        s16b = roundWith(bf16, s16b + p, kNearest);
+        s16 = roundWith(fp16, s16 + p, kNearest);
+        sLimited = roundWith(limited, sLimited + p, kTruncate);
+        partial = roundWith(limited, partial + p, kTruncate);
+        if ((i + 1) % promoteEvery == 0 || i + 1 == k) {
+          total = roundWith(fp32, total + partial, kNearest);
+          partial = 0;
+        }
+      }
+      const auto rel = [exact](double s) { return std::fabs(s - exact) / std::fabs(exact); };
+      row.fp32 = std::max(row.fp32, rel(s32));
+      row.bf16 = std::max(row.bf16, rel(s16b));
+      row.fp16 = std::max(row.fp16, rel(s16));
+      row.limited = std::max(row.limited, rel(sLimited));
+      row.promoted = std::max(row.promoted, rel(total));
+    }
+    d.rows.push_back(row);
+  }
+  return d;
+}
+
+} // namespace mantissa::lessons
