@@ -47,8 +47,8 @@ def adversarial_bits():
 class CrossCheck(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.helper = os.environ.get("TAP_CORE_COUNTS")
-        if not cls.helper:
+        cls.core_counts = os.environ.get("TAP_CORE_COUNTS")
+        if not cls.core_counts:
             raise unittest.SkipTest("TAP_CORE_COUNTS is not set (run through ctest)")
         cls._dir = tempfile.TemporaryDirectory(prefix="tap-crosscheck-")
         cls.tmp = cls._dir.name
@@ -61,7 +61,7 @@ class CrossCheck(unittest.TestCase):
         path = os.path.join(self.tmp, "values.txt")
         with open(path, "w") as f:
             f.write("".join("0x%08x\n" % b for b in bits))
-        out = subprocess.run([self.helper, path, repr(scale)], check=True,
+        out = subprocess.run([self.core_counts, path, repr(scale)], check=True,
                              capture_output=True, text=True).stdout
         return json.loads(out)
 
