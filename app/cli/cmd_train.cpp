@@ -120,7 +120,10 @@ int runTrain(const Args& args) {
   p.option("log", "FILE.jsonl", "Write one JSON object per step (flushed per line)");
   p.option("export", "DIR", "When the run ends, write every chart (SVG, PNG) and its data (CSV) to DIR");
   p.flag("quiet", "No progress lines on stderr");
+  addMatmulOption(p);
   if (auto rc = p.parse(args))
+    return *rc;
+  if (auto rc = applyMatmulOption(p, "train"))
     return *rc;
 
   if (p.has("list-presets")) {
