@@ -38,7 +38,8 @@ void printMatmuls(const BenchReport& r) {
   std::vector<std::string> rows;
   std::map<std::pair<std::string, std::string>, double> cell;
   for (const auto& m : r.matmul) {
-    const std::string col = std::string(kernels::backendName(m.backend)) + " " + dtypeLabel(m.dtype);
+    const std::string col = std::string(kernels::backendName(m.backend)) + " " +
+                            dtypeLabel(m.dtype) + (m.emulated ? " (emulated)" : "");
     const std::string row = std::to_string(m.m) + "x" + std::to_string(m.n) + "x" +
                             std::to_string(m.k) + (m.label == "square" ? "" : "  " + m.label);
     if (std::find(columns.begin(), columns.end(), col) == columns.end())
@@ -52,7 +53,7 @@ void printMatmuls(const BenchReport& r) {
               r.matmulRepetitions, r.matmulWarmup);
   std::printf("%-40s", "shape");
   for (const auto& c : columns)
-    std::printf(" %22s", (c + (emulated[c] ? " (emulated)" : "")).c_str());
+    std::printf(" %22s", c.c_str());
   std::printf("\n");
   for (const auto& row : rows) {
     std::printf("%-40s", row.c_str());

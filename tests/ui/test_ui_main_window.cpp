@@ -77,8 +77,9 @@ TEST_F(MainWindowTest, Bf16LabelIsTheSameInAboutStatusBarAndSpeedPage) {
   ASSERT_NE(machine, nullptr);
   EXPECT_TRUE(machine->text().contains(label)) << machine->text().toStdString();
   // Native only where the CPU has BF16 arithmetic.
-  if (!numeric::cpuFeatures().avx512bf16 && !numeric::cpuFeatures().amxBf16)
+  if (!numeric::cpuFeatures().avx512bf16 && !numeric::cpuFeatures().amxBf16) {
     EXPECT_FALSE(label.contains("Native"));
+  }
 }
 
 TEST_F(MainWindowTest, AddPageIsOneCallAndTheLastPageIsRestored) {

@@ -314,7 +314,7 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
     const QString name = (m.backend == kernels::Backend::OneDnn ? QStringLiteral("oneDNN ")
                                                                  : QStringLiteral("Eigen ")) +
                          dtypeLabel(m.dtype);
-    auto& c = curves[name];
+    auto& c = curves[name + (m.emulated ? QStringLiteral(" via fp32") : QString())];
     c.backend = name;
     c.emulated = c.emulated || m.emulated;
     c.points.append(QPointF(double(m.m), m.gflops));
