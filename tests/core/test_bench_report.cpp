@@ -191,6 +191,10 @@ TEST(BenchReport, RecipesAreComparedWithFp32InWords) {
   EXPECT_NE(c[1].reason.find("0.50x FP32's rate"), std::string::npos) << c[1].reason;
   EXPECT_NE(c[1].reason.find("FP32 compute for BF16 data"), std::string::npos) << c[1].reason;
   EXPECT_NE(c[1].reason.find("2.00 ms"), std::string::npos) << c[1].reason;
+  // Slower than fp32: the part that grew most is named.
+  EXPECT_NE(c[1].reason.find("slower mostly because conversions take 2.00 ms more"),
+            std::string::npos)
+      << c[1].reason;
   r.steps.erase(r.steps.begin());
   EXPECT_TRUE(bench::compareWithFp32(r).empty()); // nothing to compare with
 }

@@ -122,9 +122,16 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   tables->addWidget(m_versus, 2);
   tables->addWidget(new QLabel(tr("<b>Step time, this run against the last</b>")));
   tables->addWidget(m_steps, 1);
+  // The tables scroll: in the grid they take a quarter like each chart
+  // instead of pushing the charts' rows smaller.
+  m_tables->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
   m_gridBox = new QWidget;
   m_grid = new QGridLayout(m_gridBox);
   m_grid->setContentsMargins(0, 0, 0, 0);
+  for (int i = 0; i < 2; ++i) {
+    m_grid->setRowStretch(i, 1);
+    m_grid->setColumnStretch(i, 1);
+  }
   m_tabs = new QTabWidget;
   m_tabs->setObjectName(QStringLiteral("speedTabs"));
   auto* layout = new QVBoxLayout(this);

@@ -150,6 +150,19 @@ std::string reasonFor(const BenchReport& r, const train::StepBenchResult& s,
   const double mm = matmulMs(s), mm32 = matmulMs(fp32);
   if (mm32 > 0)
     why += "; matmuls " + fixed(mm, 2) + " ms against fp32's " + fixed(mm32, 2) + " ms";
+  // Where a recipe is slower, the part that grew most.
+  const auto& a = s.breakdownMs;
+  const auto& b = fp32.breakdownMs;
+  const std::pair<const char*, double> extra[] = {
+      {"the optimizer takes", a.optimizer - b.optimizer},
+      {"elementwise work takes", a.elementwise - b.elementwise},
+      {"conversions take", a.conversion - b.conversion},
+      {"the matmuls take", mm - mm32}};
+  const auto* most = std::max_element(std::begin(extra), std::end(extra),
+                                      [](const auto& x, const auto& y) { return x.second < y.second; });
+  if (s.medianMs > fp32.medianMs && most->second > 0.05 * fp32.meanMs)
+    why += "; slower mostly because " + std::string(most->first) + " " + fixed(most->second, 2) +
+           " ms more per step";
   return why;
 }
 
