@@ -55,7 +55,7 @@ TEST(ChartsSpeed, ThroughputMarksEmulatedBackendsAndThePeak) {
   EXPECT_EQ(chart.curveSeries(0)->count(), 3);
   EXPECT_EQ(chart.curveSeries(0)->pen().style(), Qt::SolidLine);
   EXPECT_EQ(chart.curveSeries(1)->pen().style(), Qt::DashLine);
-  EXPECT_EQ(chart.curveSeries(1)->name(), "bf16 via fp32 (emulated)");
+  EXPECT_EQ(chart.curveSeries(1)->name(), "bf16 via fp32 (FP32 compute)");
   const QList<QPointF> peak = chart.peakSeries()->points();
   ASSERT_EQ(peak.size(), 2);
   EXPECT_EQ(peak[0].y(), 76.8);

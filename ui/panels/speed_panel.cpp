@@ -117,7 +117,7 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   auto* tables = new QVBoxLayout(m_tables);
   tables->setContentsMargins(0, 0, 0, 0);
   tables->addWidget(new QLabel(tr("<b>What this CPU can do</b> (measured instruction loops)")));
-  tables->addWidget(m_probe, 1);
+  tables->addWidget(m_probe);
   tables->addWidget(new QLabel(tr("<b>Each recipe against fp32</b>")));
   tables->addWidget(m_versus, 2);
   tables->addWidget(new QLabel(tr("<b>Step time, this run against the last</b>")));
@@ -346,6 +346,12 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
               tr("absent"), QStringLiteral("-"), QStringLiteral("-")});
     m_probe->item(i, 0)->setToolTip(QString::fromStdString(p.present ? p.instruction : p.absentReason));
   }
+  // Every path in view without scrolling: it is what the page is about.
+  m_probe->resizeRowsToContents();
+  int probeHeight = m_probe->horizontalHeader()->sizeHint().height() + 2 * m_probe->frameWidth();
+  for (int i = 0; i < m_probe->rowCount(); ++i)
+    probeHeight += m_probe->rowHeight(i);
+  m_probe->setFixedHeight(probeHeight);
   m_versus->setRowCount(int(r.versusFp32.size()));
   for (int i = 0; i < int(r.versusFp32.size()); ++i) {
     const auto& c = r.versusFp32[std::size_t(i)];
