@@ -12,6 +12,7 @@
 #include <unistd.h>
 #endif
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -71,17 +72,45 @@ __attribute__((target("avx512f,avx512bf16"))) void dotBf16(std::int64_t n, doubl
 #undef OUT
 }
 
-__attribute__((target("avx512f,avx512fp16"))) void fmaFp16(std::int64_t n, double out[12]) {
-  const __m512h one = _mm512_set1_ph(_Float16(1.0f));
-#define INIT(c) __m512h a##c = _mm512_set1_ph(_Float16(float(c)));
+namespace {
+
+// Binary16 bits of a small non-negative integer (exact below 2048).
+std::uint16_t halfBits(int v) {
+  if (v == 0)
+    return 0;
+  int e = 0;
+  while ((v >> (e + 1)) != 0)
+    ++e;
+  const int mantissa = (v << 10 >> e) & 0x3FF;
+  return static_cast<std::uint16_t>(((e + 15) << 10) | mantissa);
+}
+
+// Value of normal (or zero) binary16 bits.
+double halfValue(std::uint16_t bits) {
+  const int e = (bits >> 10) & 0x1F;
+  if (e == 0)
+    return 0.0;
+  return std::ldexp(1.0 + (bits & 0x3FF) / 1024.0, e - 15);
+}
+
+} // namespace
+
+// vfmadd231ph is written as inline assembly: not every compiler Mantissa
+// builds with has the AVX512_FP16 intrinsics (or _Float16 on x86).
+__attribute__((target("avx512f"))) void fmaFp16(std::int64_t n, double out[12]) {
+  const __m512i one = _mm512_set1_epi16(std::int16_t(halfBits(1)));
+#define INIT(c) __m512i a##c = _mm512_set1_epi16(std::int16_t(halfBits(c)));
   MANTISSA_PROBE_CHAINS(INIT)
 #undef INIT
   for (std::int64_t i = 0; i < n; ++i) {
-#define STEP(c) a##c = _mm512_fmadd_ph(one, one, a##c);
+#define STEP(c) asm("vfmadd231ph %1, %1, %0" : "+v"(a##c) : "v"(one));
     MANTISSA_PROBE_CHAINS(STEP)
 #undef STEP
   }
-#define OUT(c) out[c] = double(float(_mm512_cvtsh_h(a##c)));
+  alignas(64) std::uint16_t lanes[32];
+#define OUT(c)                                                                                     \
+  _mm512_store_si512(lanes, a##c);                                                                 \
+  out[c] = halfValue(lanes[0]);
   MANTISSA_PROBE_CHAINS(OUT)
 #undef OUT
 }
