@@ -21,6 +21,11 @@
 //   fp16_fma_avx512  vfmadd231ph zmm     64
 //   bf16_amx         tdpbf16ps           16384 (16 x 16 x 32 products)
 //
+// Each path is timed for a fixed budget per thread count (ProbeOptions), so
+// the whole probe takes about 2 x budget x present paths plus a calibration
+// call each: about 0.4 s with three paths. `seconds` records what it took
+// (bench --json "probe.seconds").
+//
 // Results are remembered per machine in "<cache dir>/mantissa/isa_probe.json"
 // (XDG_CACHE_HOME, else ~/.cache), keyed by the CPU model string and its
 // flags; a machine with a different key measures again.
