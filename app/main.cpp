@@ -8,6 +8,7 @@
 #include "ui/app_shell/run_files.h"
 
 #include <mantissa/config.h>
+#include <mantissa/kernels/matmul_path.h>
 #include <mantissa/numeric/cpu_features.h>
 
 #include <QApplication>
@@ -62,6 +63,13 @@ std::optional<int> handleCommandLine(QString* follow = nullptr) {
                      "still writing (a PyTorch tap, mantissa-cli train --log)."),
       QStringLiteral("RUN.jsonl"));
   parser.addOption(followOption);
+  const QCommandLineOption matmul(
+      QStringLiteral("matmul"),
+      QStringLiteral("16-bit matmuls: native (oneDNN's BF16 kernel), fp32-compute (16-bit "
+                     "storage, FP32 kernel) or auto (time both per shape, use the faster; "
+                     "default)."),
+      QStringLiteral("path"), QStringLiteral("auto"));
+  parser.addOption(matmul);
   if (!parser.parse(QCoreApplication::arguments())) {
     std::fprintf(stderr, "mantissa: %s\nTry 'mantissa --help'.\n", qPrintable(parser.errorText()));
     return 2;
@@ -72,6 +80,16 @@ std::optional<int> handleCommandLine(QString* follow = nullptr) {
     std::fputs(versionText().c_str(), stdout);
     return 0;
   }
+  const auto path = mantissa::kernels::parseMatmulPath(parser.value(matmul).toStdString());
+  if (!path) {
+    std::fprintf(stderr, "mantissa: --matmul: '%s' is not one of native, fp32-compute, auto\n",
+                 qPrintable(parser.value(matmul)));
+    return 2;
+  }
+  mantissa::kernels::setMatmulPath(*path);
+  if (*path == mantissa::kernels::MatmulPath::Auto)
+    mantissa::kernels::setMatmulChoiceCache(mantissa::kernels::userCacheDir() /
+                                            "matmul_paths.json");
   if (!parser.positionalArguments().isEmpty()) {
     std::fprintf(stderr, "mantissa: unexpected argument '%s'\nTry 'mantissa --help'.\n",
                  qPrintable(parser.positionalArguments().first()));

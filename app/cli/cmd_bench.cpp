@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// mantissa-cli bench: the speed comparison (matmul throughput per
-// backend, the machine's peak, conversions beside memcpy, whole training
-// steps per recipe, the targets). Tables on stdout by default, one JSON
+// mantissa-cli bench: the speed comparison (what each arithmetic path of the
+// CPU sustains, matmul throughput per backend, conversions beside memcpy,
+// whole training steps per recipe, each recipe against fp32). Tables on stdout by default, one JSON
 // object with --json (layout in core/include/mantissa/bench/bench_report.h);
 // progress on stderr. Exit status: 0 measured, 1 error, 2 bad usage.
 #include "args.h"
@@ -11,6 +11,7 @@
 
 #include <mantissa/bench/bench_report.h>
 #include <mantissa/io/atomic_file.h>
+#include <mantissa/kernels/matmul_path.h>
 
 #include <nlohmann/json.hpp>
 
@@ -37,7 +38,8 @@ void printMatmuls(const BenchReport& r) {
   std::vector<std::string> rows;
   std::map<std::pair<std::string, std::string>, double> cell;
   for (const auto& m : r.matmul) {
-    const std::string col = std::string(kernels::backendName(m.backend)) + " " + dtypeLabel(m.dtype);
+    const std::string col = std::string(kernels::backendName(m.backend)) + " " +
+                            dtypeLabel(m.dtype) + (m.emulated ? " (emulated)" : "");
     const std::string row = std::to_string(m.m) + "x" + std::to_string(m.n) + "x" +
                             std::to_string(m.k) + (m.label == "square" ? "" : "  " + m.label);
     if (std::find(columns.begin(), columns.end(), col) == columns.end())
@@ -51,7 +53,7 @@ void printMatmuls(const BenchReport& r) {
               r.matmulRepetitions, r.matmulWarmup);
   std::printf("%-40s", "shape");
   for (const auto& c : columns)
-    std::printf(" %22s", (c + (emulated[c] ? " (emulated)" : "")).c_str());
+    std::printf(" %22s", c.c_str());
   std::printf("\n");
   for (const auto& row : rows) {
     std::printf("%-40s", row.c_str());
@@ -75,7 +77,7 @@ void printMatmuls(const BenchReport& r) {
 
 void printPeak(const BenchReport& r) {
   const auto& p = r.peak;
-  std::printf("\nPeak estimate, GFLOP/s\n");
+  std::printf("\nPeak, GFLOP/s (all cores)\n");
   std::printf("  fp32 %8.1f  (%s)\n", p.fp32Gflops, p.fp32Source.c_str());
   std::printf("  bf16 %8.1f  (%s)%s\n", p.bf16Gflops, p.bf16Source.c_str(),
               p.bf16Emulated ? " [BF16 emulated]" : "");
@@ -106,8 +108,9 @@ void printSteps(const BenchReport& r) {
                 b.elementwise, b.loss, b.optimizer, b.telemetry, b.data, bench::unattributedMs(s),
                 s.matmulImplementation.c_str(), s.cv > r.noisyCv ? "  [noisy]" : "");
   }
-  std::printf("\nBytes per recipe, MiB\n%-18s %9s %9s %11s %9s %9s %9s\n", "recipe", "weights",
-              "master", "activations", "gradients", "opt state", "total");
+  std::printf("\nBytes allocated per recipe, MiB\n%-18s %9s %9s %11s %9s %9s %11s %10s %9s\n",
+              "recipe", "weights", "master", "activations", "gradients", "opt state",
+              "matmul fp32", "scratchpad", "total");
   for (const auto& s : r.steps) {
     double total = 0;
     for (const auto& [role, n] : s.bytes)
@@ -116,23 +119,64 @@ void printSteps(const BenchReport& r) {
       const auto it = s.bytes.find(role);
       return it == s.bytes.end() ? 0.0 : double(it->second) / 1048576.0;
     };
-    std::printf("%-18s %9.2f %9.2f %11.2f %9.2f %9.2f %9.2f\n", s.recipe.c_str(), mib("weights"),
-                mib("master weights"), mib("activations"), mib("gradients"),
-                mib("optimizer state"), total / 1048576.0);
+    std::printf("%-18s %9.2f %9.2f %11.2f %9.2f %9.2f %11.2f %10.2f %9.2f\n", s.recipe.c_str(),
+                mib("weights"), mib("master weights"), mib("activations"), mib("gradients"),
+                mib("optimizer state"), mib("matmul FP32 copies"), mib("oneDNN scratchpad"),
+                total / 1048576.0);
   }
 }
 
-void printTargets(const BenchReport& r) {
-  std::printf("\nSpeed targets (this run)\n");
-  for (const auto& t : r.targets)
-    std::printf("  %-62s %8.2f  (target %s %.2f)  %s\n    %s\n", t.description.c_str(),
-                t.measured, t.comparison.c_str(), t.threshold, t.met ? "MET" : "NOT MET",
-                t.note.c_str());
+void printProbe(const BenchReport& r) {
+  const auto& pr = r.probe;
+  std::printf("\nWhat this CPU can do (ISA probe: %d independent chains in registers%s), GFLOP/s\n",
+              bench::kProbeChains, pr.fromCache ? "; remembered for this machine" : "");
+  std::printf("  %-32s %-17s %10s %10s %9s\n", "path", "instruction", "per core",
+              ("all " + std::to_string(pr.threads)).c_str(), "vs FP32");
+  for (const auto& p : pr.paths) {
+    if (!p.present) {
+      std::printf("  %-32s %-17s %s\n", p.name.c_str(), p.instruction.c_str(),
+                  ("absent: " + p.absentReason).c_str());
+      continue;
+    }
+    std::printf("  %-32s %-17s %10.1f %10.1f %8.2fx\n", p.name.c_str(), p.instruction.c_str(),
+                p.gflopsPerCore, p.gflopsAllCores, pr.ratioToFp32(p));
+  }
+}
+
+void printVersusFp32(const BenchReport& r) {
+  std::printf("\nEach recipe against fp32 (median step time ratio; lower is faster)\n");
+  for (const auto& c : r.versusFp32)
+    std::printf("  %-18s %5.2fx  %s\n", c.recipe.c_str(), c.ratio, c.reason.c_str());
+  for (const auto& s : r.steadyState)
+    std::printf("  steady state, %s: %lld primitives created, %lld scratch buffers allocated "
+                "in %d steps\n",
+                s.recipe.c_str(), static_cast<long long>(s.primitivesCreated),
+                static_cast<long long>(s.scratchAllocations), s.steps);
   for (const auto& n : r.notes)
     std::printf("Note: %s\n", n.c_str());
 }
 
 } // namespace
+
+void addMatmulOption(ArgParser& p) {
+  p.option("matmul", "PATH",
+           "16-bit matmuls: native (oneDNN's BF16 kernel), fp32-compute (16-bit storage, "
+           "FP32 kernel) or auto (time both per shape, use the faster; default)");
+}
+
+std::optional<int> applyMatmulOption(const ArgParser& p, const char* command) {
+  const std::string text = p.has("matmul") ? p.value("matmul") : "auto";
+  const auto path = kernels::parseMatmulPath(text);
+  if (!path) {
+    std::cerr << "mantissa-cli " << command << ": --matmul: '" << text
+              << "' is not one of native, fp32-compute, auto\n";
+    return 2;
+  }
+  kernels::setMatmulPath(*path);
+  if (*path == kernels::MatmulPath::Auto)
+    kernels::setMatmulChoiceCache(kernels::userCacheDir() / "matmul_paths.json");
+  return std::nullopt;
+}
 
 int runBench(const Args& args) {
   ArgParser p("bench", "Measure matmul, conversion and training-step speed on this machine.");
@@ -140,7 +184,10 @@ int runBench(const Args& args) {
   p.flag("tiny", "Tiny sizes and a tiny model: checks that everything runs; figures mean nothing");
   p.flag("json", "Print one JSON object instead of tables");
   p.option("out", "FILE", "Also write the JSON report to FILE (atomically)");
+  addMatmulOption(p);
   if (auto rc = p.parse(args))
+    return *rc;
+  if (auto rc = applyMatmulOption(p, "bench"))
     return *rc;
   if (p.has("quick") && p.has("tiny")) {
     std::cerr << "mantissa-cli bench: --quick and --tiny exclude each other\n";
@@ -175,11 +222,12 @@ int runBench(const Args& args) {
               report.mode.c_str(), report.cpuModel.c_str(), report.isa.c_str(),
               report.onednnVersion.c_str(), report.onednnIsa.c_str(), report.threads,
               report.ompWaitPolicy.c_str());
+  printProbe(report);
   printMatmuls(report);
   printPeak(report);
   printConversions(report);
   printSteps(report);
-  printTargets(report);
+  printVersusFp32(report);
   std::fflush(stdout);
   return 0;
 }

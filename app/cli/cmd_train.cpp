@@ -213,7 +213,10 @@ int runTrain(const Args& args) {
   p.option("export", "DIR", "When the run ends, write every chart (SVG, PNG) and its data (CSV) to DIR "
                            "(default: none)");
   p.flag("quiet", "No progress lines on stderr");
+  addMatmulOption(p);
   if (auto rc = p.parse(args))
+    return *rc;
+  if (auto rc = applyMatmulOption(p, "train"))
     return *rc;
 
   if (p.has("list-presets")) {

@@ -29,6 +29,13 @@ int runReport(const Args& args);
 
 std::string versionText(); // the lines `--version` prints
 
+class ArgParser;
+// Registers --matmul native|fp32-compute|auto (train and bench).
+void addMatmulOption(ArgParser& p);
+// Applies --matmul (default auto; auto remembers its choices in the user's
+// cache directory). nullopt on success, else the exit code after a message.
+std::optional<int> applyMatmulOption(const ArgParser& p, const char* command);
+
 // Built with the GUI (MANTISSA_CLI_HAS_UI): plot, report and train --export.
 // Writes every chart (SVG, PNG, CSV) and report.html into dir; an exit code.
 int exportTrainedRun(const train::RunLog& log, const std::string& dir);

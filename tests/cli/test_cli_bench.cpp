@@ -21,6 +21,16 @@
 using mantissa::test::runCli;
 using nlohmann::json;
 
+namespace {
+// auto remembers its choices in the user's cache directory: a private one here.
+const bool kPrivateCache = [] {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("mantissa_cli_bench_cache_" + std::to_string(::getpid()));
+  ::setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+  return true;
+}();
+} // namespace
+
 TEST(CliBench, JsonOnStdoutProgressOnStderr) {
   // Per process: two suites at once on one machine (two build trees) must not share it.
   const auto out = std::filesystem::temp_directory_path() /
@@ -32,8 +42,15 @@ TEST(CliBench, JsonOnStdoutProgressOnStderr) {
   EXPECT_EQ(j.at("mode"), "tiny");
   EXPECT_EQ(j.at("isa"), mantissa::numeric::describeIsa());
   EXPECT_GE(j.at("threads").get<int>(), 1);
-  for (const char* key : {"matmul", "steps", "conversion", "targets"})
+  for (const char* key : {"matmul", "steps", "conversion", "versus_fp32"})
     EXPECT_FALSE(j.at(key).empty()) << key;
+  EXPECT_FALSE(j.contains("targets"));
+  // The probe lists every path, present or absent with a reason.
+  ASSERT_EQ(j.at("probe").at("paths").size(), 5u);
+  for (const auto& p : j.at("probe").at("paths"))
+    EXPECT_TRUE(p.at("present").get<bool>() ? p.at("gflops_per_core").get<double>() > 0
+                                            : !p.at("absent_reason").get<std::string>().empty())
+        << p.dump();
   EXPECT_TRUE(j.at("peak_gflops").contains("fp32"));
   EXPECT_TRUE(j.at("peak_gflops").contains("bf16"));
   EXPECT_TRUE(j.at("memcpy_gbps").is_number());
@@ -47,18 +64,25 @@ TEST(CliBench, JsonOnStdoutProgressOnStderr) {
   std::filesystem::remove(out);
 }
 
-TEST(CliBench, TablesNameTheTargetsAndEmulation) {
+TEST(CliBench, TablesNameTheProbeTheRecipesAndEmulation) {
   auto r = runCli({"bench", "--tiny"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  for (const char* text : {"Matmul throughput", "Peak estimate", "Conversion throughput",
-                           "Training step", "Bytes per recipe", "Speed targets", "OMP_WAIT_POLICY"})
+  for (const char* text : {"What this CPU can do", "Matmul throughput", "Peak", "Conversion throughput",
+                           "Training step", "Bytes allocated per recipe", "Each recipe against fp32",
+                           "OMP_WAIT_POLICY"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  // Development targets and test file names are not the product's business.
+  for (const char* text : {"target", "NOT MET", "MET", "test_", "tests/"})
+    EXPECT_EQ(r.out.find(text), std::string::npos) << text << "\n" << r.out;
   // FP16 has no oneDNN CPU matmul: its column is always labelled.
   EXPECT_NE(r.out.find("onednn fp16 (emulated)"), std::string::npos) << r.out;
 }
 
 TEST(CliBench, BadUsageIsRefused) {
-  auto r = runCli({"bench", "--quick", "--tiny"});
+  auto r = runCli({"bench", "--tiny", "--matmul", "fastest"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("not one of native, fp32-compute, auto"), std::string::npos) << r.err;
+  r = runCli({"bench", "--quick", "--tiny"});
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("exclude each other"), std::string::npos) << r.err;
   r = runCli({"bench", "--tiny", "--out", "/nonexistent-dir/x.json"});

@@ -5,6 +5,8 @@
 // killed with SIGKILL keeping every step it wrote.
 #include "cli_runner.h"
 
+#include <mantissa/kernels/matmul_path.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -60,6 +62,11 @@ TEST(CliTrain, LogHasOneObjectPerStepEvalsAndASummary) {
   ASSERT_GE(lines.size(), 1u + 6 + 2 + 1);
   EXPECT_TRUE(lines.front().value("header", false));
   EXPECT_EQ(lines.front()["config"]["recipe"], "fp16-mixed");
+  // The log's machine line carries the one BF16 label --version and the GUI show.
+  EXPECT_NE(lines.front()["machine"]["isa"].get<std::string>().find(
+                mantissa::kernels::bf16Support().label),
+            std::string::npos)
+      << lines.front()["machine"].dump();
   std::vector<std::int64_t> steps, evals, telemetry;
   for (const auto& j : lines) {
     if (j.contains("eval")) {

@@ -81,30 +81,34 @@ TEST(BenchReport, JsonHasTheFieldsTheIssuePromises) {
     for (const char* key : {"weights", "activations", "gradients", "optimizer_state"})
       EXPECT_TRUE(s.at("bytes").at(key).is_number_unsigned()) << key;
   }
-  std::set<std::string> ids;
-  for (const auto& t : j.at("targets"))
-    ids.insert(t.at("id").get<std::string>());
-  EXPECT_EQ(ids, (std::set<std::string>{"bf16_step_speedup", "bf16_step_over_matmuls",
-                                        "steady_state"}));
+  EXPECT_FALSE(j.contains("targets"));
+  ASSERT_EQ(j.at("versus_fp32").size(), 2u);
+  EXPECT_EQ(j.at("versus_fp32")[1].at("recipe"), "bf16-mixed");
+  EXPECT_TRUE(j.at("probe").at("paths").is_array());
   EXPECT_FALSE(j.at("machine").at("omp_wait_policy").get<std::string>().empty());
   EXPECT_FALSE(j.at("cancelled").get<bool>());
 }
 
 TEST(BenchReport, EmulatedLabelsFollowTheCpu) {
   const bool nativeBf16 = onednnHasBf16Matmul();
-  int bf16 = 0, f16 = 0;
+  int bf16 = 0, f16 = 0, bf16Native = 0;
   for (const auto& m : tinyReport().matmul) {
     if (m.dtype == DType::F16) {
       ++f16;
       EXPECT_TRUE(m.emulated) << m.label; // oneDNN 2.6 has no CPU f16 matmul
     } else if (m.dtype == DType::BF16) {
       ++bf16;
-      EXPECT_EQ(m.emulated, !nativeBf16) << m.label;
+      // Both paths where a native kernel exists, else FP32 compute only.
+      if (!nativeBf16) {
+        EXPECT_TRUE(m.emulated) << m.label;
+      }
+      bf16Native += !m.emulated;
     } else {
       EXPECT_FALSE(m.emulated) << m.label;
     }
   }
   EXPECT_GT(bf16, 0);
+  EXPECT_EQ(bf16Native, nativeBf16 ? bf16 / 2 : 0);
   EXPECT_GT(f16, 0);
   EXPECT_EQ(tinyReport().peak.bf16Emulated, !nativeBf16);
   for (const auto& s : tinyReport().steps)
@@ -165,28 +169,34 @@ TEST(BenchReport, SteadyStateCreatesNothing) {
   }
 }
 
-TEST(BenchReport, TargetsAreComputedFromTheSteps) {
+TEST(BenchReport, RecipesAreComparedWithFp32InWords) {
   bench::BenchReport r;
-  r.stepModel = "mlp:784-1024-1024-10";
-  r.stepBatch = 128;
   train::StepBenchResult fp32, bf16;
   fp32.recipe = "fp32";
-  fp32.medianMs = 30;
+  fp32.medianMs = 10;
+  fp32.meanMs = 10;
   bf16.recipe = "bf16-mixed";
-  bf16.medianMs = 15;
-  bf16.meanMs = 16;
-  bf16.breakdownMs.matmulForward = 5;
-  bf16.breakdownMs.matmulBackward = 5;
+  bf16.medianMs = 12;
+  bf16.meanMs = 12;
+  bf16.breakdownMs.conversion = 2;
+  bf16.matmulEmulated = true;
   r.steps = {fp32, bf16};
-  r.steadyState = {{"fp32", 10, 0, 0}, {"bf16-mixed", 10, 1, 0}};
-  const auto t = bench::computeTargets(r);
-  ASSERT_EQ(t.size(), 3u);
-  EXPECT_DOUBLE_EQ(t[0].measured, 2.0); // 30 / 15
-  EXPECT_TRUE(t[0].met);
-  EXPECT_DOUBLE_EQ(t[1].measured, 1.6); // 16 / (5 + 5)
-  EXPECT_FALSE(t[1].met);
-  EXPECT_DOUBLE_EQ(t[2].measured, 1.0);
-  EXPECT_FALSE(t[2].met);
+  bench::ProbePath f{"fp32_fma_avx512", "FP32 FMA (AVX-512)", "vfmadd231ps zmm", 32, true, "", 160, 320};
+  bench::ProbePath b{"bf16_dot_avx512", "BF16 dot", "vdpbf16ps zmm", 64, true, "", 80, 160};
+  r.probe.paths = {f, b};
+  const auto c = bench::compareWithFp32(r);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_DOUBLE_EQ(c[0].ratio, 1.0);
+  EXPECT_DOUBLE_EQ(c[1].ratio, 1.2); // 12 / 10
+  EXPECT_NE(c[1].reason.find("0.50x FP32's rate"), std::string::npos) << c[1].reason;
+  EXPECT_NE(c[1].reason.find("FP32 compute for BF16 data"), std::string::npos) << c[1].reason;
+  EXPECT_NE(c[1].reason.find("2.00 ms"), std::string::npos) << c[1].reason;
+  // Slower than fp32: the part that grew most is named.
+  EXPECT_NE(c[1].reason.find("slower mostly because conversions take 2.00 ms more"),
+            std::string::npos)
+      << c[1].reason;
+  r.steps.erase(r.steps.begin());
+  EXPECT_TRUE(bench::compareWithFp32(r).empty()); // nothing to compare with
 }
 
 TEST(BenchReport, ProgressNeverGoesBackAndReachesOne) {

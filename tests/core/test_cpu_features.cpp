@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/kernels/matmul_path.h>
 #include <mantissa/numeric/cpu_features.h>
 
 #include <gtest/gtest.h>
@@ -94,10 +95,16 @@ TEST(CpuFeatures, AgreesWithWhatTheCpuExecutes) {
 }
 #endif
 
-TEST(CpuFeatures, DescriptionSaysWhetherBf16IsNative) {
+TEST(CpuFeatures, DescriptionCarriesTheOneBf16Label) {
   const std::string isa = mantissa::numeric::describeIsa();
-  const bool native = procCpuinfoHasFlag("avx512_bf16"); // not Mantissa's own query
-  EXPECT_NE(isa.find(native ? "BF16 native" : "BF16 emulated"), std::string::npos) << isa;
+  const auto& b = mantissa::kernels::bf16Support();
+  const bool cpu = procCpuinfoHasFlag("avx512_bf16") || procCpuinfoHasFlag("amx_bf16");
+  EXPECT_EQ(b.cpuHasBf16, cpu);
+  EXPECT_NE(isa.find(b.label), std::string::npos) << isa;
+  EXPECT_EQ(isa.find("Native BF16") != std::string::npos, b.native()) << isa;
+  if (!cpu) { // without the instructions nothing may be called native
+    EXPECT_EQ(isa.find("Native BF16"), std::string::npos) << isa;
+  }
 }
 
 TEST(CpuFeatures, OnednnVersionIsTwoX) {

@@ -75,12 +75,20 @@ MatmulBenchOptions tiny() {
   return o;
 }
 
+// BF16 is measured both ways (native, FP32 compute) where oneDNN has a
+// native BF16 kernel, else once (FP32 compute).
+bool nativeBf16Kernel() {
+  return !kernels::Matmul({8, 8, 8}, DType::BF16, DType::F32, false, kernels::MatmulPath::Native)
+              .emulated();
+}
+
 TEST(MatmulBench, OneRowPerBackendAndDTypeWithEmulationLabelled) {
   const auto results = bench::measureMatmuls(tiny());
-  ASSERT_EQ(results.size(), 8u);
+  const std::size_t perShape = nativeBf16Kernel() ? 5 : 4;
+  ASSERT_EQ(results.size(), 2 * perShape);
   for (std::size_t i = 0; i < results.size(); ++i) {
     const bench::MatmulResult& r = results[i];
-    const std::int64_t n = i < 4 ? 16 : 24;
+    const std::int64_t n = i < perShape ? 16 : 24;
     EXPECT_EQ(r.m, n);
     EXPECT_EQ(r.k, n);
     EXPECT_EQ(r.label, "square");
@@ -89,7 +97,7 @@ TEST(MatmulBench, OneRowPerBackendAndDTypeWithEmulationLabelled) {
     EXPECT_GE(r.threads, 1);
     const bool labelled = r.implementation.find("(emulated:") != std::string::npos;
     EXPECT_EQ(labelled, r.emulated) << r.implementation;
-    if (r.backend == Backend::OneDnn) {
+    if (r.backend == Backend::OneDnn && r.dtype != DType::BF16) {
       const kernels::Matmul probe({n, n, n}, r.dtype);
       EXPECT_EQ(r.emulated, probe.emulated()) << dtypeName(r.dtype);
     }
@@ -101,7 +109,12 @@ TEST(MatmulBench, OneRowPerBackendAndDTypeWithEmulationLabelled) {
   EXPECT_EQ(results[1].dtype, DType::F32);
   EXPECT_FALSE(results[1].emulated);
   EXPECT_EQ(results[2].dtype, DType::BF16);
-  EXPECT_EQ(results[3].dtype, DType::F16);
+  EXPECT_EQ(results[2].emulated, !nativeBf16Kernel()); // the native path first
+  if (nativeBf16Kernel()) {
+    EXPECT_EQ(results[3].dtype, DType::BF16);
+    EXPECT_TRUE(results[3].emulated); // then FP32 compute on BF16 storage
+  }
+  EXPECT_EQ(results[perShape - 1].dtype, DType::F16);
 }
 
 TEST(MatmulBench, TrainingShapesFollowTheSquares) {
@@ -111,7 +124,8 @@ TEST(MatmulBench, TrainingShapesFollowTheSquares) {
   o.repetitions = 1;
   o.eigen = false;
   const auto results = bench::measureMatmuls(o);
-  ASSERT_EQ(results.size(), 9u * 3u); // 3 layers x 3 products x (f32, bf16, f16)
+  // 3 layers x 3 products x (f32, bf16 [x2 with a native kernel], f16)
+  ASSERT_EQ(results.size(), 9u * (nativeBf16Kernel() ? 4u : 3u));
   EXPECT_EQ(results.front().label, "L1 forward Y=XW");
   EXPECT_EQ(results.back().label, "L3 backward dW=X^T dY");
   EXPECT_EQ(results.back().dtype, DType::F16);
@@ -127,7 +141,8 @@ TEST(MatmulBench, ProgressRisesToDoneAndFalseCancels) {
     return true;
   };
   bench::measureMatmuls(o);
-  ASSERT_EQ(fractions.size(), 9u); // before each of 8 rows, then done
+  const std::size_t rows = nativeBf16Kernel() ? 10 : 8;
+  ASSERT_EQ(fractions.size(), rows + 1); // before each row, then done
   for (std::size_t i = 1; i < fractions.size(); ++i)
     EXPECT_GT(fractions[i], fractions[i - 1]);
   EXPECT_EQ(fractions.front(), 0.0);

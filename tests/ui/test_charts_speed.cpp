@@ -35,11 +35,11 @@ TEST(ChartsSpeed, StepTimeStacksEveryOpKindPerRecipe) {
   auto* axis = qobject_cast<QBarCategoryAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
   ASSERT_NE(axis, nullptr);
   EXPECT_EQ(axis->categories().value(0), "fp32");
-  EXPECT_TRUE(axis->categories().value(1).contains("(emulated)"));
+  EXPECT_TRUE(axis->categories().value(1).contains("(FP32 compute)"));
   const QStringList csv = chart.csv().split('\n', Qt::SkipEmptyParts);
   EXPECT_EQ(csv.size(), 1 + 2 * 7);
   EXPECT_EQ(csv[0], "category,part,value_ms");
-  EXPECT_EQ(csv[8], "bf16-mixed (emulated),matmul,4.5");
+  EXPECT_EQ(csv[8], "bf16-mixed (FP32 compute),matmul,4.5");
 }
 
 TEST(ChartsSpeed, ThroughputMarksEmulatedBackendsAndThePeak) {
@@ -55,7 +55,7 @@ TEST(ChartsSpeed, ThroughputMarksEmulatedBackendsAndThePeak) {
   EXPECT_EQ(chart.curveSeries(0)->count(), 3);
   EXPECT_EQ(chart.curveSeries(0)->pen().style(), Qt::SolidLine);
   EXPECT_EQ(chart.curveSeries(1)->pen().style(), Qt::DashLine);
-  EXPECT_EQ(chart.curveSeries(1)->name(), "bf16 via fp32 (emulated)");
+  EXPECT_EQ(chart.curveSeries(1)->name(), "bf16 via fp32 (FP32 compute)");
   const QList<QPointF> peak = chart.peakSeries()->points();
   ASSERT_EQ(peak.size(), 2);
   EXPECT_EQ(peak[0].y(), 76.8);

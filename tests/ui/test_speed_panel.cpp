@@ -66,7 +66,18 @@ TEST(SpeedPanel, RunShowsRemembersAndCompares) {
   EXPECT_EQ(panel.stepChart()->partSet(0)->count(), 2);
   EXPECT_DOUBLE_EQ(panel.stepChart()->partSet(0)->at(1), bench::matmulMs(r.steps[1]));
   EXPECT_EQ(panel.throughputChart()->peakSeries()->at(0).y(), r.peak.fp32Gflops);
-  EXPECT_EQ(panel.targetsTable()->rowCount(), int(r.targets.size()));
+  // What this CPU can do: one row per probe path, absent ones say so.
+  ASSERT_EQ(panel.probeTable()->rowCount(), int(r.probe.paths.size()));
+  for (int i = 0; i < int(r.probe.paths.size()); ++i) {
+    const auto& p = r.probe.paths[std::size_t(i)];
+    EXPECT_EQ(panel.probeTable()->item(i, 2)->text(),
+              p.present ? QString::number(p.gflopsPerCore, 'f', 1) : QStringLiteral("absent"));
+  }
+  // Each recipe against fp32, with its reason; no targets anywhere.
+  ASSERT_EQ(panel.versusTable()->rowCount(), 2);
+  EXPECT_EQ(panel.versusTable()->item(1, 1)->text(),
+            QString::number(r.steps[1].medianMs / r.steps[0].medianMs, 'f', 2) + "x");
+  EXPECT_FALSE(panel.versusTable()->item(1, 2)->text().isEmpty());
   EXPECT_EQ(panel.stepsTable()->rowCount(), 2);
   EXPECT_EQ(panel.stepsTable()->item(0, 1)->text(), QString::number(r.steps[0].medianMs, 'f', 2));
   const bool bf16Emulated = r.steps[1].matmulEmulated;
@@ -156,7 +167,7 @@ TEST(SpeedPanel, EveryChartReadsInFullOnAProjectorAndOnADesktop) {
   QTest::qWait(50);
   EXPECT_FALSE(panel.tabbed());
   EXPECT_TRUE(panel.stepChart()->isVisible() && panel.memoryChart()->isVisible() &&
-              panel.throughputChart()->isVisible() && panel.targetsTable()->isVisible());
+              panel.throughputChart()->isVisible() && panel.probeTable()->isVisible());
   EXPECT_EQ(readable(panel), "");
 }
 

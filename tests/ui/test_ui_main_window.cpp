@@ -9,7 +9,9 @@
 #include "ui/app_shell/settings.h"
 #include "ui/app_shell/theme.h"
 #include "ui/formats/float_explorer.h"
+#include "ui/panels/speed_panel.h"
 
+#include <mantissa/kernels/matmul_path.h>
 #include <mantissa/numeric/cpu_features.h>
 
 #include <QAction>
@@ -53,6 +55,31 @@ TEST_F(MainWindowTest, OpensWithTheExplorerTabAndTheCpuStatus) {
   ASSERT_NE(facts, nullptr);
   EXPECT_TRUE(facts->text().contains("BF16")) << facts->text().toStdString();
   EXPECT_TRUE(facts->text().contains("threads")) << facts->text().toStdString();
+}
+
+// One source for "Native BF16": the About dialog, the status bar and the
+// Speed page show the very label kernels::bf16Support() decides (CPUID and
+// oneDNN's chosen kernel); --version and the run log are checked in the CLI
+// tests.
+TEST_F(MainWindowTest, Bf16LabelIsTheSameInAboutStatusBarAndSpeedPage) {
+  const QString label = QString::fromStdString(kernels::bf16Support().label);
+  ASSERT_FALSE(label.isEmpty());
+  MainWindow window;
+  auto* facts = window.findChild<QLabel*>("statusFacts");
+  ASSERT_NE(facts, nullptr);
+  EXPECT_TRUE(facts->text().contains(label)) << facts->text().toStdString();
+  AboutDialog about;
+  auto* body = about.findChild<QTextBrowser*>();
+  ASSERT_NE(body, nullptr);
+  EXPECT_TRUE(body->toPlainText().contains(label)) << body->toPlainText().toStdString();
+  SpeedPanel speed(bench::BenchOptions::tiny());
+  auto* machine = speed.findChild<QLabel*>("speedMachine");
+  ASSERT_NE(machine, nullptr);
+  EXPECT_TRUE(machine->text().contains(label)) << machine->text().toStdString();
+  // Native only where the CPU has BF16 arithmetic.
+  if (!numeric::cpuFeatures().avx512bf16 && !numeric::cpuFeatures().amxBf16) {
+    EXPECT_FALSE(label.contains("Native"));
+  }
 }
 
 TEST_F(MainWindowTest, AddPageIsOneCallAndTheLastPageIsRestored) {

@@ -3,6 +3,7 @@
 #include "ui/app_shell/about_dialog.h"
 
 #include <mantissa/config.h>
+#include <mantissa/kernels/matmul_path.h>
 #include <mantissa/numeric/cpu_features.h>
 
 #include <QDialogButtonBox>
@@ -37,8 +38,7 @@ Vollgraf, Zalando Research, MIT licence, from the npm package
 } // namespace
 
 QString bf16SupportText() {
-  return numeric::cpuFeatures().avx512bf16 ? QObject::tr("BF16 native (AVX512_BF16)")
-                                           : QObject::tr("BF16 emulated (no AVX512_BF16)");
+  return q(kernels::bf16Support().label);
 }
 
 QString buildInfoText() {

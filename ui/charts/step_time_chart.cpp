@@ -5,7 +5,7 @@
 namespace mantissa::ui {
 
 StepTimeChart::StepTimeChart(QWidget* parent) : StackedBarChart(parent) {
-  setTitle(tr("Step time by op"));
+  setTitle(tr("Where the step's time goes"));
   setData({});
   applyStyle(chartStyle());
 }
@@ -19,7 +19,7 @@ void StepTimeChart::setData(const std::vector<RecipeStepTime>& recipes) {
   QStringList categories;
   std::vector<std::vector<double>> values(7);
   for (const RecipeStepTime& r : recipes) {
-    categories.append(r.emulated ? tr("%1\n(emulated)").arg(r.recipe) : r.recipe);
+    categories.append(r.emulated ? tr("%1\n(FP32 compute)").arg(r.recipe) : r.recipe);
     const model::OpTimes& t = r.times;
     const double parts[] = {t.matmulForward + t.matmulBackward, t.conversion, t.elementwise,
                             t.loss, t.optimizer, t.telemetry, t.data};

@@ -63,7 +63,7 @@ void ThroughputChart::setData(const std::vector<ThroughputCurve>& curves, double
   double yMax = std::max(0.0, peakGflops);
   for (const ThroughputCurve& curve : curves) {
     auto* line = new QLineSeries(this);
-    line->setName(curve.emulated ? tr("%1 (emulated)").arg(curve.backend) : curve.backend);
+    line->setName(curve.emulated ? tr("%1 (FP32 compute)").arg(curve.backend) : curve.backend);
     QList<QPointF> points;
     for (const QPointF& p : curve.points) {
       if (!(p.x() > 0.0) || !std::isfinite(p.y()))

@@ -8,12 +8,13 @@
 #include "ui/charts/throughput_chart.h"
 
 #include <mantissa/io/atomic_file.h>
+#include <mantissa/kernels/matmul_path.h>
 #include <mantissa/numeric/cpu_features.h>
 
 #include <nlohmann/json.hpp>
 
+#include <QComboBox>
 #include <QCryptographicHash>
-#include <QColor>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -73,6 +74,7 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   m_machine = new QLabel(QString::fromStdString(numeric::cpuFeatures().modelName + " | " +
                                                 numeric::describeIsa()));
   m_machine->setWordWrap(true);
+  m_machine->setObjectName(QStringLiteral("speedMachine"));
   m_run = new QPushButton(tr("Run benchmark"));
   m_cancel = new QPushButton(tr("Cancel"));
   m_cancel->setEnabled(false);
@@ -85,23 +87,51 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   m_stepChart = new StepTimeChart;
   m_throughput = new ThroughputChart;
   m_memory = new MemoryChart;
-  m_targets = makeTable({tr("target"), tr("measured"), tr("goal"), tr("status"), tr("last run")});
+  m_probe = makeTable({tr("arithmetic path"), tr("instruction"), tr("GFLOP/s per core"),
+                       tr("all cores"), tr("vs FP32")});
+  m_versus = makeTable({tr("recipe"), tr("step vs fp32"), tr("why")});
+  m_versus->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  m_versus->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+  m_versus->setWordWrap(true);
   m_steps = makeTable({tr("recipe"), tr("median ms"), tr("CV"), tr("last run ms"), tr("change")});
 
+  // Which way 16-bit matmuls run, for benchmarks and training runs started
+  // after the change (kernels::setMatmulPath).
+  m_matmulPath = new QComboBox;
+  m_matmulPath->setObjectName(QStringLiteral("matmulPath"));
+  m_matmulPath->addItem(tr("16-bit matmuls: auto (faster of the two)"), QStringLiteral("auto"));
+  m_matmulPath->addItem(tr("16-bit matmuls: native oneDNN kernel"), QStringLiteral("native"));
+  m_matmulPath->addItem(tr("16-bit matmuls: FP32 compute"), QStringLiteral("fp32-compute"));
+  m_matmulPath->setCurrentIndex(
+      m_matmulPath->findData(QString::fromUtf8(kernels::matmulPathName(kernels::matmulPath()).data())));
+  connect(m_matmulPath, &QComboBox::currentIndexChanged, this, [this] {
+    if (auto p = kernels::parseMatmulPath(m_matmulPath->currentData().toString().toStdString()))
+      kernels::setMatmulPath(*p);
+  });
   auto* top = new QHBoxLayout;
+  top->addWidget(m_matmulPath);
   top->addWidget(m_run);
   top->addWidget(m_cancel);
   top->addWidget(m_progress, 1);
   m_tables = new QWidget;
   auto* tables = new QVBoxLayout(m_tables);
   tables->setContentsMargins(0, 0, 0, 0);
-  tables->addWidget(new QLabel(tr("<b>Speed targets</b>")));
-  tables->addWidget(m_targets, 1);
+  tables->addWidget(new QLabel(tr("<b>What this CPU can do</b> (measured instruction loops)")));
+  tables->addWidget(m_probe);
+  tables->addWidget(new QLabel(tr("<b>Each recipe against fp32</b>")));
+  tables->addWidget(m_versus, 2);
   tables->addWidget(new QLabel(tr("<b>Step time, this run against the last</b>")));
   tables->addWidget(m_steps, 1);
+  // The tables scroll: in the grid they take a quarter like each chart
+  // instead of pushing the charts' rows smaller.
+  m_tables->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
   m_gridBox = new QWidget;
   m_grid = new QGridLayout(m_gridBox);
   m_grid->setContentsMargins(0, 0, 0, 0);
+  for (int i = 0; i < 2; ++i) {
+    m_grid->setRowStretch(i, 1);
+    m_grid->setColumnStretch(i, 1);
+  }
   m_tabs = new QTabWidget;
   m_tabs->setObjectName(QStringLiteral("speedTabs"));
   auto* layout = new QVBoxLayout(this);
@@ -147,7 +177,7 @@ void SpeedPanel::arrange() {
   const QList<QPair<QWidget*, QString>> parts{{m_stepChart, tr("Step time")},
                                                {m_throughput, tr("Throughput")},
                                                {m_memory, tr("Memory")},
-                                               {m_tables, tr("Targets and last run")}};
+                                               {m_tables, tr("This CPU and the recipes")}};
   while (m_tabs->count() > 0)
     m_tabs->removeTab(0);
   for (const auto& [widget, title] : parts)
@@ -267,9 +297,13 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
   m_current = r;
   std::vector<RecipeStepTime> times;
   std::vector<RecipeMemory> memory;
-  const QStringList roles{tr("weights"), tr("master weights"), tr("activations"), tr("gradients"),
-                          tr("optimizer state")};
-  const char* keys[] = {"weights", "master weights", "activations", "gradients", "optimizer state"};
+  // Bytes really allocated per class (FP32 buffers of rounded values at 4
+  // bytes a value, 16-bit working copies, the matmuls' FP32 copies).
+  const QStringList roles{tr("weights"),         tr("master weights"),     tr("activations"),
+                          tr("gradients"),       tr("optimizer state"),    tr("matmul FP32 copies"),
+                          tr("oneDNN scratchpad")};
+  const char* keys[] = {"weights",         "master weights",     "activations",      "gradients",
+                        "optimizer state", "matmul FP32 copies", "oneDNN scratchpad"};
   for (const auto& s : r.steps) {
     times.push_back({QString::fromStdString(s.recipe), s.breakdownMs, s.matmulEmulated});
     RecipeMemory m{QString::fromStdString(s.recipe), {}};
@@ -287,7 +321,7 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
     const QString name = (m.backend == kernels::Backend::OneDnn ? QStringLiteral("oneDNN ")
                                                                  : QStringLiteral("Eigen ")) +
                          dtypeLabel(m.dtype);
-    auto& c = curves[name];
+    auto& c = curves[name + (m.emulated ? QStringLiteral(" via fp32") : QString())];
     c.backend = name;
     c.emulated = c.emulated || m.emulated;
     c.points.append(QPointF(double(m.m), m.gflops));
@@ -298,21 +332,35 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
   m_throughput->setData(list, r.peak.fp32Gflops,
                         tr("FP32 peak (%1)").arg(QString::fromStdString(r.peak.fp32Source).section(':', 0, 0)));
 
-  m_targets->setRowCount(int(r.targets.size()));
-  for (int i = 0; i < int(r.targets.size()); ++i) {
-    const auto& t = r.targets[std::size_t(i)];
-    QString last = QStringLiteral("-");
-    if (m_previous)
-      for (const auto& p : m_previous->targets)
-        if (p.id == t.id)
-          last = QString::number(p.measured, 'f', 2);
-    setRow(m_targets, i,
-           {QString::fromStdString(t.description), QString::number(t.measured, 'f', 2),
-            QString::fromStdString(t.comparison) + QString::number(t.threshold, 'f', 2),
-            t.met ? tr("met") : tr("not met"), last});
-    m_targets->item(i, 0)->setToolTip(QString::fromStdString(t.note));
-    m_targets->item(i, 3)->setForeground(t.met ? QColor(0x2e, 0x8b, 0x57) : QColor(0xc0, 0x39, 0x2b));
+  m_probe->setRowCount(int(r.probe.paths.size()));
+  for (int i = 0; i < int(r.probe.paths.size()); ++i) {
+    const auto& p = r.probe.paths[std::size_t(i)];
+    if (p.present)
+      setRow(m_probe, i,
+             {QString::fromStdString(p.name), QString::fromStdString(p.instruction),
+              QString::number(p.gflopsPerCore, 'f', 1), QString::number(p.gflopsAllCores, 'f', 1),
+              QString::number(r.probe.ratioToFp32(p), 'f', 2) + QStringLiteral("x")});
+    else
+      setRow(m_probe, i,
+             {QString::fromStdString(p.name), QString::fromStdString(p.instruction),
+              tr("absent"), QStringLiteral("-"), QStringLiteral("-")});
+    m_probe->item(i, 0)->setToolTip(QString::fromStdString(p.present ? p.instruction : p.absentReason));
   }
+  // Every path in view without scrolling: it is what the page is about.
+  m_probe->resizeRowsToContents();
+  int probeHeight = m_probe->horizontalHeader()->sizeHint().height() + 2 * m_probe->frameWidth();
+  for (int i = 0; i < m_probe->rowCount(); ++i)
+    probeHeight += m_probe->rowHeight(i);
+  m_probe->setFixedHeight(probeHeight);
+  m_versus->setRowCount(int(r.versusFp32.size()));
+  for (int i = 0; i < int(r.versusFp32.size()); ++i) {
+    const auto& c = r.versusFp32[std::size_t(i)];
+    setRow(m_versus, i,
+           {QString::fromStdString(c.recipe), QString::number(c.ratio, 'f', 2) + QStringLiteral("x"),
+            QString::fromStdString(c.reason)});
+    m_versus->item(i, 2)->setToolTip(QString::fromStdString(c.reason));
+  }
+  m_versus->resizeRowsToContents();
   m_steps->setRowCount(int(r.steps.size()));
   for (int i = 0; i < int(r.steps.size()); ++i) {
     const auto& s = r.steps[std::size_t(i)];

@@ -17,6 +17,7 @@ class QProgressBar;
 class QPushButton;
 class QGridLayout;
 class QTabWidget;
+class QComboBox;
 class QTableWidget;
 class QTimer;
 
@@ -26,11 +27,12 @@ class MemoryChart;
 class StepTimeChart;
 class ThroughputChart;
 
-// The speed comparison: runs bench::runBenchmarks on a worker thread
-// (the worker makes the report, the GUI thread makes every widget), shows
-// step time per recipe with its breakdown, GFLOP/s against size per backend
-// with the peak, bytes per recipe and the targets, and compares a run with
-// the last one remembered for this machine.
+// The speed comparison: runs bench::runBenchmarks on a worker thread (the
+// worker makes the report, the GUI thread makes every widget), shows what
+// each arithmetic path of the CPU sustains (the ISA probe, against FP32),
+// where each recipe's step time goes, GFLOP/s against size per backend with
+// the measured peak, bytes per recipe, and each recipe against fp32 with the
+// reason in words, compared with the last run remembered for this machine.
 class SpeedPanel : public QWidget {
   Q_OBJECT
 public:
@@ -50,7 +52,8 @@ public:
   QProgressBar* progressBar() const { return m_progress; }
   QPushButton* runButton() const { return m_run; }
   QPushButton* cancelButton() const { return m_cancel; }
-  QTableWidget* targetsTable() const { return m_targets; }
+  QTableWidget* probeTable() const { return m_probe; }
+  QTableWidget* versusTable() const { return m_versus; }
   QTableWidget* stepsTable() const { return m_steps; }
   StepTimeChart* stepChart() const { return m_stepChart; }
   ThroughputChart* throughputChart() const { return m_throughput; }
@@ -77,9 +80,11 @@ private:
   QLabel* m_machine = nullptr;
   QLabel* m_status = nullptr;
   QProgressBar* m_progress = nullptr;
+  QComboBox* m_matmulPath = nullptr;
   QPushButton* m_run = nullptr;
   QPushButton* m_cancel = nullptr;
-  QTableWidget* m_targets = nullptr;
+  QTableWidget* m_probe = nullptr;
+  QTableWidget* m_versus = nullptr;
   QTableWidget* m_steps = nullptr;
   StepTimeChart* m_stepChart = nullptr;
   ThroughputChart* m_throughput = nullptr;

@@ -218,6 +218,14 @@ void Optimizer::applyUpdate(std::size_t s, int worker, std::size_t off, std::siz
   stats.unchanged += unchanged;
 }
 
+std::size_t Optimizer::allocatedBytes() const {
+  std::size_t n = m_scratch.capacity();
+  for (const auto* v : {&m_first, &m_second, &m_kahan, &m_updates})
+    for (const auto& s : *v)
+      n += s.capacity();
+  return n * sizeof(float);
+}
+
 std::vector<model::PlanRow> Optimizer::plan() const {
   std::vector<model::PlanRow> rows;
   const DType state = m_recipe.optimizerState;

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/bench/bench_report.h>
 
+#include <mantissa/kernels/matmul_path.h>
 #include <mantissa/numeric/cpu_features.h>
 
 #include <algorithm>
@@ -100,6 +101,8 @@ BenchOptions BenchOptions::tiny() {
   o.steps.repetitions = 4;
   o.steps.recipes = {"fp32", "bf16-mixed"};
   o.steadyStateSteps = 2;
+  o.rememberProbe = false;
+  o.probe.secondsPerMeasurement = 0.01;
   return o;
 }
 
@@ -112,46 +115,67 @@ std::string ompWaitPolicy() {
   return v && *v ? std::string(v) : std::string("unset (libgomp default: threads spin at barriers)");
 }
 
-std::vector<Target> computeTargets(const BenchReport& r) {
-  std::vector<Target> targets;
+namespace {
+
+std::string ratioWords(double r) {
+  return fixed(r, 2) + "x";
+}
+
+// Why a recipe's step takes what it takes against fp32's, in words.
+std::string reasonFor(const BenchReport& r, const train::StepBenchResult& s,
+                      const train::StepBenchResult& fp32) {
+  if (s.recipe == "fp32")
+    return "the baseline: FP32 storage and FP32 arithmetic";
+  const bool bf16 = s.recipe.rfind("bf16", 0) == 0;
+  const std::string fmt = bf16 ? "BF16" : "FP16";
+  std::string why;
+  const ProbePath* path = r.probe.find(bf16 ? "bf16_dot_avx512" : "fp16_fma_avx512");
+  const ProbePath* amx = bf16 ? r.probe.find("bf16_amx") : nullptr;
+  if (amx && amx->present)
+    path = amx;
+  if (path && path->present && r.probe.fp32()) {
+    const double rate = r.probe.ratioToFp32(*path);
+    why = fmt + " arithmetic runs at " + ratioWords(rate) + " FP32's rate on this CPU (" +
+          path->instruction + ", measured)";
+    if (rate < 1.0)
+      why += ": " + fmt + " saves memory, not arithmetic";
+  } else {
+    why = "this CPU has no " + fmt + " arithmetic";
+  }
+  why += s.matmulEmulated ? "; Mantissa uses FP32 compute for " + fmt + " data here"
+                          : "; Mantissa uses oneDNN's native " + fmt + " kernel here";
+  const double conv = s.breakdownMs.conversion;
+  if (conv > 0.05 * s.meanMs)
+    why += "; converting to and from " + fmt + " costs " + fixed(conv, 2) + " ms per step";
+  const double mm = matmulMs(s), mm32 = matmulMs(fp32);
+  if (mm32 > 0)
+    why += "; matmuls " + fixed(mm, 2) + " ms against fp32's " + fixed(mm32, 2) + " ms";
+  // Where a recipe is slower, the part that grew most.
+  const auto& a = s.breakdownMs;
+  const auto& b = fp32.breakdownMs;
+  const std::pair<const char*, double> extra[] = {
+      {"the optimizer takes", a.optimizer - b.optimizer},
+      {"elementwise work takes", a.elementwise - b.elementwise},
+      {"conversions take", a.conversion - b.conversion},
+      {"the matmuls take", mm - mm32}};
+  const auto* most = std::max_element(std::begin(extra), std::end(extra),
+                                      [](const auto& x, const auto& y) { return x.second < y.second; });
+  if (s.medianMs > fp32.medianMs && most->second > 0.05 * fp32.meanMs)
+    why += "; slower mostly because " + std::string(most->first) + " " + fixed(most->second, 2) +
+           " ms more per step";
+  return why;
+}
+
+} // namespace
+
+std::vector<RecipeComparison> compareWithFp32(const BenchReport& r) {
+  std::vector<RecipeComparison> out;
   const auto* fp32 = findStep(r, "fp32");
-  const auto* bf16 = findStep(r, "bf16-mixed");
-  const std::string model = r.stepModel + ", batch " + std::to_string(r.stepBatch);
-  if (fp32 && bf16) {
-    Target t{"bf16_step_speedup", "fp32 median step / bf16-mixed median step", 0, 1.6, ">=", false, ""};
-    t.measured = bf16->medianMs > 0 ? fp32->medianMs / bf16->medianMs : 0.0;
-    t.met = t.measured >= t.threshold;
-    t.note = "measured on " + model;
-    if (bf16->matmulEmulated)
-      t.note += "; no native BF16 matmul on this CPU: BF16 storage converted to FP32 for an FP32 "
-                "product, so BF16 cannot be faster than FP32 here";
-    targets.push_back(std::move(t));
-  }
-  if (bf16) {
-    Target t{"bf16_step_over_matmuls", "bf16-mixed mean step / its own matmul time in the same steps",
-             0, 1.35, "<=", false, ""};
-    const double mm = matmulMs(*bf16);
-    t.measured = mm > 0 ? bf16->meanMs / mm : 0.0;
-    t.met = mm > 0 && t.measured <= t.threshold;
-    t.note = "step " + fixed(bf16->meanMs, 2) + " ms, matmuls " + fixed(mm, 2) + " ms (" +
-             (bf16->matmulEmulated ? "emulated, their input conversions included" : "native") + ")";
-    targets.push_back(std::move(t));
-  }
-  if (!r.steadyState.empty()) {
-    Target t{"steady_state", "oneDNN primitives created + kernel scratch buffers allocated in "
-                             "steady-state steps",
-             0, 0, "<=", true, ""};
-    int steps = 0;
-    for (const auto& s : r.steadyState) {
-      t.measured += double(s.primitivesCreated + s.scratchAllocations);
-      steps += s.steps;
-    }
-    t.met = t.measured <= t.threshold;
-    t.note = std::to_string(steps) + " steps over " + std::to_string(r.steadyState.size()) +
-             " recipe(s); heap allocations are counted per recipe by tests/core/test_trainer_alloc";
-    targets.push_back(std::move(t));
-  }
-  return targets;
+  if (!fp32 || fp32->medianMs <= 0)
+    return out;
+  for (const auto& s : r.steps)
+    out.push_back({s.recipe, s.medianMs / fp32->medianMs, reasonFor(r, s, *fp32)});
+  return out;
 }
 
 BenchReport runBenchmarks(const BenchOptions& options, const ProgressCallback& progress) {
@@ -174,6 +198,8 @@ BenchReport runBenchmarks(const BenchOptions& options, const ProgressCallback& p
   r.stepBatch = options.steps.batch;
 
   PhaseProgress pp(progress);
+  if (pp.report(0.0, "ISA probe"))
+    r.probe = options.rememberProbe ? isaProbe(options.probeCache) : measureIsaProbe(options.probe);
   auto matmul = options.matmul;
   matmul.progress = pp.phase(0.0, kMatmulEnd);
   r.matmul = measureMatmuls(matmul);
@@ -206,7 +232,22 @@ BenchReport runBenchmarks(const BenchOptions& options, const ProgressCallback& p
   if (!r.cancelled)
     pp.report(1.0, "done");
 
-  r.targets = computeTargets(r);
+  // The probe is the physical limit: the peak quoted is what the
+  // instruction loops sustained on every core, per path.
+  if (const ProbePath* f = r.probe.fp32()) {
+    r.peak.fp32Gflops = f->gflopsAllCores;
+    r.peak.fp32Source = "ISA probe: " + f->instruction + ", " + std::to_string(kProbeChains) +
+                        " chains on " + std::to_string(r.probe.threads) + " thread(s)";
+  }
+  const ProbePath* b = r.probe.find("bf16_amx");
+  if (!b || !b->present)
+    b = r.probe.find("bf16_dot_avx512");
+  if (b && b->present) {
+    r.peak.bf16Gflops = b->gflopsAllCores;
+    r.peak.bf16Source = "ISA probe: " + b->instruction + " on " + std::to_string(r.probe.threads) +
+                        " thread(s)";
+  }
+  r.versusFp32 = compareWithFp32(r);
   if (r.cancelled)
     r.notes.push_back("cancelled: the report holds only what was measured before the cancel");
   for (const auto& s : r.steps)
@@ -219,9 +260,9 @@ BenchReport runBenchmarks(const BenchOptions& options, const ProgressCallback& p
                         fixed(100 * options.noisyCv, 0) + " %");
       break;
     }
-  if (r.peak.bf16Emulated)
-    r.notes.push_back("BF16 matmul is emulated on this CPU (no AVX512_BF16/AMX): BF16 storage, "
-                      "FP32 compute; its GFLOP/s include the conversions");
+  r.notes.push_back("BF16: " + kernels::bf16Support().label);
+  r.notes.push_back(std::string("16-bit matmul path: ") +
+                    std::string(kernels::matmulPathName(kernels::matmulPath())));
   return r;
 }
 

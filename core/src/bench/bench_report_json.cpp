@@ -73,6 +73,10 @@ json stepJson(const train::StepBenchResult& s, double noisyCv) {
     const auto it = s.bytes.find(role);
     return it == s.bytes.end() ? std::size_t{0} : it->second;
   };
+  auto nominal = [&](const char* role) {
+    const auto it = s.bytesAtRecipePrecision.find(role);
+    return it == s.bytesAtRecipePrecision.end() ? std::size_t{0} : it->second;
+  };
   std::size_t total = 0;
   for (const auto& [role, n] : s.bytes)
     total += n;
@@ -98,7 +102,15 @@ json stepJson(const train::StepBenchResult& s, double noisyCv) {
             {"activations", bytes("activations")},
             {"gradients", bytes("gradients")},
             {"optimizer_state", bytes("optimizer state")},
+            {"matmul_fp32_copies", bytes("matmul FP32 copies")},
+            {"onednn_scratchpad", bytes("oneDNN scratchpad")},
             {"total", total}}},
+          {"bytes_at_recipe_precision",
+           {{"weights", nominal("weights")},
+            {"master_weights", nominal("master weights")},
+            {"activations", nominal("activations")},
+            {"gradients", nominal("gradients")},
+            {"optimizer_state", nominal("optimizer state")}}},
           {"matmul_implementation", s.matmulImplementation},
           {"emulated", s.matmulEmulated}};
 }
@@ -128,6 +140,14 @@ train::StepBenchResult stepFromJson(const json& j, std::size_t i) {
   s.bytes["activations"] = field<std::size_t>(by, "activations", wy);
   s.bytes["gradients"] = field<std::size_t>(by, "gradients", wy);
   s.bytes["optimizer state"] = field<std::size_t>(by, "optimizer_state", wy);
+  s.bytes["matmul FP32 copies"] = field<std::size_t>(by, "matmul_fp32_copies", wy);
+  s.bytes["oneDNN scratchpad"] = field<std::size_t>(by, "onednn_scratchpad", wy);
+  const json& nb = j.contains("bytes_at_recipe_precision") ? j.at("bytes_at_recipe_precision") : json();
+  const std::string wn = w + ".bytes_at_recipe_precision";
+  for (const auto& [key, name] : {std::pair{"weights", "weights"}, {"master_weights", "master weights"},
+                                  {"activations", "activations"}, {"gradients", "gradients"},
+                                  {"optimizer_state", "optimizer state"}})
+    s.bytesAtRecipePrecision[name] = field<std::size_t>(nb, key, wn);
   s.matmulImplementation = field<std::string>(j, "matmul_implementation", w);
   s.matmulEmulated = field<bool>(j, "emulated", w);
   return s;
@@ -206,16 +226,11 @@ json toJson(const BenchReport& r) {
                   {"primitives_created", s.primitivesCreated},
                   {"scratch_allocations", s.scratchAllocations}});
   j["steady_state"] = std::move(ss);
-  json targets = json::array();
-  for (const auto& t : r.targets)
-    targets.push_back({{"id", t.id},
-                       {"description", t.description},
-                       {"measured", finiteOrNull(t.measured)},
-                       {"threshold", t.threshold},
-                       {"comparison", t.comparison},
-                       {"met", t.met},
-                       {"note", t.note}});
-  j["targets"] = std::move(targets);
+  json versus = json::array();
+  for (const auto& c : r.versusFp32)
+    versus.push_back({{"recipe", c.recipe}, {"ratio", finiteOrNull(c.ratio)}, {"reason", c.reason}});
+  j["versus_fp32"] = std::move(versus);
+  j["probe"] = probeToJson(r.probe);
   j["notes"] = r.notes;
   return j;
 }
@@ -304,19 +319,18 @@ BenchReport fromJson(const json& j) {
     c.scratchAllocations = field<std::int64_t>(ss[i], "scratch_allocations", w);
     r.steadyState.push_back(c);
   }
-  const json& targets = list(j, "targets");
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    const std::string w = "targets[" + std::to_string(i) + "]";
-    Target t;
-    t.id = field<std::string>(targets[i], "id", w);
-    t.description = field<std::string>(targets[i], "description", w);
-    t.measured = field<double>(targets[i], "measured", w);
-    t.threshold = field<double>(targets[i], "threshold", w);
-    t.comparison = field<std::string>(targets[i], "comparison", w);
-    t.met = field<bool>(targets[i], "met", w);
-    t.note = field<std::string>(targets[i], "note", w);
-    r.targets.push_back(std::move(t));
+  const json& versus = list(j, "versus_fp32");
+  for (std::size_t i = 0; i < versus.size(); ++i) {
+    const std::string w = "versus_fp32[" + std::to_string(i) + "]";
+    RecipeComparison c;
+    c.recipe = field<std::string>(versus[i], "recipe", w);
+    c.ratio = field<double>(versus[i], "ratio", w);
+    c.reason = field<std::string>(versus[i], "reason", w);
+    r.versusFp32.push_back(std::move(c));
   }
+  if (!j.contains("probe"))
+    throw std::invalid_argument("benchmark report: missing field 'probe'");
+  r.probe = probeFromJson(j.at("probe"));
   r.notes = field<std::vector<std::string>>(j, "notes", "");
   return r;
 }

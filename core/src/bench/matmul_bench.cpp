@@ -122,11 +122,14 @@ struct Config {
   Backend backend;
   DType dtype;
   LabelledShape what;
+  kernels::MatmulPath path = kernels::MatmulPath::Native;
 };
 
 std::string describe(const Config& c) {
   const MatmulShape& s = c.what.shape;
-  return std::string(dtypeName(c.dtype)) + " " + std::string(kernels::backendName(c.backend)) +
+  return std::string(dtypeName(c.dtype)) +
+         (c.dtype == DType::BF16 && c.path == kernels::MatmulPath::Fp32Compute ? " via fp32" : "") +
+         " " + std::string(kernels::backendName(c.backend)) +
          " " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " (" +
          c.what.label + ")";
 }
@@ -153,7 +156,7 @@ MatmulResult measure(const Config& c, const MatmulBenchOptions& o) {
         s.flops(), [&] { kernels::referenceMatmul(s, src, weights, dst); }, o.warmup, o.repetitions,
         o.minSampleSeconds);
   } else {
-    Matmul matmul(s, c.dtype);
+    Matmul matmul(s, c.dtype, DType::F32, false, c.path);
     r.implementation = matmul.implementation();
     r.emulated = matmul.emulated();
     r.threads = omp_get_max_threads();
@@ -179,12 +182,20 @@ std::vector<MatmulResult> measureMatmuls(const MatmulBenchOptions& options) {
     for (LabelledShape& s : mlpTrainingShapes(kWidths, 128))
       shapes.push_back(std::move(s));
   }
+  const bool nativeBf16 =
+      !Matmul(MatmulShape{16, 16, 16}, DType::BF16, DType::F32, false, kernels::MatmulPath::Native)
+           .emulated();
   std::vector<Config> configs;
   for (const LabelledShape& s : shapes) {
     if (options.eigen)
       configs.push_back({Backend::Eigen, DType::F32, s});
-    for (DType t : {DType::F32, DType::BF16, DType::F16})
-      configs.push_back({Backend::OneDnn, t, s});
+    // BF16 both ways where oneDNN has a native kernel: native, and FP32
+    // compute on BF16 storage (the two paths `auto` chooses between).
+    configs.push_back({Backend::OneDnn, DType::F32, s});
+    configs.push_back({Backend::OneDnn, DType::BF16, s, kernels::MatmulPath::Native});
+    if (nativeBf16)
+      configs.push_back({Backend::OneDnn, DType::BF16, s, kernels::MatmulPath::Fp32Compute});
+    configs.push_back({Backend::OneDnn, DType::F16, s});
   }
 
   std::vector<MatmulResult> results;

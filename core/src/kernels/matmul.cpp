@@ -3,12 +3,17 @@
 #include "matmul_operands.h"
 #include "onednn_context.h"
 
+#include "matmul_choice.h"
+
 #include <mantissa/kernels/matmul.h>
 #include <mantissa/numeric/convert.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 
@@ -91,8 +96,9 @@ struct Matmul::Plan {
   DType inputs;
   DType dst;
   bool accumulate;
-  bool emulated = false;
+  bool emulated = false; // FP32 compute
   std::string implementation;
+  std::string reason; // why this path ran (empty: the only or default one)
 
   dnnl::matmul primitive;
   dnnl::memory srcMem, weightsMem, dstMem, scratchpadMem; // handles set per execute
@@ -105,75 +111,9 @@ struct Matmul::Plan {
   Tensor dstF32;     // [M,N]
 };
 
-Matmul::Matmul(MatmulShape shape, DType inputs, DType dst, bool accumulate)
-    : m_plan(std::make_unique<Plan>()) {
-  detail::checkShape("Matmul", shape);
-  Plan& p = *m_plan;
-  p.shape = shape;
-  p.inputs = inputs;
-  p.dst = dst;
-  p.accumulate = accumulate;
-  OneDnnContext& ctx = OneDnnContext::instance();
+namespace {
 
-  // Attributes: dst += product via a sum post-op; scratchpad owned by us so
-  // execute() never has oneDNN allocate scratch memory. (oneDNN 2.6's execute
-  // call still allocates a few dozen bytes of argument bookkeeping of its own
-  // per call; test_kernels_emulation measures that baseline.)
-  dnnl::primitive_attr attr;
-  if (accumulate) {
-    dnnl::post_ops ops;
-    ops.append_sum(1.0f);
-    attr.set_post_ops(ops);
-  }
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-
-  // Primitive descriptor: the requested types natively if oneDNN has them,
-  // otherwise FP32 throughout with conversions around it.
-  std::optional<dnnl::matmul::primitive_desc> pd =
-      tryPrimitiveDesc(shape, toDnnl(inputs), toDnnl(dst), attr);
-  if (!pd) {
-    p.emulated = true;
-    pd = tryPrimitiveDesc(shape, dt::f32, dt::f32, attr);
-    if (!pd)
-      throw std::runtime_error("Matmul: oneDNN has no f32 matmul on this CPU");
-  }
-
-  // Primitive: created here, once.
-  p.primitive = dnnl::matmul(*pd);
-  ctx.notePrimitiveCreated();
-  p.implementation = pd->impl_info_str();
-  if (p.emulated)
-    p.implementation += emulationLabel(inputs, dst);
-
-  // Memory objects without data; execute() points them at the tensors.
-  p.srcMem = dnnl::memory(pd->src_desc(), ctx.engine(), DNNL_MEMORY_NONE);
-  p.weightsMem = dnnl::memory(pd->weights_desc(), ctx.engine(), DNNL_MEMORY_NONE);
-  p.dstMem = dnnl::memory(pd->dst_desc(), ctx.engine(), DNNL_MEMORY_NONE);
-  p.args[0] = {DNNL_ARG_SRC, p.srcMem.get()};
-  p.args[1] = {DNNL_ARG_WEIGHTS, p.weightsMem.get()};
-  p.args[2] = {DNNL_ARG_DST, p.dstMem.get()};
-  p.argCount = 3;
-  if (pd->scratchpad_desc().get_size() > 0) {
-    p.scratchpadMem = dnnl::memory(pd->scratchpad_desc(), ctx.engine());
-    ctx.noteScratchAllocation();
-    p.args[3] = {DNNL_ARG_SCRATCHPAD, p.scratchpadMem.get()};
-    p.argCount = 4;
-  }
-
-  // Emulation scratch: FP32 twins of the 16-bit operands, allocated once.
-  if (p.emulated) {
-    p.srcF32 = scratchFor(inputs, detail::storedSrc(shape));
-    p.weightsF32 = scratchFor(inputs, detail::storedWeights(shape));
-    p.dstF32 = scratchFor(dst, detail::storedDst(shape));
-  }
-}
-
-Matmul::~Matmul() = default;
-Matmul::Matmul(Matmul&&) noexcept = default;
-Matmul& Matmul::operator=(Matmul&&) noexcept = default;
-
-void Matmul::execute(const Tensor& src, const Tensor& weights, Tensor& dst) {
-  Plan& p = *m_plan;
+void executePlan(Matmul::Plan& p, const Tensor& src, const Tensor& weights, Tensor& dst) {
   detail::checkOperand("Matmul::execute", "src", src, p.inputs, detail::storedSrc(p.shape));
   detail::checkOperand("Matmul::execute", "weights", weights, p.inputs,
                        detail::storedWeights(p.shape));
@@ -213,6 +153,182 @@ void Matmul::execute(const Tensor& src, const Tensor& weights, Tensor& dst) {
     narrow(p.dstF32, dst);
 }
 
+} // namespace
+
+namespace {
+
+// Builds the primitive, memory handles and (fp32-compute) FP32 twins for one
+// path. `pd` is the descriptor for that path's data types.
+void buildPlan(Matmul::Plan& p, const dnnl::matmul::primitive_desc& pd) {
+  OneDnnContext& ctx = OneDnnContext::instance();
+  p.primitive = dnnl::matmul(pd);
+  ctx.notePrimitiveCreated();
+  p.implementation = pd.impl_info_str();
+  if (p.emulated)
+    p.implementation += emulationLabel(p.inputs, p.dst);
+
+  // Memory objects without data; execute() points them at the tensors.
+  p.srcMem = dnnl::memory(pd.src_desc(), ctx.engine(), DNNL_MEMORY_NONE);
+  p.weightsMem = dnnl::memory(pd.weights_desc(), ctx.engine(), DNNL_MEMORY_NONE);
+  p.dstMem = dnnl::memory(pd.dst_desc(), ctx.engine(), DNNL_MEMORY_NONE);
+  p.args[0] = {DNNL_ARG_SRC, p.srcMem.get()};
+  p.args[1] = {DNNL_ARG_WEIGHTS, p.weightsMem.get()};
+  p.args[2] = {DNNL_ARG_DST, p.dstMem.get()};
+  p.argCount = 3;
+  if (pd.scratchpad_desc().get_size() > 0) {
+    p.scratchpadMem = dnnl::memory(pd.scratchpad_desc(), ctx.engine());
+    ctx.noteScratchAllocation();
+    p.args[3] = {DNNL_ARG_SCRATCHPAD, p.scratchpadMem.get()};
+    p.argCount = 4;
+  }
+
+  // FP32 compute: FP32 twins of the 16-bit operands, allocated once.
+  if (p.emulated) {
+    p.srcF32 = scratchFor(p.inputs, detail::storedSrc(p.shape));
+    p.weightsF32 = scratchFor(p.inputs, detail::storedWeights(p.shape));
+    p.dstF32 = scratchFor(p.dst, detail::storedDst(p.shape));
+  }
+}
+
+// An operand for timing: ones of its dtype (no subnormals, no overflow).
+Tensor timingOperand(DType dtype, detail::StoredShape shape) {
+  Tensor t(dtype, shape.rows, shape.cols);
+  if (dtype == DType::F32) {
+    std::fill(t.f32().begin(), t.f32().end(), 0.5f);
+  } else {
+    const std::uint16_t half = dtype == DType::BF16 ? 0x3F00 : 0x3800;
+    std::fill(t.u16().begin(), t.u16().end(), half);
+  }
+  return t;
+}
+
+// Fastest of a few executions of each plan, in alternating rounds so drift
+// in machine load hits both alike. Milliseconds.
+std::pair<double, double> timePlans(Matmul::Plan& a, Matmul::Plan& b) {
+  Tensor src = timingOperand(a.inputs, detail::storedSrc(a.shape));
+  Tensor weights = timingOperand(a.inputs, detail::storedWeights(a.shape));
+  Tensor dst = timingOperand(a.dst, detail::storedDst(a.shape));
+  using Clock = std::chrono::steady_clock;
+  auto once = [&](Matmul::Plan& p) {
+    const auto t0 = Clock::now();
+    executePlan(p, src, weights, dst);
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
+  for (int i = 0; i < 2; ++i) {
+    once(a);
+    once(b);
+  }
+  double bestA = 1e300, bestB = 1e300;
+  for (int i = 0; i < 7; ++i) {
+    bestA = std::min(bestA, once(a));
+    bestB = std::min(bestB, once(b));
+  }
+  return {bestA, bestB};
+}
+
+std::string formatMs(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g ms", ms);
+  return buf;
+}
+
+std::string upperName(DType d) {
+  return d == DType::F32 ? "FP32" : d == DType::BF16 ? "BF16" : "FP16";
+}
+
+} // namespace
+
+Matmul::Matmul(MatmulShape shape, DType inputs, DType dst, bool accumulate)
+    : Matmul(shape, inputs, dst, accumulate, matmulPath()) {}
+
+Matmul::Matmul(MatmulShape shape, DType inputs, DType dst, bool accumulate, MatmulPath path)
+    : m_plan(std::make_unique<Plan>()) {
+  detail::checkShape("Matmul", shape);
+  Plan& p = *m_plan;
+  p.shape = shape;
+  p.inputs = inputs;
+  p.dst = dst;
+  p.accumulate = accumulate;
+
+  // Attributes: dst += product via a sum post-op; scratchpad owned by us so
+  // execute() never has oneDNN allocate scratch memory. (oneDNN 2.6's execute
+  // call still allocates a few dozen bytes of argument bookkeeping of its own
+  // per call; test_kernels_emulation measures that baseline.)
+  dnnl::primitive_attr attr;
+  if (accumulate) {
+    dnnl::post_ops ops;
+    ops.append_sum(1.0f);
+    attr.set_post_ops(ops);
+  }
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+
+  // The requested types natively if oneDNN has them; FP32 throughout with
+  // conversions around it otherwise, or where the path says so.
+  std::optional<dnnl::matmul::primitive_desc> nativePd =
+      tryPrimitiveDesc(shape, toDnnl(inputs), toDnnl(dst), attr);
+  auto fp32Pd = [&] {
+    auto pd = tryPrimitiveDesc(shape, dt::f32, dt::f32, attr);
+    if (!pd)
+      throw std::runtime_error("Matmul: oneDNN has no f32 matmul on this CPU");
+    return *pd;
+  };
+  const std::string native = "native " + upperName(inputs);
+  if (!nativePd) {
+    p.emulated = true;
+    if (inputs != DType::F32 && path != MatmulPath::Fp32Compute)
+      p.reason = "oneDNN has no " + native + " kernel on this CPU";
+    buildPlan(p, fp32Pd());
+  } else if (inputs == DType::F32 || path == MatmulPath::Native) {
+    buildPlan(p, *nativePd);
+    if (inputs != DType::F32 && detail::matmulPathSetByUser())
+      p.reason = "native path forced";
+  } else if (path == MatmulPath::Fp32Compute) {
+    p.emulated = true;
+    buildPlan(p, fp32Pd());
+    p.reason = "FP32 compute forced";
+  } else {
+    // Auto: the remembered choice for this product, or time both now.
+    const std::string key = detail::choiceKey(shape, inputs, dst, accumulate);
+    std::optional<detail::MatmulChoice> choice = detail::rememberedChoice(key);
+    const bool remembered = choice.has_value();
+    if (!choice) {
+      Plan other;
+      other.shape = shape;
+      other.inputs = inputs;
+      other.dst = dst;
+      other.accumulate = accumulate;
+      other.emulated = true;
+      buildPlan(p, *nativePd);
+      buildPlan(other, fp32Pd());
+      const auto [nativeMs, fp32Ms] = timePlans(p, other);
+      choice = detail::MatmulChoice{fp32Ms < nativeMs, nativeMs, fp32Ms};
+      detail::rememberChoice(key, *choice);
+      if (choice->fp32Compute)
+        p = std::move(other);
+    } else {
+      p.emulated = choice->fp32Compute;
+      buildPlan(p, p.emulated ? fp32Pd() : *nativePd);
+    }
+    const std::string faster = choice->fp32Compute ? "FP32 compute" : native;
+    const std::string slower = choice->fp32Compute ? native : "FP32 compute";
+    const double fastMs = choice->fp32Compute ? choice->fp32Ms : choice->nativeMs;
+    const double slowMs = choice->fp32Compute ? choice->nativeMs : choice->fp32Ms;
+    p.reason = "auto: " + faster + " " + formatMs(fastMs) + " vs " + slower + " " +
+               formatMs(slowMs) + " for this shape" +
+               (remembered ? " (measured earlier on this machine)" : "");
+  }
+  if (!p.reason.empty())
+    p.implementation += "; " + p.reason;
+}
+
+Matmul::~Matmul() = default;
+Matmul::Matmul(Matmul&&) noexcept = default;
+Matmul& Matmul::operator=(Matmul&&) noexcept = default;
+
+void Matmul::execute(const Tensor& src, const Tensor& weights, Tensor& dst) {
+  executePlan(*m_plan, src, weights, dst);
+}
+
 bool Matmul::emulated() const {
   return m_plan->emulated;
 }
@@ -230,6 +346,22 @@ DType Matmul::dst() const {
 }
 bool Matmul::accumulates() const {
   return m_plan->accumulate;
+}
+std::size_t Matmul::fp32TwinBytes() const {
+  auto allocated = [](const Tensor& t) {
+    return t.size() > 0 ? (t.bytes() + Tensor::kAlignment - 1) / Tensor::kAlignment * Tensor::kAlignment
+                        : std::size_t{0};
+  };
+  return allocated(m_plan->srcF32) + allocated(m_plan->weightsF32) + allocated(m_plan->dstF32);
+}
+std::size_t Matmul::scratchpadBytes() const {
+  return m_plan->scratchpadMem ? m_plan->scratchpadMem.get_desc().get_size() : 0;
+}
+MatmulPath Matmul::path() const {
+  return m_plan->emulated ? MatmulPath::Fp32Compute : MatmulPath::Native;
+}
+std::string Matmul::pathReason() const {
+  return m_plan->reason;
 }
 
 } // namespace mantissa::kernels

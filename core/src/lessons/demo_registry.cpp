@@ -5,6 +5,9 @@
 // describe what was computed; every number is formatted from the result.
 #include <mantissa/lessons/demo_registry.h>
 
+#include <mantissa/bench/isa_probe.h>
+#include <mantissa/kernels/matmul_path.h>
+
 #include <mantissa/lessons/demos.h>
 #include <mantissa/numeric/codec.h>
 #include <mantissa/numeric/format.h>
@@ -281,6 +284,17 @@ DemoOutput softmaxOut() {
 DemoOutput speedOut() {
   DemoOutput o{"speed", std::string(demoTitle("speed")), "dtype", "GFLOP/s", false, {}, {}, {}};
   DemoSeries s{"GFLOP/s (median)", {}, {}, true};
+  // The ISA probe (remembered per machine): each path's ceiling against FP32.
+  const bench::IsaProbe probe = bench::isaProbe();
+  o.lines.push_back("What this CPU can do (ISA probe, GFLOP/s per core):");
+  for (const auto& p : probe.paths) {
+    if (p.present)
+      o.lines.push_back(fmt("  %s, %s: %.1f (%.2fx FP32)", p.name.c_str(), p.instruction.c_str(),
+                            p.gflopsPerCore, probe.ratioToFp32(p)));
+    else
+      o.lines.push_back(fmt("  %s: absent (%s)", p.name.c_str(), p.absentReason.c_str()));
+  }
+  o.lines.push_back(kernels::bf16Support().label);
   int i = 0;
   for (const auto& r : speedDemo()) {
     o.lines.push_back(fmt("%s %lldx%lld: %.1f GFLOP/s (CV %.1f%%)%s  [%s]", r.dtype.c_str(),

@@ -101,6 +101,36 @@ std::int64_t Mlp::parameterCount() const {
   return n;
 }
 
+namespace {
+std::size_t allocated(const Tensor& t) {
+  return t.size() > 0 ? (t.bytes() + Tensor::kAlignment - 1) / Tensor::kAlignment * Tensor::kAlignment
+                      : std::size_t{0};
+}
+} // namespace
+
+std::map<std::string, std::size_t> Mlp::allocatedBytes() const {
+  std::map<std::string, std::size_t> b{{"weights", 0},     {"master weights", 0},
+                                       {"activations", 0}, {"gradients", 0},
+                                       {"matmul FP32 copies", 0}, {"oneDNN scratchpad", 0}};
+  const std::string params = m_recipe.masterWeights ? "master weights" : "weights";
+  for (const auto& p : m_params) {
+    b[params] += allocated(p.w) + allocated(p.b);
+    b["weights"] += allocated(p.wLow); // 16-bit working copy
+  }
+  for (const auto& a : m_acts) {
+    b["activations"] += allocated(a.in) + allocated(a.pre) + allocated(a.post);
+    b["gradients"] += allocated(a.dpre) + allocated(a.dpreLow) + allocated(a.dIn);
+  }
+  for (const auto& g : m_grads)
+    b["gradients"] += allocated(g.w) + allocated(g.b) + allocated(g.wStep) + allocated(g.bStep);
+  b["activations"] += allocated(m_x) + allocated(m_probs);
+  for (const auto& l : m_linear) {
+    b["matmul FP32 copies"] += l.fp32TwinBytes();
+    b["oneDNN scratchpad"] += l.scratchpadBytes();
+  }
+  return b;
+}
+
 // Bytes at the recipe's precision: what an implementation storing each tensor
 // natively holds. (Where this emulation keeps FP32 values rounded to BF16/FP16,
 // the table still states the recipe's format, which is the point of the table.)

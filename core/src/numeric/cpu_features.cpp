@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/kernels/matmul_path.h>
 #include <mantissa/numeric/cpu_features.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -57,7 +58,7 @@ const CpuFeatures& cpuFeatures() {
   return features;
 }
 
-std::string describeIsa() {
+std::string describeCpuFlags() {
   const CpuFeatures& f = cpuFeatures();
   std::string s;
   auto add = [&](bool on, const char* name) {
@@ -68,12 +69,14 @@ std::string describeIsa() {
   add(f.fma, "FMA");
   add(f.f16c, "F16C");
   add(f.avx512f, "AVX512F");
+  add(f.avx512bf16, "AVX512_BF16");
   add(f.avx512fp16, "AVX512_FP16");
-  if (s.empty())
-    s = "no vector extensions detected";
-  s += f.avx512bf16 ? "; AVX512_BF16: yes (BF16 native)" : "; AVX512_BF16: no (BF16 emulated)";
-  s += f.amxBf16 && f.amxTile ? "; AMX: yes" : "; AMX: no";
-  return s;
+  add(f.amxTile && f.amxBf16, "AMX-BF16");
+  return s.empty() ? "no vector extensions detected" : s;
+}
+
+std::string describeIsa() {
+  return describeCpuFlags() + "; " + kernels::bf16Support().label;
 }
 
 std::string onednnVersion() {

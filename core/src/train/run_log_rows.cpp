@@ -37,16 +37,20 @@ json logHeader(const Session& s) {
   for (const auto& row : amp::recipeTable(s.recipe()))
     table.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
   const auto plan = s.plan();
-  json bytes;
+  json nominal;
   for (auto role : {model::TensorRole::Weights, model::TensorRole::MasterWeights,
                     model::TensorRole::Activations, model::TensorRole::Gradients,
                     model::TensorRole::OptimizerState})
-    bytes[std::string(model::tensorRoleName(role))] = model::bytesFor(plan, role);
+    nominal[std::string(model::tensorRoleName(role))] = model::bytesFor(plan, role);
+  json bytes; // really allocated, per tensor class
+  for (const auto& [name, n] : s.allocatedBytes())
+    bytes[name] = n;
   return {{"header", true},
           {"config", toJson(s.config())},
           {"recipe_table", table},
           {"scaler", s.scalerDescription()},
           {"bytes", bytes},
+          {"bytes_at_recipe_precision", nominal},
           {"matmul", s.model().matmulImplementation()},
           {"matmul_emulated", s.model().matmulEmulated()},
           {"total_steps", s.totalSteps()},

@@ -189,6 +189,12 @@ std::string Session::scalerDescription() const {
   return m_scaler ? amp::describeScaler(m_scaler->config()) : "none";
 }
 
+std::map<std::string, std::size_t> Session::allocatedBytes() const {
+  auto b = m_model->allocatedBytes();
+  b["optimizer state"] = m_optimizer->allocatedBytes();
+  return b;
+}
+
 std::vector<model::PlanRow> Session::plan() const {
   auto rows = m_model->plan();
   const auto state = m_optimizer->plan();

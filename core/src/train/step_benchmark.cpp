@@ -74,7 +74,9 @@ std::vector<StepBenchResult> measureSteps(const StepBenchOptions& o) {
     for (auto role : {model::TensorRole::Weights, model::TensorRole::MasterWeights,
                       model::TensorRole::Activations, model::TensorRole::Gradients,
                       model::TensorRole::OptimizerState})
-      res.bytes[std::string(model::tensorRoleName(role))] = model::bytesFor(plan, role);
+      res.bytesAtRecipePrecision[std::string(model::tensorRoleName(role))] =
+          model::bytesFor(plan, role);
+    res.bytes = s.allocatedBytes();
     res.matmulImplementation = s.model().matmulImplementation();
     res.matmulEmulated = s.model().matmulEmulated();
     results.push_back(std::move(res));

@@ -120,6 +120,10 @@ public:
 
   // State tensors at the recipe's precision, for the bytes table.
   std::vector<model::PlanRow> plan() const;
+  // Bytes really allocated for the optimizer's FP32 state (momentum / Adam
+  // m and v / Kahan compensation), the last intended updates and the
+  // per-worker scratch.
+  std::size_t allocatedBytes() const;
 
 
 private:

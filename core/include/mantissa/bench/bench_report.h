@@ -2,10 +2,11 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// The whole speed comparison in one report: matmul throughput per
-// backend and size, the machine's peak, conversion throughput beside memcpy,
-// whole training steps per recipe, the steady-state check, and the issue's
-// three targets computed from this one run. `mantissa-cli bench` prints it,
+// The whole speed comparison in one report: what each arithmetic path of the
+// CPU sustains (the ISA probe), matmul throughput per backend and size,
+// conversion throughput beside memcpy, whole training steps per recipe, the
+// steady-state check, and each recipe's step against fp32 with the reason in
+// words, all from this one run. `mantissa-cli bench` prints it,
 // the GUI Speed panel draws it and remembers it (toJson / fromJson).
 //
 // JSON (toJson), keys in snake_case:
@@ -28,23 +29,28 @@
 //                 "conversion", "elementwise", "loss", "optimizer",
 //                 "telemetry", "data", "unattributed"},
 //               "bytes": {"weights", "master_weights", "activations",
-//                         "gradients", "optimizer_state", "total"},
+//                         "gradients", "optimizer_state", "matmul_fp32_copies",
+//                         "onednn_scratchpad", "total"}  (really allocated),
+//               "bytes_at_recipe_precision": {"weights", ... "optimizer_state"},
 //               "matmul_implementation", "emulated"}],
 //    "steady_state": [{"recipe", "steps", "primitives_created",
 //                      "scratch_allocations"}],
-//    "targets": [{"id", "description", "measured", "threshold", "comparison",
-//                 "met", "note"}],
+//    "probe": {... see isa_probe.h probeToJson},
+//    "versus_fp32": [{"recipe", "ratio", "reason"}],
 //    "notes": ["..."]}
 // A step's breakdown parts other than "matmul" (their sum) and
 // "unattributed" add up to its mean_ms.
 
 #include <mantissa/bench/conversion_bench.h>
+#include <mantissa/bench/isa_probe.h>
 #include <mantissa/bench/matmul_bench.h>
 #include <mantissa/bench/step_bench.h>
 #include <mantissa/train/step_benchmark.h>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +62,11 @@ struct BenchOptions {
   PeakOptions peak;
   ConversionBenchOptions conversion;
   train::StepBenchOptions steps; // model, batch, warm-up, repetitions, recipes
+  // ISA probe: remembered per machine in probeCache (default file when
+  // unset), or measured afresh with `probe` when rememberProbe is false.
+  bool rememberProbe = true;
+  std::optional<std::filesystem::path> probeCache;
+  ProbeOptions probe;
   int steadyStateSteps = 10;     // per recipe in steadyStateRecipes
   std::vector<std::string> steadyStateRecipes{"fp32", "bf16-mixed"};
   double noisyCv = 0.10; // a figure with a larger CV is marked noisy
@@ -68,14 +79,11 @@ struct BenchOptions {
   static BenchOptions tiny();
 };
 
-struct Target {
-  std::string id;          // "bf16_step_speedup", "bf16_step_over_matmuls", "steady_state"
-  std::string description; // what is compared, in words
-  double measured = 0;     // ratio (or count for steady_state)
-  double threshold = 0;
-  std::string comparison; // ">=" or "<="
-  bool met = false;
-  std::string note; // why it cannot be met here, what it was measured on
+// One recipe's median step against fp32's in the same run, and why.
+struct RecipeComparison {
+  std::string recipe;
+  double ratio = 0;   // median step / fp32's median step (1.2 = 20 % slower)
+  std::string reason; // in words, from the probe and the matmul path that ran
 };
 
 struct BenchReport {
@@ -100,7 +108,8 @@ struct BenchReport {
   double memcpyGbps = 0;
   std::vector<train::StepBenchResult> steps;
   std::vector<SteadyStateCounts> steadyState;
-  std::vector<Target> targets;
+  IsaProbe probe;
+  std::vector<RecipeComparison> versusFp32;
   std::vector<std::string> notes; // noise, emulation, cancellation
 
   // The key results are remembered under: "<cpu model> | <isa>".
@@ -114,8 +123,9 @@ struct BenchReport {
 // true. Pins nothing: threads are oneDNN's OpenMP default unless options say.
 BenchReport runBenchmarks(const BenchOptions& options, const ProgressCallback& progress = {});
 
-// The three speed targets from a report's steps and steady-state check.
-std::vector<Target> computeTargets(const BenchReport& report);
+// Each measured recipe against fp32 (ratio and reason) from a report's steps
+// and probe; empty without an fp32 step.
+std::vector<RecipeComparison> compareWithFp32(const BenchReport& report);
 
 // OMP_WAIT_POLICY of this process's environment, or "unset (libgomp default)".
 std::string ompWaitPolicy();

@@ -69,8 +69,10 @@ struct LabelledShape {
 std::vector<LabelledShape> mlpTrainingShapes(std::span<const std::int64_t> widths,
                                              std::int64_t batch);
 
-// FP32 Eigen (if enabled), FP32 oneDNN, BF16 oneDNN (native or emulated) and
-// F16 oneDNN (emulated) over the square sizes, then over the training shapes.
+// FP32 Eigen (if enabled), FP32 oneDNN, BF16 oneDNN native and (where a
+// native kernel exists) BF16 via FP32 compute, and F16 oneDNN (FP32 compute)
+// over the square sizes, then over the training shapes. Paths are forced,
+// whatever kernels::matmulPath() says, so both are always measured.
 std::vector<MatmulResult> measureMatmuls(const MatmulBenchOptions& options);
 
 struct PeakEstimate {

@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -149,6 +150,14 @@ public:
   // Every tensor of the model at its recipe precision (optimizer state is
   // added by the optimizer's own plan).
   std::vector<PlanRow> plan() const;
+
+  // Bytes really allocated per tensor class, as stored (FP32 buffers that
+  // hold rounded values count 4 bytes a value; 16-bit working copies 2),
+  // padded as Tensor allocates them. Keys: "weights", "master weights",
+  // "activations", "gradients" (every model Tensor), "matmul FP32 copies"
+  // (FP32 twins of 16-bit operands inside the matmuls, Tensors too) and
+  // "oneDNN scratchpad" (allocated by oneDNN).
+  std::map<std::string, std::size_t> allocatedBytes() const;
 
 private:
   const Tensor& matmulInput(int layer) const;

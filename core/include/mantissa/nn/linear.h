@@ -46,6 +46,15 @@ public:
   DType inputs() const { return m_inputs; }
   bool emulated() const { return m_forward.emulated(); }
   std::string implementation() const { return m_forward.implementation(); }
+  // Bytes the three products hold beside the layer's tensors (matmul.h).
+  std::size_t fp32TwinBytes() const {
+    return m_forward.fp32TwinBytes() + m_backwardData.fp32TwinBytes() +
+           m_backwardWeights.fp32TwinBytes();
+  }
+  std::size_t scratchpadBytes() const {
+    return m_forward.scratchpadBytes() + m_backwardData.scratchpadBytes() +
+           m_backwardWeights.scratchpadBytes();
+  }
 
 private:
   int m_batch;

@@ -25,7 +25,13 @@ struct CpuFeatures {
 
 const CpuFeatures& cpuFeatures();
 
-// "AVX2 FMA F16C; AVX512_BF16: no (BF16 emulated); AMX: no"
+// The CPUID flags Mantissa uses: "AVX2 FMA F16C AVX512F AVX512_BF16".
+std::string describeCpuFlags();
+
+// The flags and the BF16 label (kernels::bf16Support, the one source of
+// "Native BF16"): "AVX2 FMA F16C AVX512F AVX512_BF16; Native BF16
+// (AVX512_BF16, oneDNN brg:avx512_core_bf16)". --version, the About dialog,
+// the status bar, the Speed page and the run logs all show this text.
 std::string describeIsa();
 
 // oneDNN's version string ("2.6.3") and its effective ISA name ("avx2").

@@ -14,7 +14,9 @@
 
 namespace mantissa::train {
 
-// {"header": true, "config": {...}, "recipe_table": [...], "bytes": {...},
+// {"header": true, "config": {...}, "recipe_table": [...], "bytes": {...}
+//  (really allocated per tensor class, Session::allocatedBytes),
+//  "bytes_at_recipe_precision": {...} (the same tensors at the recipe's formats),
 //  "matmul": ..., "total_steps": ..., "machine": {...}, ...}: the fixed parts
 // of the session (read only what construction fixed, so any thread may call it
 // before the run starts).

@@ -33,6 +33,7 @@
 #include <mantissa/train/run_config.h>
 #include <mantissa/train/step_report.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -80,6 +81,9 @@ public:
   std::string scalerDescription() const;
   // Model plus optimizer state, at the recipe's precisions.
   std::vector<model::PlanRow> plan() const;
+  // Bytes really allocated per tensor class: the model's (Mlp::allocatedBytes)
+  // and "optimizer state" (Optimizer::allocatedBytes).
+  std::map<std::string, std::size_t> allocatedBytes() const;
 
 private:
   // Activations, their gradients and the weight gradients of every layer,

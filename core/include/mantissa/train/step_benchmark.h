@@ -44,7 +44,12 @@ struct StepBenchResult {
   double meanMs = 0.0;
   double cv = 0.0;             // standard deviation / mean of the timed steps
   model::OpTimes breakdownMs;  // mean per op kind
-  std::map<std::string, std::size_t> bytes; // tensor role name -> bytes at the recipe's precision
+  // Bytes really allocated per tensor class (Session::allocatedBytes): FP32
+  // buffers holding rounded values count 4 bytes a value.
+  std::map<std::string, std::size_t> bytes;
+  // The same tensors counted at the recipe's nominal precision (role name ->
+  // bytes), what a format-native implementation would hold.
+  std::map<std::string, std::size_t> bytesAtRecipePrecision;
   std::string matmulImplementation;
   bool matmulEmulated = false;
 };
