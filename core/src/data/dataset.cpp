@@ -64,6 +64,25 @@ TrainTest splitTrainTest(const Dataset& all) {
           select(all, o.subspan(nTrain), all.name + " (test 20%)")};
 }
 
+// Train and test must describe the same samples: an evaluation copies rows of
+// the training width out of the test set.
+TrainTest matched(TrainTest tt) {
+  const Dataset& a = tt.train;
+  const Dataset& b = tt.test;
+  const auto shape = [](const Dataset& d) {
+    return d.imageWidth > 0 ? std::to_string(d.imageHeight) + "x" + std::to_string(d.imageWidth) +
+                                  " images"
+                            : std::to_string(d.features) + " features";
+  };
+  if (a.features != b.features || a.imageWidth != b.imageWidth || a.imageHeight != b.imageHeight)
+    throw DataError(b.name + ": " + shape(b) + ", but the training set " + a.name + " has " +
+                    shape(a));
+  if (a.classes != b.classes)
+    throw DataError(b.name + ": " + std::to_string(b.classes) + " classes, but the training set " +
+                    a.name + " has " + std::to_string(a.classes));
+  return tt;
+}
+
 std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
   for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
     s.replace(at, from.size(), to);
@@ -87,7 +106,7 @@ TrainTest loadIdxFile(const fs::path& images) {
     for (const char* testWord : {"t10k", "test"}) {
       const fs::path test = images.parent_path() / replaceAll(name, "train", testWord);
       if (fs::is_regular_file(test))
-        return {std::move(train), loadIdx(test, labelsBeside(test))};
+        return matched({std::move(train), loadIdx(test, labelsBeside(test))});
     }
   }
   return splitTrainTest(train);
@@ -108,8 +127,8 @@ TrainTest loadIdxDirectory(const fs::path& dir) {
     throw DataError(dir.string() + ": expected one train and one test IDX images file "
                                    "(*train*idx3*, *t10k*idx3* or *test*idx3*), found " +
                     std::to_string(trainImages.size()) + " and " + std::to_string(testImages.size()));
-  return {loadIdx(trainImages[0], labelsBeside(trainImages[0])),
-          loadIdx(testImages[0], labelsBeside(testImages[0]))};
+  return matched({loadIdx(trainImages[0], labelsBeside(trainImages[0])),
+                  loadIdx(testImages[0], labelsBeside(testImages[0]))});
 }
 
 } // namespace

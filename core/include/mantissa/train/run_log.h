@@ -12,6 +12,17 @@
 // A run killed with kill -9 leaves its last line cut short: that one line is
 // dropped (truncated = true) and every complete step is kept. Any other bad
 // line is an error naming the file, the line number and the problem.
+//
+// Limits (a log that passes them is read in memory bounded by a small multiple
+// of its size; one that breaks them is refused with a message naming the limit):
+//   kMaxRunLogBytes   file size (only regular files: no FIFO, device, socket)
+//   kMaxRunLogRows    step + eval rows
+//   kMaxRunLogDepth   JSON nesting depth of one line
+//   kMaxRunLogStep    step indices (>= 0; steps strictly increasing, evals in
+//                     order and after the step rows they follow, a telemetry
+//                     frame's step equal to its row's)
+// and the telemetry frame limits of telemetry/frame.h (277 bins, exponents,
+// counts that add up without overflow).
 
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/telemetry/frame.h>
@@ -24,6 +35,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mantissa::train {
@@ -32,6 +44,14 @@ class RunLogError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };
+
+inline constexpr std::uintmax_t kMaxRunLogBytes = std::uintmax_t{256} << 20; // 256 MiB
+inline constexpr std::size_t kMaxRunLogRows = std::size_t{4} << 20;          // 4,194,304
+inline constexpr std::size_t kMaxRunLogDepth = 64;
+inline constexpr std::int64_t kMaxRunLogStep = std::int64_t{1} << 62;
+
+// The deepest nesting of [ and { in JSON text (outside strings); 0 for a scalar.
+std::size_t jsonNestingDepth(std::string_view text);
 
 // One optimizer step. Non-finite values were logged as null and read as NaN.
 struct RunStepRow {
@@ -69,7 +89,8 @@ struct RunLog {
 
   // "fp32", from the config, the summary or the header; "run" if none says.
   std::string name() const;
-  // The frame of exactly `step`, or nullptr.
+  // The frame of exactly `step`, or nullptr (frames are in increasing step
+  // order: RunLogBuilder refuses anything else).
   const telemetry::TelemetryFrame* frameAt(std::int64_t step) const;
 };
 

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Crafted files, as someone who mails a run log or shares a data folder could
+// make them: each is refused with a message naming the problem, never read
+// out of bounds, never allocated without bound, never run with numbers other
+// than the ones written.
+#include "test_data_util.h"
+
+#include <mantissa/data/dataset.h>
+#include <mantissa/telemetry/frame.h>
+#include <mantissa/train/run_config.h>
+#include <mantissa/train/run_log.h>
+#include <mantissa/train/session.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+using mantissa::testing::Bytes;
+using mantissa::testing::idx;
+using mantissa::testing::TempDir;
+using mantissa::train::loadRunLog;
+using mantissa::train::RunLogError;
+using nlohmann::json;
+
+// Peak resident set of this process so far, in bytes.
+long long peakResidentBytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<long long>(u.ru_maxrss) * 1024;
+}
+constexpr long long kResidentBound = 512ll << 20; // "well under 1 GB"
+
+// A telemetry frame as the trainer writes it: one tensor, 3 values in binade 0.
+json goodFrame(std::int64_t step) {
+  mantissa::telemetry::TelemetryFrame f;
+  f.step = step;
+  mantissa::telemetry::TensorTelemetry t;
+  t.hist.bins[mantissa::telemetry::ExponentHistogram::index(0)] = 3;
+  t.hist.total = 3;
+  f.tensors.push_back(t);
+  f.swamped = {0.25};
+  return mantissa::telemetry::toJson(f);
+}
+
+std::string frameError(const json& frame) {
+  try {
+    mantissa::telemetry::fromJson(frame);
+  } catch (const mantissa::telemetry::TelemetryJsonError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+class HostileRunLog : public ::testing::Test {
+protected:
+  fs::path write(const std::string& text, const std::string& name = "run.jsonl") const {
+    const fs::path p = m_dir.path() / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  std::string errorOf(const std::string& text) const {
+    try {
+      loadRunLog(write(text));
+    } catch (const RunLogError& e) {
+      return e.what();
+    }
+    return {};
+  }
+  static std::string stepLine(std::int64_t step, const json& telemetry = nullptr) {
+    json j = {{"step", step}, {"loss", 1.0}};
+    if (!telemetry.is_null())
+      j["telemetry"] = telemetry;
+    return j.dump() + "\n";
+  }
+  TempDir m_dir;
+};
+
+TEST(HostileFrame, GoodFrameLoads) {
+  const auto f = mantissa::telemetry::fromJson(goodFrame(4));
+  ASSERT_EQ(f.tensors.size(), 1u);
+  EXPECT_EQ(f.tensors[0].hist.count(0), 3u);
+}
+
+// lo near INT64_MAX made first + size - 1 wrap, so the range check passed and
+// the counts were written past the 277-entry bin array.
+TEST(HostileFrame, LoNearInt64MaxIsRefused) {
+  for (const json lo : {json(std::numeric_limits<std::int64_t>::max()),
+                        json(std::numeric_limits<std::int64_t>::max() - 1),
+                        json(std::numeric_limits<std::uint64_t>::max()),
+                        json(std::numeric_limits<std::int64_t>::min()), json(128), json(-150)}) {
+    json f = goodFrame(0);
+    f["tensors"][0]["lo"] = lo;
+    f["tensors"][0]["counts"] = json::array({1, 1, 1});
+    const std::string e = frameError(f);
+    EXPECT_NE(e.find(".lo"), std::string::npos) << lo.dump() << ": " << e;
+  }
+}
+
+TEST(HostileFrame, UnreasonableLoWithEmptyCountsIsRefused) {
+  json f = goodFrame(0);
+  f["tensors"][0]["lo"] = std::numeric_limits<std::int64_t>::max();
+  f["tensors"][0]["counts"] = json::array();
+  f["tensors"][0]["total"] = 0;
+  EXPECT_NE(frameError(f).find("lowest binade's exponent in [-149, 127]"), std::string::npos)
+      << frameError(f);
+}
+
+TEST(HostileFrame, TooManyBinsAreRefused) {
+  json f = goodFrame(0);
+  f["tensors"][0]["lo"] = -149;
+  f["tensors"][0]["counts"] = json::array();
+  for (int i = 0; i < 278; ++i)
+    f["tensors"][0]["counts"].push_back(0);
+  EXPECT_NE(frameError(f).find("278 bins, more than the 277"), std::string::npos) << frameError(f);
+  f["tensors"][0]["lo"] = 127;
+  f["tensors"][0]["counts"] = json::array({0, 0});
+  EXPECT_NE(frameError(f).find("leave the FP32 binades"), std::string::npos) << frameError(f);
+}
+
+// 2^63 + 2^63 + 5 wraps to 5 in uint64.
+TEST(HostileFrame, CountsThatWrapTheTotalAreRefused) {
+  json f = goodFrame(0);
+  const std::uint64_t half = std::uint64_t{1} << 63;
+  f["tensors"][0]["lo"] = 0;
+  f["tensors"][0]["counts"] = json::array({half, half, 5});
+  f["tensors"][0]["total"] = 5;
+  EXPECT_NE(frameError(f).find("add up to more than 2^64 - 1"), std::string::npos)
+      << frameError(f);
+  f["tensors"][0]["counts"] = json::array({5});
+  f["tensors"][0]["zeros"] = half;
+  f["tensors"][0]["nan"] = half;
+  EXPECT_NE(frameError(f).find("add up to more than 2^64 - 1"), std::string::npos)
+      << frameError(f);
+}
+
+TEST(HostileFrame, NegativeStepIsRefused) {
+  EXPECT_NE(frameError(goodFrame(-1)).find("step index in [0, 2^62]"), std::string::npos);
+}
+
+TEST_F(HostileRunLog, HistogramOverflowFrameIsAnErrorWithLine) {
+  json f = goodFrame(1);
+  f["tensors"][0]["lo"] = std::numeric_limits<std::int64_t>::max() - 1;
+  f["tensors"][0]["counts"] = json::array({7, 7, 7, 7});
+  const std::string e = errorOf(stepLine(0) + stepLine(1, f));
+  EXPECT_NE(e.find("run.jsonl:2: telemetry: "), std::string::npos) << e;
+}
+
+// A million levels crashed plot and report through a recursive copy.
+TEST_F(HostileRunLog, DeepNestingIsRefusedBeforeParsing) {
+  const std::size_t levels = 1'000'000;
+  std::string header = R"({"header": true, "x": )";
+  header += std::string(levels, '[') + std::string(levels, ']') + "}\n";
+  const std::string e = errorOf(header + stepLine(0));
+  EXPECT_NE(e.find("run.jsonl:1: JSON nested 1000001 levels deep, over the limit of 64"),
+            std::string::npos)
+      << e.substr(0, 200);
+  // Brackets inside strings are text, not nesting.
+  EXPECT_EQ(mantissa::train::jsonNestingDepth(R"({"a": "[[[[{{{{\"[[["})"), 1u);
+  EXPECT_EQ(mantissa::train::jsonNestingDepth(R"({"a": [[1], {"b": [2]}]})"), 4u);
+  // At the limit it loads.
+  std::string ok = R"({"header": true, "x": )" + std::string(63, '[') + std::string(63, ']') + "}\n";
+  EXPECT_NO_THROW(loadRunLog(write(ok + stepLine(0), "ok.jsonl")));
+}
+
+TEST_F(HostileRunLog, StepsAndEvalsMustBeInOrder) {
+  std::string e = errorOf(R"({"step": -1, "loss": 1})" "\n");
+  EXPECT_NE(e.find("\"step\" must be in [0, 4611686018427387904], got -1"), std::string::npos) << e;
+  e = errorOf(stepLine(3) + stepLine(2));
+  EXPECT_NE(e.find(":2: step 2 does not follow step 3"), std::string::npos) << e;
+  e = errorOf(stepLine(0) + R"({"eval": true, "step": 5, "test_loss": 1, "test_accuracy": 0.5})" "\n" +
+              R"({"eval": true, "step": 4, "test_loss": 1, "test_accuracy": 0.5})" "\n");
+  EXPECT_NE(e.find(":3: eval at step 4 comes after the eval at step 5"), std::string::npos) << e;
+  e = errorOf(stepLine(0) + stepLine(7) +
+              R"({"eval": true, "step": 3, "test_loss": 1, "test_accuracy": 0.5})" "\n");
+  EXPECT_NE(e.find(":3: eval at step 3 comes after step row 7"), std::string::npos) << e;
+  e = errorOf(R"({"eval": true, "step": 9, "test_loss": 1, "test_accuracy": 0.5})" "\n" +
+              stepLine(2));
+  EXPECT_NE(e.find(":2: step 2 comes after the eval at step 9"), std::string::npos) << e;
+  e = errorOf(R"({"eval": true, "step": -4, "test_loss": 1, "test_accuracy": 0.5})" "\n");
+  EXPECT_NE(e.find("eval row: \"step\" must be in [0,"), std::string::npos) << e;
+}
+
+// frameAt() binary-searches: a frame must carry its row's step, in order.
+TEST_F(HostileRunLog, TelemetryFrameBelongsToItsRow) {
+  const std::string e = errorOf(stepLine(0, goodFrame(0)) + stepLine(1, goodFrame(-5)));
+  EXPECT_NE(e.find(":2: telemetry:"), std::string::npos) << e;
+  const std::string e2 = errorOf(stepLine(0, goodFrame(0)) + stepLine(5, goodFrame(2)));
+  EXPECT_NE(e2.find(":2: telemetry: frame of step 2 in step row 5"), std::string::npos) << e2;
+  const auto log = loadRunLog(write(stepLine(0, goodFrame(0)) + stepLine(3) +
+                                    stepLine(5, goodFrame(5)) + stepLine(9, goodFrame(9))));
+  ASSERT_NE(log.frameAt(5), nullptr);
+  EXPECT_EQ(log.frameAt(5)->step, 5);
+  EXPECT_EQ(log.frameAt(3), nullptr);
+  EXPECT_EQ(log.frameAt(9)->step, 9);
+}
+
+TEST_F(HostileRunLog, RowIntegersThatDoNotFitAreRefused) {
+  std::string e = errorOf(R"({"step": 0, "loss": 1, "growth_tracker": 4294967297})" "\n");
+  EXPECT_NE(e.find("\"growth_tracker\" must be in [0, 2147483647]"), std::string::npos) << e;
+  e = errorOf(R"({"step": 18446744073709551615, "loss": 1})" "\n");
+  EXPECT_NE(e.find("\"step\" must be in [0,"), std::string::npos) << e;
+  e = errorOf(R"({"header": true, "total_steps": -3})" "\n");
+  EXPECT_NE(e.find("header: \"total_steps\" must be in [0,"), std::string::npos) << e;
+}
+
+// Same ranges as the CLI flags: --batch 4294967312 is refused, so is the config key.
+TEST_F(HostileRunLog, HeaderConfigIsRangeChecked) {
+  std::string e = errorOf(R"({"header": true, "config": {"batch": 4294967312}})" "\n");
+  EXPECT_NE(e.find("header: config: batch: 4294967312 is out of range"), std::string::npos) << e;
+  e = errorOf(R"({"header": true, "config": {"batch": 70000}})" "\n");
+  EXPECT_NE(e.find("header: config: batch: must be in [1, 65536], got 70000"), std::string::npos)
+      << e;
+}
+
+TEST_F(HostileRunLog, DevZeroAndFifoAreRefusedNotRead) {
+  if (fs::exists("/dev/zero")) {
+    try {
+      loadRunLog("/dev/zero");
+      ADD_FAILURE() << "/dev/zero loaded";
+    } catch (const RunLogError& e) {
+      EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    }
+  }
+  const fs::path fifo = m_dir.path() / "pipe.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    loadRunLog(fifo); // with no writer: must not block
+    ADD_FAILURE() << "a FIFO loaded";
+  } catch (const RunLogError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+  try {
+    loadRunLog(m_dir.path());
+    ADD_FAILURE() << "a directory loaded";
+  } catch (const RunLogError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(peakResidentBytes(), kResidentBound);
+}
+
+TEST_F(HostileRunLog, OversizedLogIsRefusedBeforeReading) {
+  const fs::path big = write(stepLine(0), "big.jsonl");
+  fs::resize_file(big, mantissa::train::kMaxRunLogBytes + 1); // sparse: no disk used
+  try {
+    loadRunLog(big);
+    ADD_FAILURE() << "an oversized log loaded";
+  } catch (const RunLogError& e) {
+    EXPECT_NE(std::string(e.what()).find("over the limit of 256 MiB for run logs"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(peakResidentBytes(), kResidentBound);
+}
+
+TEST(HostileConfig, IntegersAreRangeCheckedNotTruncated) {
+  using mantissa::train::ConfigError;
+  using mantissa::train::runConfigFromJson;
+  const auto errorOf = [](const json& j) -> std::string {
+    try {
+      runConfigFromJson(j).validate();
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return {};
+  };
+  EXPECT_NE(errorOf({{"batch", 4294967312LL}}).find("batch: 4294967312 is out of range"),
+            std::string::npos);
+  EXPECT_NE(errorOf({{"telemetry_every", -4294967295LL}}).find("telemetry_every:"),
+            std::string::npos);
+  EXPECT_NE(errorOf({{"grad_accumulation", 4294967297LL}}).find("grad_accumulation:"),
+            std::string::npos);
+  EXPECT_NE(errorOf({{"scaler_growth_interval", 4294967296LL}}).find("scaler_growth_interval:"),
+            std::string::npos);
+  EXPECT_NE(errorOf({{"steps", 1LL << 41}}).find("steps: must be in [1, 2^40]"), std::string::npos);
+  EXPECT_NE(errorOf({{"epochs", 1000001}}).find("epochs: must be in [1, 1000000]"),
+            std::string::npos);
+  EXPECT_NE(errorOf({{"steps", 10}, {"warmup_steps", std::numeric_limits<std::int64_t>::max()}})
+                .find("warmup_steps: must be in [0, 2^40]"),
+            std::string::npos);
+  EXPECT_NE(errorOf({{"steps", 10}, {"eval_every", 1LL << 50}}).find("eval_every: must be in"),
+            std::string::npos);
+  EXPECT_NE(errorOf({{"steps", 10}, {"seed", std::numeric_limits<std::uint64_t>::max()}})
+                .find("seed: must be in [0, 2^63 - 1]"),
+            std::string::npos);
+  // In range: read exactly.
+  const auto c = runConfigFromJson({{"batch", 65536}, {"steps", 1LL << 40}});
+  EXPECT_EQ(c.batch, 65536);
+  EXPECT_EQ(c.steps, 1LL << 40);
+}
+
+// The largest epochs allowed times the steps of an epoch stays far from int64's
+// end; the session computes the product with an overflow check anyway.
+TEST(HostileConfig, EpochsTimesStepsIsTheNumberAsked) {
+  mantissa::train::RunConfig c;
+  c.data = "spirals";
+  c.model = "mlp:2-8-2:relu";
+  c.batch = 1;
+  c.epochs = 1'000'000;
+  c.schedule = "cosine";
+  c.warmupSteps = 1LL << 40;
+  const mantissa::train::Session s(c);
+  EXPECT_EQ(s.totalSteps(), 1'000'000LL * 2000);
+}
+
+// 200x200 test images against 28x28 training images overflowed the input
+// buffer in evaluate(); smaller ones evaluated stale inputs.
+TEST(HostileData, TrainAndTestShapesMustMatch) {
+  TempDir dir;
+  const auto images = [](std::uint32_t n, std::uint32_t side) {
+    return idx(0x08, {n, side, side}, Bytes(std::size_t(n) * side * side, 7));
+  };
+  const auto labels = [](std::uint32_t n) { return idx(0x08, {n}, Bytes(n, 1)); };
+  dir.write("train-images-idx3-ubyte", images(4, 28));
+  dir.write("train-labels-idx1-ubyte", labels(4));
+  dir.write("t10k-images-idx3-ubyte", images(2, 200));
+  dir.write("t10k-labels-idx1-ubyte", labels(2));
+  mantissa::testing::expectDataError(
+      [&] { mantissa::data::loadDataSpec(dir.path().string()); },
+      {"t10k-images-idx3-ubyte", "200x200 images", "training set", "28x28 images"});
+  mantissa::testing::expectDataError(
+      [&] { mantissa::data::loadDataSpec((dir.path() / "train-images-idx3-ubyte").string()); },
+      {"200x200 images", "28x28 images"});
+  dir.write("t10k-images-idx3-ubyte", images(2, 7));
+  mantissa::testing::expectDataError(
+      [&] { mantissa::data::loadDataSpec(dir.path().string()); }, {"7x7 images", "28x28 images"});
+}
+
+TEST(HostileData, SessionRefusesMismatchedTrainTestInMemory) {
+  auto tt = std::make_shared<mantissa::data::TrainTest>(mantissa::data::loadBuiltin("spirals", 1));
+  tt->test.features = 3;
+  tt->test.x.resize(tt->test.size() * 3);
+  mantissa::train::RunConfig c;
+  c.data = "spirals";
+  c.model = "mlp:2-8-2:relu";
+  c.steps = 1;
+  try {
+    mantissa::train::Session s(c, tt);
+    ADD_FAILURE() << "a session with 2-feature training and 3-feature test data was made";
+  } catch (const mantissa::train::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("test set"), std::string::npos) << e.what();
+  }
+}
+
+} // namespace
