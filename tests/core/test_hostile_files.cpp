@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -354,6 +355,58 @@ TEST(HostileData, SessionRefusesMismatchedTrainTestInMemory) {
   } catch (const mantissa::train::ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("test set"), std::string::npos) << e.what();
   }
+}
+
+} // namespace
+
+namespace {
+
+// A million steps with telemetry every 10 and an evaluation every 100: what
+// --export keeps stays under its caps, evenly spread, first and last included.
+TEST(HostileExport, DecimatorKeepsBoundedEvenlySpacedRows) {
+  mantissa::train::RunLogDecimator d;
+  d.add({{"header", true}});
+  const std::int64_t n = 1'000'000;
+  const json frame = goodFrame(0);
+  for (std::int64_t s = 0; s < n; ++s) {
+    json row = {{"step", s}, {"loss", 1.0 / double(s + 1)}};
+    if (s % 10 == 0) {
+      json f = frame;
+      f["step"] = s;
+      row["telemetry"] = std::move(f);
+    }
+    if (s == 777'777)
+      row["events"] = json::array({{{"event", "backoff"}, {"scale_before", 2.0}, {"scale_after", 1.0}}});
+    d.add(row);
+    if ((s + 1) % 100 == 0)
+      d.add({{"eval", true}, {"step", s + 1}, {"test_loss", 0.5}, {"test_accuracy", 0.5}});
+    ASSERT_LE(d.stepRows(), mantissa::train::kMaxExportStepRows + 1);
+    ASSERT_LE(d.frames(), mantissa::train::kMaxExportFrames + 1);
+    ASSERT_LE(d.evals(), mantissa::train::kMaxExportEvals + 1);
+  }
+  d.add({{"summary", true}, {"steps", n}});
+  const auto log = d.take();
+  ASSERT_FALSE(log.steps.empty());
+  EXPECT_EQ(log.steps.front().step, 0);
+  EXPECT_EQ(log.steps.back().step, n - 1);
+  EXPECT_GE(log.steps.size(), mantissa::train::kMaxExportStepRows / 4);
+  EXPECT_LE(log.steps.size(), mantissa::train::kMaxExportStepRows + mantissa::train::kMaxExportEvals + 1);
+  EXPECT_GE(log.frames.size(), mantissa::train::kMaxExportFrames / 4);
+  EXPECT_GE(log.evals.size(), mantissa::train::kMaxExportEvals / 4);
+  EXPECT_EQ(log.evals.back().step % 100, 0);
+  // Evenly spaced: no gap between kept rows is more than 4x the median gap.
+  std::vector<std::int64_t> gaps;
+  for (std::size_t i = 1; i < log.steps.size(); ++i)
+    gaps.push_back(log.steps[i].step - log.steps[i - 1].step);
+  std::vector<std::int64_t> sorted = gaps;
+  std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(sorted.size() / 2), sorted.end());
+  const std::int64_t median = sorted[sorted.size() / 2];
+  EXPECT_LE(*std::max_element(gaps.begin(), gaps.end()), 4 * median);
+  bool eventKept = false;
+  for (const auto& r : log.steps)
+    eventKept |= r.step == 777'777 && !r.events.empty();
+  EXPECT_TRUE(eventKept);
+  EXPECT_LT(peakResidentBytes(), kResidentBound);
 }
 
 } // namespace

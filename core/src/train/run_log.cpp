@@ -208,6 +208,125 @@ void RunLogBuilder::add(const json& o, const std::string& where) {
   }
 }
 
+namespace {
+
+std::int64_t rowStep(const json& row) {
+  const auto it = row.find("step");
+  return it != row.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+}
+bool isEval(const json& row) { return row.contains("eval"); }
+
+} // namespace
+
+void RunLogDecimator::add(const json& o) {
+  if (!o.is_object())
+    return;
+  if (o.contains("header")) {
+    m_header = o;
+    return;
+  }
+  if (o.contains("summary")) {
+    m_summary = o;
+    return;
+  }
+  if (isEval(o)) {
+    if (m_evalIndex++ % m_evalStride != 0)
+      return;
+    if (!m_pending.is_null()) { // the step row this evaluation follows
+      m_rows.push_back(std::move(m_pending));
+      m_pending = nullptr;
+      ++m_stepRows;
+    }
+    m_rows.push_back(o);
+    ++m_evals;
+  } else {
+    const std::int64_t step = rowStep(o);
+    json row = o;
+    if (row.contains("telemetry")) {
+      if (step % m_frameStride == 0)
+        ++m_frames;
+      else
+        row.erase("telemetry");
+    }
+    const bool keep = m_stepRows == 0 || step % m_stride == 0 || row.contains("telemetry") ||
+                      row.contains("divergence") || (m_keepEvents && row.contains("events"));
+    if (!keep) {
+      m_pending = std::move(row);
+      return;
+    }
+    m_pending = nullptr;
+    m_rows.push_back(std::move(row));
+    ++m_stepRows;
+  }
+  if (m_stepRows > kMaxExportStepRows || m_frames > kMaxExportFrames || m_evals > kMaxExportEvals)
+    thin();
+}
+
+void RunLogDecimator::thin() {
+  while (m_stepRows > kMaxExportStepRows * 3 / 4 || m_frames > kMaxExportFrames * 3 / 4 ||
+         m_evals > kMaxExportEvals * 3 / 4) {
+    if (m_stepRows > kMaxExportStepRows * 3 / 4) {
+      if (m_stride >= (std::int64_t{1} << 40))
+        m_keepEvents = false;
+      else
+        m_stride *= 2;
+    }
+    if (m_frames > kMaxExportFrames * 3 / 4)
+      m_frameStride *= 2;
+    // Kept evaluations are those whose index is a multiple of the stride:
+    // doubling it keeps every other one of them.
+    const bool halveEvals = m_evals > kMaxExportEvals * 3 / 4;
+    if (halveEvals)
+      m_evalStride *= 2;
+    std::vector<json> kept;
+    std::size_t steps = 0, frames = 0, evals = 0;
+    std::size_t evalPosition = 0;
+    bool first = true;
+    for (json& row : m_rows) {
+      if (isEval(row)) {
+        if (!halveEvals || evalPosition++ % 2 == 0) {
+          kept.push_back(std::move(row));
+          ++evals;
+        }
+        continue;
+      }
+      const std::int64_t step = rowStep(row);
+      if (row.contains("telemetry") && step % m_frameStride != 0)
+        row.erase("telemetry");
+      const bool keep = first || step % m_stride == 0 || row.contains("telemetry") ||
+                        row.contains("divergence") || (m_keepEvents && row.contains("events"));
+      first = false;
+      if (keep) {
+        frames += row.contains("telemetry") ? 1 : 0;
+        ++steps;
+        kept.push_back(std::move(row));
+      }
+    }
+    m_rows = std::move(kept);
+    m_stepRows = steps;
+    m_frames = frames;
+    m_evals = evals;
+  }
+}
+
+RunLog RunLogDecimator::take() {
+  RunLogBuilder builder;
+  if (!m_header.is_null())
+    builder.add(m_header, "header");
+  for (const json& row : m_rows)
+    builder.add(row, "row");
+  if (!m_pending.is_null())
+    builder.add(m_pending, "last step");
+  if (!m_summary.is_null())
+    builder.add(m_summary, "summary");
+  *this = RunLogDecimator();
+  return builder.take();
+}
+
+std::size_t RunLogDecimator::stepRows() const { return m_stepRows; }
+std::size_t RunLogDecimator::frames() const { return m_frames; }
+std::size_t RunLogDecimator::evals() const { return m_evals; }
+
 std::size_t jsonNestingDepth(std::string_view text) {
   std::size_t depth = 0, deepest = 0;
   bool inString = false, escaped = false;

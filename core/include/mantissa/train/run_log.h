@@ -108,6 +108,36 @@ private:
   RunLog m_log;
 };
 
+// What `mantissa-cli train --export` keeps of a run as it goes, so memory stays
+// bounded however long the run: the same objects as RunLogBuilder takes, with
+// at most kMaxExportStepRows step rows (evenly spaced by a stride that doubles
+// when the cap is reached; the first row, the row before each kept evaluation,
+// the last row and a divergence row are always kept, scaler-event rows while
+// they fit), kMaxExportFrames telemetry frames and kMaxExportEvals evaluations.
+inline constexpr std::size_t kMaxExportStepRows = 20000;
+inline constexpr std::size_t kMaxExportFrames = 256;
+inline constexpr std::size_t kMaxExportEvals = 2000;
+
+class RunLogDecimator {
+public:
+  void add(const nlohmann::json& object); // throws RunLogError as RunLogBuilder does, at take()
+  RunLog take();                          // the kept objects, through a RunLogBuilder
+  std::size_t stepRows() const;           // kept so far
+  std::size_t frames() const;
+  std::size_t evals() const;
+
+private:
+  void thin();
+  nlohmann::json m_header;
+  std::vector<nlohmann::json> m_rows; // kept step and eval rows, in order
+  nlohmann::json m_pending;           // the latest step row not kept (null if none)
+  nlohmann::json m_summary;
+  std::int64_t m_stride = 1, m_frameStride = 1, m_evalStride = 1;
+  std::int64_t m_evalIndex = 0;
+  bool m_keepEvents = true;
+  std::size_t m_stepRows = 0, m_frames = 0, m_evals = 0;
+};
+
 // Reads a JSONL run log. Throws RunLogError ("run.jsonl:7: step row: "loss"
 // must be a number or null") for an unreadable file, an empty file, or any
 // malformed line except an incomplete last one.
