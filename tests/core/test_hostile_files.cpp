@@ -7,7 +7,9 @@
 // than the ones written.
 #include "test_data_util.h"
 
+#include <mantissa/data/csv_loader.h>
 #include <mantissa/data/dataset.h>
+#include <mantissa/data/idx_loader.h>
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/train/run_config.h>
 #include <mantissa/train/run_log.h>
@@ -407,6 +409,137 @@ TEST(HostileExport, DecimatorKeepsBoundedEvenlySpacedRows) {
     eventKept |= r.step == 777'777 && !r.events.empty();
   EXPECT_TRUE(eventKept);
   EXPECT_LT(peakResidentBytes(), kResidentBound);
+}
+
+} // namespace
+
+namespace {
+
+using mantissa::data::parseCsv;
+using mantissa::testing::expectDataError;
+
+TEST(HostileCsv, ByteOrderMarkIsNotAHeader) {
+  const auto d = parseCsv("\xEF\xBB\xBF" "1,0.5,0.25\n0,1,2\n", "bom.csv");
+  ASSERT_EQ(d.size(), 2u); // the first row is data, not a header
+  EXPECT_EQ(d.y[0], 1);
+  EXPECT_EQ(d.x[0], 0.5f);
+  const auto h = parseCsv("\xEF\xBB\xBF" "label,a,b\n1,0.5,0.25\n", "bomh.csv");
+  EXPECT_EQ(h.size(), 1u);
+}
+
+TEST(HostileCsv, OneBadCellInTheFirstLineIsAnErrorNotAHeader) {
+  expectDataError([] { parseCsv("1,0.5,oops\n0,1,2\n", "bad.csv"); },
+                  {"bad.csv: line 1, column 3", "'oops'", "is not a number"});
+  expectDataError([] { parseCsv("label,0.5,x\n0,1,2\n", "mixed.csv"); }, {"mixed.csv: line 1, column 1", "'label'"});
+}
+
+TEST(HostileCsv, AtMostOneSign) {
+  expectDataError([] { parseCsv("0,1\n1,+-1\n", "s.csv"); }, {"line 2, column 2", "'+-1'"});
+  expectDataError([] { parseCsv("0,1\n1,++1\n", "s.csv"); }, {"line 2, column 2", "'++1'"});
+  expectDataError([] { parseCsv("0,1\n1,--1\n", "s.csv"); }, {"line 2, column 2"});
+  const auto d = parseCsv("0,+1\n1,-1\n", "s.csv");
+  EXPECT_EQ(d.x[0], 1.0f);
+  EXPECT_EQ(d.x[1], -1.0f);
+}
+
+// A wide first line and then many blank lines: the reservation was lines x
+// columns and failed with std::bad_alloc instead of a data error.
+TEST(HostileCsv, WideFirstLineAndBlankLinesReserveNothingHuge) {
+  std::string text = "0";
+  for (int i = 0; i < 100'000; ++i)
+    text += ",1";
+  text += std::string(2'000'000, '\n');
+  const auto d = parseCsv(text, "wide.csv");
+  EXPECT_EQ(d.size(), 1u);
+  EXPECT_EQ(d.features, 100'000);
+  EXPECT_LT(peakResidentBytes(), kResidentBound);
+}
+
+TEST(HostileCsv, SampleLimitIsNamed) {
+  std::string text;
+  text.reserve((mantissa::data::kMaxSamples + 1) * 4);
+  for (std::size_t i = 0; i <= mantissa::data::kMaxSamples; ++i)
+    text += "0,1\n";
+  expectDataError([&] { parseCsv(text, "many.csv"); },
+                  {"many.csv: line 4194305", "more than 4194304 samples"});
+  EXPECT_LT(peakResidentBytes(), kResidentBound);
+}
+
+// About 1 MB of gzip holding 2^29 one-pixel images used to inflate to ~10 GB
+// (bytes, floats, labels, split copies, shuffle order): refused from the header.
+TEST(HostileData, GzipBombIsRefusedFromItsHeader) {
+  TempDir dir;
+  const std::uint32_t n = 1u << 29;
+  const Bytes header = idx(0x08, {n, 1, 1}, {});
+  // The payload: 2^29 zero bytes, gzip'ed in 1 MiB pieces (one member each).
+  Bytes file = mantissa::testing::gzip(header);
+  const Bytes chunk(1 << 20, 0);
+  const Bytes gz = mantissa::testing::gzip(chunk);
+  for (int i = 0; i < 512; ++i)
+    file.insert(file.end(), gz.begin(), gz.end());
+  dir.write("train-images-idx3-ubyte.gz", file);
+  dir.write("train-labels-idx1-ubyte.gz", mantissa::testing::gzip(idx(0x08, {n}, {})));
+  expectDataError(
+      [&] { mantissa::data::loadDataSpec((dir.path() / "train-images-idx3-ubyte.gz").string()); },
+      {"header declares 536870912 images, over the limit of 4194304 samples"});
+  EXPECT_LT(peakResidentBytes(), kResidentBound);
+}
+
+// At the limits (4 Mi images of 16 pixels = 64 Mi values, gzip'ed) a file loads
+// and is split with the resident set well under 1 GB; one pixel more is refused.
+TEST(HostileData, LargestAcceptedIdxLoadsInBoundedMemory) {
+  TempDir dir;
+  const std::uint32_t n = std::uint32_t(mantissa::data::kMaxSamples);
+  Bytes pixels(std::size_t(n) * 16);
+  for (std::size_t i = 0; i < pixels.size(); ++i)
+    pixels[i] = std::uint8_t(i * 2654435761u >> 24);
+  Bytes labels(n);
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    labels[i] = std::uint8_t(i % 10);
+  dir.write("big-images-idx3-ubyte.gz", mantissa::testing::gzip(idx(0x08, {n, 4, 4}, pixels)));
+  dir.write("big-labels-idx1-ubyte.gz", mantissa::testing::gzip(idx(0x08, {n}, labels)));
+  pixels = Bytes();
+  labels = Bytes();
+  const auto tt =
+      mantissa::data::loadDataSpec((dir.path() / "big-images-idx3-ubyte.gz").string());
+  EXPECT_EQ(tt.train.size() + tt.test.size(), std::size_t(n));
+  EXPECT_EQ(tt.train.x.size() + tt.test.x.size(), mantissa::data::kMaxSampleValues);
+  EXPECT_LT(peakResidentBytes(), 700ll << 20);
+  dir.write("wide-images-idx3-ubyte", idx(0x08, {n / 2 + 1, 4, 8}, {}));
+  expectDataError([&] { mantissa::data::loadIdx(dir.path() / "wide-images-idx3-ubyte",
+                                                dir.path() / "big-labels-idx1-ubyte.gz"); },
+                  {"over the limit of 2^26 pixels"});
+}
+
+// The in-place split is a partition of the rows: every sample once, 80/20,
+// the same every time.
+TEST(HostileData, SplitIsAPartitionOfTheRows) {
+  TempDir dir;
+  std::string text = "label,a,b\n";
+  for (int i = 0; i < 1001; ++i)
+    text += std::to_string(i % 3) + "," + std::to_string(i) + "," + std::to_string(-i) + "\n";
+  const auto path = dir.writeText("rows.csv", text).string();
+  const auto a = mantissa::data::loadDataSpec(path);
+  const auto b = mantissa::data::loadDataSpec(path);
+  EXPECT_EQ(a.train.x, b.train.x);
+  EXPECT_EQ(a.train.size(), 800u);
+  EXPECT_EQ(a.test.size(), 201u);
+  std::vector<int> seen(1001, 0);
+  for (const auto* d : {&a.train, &a.test})
+    for (std::size_t r = 0; r < d->size(); ++r) {
+      const int i = int(d->x[2 * r]);
+      ASSERT_GE(i, 0);
+      ASSERT_LT(i, 1001);
+      EXPECT_EQ(d->x[2 * r + 1], float(-i));
+      EXPECT_EQ(d->y[r], i % 3);
+      ++seen[std::size_t(i)];
+    }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 1001);
+  // Shuffled: the training set is not the first 800 rows in order.
+  int inPlace = 0;
+  for (std::size_t r = 0; r < a.train.size(); ++r)
+    inPlace += int(a.train.x[2 * r]) == int(r);
+  EXPECT_LT(inPlace, 50);
 }
 
 } // namespace
