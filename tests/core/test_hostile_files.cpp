@@ -10,6 +10,8 @@
 #include <mantissa/data/csv_loader.h>
 #include <mantissa/data/dataset.h>
 #include <mantissa/data/idx_loader.h>
+#include <mantissa/lessons/lesson_set.h>
+#include <mantissa/model/mlp.h>
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/train/run_config.h>
 #include <mantissa/train/run_log.h>
@@ -540,6 +542,79 @@ TEST(HostileData, SplitIsAPartitionOfTheRows) {
   for (std::size_t r = 0; r < a.train.size(); ++r)
     inPlace += int(a.train.x[2 * r]) == int(r);
   EXPECT_LT(inPlace, 50);
+}
+
+} // namespace
+
+namespace {
+
+// A manifest listing one file 100,000 times read and stored it 100,000 times.
+TEST(HostileLessons, ManifestReadsEachFileOnce) {
+  std::size_t reads = 0;
+  const auto reader = [&](const fs::path&) -> std::string {
+    ++reads;
+    return "# Title\n" + std::string(1000, 'x') + "\n";
+  };
+  json list = json::array();
+  for (int i = 0; i < 900; ++i)
+    list.push_back({{"title", "T"}, {"file", i % 2 ? "a.md" : "./a.md"}});
+  list.push_back({{"title", "B"}, {"file", "b.md"}});
+  const auto set = mantissa::lessons::parseLessons(json{{"lessons", list}}.dump(), "/lessons", reader);
+  ASSERT_TRUE(set.error.empty()) << set.error;
+  EXPECT_EQ(reads, 2u);
+  ASSERT_EQ(set.lessons.size(), 901u);
+  EXPECT_TRUE(set.lessons[0].ok());
+  EXPECT_TRUE(set.lessons[900].ok());
+  EXPECT_NE(set.lessons[1].error.find("already lists this file as lesson 1"), std::string::npos)
+      << set.lessons[1].error;
+  EXPECT_TRUE(set.lessons[1].text.empty());
+}
+
+TEST(HostileLessons, LessonCountAndTotalSizeAreBounded) {
+  const auto reader = [](const fs::path&) -> std::string {
+    return "# Title\n" + std::string(mantissa::lessons::kMaxLessonBytes - 100, 'x') + "\n";
+  };
+  json list = json::array();
+  for (int i = 0; i < 40; ++i)
+    list.push_back({{"title", "T"}, {"file", std::to_string(i) + ".md"}});
+  const auto set = mantissa::lessons::parseLessons(json{{"lessons", list}}.dump(), "/lessons", reader);
+  ASSERT_EQ(set.lessons.size(), 40u);
+  EXPECT_TRUE(set.lessons[31].ok()) << set.lessons[31].error;
+  EXPECT_NE(set.lessons[32].error.find("together are larger than 32 MiB"), std::string::npos)
+      << set.lessons[32].error;
+  json many = json::array();
+  for (std::size_t i = 0; i <= mantissa::lessons::kMaxLessons; ++i)
+    many.push_back({{"title", "T"}, {"file", "a.md"}});
+  const auto big = mantissa::lessons::parseLessons(json{{"lessons", many}}.dump(), "/lessons", reader);
+  EXPECT_NE(big.error.find("1001 lessons, more than the limit of 1000"), std::string::npos) << big.error;
+  EXPECT_TRUE(big.lessons.empty());
+}
+
+// 100,000 width-1 layers took 3.1 GB.
+TEST(HostileModel, LayerAndParameterLimits) {
+  std::string spec = "mlp:2";
+  for (int i = 0; i < 100'000; ++i)
+    spec += "-1";
+  spec += "-2";
+  try {
+    mantissa::model::parseMlpSpec(spec);
+    ADD_FAILURE() << "100001 layers accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 64 layers"), std::string::npos);
+  }
+  std::string ok = "mlp:2";
+  for (int i = 0; i < 63; ++i)
+    ok += "-4";
+  ok += "-2";
+  EXPECT_EQ(mantissa::model::parseMlpSpec(ok).layers(), 64);
+  try {
+    mantissa::model::parseMlpSpec("mlp:65536-65536-10");
+    ADD_FAILURE() << "4 Gi parameters accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("parameters, over the limit of 134217728"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(peakResidentBytes(), kResidentBound);
 }
 
 } // namespace

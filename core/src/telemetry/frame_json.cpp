@@ -14,6 +14,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::int64_t kMaxFrameStep = std::int64_t{1} << 62;
+constexpr std::int64_t kMaxFrameLayer = 4096;
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
   throw TelemetryJsonError("telemetry frame: " + where + ": " + what);
@@ -90,8 +91,8 @@ TensorTelemetry tensorFromJson(const json& j, const std::string& where) {
   TensorTelemetry t;
   const json& layer = field(j, "layer", where);
   if (!layer.is_number_integer() || layer.get<std::int64_t>() < 0 ||
-      layer.get<std::int64_t>() > 1'000'000)
-    fail(where + ".layer", "expected a layer index >= 0, got " + layer.dump());
+      layer.get<std::int64_t>() > kMaxFrameLayer)
+    fail(where + ".layer", "expected a layer index in [0, 4096], got " + layer.dump());
   t.layer = layer.get<int>();
   const json& cls = field(j, "class", where);
   const auto parsed = cls.is_string() ? parseTensorClass(cls.get<std::string>()) : std::nullopt;
