@@ -104,7 +104,7 @@ TEST(HostileFrame, GoodFrameLoads) {
 // lo near INT64_MAX made first + size - 1 wrap, so the range check passed and
 // the counts were written past the 277-entry bin array.
 TEST(HostileFrame, LoNearInt64MaxIsRefused) {
-  for (const json lo : {json(std::numeric_limits<std::int64_t>::max()),
+  for (const json& lo : {json(std::numeric_limits<std::int64_t>::max()),
                         json(std::numeric_limits<std::int64_t>::max() - 1),
                         json(std::numeric_limits<std::uint64_t>::max()),
                         json(std::numeric_limits<std::int64_t>::min()), json(128), json(-150)}) {
