@@ -62,8 +62,11 @@ extern "C" void onInterrupt(int) { g_interrupted.store(true); }
 // existing log as it was; start() empties it.
 class JsonlLog {
 public:
-  explicit JsonlLog(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+  explicit JsonlLog(const std::string& path) : m_path(path) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+    m_created = fd >= 0;
+    if (fd < 0 && errno == EEXIST)
+      fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
       m_error = std::strerror(errno);
       return;
@@ -77,6 +80,8 @@ public:
   ~JsonlLog() {
     if (m_file)
       std::fclose(m_file);
+    if (m_created && !m_started) // refused before it started: leave no empty log behind
+      ::unlink(m_path.c_str());
   }
   JsonlLog(const JsonlLog&) = delete;
   JsonlLog& operator=(const JsonlLog&) = delete;
@@ -84,6 +89,7 @@ public:
   const std::string& openError() const { return m_error; }
   // Empties a regular file (a FIFO or /dev/stdout is written as it is).
   void start() {
+    m_started = true;
     struct stat st {};
     if (m_file && ::fstat(::fileno(m_file), &st) == 0 && S_ISREG(st.st_mode) &&
         ::ftruncate(::fileno(m_file), 0) != 0 && m_error.empty())
@@ -103,8 +109,11 @@ public:
   const std::string& error() const { return m_error; } // "" while every line was written
 
 private:
+  std::string m_path;
   std::FILE* m_file = nullptr;
   std::string m_error;
+  bool m_created = false; // this run made the file
+  bool m_started = false;
 };
 
 // dev/inode of an existing path (following symlinks), if any.

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <thread>
@@ -206,10 +207,14 @@ TEST(CliTrain, OutputsThatAreInputsAreRefused) {
   expectUsageError({"train", "--data", csv.string(), "--model", "mlp:2-8-2", "--steps", "1",
                     "--log", link.string()},
                    "is the input");
-  std::ifstream in(config);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), configText);
-  std::ifstream csvIn(csv);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(csvIn), {}).substr(0, 9), "a,b,label");
+  const auto slurp = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  EXPECT_EQ(slurp(config), configText);
+  EXPECT_EQ(slurp(csv).substr(0, 9), "a,b,label");
 }
 
 // A run refused before it starts leaves an existing log as it was.
@@ -219,6 +224,12 @@ TEST(CliTrain, RefusedRunLeavesTheOldLog) {
   expectUsageError({"train", "--data", "/nonexistent/x.csv", "--steps", "1", "--log", log.string()},
                    "/nonexistent");
   EXPECT_EQ(fs::file_size(log), std::string("{\"step\": 0, \"loss\": 1}\n").size());
+  // A log that did not exist is not left behind empty.
+  const auto fresh = tempPath("fresh.jsonl");
+  fs::remove(fresh);
+  expectUsageError({"train", "--data", "/nonexistent/x.csv", "--steps", "1", "--log", fresh.string()},
+                   "/nonexistent");
+  EXPECT_FALSE(fs::exists(fresh));
 }
 
 // An export folder that cannot be written is found before training, not after.
