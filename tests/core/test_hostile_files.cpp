@@ -622,3 +622,30 @@ TEST(HostileModel, LayerAndParameterLimits) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(HostileRunLog, RowLimitIsNamedAndMemoryStaysBounded) {
+  std::string text;
+  text.reserve((mantissa::train::kMaxRunLogRows + 1) * 24);
+  for (std::size_t s = 0; s <= mantissa::train::kMaxRunLogRows; ++s)
+    text += "{\"step\":" + std::to_string(s) + ",\"loss\":1}\n";
+  const std::string e = errorOf(text);
+  EXPECT_NE(e.find("run.jsonl:1048577: more than 1048576 rows, the limit of a run log"),
+            std::string::npos)
+      << e;
+#ifndef MANTISSA_SANITIZED // ASan's shadow and quarantine change the resident set
+  EXPECT_LT(peakResidentBytes(), 640ll << 20);
+#endif
+}
+
+TEST(HostileData, DataFileSizeLimitIsNamed) {
+  TempDir dir;
+  const auto path = dir.write("huge.csv", Bytes{'0', ',', '1', '\n'});
+  fs::resize_file(path, (std::uintmax_t{512} << 20) + 1); // sparse
+  expectDataError([&] { mantissa::data::loadDataSpec(path.string()); },
+                  {"huge.csv", "over the 512 MiB limit for data files"});
+  EXPECT_LT(peakResidentBytes(), kResidentBound);
+}
+
+} // namespace

@@ -46,7 +46,7 @@ public:
 };
 
 inline constexpr std::uintmax_t kMaxRunLogBytes = std::uintmax_t{256} << 20; // 256 MiB
-inline constexpr std::size_t kMaxRunLogRows = std::size_t{4} << 20;          // 4,194,304
+inline constexpr std::size_t kMaxRunLogRows = std::size_t{1} << 20;          // 1,048,576
 inline constexpr std::size_t kMaxRunLogDepth = 64;
 inline constexpr std::int64_t kMaxRunLogStep = std::int64_t{1} << 62;
 
