@@ -78,7 +78,8 @@ json hostileInt(Bytes& b, std::int64_t usual) {
   case 16: return b.u64();
   case 17: return static_cast<std::int64_t>(b.u64());
   case 18: return 1e300; // a float where an integer is expected
-  default: return usual + static_cast<std::int64_t>(b.below(5));
+  default: // usual may itself be an edge value: add without signed overflow
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(usual) + b.below(5));
   }
 }
 
