@@ -53,6 +53,11 @@ int runReport(const Args& args) {
       if (!step)
         return 2;
       options.histogramSteps.push_back(*step);
+      if (options.histogramSteps.size() > ui::kMaxReportSteps) {
+        std::cerr << "mantissa-cli report: --steps: more than " << ui::kMaxReportSteps
+                  << " steps\n";
+        return 2;
+      }
       begin = end + 1;
     }
   }

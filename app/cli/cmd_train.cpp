@@ -11,8 +11,17 @@
 //   {"eval": true, "step": 62, "test_loss": 0.42, "test_accuracy": 0.88}
 //   {"summary": true, "test_accuracy": 0.92, "test_loss": 0.25, "steps": 186,
 //    "wall_s": 36.1, "recipe": "fp32", ...}
-// Exit status: 0 finished, 1 error, 2 bad usage, 3 diverged, 130 interrupted
-// (Ctrl+C or SIGTERM: the log and --export still hold every step run).
+// Exit status: 0 finished, 1 error, 2 bad usage, 3 diverged (a step produced
+// a non-finite value, or the finished run's test loss is not finite), 130
+// interrupted (Ctrl+C or SIGTERM: the log and --export still hold every step run).
+//
+// Outputs are checked before any data is loaded: --log and --export must be
+// writable and must not be one of the inputs (--config, --data, or a file
+// beside an IDX --data file or in a --data directory). The log file is only
+// emptied once the run is about to start. --export keeps at most
+// train::kMaxExportStepRows step rows and kMaxExportFrames telemetry frames in
+// memory, evenly spaced (the first, the last and every scaler event and
+// divergence row are kept), so a long run's charts cost bounded memory.
 #include "args.h"
 #include "commands.h"
 
@@ -27,13 +36,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <cmath>
+#include <filesystem>
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -48,19 +63,42 @@ std::atomic<bool> g_interrupted{false};
 extern "C" void onInterrupt(int) { g_interrupted.store(true); }
 
 // A line-flushed JSONL writer (C stdio: one fwrite + fflush per object).
+// Opened without truncating, so a run refused before it starts leaves an
+// existing log as it was; start() empties it.
 class JsonlLog {
 public:
-  explicit JsonlLog(const std::string& path) : m_file(std::fopen(path.c_str(), "w")) {
-    if (!m_file)
+  explicit JsonlLog(const std::string& path) : m_path(path) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+    m_created = fd >= 0;
+    if (fd < 0 && errno == EEXIST)
+      fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
       m_openError = std::strerror(errno);
+      return;
+    }
+    m_file = ::fdopen(fd, "w");
+    if (!m_file) {
+      m_openError = std::strerror(errno);
+      ::close(fd);
+    }
   }
   ~JsonlLog() {
     if (m_file)
       std::fclose(m_file);
+    if (m_created && !m_started) // refused before it started: leave no empty log behind
+      ::unlink(m_path.c_str());
   }
   JsonlLog(const JsonlLog&) = delete;
   JsonlLog& operator=(const JsonlLog&) = delete;
   bool ok() const { return m_file != nullptr; }
+  // Empties a regular file (a FIFO or /dev/stdout is written as it is).
+  void start() {
+    m_started = true;
+    struct stat st {};
+    if (m_file && ::fstat(::fileno(m_file), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::ftruncate(::fileno(m_file), 0) != 0 && m_error.empty())
+      m_error = std::strerror(errno);
+  }
   void write(const nlohmann::json& j) {
     if (!m_file)
       return;
@@ -76,10 +114,80 @@ public:
   const std::string& openError() const { return m_openError; }
 
 private:
-  std::FILE* m_file;
+  std::string m_path;
+  std::FILE* m_file = nullptr;
   std::string m_error;
   std::string m_openError;
+  bool m_created = false; // this run made the file
+  bool m_started = false;
 };
+
+// dev/inode of an existing path (following symlinks), if any.
+std::optional<std::pair<dev_t, ino_t>> fileId(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return std::nullopt;
+  return std::make_pair(st.st_dev, st.st_ino);
+}
+
+// The files a run reads: --config, and for a --data path the path itself, every
+// file of a data directory, or every file beside an IDX file (its labels and
+// test set are found there).
+std::vector<std::string> inputFiles(const std::optional<std::string>& config,
+                                    const std::string& data) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  if (config)
+    out.push_back(*config);
+  std::error_code ec;
+  const auto builtins = data::builtinNames();
+  if (std::find(builtins.begin(), builtins.end(), data) != builtins.end())
+    return out;
+  out.push_back(data);
+  fs::path dir;
+  if (fs::is_directory(data, ec))
+    dir = data;
+  else if (fs::path(data).extension() != ".csv")
+    dir = fs::path(data).parent_path().empty() ? fs::path(".") : fs::path(data).parent_path();
+  if (!dir.empty()) {
+    std::size_t n = 0;
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator() &&
+                                                    n < 10000;
+         it.increment(ec), ++n)
+      out.push_back(it->path().string());
+  }
+  return out;
+}
+
+// "" when `path` is none of the inputs, else the input it is.
+std::string inputAt(const std::string& path, const std::vector<std::string>& inputs) {
+  const auto id = fileId(path);
+  if (!id)
+    return {};
+  for (const auto& in : inputs)
+    if (fileId(in) == id)
+      return in;
+  return {};
+}
+
+// Checks that files can be created in dir (creating it if needed): a probe file
+// made with O_EXCL and removed again. "" when they can, else the reason.
+std::string checkWritableDirectory(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    return ec.message();
+  if (!std::filesystem::is_directory(dir, ec))
+    return "not a directory";
+  const std::string probe =
+      (std::filesystem::path(dir) / (".mantissa-probe-" + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return {};
+}
 
 std::optional<int> applyNumber(const ArgParser& p, const char* name, double& out) {
   if (auto v = p.optionalValue(name)) {
@@ -311,6 +419,40 @@ int runTrain(const Args& args) {
     return 2;
   }
 
+  // Outputs before inputs are loaded: an unwritable log or export folder, or
+  // an output that would overwrite an input, is refused before any work.
+  const std::vector<std::string> inputs = inputFiles(p.optionalValue("config"), config.data);
+  std::unique_ptr<JsonlLog> log;
+  if (auto path = p.optionalValue("log")) {
+    if (const std::string in = inputAt(*path, inputs); !in.empty()) {
+      std::cerr << "mantissa-cli train: --log: '" << *path << "' is the input '" << in
+                << "'; choose another file\n";
+      return 2;
+    }
+    log = std::make_unique<JsonlLog>(*path);
+    if (!log->ok()) {
+      std::cerr << "mantissa-cli train: --log: cannot write '" << *path
+                << "': " << log->openError() << "\n";
+      return 2;
+    }
+  }
+  if (auto dir = p.optionalValue("export")) {
+#ifndef MANTISSA_CLI_HAS_UI
+    std::cerr << "mantissa-cli train: --export: this mantissa-cli was built without the GUI "
+                 "libraries (MANTISSA_BUILD_GUI=OFF)\n";
+    return 2;
+#endif
+    if (const std::string in = inputAt(*dir, inputs); !in.empty()) {
+      std::cerr << "mantissa-cli train: --export: '" << *dir << "' is the input '" << in << "'\n";
+      return 2;
+    }
+    if (const std::string why = checkWritableDirectory(*dir); !why.empty()) {
+      std::cerr << "mantissa-cli train: --export: cannot write to '" << *dir << "': " << why
+                << "\n";
+      return 2;
+    }
+  }
+
   std::unique_ptr<train::Session> session;
   try {
     auto loaded = std::make_shared<const data::TrainTest>(data::loadDataSpec(config.data));
@@ -334,24 +476,13 @@ int runTrain(const Args& args) {
     return 2;
   }
 
-  std::unique_ptr<JsonlLog> log;
-  if (auto path = p.optionalValue("log")) {
-    log = std::make_unique<JsonlLog>(*path);
-    if (!log->ok()) {
-      std::cerr << "mantissa-cli train: --log: cannot write '" << *path << "': " << log->openError()
-                << "\n";
-      return 2;
-    }
+  if (log) {
+    log->start();
     log->write(train::logHeader(*session));
   }
-  // --export: the same objects the log holds, kept in memory for the charts.
-  std::optional<train::RunLogBuilder> exported;
+  // --export: the same objects the log holds, decimated to a bounded number.
+  std::optional<train::RunLogDecimator> exported;
   if (p.has("export")) {
-#ifndef MANTISSA_CLI_HAS_UI
-    std::cerr << "mantissa-cli train: --export: this mantissa-cli was built without the GUI "
-                 "libraries (MANTISSA_BUILD_GUI=OFF)\n";
-    return 2;
-#endif
     exported.emplace();
     exported->add(train::logHeader(*session));
   }
@@ -397,17 +528,32 @@ int runTrain(const Args& args) {
 
   std::signal(SIGINT, onInterrupt);
   std::signal(SIGTERM, onInterrupt);
-  const train::RunSummary s = train::runToCompletion(*session, cb, &g_interrupted);
+  train::RunSummary s = train::runToCompletion(*session, cb, &g_interrupted);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 
+  // A run that ends with a non-finite test loss diverged, even when no single
+  // step's values were caught becoming non-finite.
+  if (!s.divergence && !s.stoppedEarly && s.steps > 0 && !std::isfinite(s.testLoss)) {
+    train::Divergence d;
+    d.step = s.steps - 1;
+    d.layer = 0;
+    d.op = "evaluation";
+    d.reason = "non-finite test loss";
+    std::ostringstream loss;
+    loss << s.testLoss;
+    d.message = "non-finite test loss at step " + std::to_string(d.step) +
+                ": the test loss after the last step is " + loss.str() +
+                " (the weights hold non-finite or overflowing values)";
+    s.divergence = std::move(d);
+  }
   const nlohmann::json summary = train::logSummary(s);
   if (log)
     log->write(summary);
   if (exported) {
     exported->add(summary);
 #ifdef MANTISSA_CLI_HAS_UI
-    if (const int rc = exportTrainedRun(exported->log(), p.value("export")); rc != 0)
+    if (const int rc = exportTrainedRun(exported->take(), p.value("export")); rc != 0)
       return rc;
 #endif
   }

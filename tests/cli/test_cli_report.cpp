@@ -5,6 +5,8 @@
 // report from the saved log equal to the one exported live, clear errors.
 #include "test_cli_report_run.h"
 
+#include <nlohmann/json.hpp>
+
 #include <regex>
 
 using mantissa::test::readFile;
@@ -138,7 +140,47 @@ TEST(CliReport, ErrorsAreClearAndLeaveGoodFilesAlone) {
   // --export into a place where no directory can be made.
   r = runCli({"train", "--data", "spirals", "--model", "mlp:2-8-2", "--steps", "2", "--quiet",
               "--export", "/proc/mantissa-none/charts"});
-  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.exitCode, 2); // found before training, like an unwritable --log
+  EXPECT_EQ(r.err.find("training "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--export"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("/proc/mantissa-none/charts"), std::string::npos) << r.err;
+}
+
+// A log whose frames name 500 layers: the report draws at most 96 histograms;
+// more than 16 --steps are refused.
+TEST(CliReport, ChartCountIsBounded) {
+  const auto& run = reportRun();
+  ASSERT_EQ(run.train.exitCode, 0) << run.train.err;
+  nlohmann::json tensors = nlohmann::json::array();
+  for (int layer = 0; layer < 500; ++layer) {
+    nlohmann::json t = {{"layer", layer}, {"class", "weight_grads"}, {"scaled", false},
+                        {"loss_scale", 1.0}, {"lo", 0}, {"counts", {3}}, {"zeros", 0},
+                        {"pos_inf", 0}, {"neg_inf", 0}, {"nan", 0}, {"total", 3}};
+    nlohmann::json cast = nlohmann::json::object();
+    for (const char* name : {"fp16", "bf16", "fp8-e4m3", "fp8-e5m2"})
+      cast[name] = {0.0, 0.0, 0.0, 0.0};
+    t["cast"] = cast;
+    tensors.push_back(t);
+  }
+  const fs::path log = run.dir / "wide.jsonl";
+  {
+    std::ofstream out(log);
+    for (int step = 0; step < 3; ++step)
+      out << nlohmann::json{{"step", step}, {"loss", 1.0},
+                            {"telemetry", {{"step", step}, {"tensors", tensors}, {"swamped", nlohmann::json::array()}}}}
+                 .dump()
+          << "\n";
+  }
+  const fs::path html = run.dir / "wide.html";
+  auto r = runCli({"report", log.string(), "--out", html.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const std::string text = readFile(html);
+  EXPECT_LE(count(text, "<svg"), 3 + 96 + 8) << "charts drawn";
+  EXPECT_GE(count(text, "<svg"), 96);
+  std::string steps = "0";
+  for (int i = 1; i <= 16; ++i)
+    steps += ",0";
+  r = runCli({"report", log.string(), "--out", html.string(), "--steps", steps});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--steps: more than 16 steps"), std::string::npos) << r.err;
 }

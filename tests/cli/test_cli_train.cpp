@@ -14,6 +14,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <thread>
@@ -177,4 +178,75 @@ TEST(CliTrain, KilledRunKeepsEveryStepItWrote) {
     EXPECT_EQ(lines[i]["step"].get<std::int64_t>(), expected++);
   }
   EXPECT_FALSE(lines.back().contains("summary"));
+}
+
+// One step at lr 1e300 leaves the weights non-finite: no step saw a non-finite
+// value, but the test loss is NaN. That run diverged and exits as one.
+TEST(CliTrain, RunEndingWithNonFiniteTestLossExitsWith3) {
+  const auto log = tempPath("nan-end.jsonl");
+  auto r = runCli({"train", "--model", "mlp:784-32-10", "--lr", "1e300", "--steps", "1",
+                   "--batch", "32", "--log", log.string(), "--quiet"});
+  EXPECT_EQ(r.exitCode, 3) << r.err;
+  EXPECT_NE(r.err.find("diverged: non-finite test loss at step 0:"), std::string::npos) << r.err;
+  const auto s = readLog(log).back();
+  EXPECT_TRUE(s["diverged"].get<bool>());
+  EXPECT_TRUE(s["test_loss"].is_null());
+  EXPECT_EQ(s["divergence"]["reason"], "non-finite test loss");
+}
+
+// --log naming an input would destroy it: refused before anything is read or
+// written, and the input is byte for byte what it was.
+TEST(CliTrain, OutputsThatAreInputsAreRefused) {
+  const auto config = tempPath("in.config.json");
+  const std::string configText = R"({"model": "mlp:2-8-2", "data": "spirals", "steps": 2})";
+  std::ofstream(config) << configText;
+  expectUsageError({"train", "--config", config.string(), "--log", config.string()},
+                   "is the input");
+  const auto csv = tempPath("in.csv");
+  std::ofstream(csv) << "a,b,label\n0.1,0.2,0\n0.3,0.1,1\n0.2,0.2,0\n0.9,0.1,1\n0.5,0.5,0\n";
+  expectUsageError({"train", "--data", csv.string(), "--model", "mlp:2-8-2", "--steps", "1",
+                    "--log", csv.string()},
+                   "is the input");
+  // Through a symlink to the input, too.
+  const auto link = tempPath("link.jsonl");
+  fs::remove(link);
+  fs::create_symlink(csv, link);
+  expectUsageError({"train", "--data", csv.string(), "--model", "mlp:2-8-2", "--steps", "1",
+                    "--log", link.string()},
+                   "is the input");
+  const auto slurp = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  EXPECT_EQ(slurp(config), configText);
+  EXPECT_EQ(slurp(csv).substr(0, 9), "a,b,label");
+}
+
+// A run refused before it starts leaves an existing log as it was.
+TEST(CliTrain, RefusedRunLeavesTheOldLog) {
+  const auto log = tempPath("old.jsonl");
+  std::ofstream(log) << "{\"step\": 0, \"loss\": 1}\n";
+  expectUsageError({"train", "--data", "/nonexistent/x.csv", "--steps", "1", "--log", log.string()},
+                   "/nonexistent");
+  EXPECT_EQ(fs::file_size(log), std::string("{\"step\": 0, \"loss\": 1}\n").size());
+  // A log that did not exist is not left behind empty.
+  const auto fresh = tempPath("fresh.jsonl");
+  fs::remove(fresh);
+  expectUsageError({"train", "--data", "/nonexistent/x.csv", "--steps", "1", "--log", fresh.string()},
+                   "/nonexistent");
+  EXPECT_FALSE(fs::exists(fresh));
+}
+
+// An export folder that cannot be written is found before training, not after.
+TEST(CliTrain, UnwritableExportFolderIsRefusedBeforeTraining) {
+  const auto file = tempPath("plain-file");
+  std::ofstream(file) << "x";
+  auto r = runCli({"train", "--model", "mlp:784-32-10", "--steps", "1", "--export",
+                   (file / "charts").string()});
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find("--export: cannot write to"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("training "), std::string::npos) << "trained first: " << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
 }

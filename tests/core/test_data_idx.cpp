@@ -134,15 +134,18 @@ TEST(DataIdx, HugeDimensionsAreRefusedBeforeAllocating) {
   // 4 billion 65535x65535 images in a 16-byte file: refused by the limit.
   expectDataError(
       [&] { loadIdx(dir.write("huge.idx3", idx(0x08, {0xFFFFFFFF, 0xFFFF, 0xFFFF}, {})), labels); },
-      {"huge.idx3", "over the limit", "2 GiB"});
-  // Within the limit (100 M pixels) but absent from the file: truncation, found
+      {"huge.idx3", "over the limit of 4194304 samples"});
+  expectDataError(
+      [&] { loadIdx(dir.write("wide.idx3", idx(0x08, {1000, 0xFFFF, 0xFFFF}, {})), labels); },
+      {"wide.idx3", "over the limit of 2^26 pixels"});
+  // Within the limit (50 M pixels) but absent from the file: truncation, found
   // from the file size before any buffer of that size exists.
   expectDataError(
-      [&] { loadIdx(dir.write("big.idx3", idx(0x08, {100000, 1000, 1}, {1, 2, 3})), labels); },
-      {"big.idx3", "truncated", "100000000 pixel bytes", "3 present"});
+      [&] { loadIdx(dir.write("big.idx3", idx(0x08, {50000, 1000, 1}, {1, 2, 3})), labels); },
+      {"big.idx3", "truncated", "50000000 pixel bytes", "3 present"});
   // The same lie inside a small gzip file.
   expectDataError(
-      [&] { loadIdx(dir.write("big.gz", gzip(idx(0x08, {100000, 1000, 1}, {1, 2, 3}))), labels); },
+      [&] { loadIdx(dir.write("big.gz", gzip(idx(0x08, {50000, 1000, 1}, {1, 2, 3}))), labels); },
       {"big.gz", "truncated", "3 present"});
   expectDataError([&] { loadIdx(dir.write("zero.idx3", idx(0x08, {0, 28, 28}, {})), labels); },
                   {"zero.idx3", "empty"});

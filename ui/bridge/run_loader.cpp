@@ -24,6 +24,19 @@ double number(const json& o, const char* key, double fallback = 0.0) {
   return it != o.end() && it->is_number() ? it->get<double>() : fallback;
 }
 
+// An integer field of an untrusted log: the fallback unless it is a finite
+// number in [lo, hi] (a double outside the target type's range must never
+// reach a cast).
+std::int64_t integer(const json& o, const char* key, std::int64_t lo, std::int64_t hi,
+                     std::int64_t fallback = 0) {
+  const double v = number(o, key, double(fallback));
+  if (!(v >= double(lo) && v <= double(hi)))
+    return fallback;
+  return static_cast<std::int64_t>(v);
+}
+
+constexpr std::int64_t kMaxStep = std::int64_t{1} << 62;
+
 QString text(const json& o, const char* key) {
   const auto it = o.find(key);
   return it != o.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
@@ -45,8 +58,8 @@ std::optional<train::Divergence> divergence(const json& o) {
   if (it == o.end() || !it->is_object())
     return std::nullopt;
   train::Divergence d;
-  d.step = std::int64_t(number(*it, "step"));
-  d.layer = int(number(*it, "layer"));
+  d.step = integer(*it, "step", 0, kMaxStep);
+  d.layer = int(integer(*it, "layer", 0, std::numeric_limits<int>::max()));
   d.backward = text(*it, "pass") == QLatin1String("backward");
   d.op = text(*it, "op").toStdString();
   d.message = text(*it, "message").toStdString();
@@ -59,8 +72,8 @@ std::optional<train::RunSummary> summaryOf(const train::RunLog& log) {
     return std::nullopt;
   train::RunSummary summary;
   summary.recipe = log.name();
-  summary.steps = std::int64_t(number(s, "steps", double(log.steps.size())));
-  summary.skippedSteps = std::int64_t(number(s, "skipped_steps"));
+  summary.steps = integer(s, "steps", 0, kMaxStep, std::int64_t(log.steps.size()));
+  summary.skippedSteps = integer(s, "skipped_steps", 0, kMaxStep);
   summary.wallSeconds = number(s, "wall_s");
   summary.testAccuracy = number(s, "test_accuracy");
   summary.testLoss = number(s, "test_loss", std::numeric_limits<double>::quiet_NaN());
@@ -111,7 +124,7 @@ RunFacts runFacts(const train::RunLog& log) {
   f.matmul = text(h, "matmul");
   f.matmulEmulated = h.value("matmul_emulated", false);
   f.scalerDescription = text(h, "scaler");
-  f.totalSteps = std::int64_t(number(h, "total_steps", double(log.steps.size())));
+  f.totalSteps = integer(h, "total_steps", 0, kMaxStep, std::int64_t(log.steps.size()));
   if (log.config) {
     try {
       f.widths = model::parseMlpSpec(log.config->model).widths;
@@ -134,7 +147,8 @@ RunFacts runFacts(const train::RunLog& log) {
     for (const auto& t : log.frames.back().tensors)
       f.widths.resize(std::max<std::size_t>(f.widths.size(), std::size_t(t.layer) + 2), 0);
   if (f.telemetryEvery == 0 && log.frames.size() >= 2)
-    f.telemetryEvery = int(log.frames[1].step - log.frames[0].step);
+    f.telemetryEvery = int(std::clamp<std::int64_t>(log.frames[1].step - log.frames[0].step, 0,
+                                                    std::numeric_limits<int>::max()));
   addForeignFacts(f, h);
   return f;
 }

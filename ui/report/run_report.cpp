@@ -142,6 +142,8 @@ RunReport::RunReport(const train::RunLog& log, RunReportOptions options)
   std::stable_sort(histograms.begin(), histograms.end(), [](const auto& a, const auto& b) {
     return a.layer != b.layer ? a.layer < b.layer : a.step < b.step;
   });
+  if (histograms.size() > kMaxReportHistograms)
+    histograms.resize(kMaxReportHistograms);
   m_charts.insert(m_charts.end(), histograms.begin(), histograms.end());
 }
 

@@ -23,6 +23,12 @@
 
 namespace mantissa::ui {
 
+// A report draws at most this many histogram charts (layers x steps, layer by
+// layer from layer 0), however many layers a log's frames name.
+inline constexpr std::size_t kMaxReportHistograms = 96;
+// `mantissa-cli report --steps` takes at most this many steps.
+inline constexpr std::size_t kMaxReportSteps = 16;
+
 struct RunReportOptions {
   std::vector<std::int64_t> histogramSteps; // empty: defaultHistogramSteps()
   bool scaledHistograms = true;             // see RunChartSpec::scaled

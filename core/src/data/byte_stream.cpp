@@ -25,7 +25,7 @@ std::vector<std::uint8_t> readFileBytes(const fs::path& path) {
   if (ec)
     throw DataError(name + ": cannot read its size (" + ec.message() + ")");
   if (size > kMaxFileBytes)
-    throw DataError(name + ": " + std::to_string(size) + " bytes, over the 2 GiB limit for data files");
+    throw DataError(name + ": " + std::to_string(size) + " bytes, over the 512 MiB limit for data files");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw DataError(name + ": cannot open for reading");

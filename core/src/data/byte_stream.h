@@ -19,10 +19,10 @@
 
 namespace mantissa::data::detail {
 
-// Largest file read at all (compressed or raw): 2 GiB.
-inline constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{1} << 31;
+// Largest file read at all (compressed or raw): 512 MiB.
+inline constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{512} << 20;
 
-// The whole file, or DataError (missing, a directory, unreadable, over 2 GiB).
+// The whole file, or DataError (missing, a directory, not a regular file, unreadable, over 512 MiB).
 std::vector<std::uint8_t> readFileBytes(const std::filesystem::path& path);
 
 class ByteStream {

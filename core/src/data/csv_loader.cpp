@@ -34,10 +34,14 @@ void splitCells(std::string_view line, std::vector<std::string_view>& cells) {
   }
 }
 
-// The whole cell as a number (a leading '+' allowed), or nullopt.
+// The whole cell as a number (one leading sign, '+' or '-'), or nullopt:
+// "+-1" and "++1" are not numbers.
 std::optional<double> parseNumber(std::string_view cell) {
-  if (!cell.empty() && cell.front() == '+')
+  if (!cell.empty() && cell.front() == '+') {
     cell.remove_prefix(1);
+    if (!cell.empty() && (cell.front() == '-' || cell.front() == '+'))
+      return std::nullopt;
+  }
   double v = 0;
   const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
   if (cell.empty() || ec != std::errc() || end != cell.data() + cell.size())
@@ -56,6 +60,9 @@ std::string quoted(std::string_view cell) {
 } // namespace
 
 Dataset parseCsv(std::string_view text, const std::string& name) {
+  // A UTF-8 byte order mark (spreadsheets write one) is not part of the first cell.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF")
+    text.remove_prefix(3);
   Dataset d;
   d.name = name;
   int columns = 0;
@@ -73,16 +80,34 @@ Dataset parseCsv(std::string_view text, const std::string& name) {
     splitCells(line, cells);
     const auto where = [&] { return name + ": line " + std::to_string(lineNo); };
     if (columns == 0) {
-      const bool header = std::any_of(cells.begin(), cells.end(),
-                                      [](std::string_view c) { return !parseNumber(c); });
+      // A header names every column; a first line of numbers with one bad
+      // cell is a data error, not a header that silently drops a sample.
+      const auto numbers = static_cast<std::size_t>(
+          std::count_if(cells.begin(), cells.end(), [](std::string_view c) { return parseNumber(c).has_value(); }));
+      const bool header = numbers == 0;
       columns = static_cast<int>(cells.size());
       if (columns < 2)
         throw DataError(where() + ": " + std::to_string(columns) +
                         " column; expected a label column and at least one feature");
-      // One pass over the newlines sizes x once instead of by repeated doubling.
+      if (static_cast<std::size_t>(columns - 1) > kMaxSampleValues)
+        throw DataError(where() + ": " + std::to_string(columns) + " columns, over the limit of " +
+                        std::to_string(kMaxSampleValues) + " values");
+      if (!header && numbers != cells.size()) {
+        const auto bad = std::find_if(cells.begin(), cells.end(),
+                                      [](std::string_view c) { return !parseNumber(c); });
+        throw DataError(where() + ", column " + std::to_string(bad - cells.begin() + 1) + ": " +
+                        quoted(*bad) +
+                        " is not a number (a header line must name every column, and a data "
+                        "line must hold only numbers)");
+      }
+      // Sized once from the newlines, but never beyond what the text can hold
+      // (each value takes at least two bytes, "0,") or the limits.
       const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-      d.x.reserve(lines * static_cast<std::size_t>(columns - 1));
-      d.y.reserve(lines);
+      const auto f = static_cast<std::size_t>(columns - 1);
+      const std::size_t rows = std::min({lines, kMaxSamples, text.size() / (2 * f) + 1,
+                                         kMaxSampleValues / f});
+      d.x.reserve(rows * f);
+      d.y.reserve(rows);
       if (header)
         continue;
     }
@@ -91,6 +116,12 @@ Dataset parseCsv(std::string_view text, const std::string& name) {
                       std::to_string(columns) + " like the first line");
     if (firstDataLine == 0)
       firstDataLine = lineNo;
+    if (d.y.size() >= kMaxSamples)
+      throw DataError(where() + ": more than " + std::to_string(kMaxSamples) +
+                      " samples, the limit of a data file");
+    if (d.x.size() + cells.size() - 1 > kMaxSampleValues)
+      throw DataError(where() + ": more than " + std::to_string(kMaxSampleValues) +
+                      " values, the limit of a data file");
 
     const auto label = parseNumber(cells[0]);
     if (!label || *label != std::floor(*label) || *label < 0 || *label > 255)

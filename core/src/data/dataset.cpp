@@ -33,35 +33,77 @@ TrainTest loadEmbeddedIdx(const std::string& prefix, const std::string& setName)
   return {part("train"), part("test")};
 }
 
-// Rows `rows` of src, in that order.
-Dataset select(const Dataset& src, std::span<const std::uint32_t> rows, std::string name) {
-  Dataset d = src;
-  d.name = std::move(name);
-  const auto f = static_cast<std::size_t>(src.features);
-  d.x.resize(rows.size() * f);
-  d.y.resize(rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::copy_n(src.x.begin() + static_cast<std::ptrdiff_t>(rows[i] * f), f,
-                d.x.begin() + static_cast<std::ptrdiff_t>(i * f));
-    d.y[i] = src.y[rows[i]];
-  }
-  return d;
-}
-
-// A fixed-seed shuffle, then the first 80% train and the rest test.
-TrainTest splitTrainTest(const Dataset& all) {
-  if (all.size() < 2)
-    throw DataError(all.name + ": " + std::to_string(all.size()) +
+// A fixed-seed shuffle, then the first 80% train and the rest test. The rows
+// are permuted in place and only the test rows are copied, so the split costs
+// 20% of the data on top of it (not a second copy of everything).
+TrainTest splitTrainTest(Dataset all) {
+  const std::size_t n = all.size();
+  if (n < 2)
+    throw DataError(all.name + ": " + std::to_string(n) +
                     " sample(s); at least 2 are needed to split into train and test");
-  std::vector<std::uint32_t> order(all.size());
+  std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
   detail::SplitMix64 rng(kSplitSeed);
-  for (std::size_t i = order.size() - 1; i > 0; --i)
+  for (std::size_t i = n - 1; i > 0; --i)
     std::swap(order[i], order[rng.below(i + 1)]);
-  const std::size_t nTrain = std::clamp<std::size_t>(all.size() * 4 / 5, 1, all.size() - 1);
-  const std::span<const std::uint32_t> o(order);
-  return {select(all, o.first(nTrain), all.name + " (train 80%)"),
-          select(all, o.subspan(nTrain), all.name + " (test 20%)")};
+  const std::size_t nTrain = std::clamp<std::size_t>(n * 4 / 5, 1, n - 1);
+
+  // Row i becomes row order[i], following each cycle of the permutation.
+  const auto f = static_cast<std::size_t>(all.features);
+  std::vector<float> saved(f);
+  std::vector<bool> placed(n, false);
+  const auto row = [&](std::size_t r) { return all.x.begin() + static_cast<std::ptrdiff_t>(r * f); };
+  for (std::size_t start = 0; start < n; ++start) {
+    if (placed[start])
+      continue;
+    std::copy_n(row(start), f, saved.begin());
+    const std::uint8_t savedLabel = all.y[start];
+    for (std::size_t pos = start;;) {
+      placed[pos] = true;
+      const std::size_t src = order[pos];
+      if (src == start) {
+        std::copy_n(saved.begin(), f, row(pos));
+        all.y[pos] = savedLabel;
+        break;
+      }
+      std::copy_n(row(src), f, row(pos));
+      all.y[pos] = all.y[src];
+      pos = src;
+    }
+  }
+
+  Dataset test;
+  test.name = all.name + " (test 20%)";
+  test.features = all.features;
+  test.classes = all.classes;
+  test.imageWidth = all.imageWidth;
+  test.imageHeight = all.imageHeight;
+  test.classNames = all.classNames;
+  test.x.assign(row(nTrain), all.x.end());
+  test.y.assign(all.y.begin() + static_cast<std::ptrdiff_t>(nTrain), all.y.end());
+  all.x.resize(nTrain * f);
+  all.y.resize(nTrain);
+  all.name += " (train 80%)";
+  return {std::move(all), std::move(test)};
+}
+
+// Train and test must describe the same samples: an evaluation copies rows of
+// the training width out of the test set.
+TrainTest matched(TrainTest tt) {
+  const Dataset& a = tt.train;
+  const Dataset& b = tt.test;
+  const auto shape = [](const Dataset& d) {
+    return d.imageWidth > 0 ? std::to_string(d.imageHeight) + "x" + std::to_string(d.imageWidth) +
+                                  " images"
+                            : std::to_string(d.features) + " features";
+  };
+  if (a.features != b.features || a.imageWidth != b.imageWidth || a.imageHeight != b.imageHeight)
+    throw DataError(b.name + ": " + shape(b) + ", but the training set " + a.name + " has " +
+                    shape(a));
+  if (a.classes != b.classes)
+    throw DataError(b.name + ": " + std::to_string(b.classes) + " classes, but the training set " +
+                    a.name + " has " + std::to_string(a.classes));
+  return tt;
 }
 
 std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
@@ -87,10 +129,10 @@ TrainTest loadIdxFile(const fs::path& images) {
     for (const char* testWord : {"t10k", "test"}) {
       const fs::path test = images.parent_path() / replaceAll(name, "train", testWord);
       if (fs::is_regular_file(test))
-        return {std::move(train), loadIdx(test, labelsBeside(test))};
+        return matched({std::move(train), loadIdx(test, labelsBeside(test))});
     }
   }
-  return splitTrainTest(train);
+  return splitTrainTest(std::move(train));
 }
 
 TrainTest loadIdxDirectory(const fs::path& dir) {
@@ -108,8 +150,8 @@ TrainTest loadIdxDirectory(const fs::path& dir) {
     throw DataError(dir.string() + ": expected one train and one test IDX images file "
                                    "(*train*idx3*, *t10k*idx3* or *test*idx3*), found " +
                     std::to_string(trainImages.size()) + " and " + std::to_string(testImages.size()));
-  return {loadIdx(trainImages[0], labelsBeside(trainImages[0])),
-          loadIdx(testImages[0], labelsBeside(testImages[0]))};
+  return matched({loadIdx(trainImages[0], labelsBeside(trainImages[0])),
+                  loadIdx(testImages[0], labelsBeside(testImages[0]))});
 }
 
 } // namespace

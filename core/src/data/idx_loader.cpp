@@ -80,10 +80,13 @@ Dataset loadIdxBytes(std::span<const std::uint8_t> images, const std::string& im
                     std::to_string(rows) + "x" + std::to_string(cols));
   // Each factor < 2^32, so rows*cols < 2^64; compare before multiplying by count.
   const std::uint64_t pixelsPerImage = rows * cols;
+  if (count > kMaxSamples)
+    throw DataError(imagesName + ": header declares " + std::to_string(count) +
+                    " images, over the limit of " + std::to_string(kMaxSamples) + " samples");
   if (pixelsPerImage > kIdxMaxPixels || count > kIdxMaxPixels / pixelsPerImage)
     throw DataError(imagesName + ": header declares " + std::to_string(count) + " images of " +
                     std::to_string(rows) + "x" + std::to_string(cols) +
-                    " pixels, over the limit of 2^29 pixels (2 GiB as float)");
+                    " pixels, over the limit of 2^26 pixels (256 MiB as float)");
   const auto pixels = readPayload(imgIn, count * pixelsPerImage, "pixel");
 
   ByteStream lblIn(labels, labelsName);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace mantissa::lessons {
@@ -115,8 +116,15 @@ std::vector<std::string> stringList(const json& entry, const char* key) {
   return out;
 }
 
+// What the entries read so far hold: each file is read once, and the files
+// together are bounded.
+struct ReadState {
+  std::map<fs::path, std::size_t> lessonOfFile; // file -> index of the entry that read it
+  std::uint64_t bytes = 0;
+};
+
 Lesson readEntry(const json& entry, const fs::path& dir, std::size_t index,
-                 const LessonFileReader& readFile) {
+                 const LessonFileReader& readFile, ReadState& state) {
   Lesson l;
   l.id = "lesson " + std::to_string(index + 1);
   l.title = l.id;
@@ -144,9 +152,18 @@ Lesson readEntry(const json& entry, const fs::path& dir, std::size_t index,
         throw std::runtime_error("unknown dashboard preset \"" + l.preset + "\"");
     }
     l.explorer = explorerLinks(entry);
+    const fs::path key = l.file.lexically_normal();
+    if (const auto it = state.lessonOfFile.find(key); it != state.lessonOfFile.end())
+      throw std::runtime_error("lessons.json already lists this file as lesson " +
+                               std::to_string(it->second + 1) + "; each file is one lesson");
+    state.lessonOfFile.emplace(key, index);
     std::string text = readFile(l.file);
     if (text.size() > kMaxLessonBytes)
       throw std::runtime_error("the file is larger than " + std::to_string(kMaxLessonBytes >> 20) + " MiB");
+    if (state.bytes + text.size() > kMaxLessonSetBytes)
+      throw std::runtime_error("the lessons together are larger than " +
+                               std::to_string(kMaxLessonSetBytes >> 20) + " MiB");
+    state.bytes += text.size();
     const auto problem = checkText(text, l.format);
     if (!problem.empty()) throw std::runtime_error(problem);
     l.text = std::move(text);
@@ -190,8 +207,14 @@ LessonSet parseLessons(std::string_view manifestText, const fs::path& dir,
     return set;
   }
   const auto& list = manifest.at("lessons");
+  if (list.size() > kMaxLessons) {
+    set.error = set.manifest.string() + " lists " + std::to_string(list.size()) +
+                " lessons, more than the limit of " + std::to_string(kMaxLessons);
+    return set;
+  }
+  ReadState state;
   for (std::size_t i = 0; i < list.size(); ++i)
-    set.lessons.push_back(readEntry(list[i], dir, i, readFile));
+    set.lessons.push_back(readEntry(list[i], dir, i, readFile, state));
   return set;
 }
 

@@ -49,6 +49,8 @@ MlpSpec parseMlpSpec(std::string_view spec) {
       fail(spec, "'" + std::string(item) + "' is not a layer width");
     if (width < 1 || width > 65536)
       fail(spec, "width " + std::to_string(width) + " is outside [1, 65536]");
+    if (result.widths.size() > static_cast<std::size_t>(kMaxMlpLayers))
+      fail(spec, "more than " + std::to_string(kMaxMlpLayers) + " layers");
     result.widths.push_back(width);
     if (dash == std::string_view::npos)
       break;
@@ -60,6 +62,12 @@ MlpSpec parseMlpSpec(std::string_view spec) {
     fail(spec, "needs at least an input and an output width");
   if (result.widths.back() < 2)
     fail(spec, "the output layer needs at least 2 classes");
+  std::uint64_t params = 0;
+  for (std::size_t l = 0; l + 1 < result.widths.size(); ++l)
+    params += std::uint64_t(result.widths[l] + 1) * std::uint64_t(result.widths[l + 1]);
+  if (params > kMaxMlpParameters)
+    fail(spec, std::to_string(params) + " parameters, over the limit of " +
+                   std::to_string(kMaxMlpParameters) + " (2^27)");
   return result;
 }
 

@@ -13,6 +13,9 @@ namespace {
 
 using nlohmann::json;
 
+constexpr std::int64_t kMaxFrameStep = std::int64_t{1} << 62;
+constexpr std::int64_t kMaxFrameLayer = 4096;
+
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
   throw TelemetryJsonError("telemetry frame: " + where + ": " + what);
 }
@@ -88,8 +91,8 @@ TensorTelemetry tensorFromJson(const json& j, const std::string& where) {
   TensorTelemetry t;
   const json& layer = field(j, "layer", where);
   if (!layer.is_number_integer() || layer.get<std::int64_t>() < 0 ||
-      layer.get<std::int64_t>() > 1'000'000)
-    fail(where + ".layer", "expected a layer index >= 0, got " + layer.dump());
+      layer.get<std::int64_t>() > kMaxFrameLayer)
+    fail(where + ".layer", "expected a layer index in [0, 4096], got " + layer.dump());
   t.layer = layer.get<int>();
   const json& cls = field(j, "class", where);
   const auto parsed = cls.is_string() ? parseTensorClass(cls.get<std::string>()) : std::nullopt;
@@ -110,17 +113,30 @@ TensorTelemetry tensorFromJson(const json& j, const std::string& where) {
   const json& counts = field(j, "counts", where);
   if (!counts.is_array())
     fail(where + ".counts", "expected an array of counts");
+  constexpr std::int64_t kBins =
+      ExponentHistogram::kMaxExponent - ExponentHistogram::kMinExponent + 1;
+  if (counts.size() > static_cast<std::size_t>(kBins))
+    fail(where + ".counts", std::to_string(counts.size()) + " bins, more than the " +
+                                std::to_string(kBins) + " FP32 binades [-149, 127]");
+  // lo is range-checked on its own before any arithmetic, so first + size
+  // cannot overflow (an unsigned lo above INT64_MAX is not an int64 either).
+  if (!lo.is_null() &&
+      (!lo.is_number_integer() || (lo.is_number_unsigned() && lo.get<std::uint64_t>() > 1000) ||
+       lo.get<std::int64_t>() < ExponentHistogram::kMinExponent ||
+       lo.get<std::int64_t>() > ExponentHistogram::kMaxExponent))
+    fail(where + ".lo", "expected null or the lowest binade's exponent in [-149, 127], got " +
+                            lo.dump());
   if (!counts.empty()) {
-    if (!lo.is_number_integer())
-      fail(where + ".lo", "expected the lowest binade's exponent, got " + lo.dump());
+    if (lo.is_null())
+      fail(where + ".lo", "expected the lowest binade's exponent, got null");
     const std::int64_t first = lo.get<std::int64_t>();
     const std::int64_t last = first + static_cast<std::int64_t>(counts.size()) - 1;
-    if (first < ExponentHistogram::kMinExponent || last > ExponentHistogram::kMaxExponent)
+    if (last > ExponentHistogram::kMaxExponent)
       fail(where + ".counts", std::to_string(counts.size()) + " bins starting at " +
                                   std::to_string(first) + " leave the FP32 binades [-149, 127]");
     for (std::size_t i = 0; i < counts.size(); ++i)
-      h.bins[static_cast<std::size_t>(
-          ExponentHistogram::index(static_cast<int>(first) + static_cast<int>(i)))] =
+      h.bins.at(static_cast<std::size_t>(
+          ExponentHistogram::index(static_cast<int>(first) + static_cast<int>(i)))) =
           readCount(counts[i], where + ".counts[" + std::to_string(i) + "]");
   }
   h.zeros = readCount(field(j, "zeros", where), where + ".zeros");
@@ -128,7 +144,16 @@ TensorTelemetry tensorFromJson(const json& j, const std::string& where) {
   h.negInf = readCount(field(j, "neg_inf", where), where + ".neg_inf");
   h.nan = readCount(field(j, "nan", where), where + ".nan");
   h.total = readCount(field(j, "total", where), where + ".total");
-  const std::uint64_t sum = h.finiteNonZero() + h.zeros + h.posInf + h.negInf + h.nan;
+  // Summed with an overflow check: counts of 2^63, 2^63 and 5 must not pass as 5.
+  std::uint64_t sum = 0;
+  bool wrapped = false;
+  const auto add = [&](std::uint64_t v) { wrapped |= __builtin_add_overflow(sum, v, &sum); };
+  for (const std::uint64_t c : h.bins)
+    add(c);
+  for (const std::uint64_t c : {h.zeros, h.posInf, h.negInf, h.nan})
+    add(c);
+  if (wrapped)
+    fail(where + ".total", "the bins and special counters add up to more than 2^64 - 1");
   if (sum != h.total)
     fail(where + ".total", "is " + std::to_string(h.total) +
                                " but the bins and special counters add up to " +
@@ -171,6 +196,9 @@ TelemetryFrame fromJson(const json& j) {
   const json& step = field(j, "step", "frame");
   if (!step.is_number_integer())
     fail("step", "expected an integer, got " + step.dump());
+  if ((step.is_number_unsigned() && step.get<std::uint64_t>() > std::uint64_t(kMaxFrameStep)) ||
+      step.get<std::int64_t>() < 0 || step.get<std::int64_t>() > kMaxFrameStep)
+    fail("step", "expected a step index in [0, 2^62], got " + step.dump());
   frame.step = step.get<std::int64_t>();
   if (const auto it = j.find("telemetry_ms"); it != j.end())
     frame.telemetryMs = readNumberOrNull(*it, "telemetry_ms");

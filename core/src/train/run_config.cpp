@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace mantissa::train {
@@ -33,8 +34,32 @@ template <class F> void check(std::vector<std::string>& out, const char* field, 
 
 } // namespace
 
-std::vector<std::string> RunConfig::problems() const {
+std::vector<std::string> RunConfig::rangeProblems() const {
   std::vector<std::string> out;
+  if (scalerGrowthInterval && (*scalerGrowthInterval < 1 || *scalerGrowthInterval > (1 << 30)))
+    out.push_back("scaler_growth_interval: must be in [1, 2^30], got " +
+                  std::to_string(*scalerGrowthInterval));
+  if (warmupSteps < 0 || warmupSteps > kMaxSteps)
+    out.push_back("warmup_steps: must be in [0, 2^40], got " + std::to_string(warmupSteps));
+  if (batch < 1 || batch > kMaxBatch)
+    out.push_back("batch: must be in [1, 65536], got " + std::to_string(batch));
+  if (steps < 0 || steps > kMaxSteps)
+    out.push_back("steps: must be in [1, 2^40], got " + std::to_string(steps));
+  if (epochs < 0 || epochs > kMaxEpochs)
+    out.push_back("epochs: must be in [1, 1000000], got " + std::to_string(epochs));
+  if (seed > kMaxSeed)
+    out.push_back("seed: must be in [0, 2^63 - 1], got " + std::to_string(seed));
+  if (telemetryEvery < 0 || telemetryEvery > kMaxTelemetryEvery)
+    out.push_back("telemetry_every: must be in [0, 2^30], got " + std::to_string(telemetryEvery));
+  if (evalEvery < 0 || evalEvery > kMaxSteps)
+    out.push_back("eval_every: must be in [0, 2^40], got " + std::to_string(evalEvery));
+  if (gradAccumulation < 1 || gradAccumulation > kMaxGradAccumulation)
+    out.push_back("grad_accumulation: must be in [1, 1024], got " + std::to_string(gradAccumulation));
+  return out;
+}
+
+std::vector<std::string> RunConfig::problems() const {
+  std::vector<std::string> out = rangeProblems();
   if (data.empty())
     out.emplace_back("data: empty (a built-in name: mnist, fashion, spirals, blobs, or a path)");
   check(out, "model", [&] { model::parseMlpSpec(model); });
@@ -50,9 +75,6 @@ std::vector<std::string> RunConfig::problems() const {
   }
   if (scalerInitScale && !(std::isfinite(*scalerInitScale) && *scalerInitScale > 0))
     out.push_back("scaler_init_scale: must be a positive finite number, got " + num(*scalerInitScale));
-  if (scalerGrowthInterval && *scalerGrowthInterval < 1)
-    out.push_back("scaler_growth_interval: must be >= 1, got " +
-                  std::to_string(*scalerGrowthInterval));
   if (!amp::parseOptimizer(optimizer))
     out.push_back("optimizer: unknown '" + optimizer + "' (sgd, adamw)");
   if (!(std::isfinite(lr) && lr > 0))
@@ -63,24 +85,10 @@ std::vector<std::string> RunConfig::problems() const {
     out.push_back("weight_decay: must be >= 0, got " + num(weightDecay));
   if (schedule != "constant" && schedule != "cosine")
     out.push_back("schedule: unknown '" + schedule + "' (constant, cosine)");
-  if (warmupSteps < 0)
-    out.push_back("warmup_steps: must be >= 0, got " + std::to_string(warmupSteps));
   if (std::isfinite(lr) && lr > 0 && !(lrFloor >= 0 && lrFloor <= lr))
     out.push_back("lr_floor: must be in [0, lr], got " + num(lrFloor));
-  if (batch < 1 || batch > 65536)
-    out.push_back("batch: must be in [1, 65536], got " + std::to_string(batch));
   if ((steps > 0) == (epochs > 0))
     out.emplace_back("steps/epochs: give exactly one of them as a positive number");
-  if (steps < 0)
-    out.push_back("steps: must be positive, got " + std::to_string(steps));
-  if (epochs < 0)
-    out.push_back("epochs: must be positive, got " + std::to_string(epochs));
-  if (telemetryEvery < 0)
-    out.push_back("telemetry_every: must be >= 0, got " + std::to_string(telemetryEvery));
-  if (evalEvery < 0)
-    out.push_back("eval_every: must be >= 0, got " + std::to_string(evalEvery));
-  if (gradAccumulation < 1 || gradAccumulation > 1024)
-    out.push_back("grad_accumulation: must be in [1, 1024], got " + std::to_string(gradAccumulation));
   if (!(clipNorm >= 0 && std::isfinite(clipNorm)))
     out.push_back("clip_norm: must be >= 0, got " + num(clipNorm));
   if (!(initGain > 0 && std::isfinite(initGain)))
@@ -137,6 +145,14 @@ template <class T> void read(const nlohmann::json& j, const char* key, T& out) {
     if constexpr (std::is_unsigned_v<Plain>)
       if (v.is_number_integer() && !v.is_number_unsigned())
         throw ConfigError(std::string(key) + ": expected a non-negative integer");
+    // Out of the field's type is refused, never truncated: 4294967312 is not 16.
+    const bool fits = v.is_number_unsigned()
+                          ? v.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<Plain>::max())
+                          : v.get<std::int64_t>() >= std::int64_t(std::numeric_limits<Plain>::min()) &&
+                                (std::is_unsigned_v<Plain> ||
+                                 v.get<std::int64_t>() <= std::int64_t(std::numeric_limits<Plain>::max()));
+    if (!fits)
+      throw ConfigError(std::string(key) + ": " + v.dump() + " is out of range");
   } else {
     if (!v.is_number())
       throw ConfigError(std::string(key) + ": expected a number");

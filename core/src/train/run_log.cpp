@@ -4,11 +4,15 @@
 
 #include <mantissa/io/atomic_file.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
-#include <fstream>
+#include <cstring>
 #include <limits>
-#include <sstream>
 
 namespace mantissa::train {
 
@@ -68,12 +72,26 @@ amp::ScalerEventKind eventKind(const json& name, const std::string& where) {
                   " (expected overflow, backoff, growth or skipped)");
 }
 
+// An integer field that must lie in [lo, hi] (a count or index the program
+// later casts or adds to).
+std::int64_t integerIn(const json& o, const char* key, const std::string& where, const char* kind,
+                       std::int64_t lo, std::int64_t hi,
+                       std::optional<std::int64_t> fallback = std::nullopt) {
+  const auto it = o.find(key);
+  if (it != o.end() && it->is_number_unsigned() && it->get<std::uint64_t>() > std::uint64_t(hi))
+    fail(where, std::string(kind) + ": \"" + key + "\" must be in [" + std::to_string(lo) + ", " +
+                    std::to_string(hi) + "], got " + it->dump());
+  const std::int64_t v = integer(o, key, where, kind, fallback);
+  if (v < lo || v > hi)
+    fail(where, std::string(kind) + ": \"" + key + "\" must be in [" + std::to_string(lo) + ", " +
+                    std::to_string(hi) + "], got " + std::to_string(v));
+  return v;
+}
+
 RunStepRow stepRow(const json& o, const std::string& where) {
   const char* kind = "step row";
   RunStepRow r;
-  r.step = integer(o, "step", where, kind);
-  if (r.step < 0)
-    fail(where, "step row: \"step\" must be >= 0, got " + std::to_string(r.step));
+  r.step = integerIn(o, "step", where, kind, 0, kMaxRunLogStep);
   r.loss = numberOrNull(o, "loss", where, kind);
   r.trainAccuracy = numberOrNull(o, "train_accuracy", where, kind, 0.0);
   r.lr = numberOrNull(o, "lr", where, kind, 0.0);
@@ -82,8 +100,10 @@ RunStepRow stepRow(const json& o, const std::string& where) {
   r.stepMs = numberOrNull(o, "step_ms", where, kind, 0.0);
   r.foundInf = boolean(o, "found_inf", where, kind);
   r.skipped = boolean(o, "skipped", where, kind);
-  r.growthTracker = static_cast<int>(integer(o, "growth_tracker", where, kind, 0));
-  r.hysteresis = static_cast<int>(integer(o, "hysteresis", where, kind, 0));
+  r.growthTracker = static_cast<int>(
+      integerIn(o, "growth_tracker", where, kind, 0, std::numeric_limits<int>::max(), 0));
+  r.hysteresis = static_cast<int>(
+      integerIn(o, "hysteresis", where, kind, 0, std::numeric_limits<int>::max(), 0));
   if (const auto it = o.find("events"); it != o.end()) {
     if (!it->is_array())
       fail(where, "step row: \"events\" must be an array");
@@ -103,10 +123,10 @@ RunStepRow stepRow(const json& o, const std::string& where) {
 RunEvalRow evalRow(const json& o, const std::string& where) {
   const char* kind = "eval row";
   RunEvalRow e;
-  e.step = integer(o, "step", where, kind);
+  e.step = integerIn(o, "step", where, kind, 0, kMaxRunLogStep);
   e.testLoss = numberOrNull(o, "test_loss", where, kind);
   e.testAccuracy = numberOrNull(o, "test_accuracy", where, kind);
-  e.samples = integer(o, "samples", where, kind, 0);
+  e.samples = integerIn(o, "samples", where, kind, 0, kMaxRunLogStep, 0);
   return e;
 }
 
@@ -131,6 +151,8 @@ const telemetry::TelemetryFrame* RunLog::frameAt(std::int64_t step) const {
 void RunLogBuilder::add(const json& o, const std::string& where) {
   if (!o.is_object())
     fail(where, "expected a JSON object, got " + std::string(o.type_name()));
+  if (m_log.steps.size() + m_log.evals.size() >= kMaxRunLogRows)
+    fail(where, "more than " + std::to_string(kMaxRunLogRows) + " rows, the limit of a run log");
   if (o.contains("header")) {
     if (!m_log.steps.empty() || !m_log.header.is_null())
       fail(where, "a header must come first and only once");
@@ -141,22 +163,45 @@ void RunLogBuilder::add(const json& o, const std::string& where) {
       } catch (const std::exception& e) {
         fail(where, std::string("header: config: ") + e.what());
       }
+      if (const auto problems = m_log.config->rangeProblems(); !problems.empty())
+        fail(where, "header: config: " + problems.front());
     }
+    for (const char* key : {"total_steps", "train_samples", "test_samples"})
+      if (o.contains(key))
+        integerIn(o, key, where, "header", 0, kMaxRunLogStep);
   } else if (o.contains("summary")) {
     m_log.summary = o;
   } else if (o.contains("eval")) {
-    m_log.evals.push_back(evalRow(o, where));
+    RunEvalRow e = evalRow(o, where);
+    // An evaluation after `step` steps follows step index step - 1 and comes
+    // before any later evaluation.
+    if (!m_log.evals.empty() && e.step < m_log.evals.back().step)
+      fail(where, "eval at step " + std::to_string(e.step) + " comes after the eval at step " +
+                      std::to_string(m_log.evals.back().step));
+    if (!m_log.steps.empty() && e.step < m_log.steps.back().step + 1)
+      fail(where, "eval at step " + std::to_string(e.step) + " comes after step row " +
+                      std::to_string(m_log.steps.back().step));
+    m_log.evals.push_back(e);
   } else if (o.contains("step")) {
     RunStepRow row = stepRow(o, where);
     if (!m_log.steps.empty() && row.step <= m_log.steps.back().step)
       fail(where, "step " + std::to_string(row.step) + " does not follow step " +
                       std::to_string(m_log.steps.back().step));
+    if (!m_log.evals.empty() && row.step < m_log.evals.back().step)
+      fail(where, "step " + std::to_string(row.step) + " comes after the eval at step " +
+                      std::to_string(m_log.evals.back().step));
     if (const auto it = o.find("telemetry"); it != o.end()) {
+      telemetry::TelemetryFrame frame;
       try {
-        m_log.frames.push_back(telemetry::fromJson(*it));
+        frame = telemetry::fromJson(*it);
       } catch (const std::exception& e) {
         fail(where, std::string("telemetry: ") + e.what());
       }
+      // A frame belongs to its row: frameAt() and the report look it up by step.
+      if (frame.step != row.step)
+        fail(where, "telemetry: frame of step " + std::to_string(frame.step) + " in step row " +
+                        std::to_string(row.step));
+      m_log.frames.push_back(std::move(frame));
     }
     m_log.steps.push_back(std::move(row));
   } else {
@@ -165,15 +210,192 @@ void RunLogBuilder::add(const json& o, const std::string& where) {
   }
 }
 
+namespace {
+
+std::int64_t rowStep(const json& row) {
+  const auto it = row.find("step");
+  return it != row.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+}
+bool isEval(const json& row) { return row.contains("eval"); }
+
+} // namespace
+
+void RunLogDecimator::add(const json& o) {
+  if (!o.is_object())
+    return;
+  if (o.contains("header")) {
+    m_header = o;
+    return;
+  }
+  if (o.contains("summary")) {
+    m_summary = o;
+    return;
+  }
+  if (isEval(o)) {
+    if (m_evalIndex++ % m_evalStride != 0)
+      return;
+    if (!m_pending.is_null()) { // the step row this evaluation follows
+      m_rows.push_back(std::move(m_pending));
+      m_pending = nullptr;
+      ++m_stepRows;
+    }
+    m_rows.push_back(o);
+    ++m_evals;
+  } else {
+    const std::int64_t step = rowStep(o);
+    json row = o;
+    if (row.contains("telemetry")) {
+      if (step % m_frameStride == 0)
+        ++m_frames;
+      else
+        row.erase("telemetry");
+    }
+    const bool keep = m_stepRows == 0 || step % m_stride == 0 || row.contains("telemetry") ||
+                      row.contains("divergence") || (m_keepEvents && row.contains("events"));
+    if (!keep) {
+      m_pending = std::move(row);
+      return;
+    }
+    m_pending = nullptr;
+    m_rows.push_back(std::move(row));
+    ++m_stepRows;
+  }
+  if (m_stepRows > kMaxExportStepRows || m_frames > kMaxExportFrames || m_evals > kMaxExportEvals)
+    thin();
+}
+
+void RunLogDecimator::thin() {
+  while (m_stepRows > kMaxExportStepRows * 3 / 4 || m_frames > kMaxExportFrames * 3 / 4 ||
+         m_evals > kMaxExportEvals * 3 / 4) {
+    if (m_stepRows > kMaxExportStepRows * 3 / 4) {
+      if (m_stride >= (std::int64_t{1} << 40))
+        m_keepEvents = false;
+      else
+        m_stride *= 2;
+    }
+    if (m_frames > kMaxExportFrames * 3 / 4)
+      m_frameStride *= 2;
+    // Kept evaluations are those whose index is a multiple of the stride:
+    // doubling it keeps every other one of them.
+    const bool halveEvals = m_evals > kMaxExportEvals * 3 / 4;
+    if (halveEvals)
+      m_evalStride *= 2;
+    std::vector<json> kept;
+    std::size_t steps = 0, frames = 0, evals = 0;
+    std::size_t evalPosition = 0;
+    bool first = true;
+    for (json& row : m_rows) {
+      if (isEval(row)) {
+        if (!halveEvals || evalPosition++ % 2 == 0) {
+          kept.push_back(std::move(row));
+          ++evals;
+        }
+        continue;
+      }
+      const std::int64_t step = rowStep(row);
+      if (row.contains("telemetry") && step % m_frameStride != 0)
+        row.erase("telemetry");
+      const bool keep = first || step % m_stride == 0 || row.contains("telemetry") ||
+                        row.contains("divergence") || (m_keepEvents && row.contains("events"));
+      first = false;
+      if (keep) {
+        frames += row.contains("telemetry") ? 1 : 0;
+        ++steps;
+        kept.push_back(std::move(row));
+      }
+    }
+    m_rows = std::move(kept);
+    m_stepRows = steps;
+    m_frames = frames;
+    m_evals = evals;
+  }
+}
+
+RunLog RunLogDecimator::take() {
+  RunLogBuilder builder;
+  if (!m_header.is_null())
+    builder.add(m_header, "header");
+  for (const json& row : m_rows)
+    builder.add(row, "row");
+  if (!m_pending.is_null())
+    builder.add(m_pending, "last step");
+  if (!m_summary.is_null())
+    builder.add(m_summary, "summary");
+  *this = RunLogDecimator();
+  return builder.take();
+}
+
+std::size_t RunLogDecimator::stepRows() const { return m_stepRows; }
+std::size_t RunLogDecimator::frames() const { return m_frames; }
+std::size_t RunLogDecimator::evals() const { return m_evals; }
+
+std::size_t jsonNestingDepth(std::string_view text) {
+  std::size_t depth = 0, deepest = 0;
+  bool inString = false, escaped = false;
+  for (const char c : text) {
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+namespace {
+
+// The whole file, refusing what is not a regular file (a FIFO would block,
+// /dev/zero never ends) and anything over kMaxRunLogBytes.
+std::string readLogFile(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  // O_NONBLOCK: opening a FIFO must not wait for a writer before fstat says what it is.
+  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0)
+    throw RunLogError("cannot open run log '" + name + "': " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    throw RunLogError("cannot read run log '" + name + "': " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    throw RunLogError("run log '" + name + "' is a directory, expected a file");
+  if (!S_ISREG(st.st_mode))
+    throw RunLogError("run log '" + name + "' is not a regular file (a device, FIFO or socket)");
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxRunLogBytes)
+    throw RunLogError("run log '" + name + "': " + std::to_string(st.st_size) +
+                      " bytes, over the limit of " + std::to_string(kMaxRunLogBytes >> 20) +
+                      " MiB for run logs");
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      throw RunLogError("cannot read run log '" + name + "': " + std::strerror(errno));
+    if (n == 0)
+      break; // shrank while reading: what is there
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
+} // namespace
+
 RunLog loadRunLog(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw RunLogError("cannot open run log '" + path.string() + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  if (in.bad())
-    throw RunLogError("cannot read run log '" + path.string() + "'");
+  const std::string text = readLogFile(path);
 
   RunLogBuilder builder;
   std::size_t begin = 0;
@@ -188,6 +410,11 @@ RunLog loadRunLog(const std::filesystem::path& path) {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos)
       continue;
     const std::string where = path.string() + ":" + std::to_string(lineNo);
+    // Copying or printing a parsed value recurses once per level: a deeper line
+    // is refused before it is parsed.
+    if (const std::size_t depth = jsonNestingDepth(line); depth > kMaxRunLogDepth)
+      fail(where, "JSON nested " + std::to_string(depth) + " levels deep, over the limit of " +
+                      std::to_string(kMaxRunLogDepth));
     json object = json::parse(line, nullptr, false);
     if (object.is_discarded()) {
       // A killed run: the last line is cut short and has no newline.

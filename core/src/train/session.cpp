@@ -101,6 +101,8 @@ double msSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+constexpr std::int64_t kMaxTotalSteps = std::int64_t{1} << 40; // as --steps
+
 amp::OptimizerConfig optimizerConfig(const RunConfig& c) {
   amp::OptimizerConfig o;
   o.kind = *amp::parseOptimizer(c.optimizer);
@@ -127,6 +129,12 @@ Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded
     throw ConfigError("model: input width " + std::to_string(spec.widths.front()) +
                       " does not match the data's " + std::to_string(train.features) +
                       " features (" + train.name + ")");
+  const auto& test = m_data->test;
+  if (test.features != train.features || test.classes != train.classes)
+    throw ConfigError("data: the test set " + test.name + " has " + std::to_string(test.features) +
+                      " features and " + std::to_string(test.classes) +
+                      " classes, the training set " + train.name + " " +
+                      std::to_string(train.features) + " and " + std::to_string(train.classes));
   if (spec.widths.back() != train.classes)
     throw ConfigError("model: output width " + std::to_string(spec.widths.back()) +
                       " does not match the data's " + std::to_string(train.classes) + " classes (" +
@@ -167,12 +175,23 @@ Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded
     m_scaler.emplace(sc);
   }
 
-  m_totalSteps = m_config.steps > 0 ? m_config.steps : m_config.epochs * stepsPerEpoch();
+  // Checked: a product that wraps would run a different number of steps than asked.
+  if (m_config.steps > 0) {
+    m_totalSteps = m_config.steps;
+  } else if (__builtin_mul_overflow(m_config.epochs, stepsPerEpoch(), &m_totalSteps) ||
+             m_totalSteps > kMaxTotalSteps) {
+    throw ConfigError("epochs: " + std::to_string(m_config.epochs) + " epochs of " +
+                      std::to_string(stepsPerEpoch()) + " steps exceed the limit of 2^40 steps");
+  }
+  if (m_totalSteps > kMaxTotalSteps)
+    throw ConfigError("steps: " + std::to_string(m_totalSteps) + " exceeds the limit of 2^40");
   amp::LrScheduleConfig lr;
   lr.baseLr = m_config.lr;
   if (m_config.schedule == "cosine") {
     lr.kind = amp::LrScheduleKind::WarmupCosine;
     lr.warmupSteps = m_config.warmupSteps;
+    if (m_config.warmupSteps > kMaxTotalSteps) // validated() already refuses this
+      throw ConfigError("warmup_steps: exceeds the limit of 2^40");
     lr.totalSteps = std::max<std::int64_t>(m_totalSteps, m_config.warmupSteps + 1);
     lr.floorLr = m_config.lrFloor;
   }

@@ -3,8 +3,12 @@
 #pragma once
 
 // CSV data: one sample per line, the first column the integer label (0..255),
-// the other columns the features, comma-separated. The first line is taken as
-// a header when any of its cells is not a number. Blank lines are skipped.
+// the other columns the features, comma-separated. The first line is a header
+// when none of its cells is a number; a first line mixing numbers and text is
+// an error (never a sample silently dropped). A UTF-8 byte order mark at the
+// start is skipped. Numbers take at most one sign ("+-1" is an error). Blank
+// lines are skipped. Limits: kMaxSamples rows, kMaxSampleValues feature
+// values, 512 MiB of file (data/dataset.h).
 // Features are used as written (not rescaled). classes = largest label + 1.
 //
 // DataError (naming the file, and the line and column where it applies) on an

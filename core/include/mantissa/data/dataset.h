@@ -25,6 +25,13 @@ public:
   using runtime_error::runtime_error;
 };
 
+// Limits of every data file read (IDX, CSV), so memory stays bounded whatever
+// a header claims or a gzip stream inflates to. Over a limit is a DataError
+// naming it. At the limits a data set costs at most about 400 MiB: the floats
+// (256 MiB), the bytes they come from, and the 20% test split.
+inline constexpr std::size_t kMaxSamples = std::size_t{1} << 22;      // 4,194,304 per file
+inline constexpr std::size_t kMaxSampleValues = std::size_t{1} << 26; // 64 Mi values (256 MiB as float)
+
 struct Dataset {
   std::string name;                    // "mnist-10k (train)"
   int features = 0;                    // F: 784 for 28x28 images

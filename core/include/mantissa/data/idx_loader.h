@@ -22,8 +22,9 @@
 
 namespace mantissa::data {
 
-// Largest accepted image payload: 512 Mi pixels, i.e. 2 GiB once stored as float.
-inline constexpr std::size_t kIdxMaxPixels = std::size_t{1} << 29;
+// Largest accepted image payload: kMaxSampleValues (64 Mi pixels, 256 MiB as
+// float) in at most kMaxSamples images; gzip data is inflated only that far.
+inline constexpr std::size_t kIdxMaxPixels = kMaxSampleValues;
 
 // Images and labels from two files; classes is the label range accepted, [0, classes).
 Dataset loadIdx(const std::filesystem::path& images, const std::filesystem::path& labels,

@@ -10,9 +10,25 @@
 //
 // Errors throw AtomicFileError whose message names the destination path and
 // the system's reason ("cannot write '/x/y.csv': No such file or directory").
+//
+// In a folder others can write to:
+//  - The temporary file is created with O_CREAT|O_EXCL|O_NOFOLLOW under an
+//    unpredictable name (".mantissa-<16 random hex digits>.tmp", short enough
+//    for a destination name of the maximum length, 255 bytes): a file or
+//    symlink planted at any name is never opened, truncated or written.
+//  - A destination that is a symlink is written through: its target is
+//    replaced and the link stays. Only a link owned by the user (or root) is
+//    followed, the rule of the kernel's protected_symlinks; a dangling link,
+//    a link owned by someone else, or a destination that is not a regular file
+//    (a directory, FIFO or device) is refused.
+//  - An existing destination keeps its permission bits (a 0600 file stays
+//    0600); a new one gets 0666 less the umask, as the shell's > does.
+//  - Hard links: the destination is replaced by a new file (that is what makes
+//    the write atomic), so other names of the old file keep the old content.
 
 #include <filesystem>
-#include <fstream>
+#include <memory>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -48,9 +64,13 @@ public:
 private:
   void discard() noexcept;
 
-  std::filesystem::path m_path;     // destination
-  std::filesystem::path m_tempPath; // "<dir>/.<name>.tmp-<pid>-<n>"
-  std::ofstream m_out;
+  class FdBuf;
+  std::filesystem::path m_path;     // destination as given
+  std::filesystem::path m_target;   // the file replaced (m_path, or where its symlink points)
+  std::filesystem::path m_tempPath; // "<target's dir>/.mantissa-<random>.tmp"
+  int m_fd = -1;
+  std::unique_ptr<FdBuf> m_buf;
+  std::ostream m_out;
   bool m_done = false; // committed or discarded
 };
 

@@ -14,7 +14,9 @@
 //                                 {"value": "65504", "format": "fp16"}] } ] } // with a format selected
 //
 // "file" names a file inside the lessons folder (no absolute path, no "..");
-// lesson files are at most kMaxLessonBytes.
+// lesson files are at most kMaxLessonBytes each and kMaxLessonSetBytes
+// together, read once each (a file listed twice is an error on the second
+// entry); a manifest lists at most kMaxLessons lessons.
 //
 // A broken manifest entry or lesson file (missing, empty, not UTF-8, no
 // title heading, unknown demo or preset) gives that lesson an error message
@@ -32,7 +34,9 @@ namespace mantissa::lessons {
 
 enum class LessonFormat { Markdown, Html };
 
-inline constexpr std::size_t kMaxLessonBytes = std::size_t{1} << 20;
+inline constexpr std::size_t kMaxLessonBytes = std::size_t{1} << 20;     // 1 MiB per file
+inline constexpr std::size_t kMaxLessonSetBytes = std::size_t{32} << 20; // 32 MiB in all
+inline constexpr std::size_t kMaxLessons = 1000;
 
 // A link into the Float Explorer: the text typed into its value field (a
 // number, or "fp16:0x7bff" bits) and, when set, the format card to select.

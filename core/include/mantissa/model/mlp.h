@@ -47,7 +47,12 @@ struct MlpSpec {
   std::string toString() const; // "mlp:784-256-10:relu"
 };
 
-// "mlp:784-256-256-10" or "mlp:784-256-256-10:gelu"; widths in [1, 65536].
+// Limits of a model spec: kMaxMlpLayers linear layers, kMaxMlpParameters
+// weights and biases in all (512 MiB as FP32), each width in [1, 65536].
+inline constexpr int kMaxMlpLayers = 64;
+inline constexpr std::uint64_t kMaxMlpParameters = std::uint64_t{1} << 27;
+
+// "mlp:784-256-256-10" or "mlp:784-256-256-10:gelu"; within the limits above.
 // Throws std::invalid_argument naming the spec and the problem.
 MlpSpec parseMlpSpec(std::string_view spec);
 

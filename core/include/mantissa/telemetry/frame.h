@@ -14,6 +14,9 @@
 //                          "bf16": [...], "fp8-e4m3": [...], "fp8-e5m2": [...]}}, ...],
 //    "swamped": [0.0, 0.31, null]}                       // per layer; null = no update observed
 // A tensor with no finite non-zero value has "lo": null and "counts": [].
+// Limits when read: step in [0, 2^62], layer in [0, 4096], lo null or in
+// [-149, 127] with lo + len(counts) - 1 <= 127 (at most 277 bins), and the
+// bins plus the special counters adding up to total without overflowing 2^64.
 
 #include <mantissa/telemetry/cast_fractions.h>
 #include <mantissa/telemetry/histogram.h>

@@ -25,6 +25,14 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// Integer limits, the same as mantissa-cli train's flags.
+inline constexpr std::int64_t kMaxSteps = std::int64_t{1} << 40;       // steps, warmup, eval_every
+inline constexpr std::int64_t kMaxEpochs = 1'000'000;
+inline constexpr int kMaxBatch = 65536;
+inline constexpr int kMaxGradAccumulation = 1024;
+inline constexpr int kMaxTelemetryEvery = 1 << 30;
+inline constexpr std::uint64_t kMaxSeed = (std::uint64_t{1} << 63) - 1;
+
 struct RunConfig {
   std::string data = "mnist";                   // builtin name or path (data::loadDataSpec)
   std::string model = "mlp:784-256-256-10:relu"; // model::parseMlpSpec
@@ -53,14 +61,18 @@ struct RunConfig {
   // Every problem found, one message each ("lr: must be a positive finite
   // number, got -1"); empty when valid. Checks names against the recipe,
   // model, scaler, optimizer and schedule parsers, not the data (loading does).
+  // Integers out of the ranges above are problems too (rangeProblems()).
   std::vector<std::string> problems() const;
+  // Only the integer range checks: what a run log's header must pass.
+  std::vector<std::string> rangeProblems() const;
   // Throws ConfigError with all problems joined, if any.
   void validate() const;
 };
 
 nlohmann::json toJson(const RunConfig& config);
 // Missing keys keep their defaults; unknown keys and wrong types throw
-// ConfigError naming the key. Does not validate() (the caller decides).
+// ConfigError naming the key, and so does an integer that does not fit its
+// field (never truncated). Does not validate() (the caller decides).
 RunConfig runConfigFromJson(const nlohmann::json& json);
 
 } // namespace mantissa::train

@@ -12,6 +12,17 @@
 // A run killed with kill -9 leaves its last line cut short: that one line is
 // dropped (truncated = true) and every complete step is kept. Any other bad
 // line is an error naming the file, the line number and the problem.
+//
+// Limits (a log that passes them is read in memory bounded by a small multiple
+// of its size; one that breaks them is refused with a message naming the limit):
+//   kMaxRunLogBytes   file size (only regular files: no FIFO, device, socket)
+//   kMaxRunLogRows    step + eval rows
+//   kMaxRunLogDepth   JSON nesting depth of one line
+//   kMaxRunLogStep    step indices (>= 0; steps strictly increasing, evals in
+//                     order and after the step rows they follow, a telemetry
+//                     frame's step equal to its row's)
+// and the telemetry frame limits of telemetry/frame.h (277 bins, exponents,
+// counts that add up without overflow).
 
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/telemetry/frame.h>
@@ -24,6 +35,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mantissa::train {
@@ -32,6 +44,14 @@ class RunLogError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };
+
+inline constexpr std::uintmax_t kMaxRunLogBytes = std::uintmax_t{256} << 20; // 256 MiB
+inline constexpr std::size_t kMaxRunLogRows = std::size_t{1} << 20;          // 1,048,576
+inline constexpr std::size_t kMaxRunLogDepth = 64;
+inline constexpr std::int64_t kMaxRunLogStep = std::int64_t{1} << 62;
+
+// The deepest nesting of [ and { in JSON text (outside strings); 0 for a scalar.
+std::size_t jsonNestingDepth(std::string_view text);
 
 // One optimizer step. Non-finite values were logged as null and read as NaN.
 struct RunStepRow {
@@ -69,7 +89,8 @@ struct RunLog {
 
   // "fp32", from the config, the summary or the header's "name"; "run" if none says.
   std::string name() const;
-  // The frame of exactly `step`, or nullptr.
+  // The frame of exactly `step`, or nullptr (frames are in increasing step
+  // order: RunLogBuilder refuses anything else).
   const telemetry::TelemetryFrame* frameAt(std::int64_t step) const;
 };
 
@@ -85,6 +106,36 @@ public:
 
 private:
   RunLog m_log;
+};
+
+// What `mantissa-cli train --export` keeps of a run as it goes, so memory stays
+// bounded however long the run: the same objects as RunLogBuilder takes, with
+// at most kMaxExportStepRows step rows (evenly spaced by a stride that doubles
+// when the cap is reached; the first row, the row before each kept evaluation,
+// the last row and a divergence row are always kept, scaler-event rows while
+// they fit), kMaxExportFrames telemetry frames and kMaxExportEvals evaluations.
+inline constexpr std::size_t kMaxExportStepRows = 20000;
+inline constexpr std::size_t kMaxExportFrames = 256;
+inline constexpr std::size_t kMaxExportEvals = 2000;
+
+class RunLogDecimator {
+public:
+  void add(const nlohmann::json& object); // throws RunLogError as RunLogBuilder does, at take()
+  RunLog take();                          // the kept objects, through a RunLogBuilder
+  std::size_t stepRows() const;           // kept so far
+  std::size_t frames() const;
+  std::size_t evals() const;
+
+private:
+  void thin();
+  nlohmann::json m_header;
+  std::vector<nlohmann::json> m_rows; // kept step and eval rows, in order
+  nlohmann::json m_pending;           // the latest step row not kept (null if none)
+  nlohmann::json m_summary;
+  std::int64_t m_stride = 1, m_frameStride = 1, m_evalStride = 1;
+  std::int64_t m_evalIndex = 0;
+  bool m_keepEvents = true;
+  std::size_t m_stepRows = 0, m_frames = 0, m_evals = 0;
 };
 
 // Reads a JSONL run log. Throws RunLogError ("run.jsonl:7: step row: "loss"
