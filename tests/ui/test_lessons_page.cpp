@@ -92,10 +92,11 @@ TEST(LessonsPage, BrokenLessonShowsItsErrorInPlace) {
   fs::create_directories(dir);
   std::ofstream(dir / "ok.md") << "# Fine lesson\n\nSome text.\n";
   std::ofstream(dir / "broken.md") << "no title\n";
+  std::ofstream(dir / "also-ok.md") << "# Fine lesson too\n\nMore text.\n";
   std::ofstream(dir / "lessons.json")
       << R"({"lessons": [{"title": "Fine", "file": "ok.md", "demos": ["accumulation"]},
                          {"title": "Broken", "file": "broken.md", "demos": ["accumulation"]},
-                         {"title": "Also fine", "file": "ok.md"}]})";
+                         {"title": "Also fine", "file": "also-ok.md"}]})";
   LessonsPage page;
   page.setLessons(lessons::loadLessons(dir));
   page.show();
@@ -108,7 +109,7 @@ TEST(LessonsPage, BrokenLessonShowsItsErrorInPlace) {
   EXPECT_TRUE(page.text()->toPlainText().contains(QStringLiteral("must start with a title")));
   EXPECT_FALSE(page.runButton()->isEnabled());
   QTest::keyClick(page.text(), Qt::Key_PageDown);
-  EXPECT_TRUE(page.text()->toPlainText().contains(QStringLiteral("Fine lesson")));
+  EXPECT_TRUE(page.text()->toPlainText().contains(QStringLiteral("Fine lesson too")));
   fs::remove_all(dir);
 }
 
