@@ -94,6 +94,8 @@ std::optional<int> applyInteger(const ArgParser& p, const char* name, Int& out, 
 } // namespace
 
 int runTrain(const Args& args) {
+  if (wantsGptTraining(args))
+    return runTrainGpt(args);
   ArgParser p("train", "Train a model on the CPU in a mixed-precision recipe; log every step.");
   p.option("config", "FILE.json", "Start from this run configuration (flags override it)");
   p.option("preset", "NAME", "Start from a phenomenon preset's first run (see --list-presets)");
@@ -126,6 +128,7 @@ int runTrain(const Args& args) {
   if (p.has("list-presets")) {
     for (const auto& preset : train::presets())
       std::cout << preset.name << "  " << preset.title << "\n";
+    std::cout << "shakespeare-char  Character-level GPT on Tiny Shakespeare (nanoGPT's CPU configuration)\n";
     return 0;
   }
 
