@@ -23,8 +23,8 @@ void matmulEmulatedAccumulation(const MatmulShape& s, std::span<const float> src
       float partial = 0.0f;
       int count = 0;
       for (std::size_t k = 0; k < K; ++k) {
-        const float product = nn::roundScalar(accumulator, a(i, k) * b(k, j));
-        partial = nn::roundScalar(accumulator, partial + product);
+        // One rounding per step, as a fused multiply-add into a 16-bit register.
+        partial = nn::roundScalar(accumulator, partial + a(i, k) * b(k, j));
         if (promoteEvery > 0 && ++count == promoteEvery) {
           total += partial;
           partial = 0.0f;

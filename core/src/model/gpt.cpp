@@ -473,6 +473,40 @@ void Gpt::backward(float scale, OpTimes* times) {
       nn::roundSpan(grad, q.grad.f32());
 }
 
+std::optional<std::string> Gpt::firstNonFinite() const {
+  const Impl& m = *m_impl;
+  auto bad = [](const Tensor& t) {
+    for (const float v : t.f32())
+      if (!std::isfinite(v))
+        return true;
+    return false;
+  };
+  if (bad(m.encoded))
+    return std::string("embedding");
+  for (std::size_t l = 0; l < m.blocks.size(); ++l) {
+    const Block& b = m.blocks[l];
+    const std::string layer = "layer " + std::to_string(l) + " ";
+    const std::pair<const Tensor*, const char*> ops[] = {
+        {&b.ln1, "ln1"},           {&b.qkv, "qkv linear"},
+        {&b.attention.probs(), "attention softmax"}, {&b.atty, "attention AV"},
+        {&b.attproj, "attention projection"}, {&b.r, "residual add (attention)"},
+        {&b.ln2, "ln2"},           {&b.fch, "fc linear"},
+        {&b.gelu, "gelu"},         {&b.fcproj, "fc projection"}};
+    for (const auto& [tensor, name] : ops)
+      if (bad(*tensor))
+        return layer + name;
+  }
+  if (bad(m.xL))
+    return std::string("residual add (last block)");
+  if (bad(m.lnf))
+    return std::string("final layernorm");
+  if (bad(m_logits))
+    return std::string("tied head (logits)");
+  if (bad(m_probs))
+    return std::string("loss (softmax cross-entropy)");
+  return std::nullopt;
+}
+
 std::vector<PlanRow> Gpt::plan() const {
   std::vector<PlanRow> rows;
   const DType master = m_policy[OpClass::MasterWeights];

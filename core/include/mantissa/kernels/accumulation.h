@@ -9,8 +9,9 @@
 //   dst[M,N] = op(src)[M,K] x op(weights)[K,N], FP32 values in and out
 //   (stored shapes as in kernels::Matmul; inputs already rounded by the caller)
 //
-// Each product a*b is exact in FP32 for 16-bit inputs' values, then:
-//  - promoteEvery == 0: sum = round16(sum + round16(a*b)) after every addition;
+// Each product a*b is exact in FP32 for 16-bit inputs' values and is added
+// with one rounding, as a fused multiply-add into a 16-bit accumulator:
+//  - promoteEvery == 0: sum = round16(sum + a*b) after every addition;
 //  - promoteEvery == N_C > 0: a 16-bit partial sum as above over N_C
 //    products, then added into an FP32 total and restarted at zero.
 // accumulator F32 gives the plain FP32 sum in the same k order.

@@ -43,6 +43,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -118,6 +119,11 @@ public:
   int batch() const { return m_batch; }
   const amp::Policy& policy() const { return m_policy; }
   std::string matmulImplementation() const;
+
+  // The first op of the last forward pass, in execution order, whose output
+  // holds an inf or NaN ("layer 0 attention (softmax, AV)", "loss"); nullopt
+  // when all are finite.
+  std::optional<std::string> firstNonFinite() const;
 
   // Every tensor of the model at its policy precision.
   std::vector<PlanRow> plan() const;
