@@ -11,6 +11,7 @@
 #include <mantissa/nn/softmax_xent.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -27,6 +28,22 @@ Tensor f32(std::int64_t rows, std::int64_t cols) {
   return Tensor(DType::F32, rows, cols);
 }
 
+// Adds the scope's wall time (ms) to a slot.
+class Timer {
+public:
+  explicit Timer(double& slot) : m_slot(slot), m_start(std::chrono::steady_clock::now()) {}
+  ~Timer() {
+    m_slot += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_start)
+                  .count();
+  }
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+private:
+  double& m_slot;
+  std::chrono::steady_clock::time_point m_start;
+};
+
 // A linear layer's three products, either through oneDNN (nn::Linear) or,
 // with a 16-bit accumulator, through the emulated kernel on FP32 values that
 // the caller has rounded to the input dtype.
@@ -38,6 +55,7 @@ struct LinearProducts {
 
   bool emulated() const { return accumulator != DType::F32; }
   void forward(const Tensor& x, const Tensor& w, Tensor& y) {
+    Timer t(*matmulMs);
     if (emulated())
       kernels::matmulEmulatedAccumulation({rows, out, in}, x.f32(), w.f32(), y.f32(), accumulator,
                                           promoteEvery);
@@ -45,6 +63,7 @@ struct LinearProducts {
       linear.forwardMatmul(x, w, y);
   }
   void backwardData(const Tensor& dy, const Tensor& w, Tensor& dx) {
+    Timer t(*matmulMs);
     if (emulated())
       kernels::matmulEmulatedAccumulation({rows, in, out, Trans::No, Trans::Yes}, dy.f32(), w.f32(),
                                           dx.f32(), accumulator, promoteEvery);
@@ -52,6 +71,7 @@ struct LinearProducts {
       linear.backwardData(dy, w, dx);
   }
   void backwardWeights(const Tensor& x, const Tensor& dy, Tensor& dw) {
+    Timer t(*matmulMs);
     if (emulated())
       kernels::matmulEmulatedAccumulation({in, out, rows, Trans::Yes, Trans::No}, x.f32(),
                                           dy.f32(), dw.f32(), accumulator, promoteEvery);
@@ -63,9 +83,24 @@ struct LinearProducts {
   nn::Linear linear;
   DType accumulator;
   int promoteEvery;
+  double* matmulMs = nullptr; // where product time is added
 };
 
 } // namespace
+
+std::string_view gptOpName(GptOp op) {
+  static constexpr std::array<std::string_view, kGptOpCount> kNames{
+      "embedding", "layernorm", "qkv linear", "attention", "attn projection", "residual",
+      "fc linear", "gelu", "fc projection", "head", "loss", "casts"};
+  return kNames[static_cast<std::size_t>(op)];
+}
+
+double GptTimes::total() const {
+  double t = 0;
+  for (double v : ms)
+    t += v;
+  return t;
+}
 
 struct Gpt::Block {
   // Parameter indices into m_params.
@@ -184,6 +219,9 @@ Gpt::Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& poli
     b.geluLow = low(N, 4 * C);
     b.fcproj = f32(N, C);
     b.attention.setSoftmaxPrecision({policy[OpClass::Softmax], policy.softmaxMax});
+    b.attention.setMatmulClock(&m_times.matmulMs);
+    for (LinearProducts* op : {&b.qkvOp, &b.apOp, &b.fcOp, &b.fpOp})
+      op->matmulMs = &m_times.matmulMs;
   }
   m.lnfw = addParam("lnf.w", 1, C, false);
   m.lnfb = addParam("lnf.b", 1, C, false);
@@ -324,64 +362,86 @@ double Gpt::forward(OpTimes* times) {
   const amp::Policy& p = m_policy;
   const DType act = p[OpClass::Activations];
   const bool low = m.lowNeeded;
+  m_times = GptTimes{};
+  auto ms = [&](GptOp op) -> double& { return m_times.ms[static_cast<std::size_t>(op)]; };
   auto P = [&](std::size_t i) -> GptParam& { return m_params[i]; };
   auto W = [&](std::size_t i) -> const Tensor& { return low ? m_params[i].low : m_params[i].value; };
+  // Linear: cast the input, product, bias, round the output to the activation precision.
+  auto linear = [&](GptOp op, LinearProducts& products, const Tensor& x, Tensor& xLow,
+                    std::size_t w, std::size_t b, Tensor& y) {
+    if (low) {
+      Timer t(ms(GptOp::Casts));
+      castInto(x, xLow, m.inputs);
+    }
+    Timer t(ms(op));
+    products.forward(low ? xLow : x, W(w), y);
+    kernels::addBias(y, P(b).value);
+    nn::roundSpan(act, y.f32());
+  };
+  auto layerNorm = [&](Tensor& out, Tensor& mean, Tensor& rstd, const Tensor& in, std::size_t w,
+                       std::size_t b) {
+    Timer t(ms(GptOp::LayerNorm));
+    nn::layerNormForward(out.f32(), mean.f32(), rstd.f32(), in.f32(), P(w).value.f32(),
+                         P(b).value.f32(), N, C, p[OpClass::NormStatistics]);
+    nn::roundSpan(act, out.f32());
+  };
 
-  nn::embeddingForward(m.encoded.f32(), m_tokens, P(m.wte).value.f32(), P(m.wpe).value.f32(), T, C);
-  nn::roundSpan(p[OpClass::Embedding], m.encoded.f32());
+  {
+    Timer t(ms(GptOp::Embedding));
+    nn::embeddingForward(m.encoded.f32(), m_tokens, P(m.wte).value.f32(), P(m.wpe).value.f32(), T, C);
+    nn::roundSpan(p[OpClass::Embedding], m.encoded.f32());
+  }
   const Tensor* x = &m.encoded;
   for (Block& b : m.blocks) {
-    std::copy(x->f32().begin(), x->f32().end(), b.x.f32().begin());
-    nn::layerNormForward(b.ln1.f32(), b.ln1Mean.f32(), b.ln1Rstd.f32(), b.x.f32(),
-                         P(b.ln1w).value.f32(), P(b.ln1b).value.f32(), N, C,
-                         p[OpClass::NormStatistics]);
-    nn::roundSpan(act, b.ln1.f32());
-    if (low)
-      castInto(b.ln1, b.ln1Low, m.inputs);
-    b.qkvOp.forward(low ? b.ln1Low : b.ln1, W(b.qkvw), b.qkv);
-    kernels::addBias(b.qkv, P(b.qkvb).value);
-    nn::roundSpan(act, b.qkv.f32());
-    b.attention.forward(b.qkv.f32(), b.atty.f32());
-    nn::roundSpan(act, b.atty.f32());
-    if (low)
-      castInto(b.atty, b.attyLow, m.inputs);
-    b.apOp.forward(low ? b.attyLow : b.atty, W(b.apw), b.attproj);
-    kernels::addBias(b.attproj, P(b.apb).value);
-    nn::roundSpan(act, b.attproj.f32());
-    nn::residualForward(b.r.f32(), b.x.f32(), b.attproj.f32(), p[OpClass::Residual]);
-    nn::layerNormForward(b.ln2.f32(), b.ln2Mean.f32(), b.ln2Rstd.f32(), b.r.f32(),
-                         P(b.ln2w).value.f32(), P(b.ln2b).value.f32(), N, C,
-                         p[OpClass::NormStatistics]);
-    nn::roundSpan(act, b.ln2.f32());
-    if (low)
-      castInto(b.ln2, b.ln2Low, m.inputs);
-    b.fcOp.forward(low ? b.ln2Low : b.ln2, W(b.fcw), b.fch);
-    kernels::addBias(b.fch, P(b.fcb).value);
-    nn::roundSpan(act, b.fch.f32());
-    nn::activationForward(nn::Activation::Gelu, b.fch.f32(), b.gelu.f32());
-    nn::roundSpan(p[OpClass::Gelu], b.gelu.f32());
-    if (low)
-      castInto(b.gelu, b.geluLow, m.inputs);
-    b.fpOp.forward(low ? b.geluLow : b.gelu, W(b.fpw), b.fcproj);
-    kernels::addBias(b.fcproj, P(b.fpb).value);
-    nn::roundSpan(act, b.fcproj.f32());
-    // The next block's input: written into m.xL, copied into the next block's x.
-    nn::residualForward(m.xL.f32(), b.r.f32(), b.fcproj.f32(), p[OpClass::Residual]);
+    {
+      Timer t(ms(GptOp::Residual));
+      std::copy(x->f32().begin(), x->f32().end(), b.x.f32().begin());
+    }
+    layerNorm(b.ln1, b.ln1Mean, b.ln1Rstd, b.x, b.ln1w, b.ln1b);
+    linear(GptOp::QkvLinear, b.qkvOp, b.ln1, b.ln1Low, b.qkvw, b.qkvb, b.qkv);
+    {
+      Timer t(ms(GptOp::Attention));
+      b.attention.forward(b.qkv.f32(), b.atty.f32());
+      nn::roundSpan(act, b.atty.f32());
+    }
+    linear(GptOp::AttnProjection, b.apOp, b.atty, b.attyLow, b.apw, b.apb, b.attproj);
+    {
+      Timer t(ms(GptOp::Residual));
+      nn::residualForward(b.r.f32(), b.x.f32(), b.attproj.f32(), p[OpClass::Residual]);
+    }
+    layerNorm(b.ln2, b.ln2Mean, b.ln2Rstd, b.r, b.ln2w, b.ln2b);
+    linear(GptOp::FcLinear, b.fcOp, b.ln2, b.ln2Low, b.fcw, b.fcb, b.fch);
+    {
+      Timer t(ms(GptOp::Gelu));
+      nn::activationForward(nn::Activation::Gelu, b.fch.f32(), b.gelu.f32());
+      nn::roundSpan(p[OpClass::Gelu], b.gelu.f32());
+    }
+    linear(GptOp::FcProjection, b.fpOp, b.gelu, b.geluLow, b.fpw, b.fpb, b.fcproj);
+    {
+      // The next block's input: written into m.xL, copied into the next block's x.
+      Timer t(ms(GptOp::Residual));
+      nn::residualForward(m.xL.f32(), b.r.f32(), b.fcproj.f32(), p[OpClass::Residual]);
+    }
     x = &m.xL;
   }
-  nn::layerNormForward(m.lnf.f32(), m.lnfMean.f32(), m.lnfRstd.f32(), m.xL.f32(),
-                       P(m.lnfw).value.f32(), P(m.lnfb).value.f32(), N, C,
-                       p[OpClass::NormStatistics]);
-  nn::roundSpan(act, m.lnf.f32());
+  layerNorm(m.lnf, m.lnfMean, m.lnfRstd, m.xL, m.lnfw, m.lnfb);
   const Tensor& wte = W(m.wte);
-  if (low)
+  if (low) {
+    Timer t(ms(GptOp::Casts));
     castInto(m.lnf, m.lnfLow, m.inputs);
-  if (m.blocks.front().qkvOp.emulated())
-    kernels::matmulEmulatedAccumulation({N, V, C, Trans::No, Trans::Yes},
-                                        (low ? m.lnfLow : m.lnf).f32(), wte.f32(), m_logits.f32(),
-                                        p[OpClass::MatmulAccumulation], p.promoteEvery);
-  else
-    m.head.forward(low ? m.lnfLow : m.lnf, wte, m_logits);
+  }
+  {
+    Timer t(ms(GptOp::Head));
+    Timer mm(m_times.matmulMs);
+    if (m.blocks.front().qkvOp.emulated())
+      kernels::matmulEmulatedAccumulation({N, V, C, Trans::No, Trans::Yes},
+                                          (low ? m.lnfLow : m.lnf).f32(), wte.f32(),
+                                          m_logits.f32(), p[OpClass::MatmulAccumulation],
+                                          p.promoteEvery);
+    else
+      m.head.forward(low ? m.lnfLow : m.lnf, wte, m_logits);
+  }
+  Timer t(ms(GptOp::Loss));
   const DType lossType = p[OpClass::Loss];
   if (lossType == DType::F32)
     return nn::softmaxXentForward(m_logits.f32(), m_targets, N, V, m_probs.f32()).loss;
@@ -396,48 +456,68 @@ void Gpt::backward(float scale, OpTimes* times) {
   const DType grad = p[OpClass::Gradients];
   const bool low = m.lowNeeded;
   const bool acc16 = m.blocks.front().qkvOp.emulated();
+  auto ms = [&](GptOp op) -> double& { return m_times.ms[static_cast<std::size_t>(op)]; };
   auto P = [&](std::size_t i) -> GptParam& { return m_params[i]; };
   auto W = [&](std::size_t i) -> const Tensor& { return low ? m_params[i].low : m_params[i].value; };
 
-  for (GptParam& q : m_params)
-    std::fill(q.grad.f32().begin(), q.grad.f32().end(), 0.0f);
-
+  {
+    Timer t(ms(GptOp::Residual));
+    for (GptParam& q : m_params)
+      std::fill(q.grad.f32().begin(), q.grad.f32().end(), 0.0f);
+  }
   // Loss and tied head.
-  nn::softmaxXentBackward(m_probs.f32(), m_targets, N, V, scale, m.dlogits.f32());
-  nn::roundSpan(grad, m.dlogits.f32());
-  if (low)
+  {
+    Timer t(ms(GptOp::Loss));
+    nn::softmaxXentBackward(m_probs.f32(), m_targets, N, V, scale, m.dlogits.f32());
+    nn::roundSpan(grad, m.dlogits.f32());
+  }
+  if (low) {
+    Timer t(ms(GptOp::Casts));
     castInto(m.dlogits, m.dLowV, m.inputs);
+  }
   const Tensor& dlogits = low ? m.dLowV : m.dlogits;
   const Tensor& lnfIn = low ? m.lnfLow : m.lnf;
-  if (acc16) {
-    const DType a = p[OpClass::MatmulAccumulation];
-    kernels::matmulEmulatedAccumulation({N, C, V}, dlogits.f32(), W(m.wte).f32(), m.dln.f32(), a,
-                                        p.promoteEvery);
-    kernels::matmulEmulatedAccumulation({V, C, N, Trans::Yes, Trans::No}, dlogits.f32(),
-                                        lnfIn.f32(), m.headScratch.f32(), a, p.promoteEvery);
-    auto dw = P(m.wte).grad.f32();
-    const auto add = m.headScratch.f32();
-    for (std::size_t i = 0; i < dw.size(); ++i)
-      dw[i] += add[i];
-  } else {
-    m.head.backwardData(dlogits, W(m.wte), m.dln);
-    m.head.backwardWeights(dlogits, lnfIn, P(m.wte).grad);
+  {
+    Timer t(ms(GptOp::Head));
+    Timer mm(m_times.matmulMs);
+    if (acc16) {
+      const DType a = p[OpClass::MatmulAccumulation];
+      kernels::matmulEmulatedAccumulation({N, C, V}, dlogits.f32(), W(m.wte).f32(), m.dln.f32(), a,
+                                          p.promoteEvery);
+      kernels::matmulEmulatedAccumulation({V, C, N, Trans::Yes, Trans::No}, dlogits.f32(),
+                                          lnfIn.f32(), m.headScratch.f32(), a, p.promoteEvery);
+      auto dw = P(m.wte).grad.f32();
+      const auto add = m.headScratch.f32();
+      for (std::size_t i = 0; i < dw.size(); ++i)
+        dw[i] += add[i];
+    } else {
+      m.head.backwardData(dlogits, W(m.wte), m.dln);
+      m.head.backwardWeights(dlogits, lnfIn, P(m.wte).grad);
+    }
+    nn::roundSpan(grad, m.dln.f32());
   }
-  nn::roundSpan(grad, m.dln.f32());
+  auto layerNormBackward = [&](const Tensor& in, std::size_t w, std::size_t b, const Tensor& mean,
+                               const Tensor& rstd) {
+    Timer t(ms(GptOp::LayerNorm));
+    nn::layerNormBackward(m.dres.f32(), P(w).grad.f32(), P(b).grad.f32(), m.dln.f32(), in.f32(),
+                          P(w).value.f32(), mean.f32(), rstd.f32(), N, C);
+    nn::roundSpan(grad, m.dres.f32());
+  };
   std::fill(m.dres.f32().begin(), m.dres.f32().end(), 0.0f);
-  nn::layerNormBackward(m.dres.f32(), P(m.lnfw).grad.f32(), P(m.lnfb).grad.f32(), m.dln.f32(),
-                        m.xL.f32(), P(m.lnfw).value.f32(), m.lnfMean.f32(), m.lnfRstd.f32(), N, C);
-  nn::roundSpan(grad, m.dres.f32());
+  layerNormBackward(m.xL, m.lnfw, m.lnfb, m.lnfMean, m.lnfRstd);
 
   // A linear layer's backward: dW = x^T dY, db = sum dY, dX = dY W^T.
-  auto linearBackward = [&](LinearProducts& op, const Tensor& dy, Tensor& dyLow, const Tensor& xIn,
-                            std::size_t w, std::size_t b, Tensor& dx) {
-    if (low)
+  auto linearBackward = [&](GptOp op, LinearProducts& products, const Tensor& dy, Tensor& dyLow,
+                            const Tensor& xIn, std::size_t w, std::size_t b, Tensor& dx) {
+    if (low) {
+      Timer t(ms(GptOp::Casts));
       castInto(dy, dyLow, m.inputs);
+    }
+    Timer t(ms(op));
     const Tensor& dyIn = low ? dyLow : dy;
-    op.backwardWeights(xIn, dyIn, P(w).grad);
+    products.backwardWeights(xIn, dyIn, P(w).grad);
     kernels::biasGradient(dy, P(b).grad);
-    op.backwardData(dyIn, W(w), dx);
+    products.backwardData(dyIn, W(w), dx);
     nn::roundSpan(grad, P(w).grad.f32());
     nn::roundSpan(grad, P(b).grad.f32());
     nn::roundSpan(grad, dx.f32());
@@ -446,25 +526,30 @@ void Gpt::backward(float scale, OpTimes* times) {
   for (auto it = m.blocks.rbegin(); it != m.blocks.rend(); ++it) {
     Block& b = *it;
     // x_{l+1} = r + fcproj(gelu(fc(ln2(r)))): dres is the gradient of both r and fcproj.
-    linearBackward(b.fpOp, m.dres, m.dLowC, low ? b.geluLow : b.gelu, b.fpw, b.fpb, m.dgelu);
-    nn::activationBackward(nn::Activation::Gelu, b.fch.f32(), b.gelu.f32(), m.dgelu.f32(),
-                           m.dfch.f32());
-    nn::roundSpan(grad, m.dfch.f32());
-    linearBackward(b.fcOp, m.dfch, m.dLow4C, low ? b.ln2Low : b.ln2, b.fcw, b.fcb, m.dln);
-    nn::layerNormBackward(m.dres.f32(), P(b.ln2w).grad.f32(), P(b.ln2b).grad.f32(), m.dln.f32(),
-                          b.r.f32(), P(b.ln2w).value.f32(), b.ln2Mean.f32(), b.ln2Rstd.f32(), N,
-                          C);
-    nn::roundSpan(grad, m.dres.f32());
+    linearBackward(GptOp::FcProjection, b.fpOp, m.dres, m.dLowC, low ? b.geluLow : b.gelu, b.fpw,
+                   b.fpb, m.dgelu);
+    {
+      Timer t(ms(GptOp::Gelu));
+      nn::activationBackward(nn::Activation::Gelu, b.fch.f32(), b.gelu.f32(), m.dgelu.f32(),
+                             m.dfch.f32());
+      nn::roundSpan(grad, m.dfch.f32());
+    }
+    linearBackward(GptOp::FcLinear, b.fcOp, m.dfch, m.dLow4C, low ? b.ln2Low : b.ln2, b.fcw,
+                   b.fcb, m.dln);
+    layerNormBackward(b.r, b.ln2w, b.ln2b, b.ln2Mean, b.ln2Rstd);
     // r = x + attproj(attention(qkv(ln1(x)))).
-    linearBackward(b.apOp, m.dres, m.dLowC, low ? b.attyLow : b.atty, b.apw, b.apb, m.datty);
-    b.attention.backward(m.datty.f32(), m.dqkv.f32());
-    nn::roundSpan(grad, m.dqkv.f32());
-    linearBackward(b.qkvOp, m.dqkv, m.dLow3C, low ? b.ln1Low : b.ln1, b.qkvw, b.qkvb, m.dln);
-    nn::layerNormBackward(m.dres.f32(), P(b.ln1w).grad.f32(), P(b.ln1b).grad.f32(), m.dln.f32(),
-                          b.x.f32(), P(b.ln1w).value.f32(), b.ln1Mean.f32(), b.ln1Rstd.f32(), N,
-                          C);
-    nn::roundSpan(grad, m.dres.f32());
+    linearBackward(GptOp::AttnProjection, b.apOp, m.dres, m.dLowC, low ? b.attyLow : b.atty,
+                   b.apw, b.apb, m.datty);
+    {
+      Timer t(ms(GptOp::Attention));
+      b.attention.backward(m.datty.f32(), m.dqkv.f32());
+      nn::roundSpan(grad, m.dqkv.f32());
+    }
+    linearBackward(GptOp::QkvLinear, b.qkvOp, m.dqkv, m.dLow3C, low ? b.ln1Low : b.ln1, b.qkvw,
+                   b.qkvb, m.dln);
+    layerNormBackward(b.x, b.ln1w, b.ln1b, b.ln1Mean, b.ln1Rstd);
   }
+  Timer t(ms(GptOp::Embedding));
   nn::embeddingBackward(P(m.wte).grad.f32(), P(m.wpe).grad.f32(), m.dres.f32(), m_tokens, T, C);
   nn::roundSpan(grad, P(m.wte).grad.f32());
   nn::roundSpan(grad, P(m.wpe).grad.f32());

@@ -3,6 +3,7 @@
 #include <mantissa/nn/attention.h>
 #include <mantissa/nn/precision.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -37,6 +38,17 @@ void softmaxCausalRow(const float* s, float* p, int valid, int T, float scale,
     p[j] = roundScalar(d, p[j] / sum);
   for (int j = valid; j < T; ++j)
     p[j] = 0.0f;
+}
+
+// Adds the wall time of one product to *ms (when set).
+template <class F> void timed(double* ms, F product) {
+  if (!ms) {
+    product();
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  product();
+  *ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 } // namespace
@@ -104,7 +116,7 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
   toInputs(m_kF, m_k);
   toInputs(m_vF, m_v);
   const bool low = m_inputs != DType::F32;
-  m_qk.execute(low ? m_q : m_qF, low ? m_k : m_kF, m_scores);
+  timed(m_matmulMs, [&] { m_qk.execute(low ? m_q : m_qF, low ? m_k : m_kF, m_scores); });
 
   const float scale = 1.0f / std::sqrt(float(m_headSize));
   const float* s = m_scores.f32().data();
@@ -115,7 +127,7 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
       softmaxCausalRow(s + r, p + r, int(t) + 1, int(T), scale, m_softmax);
     }
   toInputs(m_probs, m_probsLow);
-  m_pv.execute(low ? m_probsLow : m_probs, low ? m_v : m_vF, m_o);
+  timed(m_matmulMs, [&] { m_pv.execute(low ? m_probsLow : m_probs, low ? m_v : m_vF, m_o); });
 
   // Unpermute O [B, H, T, D] -> out [B, T, H*D].
   const float* o = m_o.f32().data();
@@ -145,8 +157,8 @@ void CausalSelfAttention::backward(std::span<const float> dout, std::span<float>
   toInputs(m_dO, m_dOLow);
   const bool low = m_inputs != DType::F32;
   const Tensor& dOIn = low ? m_dOLow : m_dO;
-  m_qk.execute(dOIn, low ? m_v : m_vF, m_dP);                 // dP = dO v^T
-  m_tn.execute(low ? m_probsLow : m_probs, dOIn, m_dv);       // dv = P^T dO
+  timed(m_matmulMs, [&] { m_qk.execute(dOIn, low ? m_v : m_vF, m_dP); });           // dP = dO v^T
+  timed(m_matmulMs, [&] { m_tn.execute(low ? m_probsLow : m_probs, dOIn, m_dv); }); // dv = P^T dO
 
   // dS = P * (dP - rowsum(dP * P)) * scale, in place in dP.
   const float scale = 1.0f / std::sqrt(float(m_headSize));
@@ -166,8 +178,8 @@ void CausalSelfAttention::backward(std::span<const float> dout, std::span<float>
   }
   toInputs(m_dP, m_dSLow);
   const Tensor& dS = low ? m_dSLow : m_dP;
-  m_pv.execute(dS, low ? m_k : m_kF, m_dq); // dq = dS k
-  m_tn.execute(dS, low ? m_q : m_qF, m_dk); // dk = dS^T q
+  timed(m_matmulMs, [&] { m_pv.execute(dS, low ? m_k : m_kF, m_dq); }); // dq = dS k
+  timed(m_matmulMs, [&] { m_tn.execute(dS, low ? m_q : m_qF, m_dk); }); // dk = dS^T q
 
   const float* dq = m_dq.f32().data();
   const float* dk = m_dk.f32().data();

@@ -41,6 +41,7 @@
 #include <mantissa/nn/tied_head.h>
 #include <mantissa/tensor/tensor.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -79,6 +80,22 @@ struct GptParam {
   Tensor grad;      // FP32, same shape
   Tensor low;       // working copy in the matmul input dtype (empty when unused)
   bool matrix;      // weight decay applies (2-D weights and embeddings)
+};
+
+// Where the last forward + backward went, per op (milliseconds, both passes
+// summed), and the part of it spent in matrix products (oneDNN or the
+// emulated accumulator).
+enum class GptOp : std::uint8_t {
+  Embedding, LayerNorm, QkvLinear, Attention, AttnProjection, Residual, FcLinear, Gelu,
+  FcProjection, Head, Loss, Casts
+};
+inline constexpr std::size_t kGptOpCount = 12;
+std::string_view gptOpName(GptOp op); // "embedding", "layernorm", ...
+
+struct GptTimes {
+  std::array<double, kGptOpCount> ms{};
+  double matmulMs = 0.0;
+  double total() const;
 };
 
 class Gpt {
@@ -125,6 +142,9 @@ public:
   // when all are finite.
   std::optional<std::string> firstNonFinite() const;
 
+  // Times of the last forward() + backward() (reset by forward()).
+  const GptTimes& times() const { return m_times; }
+
   // Every tensor of the model at its policy precision.
   std::vector<PlanRow> plan() const;
 
@@ -141,6 +161,7 @@ private:
   std::vector<std::int32_t> m_targets;
   Tensor m_logits;
   Tensor m_probs;
+  GptTimes m_times;
 };
 
 } // namespace mantissa::model

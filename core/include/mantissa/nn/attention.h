@@ -43,6 +43,8 @@ public:
   CausalSelfAttention(int batch, int context, int heads, int channels, DType matmulInputs);
 
   void setSoftmaxPrecision(SoftmaxPrecision precision) { m_softmax = precision; }
+  // When set, the wall time of the six products (ms) is added to *ms.
+  void setMatmulClock(double* ms) { m_matmulMs = ms; }
   SoftmaxPrecision softmaxPrecision() const { return m_softmax; }
 
   void forward(std::span<const float> qkv, std::span<float> out);
@@ -60,6 +62,7 @@ private:
   int m_batch, m_context, m_heads, m_channels, m_headSize;
   DType m_inputs;
   SoftmaxPrecision m_softmax;
+  double* m_matmulMs = nullptr;
   kernels::BatchedMatmul m_qk;  // {G, T, T, D}, weights transposed: S = q k^T, dP = dO v^T
   kernels::BatchedMatmul m_pv;  // {G, T, D, T}: O = P v, dq = dS k
   kernels::BatchedMatmul m_tn;  // {G, T, D, T}, src transposed: dv = P^T dO, dk = dS^T q
