@@ -129,4 +129,6 @@ TEST(CliTrainGpt, BadInputGetsAClearMessage) {
   std::ofstream(latin1, std::ios::binary) << std::string(300, 'x') << "caf\xE9 " << std::string(300, 'y');
   expectUsageError(tiny({"--data", latin1.string()}), latin1.string() + ": invalid UTF-8 at byte 303");
   expectUsageError(tiny({"--data", tempPath("missing.txt").string()}), "missing.txt");
+  expectUsageError({"train", "--model", "mlp:784-10", "--data", "shakespeare"},
+                   "model: 'mlp:784-10' is an MLP; text data (shakespeare) trains a GPT");
 }

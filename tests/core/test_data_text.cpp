@@ -128,6 +128,13 @@ TEST(TextData, FilesAreReadAndErrorsNameThePath) {
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("missing.txt"), std::string::npos) << e.what();
   }
+  try {
+    loadTextSpec("mnist", 16);
+    FAIL() << "an image set accepted as text";
+  } catch (const DataError& e) {
+    EXPECT_EQ(std::string(e.what()), "mnist: a built-in image or point set, not text; a GPT trains "
+                                     "on text: shakespeare, or a UTF-8 .txt file");
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -192,7 +192,16 @@ TextCorpus loadTextSpec(std::string_view spec, int ctx) {
     return parseText(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
                      "shakespeare", ctx);
   }
-  return loadText(std::filesystem::path(std::string(spec)), ctx);
+  const std::filesystem::path path{std::string(spec)};
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    const auto images = builtinNames();
+    if (std::find(images.begin(), images.end(), spec) != images.end())
+      throw DataError(std::string(spec) +
+                      ": a built-in image or point set, not text; a GPT trains on text: "
+                      "shakespeare, or a UTF-8 .txt file");
+  }
+  return loadText(path, ctx);
 }
 
 TextBatcher::TextBatcher(const TextCorpus& corpus, TextSplit split, int ctx, std::uint64_t seed)

@@ -23,10 +23,15 @@ std::vector<std::string> GptRunConfig::problems() const {
   std::vector<std::string> out;
   if (data.empty())
     out.emplace_back("data: empty (shakespeare, or a path to a UTF-8 .txt file)");
-  try {
-    model::parseGptSpec(model);
-  } catch (const std::exception& e) {
-    out.push_back(std::string("model: ") + e.what());
+  if (model.starts_with("mlp")) {
+    out.push_back("model: '" + model + "' is an MLP; text data (" + data +
+                  ") trains a GPT: --model gpt:layers=4,heads=4,embd=128,ctx=64");
+  } else {
+    try {
+      model::parseGptSpec(model);
+    } catch (const std::exception& e) {
+      out.push_back(std::string("model: ") + e.what());
+    }
   }
   if (!amp::findRecipe(recipe)) {
     try {
