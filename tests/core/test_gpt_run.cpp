@@ -92,6 +92,26 @@ TEST(GptRun, Fp16PolicyWithScalerTrains) {
   EXPECT_LT(last, first - 0.5);
 }
 
+TEST(GptRun, NonFiniteLossEndsTheRunNamingTheOp) {
+  // Large weights make attention scores overflow FP16's exp without the max.
+  auto c = tinyConfig(10);
+  c.policy = "fp32,softmax=fp16,softmax-max=off";
+  train::GptRun run(c);
+  for (auto& p : run.model().params())
+    if (p.name.ends_with("qkv.w"))
+      for (float& v : p.value.f32())
+        v *= 200.0f;
+  run.model().refreshWorkingWeights();
+  run.step();
+  ASSERT_TRUE(run.divergence());
+  EXPECT_TRUE(run.finished());
+  EXPECT_NE(run.divergence()->find("non-finite loss (NaN) at step 0 in policy "
+                                   "fp32,softmax=fp16,softmax-max=off: first non-finite value at "
+                                   "layer 0 attention softmax"),
+            std::string::npos)
+      << *run.divergence();
+}
+
 TEST(GptRun, BadConfigurationsAreRefusedWithEveryProblem) {
   auto c = tinyConfig(10);
   c.model = "gpt:heads=3";

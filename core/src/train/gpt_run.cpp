@@ -177,8 +177,11 @@ const GptStep& GptRun::step() {
   const double scale = m_scaler ? m_scaler->scale() : 1.0;
   r.lossScale = scale;
   if (!std::isfinite(r.loss)) {
-    m_divergence = "non-finite loss (" + std::to_string(r.loss) + ") at step " +
-                   std::to_string(m_step) + " in policy " + m_policy.toSpec();
+    const auto site = m_model->firstNonFinite();
+    const char* value = std::isnan(r.loss) ? "NaN" : r.loss > 0 ? "inf" : "-inf";
+    m_divergence = std::string("non-finite loss (") + value + ") at step " +
+                   std::to_string(m_step) + " in policy " + m_policy.toSpec() +
+                   (site ? ": first non-finite value at " + *site : std::string());
     ++m_step;
     return r;
   }
