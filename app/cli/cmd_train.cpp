@@ -101,7 +101,8 @@ int runTrain(const Args& args) {
   p.option("preset", "NAME", "Start from a phenomenon preset's first run (see --list-presets)");
   p.flag("list-presets", "List the phenomenon presets and exit");
   p.option("data", "NAME|PATH", "mnist, fashion, spirals, blobs, or an IDX/CSV path (default mnist)");
-  p.option("model", "SPEC", "mlp:784-256-256-10[:relu|gelu|tanh|sigmoid]");
+  p.option("model", "SPEC", "mlp:784-256-256-10[:relu|gelu|tanh|sigmoid], or gpt:layers=4,heads=4,"
+                            "embd=128,ctx=64 for a GPT on text (options: train --model gpt --help)");
   p.option("recipe", "NAME", "fp32, bf16-mixed, fp16-mixed, fp16-mixed-noscale, bf16-pure, "
                              "bf16-pure-sr, bf16-pure-kahan (default fp32)");
   p.option("scaler", "NAME", "pytorch, keras, apex, deepspeed, megatron, static:S (fp16-mixed only)");
