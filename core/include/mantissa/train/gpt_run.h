@@ -31,7 +31,7 @@ namespace mantissa::train {
 struct GptRunConfig {
   std::string data = "shakespeare"; // built-in text or a UTF-8 .txt path
   std::string model = "gpt:layers=4,heads=4,embd=128,ctx=64";
-  std::string recipe = "fp32";      // wave-1 recipe: its policy, master weights and scaler
+  std::string recipe = "fp32";      // a recipe: its policy, master weights and scaler
   std::string policy;               // "" = the recipe's policy; else parsePolicy spec
   int batch = 12;
   std::int64_t steps = 2000;
@@ -55,7 +55,7 @@ struct GptRunConfig {
 // clip 1.0, 2000 steps.
 GptRunConfig shakespeareCharPreset();
 
-// The policy a wave-1 recipe runs a GPT with: its matmul, activation, loss,
+// The policy a recipe runs a GPT with: its matmul, activation, loss,
 // gradient and optimizer-state precisions; master weights FP32 when the recipe
 // keeps a master copy, else its weight dtype; its loss scaling.
 amp::Policy policyForRecipe(const amp::Recipe& recipe);
