@@ -355,8 +355,7 @@ double xentRounded(DType dtype, std::span<const float> logits, std::span<const s
 
 } // namespace
 
-double Gpt::forward(OpTimes* times) {
-  (void)times;
+double Gpt::forward() {
   Impl& m = *m_impl;
   const int T = m_spec.ctx, C = m_spec.embd, V = m_vocab, N = m_batch * T;
   const amp::Policy& p = m_policy;
@@ -448,8 +447,7 @@ double Gpt::forward(OpTimes* times) {
   return xentRounded(lossType, m_logits.f32(), m_targets, N, V, m_probs.f32());
 }
 
-void Gpt::backward(float scale, OpTimes* times) {
-  (void)times;
+void Gpt::backward(float scale) {
   Impl& m = *m_impl;
   const int T = m_spec.ctx, C = m_spec.embd, V = m_vocab, N = m_batch * T;
   const amp::Policy& p = m_policy;

@@ -34,7 +34,6 @@
 // in 16 bits rounds the logits and each row's log-sum-exp terms.
 
 #include <mantissa/amp/policy.h>
-#include <mantissa/model/op_times.h>
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/nn/attention.h>
 #include <mantissa/nn/linear.h>
@@ -114,9 +113,9 @@ public:
   std::span<std::int32_t> targets() { return m_targets; }
 
   // Mean cross-entropy over the N positions.
-  double forward(OpTimes* times = nullptr);
+  double forward();
   // Gradients of scale * mean loss into every param's grad (overwritten).
-  void backward(float scale, OpTimes* times = nullptr);
+  void backward(float scale);
   // Casts the FP32 weights into the matmul input dtype after an update.
   void refreshWorkingWeights();
 
