@@ -289,6 +289,8 @@ std::string modelFor(const data::TrainTest& d) {
 } // namespace
 
 int runTrain(const Args& args) {
+  if (wantsGptTraining(args))
+    return runTrainGpt(args);
   ArgParser p("train", "Train a model on the CPU in a mixed-precision recipe; log every step.");
   p.option("config", "FILE", "Start from a run configuration: a JSON file, or a run log (.jsonl) "
                              "whose header holds one; flags override it (default: none)");
@@ -297,7 +299,9 @@ int runTrain(const Args& args) {
   p.flag("list-presets", "List the phenomenon presets and exit");
   p.option("data", "NAME|PATH", "mnist, fashion, spirals, blobs, or an IDX/CSV path (default mnist)");
   p.option("model", "SPEC", "mlp:WIDTHS[:relu|gelu|tanh|sigmoid] (default mlp:784-256-256-10:relu "
-                           "for mnist and fashion; sized to other data)");
+                           "for mnist and fashion; sized to other data), or "
+                           "gpt:layers=4,heads=4,embd=128,ctx=64 for a GPT on text (its options: "
+                           "train --model gpt --help)");
   p.option("recipe", "NAME", "fp32, bf16-mixed, fp16-mixed, fp16-mixed-noscale, bf16-pure, "
                              "bf16-pure-sr, bf16-pure-kahan (default fp32)");
   p.option("scaler", "NAME", "pytorch, keras, apex, deepspeed, megatron, static:S or none (default: "
@@ -330,6 +334,7 @@ int runTrain(const Args& args) {
   if (p.has("list-presets")) {
     for (const auto& preset : train::presets())
       std::cout << preset.name << "  " << preset.title << "\n";
+    std::cout << "shakespeare-char  Character-level GPT on Tiny Shakespeare (nanoGPT's CPU configuration)\n";
     return 0;
   }
 

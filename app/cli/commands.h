@@ -23,6 +23,10 @@ int runInspect(const Args& args);
 int runConvert(const Args& args);
 int runQuantize(const Args& args);
 int runTrain(const Args& args);
+// The GPT path of `train` (cmd_train_gpt.cpp): chosen by a gpt model, a text
+// data set, --preset shakespeare-char, --policy or --sample.
+bool wantsGptTraining(const Args& args);
+int runTrainGpt(const Args& args);
 int runBench(const Args& args);
 int runPlot(const Args& args);
 int runReport(const Args& args);

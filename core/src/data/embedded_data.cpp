@@ -18,6 +18,7 @@ MANTISSA_EMBEDDED(fashion_12k_train_images_idx3_ubyte_gz)
 MANTISSA_EMBEDDED(fashion_12k_train_labels_idx1_ubyte_gz)
 MANTISSA_EMBEDDED(fashion_12k_test_images_idx3_ubyte_gz)
 MANTISSA_EMBEDDED(fashion_12k_test_labels_idx1_ubyte_gz)
+MANTISSA_EMBEDDED(tinyshakespeare_txt)
 MANTISSA_EMBEDDED(README_md)
 #undef MANTISSA_EMBEDDED
 
@@ -40,6 +41,7 @@ const std::array kEntries = {
     MANTISSA_ENTRY("fashion-12k-train-labels-idx1-ubyte.gz", fashion_12k_train_labels_idx1_ubyte_gz),
     MANTISSA_ENTRY("fashion-12k-test-images-idx3-ubyte.gz", fashion_12k_test_images_idx3_ubyte_gz),
     MANTISSA_ENTRY("fashion-12k-test-labels-idx1-ubyte.gz", fashion_12k_test_labels_idx1_ubyte_gz),
+    MANTISSA_ENTRY("tinyshakespeare.txt", tinyshakespeare_txt),
     MANTISSA_ENTRY("README.md", README_md),
 };
 #undef MANTISSA_ENTRY

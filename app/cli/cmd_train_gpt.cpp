@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// mantissa-cli train with a GPT: character-level language modelling on a text
+// (--model gpt:..., --data shakespeare or a .txt file, --preset
+// shakespeare-char), in a recipe or a precision policy.
+//
+// Log (--log FILE.jsonl), flushed line by line:
+//   {"header": true, "config": {...}, "policy": "fp32", "policy_table": [...], "parameters": N}
+//   {"step": 0, "loss": 4.17, "lr": 1e-05, "grad_norm": 1.1, "loss_scale": 1, "skipped": false, "step_ms": 60}
+//   {"eval": true, "step": 250, "train_loss": 2.1, "val_loss": 2.2}
+//   {"summary": true, "val_loss": 1.9, "train_loss": 1.8, "steps": 2000, "sample": "...", ...}
+// Exit status: 0 finished (or interrupted), 1 error, 2 bad usage, 3 diverged.
+#include "args.h"
+#include "commands.h"
+
+#include <mantissa/data/dataset.h>
+#include <mantissa/train/gpt_run.h>
+#include <mantissa/train/run_config.h>
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <limits>
+
+namespace mantissa::cli {
+
+namespace {
+
+std::atomic<bool> g_gptInterrupted{false};
+extern "C" void onGptInterrupt(int) { g_gptInterrupted.store(true); }
+
+class LineLog {
+public:
+  explicit LineLog(const std::string& path) : m_file(std::fopen(path.c_str(), "w")) {}
+  ~LineLog() {
+    if (m_file)
+      std::fclose(m_file);
+  }
+  LineLog(const LineLog&) = delete;
+  LineLog& operator=(const LineLog&) = delete;
+  bool ok() const { return m_file != nullptr; }
+  void write(const nlohmann::json& j) {
+    if (!m_file)
+      return;
+    const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if ((std::fwrite(line.data(), 1, line.size(), m_file) != line.size() ||
+         std::fflush(m_file) != 0) &&
+        m_error.empty())
+      m_error = std::strerror(errno);
+  }
+  const std::string& error() const { return m_error; }
+
+private:
+  std::FILE* m_file;
+  std::string m_error;
+};
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+} // namespace
+
+bool wantsGptTraining(const Args& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const std::string next = i + 1 < args.size() ? args[i + 1] : "";
+    auto valueOf = [&](const std::string& name) -> std::optional<std::string> {
+      if (a == "--" + name)
+        return next;
+      if (a.rfind("--" + name + "=", 0) == 0)
+        return a.substr(name.size() + 3);
+      return std::nullopt;
+    };
+    if (auto v = valueOf("model"); v && (*v == "gpt" || v->rfind("gpt:", 0) == 0))
+      return true;
+    if (auto v = valueOf("preset"); v && *v == "shakespeare-char")
+      return true;
+    if (auto v = valueOf("data"); v && (*v == "shakespeare" || endsWith(*v, ".txt")))
+      return true;
+    if (valueOf("policy") || valueOf("sample"))
+      return true;
+  }
+  return false;
+}
+
+int runTrainGpt(const Args& args) {
+  ArgParser p("train", "Train a character-level GPT on a text in a recipe or a precision policy.");
+  p.option("preset", "NAME", "shakespeare-char: nanoGPT's CPU configuration (the defaults)");
+  p.option("data", "NAME|PATH", "shakespeare, or a UTF-8 text file (default shakespeare)");
+  p.option("model", "SPEC", "gpt:layers=4,heads=4,embd=128,ctx=64");
+  p.option("recipe", "NAME", "fp32, bf16-mixed, fp16-mixed, ... (default fp32)");
+  p.option("policy", "SPEC", "NAME[,class=precision...]: fp32, autocast-cpu-bf16, "
+                             "autocast-cuda-fp16, llm.c, all-bf16, all-fp16 (replaces the recipe's)");
+  p.option("batch", "B", "Batch size (default 12)");
+  p.option("steps", "N", "Optimizer steps (default 2000)");
+  p.option("lr", "X", "Peak learning rate of warm-up + cosine (default 1e-3)");
+  p.option("lr-floor", "X", "Learning rate at the end of the cosine (default 1e-4)");
+  p.option("warmup-steps", "N", "Warm-up steps (default 100)");
+  p.option("weight-decay", "X", "AdamW weight decay on matrices and embeddings (default 0.1)");
+  p.option("clip-norm", "X", "Clip gradients by global norm (default 1.0, 0 = off)");
+  p.option("seed", "S", "Seed of initialisation, batches and sampling (default 1)");
+  p.option("eval-every", "N", "Evaluate train_loss and val_loss every N steps (default 250)");
+  p.option("eval-batches", "N", "Fixed batches per split for each evaluation (default 20)");
+  p.option("sample", "N", "After training, print N generated characters");
+  p.option("temperature", "T", "Sampling temperature, > 0 (default 1.0)");
+  p.option("log", "FILE.jsonl", "Write one JSON object per step (flushed per line)");
+  p.flag("quiet", "No progress lines on stderr");
+  if (auto rc = p.parse(args))
+    return *rc;
+
+  train::GptRunConfig config = train::shakespeareCharPreset();
+  if (auto name = p.optionalValue("preset"); name && *name != "shakespeare-char") {
+    std::cerr << "mantissa-cli train: --preset: '" << *name
+              << "' is not a GPT preset (shakespeare-char); see mantissa-cli train --list-presets\n";
+    return 2;
+  }
+  for (const char* key : {"data", "model", "recipe", "policy"})
+    if (auto v = p.optionalValue(key)) {
+      const std::string k = key;
+      (k == "data" ? config.data : k == "model" ? config.model : k == "recipe" ? config.recipe
+                                                                                : config.policy) = *v;
+    }
+  auto real = [&](const char* name, double& out) {
+    if (auto v = p.optionalValue(name)) {
+      auto x = parseReal("train", name, *v);
+      if (!x)
+        return false;
+      out = *x;
+    }
+    return true;
+  };
+  auto integer = [&](const char* name, auto& out, long long min, long long max) {
+    if (auto v = p.optionalValue(name)) {
+      auto x = parseInteger("train", name, *v, min, max);
+      if (!x)
+        return false;
+      out = static_cast<std::remove_reference_t<decltype(out)>>(*x);
+    }
+    return true;
+  };
+  int sampleChars = 0;
+  double temperature = 1.0;
+  if (!real("lr", config.lr) || !real("lr-floor", config.lrFloor) ||
+      !real("weight-decay", config.weightDecay) || !real("clip-norm", config.clipNorm) ||
+      !real("temperature", temperature) || !integer("batch", config.batch, 1, 4096) ||
+      !integer("steps", config.steps, 1, 1LL << 40) ||
+      !integer("warmup-steps", config.warmupSteps, 0, 1LL << 40) ||
+      !integer("seed", config.seed, 0, std::numeric_limits<long long>::max()) ||
+      !integer("eval-every", config.evalEvery, 0, 1LL << 40) ||
+      !integer("eval-batches", config.evalBatches, 1, 10000) ||
+      !integer("sample", sampleChars, 0, 1000000))
+    return 2;
+  if (!(temperature > 0 && temperature <= 100)) {
+    std::cerr << "mantissa-cli train: --temperature: must be in (0, 100], got " << temperature << "\n";
+    return 2;
+  }
+  if (p.has("steps") && !p.has("warmup-steps") && config.warmupSteps >= config.steps)
+    config.warmupSteps = config.steps / 10;
+  if (const auto problems = config.problems(); !problems.empty()) {
+    for (const auto& problem : problems)
+      std::cerr << "mantissa-cli train: " << problem << "\n";
+    return 2;
+  }
+
+  std::unique_ptr<train::GptRun> run;
+  try {
+    run = std::make_unique<train::GptRun>(config);
+  } catch (const data::DataError& e) {
+    std::cerr << "mantissa-cli train: --data: " << e.what() << "\n";
+    return 2;
+  } catch (const train::ConfigError& e) {
+    std::cerr << "mantissa-cli train: " << e.what() << "\n";
+    return 2;
+  }
+
+  std::unique_ptr<LineLog> log;
+  if (auto path = p.optionalValue("log")) {
+    log = std::make_unique<LineLog>(*path);
+    if (!log->ok()) {
+      std::cerr << "mantissa-cli train: --log: cannot write '" << *path << "'\n";
+      return 2;
+    }
+    nlohmann::json table = nlohmann::json::array();
+    for (const auto& row : amp::policyTable(run->policy()))
+      table.push_back({{"op", row.op}, {"precision", row.precision}});
+    log->write({{"header", true},
+                {"config",
+                 {{"data", config.data}, {"model", config.model}, {"recipe", config.recipe},
+                  {"policy", config.policy}, {"batch", config.batch}, {"steps", config.steps},
+                  {"lr", config.lr}, {"lr_floor", config.lrFloor},
+                  {"warmup_steps", config.warmupSteps}, {"weight_decay", config.weightDecay},
+                  {"clip_norm", config.clipNorm}, {"seed", config.seed}}},
+                {"policy", run->policy().toSpec()},
+                {"policy_table", table},
+                {"parameters", run->model().parameterCount()},
+                {"vocabulary", run->corpus().vocabularySize()}});
+  }
+  const bool quiet = p.has("quiet");
+  if (!quiet)
+    std::cerr << "training " << model::parseGptSpec(config.model).toString() << " ("
+              << run->model().parameterCount() << " parameters) on " << run->corpus().name << " ("
+              << run->corpus().vocabularySize() << " characters), policy " << run->policy().toSpec()
+              << ", " << config.steps << " steps; matmul " << run->model().matmulImplementation()
+              << "\n";
+
+  auto evalRow = [&](const train::GptEval& e) {
+    if (log)
+      log->write({{"eval", true}, {"step", e.step}, {"train_loss", e.trainLoss},
+                  {"val_loss", e.valLoss}});
+    if (!quiet)
+      std::cerr << "step " << e.step << ": train_loss " << e.trainLoss << ", val_loss " << e.valLoss
+                << "\n";
+  };
+
+  std::signal(SIGINT, onGptInterrupt);
+  std::signal(SIGTERM, onGptInterrupt);
+  const auto start = std::chrono::steady_clock::now();
+  auto lastPrint = start;
+  while (!run->finished() && !g_gptInterrupted.load()) {
+    const train::GptStep& r = run->step();
+    if (log)
+      log->write({{"step", r.step}, {"loss", r.loss}, {"lr", r.lr}, {"grad_norm", r.gradNorm},
+                  {"loss_scale", r.lossScale}, {"skipped", r.skipped}, {"step_ms", r.stepMs}});
+    const auto now = std::chrono::steady_clock::now();
+    if (!quiet && std::chrono::duration<double>(now - lastPrint).count() >= 2.0) {
+      std::cerr << "step " << r.step + 1 << "/" << config.steps << "  loss " << r.loss << "  "
+                << r.stepMs << " ms/step\n";
+      lastPrint = now;
+    }
+    if (config.evalEvery > 0 && run->stepsDone() % config.evalEvery == 0 && !run->finished())
+      evalRow(run->evaluate());
+  }
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  const train::GptEval last = run->evaluate();
+  evalRow(last);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string sample;
+  if (sampleChars > 0 && !run->divergence())
+    sample = run->sample(sampleChars, temperature, config.seed);
+  if (log)
+    log->write({{"summary", true}, {"val_loss", last.valLoss}, {"train_loss", last.trainLoss},
+                {"steps", run->stepsDone()}, {"skipped_steps", run->skippedSteps()},
+                {"wall_s", wall}, {"recipe", config.recipe}, {"policy", run->policy().toSpec()},
+                {"sample", sample},
+                {"diverged", run->divergence() ? nlohmann::json(*run->divergence()) : nlohmann::json()}});
+  std::cout << "policy " << run->policy().toSpec() << ": val_loss " << last.valLoss
+            << ", train_loss " << last.trainLoss << ", " << run->stepsDone() << " steps ("
+            << run->skippedSteps() << " skipped) in " << wall << " s\n";
+  if (sampleChars > 0)
+    std::cout << sample << "\n";
+  if (log && !log->error().empty()) {
+    std::cerr << "mantissa-cli train: --log: cannot write '" << *p.optionalValue("log")
+              << "': " << log->error() << "\n";
+    return 1;
+  }
+  if (run->divergence()) {
+    std::cerr << "mantissa-cli train: diverged: " << *run->divergence() << "\n";
+    return 3;
+  }
+  if (g_gptInterrupted.load() && !quiet)
+    std::cerr << "mantissa-cli train: interrupted after " << run->stepsDone() << " steps\n";
+  return 0;
+}
+
+} // namespace mantissa::cli

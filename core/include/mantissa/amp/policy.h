@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// A precision policy: which precision each class of op runs in, as data.
+//
+// The table maps every op class to FP32, BF16 or FP16. A 16-bit class on the
+// CPU is emulated where the hardware has no such instruction: values are
+// stored as FP32 rounded (nearest, ties to even) to the 16-bit format, so they
+// are exactly the values a 16-bit tensor would hold. Matmul accumulation in
+// 16 bits rounds the running sum after every addition, or, with
+// promoteEvery = N_C > 0, rounds partial sums of N_C products and adds them
+// into an FP32 total (what tensor-core GEMMs with periodic promotion do).
+//
+// Spec syntax (`--policy`): NAME[,class=precision...] or NAME,promote-every=N
+// or NAME,softmax-max=off, e.g. "autocast-cpu-bf16,softmax=fp16".
+
+#include <mantissa/tensor/dtype.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mantissa::amp {
+
+enum class OpClass : std::uint8_t {
+  MatmulInputs,       // X, W, dY as fed to every product (incl. attention's)
+  MatmulAccumulation, // the products' running sums
+  Activations,        // matmul outputs and activations stored for backward
+  Residual,           // the residual stream between blocks
+  Softmax,            // attention softmax (exp, sum, probabilities)
+  NormStatistics,     // LayerNorm / RMSNorm mean, variance, 1/sqrt
+  Gelu,               // GELU outputs
+  Embedding,          // token and position embedding tables and their sum
+  Loss,               // output softmax and cross-entropy
+  Gradients,          // activation and weight gradients as produced
+  MasterWeights,      // the copy that receives the updates
+  OptimizerState,     // AdamW moments
+};
+inline constexpr std::size_t kOpClassCount = 12;
+
+// "matmul-inputs", "matmul-accumulation", "activations", "residual",
+// "softmax", "norm-stats", "gelu", "embedding", "loss", "gradients",
+// "master-weights", "optimizer-state": the spec's keys.
+std::string_view opClassKey(OpClass c);
+// "matmul inputs", ..., for tables.
+std::string_view opClassLabel(OpClass c);
+std::span<const OpClass> opClasses();
+
+// "fp32", "bf16", "fp16"
+std::string_view precisionKey(DType dtype);
+
+struct Policy {
+  std::string name;                         // preset the policy started from
+  std::array<DType, kOpClassCount> table{}; // indexed by OpClass
+  int promoteEvery = 0;    // N_C; 0: a 16-bit accumulator is never promoted
+  bool softmaxMax = true;  // subtract the row maximum before exp
+  bool lossScaling = false; // dynamic loss scaling (GradScaler)
+
+  DType operator[](OpClass c) const { return table[static_cast<std::size_t>(c)]; }
+  DType& operator[](OpClass c) { return table[static_cast<std::size_t>(c)]; }
+  bool operator==(const Policy&) const = default;
+
+  // Canonical spec: the preset name plus every row that differs from it, in
+  // class order, then promote-every and softmax-max when set.
+  // parsePolicy(toSpec()) == *this.
+  std::string toSpec() const;
+};
+
+struct PolicyPreset {
+  std::string_view name;
+  std::string_view summary;
+  Policy policy;
+};
+
+// fp32, autocast-cpu-bf16, autocast-cuda-fp16, llm.c, all-bf16, all-fp16.
+std::span<const PolicyPreset> policyPresets();
+std::vector<std::string> policyPresetNames();
+
+// A bad spec: the message quotes the spec, names the problem and, for a
+// misspelt name, class or precision, suggests the closest valid one.
+class PolicyError : public std::invalid_argument {
+public:
+  using invalid_argument::invalid_argument;
+};
+
+// Largest accepted promote-every.
+inline constexpr int kMaxPromoteEvery = 1 << 20;
+
+Policy parsePolicy(std::string_view spec);
+
+// One row per op class: ("softmax", "fp32").
+struct PolicyRow {
+  std::string op;
+  std::string precision;
+};
+std::vector<PolicyRow> policyTable(const Policy& policy);
+
+// Levenshtein distance, for suggestions.
+std::size_t editDistance(std::string_view a, std::string_view b);
+
+} // namespace mantissa::amp

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// A GPT-2 style decoder (pre-LayerNorm blocks, GELU MLP, output head tied to
+// the token embedding) on the layer library of nn/, executing a precision
+// policy.
+//
+// Legend: B batch, T context, C channels (embd), H heads, L layers,
+// V vocabulary, N = B * T rows. Every Linear stores W as [in, out].
+//
+//   x0      = embed(tokens)                    wte [V, C], wpe [T, C]
+//   block l:  a   = ln1(x_l)                   ln1w, ln1b [C]
+//             qkv = a . Wqkv + bqkv            [C, 3C], [3C]
+//             y   = attention(qkv)             causal, H heads
+//             r   = x_l + y . Wap + bap        [C, C], [C]
+//             m   = ln2(r)                     ln2w, ln2b [C]
+//             h   = gelu(m . Wfc + bfc)        [C, 4C], [4C]
+//             x_{l+1} = r + h . Wfp + bfp      [4C, C], [C]
+//   logits  = lnf(x_L) . wte^T                 lnfw, lnfb [C]; tied head
+//   loss    = mean over N of cross-entropy(logits, targets)
+//
+// Backward runs the same ops' backward functions in reverse order with one
+// residual-gradient buffer [N, C] that each block's two LayerNorm backwards
+// accumulate into. Every buffer is allocated in the constructor; forward(),
+// backward() and refreshWorkingWeights() do not allocate.
+//
+// Policy, per op class: matmul inputs (x, W, dY cast before each product;
+// BF16 runs natively where oneDNN has a kernel for this CPU), activations
+// (linear outputs rounded), residual stream, softmax (attention), norm
+// statistics, GELU outputs, embedding output, gradients (activation and
+// weight gradients rounded). Accumulation in 16 bits runs every product
+// through kernels::matmulEmulatedAccumulation (slow; small models). The loss
+// in 16 bits rounds the logits and each row's log-sum-exp terms.
+
+#include <mantissa/amp/policy.h>
+#include <mantissa/model/tensor_plan.h>
+#include <mantissa/nn/attention.h>
+#include <mantissa/nn/linear.h>
+#include <mantissa/nn/tied_head.h>
+#include <mantissa/tensor/tensor.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mantissa::model {
+
+struct GptSpec {
+  int layers = 4;
+  int heads = 4;
+  int embd = 128;
+  int ctx = 64;
+  std::string toString() const; // "gpt:layers=4,heads=4,embd=128,ctx=64"
+};
+
+// Bounds of a GptSpec's fields.
+inline constexpr int kGptMaxLayers = 64;
+inline constexpr int kGptMaxHeads = 64;
+inline constexpr int kGptMaxEmbd = 4096;
+inline constexpr int kGptMaxCtx = 4096;
+
+// "gpt" or "gpt:key=value,..." with keys layers, heads, embd, ctx (any
+// subset, each once; missing keys keep the defaults above). Throws
+// std::invalid_argument naming the spec and the problem: unknown key (with a
+// suggestion), not a whole number, out of bounds, embd not divisible by heads.
+GptSpec parseGptSpec(std::string_view spec);
+bool isGptSpec(std::string_view spec); // starts with "gpt"
+
+// One parameter tensor and its gradient.
+struct GptParam {
+  std::string name; // "wte", "h0.qkv.w", "lnf.b", ...
+  Tensor value;     // FP32
+  Tensor grad;      // FP32, same shape
+  Tensor low;       // working copy in the matmul input dtype (empty when unused)
+  bool matrix;      // weight decay applies (2-D weights and embeddings)
+};
+
+// Where the last forward + backward went, per op (milliseconds, both passes
+// summed), and the part of it spent in matrix products (oneDNN or the
+// emulated accumulator).
+enum class GptOp : std::uint8_t {
+  Embedding, LayerNorm, QkvLinear, Attention, AttnProjection, Residual, FcLinear, Gelu,
+  FcProjection, Head, Loss, Casts
+};
+inline constexpr std::size_t kGptOpCount = 12;
+std::string_view gptOpName(GptOp op); // "embedding", "layernorm", ...
+
+struct GptTimes {
+  std::array<double, kGptOpCount> ms{};
+  double matmulMs = 0.0;
+  double total() const;
+};
+
+class Gpt {
+public:
+  Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& policy);
+  ~Gpt();
+  Gpt(const Gpt&) = delete;
+  Gpt& operator=(const Gpt&) = delete;
+
+  // GPT-2's initialisation: weights N(0, 0.02), the two projections into the
+  // residual stream N(0, 0.02 / sqrt(2 L)), biases 0, LayerNorm weights 1.
+  void initialize(std::uint64_t seed);
+
+  // Tokens [B*T] and targets [B*T], in [0, V).
+  std::span<std::int32_t> tokens() { return m_tokens; }
+  std::span<std::int32_t> targets() { return m_targets; }
+
+  // Mean cross-entropy over the N positions.
+  double forward();
+  // Gradients of scale * mean loss into every param's grad (overwritten).
+  void backward(float scale);
+  // Casts the FP32 weights into the matmul input dtype after an update.
+  void refreshWorkingWeights();
+
+  std::vector<GptParam>& params() { return m_params; }
+  const std::vector<GptParam>& params() const { return m_params; }
+  GptParam& param(std::string_view name);
+  std::int64_t parameterCount() const;
+
+  // Logits of the last forward, [N, V] FP32; probabilities [N, V].
+  const Tensor& logits() const { return m_logits; }
+  const Tensor& probs() const { return m_probs; }
+  // Attention probabilities of layer l's last forward, [B*H*T, T].
+  const Tensor& attentionProbs(int layer) const;
+
+  const GptSpec& spec() const { return m_spec; }
+  int vocabulary() const { return m_vocab; }
+  int batch() const { return m_batch; }
+  const amp::Policy& policy() const { return m_policy; }
+  std::string matmulImplementation() const;
+
+  // The first op of the last forward pass, in execution order, whose output
+  // holds an inf or NaN ("layer 0 attention (softmax, AV)", "loss"); nullopt
+  // when all are finite.
+  std::optional<std::string> firstNonFinite() const;
+
+  // Times of the last forward() + backward() (reset by forward()).
+  const GptTimes& times() const { return m_times; }
+
+  // Every tensor of the model at its policy precision.
+  std::vector<PlanRow> plan() const;
+
+private:
+  struct Block;
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+  GptSpec m_spec;
+  int m_vocab;
+  int m_batch;
+  amp::Policy m_policy;
+  std::vector<GptParam> m_params;
+  std::vector<std::int32_t> m_tokens;
+  std::vector<std::int32_t> m_targets;
+  Tensor m_logits;
+  Tensor m_probs;
+  GptTimes m_times;
+};
+
+} // namespace mantissa::model

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// Causal multi-head self-attention, from the fused projection qkv to the
+// heads' concatenated outputs (the output projection is a separate Linear).
+//
+//   B batch, T context, H heads, D = C / H head size, G = B * H
+//   qkv [B*T, 3C] FP32: q | k | v, head h at columns h*D .. h*D + D - 1 of each
+//   q, k, v [G*T, D]   per-head copies in the matmul input dtype
+//   S   [G*T, T] FP32  = q . k^T                         (oneDNN, batched over G)
+//   P   [G*T, T] FP32  = softmax_row(S / sqrt(D) + mask), mask = -inf above the diagonal
+//   O   [G*T, D] FP32  = P . v                           (oneDNN, P cast to the input dtype)
+//   out [B*T, C] FP32  head h's O in columns h*D .. h*D + D - 1
+//
+// Backward (dout [B*T, C] -> dqkv [B*T, 3C], overwritten):
+//   dP = dO . v^T,  dv = P^T . dO
+//   dS = P * (dP - rowsum(dP * P)) / sqrt(D)   (zero where masked)
+//   dq = dS . k,    dk = dS^T . q
+// Six products, three distinct shapes, each a BatchedMatmul made once.
+//
+// Softmax precision: F32 computes in FP32. BF16/F16 round the scaled score,
+// every exp, the running sum after each addition and each probability to that
+// format. Without max subtraction exp(s) is taken of the raw scaled score,
+// which overflows FP16 (above ~11.09) where FP32 would not.
+
+#include <mantissa/kernels/batched_matmul.h>
+#include <mantissa/tensor/tensor.h>
+
+#include <span>
+#include <string>
+
+namespace mantissa::nn {
+
+struct SoftmaxPrecision {
+  DType dtype = DType::F32;
+  bool subtractMax = true;
+};
+
+class CausalSelfAttention {
+public:
+  // Allocates every buffer and creates the oneDNN primitives.
+  CausalSelfAttention(int batch, int context, int heads, int channels, DType matmulInputs);
+
+  void setSoftmaxPrecision(SoftmaxPrecision precision) { m_softmax = precision; }
+  // When set, the wall time of the six products (ms) is added to *ms.
+  void setMatmulClock(double* ms) { m_matmulMs = ms; }
+  SoftmaxPrecision softmaxPrecision() const { return m_softmax; }
+
+  void forward(std::span<const float> qkv, std::span<float> out);
+  void backward(std::span<const float> dout, std::span<float> dqkv);
+
+  // The attention probabilities of the last forward, [G*T, T] (row g*T + t:
+  // head g % H of sample g / H, query t; zero above the diagonal).
+  const Tensor& probs() const { return m_probs; }
+  std::string implementation() const { return m_qk.implementation(); }
+  bool emulated() const { return m_qk.emulated(); }
+
+private:
+  void toInputs(const Tensor& f32, Tensor& low);
+
+  int m_batch, m_context, m_heads, m_channels, m_headSize;
+  DType m_inputs;
+  SoftmaxPrecision m_softmax;
+  double* m_matmulMs = nullptr;
+  kernels::BatchedMatmul m_qk;  // {G, T, T, D}, weights transposed: S = q k^T, dP = dO v^T
+  kernels::BatchedMatmul m_pv;  // {G, T, D, T}: O = P v, dq = dS k
+  kernels::BatchedMatmul m_tn;  // {G, T, D, T}, src transposed: dv = P^T dO, dk = dS^T q
+  Tensor m_qF, m_kF, m_vF;      // [G*T, D] FP32
+  Tensor m_q, m_k, m_v;         // [G*T, D] input dtype (aliases of the FP32 ones when F32)
+  Tensor m_scores;              // [G*T, T] FP32
+  Tensor m_probs;               // [G*T, T] FP32
+  Tensor m_probsLow;            // [G*T, T] input dtype (empty when F32)
+  Tensor m_o;                   // [G*T, D] FP32
+  Tensor m_dO, m_dOLow;         // [G*T, D]
+  Tensor m_dP;                  // [G*T, T] FP32, reused for dS
+  Tensor m_dSLow;               // [G*T, T] input dtype (empty when F32)
+  Tensor m_dq, m_dk, m_dv;      // [G*T, D] FP32
+};
+
+} // namespace mantissa::nn

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// Training a character-level GPT, one step at a time, on the caller's thread.
+//
+// One step: next batch of B random windows; forward (policy precisions);
+// backward of lossScale x mean loss; unscale + inf/NaN check; scaler update
+// (skip on overflow); without a scaler, non-finite gradients or loss end the
+// run; clip by global norm; AdamW with weight decay on the matrices and
+// embeddings only (two parameter groups, as nanoGPT); working casts.
+// Evaluation: mean loss over fixed batches of each split (drawn once from
+// the seed), so train_loss and val_loss are comparable from run to run.
+
+#include <mantissa/amp/loss_scaler.h>
+#include <mantissa/amp/lr_schedule.h>
+#include <mantissa/amp/optimizer.h>
+#include <mantissa/amp/policy.h>
+#include <mantissa/amp/recipe.h>
+#include <mantissa/data/text.h>
+#include <mantissa/model/gpt.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mantissa::train {
+
+struct GptRunConfig {
+  std::string data = "shakespeare"; // built-in text or a UTF-8 .txt path
+  std::string model = "gpt:layers=4,heads=4,embd=128,ctx=64";
+  std::string recipe = "fp32";      // a recipe: its policy, master weights and scaler
+  std::string policy;               // "" = the recipe's policy; else parsePolicy spec
+  int batch = 12;
+  std::int64_t steps = 2000;
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.99;
+  double weightDecay = 0.1;         // matrices and embeddings only
+  std::int64_t warmupSteps = 100;
+  double lrFloor = 1e-4;            // cosine end value
+  double clipNorm = 1.0;            // 0 = off
+  std::uint64_t seed = 1;
+  int evalBatches = 20;             // fixed batches per split for train_loss / val_loss
+  std::int64_t evalEvery = 250;     // 0 = only at the end
+
+  // Every problem, one message each; empty when valid.
+  std::vector<std::string> problems() const;
+};
+
+// nanoGPT's shakespeare_char on the CPU: 4 layers, 4 heads, embd 128, ctx 64,
+// batch 12, AdamW lr 1e-3 beta2 0.99 wd 0.1, warm-up 100 then cosine to 1e-4,
+// clip 1.0, 2000 steps.
+GptRunConfig shakespeareCharPreset();
+
+// The policy a recipe runs a GPT with: its matmul, activation, loss,
+// gradient and optimizer-state precisions; master weights FP32 when the recipe
+// keeps a master copy, else its weight dtype; its loss scaling.
+amp::Policy policyForRecipe(const amp::Recipe& recipe);
+
+struct GptStep {
+  std::int64_t step = 0;
+  double loss = 0.0;
+  double lr = 0.0;
+  double gradNorm = 0.0;
+  double lossScale = 1.0;
+  bool skipped = false;
+  double stepMs = 0.0;
+};
+
+struct GptEval {
+  std::int64_t step = 0;
+  double trainLoss = 0.0;
+  double valLoss = 0.0;
+};
+
+class GptRun {
+public:
+  // Throws ConfigError (train/run_config.h) on a bad config and
+  // data::DataError when the text cannot be used.
+  explicit GptRun(GptRunConfig config);
+  ~GptRun();
+
+  // One optimizer step. Precondition: !finished().
+  const GptStep& step();
+  // Mean loss over the fixed evaluation batches of each split.
+  GptEval evaluate();
+  // n characters generated from the current weights, starting after a
+  // newline (or the first vocabulary entry), sampling softmax(logits / t).
+  std::string sample(int n, double temperature, std::uint64_t seed);
+
+  bool finished() const { return m_step >= m_config.steps || m_divergence.has_value(); }
+  std::int64_t stepsDone() const { return m_step; }
+  std::int64_t skippedSteps() const { return m_skipped; }
+  const std::optional<std::string>& divergence() const { return m_divergence; }
+  const GptRunConfig& config() const { return m_config; }
+  const amp::Policy& policy() const { return m_policy; }
+  const data::TextCorpus& corpus() const { return *m_corpus; }
+  model::Gpt& model() { return *m_model; }
+  const model::Gpt& model() const { return *m_model; }
+
+private:
+  GptRunConfig m_config;
+  model::GptSpec m_spec;
+  amp::Policy m_policy;
+  amp::Recipe m_recipe; // the optimizer's rules: the named recipe's, or built from the policy
+  std::unique_ptr<data::TextCorpus> m_corpus;
+  std::unique_ptr<model::Gpt> m_model;
+  std::unique_ptr<data::TextBatcher> m_batcher;
+  std::unique_ptr<amp::Optimizer> m_decay, m_noDecay;
+  std::optional<amp::LossScaler> m_scaler;
+  std::unique_ptr<amp::LrSchedule> m_schedule;
+  std::vector<amp::Slot> m_allSlots;
+  std::vector<std::span<float>> m_gradSpans;
+  std::vector<std::int32_t> m_evalTrain, m_evalVal; // [evalBatches * B * T] x and y interleaved
+  std::int64_t m_step = 0;
+  std::int64_t m_skipped = 0;
+  std::optional<std::string> m_divergence;
+  GptStep m_report;
+};
+
+} // namespace mantissa::train

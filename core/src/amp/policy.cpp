@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/amp/policy.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace mantissa::amp {
+namespace {
+
+constexpr DType F32 = DType::F32;
+constexpr DType BF16 = DType::BF16;
+constexpr DType F16 = DType::F16;
+
+constexpr std::array<OpClass, kOpClassCount> kClasses{
+    OpClass::MatmulInputs, OpClass::MatmulAccumulation, OpClass::Activations, OpClass::Residual,
+    OpClass::Softmax,      OpClass::NormStatistics,     OpClass::Gelu,        OpClass::Embedding,
+    OpClass::Loss,         OpClass::Gradients,          OpClass::MasterWeights, OpClass::OptimizerState};
+
+constexpr std::array<std::string_view, kOpClassCount> kKeys{
+    "matmul-inputs", "matmul-accumulation", "activations", "residual",
+    "softmax",       "norm-stats",          "gelu",        "embedding",
+    "loss",          "gradients",           "master-weights", "optimizer-state"};
+
+constexpr std::array<std::string_view, kOpClassCount> kLabels{
+    "matmul inputs", "matmul accumulation", "activations stored for backward", "residual stream",
+    "softmax",       "LayerNorm/RMSNorm statistics", "GELU", "embedding",
+    "loss",          "gradients",           "master weights", "optimizer state"};
+
+// Columns: matmul-inputs, accumulation, activations, residual, softmax,
+// norm-stats, gelu, embedding, loss, gradients, master-weights, optimizer-state.
+Policy make(std::string_view name, std::array<DType, kOpClassCount> table, bool scaling) {
+  Policy p;
+  p.name = std::string(name);
+  p.table = table;
+  p.lossScaling = scaling;
+  return p;
+}
+
+const std::vector<PolicyPreset>& presets() {
+  static const std::vector<PolicyPreset> list{
+      {"fp32", "Everything in FP32: the reference.",
+       make("fp32", {F32, F32, F32, F32, F32, F32, F32, F32, F32, F32, F32, F32}, false)},
+      {"autocast-cpu-bf16",
+       "PyTorch's CPU autocast lists: linear and attention products take BF16 inputs and store "
+       "BF16 outputs; cross-entropy is on the FP32 list; ops on neither list (GELU, LayerNorm, "
+       "softmax) run on what they receive, with FP32 statistics and softmax inside the CPU "
+       "kernels; parameters, their gradients and the optimizer stay FP32; no loss scaling.",
+       make("autocast-cpu-bf16",
+            {BF16, F32, BF16, F32, F32, F32, BF16, F32, F32, BF16, F32, F32}, false)},
+      {"autocast-cuda-fp16",
+       "PyTorch's CUDA autocast lists with GradScaler: products in FP16 with FP32 accumulation; "
+       "softmax, layer_norm and cross-entropy on the FP32 list; GELU on FP16 inputs; FP32 "
+       "parameters and optimizer; dynamic loss scaling.",
+       make("autocast-cuda-fp16",
+            {F16, F32, F16, F32, F32, F32, F16, F32, F32, F16, F32, F32}, true)},
+      {"llm.c",
+       "llm.c's mixed precision: BF16 parameters, activations and residual stream; FP32 "
+       "LayerNorm statistics, softmax, loss, master weights and AdamW moments.",
+       make("llm.c", {BF16, F32, BF16, BF16, F32, F32, BF16, BF16, F32, BF16, F32, F32}, false)},
+      {"all-bf16", "Every op in BF16, accumulation included: nothing kept in FP32.",
+       make("all-bf16",
+            {BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16}, false)},
+      {"all-fp16", "Every op in FP16, accumulation included: nothing kept in FP32.",
+       make("all-fp16", {F16, F16, F16, F16, F16, F16, F16, F16, F16, F16, F16, F16}, false)},
+  };
+  return list;
+}
+
+std::string quoted(std::string_view s) {
+  return "\"" + std::string(s) + "\"";
+}
+
+template <class Range> std::string joined(const Range& names) {
+  std::string out;
+  for (const auto& n : names)
+    out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+
+// "; did you mean "x"?" when some candidate is within a third of the length.
+template <class Range> std::string suggestion(std::string_view word, const Range& candidates) {
+  std::string_view best;
+  std::size_t bestDistance = std::string_view::npos;
+  for (const auto& c : candidates) {
+    const std::size_t d = editDistance(word, c);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = c;
+    }
+  }
+  if (best.empty() || bestDistance > std::max<std::size_t>(2, best.size() / 3))
+    return "";
+  return "; did you mean " + quoted(best) + "?";
+}
+
+[[noreturn]] void fail(std::string_view spec, const std::string& problem) {
+  throw PolicyError("policy " + quoted(spec) + ": " + problem);
+}
+
+const std::array<std::string_view, 3> kPrecisions{"fp32", "bf16", "fp16"};
+
+} // namespace
+
+std::string_view opClassKey(OpClass c) {
+  return kKeys[static_cast<std::size_t>(c)];
+}
+std::string_view opClassLabel(OpClass c) {
+  return kLabels[static_cast<std::size_t>(c)];
+}
+std::span<const OpClass> opClasses() {
+  return kClasses;
+}
+
+std::string_view precisionKey(DType dtype) {
+  return dtype == F32 ? "fp32" : dtype == BF16 ? "bf16" : "fp16";
+}
+
+std::span<const PolicyPreset> policyPresets() {
+  return presets();
+}
+
+std::vector<std::string> policyPresetNames() {
+  std::vector<std::string> names;
+  for (const auto& p : presets())
+    names.emplace_back(p.name);
+  return names;
+}
+
+std::size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string Policy::toSpec() const {
+  std::string spec = name;
+  const PolicyPreset* base = nullptr;
+  for (const auto& p : presets())
+    if (p.name == name)
+      base = &p;
+  for (const OpClass c : kClasses)
+    if (!base || base->policy[c] != (*this)[c])
+      spec += "," + std::string(opClassKey(c)) + "=" + std::string(precisionKey((*this)[c]));
+  if (promoteEvery > 0)
+    spec += ",promote-every=" + std::to_string(promoteEvery);
+  if (!softmaxMax)
+    spec += ",softmax-max=off";
+  if (base && base->policy.lossScaling != lossScaling)
+    spec += std::string(",loss-scaling=") + (lossScaling ? "on" : "off");
+  return spec;
+}
+
+Policy parsePolicy(std::string_view spec) {
+  if (spec.empty())
+    throw PolicyError("policy \"\": empty; give a preset name: " + joined(policyPresetNames()));
+  const std::size_t comma = spec.find(',');
+  const std::string_view name = spec.substr(0, comma);
+  const PolicyPreset* preset = nullptr;
+  for (const auto& p : presets())
+    if (p.name == name)
+      preset = &p;
+  if (!preset)
+    fail(spec, "unknown preset " + quoted(name) + suggestion(name, policyPresetNames()) +
+                   " (presets: " + joined(policyPresetNames()) + ")");
+  Policy policy = preset->policy;
+  std::vector<std::string_view> seen;
+  std::string_view rest = comma == std::string_view::npos ? "" : spec.substr(comma + 1);
+  if (comma != std::string_view::npos && rest.empty())
+    fail(spec, "nothing after the last comma; expected class=precision");
+  while (!rest.empty()) {
+    const std::size_t next = rest.find(',');
+    const std::string_view item = rest.substr(0, next);
+    rest = next == std::string_view::npos ? "" : rest.substr(next + 1);
+    if (next != std::string_view::npos && rest.empty())
+      fail(spec, "nothing after the last comma; expected class=precision");
+    const std::size_t eq = item.find('=');
+    if (item.empty() || eq == std::string_view::npos || eq == 0 || eq + 1 == item.size())
+      fail(spec, quoted(item) + " is not class=precision (e.g. softmax=fp16)");
+    const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      fail(spec, quoted(key) + " is set twice");
+    seen.push_back(key);
+    if (key == "promote-every") {
+      int n = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || end != value.data() + value.size() || n < 1 ||
+          n > kMaxPromoteEvery)
+        fail(spec, "promote-every must be a whole number of products from 1 to " +
+                       std::to_string(kMaxPromoteEvery) + ", got " + quoted(value));
+      policy.promoteEvery = n;
+      continue;
+    }
+    if (key == "softmax-max" || key == "loss-scaling") {
+      if (value != "on" && value != "off")
+        fail(spec, std::string(key) + " is on or off, got " + quoted(value) +
+                       suggestion(value, std::array<std::string_view, 2>{"on", "off"}));
+      (key == "softmax-max" ? policy.softmaxMax : policy.lossScaling) = value == "on";
+      continue;
+    }
+    const auto it = std::find(kKeys.begin(), kKeys.end(), key);
+    if (it == kKeys.end()) {
+      std::vector<std::string_view> all(kKeys.begin(), kKeys.end());
+      all.insert(all.end(), {"promote-every", "softmax-max", "loss-scaling"});
+      fail(spec, "unknown op class " + quoted(key) + suggestion(key, all) +
+                     " (classes: " + joined(all) + ")");
+    }
+    const auto pit = std::find(kPrecisions.begin(), kPrecisions.end(), value);
+    if (pit == kPrecisions.end())
+      fail(spec, "unknown precision " + quoted(value) + " for " + std::string(key) +
+                     suggestion(value, kPrecisions) + " (precisions: fp32, bf16, fp16)");
+    const DType dtype = pit == kPrecisions.begin() ? F32 : pit == kPrecisions.begin() + 1 ? BF16 : F16;
+    policy[kClasses[static_cast<std::size_t>(it - kKeys.begin())]] = dtype;
+  }
+  if (policy.promoteEvery > 0 && policy[OpClass::MatmulAccumulation] == F32)
+    fail(spec, "promote-every needs a 16-bit matmul-accumulation (e.g. matmul-accumulation=fp16)");
+  return policy;
+}
+
+std::vector<PolicyRow> policyTable(const Policy& policy) {
+  std::vector<PolicyRow> rows;
+  for (const OpClass c : kClasses) {
+    std::string precision(precisionKey(policy[c]));
+    if (c == OpClass::MatmulAccumulation && policy[c] != F32)
+      precision += policy.promoteEvery > 0
+                       ? ", promoted to fp32 every " + std::to_string(policy.promoteEvery) + " products"
+                       : ", rounded after every addition";
+    if (c == OpClass::Softmax && !policy.softmaxMax)
+      precision += ", no max subtraction";
+    rows.push_back({std::string(opClassLabel(c)), precision});
+  }
+  rows.push_back({"loss scaling", policy.lossScaling ? "dynamic" : "none"});
+  return rows;
+}
+
+} // namespace mantissa::amp

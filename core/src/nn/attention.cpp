@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/nn/attention.h>
+#include <mantissa/nn/precision.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+
+namespace mantissa::nn {
+namespace {
+
+using kernels::BatchedShape;
+using kernels::Trans;
+
+Tensor lowTwin(DType dtype, std::int64_t rows, std::int64_t cols) {
+  return dtype == DType::F32 ? Tensor() : Tensor(dtype, rows, cols);
+}
+
+// Row t of one head: softmax over columns 0..t of scale * s, zero after.
+void softmaxCausalRow(const float* s, float* p, int valid, int T, float scale,
+                      SoftmaxPrecision precision) {
+  const DType d = precision.dtype;
+  float maxValue = 0.0f;
+  if (precision.subtractMax) {
+    maxValue = roundScalar(d, scale * s[0]);
+    for (int j = 1; j < valid; ++j)
+      maxValue = std::fmax(maxValue, roundScalar(d, scale * s[j]));
+  }
+  float sum = 0.0f;
+  for (int j = 0; j < valid; ++j) {
+    const float x = roundScalar(d, roundScalar(d, scale * s[j]) - maxValue);
+    p[j] = roundScalar(d, std::exp(x));
+    sum = roundScalar(d, sum + p[j]);
+  }
+  for (int j = 0; j < valid; ++j)
+    p[j] = roundScalar(d, p[j] / sum);
+  for (int j = valid; j < T; ++j)
+    p[j] = 0.0f;
+}
+
+// Adds the wall time of one product to *ms (when set).
+template <class F> void timed(double* ms, F product) {
+  if (!ms) {
+    product();
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  product();
+  *ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+CausalSelfAttention::CausalSelfAttention(int batch, int context, int heads, int channels,
+                                         DType matmulInputs)
+    : m_batch(batch), m_context(context), m_heads(heads), m_channels(channels),
+      m_headSize(heads > 0 ? channels / heads : 0), m_inputs(matmulInputs),
+      m_qk(BatchedShape{std::int64_t(batch) * heads, context, context, m_headSize, Trans::No,
+                        Trans::Yes},
+           matmulInputs),
+      m_pv(BatchedShape{std::int64_t(batch) * heads, context, m_headSize, context}, matmulInputs),
+      m_tn(BatchedShape{std::int64_t(batch) * heads, context, m_headSize, context, Trans::Yes,
+                        Trans::No},
+           matmulInputs) {
+  if (heads <= 0 || channels % heads != 0)
+    throw std::invalid_argument("CausalSelfAttention: channels must be a multiple of heads");
+  const std::int64_t rows = std::int64_t(batch) * heads * context;
+  const std::int64_t D = m_headSize, T = context;
+  m_qF = Tensor(DType::F32, rows, D);
+  m_kF = Tensor(DType::F32, rows, D);
+  m_vF = Tensor(DType::F32, rows, D);
+  m_q = lowTwin(m_inputs, rows, D);
+  m_k = lowTwin(m_inputs, rows, D);
+  m_v = lowTwin(m_inputs, rows, D);
+  m_scores = Tensor(DType::F32, rows, T);
+  m_probs = Tensor(DType::F32, rows, T);
+  m_probsLow = lowTwin(m_inputs, rows, T);
+  m_o = Tensor(DType::F32, rows, D);
+  m_dO = Tensor(DType::F32, rows, D);
+  m_dOLow = lowTwin(m_inputs, rows, D);
+  m_dP = Tensor(DType::F32, rows, T);
+  m_dSLow = lowTwin(m_inputs, rows, T);
+  m_dq = Tensor(DType::F32, rows, D);
+  m_dk = Tensor(DType::F32, rows, D);
+  m_dv = Tensor(DType::F32, rows, D);
+}
+
+void CausalSelfAttention::toInputs(const Tensor& f32, Tensor& low) {
+  if (m_inputs != DType::F32)
+    low.convertFrom(f32);
+}
+
+void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> out) {
+  const std::size_t B = std::size_t(m_batch), T = std::size_t(m_context),
+                    H = std::size_t(m_heads), D = std::size_t(m_headSize),
+                    C = std::size_t(m_channels);
+  // Permute qkv [B, T, 3, H, D] -> q, k, v [B, H, T, D].
+  float* q = m_qF.f32().data();
+  float* k = m_kF.f32().data();
+  float* v = m_vF.f32().data();
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t t = 0; t < T; ++t) {
+      const float* row = qkv.data() + (b * T + t) * 3 * C;
+      for (std::size_t h = 0; h < H; ++h) {
+        const std::size_t dst = ((b * H + h) * T + t) * D;
+        for (std::size_t d = 0; d < D; ++d) {
+          q[dst + d] = row[h * D + d];
+          k[dst + d] = row[C + h * D + d];
+          v[dst + d] = row[2 * C + h * D + d];
+        }
+      }
+    }
+  toInputs(m_qF, m_q);
+  toInputs(m_kF, m_k);
+  toInputs(m_vF, m_v);
+  const bool low = m_inputs != DType::F32;
+  timed(m_matmulMs, [&] { m_qk.execute(low ? m_q : m_qF, low ? m_k : m_kF, m_scores); });
+
+  const float scale = 1.0f / std::sqrt(float(m_headSize));
+  const float* s = m_scores.f32().data();
+  float* p = m_probs.f32().data();
+  for (std::size_t g = 0; g < B * H; ++g)
+    for (std::size_t t = 0; t < T; ++t) {
+      const std::size_t r = (g * T + t) * T;
+      softmaxCausalRow(s + r, p + r, int(t) + 1, int(T), scale, m_softmax);
+    }
+  toInputs(m_probs, m_probsLow);
+  timed(m_matmulMs, [&] { m_pv.execute(low ? m_probsLow : m_probs, low ? m_v : m_vF, m_o); });
+
+  // Unpermute O [B, H, T, D] -> out [B, T, H*D].
+  const float* o = m_o.f32().data();
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t t = 0; t < T; ++t) {
+        const float* src = o + ((b * H + h) * T + t) * D;
+        float* dst = out.data() + (b * T + t) * C + h * D;
+        for (std::size_t d = 0; d < D; ++d)
+          dst[d] = src[d];
+      }
+}
+
+void CausalSelfAttention::backward(std::span<const float> dout, std::span<float> dqkv) {
+  const std::size_t B = std::size_t(m_batch), T = std::size_t(m_context),
+                    H = std::size_t(m_heads), D = std::size_t(m_headSize),
+                    C = std::size_t(m_channels);
+  float* dO = m_dO.f32().data();
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t t = 0; t < T; ++t) {
+        const float* src = dout.data() + (b * T + t) * C + h * D;
+        float* dst = dO + ((b * H + h) * T + t) * D;
+        for (std::size_t d = 0; d < D; ++d)
+          dst[d] = src[d];
+      }
+  toInputs(m_dO, m_dOLow);
+  const bool low = m_inputs != DType::F32;
+  const Tensor& dOIn = low ? m_dOLow : m_dO;
+  timed(m_matmulMs, [&] { m_qk.execute(dOIn, low ? m_v : m_vF, m_dP); });           // dP = dO v^T
+  timed(m_matmulMs, [&] { m_tn.execute(low ? m_probsLow : m_probs, dOIn, m_dv); }); // dv = P^T dO
+
+  // dS = P * (dP - rowsum(dP * P)) * scale, in place in dP.
+  const float scale = 1.0f / std::sqrt(float(m_headSize));
+  const float* p = m_probs.f32().data();
+  float* dP = m_dP.f32().data();
+  for (std::size_t r = 0; r < B * H * T; ++r) {
+    const std::size_t valid = r % T + 1;
+    const float* pr = p + r * T;
+    float* dr = dP + r * T;
+    float dot = 0.0f;
+    for (std::size_t j = 0; j < valid; ++j)
+      dot += pr[j] * dr[j];
+    for (std::size_t j = 0; j < valid; ++j)
+      dr[j] = pr[j] * (dr[j] - dot) * scale;
+    for (std::size_t j = valid; j < T; ++j)
+      dr[j] = 0.0f;
+  }
+  toInputs(m_dP, m_dSLow);
+  const Tensor& dS = low ? m_dSLow : m_dP;
+  timed(m_matmulMs, [&] { m_pv.execute(dS, low ? m_k : m_kF, m_dq); }); // dq = dS k
+  timed(m_matmulMs, [&] { m_tn.execute(dS, low ? m_q : m_qF, m_dk); }); // dk = dS^T q
+
+  const float* dq = m_dq.f32().data();
+  const float* dk = m_dk.f32().data();
+  const float* dv = m_dv.f32().data();
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t t = 0; t < T; ++t) {
+      float* row = dqkv.data() + (b * T + t) * 3 * C;
+      for (std::size_t h = 0; h < H; ++h) {
+        const std::size_t src = ((b * H + h) * T + t) * D;
+        for (std::size_t d = 0; d < D; ++d) {
+          row[h * D + d] = dq[src + d];
+          row[C + h * D + d] = dk[src + d];
+          row[2 * C + h * D + d] = dv[src + d];
+        }
+      }
+    }
+}
+
+} // namespace mantissa::nn

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Training a GPT with train::GptRun: the preset's values, recipes mapped to
+// policies, a short run learning (the loss falls from ln 65 = 4.17), the loss
+// scaler of autocast-cuda-fp16, fixed evaluation batches, sampling, and
+// bad configurations refused.
+#include <mantissa/train/gpt_run.h>
+#include <mantissa/train/run_config.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace mantissa;
+
+namespace {
+
+train::GptRunConfig tinyConfig(std::int64_t steps) {
+  train::GptRunConfig c;
+  c.model = "gpt:layers=1,heads=2,embd=32,ctx=32";
+  c.batch = 8;
+  c.steps = steps;
+  c.warmupSteps = 5;
+  c.lr = 3e-3;
+  c.evalBatches = 4;
+  return c;
+}
+
+} // namespace
+
+TEST(GptRun, ShakespeareCharPresetIsNanoGptsCpuConfiguration) {
+  const auto c = train::shakespeareCharPreset();
+  EXPECT_EQ(c.data, "shakespeare");
+  EXPECT_EQ(c.model, "gpt:layers=4,heads=4,embd=128,ctx=64");
+  EXPECT_EQ(c.batch, 12);
+  EXPECT_EQ(c.steps, 2000);
+  EXPECT_EQ(c.lr, 1e-3);
+  EXPECT_EQ(c.beta2, 0.99);
+  EXPECT_EQ(c.weightDecay, 0.1);
+  EXPECT_EQ(c.warmupSteps, 100);
+  EXPECT_EQ(c.lrFloor, 1e-4);
+  EXPECT_EQ(c.clipNorm, 1.0);
+  EXPECT_TRUE(c.problems().empty());
+}
+
+TEST(GptRun, RecipesMapToPolicies) {
+  using amp::OpClass;
+  const auto fp32 = train::policyForRecipe(amp::recipeByName("fp32"));
+  EXPECT_EQ(fp32, amp::parsePolicy("fp32"));
+  const auto bf16 = train::policyForRecipe(amp::recipeByName("bf16-mixed"));
+  EXPECT_EQ(bf16[OpClass::MatmulInputs], DType::BF16);
+  EXPECT_EQ(bf16[OpClass::MasterWeights], DType::F32);
+  EXPECT_EQ(bf16[OpClass::Loss], DType::F32);
+  EXPECT_FALSE(bf16.lossScaling);
+  const auto fp16 = train::policyForRecipe(amp::recipeByName("fp16-mixed"));
+  EXPECT_TRUE(fp16.lossScaling);
+  const auto pure = train::policyForRecipe(amp::recipeByName("bf16-pure"));
+  EXPECT_EQ(pure[OpClass::MasterWeights], DType::BF16);
+  EXPECT_EQ(pure[OpClass::OptimizerState], DType::BF16);
+}
+
+TEST(GptRun, ShortRunLearnsAndEvaluatesOnFixedBatches) {
+  train::GptRun run(tinyConfig(150));
+  const auto before = run.evaluate();
+  EXPECT_NEAR(before.valLoss, std::log(65.0), 0.2); // near-uniform predictions at init
+  EXPECT_EQ(run.evaluate().valLoss, before.valLoss) << "same fixed batches, same weights";
+  while (!run.finished())
+    run.step();
+  const auto after = run.evaluate();
+  EXPECT_LT(after.trainLoss, before.trainLoss - 0.9);
+  EXPECT_LT(after.valLoss, before.valLoss - 0.9);
+  const std::string text = run.sample(100, 1.0, 7);
+  EXPECT_EQ(text.size(), 100u);
+  EXPECT_EQ(run.sample(100, 1.0, 7), text) << "seeded";
+}
+
+TEST(GptRun, Fp16PolicyWithScalerTrains) {
+  auto c = tinyConfig(60);
+  c.policy = "autocast-cuda-fp16";
+  train::GptRun run(c);
+  double first = 0, last = 0;
+  while (!run.finished()) {
+    const auto& r = run.step();
+    if (r.step == 0) {
+      first = r.loss;
+      EXPECT_EQ(r.lossScale, 65536.0);
+    }
+    last = r.loss;
+  }
+  EXPECT_FALSE(run.divergence());
+  EXPECT_LT(last, first - 0.5);
+}
+
+TEST(GptRun, NonFiniteLossEndsTheRunNamingTheOp) {
+  // Large weights make attention scores overflow FP16's exp without the max.
+  auto c = tinyConfig(10);
+  c.policy = "fp32,softmax=fp16,softmax-max=off";
+  train::GptRun run(c);
+  for (auto& p : run.model().params())
+    if (p.name.ends_with("qkv.w"))
+      for (float& v : p.value.f32())
+        v *= 200.0f;
+  run.model().refreshWorkingWeights();
+  run.step();
+  ASSERT_TRUE(run.divergence());
+  EXPECT_TRUE(run.finished());
+  EXPECT_NE(run.divergence()->find("non-finite loss (NaN) at step 0 in policy "
+                                   "fp32,softmax=fp16,softmax-max=off: first non-finite value at "
+                                   "layer 0 attention softmax"),
+            std::string::npos)
+      << *run.divergence();
+}
+
+TEST(GptRun, BadConfigurationsAreRefusedWithEveryProblem) {
+  auto c = tinyConfig(10);
+  c.model = "gpt:heads=3";
+  c.policy = "fp33";
+  c.batch = 0;
+  try {
+    train::GptRun run(c);
+    FAIL() << "accepted";
+  } catch (const train::ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("embd 128 is not divisible by heads 3"), std::string::npos) << m;
+    EXPECT_NE(m.find("unknown preset \"fp33\"; did you mean \"fp32\"?"), std::string::npos) << m;
+    EXPECT_NE(m.find("batch: must be in [1, 4096], got 0"), std::string::npos) << m;
+  }
+}

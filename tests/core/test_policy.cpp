@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// Precision policies: each preset's table against its definition (written out
+// here row by row from the presets' published descriptions), the spec parser
+// with its errors and suggestions, the canonical spec round trip, and the
+// emulated 16-bit accumulator against sums whose rounded values follow from
+// the formats' spacing.
+#include <mantissa/amp/policy.h>
+#include <mantissa/kernels/accumulation.h>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace mantissa;
+using amp::OpClass;
+
+namespace {
+
+std::string errorOf(std::string_view spec) {
+  try {
+    amp::parsePolicy(spec);
+  } catch (const amp::PolicyError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+constexpr DType F32 = DType::F32, BF16 = DType::BF16, F16 = DType::F16;
+
+} // namespace
+
+TEST(PolicyPresets, NamesInOrder) {
+  EXPECT_EQ(amp::policyPresetNames(),
+            (std::vector<std::string>{"fp32", "autocast-cpu-bf16", "autocast-cuda-fp16", "llm.c",
+                                      "all-bf16", "all-fp16"}));
+}
+
+TEST(PolicyPresets, Fp32AndAllSixteenBit) {
+  const auto fp32 = amp::parsePolicy("fp32");
+  const auto bf16 = amp::parsePolicy("all-bf16");
+  const auto fp16 = amp::parsePolicy("all-fp16");
+  for (const OpClass c : amp::opClasses()) {
+    EXPECT_EQ(fp32[c], F32) << amp::opClassKey(c);
+    EXPECT_EQ(bf16[c], BF16) << amp::opClassKey(c);
+    EXPECT_EQ(fp16[c], F16) << amp::opClassKey(c);
+  }
+  EXPECT_FALSE(fp32.lossScaling);
+}
+
+TEST(PolicyPresets, LlmcKeepsStatisticsSoftmaxLossMasterAndMomentsInFp32) {
+  const auto p = amp::parsePolicy("llm.c");
+  for (OpClass c : {OpClass::NormStatistics, OpClass::Softmax, OpClass::Loss,
+                    OpClass::MasterWeights, OpClass::OptimizerState, OpClass::MatmulAccumulation})
+    EXPECT_EQ(p[c], F32) << amp::opClassKey(c);
+  for (OpClass c : {OpClass::MatmulInputs, OpClass::Activations, OpClass::Residual, OpClass::Gelu,
+                    OpClass::Embedding, OpClass::Gradients})
+    EXPECT_EQ(p[c], BF16) << amp::opClassKey(c);
+}
+
+TEST(PolicyPresets, AutocastListsAndGradScaler) {
+  const auto cpu = amp::parsePolicy("autocast-cpu-bf16");
+  const auto cuda = amp::parsePolicy("autocast-cuda-fp16");
+  // Lower-precision list: the products. FP32 list (CUDA): softmax, layer_norm, losses.
+  EXPECT_EQ(cpu[OpClass::MatmulInputs], BF16);
+  EXPECT_EQ(cuda[OpClass::MatmulInputs], F16);
+  for (OpClass c : {OpClass::Softmax, OpClass::NormStatistics, OpClass::Loss,
+                    OpClass::MatmulAccumulation, OpClass::MasterWeights, OpClass::OptimizerState,
+                    OpClass::Residual, OpClass::Embedding}) {
+    EXPECT_EQ(cpu[c], F32) << amp::opClassKey(c);
+    EXPECT_EQ(cuda[c], F32) << amp::opClassKey(c);
+  }
+  EXPECT_EQ(cuda[OpClass::Gelu], F16);
+  EXPECT_FALSE(cpu.lossScaling);
+  EXPECT_TRUE(cuda.lossScaling);
+}
+
+TEST(PolicyParser, OverridesRowsAndRoundTripsItsCanonicalSpec) {
+  const auto p = amp::parsePolicy("autocast-cpu-bf16,softmax=fp16");
+  EXPECT_EQ(p[OpClass::Softmax], F16);
+  EXPECT_EQ(p[OpClass::MatmulInputs], BF16);
+  EXPECT_EQ(p.toSpec(), "autocast-cpu-bf16,softmax=fp16");
+  const auto q = amp::parsePolicy(
+      "fp32,matmul-accumulation=fp16,promote-every=32,softmax-max=off,loss-scaling=on,gradients=bf16");
+  EXPECT_EQ(q[OpClass::MatmulAccumulation], F16);
+  EXPECT_EQ(q.promoteEvery, 32);
+  EXPECT_FALSE(q.softmaxMax);
+  EXPECT_TRUE(q.lossScaling);
+  EXPECT_EQ(q.toSpec(),
+            "fp32,matmul-accumulation=fp16,gradients=bf16,promote-every=32,softmax-max=off,loss-scaling=on");
+  EXPECT_EQ(amp::parsePolicy(q.toSpec()), q);
+  for (const auto& name : amp::policyPresetNames())
+    EXPECT_EQ(amp::parsePolicy(name).toSpec(), name);
+}
+
+TEST(PolicyParser, ErrorsNameTheProblemAndSuggest) {
+  EXPECT_EQ(errorOf("autocast-cpu-bf16,softmx=fp16"),
+            "policy \"autocast-cpu-bf16,softmx=fp16\": unknown op class \"softmx\"; did you mean "
+            "\"softmax\"? (classes: matmul-inputs, matmul-accumulation, activations, residual, "
+            "softmax, norm-stats, gelu, embedding, loss, gradients, master-weights, "
+            "optimizer-state, promote-every, softmax-max, loss-scaling)");
+  EXPECT_NE(errorOf("autocast-cpu-bf1").find("unknown preset \"autocast-cpu-bf1\"; did you mean "
+                                             "\"autocast-cpu-bf16\"?"),
+            std::string::npos);
+  EXPECT_NE(errorOf("fp32,softmax=fp8").find("unknown precision \"fp8\" for softmax; did you mean"),
+            std::string::npos);
+  EXPECT_NE(errorOf("fp32,softmax=bf61").find("did you mean \"bf16\"?"), std::string::npos);
+  EXPECT_NE(errorOf("zzzzzz").find("unknown preset \"zzzzzz\" (presets:"), std::string::npos)
+      << "no suggestion when nothing is close";
+  EXPECT_EQ(errorOf(""), "policy \"\": empty; give a preset name: fp32, autocast-cpu-bf16, "
+                         "autocast-cuda-fp16, llm.c, all-bf16, all-fp16");
+  EXPECT_NE(errorOf("fp32,").find("nothing after the last comma"), std::string::npos);
+  EXPECT_NE(errorOf("fp32,softmax=fp16,").find("nothing after the last comma"), std::string::npos);
+  EXPECT_NE(errorOf("fp32,softmax").find("\"softmax\" is not class=precision"), std::string::npos);
+  EXPECT_NE(errorOf("fp32,=fp16").find("is not class=precision"), std::string::npos);
+  EXPECT_NE(errorOf("fp32,softmax=fp16,softmax=bf16").find("\"softmax\" is set twice"),
+            std::string::npos);
+  EXPECT_NE(errorOf("fp32,matmul-accumulation=fp16,promote-every=0").find("promote-every must be"),
+            std::string::npos);
+  EXPECT_NE(errorOf("fp32,matmul-accumulation=fp16,promote-every=12x").find("promote-every must be"),
+            std::string::npos);
+  EXPECT_NE(errorOf("fp32,promote-every=32").find("promote-every needs a 16-bit matmul-accumulation"),
+            std::string::npos);
+  EXPECT_NE(errorOf("fp32,softmax-max=no").find("softmax-max is on or off"), std::string::npos);
+}
+
+TEST(PolicyTable, ShowsEveryClassAndTheAccumulationMode) {
+  const auto rows = amp::policyTable(amp::parsePolicy("all-fp16,promote-every=64"));
+  ASSERT_EQ(rows.size(), amp::kOpClassCount + 1);
+  EXPECT_EQ(rows[1].op, "matmul accumulation");
+  EXPECT_EQ(rows[1].precision, "fp16, promoted to fp32 every 64 products");
+  EXPECT_EQ(amp::policyTable(amp::parsePolicy("all-bf16"))[1].precision,
+            "bf16, rounded after every addition");
+}
+
+TEST(EmulatedAccumulation, SixteenBitSumsStallWherePromotionDoesNot) {
+  // 4096 products of 1 x 1. FP16 holds every integer up to 2048; 2048 + 1
+  // is a tie between 2048 and 2050 and rounds to even 2048: the sum stalls.
+  // BF16 (8 significant bits) stalls at 256 the same way.
+  const int K = 4096;
+  const std::vector<float> ones(K, 1.0f);
+  std::vector<float> dst(1);
+  const kernels::MatmulShape shape{1, 1, K};
+  kernels::matmulEmulatedAccumulation(shape, ones, ones, dst, F16, 0);
+  EXPECT_EQ(dst[0], 2048.0f);
+  kernels::matmulEmulatedAccumulation(shape, ones, ones, dst, BF16, 0);
+  EXPECT_EQ(dst[0], 256.0f);
+  // Promoted every 256 products: each partial sum is exact, the FP32 total too.
+  kernels::matmulEmulatedAccumulation(shape, ones, ones, dst, BF16, 256);
+  EXPECT_EQ(dst[0], 4096.0f);
+  kernels::matmulEmulatedAccumulation(shape, ones, ones, dst, F16, 1024);
+  EXPECT_EQ(dst[0], 4096.0f);
+  kernels::matmulEmulatedAccumulation(shape, ones, ones, dst, F32, 0);
+  EXPECT_EQ(dst[0], 4096.0f);
+}
+
+TEST(EmulatedAccumulation, TransposedOperandsMatchAPlainProduct) {
+  // 2x3 . 3x2 with small integers: every sum is exact in FP16.
+  const std::vector<float> a{1, 2, 3, 4, 5, 6};     // [2,3]
+  const std::vector<float> aT{1, 4, 2, 5, 3, 6};    // stored [3,2]
+  const std::vector<float> b{1, 0, 0, 1, 1, 1};     // [3,2]
+  const std::vector<float> bT{1, 0, 1, 0, 1, 1};    // stored [2,3]
+  const std::vector<float> expected{4, 5, 10, 11};
+  std::vector<float> dst(4);
+  using kernels::Trans;
+  for (auto [ts, tw] : {std::pair{Trans::No, Trans::No}, {Trans::Yes, Trans::No},
+                        {Trans::No, Trans::Yes}, {Trans::Yes, Trans::Yes}}) {
+    kernels::matmulEmulatedAccumulation({2, 2, 3, ts, tw}, ts == Trans::No ? a : aT,
+                                        tw == Trans::No ? b : bT, dst, F16, 0);
+    EXPECT_EQ(dst, expected);
+  }
+}
