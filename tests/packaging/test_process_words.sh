@@ -25,7 +25,7 @@ report() { # where, grep output
 # 1. The source: code comments, documents, lessons, packaging, build files.
 hits=$(cd "$src" && grep -rnIE -i "$pattern" \
   README.md CMakeLists.txt dev .ci cmake app core ui resources packaging tests \
-  --exclude-dir=corpus 2>/dev/null | grep -v "^$self:")
+  --exclude-dir=corpus --exclude=tinyshakespeare.txt 2>/dev/null | grep -v "^$self:")
 report "the source tree" "$hits"
 
 # 2. The installed tree (man pages and the changelog are gzipped).
@@ -40,14 +40,17 @@ while IFS= read -r gz; do
   hits=$(zcat "$gz" | grep -nE -i "$pattern")
   report "$gz" "$hits"
 done < <(find "$stage/usr" -name '*.gz')
-# Strings our binaries print or show (not the libraries they link).
+# Strings our binaries print or show (not the libraries they link), less
+# the lines of the shipped texts (Shakespeare speaks of sessions and helpers).
+shipped_text="$src/resources/data/tinyshakespeare.txt"
 for bin in "$stage"/usr/bin/*; do
-  hits=$(strings -n 6 "$bin" | grep -E -i "$pattern" | grep -v -E '^_Z|@@|\.cpp$')
+  hits=$(strings -n 6 "$bin" | grep -E -i "$pattern" | grep -v -E '^_Z|@@|\.cpp$' |
+    grep -v -x -F -f "$shipped_text")
   report "$(basename "$bin")'s strings" "$hits"
 done
 
 # 3. What the command line shows.
-helps=$("$cli" --help; for c in version inspect convert train plot report bench; do "$cli" "$c" --help; done) 2>&1
+helps=$("$cli" --help; for c in version inspect convert quantize train plot report bench; do "$cli" "$c" --help; done) 2>&1
 [ -n "$gui" ] && helps+=$("$gui" --help 2>&1)
 hits=$(grep -nE -i "$pattern" <<<"$helps")
 report "--help texts" "$hits"
