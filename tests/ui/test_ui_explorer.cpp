@@ -232,6 +232,19 @@ TEST_F(ExplorerTest, RoundingModeAndFtzChangeTheStoredBits) {
   m_explorer.findChild<QCheckBox*>("ftz")->setChecked(false);
 }
 
+// BF16 has subnormals (2^-133 .. 2^-126), and the Explorer shows them, but
+// training's FP32 -> BF16 casts flush them as VCVTNEPS2BF16 does: the card
+// says so where it shows one, and only there.
+TEST_F(ExplorerTest, ABf16SubnormalSaysTheTrainingCastsFlushIt) {
+  type(QStringLiteral("0x1p-130")); // BF16 subnormal: 0x0008 (2^-130 = 2^-126 * 2^-4)
+  EXPECT_EQ(shown(FormatId::Bf16, "bitsHex"), "0x0008");
+  EXPECT_TRUE(shown(FormatId::Bf16, "classText").startsWith(QStringLiteral("subnormal")));
+  EXPECT_TRUE(shown(FormatId::Bf16, "classText").contains(QStringLiteral("flush")));
+  EXPECT_EQ(shown(FormatId::Fp32, "classText"), "subnormal"); // FP32 keeps its own word
+  type(QStringLiteral("0x1p-120")); // normal in BF16
+  EXPECT_EQ(shown(FormatId::Bf16, "classText"), "normal");
+}
+
 TEST_F(ExplorerTest, StochasticRoundingIsReproducibleForASeed) {
   auto* rounding = m_explorer.findChild<QComboBox*>("rounding");
   type(QStringLiteral("0.1"));

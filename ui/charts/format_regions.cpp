@@ -15,6 +15,21 @@ std::vector<FormatRegion> formatRegions(numeric::FormatId format) {
                                          static_cast<qsizetype>(info.displayName.size()));
   constexpr double kInf = std::numeric_limits<double>::infinity();
   const double minSub = std::log2(info.minSubnormal());
+  if (format == numeric::FormatId::Bf16) {
+    // Mantissa's FP32 -> BF16 casts flush subnormals to zero, as
+    // VCVTNEPS2BF16 does: everything below BF16's (and FP32's) smallest
+    // normal becomes zero, and no value lands in BF16's subnormal range,
+    // which is left empty here (the Explorer shows the format's own
+    // subnormals and says that the casts flush them).
+    const double minNormal = std::log2(info.minNormal());
+    return {
+        {format, RegionKind::FlushToZero, -kInf, minNormal,
+         QObject::tr("%1 → 0 (casts flush subnormals)").arg(name)},
+        {format, RegionKind::Subnormal, minNormal, minNormal, QObject::tr("%1 subnormal").arg(name)},
+        {format, RegionKind::Overflow, std::log2(info.maxFinite()), kInf,
+         QObject::tr("%1 → inf").arg(name)},
+    };
+  }
   // Halfway between 0 and the smallest subnormal rounds to zero (ties to even),
   // so everything up to and including 2^(minSub - 1) is lost.
   return {

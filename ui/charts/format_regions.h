@@ -15,8 +15,9 @@
 namespace mantissa::ui {
 
 enum class RegionKind : std::uint8_t {
-  FlushToZero, // |x| <= minSubnormal / 2: rounds to zero (ties to even at the edge)
-  Subnormal,   // minSubnormal <= |x| < minNormal: fewer significant bits
+  FlushToZero, // |x| <= minSubnormal / 2: rounds to zero (ties to even at the edge);
+               // for BF16 |x| < minNormal, since the casts flush subnormals
+  Subnormal,   // minSubnormal <= |x| < minNormal: fewer significant bits (empty for BF16)
   Overflow,    // |x| > maxFinite: infinity (or NaN / saturation without infinities)
 };
 

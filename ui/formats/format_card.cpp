@@ -211,7 +211,17 @@ void FormatCard::showReading(const FormatReading& r, double typedValue) {
   const int digits = distinguishingDigits(m_format);
   m_bits->setBits(r.bits);
   m_hex->setText(hexOf(m_format, r.bits));
-  m_class->setText(className(d));
+  if (m_format.id == numeric::FormatId::Bf16 && d.cls == FloatClass::Subnormal) {
+    // The format has subnormals; Mantissa's FP32 -> BF16 casts (as
+    // VCVTNEPS2BF16) flush them, so training never stores this value.
+    m_class->setText(tr("subnormal (training casts flush it to 0)"));
+    m_class->setToolTip(tr("BF16 has subnormals, but the FP32 to BF16 casts of training flush "
+                           "them to zero, as the VCVTNEPS2BF16 instruction does: a value this "
+                           "small becomes 0 in a training run."));
+  } else {
+    m_class->setText(className(d));
+    m_class->setToolTip({});
+  }
   m_hex->setToolTip(fieldsText(m_format, d) + u'\n' + QString::fromStdString(d.formula));
   m_stored->setText(exactDigitsText(d.exactDecimal));
   m_stored->setToolTip(tr("The exact value these bits store, every digit"));
