@@ -111,7 +111,8 @@ std::vector<RecipeRow> recipeTable(const Recipe& r) {
                   r.masterWeights ? "updates applied to an FP32 copy" : "no separate copy"});
   rows.push_back({"loss scaling", r.lossScaling ? "dynamic" : "off",
                   r.lossScaling ? "loss x scale before backward; unscale + inf/NaN check fused; "
-                                  "step skipped on overflow"
+                                  "step skipped and scale halved on overflow, in the gradients "
+                                  "or the forward pass (as GradScaler)"
                                 : "gradients used as computed"});
   rows.push_back({"update rounding", std::string(updateRoundingName(r.updateRounding)),
                   r.updateRounding == UpdateRounding::Stochastic
