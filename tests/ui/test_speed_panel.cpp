@@ -149,8 +149,7 @@ TEST(SpeedPanel, EveryChartReadsInFullOnAProjectorAndOnADesktop) {
     Theme::instance().setPresenter(true);
     panel.resize(1180, 590);
     panel.show();
-    QTest::qWait(50);
-    ASSERT_TRUE(panel.tabbed());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return panel.tabbed(); }, 5000)); // once laid out
     ASSERT_EQ(panel.tabs()->count(), 4);
     for (int i = 0; i < panel.tabs()->count(); ++i) {
       SCOPED_TRACE(panel.tabs()->tabText(i).toStdString());
@@ -164,8 +163,7 @@ TEST(SpeedPanel, EveryChartReadsInFullOnAProjectorAndOnADesktop) {
     Theme::instance().setPresenter(false);
   }
   panel.resize(1580, 880);
-  QTest::qWait(50);
-  EXPECT_FALSE(panel.tabbed());
+  EXPECT_TRUE(QTest::qWaitFor([&] { return !panel.tabbed(); }, 5000)); // once laid out
   EXPECT_TRUE(panel.stepChart()->isVisible() && panel.memoryChart()->isVisible() &&
               panel.throughputChart()->isVisible() && panel.probeTable()->isVisible());
   EXPECT_EQ(readable(panel), "");
