@@ -10,9 +10,11 @@
 //   {"step": 0, "loss": 4.17, "lr": 1e-05, "grad_norm": 1.1, "loss_scale": 1, "skipped": false, "step_ms": 60}
 //   {"eval": true, "step": 250, "train_loss": 2.1, "val_loss": 2.2}
 //   {"summary": true, "val_loss": 1.9, "train_loss": 1.8, "steps": 2000, "sample": "...", ...}
-// Exit status: 0 finished (or interrupted), 1 error, 2 bad usage, 3 diverged.
+// Exit status: 0 finished, 1 error, 2 bad usage, 3 diverged, 130 interrupted
+// (Ctrl+C or SIGTERM: the log holds every step run and the summary).
 #include "args.h"
 #include "commands.h"
+#include "run_outputs.h"
 
 #include <mantissa/data/dataset.h>
 #include <mantissa/train/gpt_run.h>
@@ -36,31 +38,6 @@ namespace {
 std::atomic<bool> g_gptInterrupted{false};
 extern "C" void onGptInterrupt(int) { g_gptInterrupted.store(true); }
 
-class LineLog {
-public:
-  explicit LineLog(const std::string& path) : m_file(std::fopen(path.c_str(), "w")) {}
-  ~LineLog() {
-    if (m_file)
-      std::fclose(m_file);
-  }
-  LineLog(const LineLog&) = delete;
-  LineLog& operator=(const LineLog&) = delete;
-  bool ok() const { return m_file != nullptr; }
-  void write(const nlohmann::json& j) {
-    if (!m_file)
-      return;
-    const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    if ((std::fwrite(line.data(), 1, line.size(), m_file) != line.size() ||
-         std::fflush(m_file) != 0) &&
-        m_error.empty())
-      m_error = std::strerror(errno);
-  }
-  const std::string& error() const { return m_error; }
-
-private:
-  std::FILE* m_file;
-  std::string m_error;
-};
 
 bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -170,6 +147,24 @@ int runTrainGpt(const Args& args) {
     return 2;
   }
 
+  // Outputs before any work: an unwritable log, or one that is an input
+  // (--config or the --data text), is refused before the data is read.
+  std::unique_ptr<JsonlLog> log;
+  if (auto path = p.optionalValue("log")) {
+    const std::vector<std::string> inputs = inputFiles(std::nullopt, config.data);
+    if (const std::string in = inputAt(*path, inputs); !in.empty()) {
+      std::cerr << "mantissa-cli train: --log: '" << *path << "' is the input '" << in
+                << "'; choose another file\n";
+      return 2;
+    }
+    log = std::make_unique<JsonlLog>(*path);
+    if (!log->ok()) {
+      std::cerr << "mantissa-cli train: --log: cannot write '" << *path
+                << "': " << log->openError() << "\n";
+      return 2;
+    }
+  }
+
   std::unique_ptr<train::GptRun> run;
   try {
     run = std::make_unique<train::GptRun>(config);
@@ -181,13 +176,8 @@ int runTrainGpt(const Args& args) {
     return 2;
   }
 
-  std::unique_ptr<LineLog> log;
-  if (auto path = p.optionalValue("log")) {
-    log = std::make_unique<LineLog>(*path);
-    if (!log->ok()) {
-      std::cerr << "mantissa-cli train: --log: cannot write '" << *path << "'\n";
-      return 2;
-    }
+  if (log) {
+    log->start();
     nlohmann::json table = nlohmann::json::array();
     for (const auto& row : amp::policyTable(run->policy()))
       table.push_back({{"op", row.op}, {"precision", row.precision}});
@@ -267,8 +257,11 @@ int runTrainGpt(const Args& args) {
     std::cerr << "mantissa-cli train: diverged: " << *run->divergence() << "\n";
     return 3;
   }
-  if (g_gptInterrupted.load() && !quiet)
-    std::cerr << "mantissa-cli train: interrupted after " << run->stepsDone() << " steps\n";
+  if (g_gptInterrupted.load()) {
+    if (!quiet)
+      std::cerr << "mantissa-cli train: interrupted after " << run->stepsDone() << " steps\n";
+    return 130; // as the MLP path: `train && report` stops on a cut-short run
+  }
   return 0;
 }
 

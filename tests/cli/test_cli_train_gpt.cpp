@@ -107,6 +107,32 @@ TEST(CliTrainGpt, TrainsOnAUsersTextFile) {
   EXPECT_NE(r.out.find("val_loss"), std::string::npos);
 }
 
+// --log naming the text it trains on is refused before any work, and the
+// text is left as it was; an existing log is kept until the run starts.
+TEST(CliTrainGpt, ALogThatIsTheInputIsRefusedAndTheInputKept) {
+  const fs::path path = tempPath("input.txt");
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 200; ++i)
+      out << "the quick brown fox jumps over the lazy dog\n";
+  }
+  const auto before = fs::file_size(path);
+  expectUsageError(tiny({"--data", path.string(), "--steps", "2", "--log", path.string()}),
+                   "is the input");
+  EXPECT_EQ(fs::file_size(path), before);
+
+  const fs::path log = tempPath("kept.jsonl");
+  std::ofstream(log) << "an earlier run\n";
+  // The log is opened, then the data is refused: the log stays as it was.
+  expectUsageError(tiny({"--data", (path.parent_path() / "missing.txt").string(), "--steps", "2",
+                         "--log", log.string()}),
+                   "missing.txt");
+  std::ifstream in(log);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, "an earlier run"); // a refused run does not empty the log
+}
+
 TEST(CliTrainGpt, BadInputGetsAClearMessage) {
   expectUsageError(tiny({"--policy", "autocast-cpu-bf16,softmx=fp16"}),
                    "unknown op class \"softmx\"; did you mean \"softmax\"?");
