@@ -3,6 +3,7 @@
 #include "run_outputs.h"
 
 #include <mantissa/data/dataset.h>
+#include <mantissa/data/text.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -80,13 +81,15 @@ std::vector<std::string> inputFiles(const std::optional<std::string>& config,
     out.push_back(*config);
   std::error_code ec;
   const auto builtins = data::builtinNames();
-  if (std::find(builtins.begin(), builtins.end(), data) != builtins.end())
+  if (std::find(builtins.begin(), builtins.end(), data) != builtins.end() ||
+      data::isBuiltinText(data))
     return out;
   out.push_back(data);
   fs::path dir;
+  const fs::path ext = fs::path(data).extension();
   if (fs::is_directory(data, ec))
     dir = data;
-  else if (fs::path(data).extension() != ".csv")
+  else if (ext != ".csv" && ext != ".txt") // a CSV or a text is one file
     dir = fs::path(data).parent_path().empty() ? fs::path(".") : fs::path(data).parent_path();
   if (!dir.empty()) {
     std::size_t n = 0;

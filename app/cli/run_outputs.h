@@ -44,7 +44,8 @@ private:
 
 // The files a run reads: --config, and for a --data path the path itself, every
 // file of a data directory, or every file beside an IDX file (its labels and
-// test set are found there). Built-in data sets read no file.
+// test set are found there); a CSV or text file is one file. Built-in data
+// sets read no file.
 std::vector<std::string> inputFiles(const std::optional<std::string>& config,
                                     const std::string& data);
 
