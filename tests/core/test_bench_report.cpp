@@ -45,7 +45,7 @@ const bench::BenchReport& tinyReport() {
 
 } // namespace
 
-TEST(BenchReport, JsonHasTheFieldsTheIssuePromises) {
+TEST(BenchReport, JsonHasTheDocumentedFields) {
   const json j = bench::toJson(tinyReport());
   EXPECT_TRUE(j.at("isa").is_string());
   EXPECT_GE(j.at("threads").get<int>(), 1);

@@ -77,7 +77,7 @@ const train::Preset& preset(const char* name) {
 
 } // namespace
 
-TEST(IssueBar, Fp32Bf16MixedFp16MixedWithinHalfAPoint) {
+TEST(MnistBar, Fp32Bf16MixedFp16MixedWithinHalfAPoint) {
   const auto fp32 = run(train::referenceRun("fp32"));
   const auto bf16 = run(train::referenceRun("bf16-mixed"));
   const auto fp16 = run(train::referenceRun("fp16-mixed"));
