@@ -68,7 +68,9 @@ volatile float g_sink;
 }
 [[gnu::target("avx512f")]] void runAvx512f() {
   const __m512 a = _mm512_set1_ps(g_sink + 1.0f);
-  g_sink = _mm512_reduce_add_ps(_mm512_add_ps(a, a));
+  alignas(64) float sum[16];
+  _mm512_store_ps(sum, _mm512_add_ps(a, a));
+  g_sink = sum[0];
 }
 [[gnu::target("avx512f,avx512bf16")]] void runAvx512Bf16() {
   const __m256bh r = _mm512_cvtneps_pbh(_mm512_set1_ps(g_sink + 1.0f));

@@ -70,7 +70,7 @@ INSTANTIATE_TEST_SUITE_P(
                       KernelCase{"bf16_dot_avx512", "avx512_bf16", 2, 12, 100003},
                       KernelCase{"fp16_fma_avx512", "avx512_fp16", 1, 12, 1001},
                       KernelCase{"bf16_amx", "amx_bf16", 32, 4, 10007}),
-    [](const auto& info) { return std::string(info.param.id); });
+    [](const auto& param) { return std::string(param.param.id); });
 
 TEST(IsaProbe, ReportsEveryPathPresentExactlyWhenTheCpuHasIt) {
   mantissa::bench::ProbeOptions fast;

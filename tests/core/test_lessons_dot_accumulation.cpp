@@ -96,8 +96,9 @@ TEST(LessonDotAccumulation, ErrorGrowsWithKUnlessPromoted) {
   // truncated additions by much, and every K is far below the unpromoted one.
   for (const auto& r : d.rows) {
     EXPECT_LT(r.promoted, 3 * d.rows[3].limited) << r.k; // d.rows[3] is K = 128
-    if (r.k >= 1024)
+    if (r.k >= 1024) {
       EXPECT_LT(r.promoted, r.limited / 10) << r.k;
+    }
   }
   const DemoOutput o = runDemo("dot-accumulation");
   EXPECT_EQ(o.series.size(), 5u);

@@ -71,14 +71,15 @@ TEST_P(MemoryBytes, ReportedTotalIsWhatTheModelAllocated) {
   const std::string fp32Class = recipe.masterWeights ? "master weights" : "weights";
   EXPECT_GE(bytes.at(fp32Class), 4 * params);
   // A 16-bit working copy adds 2 bytes a weight (padded to 64 per tensor).
-  if (recipe.matmulInputs != DType::F32 && recipe.masterWeights)
+  if (recipe.matmulInputs != DType::F32 && recipe.masterWeights) {
     EXPECT_GE(bytes.at("weights"), 2 * params);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Recipes, MemoryBytes,
                          ::testing::Values("fp32", "bf16-mixed", "fp16-mixed", "bf16-pure"),
-                         [](const auto& info) {
-                           std::string s = info.param;
+                         [](const auto& param) {
+                           std::string s = param.param;
                            for (char& c : s)
                              if (c == '-')
                                c = '_';

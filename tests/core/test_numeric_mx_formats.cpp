@@ -213,8 +213,9 @@ TEST(NumericMxFormats, E8M0EveryCodeIsAPowerOfTwo) {
     EXPECT_EQ(d.cls, FloatClass::Normal) << c; // code 0 is 2^-127, not zero
     EXPECT_EQ(d.unbiasedExponent, int(c) - 127);
     EXPECT_EQ(enc(FormatId::E8M0, expected).bits, c);
-    if (c > 0)
+    if (c > 0) {
       EXPECT_EQ(nextDown(f, c), c - 1);
+    }
   }
   EXPECT_EQ(toDouble(f, 0x7f), 1.0);
   EXPECT_EQ(decode(f, 0xff).cls, FloatClass::NaN);
@@ -262,8 +263,9 @@ TEST(NumericMxFormats, Int8EveryCodeIsAMultipleOfTwoToTheMinusSix) {
     EXPECT_EQ(toDouble(f, c), expected) << c;
     EXPECT_EQ(decode(f, c).cls, i == 0 ? FloatClass::Zero : FloatClass::Normal);
     EXPECT_EQ(enc(FormatId::Int8, expected).bits, c) << c;
-    if (c != 0x7f)
+    if (c != 0x7f) {
       EXPECT_EQ(toDouble(f, nextUp(f, c)), expected + 1.0 / 64) << c;
+    }
   }
   EXPECT_EQ(nextUp(f, 0x7f), 0x7fu);
   EXPECT_EQ(nextDown(f, 0x80), 0x80u);
