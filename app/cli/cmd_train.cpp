@@ -303,17 +303,9 @@ int runTrain(const Args& args) {
   const std::vector<std::string> inputs = inputFiles(p.optionalValue("config"), config.data);
   std::unique_ptr<JsonlLog> log;
   if (auto path = p.optionalValue("log")) {
-    if (const std::string in = inputAt(*path, inputs); !in.empty()) {
-      std::cerr << "mantissa-cli train: --log: '" << *path << "' is the input '" << in
-                << "'; choose another file\n";
+    log = openRunLog(*path, inputs);
+    if (!log)
       return 2;
-    }
-    log = std::make_unique<JsonlLog>(*path);
-    if (!log->ok()) {
-      std::cerr << "mantissa-cli train: --log: cannot write '" << *path
-                << "': " << log->openError() << "\n";
-      return 2;
-    }
   }
   if (auto dir = p.optionalValue("export")) {
 #ifndef MANTISSA_CLI_HAS_UI

@@ -151,18 +151,9 @@ int runTrainGpt(const Args& args) {
   // (--config or the --data text), is refused before the data is read.
   std::unique_ptr<JsonlLog> log;
   if (auto path = p.optionalValue("log")) {
-    const std::vector<std::string> inputs = inputFiles(std::nullopt, config.data);
-    if (const std::string in = inputAt(*path, inputs); !in.empty()) {
-      std::cerr << "mantissa-cli train: --log: '" << *path << "' is the input '" << in
-                << "'; choose another file\n";
+    log = openRunLog(*path, inputFiles(std::nullopt, config.data));
+    if (!log)
       return 2;
-    }
-    log = std::make_unique<JsonlLog>(*path);
-    if (!log->ok()) {
-      std::cerr << "mantissa-cli train: --log: cannot write '" << *path
-                << "': " << log->openError() << "\n";
-      return 2;
-    }
   }
 
   std::unique_ptr<train::GptRun> run;

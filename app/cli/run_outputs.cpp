@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <utility>
 
 namespace mantissa::cli {
@@ -110,6 +111,22 @@ std::string inputAt(const std::string& path, const std::vector<std::string>& inp
     if (fileId(in) == id)
       return in;
   return {};
+}
+
+std::unique_ptr<JsonlLog> openRunLog(const std::string& path,
+                                     const std::vector<std::string>& inputs) {
+  if (const std::string in = inputAt(path, inputs); !in.empty()) {
+    std::cerr << "mantissa-cli train: --log: '" << path << "' is the input '" << in
+              << "'; choose another file\n";
+    return nullptr;
+  }
+  auto log = std::make_unique<JsonlLog>(path);
+  if (!log->ok()) {
+    std::cerr << "mantissa-cli train: --log: cannot write '" << path << "': " << log->openError()
+              << "\n";
+    return nullptr;
+  }
+  return log;
 }
 
 // Checks that files can be created in dir (creating it if needed): a probe file

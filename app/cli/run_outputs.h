@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,11 @@ std::vector<std::string> inputFiles(const std::optional<std::string>& config,
 
 // "" when `path` is none of the inputs, else the input it is (same device and inode).
 std::string inputAt(const std::string& path, const std::vector<std::string>& inputs);
+
+// train's --log: refused (with the reason on stderr, and null returned) when
+// it is one of the inputs or cannot be opened for writing.
+std::unique_ptr<JsonlLog> openRunLog(const std::string& path,
+                                     const std::vector<std::string>& inputs);
 
 // Checks that files can be created in dir (creating it if needed). "" when
 // they can, else the reason.
