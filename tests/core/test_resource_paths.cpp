@@ -104,8 +104,7 @@ TEST(ResourcePaths, ThisProcessIsFoundThroughProcSelfExe) {
 }
 
 TEST(ResourcePaths, TestBinaryInTheBuildTreeFindsTheSourceResources) {
-  // This file is <source>/tests/core/test_resource_paths.cpp.
-  const fs::path sourceResources = fs::path(__FILE__).parent_path().parent_path().parent_path() / "resources";
+  const fs::path sourceResources = fs::path(MANTISSA_TEST_SOURCE_DIR) / "resources";
   ASSERT_FALSE(std::getenv("MANTISSA_RESOURCE_DIR")) << "unset MANTISSA_RESOURCE_DIR to run this test";
   EXPECT_TRUE(fs::equivalent(mantissa::io::resourceDir(), sourceResources));
   EXPECT_TRUE(fs::equivalent(mantissa::io::resourcePath("data/README.md"),
