@@ -83,7 +83,10 @@ TEST(GptPhenomena, LossInBf16IsVisiblyOff) {
 }
 
 // BF16 accumulation (8 significant bits) rounded after every addition drifts
-// far from FP32; promoted to FP32 every 8 products it stays close. FP16 (11
+// far from FP32; promoted to FP32 every 8 products it stays close. Every
+// product runs through the emulated accumulator: the linear layers', the
+// head's and attention's. Measured: a loss off by about 0.010 against 0.0017
+// promoted (the first rounding of each product stays either way). FP16 (11
 // bits) over these reductions (K <= 256) barely differs either way: printed,
 // not asserted.
 TEST(GptPhenomena, SixteenBitAccumulationLosesWhatPromotionKeeps) {
@@ -92,7 +95,7 @@ TEST(GptPhenomena, SixteenBitAccumulationLosesWhatPromotionKeeps) {
   std::cout << "bf16 accumulation deviation: every add " << every << ", promoted every 8 " << promoted
             << "; fp16: " << deviation("fp32,matmul-accumulation=fp16") << " / "
             << deviation("fp32,matmul-accumulation=fp16,promote-every=8") << "\n";
-  EXPECT_GT(every, 10 * promoted);
+  EXPECT_GT(every, 4 * promoted);
 }
 
 TEST(GptPhenomena, Bf16ResidualStreamDeviatesMoreThanFp16) {

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <random>
 #include <vector>
@@ -330,6 +331,88 @@ TEST(AttentionOp, Fp16SoftmaxWithoutMaxSubtractionOverflowsWhereFp32DoesNot) {
   attn.forward(qkv, out);
   for (float v : out)
     EXPECT_TRUE(std::isnan(v)) << "inf / inf in FP16 gives NaN";
+}
+
+namespace {
+
+struct AttentionErrors {
+  double forward = 0;  // largest relative error of the outputs
+  double backward = 0; // largest relative error of dv
+};
+
+// One head over T positions with q = 0, so every row's probabilities are
+// uniform over its causal prefix: row t's output is the mean of v_0..v_t and,
+// with dO = 1, dv_j = sum over t >= j of 1 / (t + 1). Both are long sums
+// (up to T = 1024 terms) whose exact values are known in double.
+AttentionErrors uniformAttentionErrors(nn::AccumulationPrecision accumulation) {
+  const int B = 1, T = 1024, H = 1, C = 2;
+  std::vector<float> qkv(std::size_t(T) * 3 * C, 0.0f);
+  for (int t = 0; t < T; ++t)
+    for (int d = 0; d < C; ++d)
+      qkv[std::size_t(t) * 3 * C + 2 * C + d] = 1.0f + float(t % 89) / 128.0f + float(d) / 4.0f;
+  nn::CausalSelfAttention attn(B, T, H, C, DType::F32, accumulation);
+  std::vector<float> out(std::size_t(T) * C), dout(out.size(), 1.0f), dqkv(qkv.size());
+  attn.forward(qkv, out);
+  attn.backward(dout, dqkv);
+  AttentionErrors e;
+  for (int d = 0; d < C; ++d) {
+    double sum = 0;
+    for (int t = 0; t < T; ++t) {
+      sum += qkv[std::size_t(t) * 3 * C + 2 * C + d];
+      const double want = sum / (t + 1);
+      e.forward = std::max(e.forward, std::abs(out[std::size_t(t) * C + d] - want) / want);
+    }
+    double tail = 0;
+    for (int j = T - 1; j >= 0; --j) {
+      tail += 1.0 / (j + 1);
+      const double got = dqkv[std::size_t(j) * 3 * C + 2 * C + d];
+      e.backward = std::max(e.backward, std::abs(got - tail) / tail);
+    }
+  }
+  return e;
+}
+
+} // namespace
+
+// Attention's products with the accumulator emulated in 16 bits: rounding
+// the running sum after every addition loses far more than FP32 does, and
+// promoting the partial sums to FP32 every N_C products wins most of it back.
+TEST(AttentionOp, SixteenBitAccumulationOfTheProductsLosesWhatPromotionKeeps) {
+  const AttentionErrors fp32 = uniformAttentionErrors({});
+  const AttentionErrors fp16 = uniformAttentionErrors({DType::F16, 0});
+  const AttentionErrors bf16 = uniformAttentionErrors({DType::BF16, 0});
+  const AttentionErrors promoted = uniformAttentionErrors({DType::F16, 16});
+  // FP32: a few units of 2^-24 per addition at most.
+  EXPECT_LT(fp32.forward, 1e-5);
+  EXPECT_LT(fp32.backward, 1e-5);
+  // FP16 (unit roundoff u = 2^-11 = 4.9e-4) and BF16 (2^-8 = 3.9e-3) sums
+  // over a thousand terms drift by tens of units: once the sum is large
+  // against the terms, each addition loses up to half a unit.
+  EXPECT_GT(fp16.forward, 5e-3);
+  EXPECT_GT(fp16.backward, 5e-3);
+  EXPECT_GT(bf16.forward, 5e-2);
+  EXPECT_GT(bf16.backward, 5e-2);
+  // Promoted every 16 products: each partial sum has at most 16 terms, so
+  // the error stays within a few units u of FP16, whatever the length.
+  EXPECT_LT(promoted.forward, 4 * 0x1p-11);
+  EXPECT_LT(promoted.backward, 4 * 0x1p-11);
+  EXPECT_LT(promoted.forward, fp16.forward / 8);
+  EXPECT_LT(promoted.backward, fp16.backward / 8);
+  std::printf("max relative error, forward / dv: fp32 %.2e / %.2e, fp16 %.2e / %.2e, "
+              "bf16 %.2e / %.2e, fp16 promoted every 16 %.2e / %.2e\n",
+              fp32.forward, fp32.backward, fp16.forward, fp16.backward, bf16.forward,
+              bf16.backward, promoted.forward, promoted.backward);
+}
+
+TEST(AttentionOp, EmulatedAccumulationIsNamedInTheImplementation) {
+  nn::CausalSelfAttention plain(1, 4, 1, 4, DType::BF16);
+  nn::CausalSelfAttention summed(1, 4, 1, 4, DType::BF16, {DType::F16, 128});
+  EXPECT_FALSE(plain.accumulationEmulated());
+  EXPECT_TRUE(summed.accumulationEmulated());
+  EXPECT_EQ(summed.implementation(),
+            "emulated FP16 accumulation, promoted to FP32 every 128 (plain loops)");
+  EXPECT_THROW(nn::CausalSelfAttention(1, 4, 1, 4, DType::F32, {DType::F16, -1}),
+               std::invalid_argument);
 }
 
 TEST(TiedHeadOp, LogitsAreRowsDotEmbeddingAndBackwardMatchesCentralDifferences) {

@@ -122,7 +122,9 @@ struct Gpt::Block {
 
   Block(int N, int B, int T, int C, int H, DType lowType, DType inputs, const amp::Policy& p)
       : qkvOp(N, C, 3 * C, lowType, p), apOp(N, C, C, lowType, p), fcOp(N, C, 4 * C, lowType, p),
-        fpOp(N, 4 * C, C, lowType, p), attention(B, T, H, C, inputs) {}
+        fpOp(N, 4 * C, C, lowType, p),
+        attention(B, T, H, C, inputs,
+                  {p[OpClass::MatmulAccumulation], p.promoteEvery}) {}
 };
 
 struct Gpt::Impl {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/kernels/accumulation.h>
 #include <mantissa/nn/attention.h>
 #include <mantissa/nn/precision.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -14,8 +16,12 @@ namespace {
 using kernels::BatchedShape;
 using kernels::Trans;
 
-Tensor lowTwin(DType dtype, std::int64_t rows, std::int64_t cols) {
-  return dtype == DType::F32 ? Tensor() : Tensor(dtype, rows, cols);
+// The products' copy of an FP32 operand: none for FP32 inputs; FP32 values
+// rounded to the input dtype when the accumulator is emulated; else 16-bit.
+Tensor lowTwin(DType inputs, bool emulated, std::int64_t rows, std::int64_t cols) {
+  if (inputs == DType::F32)
+    return Tensor();
+  return Tensor(emulated ? DType::F32 : inputs, rows, cols);
 }
 
 // Row t of one head: softmax over columns 0..t of scale * s, zero after.
@@ -54,9 +60,11 @@ template <class F> void timed(double* ms, F product) {
 } // namespace
 
 CausalSelfAttention::CausalSelfAttention(int batch, int context, int heads, int channels,
-                                         DType matmulInputs)
+                                         DType matmulInputs,
+                                         AccumulationPrecision accumulation)
     : m_batch(batch), m_context(context), m_heads(heads), m_channels(channels),
       m_headSize(heads > 0 ? channels / heads : 0), m_inputs(matmulInputs),
+      m_accumulation(accumulation), m_low(matmulInputs != DType::F32),
       m_qk(BatchedShape{std::int64_t(batch) * heads, context, context, m_headSize, Trans::No,
                         Trans::Yes},
            matmulInputs),
@@ -66,30 +74,69 @@ CausalSelfAttention::CausalSelfAttention(int batch, int context, int heads, int 
            matmulInputs) {
   if (heads <= 0 || channels % heads != 0)
     throw std::invalid_argument("CausalSelfAttention: channels must be a multiple of heads");
+  if (accumulation.promoteEvery < 0)
+    throw std::invalid_argument("CausalSelfAttention: promoteEvery must be 0 or positive");
+  const bool emulatedSums = accumulationEmulated();
   const std::int64_t rows = std::int64_t(batch) * heads * context;
   const std::int64_t D = m_headSize, T = context;
   m_qF = Tensor(DType::F32, rows, D);
   m_kF = Tensor(DType::F32, rows, D);
   m_vF = Tensor(DType::F32, rows, D);
-  m_q = lowTwin(m_inputs, rows, D);
-  m_k = lowTwin(m_inputs, rows, D);
-  m_v = lowTwin(m_inputs, rows, D);
+  m_q = lowTwin(m_inputs, emulatedSums, rows, D);
+  m_k = lowTwin(m_inputs, emulatedSums, rows, D);
+  m_v = lowTwin(m_inputs, emulatedSums, rows, D);
   m_scores = Tensor(DType::F32, rows, T);
   m_probs = Tensor(DType::F32, rows, T);
-  m_probsLow = lowTwin(m_inputs, rows, T);
+  m_probsLow = lowTwin(m_inputs, emulatedSums, rows, T);
   m_o = Tensor(DType::F32, rows, D);
   m_dO = Tensor(DType::F32, rows, D);
-  m_dOLow = lowTwin(m_inputs, rows, D);
+  m_dOLow = lowTwin(m_inputs, emulatedSums, rows, D);
   m_dP = Tensor(DType::F32, rows, T);
-  m_dSLow = lowTwin(m_inputs, rows, T);
+  m_dSLow = lowTwin(m_inputs, emulatedSums, rows, T);
   m_dq = Tensor(DType::F32, rows, D);
   m_dk = Tensor(DType::F32, rows, D);
   m_dv = Tensor(DType::F32, rows, D);
 }
 
 void CausalSelfAttention::toInputs(const Tensor& f32, Tensor& low) {
-  if (m_inputs != DType::F32)
+  if (!m_low)
+    return;
+  if (low.dtype() == DType::F32) { // rounded values for the emulated accumulator
+    std::copy(f32.f32().begin(), f32.f32().end(), low.f32().begin());
+    roundSpan(m_inputs, low.f32());
+  } else {
     low.convertFrom(f32);
+  }
+}
+
+void CausalSelfAttention::product(kernels::BatchedMatmul& batched, const Tensor& src,
+                                  const Tensor& weights, Tensor& dst) {
+  timed(m_matmulMs, [&] {
+    if (!accumulationEmulated()) {
+      batched.execute(src, weights, dst);
+      return;
+    }
+    const BatchedShape& s = batched.shape();
+    const std::size_t srcSize = std::size_t(s.m * s.k), weightSize = std::size_t(s.k * s.n),
+                      dstSize = std::size_t(s.m * s.n);
+    for (std::size_t g = 0; g < std::size_t(s.groups); ++g)
+      kernels::matmulEmulatedAccumulation({s.m, s.n, s.k, s.transSrc, s.transWeights},
+                                          src.f32().subspan(g * srcSize, srcSize),
+                                          weights.f32().subspan(g * weightSize, weightSize),
+                                          dst.f32().subspan(g * dstSize, dstSize),
+                                          m_accumulation.dtype, m_accumulation.promoteEvery);
+  });
+}
+
+std::string CausalSelfAttention::implementation() const {
+  if (!accumulationEmulated())
+    return m_qk.implementation();
+  std::string sums = m_accumulation.dtype == DType::BF16 ? "BF16" : "FP16";
+  return "emulated " + sums + " accumulation" +
+         (m_accumulation.promoteEvery > 0
+              ? ", promoted to FP32 every " + std::to_string(m_accumulation.promoteEvery)
+              : std::string()) +
+         " (plain loops)";
 }
 
 void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> out) {
@@ -115,8 +162,8 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
   toInputs(m_qF, m_q);
   toInputs(m_kF, m_k);
   toInputs(m_vF, m_v);
-  const bool low = m_inputs != DType::F32;
-  timed(m_matmulMs, [&] { m_qk.execute(low ? m_q : m_qF, low ? m_k : m_kF, m_scores); });
+  const bool low = m_low;
+  product(m_qk, low ? m_q : m_qF, low ? m_k : m_kF, m_scores);
 
   const float scale = 1.0f / std::sqrt(float(m_headSize));
   const float* s = m_scores.f32().data();
@@ -127,7 +174,7 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
       softmaxCausalRow(s + r, p + r, int(t) + 1, int(T), scale, m_softmax);
     }
   toInputs(m_probs, m_probsLow);
-  timed(m_matmulMs, [&] { m_pv.execute(low ? m_probsLow : m_probs, low ? m_v : m_vF, m_o); });
+  product(m_pv, low ? m_probsLow : m_probs, low ? m_v : m_vF, m_o);
 
   // Unpermute O [B, H, T, D] -> out [B, T, H*D].
   const float* o = m_o.f32().data();
@@ -155,10 +202,10 @@ void CausalSelfAttention::backward(std::span<const float> dout, std::span<float>
           dst[d] = src[d];
       }
   toInputs(m_dO, m_dOLow);
-  const bool low = m_inputs != DType::F32;
+  const bool low = m_low;
   const Tensor& dOIn = low ? m_dOLow : m_dO;
-  timed(m_matmulMs, [&] { m_qk.execute(dOIn, low ? m_v : m_vF, m_dP); });           // dP = dO v^T
-  timed(m_matmulMs, [&] { m_tn.execute(low ? m_probsLow : m_probs, dOIn, m_dv); }); // dv = P^T dO
+  product(m_qk, dOIn, low ? m_v : m_vF, m_dP);           // dP = dO v^T
+  product(m_tn, low ? m_probsLow : m_probs, dOIn, m_dv); // dv = P^T dO
 
   // dS = P * (dP - rowsum(dP * P)) * scale, in place in dP.
   const float scale = 1.0f / std::sqrt(float(m_headSize));
@@ -178,8 +225,8 @@ void CausalSelfAttention::backward(std::span<const float> dout, std::span<float>
   }
   toInputs(m_dP, m_dSLow);
   const Tensor& dS = low ? m_dSLow : m_dP;
-  timed(m_matmulMs, [&] { m_pv.execute(dS, low ? m_k : m_kF, m_dq); }); // dq = dS k
-  timed(m_matmulMs, [&] { m_tn.execute(dS, low ? m_q : m_qF, m_dk); }); // dk = dS^T q
+  product(m_pv, dS, low ? m_k : m_kF, m_dq); // dq = dS k
+  product(m_tn, dS, low ? m_q : m_qF, m_dk); // dk = dS^T q
 
   const float* dq = m_dq.f32().data();
   const float* dk = m_dk.f32().data();

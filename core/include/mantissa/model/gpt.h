@@ -29,8 +29,9 @@
 // BF16 runs natively where oneDNN has a kernel for this CPU), activations
 // (linear outputs rounded), residual stream, softmax (attention), norm
 // statistics, GELU outputs, embedding output, gradients (activation and
-// weight gradients rounded). Accumulation in 16 bits runs every product
-// through kernels::matmulEmulatedAccumulation (slow; small models). The loss
+// weight gradients rounded). Accumulation in 16 bits runs every product,
+// the linear layers', the head's and attention's six per head, through
+// kernels::matmulEmulatedAccumulation (slow; small models). The loss
 // in 16 bits rounds the logits and each row's log-sum-exp terms.
 
 #include <mantissa/amp/policy.h>

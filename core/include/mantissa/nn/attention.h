@@ -19,6 +19,12 @@
 //   dq = dS . k,    dk = dS^T . q
 // Six products, three distinct shapes, each a BatchedMatmul made once.
 //
+// Accumulation: by default the six products accumulate in FP32 (oneDNN).
+// With a 16-bit accumulator they run through kernels::matmulEmulatedAccumulation
+// head by head (plain loops, slow): every product added into a BF16 or FP16
+// running sum, promoted to FP32 every N_C products when promoteEvery > 0.
+// The 16-bit operand copies are then FP32 tensors holding the rounded values.
+//
 // Softmax precision: F32 computes in FP32. BF16/F16 round the scaled score,
 // every exp, the running sum after each addition and each probability to that
 // format. Without max subtraction exp(s) is taken of the raw scaled score,
@@ -37,10 +43,16 @@ struct SoftmaxPrecision {
   bool subtractMax = true;
 };
 
+struct AccumulationPrecision {
+  DType dtype = DType::F32; // the products' running sums
+  int promoteEvery = 0;     // N_C; 0: a 16-bit sum is never promoted
+};
+
 class CausalSelfAttention {
 public:
   // Allocates every buffer and creates the oneDNN primitives.
-  CausalSelfAttention(int batch, int context, int heads, int channels, DType matmulInputs);
+  CausalSelfAttention(int batch, int context, int heads, int channels, DType matmulInputs,
+                      AccumulationPrecision accumulation = {});
 
   void setSoftmaxPrecision(SoftmaxPrecision precision) { m_softmax = precision; }
   // When set, the wall time of the six products (ms) is added to *ms.
@@ -53,21 +65,30 @@ public:
   // The attention probabilities of the last forward, [G*T, T] (row g*T + t:
   // head g % H of sample g / H, query t; zero above the diagonal).
   const Tensor& probs() const { return m_probs; }
-  std::string implementation() const { return m_qk.implementation(); }
-  bool emulated() const { return m_qk.emulated(); }
+  std::string implementation() const;
+  bool emulated() const { return accumulationEmulated() || m_qk.emulated(); }
+  bool accumulationEmulated() const { return m_accumulation.dtype != DType::F32; }
+  AccumulationPrecision accumulation() const { return m_accumulation; }
 
 private:
   void toInputs(const Tensor& f32, Tensor& low);
+  // dst = src x weights for every head, timed: through `batched`, or with the
+  // emulated accumulator on the same shape.
+  void product(kernels::BatchedMatmul& batched, const Tensor& src, const Tensor& weights,
+               Tensor& dst);
 
   int m_batch, m_context, m_heads, m_channels, m_headSize;
   DType m_inputs;
+  AccumulationPrecision m_accumulation;
+  bool m_low = false; // products read the input-dtype twins (16-bit inputs)
   SoftmaxPrecision m_softmax;
   double* m_matmulMs = nullptr;
   kernels::BatchedMatmul m_qk;  // {G, T, T, D}, weights transposed: S = q k^T, dP = dO v^T
   kernels::BatchedMatmul m_pv;  // {G, T, D, T}: O = P v, dq = dS k
   kernels::BatchedMatmul m_tn;  // {G, T, D, T}, src transposed: dv = P^T dO, dk = dS^T q
   Tensor m_qF, m_kF, m_vF;      // [G*T, D] FP32
-  Tensor m_q, m_k, m_v;         // [G*T, D] input dtype (aliases of the FP32 ones when F32)
+  Tensor m_q, m_k, m_v;         // [G*T, D] input dtype; FP32 rounded values with a 16-bit
+                                //   accumulator; empty with FP32 inputs
   Tensor m_scores;              // [G*T, T] FP32
   Tensor m_probs;               // [G*T, T] FP32
   Tensor m_probsLow;            // [G*T, T] input dtype (empty when F32)
