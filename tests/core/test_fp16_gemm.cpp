@@ -350,4 +350,106 @@ TEST(Fp16Gemm, LabelSaysWhichKernelAndNc) {
   EXPECT_NE(never.label().find("pure FP16 accumulation"), std::string::npos) << never.label();
 }
 
+// ---------------------------------------------------------------------------
+// The numerics table holds its documented bounds
+// ---------------------------------------------------------------------------
+
+// gamma_n(u) = n u / (1 - n u): the classic bound on recursive summation of
+// n non-negative terms with unit roundoff u (Higham, Accuracy and
+// Stability, 4.2).
+double gamma(double n, double u) {
+  return n * u / (1 - n * u);
+}
+
+class Fp16AccumulationTable : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() { s_table = kernels::fp16AccumulationTable(); }
+  static kernels::Fp16ErrorTable s_table;
+  static std::size_t column(int nc) {
+    for (std::size_t c = 0; c < s_table.promoteEvery.size(); ++c)
+      if (s_table.promoteEvery[c] == nc)
+        return c;
+    ADD_FAILURE() << "no column for N_C " << nc;
+    return 0;
+  }
+};
+kernels::Fp16ErrorTable Fp16AccumulationTable::s_table;
+
+TEST_F(Fp16AccumulationTable, CoversTheDocumentedRange) {
+  const std::vector<int> wantNc{1, 16, 32, 64, 128, 256, kernels::kFp16NeverPromote};
+  EXPECT_EQ(s_table.promoteEvery, wantNc);
+  ASSERT_EQ(s_table.rowsByK.size(), 6u);
+  EXPECT_EQ(s_table.rowsByK.front().k, 16);
+  EXPECT_EQ(s_table.rowsByK.back().k, 16384);
+  EXPECT_NE(s_table.fp32Implementation.find("FP32 compute"), std::string::npos) << s_table.fp32Implementation;
+}
+
+TEST_F(Fp16AccumulationTable, WithinTheWorstCaseBoundOfChunkedSummation) {
+  // Non-negative terms: a chunk of n FMAs errs by at most gamma_n(2^-11) of
+  // its sum, the FP32 sum of m chunks by gamma_m(2^-24) of theirs. Products
+  // that fall below FP16's normal range (< 2^-14) may lose up to 2^-25 each
+  // absolutely; against sums of order K/4 that is below 1e-6 relative.
+  const double u16 = 0x1p-11, u32 = 0x1p-24;
+  for (const auto& row : s_table.rowsByK)
+    for (std::size_t c = 0; c < s_table.promoteEvery.size(); ++c) {
+      const double chunk = s_table.promoteEvery[c] == 0 ? double(row.k)
+                                                         : std::min<double>(s_table.promoteEvery[c], double(row.k));
+      if (chunk * u16 >= 0.5)
+        continue; // the bound says nothing there
+      const double chunks = std::ceil(double(row.k) / chunk);
+      const double bound = gamma(chunk, u16) + gamma(chunks, u32) * (1 + gamma(chunk, u16)) + 1e-6;
+      EXPECT_LE(row.fp16[c].maxRelError, bound) << "K " << row.k << " N_C " << s_table.promoteEvery[c];
+    }
+  for (const auto& row : s_table.rowsByK) // FP32 path: exact products, FP32 sums
+    EXPECT_LE(row.fp32.maxRelError, gamma(double(row.k), u32)) << "K " << row.k;
+}
+
+TEST_F(Fp16AccumulationTable, PureFp16StallsAndPromotionStopsIt) {
+  // Products lie in [0, 1): once an FP16 sum reaches 2048 (ulp 2) an added
+  // product is below half an ulp and rounds away, so the pure FP16 result is
+  // at most 2048 + 1 while the exact sum at K = 16384 is about 4096 (mean
+  // 1/4 per product, spread about 30): at least 45% is lost, in every output.
+  const auto& last = s_table.rowsByK.back();
+  ASSERT_EQ(last.k, 16384);
+  const std::size_t never = column(kernels::kFp16NeverPromote);
+  EXPECT_GE(last.fp16[never].medianRelError, 0.45);
+  // Growing with K while the sums pass 2048 and then stall.
+  for (std::size_t r = 3; r < s_table.rowsByK.size(); ++r)
+    EXPECT_GT(s_table.rowsByK[r].fp16[never].medianRelError, s_table.rowsByK[r - 1].fp16[never].medianRelError)
+        << "K " << s_table.rowsByK[r].k;
+  // Up to K = N_C a column is pure FP16 accumulation: the same numbers.
+  for (const auto& row : s_table.rowsByK)
+    for (std::size_t c = 0; c < s_table.promoteEvery.size(); ++c)
+      if (s_table.promoteEvery[c] >= row.k) {
+        EXPECT_EQ(row.fp16[c].maxRelError, row.fp16[never].maxRelError) << "K " << row.k;
+        EXPECT_EQ(row.fp16[c].medianRelError, row.fp16[never].medianRelError) << "K " << row.k;
+      }
+  // Longer FP16 chunks err more: the median error at K = 16384 rises with
+  // N_C (each step doubles the chunk; measured ratios are 2 to 5), and the
+  // FP32 path, whose products are exact, is below N_C = 1, whose products
+  // are rounded to FP16.
+  for (std::size_t c = 1; c < s_table.promoteEvery.size(); ++c)
+    EXPECT_GT(last.fp16[c].medianRelError, last.fp16[c - 1].medianRelError) << "N_C " << s_table.promoteEvery[c];
+  for (const auto& row : s_table.rowsByK)
+    EXPECT_LT(row.fp32.medianRelError, row.fp16[column(1)].medianRelError) << "K " << row.k;
+}
+
+TEST_F(Fp16AccumulationTable, DefaultIsTheLargestNcWithinFourFp16RoundingsFromK1024) {
+  // The rule the default was chosen by (fp16_gemm.h): the largest N_C whose
+  // max relative error stays within 2^-9 for every K >= 1024.
+  int chosen = -1;
+  for (std::size_t c = 0; c < s_table.promoteEvery.size(); ++c) {
+    const int nc = s_table.promoteEvery[c];
+    if (nc == kernels::kFp16NeverPromote)
+      continue;
+    bool within = true;
+    for (const auto& row : s_table.rowsByK)
+      if (row.k >= 1024)
+        within = within && row.fp16[c].maxRelError <= 0x1p-9;
+    if (within)
+      chosen = std::max(chosen, nc);
+  }
+  EXPECT_EQ(chosen, kernels::kDefaultFp16PromoteEvery);
+}
+
 } // namespace

@@ -78,26 +78,29 @@ bool fp16GemmHardwareAvailable() {
 // fma16(a, b, c) = RN16(a*b + c), computed in double:
 //
 // 1. p = a*b is exact in double: FP16 significands have 11 bits, so the
-//    product has at most 22, and its magnitude lies in [2^-48, 2^32].
+//    product has at most 22, and its magnitude is 0 or lies in
+//    [2^-48, 2^32].
 // 2. s = RN53(p + c), and the TwoSum error e = (p + c) - s is exact
-//    (Knuth's TwoSum; no overflow is possible below 2^33).
-// 3. If e != 0 and s has an even last significand bit, s moves one double
-//    towards e. Now s = RO53(p + c), the exact sum rounded to odd: the one
-//    of its two neighbouring doubles whose last bit is 1 (when the sum is
-//    not a double itself, it lies strictly between s and that neighbour, and
-//    of two neighbouring doubles exactly one is odd).
-// 4. RN16(s) = RN16(p + c). Every FP16 value and every midpoint between two
-//    FP16 neighbours (including 65520, where rounding reaches infinity) has
-//    at most 12 significant bits and at least 2^-25 as its last bit, so it is
-//    a double with an EVEN last bit (53 > 12 + 1). If p + c is a double,
-//    s = p + c. Otherwise p + c lies strictly between two consecutive
-//    doubles and s is the odd one of them: no even double lies between
-//    p + c and s, or at s, so p + c and s are on the same side of every FP16
-//    value and midpoint, and round to the same FP16 value. (This is the
-//    round-to-odd double rounding theorem of Boldo and Melquiond, with the
-//    FP16 subnormal grid 2^-24 being coarser than double's everywhere here.)
-// 5. RN16 of a double: scale to an integer significand and round with
-//    nearbyint (ties to even under the default rounding mode).
+//    (Knuth's TwoSum; nothing overflows below 2^33). |e| <= ulp53(s) / 2.
+// 3. s is a normal double (p + c is 0 or at least 2^-48 in magnitude, being
+//    a sum of multiples of 2^-48). Rounding |s| to FP16 keeps the top
+//    bits of its 53-bit significand down to the FP16 ulp there,
+//    2^max(E-10, -24) for |s| in [2^E, 2^(E+1)): it drops d >= 42 bits,
+//    leaving q and a remainder r against half = 2^(d-1).
+// 4. Rounding s decides as rounding p + c would, with e breaking ties:
+//    - r != half: the midpoint between the two FP16 candidates is an
+//      integer number of ulp53(s) away from s, so at least one, while p + c
+//      is within half an ulp53 of s: both lie on the same side of it. (When
+//      s is a power of two and e points below it, p + c is within half an
+//      ulp53 below a value that is on the FP16 grid of both binades; it
+//      rounds to s as well.)
+//    - r == half: s is a midpoint. p + c is exactly it when e = 0 (ties to
+//      even), else above it in magnitude when e has the sign of s (round
+//      away from zero), below it otherwise (round towards zero).
+// 5. q = 2048 carries into the next binade by plain addition of the
+//    encodings; at 2^16 and above the encoding reaches 0x7C00: infinity.
+//    (So 65520, the midpoint above 65504, goes to infinity by ties to even,
+//    and a hair below it to 65504.)
 //
 // tests/core/test_fp16_gemm.cpp checks fma16 against exact integer
 // arithmetic (sums on the 2^-48 grid in 128 bits).
@@ -136,41 +139,48 @@ inline double halfToDouble(std::uint16_t h) {
   return static_cast<double>(g_half[h]);
 }
 
-// RN16 of a double (ties to even, subnormals kept, overflow to +-inf).
-inline std::uint16_t roundToHalf(double x) {
-  if (std::isnan(x))
-    return 0x7E00;
-  const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
-  const double ax = std::fabs(x);
-  if (ax >= 65520.0) // the midpoint between 65504 and 2^16; the tie goes to even (2^16): inf
-    return sign | 0x7C00;
-  if (ax < 0x1p-14) // subnormal grid 2^-24; 1024 * 2^-24 is the smallest normal (0x0400)
-    return sign | static_cast<std::uint16_t>(std::nearbyint(ax * 0x1p24));
-  int e = 0;
-  std::frexp(ax, &e); // ax in [2^(e-1), 2^e)
-  const int exponent = e - 1;                                      // -14 .. 15
-  const double q = std::nearbyint(std::ldexp(ax, 10 - exponent)); // 1024 .. 2048
-  // Bits = (biased exponent - 1) * 1024 + q: q = 2048 carries into the next binade.
-  return sign | static_cast<std::uint16_t>((exponent + 14) * 1024 + static_cast<int>(q));
+constexpr std::uint16_t kHalfNan = 0x7E00;
+constexpr std::uint16_t kHalfInf = 0x7C00;
+
+// RN16(s + e) for a finite double s and its exact error term e (step 3-5).
+inline std::uint16_t roundToHalf(double s, double e) {
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(s);
+  const std::uint16_t sign = (bits >> 63) != 0 ? 0x8000 : 0;
+  const std::uint64_t mag = bits & 0x7FFF'FFFF'FFFF'FFFFull;
+  if (mag == 0)
+    return sign;
+  const int exponent = static_cast<int>(mag >> 52) - 1023;
+  if (exponent >= 16)
+    return sign | kHalfInf;
+  if (exponent < -25) // below half the smallest subnormal, 2^-25
+    return sign;
+  const int ulp = std::max(exponent - 10, -24);
+  const int drop = 52 - exponent + ulp; // 42 .. 53
+  const std::uint64_t significand = (mag & 0x000F'FFFF'FFFF'FFFFull) | (1ull << 52);
+  std::uint64_t q = significand >> drop;
+  const std::uint64_t r = significand & ((1ull << drop) - 1);
+  const std::uint64_t half = 1ull << (drop - 1);
+  bool up = r > half;
+  if (r == half) {
+    if (e == 0)
+      up = (q & 1) != 0;
+    else
+      up = (e > 0) == (sign == 0);
+  }
+  q += up;
+  const std::uint64_t encoded = static_cast<std::uint64_t>(ulp + 24) * 1024 + q;
+  return sign | static_cast<std::uint16_t>(std::min<std::uint64_t>(encoded, kHalfInf));
 }
 
 inline std::uint16_t fma16(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
   const double da = halfToDouble(a), db = halfToDouble(b), dc = halfToDouble(c);
   const double p = da * db; // exact
-  double s = p + dc;
-  if (!std::isfinite(s)) {
-    if (std::isnan(s))
-      return 0x7E00;
-    return roundToHalf(s);
-  }
+  const double s = p + dc;
+  if (!std::isfinite(s)) // an operand was inf or NaN
+    return std::isnan(s) ? kHalfNan : (std::signbit(s) ? 0x8000 | kHalfInf : kHalfInf);
   const double t = s - p; // TwoSum
   const double e = (p - (s - t)) + (dc - t);
-  if (e != 0) {
-    const std::uint64_t bits = std::bit_cast<std::uint64_t>(s);
-    if ((bits & 1u) == 0) // round to odd
-      s = std::nextafter(s, e > 0 ? INFINITY : -INFINITY);
-  }
-  return roundToHalf(s);
+  return roundToHalf(s, e);
 }
 
 } // namespace

@@ -57,11 +57,15 @@ Fp16ErrorTable fp16AccumulationTable(const Fp16ErrorTableOptions& options) {
       }
     Fp16ErrorRow row;
     row.k = k;
-    std::vector<float> c(static_cast<std::size_t>(m * n));
-    for (const int nc : options.promoteEvery) {
-      Fp16Gemm gemm(shape, nc, Fp16GemmIsa::Portable);
+    // One N_C per thread (each product is too small to split).
+    const auto columns = static_cast<std::int64_t>(options.promoteEvery.size());
+    row.fp16.resize(options.promoteEvery.size());
+#pragma omp parallel for schedule(dynamic)
+    for (std::int64_t col = 0; col < columns; ++col) {
+      std::vector<float> c(static_cast<std::size_t>(m * n));
+      Fp16Gemm gemm(shape, options.promoteEvery[static_cast<std::size_t>(col)], Fp16GemmIsa::Portable);
       gemm.execute(a.u16().data(), b.u16().data(), c.data());
-      row.fp16.push_back(errorsOf(c, exact));
+      row.fp16[static_cast<std::size_t>(col)] = errorsOf(c, exact);
     }
     Matmul fp32(shape, DType::F16, DType::F32, false, MatmulPath::Fp32Compute);
     Tensor dst(DType::F32, m, n);
