@@ -12,6 +12,7 @@
 //    reason, on CPUs without AVX512_FP16);
 //  - the numerics table against its documented bounds.
 #include <mantissa/kernels/fp16_gemm.h>
+#include <mantissa/lessons/demo_registry.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/numeric/cpu_features.h>
 
@@ -450,6 +451,28 @@ TEST_F(Fp16AccumulationTable, DefaultIsTheLargestNcWithinFourFp16RoundingsFromK1
       chosen = std::max(chosen, nc);
   }
   EXPECT_EQ(chosen, kernels::kDefaultFp16PromoteEvery);
+}
+
+// The lesson figure draws this table: one line per column, max error per K,
+// on a log axis, and says which kernel FP16 matmuls use on this CPU.
+TEST_F(Fp16AccumulationTable, LessonFigureShowsTheTable) {
+  const lessons::DemoOutput o = lessons::runDemo("fp16-accumulation");
+  EXPECT_TRUE(o.logY);
+  ASSERT_EQ(o.series.size(), s_table.promoteEvery.size() + 1);
+  for (std::size_t c = 0; c < o.series.size(); ++c) {
+    ASSERT_EQ(o.series[c].x.size(), s_table.rowsByK.size()) << o.series[c].name;
+    for (std::size_t r = 0; r < s_table.rowsByK.size(); ++r) {
+      EXPECT_EQ(o.series[c].x[r], double(s_table.rowsByK[r].k));
+      const double want = c < s_table.promoteEvery.size() ? s_table.rowsByK[r].fp16[c].maxRelError
+                                                           : s_table.rowsByK[r].fp32.maxRelError;
+      EXPECT_EQ(o.series[c].y[r], want) << o.series[c].name;
+    }
+  }
+  EXPECT_EQ(o.series.back().name, "FP32 accumulation (emulated path)");
+  const std::string last = o.lines.back();
+  EXPECT_NE(last.find(kernels::fp16GemmHardwareAvailable() ? "has AVX512_FP16" : "has no AVX512_FP16"),
+            std::string::npos)
+      << last;
 }
 
 } // namespace
