@@ -12,6 +12,8 @@
 //    reason, on CPUs without AVX512_FP16);
 //  - the numerics table against its documented bounds.
 #include <mantissa/kernels/fp16_gemm.h>
+#include <mantissa/kernels/matmul.h>
+#include <mantissa/tensor/tensor.h>
 #include <mantissa/lessons/demo_registry.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/numeric/cpu_features.h>
@@ -473,6 +475,47 @@ TEST_F(Fp16AccumulationTable, LessonFigureShowsTheTable) {
   EXPECT_NE(last.find(kernels::fp16GemmHardwareAvailable() ? "has AVX512_FP16" : "has no AVX512_FP16"),
             std::string::npos)
       << last;
+}
+
+// ---------------------------------------------------------------------------
+// kernels::Matmul with FP16 inputs: the FP16 GEMM only where it can run
+// ---------------------------------------------------------------------------
+
+TEST(Fp16Matmul, EmulatedPathAndItsLabelWithoutAvx512Fp16) {
+  if (kernels::fp16GemmHardwareAvailable())
+    GTEST_SKIP() << "this CPU has AVX512_FP16: Fp16Matmul.RunsTheFp16GemmWithTheProcessNc covers it";
+  kernels::Matmul mm(MatmulShape{16, 16, 16}, DType::F16, DType::F32, false, kernels::MatmulPath::Native);
+  EXPECT_TRUE(mm.emulated());
+  EXPECT_NE(mm.implementation().find("FP32 compute"), std::string::npos) << mm.implementation();
+  EXPECT_NE(mm.implementation().find("no AVX512_FP16"), std::string::npos) << mm.implementation();
+}
+
+TEST(Fp16Matmul, RunsTheFp16GemmWithTheProcessNc) {
+  if (!kernels::fp16GemmHardwareAvailable())
+    GTEST_SKIP() << "this CPU has no AVX512_FP16 (CPUID leaf 7 EDX bit 23): FP16 matmuls stay on the "
+                    "emulated FP32 path here";
+  const int before = kernels::fp16PromoteEvery();
+  kernels::setFp16PromoteEvery(32);
+  const MatmulShape s{37, 70, 300, Trans::Yes, Trans::No};
+  kernels::Matmul mm(s, DType::F16, DType::F32, true, kernels::MatmulPath::Native);
+  kernels::setFp16PromoteEvery(before);
+  EXPECT_FALSE(mm.emulated());
+  EXPECT_NE(mm.implementation().find("AVX512_FP16"), std::string::npos) << mm.implementation();
+  EXPECT_NE(mm.implementation().find("every 32 products"), std::string::npos) << mm.implementation();
+  std::mt19937_64 rng(3);
+  Tensor a(DType::F16, s.k, s.m), b(DType::F16, s.k, s.n), c(DType::F32, s.m, s.n);
+  const auto av = randomHalves(a.u16().size(), rng, false), bv = randomHalves(b.u16().size(), rng, false);
+  std::copy(av.begin(), av.end(), a.u16().begin());
+  std::copy(bv.begin(), bv.end(), b.u16().begin());
+  std::fill(c.f32().begin(), c.f32().end(), 0.25f);
+  std::vector<float> want(c.f32().begin(), c.f32().end());
+  kernels::fp16GemmReference(s, av.data(), bv.data(), want.data(), 32, true);
+  mm.execute(a, b, c);
+  for (std::size_t i = 0; i < want.size(); ++i)
+    ASSERT_TRUE(sameResult(c.f32()[i], want[i])) << i;
+  // FP32 compute stays available on request.
+  kernels::Matmul fp32(s, DType::F16, DType::F32, true, kernels::MatmulPath::Fp32Compute);
+  EXPECT_TRUE(fp32.emulated());
 }
 
 } // namespace
