@@ -455,16 +455,18 @@ TEST_F(Fp16AccumulationTable, DefaultIsTheLargestNcWithinFourFp16RoundingsFromK1
   EXPECT_EQ(chosen, kernels::kDefaultFp16PromoteEvery);
 }
 
-// The lesson figure draws this table: one line per column, max error per K,
-// on a log axis, and says which kernel FP16 matmuls use on this CPU.
+// The lesson figure draws this table: one line per column, max error per K
+// (K as evenly spaced categories, errors on a log axis), and says which kernel FP16 matmuls use on this CPU.
 TEST_F(Fp16AccumulationTable, LessonFigureShowsTheTable) {
   const lessons::DemoOutput o = lessons::runDemo("fp16-accumulation");
   EXPECT_TRUE(o.logY);
+  ASSERT_EQ(o.categories.size(), s_table.rowsByK.size());
   ASSERT_EQ(o.series.size(), s_table.promoteEvery.size() + 1);
   for (std::size_t c = 0; c < o.series.size(); ++c) {
     ASSERT_EQ(o.series[c].x.size(), s_table.rowsByK.size()) << o.series[c].name;
     for (std::size_t r = 0; r < s_table.rowsByK.size(); ++r) {
-      EXPECT_EQ(o.series[c].x[r], double(s_table.rowsByK[r].k));
+      EXPECT_EQ(o.series[c].x[r], double(r)); // the category of K
+      EXPECT_EQ(o.categories[r], std::to_string(s_table.rowsByK[r].k));
       const double want = c < s_table.promoteEvery.size() ? s_table.rowsByK[r].fp16[c].maxRelError
                                                            : s_table.rowsByK[r].fp32.maxRelError;
       EXPECT_EQ(o.series[c].y[r], want) << o.series[c].name;

@@ -272,18 +272,21 @@ DemoOutput fp16AccumulationOut() {
     return nc == kernels::kFp16NeverPromote ? std::string("FP16 only (never promoted)")
                                             : "N_C = " + std::to_string(nc);
   };
+  // K grows by factors of 4: one evenly spaced category per K.
+  for (const auto& r : t.rowsByK)
+    o.categories.push_back(std::to_string(r.k));
   for (std::size_t c = 0; c < t.promoteEvery.size(); ++c) {
     DemoSeries s{name(t.promoteEvery[c]), {}, {}, false};
-    for (const auto& r : t.rowsByK) {
-      s.x.push_back(static_cast<double>(r.k));
-      s.y.push_back(r.fp16[c].maxRelError);
+    for (std::size_t i = 0; i < t.rowsByK.size(); ++i) {
+      s.x.push_back(static_cast<double>(i));
+      s.y.push_back(t.rowsByK[i].fp16[c].maxRelError);
     }
     o.series.push_back(std::move(s));
   }
   DemoSeries f{"FP32 accumulation (emulated path)", {}, {}, false};
-  for (const auto& r : t.rowsByK) {
-    f.x.push_back(static_cast<double>(r.k));
-    f.y.push_back(r.fp32.maxRelError);
+  for (std::size_t i = 0; i < t.rowsByK.size(); ++i) {
+    f.x.push_back(static_cast<double>(i));
+    f.y.push_back(t.rowsByK[i].fp32.maxRelError);
   }
   o.series.push_back(std::move(f));
   o.lines.push_back(fmt("C = A x B, A [%lld x K] and B [K x %lld] uniform(0,1) in FP16; relative error "
