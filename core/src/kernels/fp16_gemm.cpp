@@ -68,7 +68,8 @@ std::string_view fp16GemmIsaName(Fp16GemmIsa isa) {
 }
 
 bool fp16GemmHardwareAvailable() {
-  return numeric::cpuFeatures().avx512fp16 && fp16gemm::avx512Fp16MicroKernel() != nullptr;
+  const auto& f = numeric::cpuFeatures();
+  return f.avx512fp16 && f.avx512bw && fp16gemm::avx512Fp16MicroKernel() != nullptr;
 }
 
 // ---------------------------------------------------------------------------

@@ -120,8 +120,9 @@ std::uint16_t fp16Fma(std::uint16_t a, std::uint16_t b, std::uint16_t c) noexcep
 
 enum class Fp16GemmIsa { Portable, Avx512Fp16 };
 std::string_view fp16GemmIsaName(Fp16GemmIsa isa); // "portable", "AVX512_FP16"
-// True when this CPU has AVX512_FP16 (CPUID leaf 7, EDX bit 23) and this
-// build contains the microkernel for it.
+// True when this CPU has AVX512_FP16 (CPUID leaf 7, EDX bit 23; with
+// AVX512BW, which every such CPU has) and this build contains the
+// microkernel for it.
 bool fp16GemmHardwareAvailable();
 
 // The definition in plain loops (slow; for tests and small sizes).
