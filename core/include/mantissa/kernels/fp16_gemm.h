@@ -52,8 +52,9 @@
 //
 // Error of the result, measured: fp16AccumulationTable() with its defaults
 // (8 x 64 outputs per K, A and B uniform(0,1) rounded to FP16, seed 22;
-// portable kernel, so the same on every CPU), relative to a double
-// reference, max / median over the 512 outputs:
+// FP16 columns by the portable kernel, so the same on every CPU; the FP32
+// column by oneDNN, whose summation order varies with the CPU), relative to
+// a double reference, max / median over the 512 outputs:
 //
 //        K  N_C = 1        16             32             64
 //       16  2.2e-4/4.5e-5  1.8e-3/3.5e-4  1.8e-3/3.5e-4  1.8e-3/3.5e-4
