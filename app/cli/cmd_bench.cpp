@@ -11,6 +11,7 @@
 
 #include <mantissa/bench/bench_report.h>
 #include <mantissa/io/atomic_file.h>
+#include <mantissa/kernels/fp16_gemm.h>
 #include <mantissa/kernels/matmul_path.h>
 
 #include <nlohmann/json.hpp>
@@ -143,6 +144,37 @@ void printProbe(const BenchReport& r) {
   }
 }
 
+void printFp16Gemm(const BenchReport& r) {
+  const auto& b = r.fp16Gemm;
+  const auto& t = b.table;
+  if (t.rowsByK.empty())
+    return;
+  std::printf("\nFP16 GEMM: FP16 accumulation added into FP32 every N_C products; relative error "
+              "against double, max / median over %lld outputs (uniform(0,1) data)\n",
+              static_cast<long long>(t.rows * t.cols));
+  std::printf("  %6s", "K");
+  for (int nc : t.promoteEvery)
+    std::printf(" %17s", ("N_C " + kernels::fp16PromoteName(nc)).c_str());
+  std::printf(" %17s\n", "FP32");
+  for (const auto& row : t.rowsByK) {
+    std::printf("  %6lld", static_cast<long long>(row.k));
+    for (const auto& cell : row.fp16)
+      std::printf("  %7.1e/%7.1e", cell.maxRelError, cell.medianRelError);
+    std::printf("  %7.1e/%7.1e\n", row.fp32.maxRelError, row.fp32.medianRelError);
+  }
+  std::printf("  default N_C: %d\n", b.defaultPromoteEvery);
+  if (!b.hardware) {
+    std::printf("  speed: not measured (%s); FP16 matmuls run emulated in FP32\n", b.absentReason.c_str());
+    return;
+  }
+  std::printf("  %lld^3, N_C %s: %.1f GFLOP/s (CV %.1f%%) vs oneDNN FP32 %.1f GFLOP/s (CV %.1f%%): %.2fx",
+              static_cast<long long>(b.size), kernels::fp16PromoteName(b.promoteEvery).c_str(), b.gflops,
+              100 * b.cv, b.onednnFp32Gflops, 100 * b.onednnFp32Cv, b.gflops / b.onednnFp32Gflops);
+  if (b.fp16FmaPeakGflops > 0)
+    std::printf(", %.0f%% of the FP16 FMA peak", 100 * b.gflops / b.fp16FmaPeakGflops);
+  std::printf("\n  [%s]\n", b.implementation.c_str());
+}
+
 void printVersusFp32(const BenchReport& r) {
   std::printf("\nEach recipe against fp32 (median step time ratio; lower is faster)\n");
   for (const auto& c : r.versusFp32)
@@ -162,6 +194,9 @@ void addMatmulOption(ArgParser& p) {
   p.option("matmul", "PATH",
            "16-bit matmuls: native (oneDNN's BF16 kernel), fp32-compute (16-bit storage, "
            "FP32 kernel) or auto (time both per shape, use the faster; default)");
+  p.option("fp16-accumulation", "N|never",
+           "FP16 matmuls on CPUs with AVX512_FP16: add the FP16 partial sums into FP32 every N "
+           "products (default 128), or never (pure FP16 accumulation)");
 }
 
 std::optional<int> applyMatmulOption(const ArgParser& p, const char* command) {
@@ -171,6 +206,16 @@ std::optional<int> applyMatmulOption(const ArgParser& p, const char* command) {
     std::cerr << "mantissa-cli " << command << ": --matmul: '" << text
               << "' is not one of native, fp32-compute, auto\n";
     return 2;
+  }
+  if (p.has("fp16-accumulation")) {
+    const std::string nc = p.value("fp16-accumulation");
+    const auto every = kernels::parseFp16PromoteEvery(nc);
+    if (!every) {
+      std::cerr << "mantissa-cli " << command << ": --fp16-accumulation: '" << nc
+                << "' is not a number of products from 1 to 65536 or never\n";
+      return 2;
+    }
+    kernels::setFp16PromoteEvery(*every);
   }
   kernels::setMatmulPath(*path);
   if (*path == kernels::MatmulPath::Auto)
@@ -227,6 +272,7 @@ int runBench(const Args& args) {
   printPeak(report);
   printConversions(report);
   printSteps(report);
+  printFp16Gemm(report);
   printVersusFp32(report);
   std::fflush(stdout);
   return 0;

@@ -82,6 +82,11 @@ TEST(CliBench, BadUsageIsRefused) {
   auto r = runCli({"bench", "--tiny", "--matmul", "fastest"});
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("not one of native, fp32-compute, auto"), std::string::npos) << r.err;
+  r = runCli({"bench", "--tiny", "--fp16-accumulation", "0"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--fp16-accumulation: '0' is not a number of products from 1 to 65536 or never"),
+            std::string::npos)
+      << r.err;
   r = runCli({"bench", "--quick", "--tiny"});
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("exclude each other"), std::string::npos) << r.err;

@@ -7,6 +7,7 @@
 // progress that never goes back, cancel, and a JSON round trip. No timing
 // thresholds: the figures themselves are never judged here.
 #include <mantissa/bench/bench_report.h>
+#include <mantissa/kernels/fp16_gemm.h>
 #include <mantissa/train/step_benchmark.h>
 
 #include <nlohmann/json.hpp>
@@ -228,6 +229,39 @@ TEST(BenchReport, JsonRoundTrips) {
   const auto back = bench::fromJson(j);
   EXPECT_EQ(bench::toJson(back), j);
   EXPECT_EQ(back.machineKey(), tinyReport().machineKey());
+}
+
+// The FP16 GEMM's part: its error table everywhere (portable kernel), its
+// speed only where the CPU has AVX512_FP16, and the reason when it has not.
+TEST(BenchReport, Fp16GemmTableAndWhetherTheKernelRan) {
+  const json j = bench::toJson(tinyReport());
+  const json& f = j.at("fp16_gemm");
+  EXPECT_EQ(f.at("default_n_c").get<int>(), kernels::kDefaultFp16PromoteEvery);
+  const json& t = f.at("error_table");
+  EXPECT_EQ(t.at("k"), json::array({16, 256})); // BenchOptions::tiny()
+  std::vector<std::string> names;
+  for (const auto& c : t.at("columns")) {
+    names.push_back(c.at("n_c").get<std::string>());
+    ASSERT_EQ(c.at("max_rel_error").size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+      EXPECT_GT(c.at("max_rel_error")[i].get<double>(), 0.0);
+      EXPECT_GE(c.at("max_rel_error")[i].get<double>(), c.at("median_rel_error")[i].get<double>());
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"1", "16", "32", "64", "128", "256", "never", "fp32"}));
+  if (kernels::fp16GemmHardwareAvailable()) {
+    EXPECT_EQ(f.at("kernel"), "AVX512_FP16");
+    EXPECT_GT(f.at("gemm").at("gflops").get<double>(), 0.0);
+    EXPECT_GT(f.at("gemm").at("onednn_fp32_gflops").get<double>(), 0.0);
+  } else {
+    EXPECT_EQ(f.at("kernel"), "absent");
+    EXPECT_TRUE(f.at("gemm").is_null());
+    EXPECT_NE(f.at("absent_reason").get<std::string>().find("AVX512_FP16"), std::string::npos);
+  }
+  // A report from before the FP16 GEMM still reads.
+  json old = j;
+  old.erase("fp16_gemm");
+  EXPECT_TRUE(bench::fromJson(old).fp16Gemm.table.rowsByK.empty());
 }
 
 TEST(BenchReport, FromJsonNamesTheBadField) {

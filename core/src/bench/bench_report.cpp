@@ -2,11 +2,17 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/bench/bench_report.h>
 
+#include <mantissa/kernels/fp16_gemm.h>
+#include <mantissa/kernels/matmul.h>
 #include <mantissa/kernels/matmul_path.h>
+#include <mantissa/numeric/convert.h>
 #include <mantissa/numeric/cpu_features.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <functional>
+#include <random>
 #include <cstdlib>
 
 namespace mantissa::bench {
@@ -18,6 +24,7 @@ constexpr double kMatmulEnd = 0.35;
 constexpr double kPeakEnd = 0.50;
 constexpr double kConversionEnd = 0.58;
 constexpr double kStepsEnd = 0.92;
+constexpr double kSteadyEnd = 0.97;
 
 std::string fixed(double v, int digits) {
   char buf[64];
@@ -87,6 +94,8 @@ BenchOptions BenchOptions::tiny() {
   BenchOptions o = full();
   o.mode = "tiny";
   o.matmul.squareSizes = {32, 64};
+  o.fp16Table.ks = {16, 256};
+  o.fp16GemmSize = 128;
   o.matmul.trainingShapes = false;
   o.matmul.warmup = 1;
   o.matmul.repetitions = 3;
@@ -166,6 +175,62 @@ std::string reasonFor(const BenchReport& r, const train::StepBenchResult& s,
   return why;
 }
 
+
+// Median of `repetitions` timed runs of f after `warmup` untimed ones, as
+// GFLOP/s for `flops` per run.
+SampleStats timeGflops(const std::function<void()>& f, double flops, int warmup, int repetitions) {
+  for (int i = 0; i < warmup; ++i)
+    f();
+  std::vector<double> gflops;
+  for (int i = 0; i < std::max(repetitions, 1); ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    gflops.push_back(flops / s * 1e-9);
+  }
+  return summarizeSamples(gflops);
+}
+
+Fp16GemmBench measureFp16Gemm(const BenchOptions& options, const IsaProbe& probe) {
+  Fp16GemmBench b;
+  b.table = kernels::fp16AccumulationTable(options.fp16Table);
+  b.hardware = kernels::fp16GemmHardwareAvailable();
+  if (!b.hardware) {
+    b.absentReason = numeric::cpuFeatures().avx512fp16 ? "this build has no AVX512_FP16 kernel"
+                                                       : "no AVX512_FP16 in CPUID";
+    return b;
+  }
+  const std::int64_t n = options.fp16GemmSize;
+  const kernels::MatmulShape shape{n, n, n};
+  b.size = n;
+  b.promoteEvery = kernels::fp16PromoteEvery();
+  Tensor a16(DType::F16, n, n), w16(DType::F16, n, n), a32(DType::F32, n, n), w32(DType::F32, n, n),
+      c(DType::F32, n, n);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (std::size_t i = 0; i < a32.f32().size(); ++i) {
+    a32.f32()[i] = u(rng);
+    w32.f32()[i] = u(rng);
+  }
+  numeric::convertF32ToF16(a32.f32(), a16.u16());
+  numeric::convertF32ToF16(w32.f32(), w16.u16());
+  kernels::Fp16Gemm gemm(shape, b.promoteEvery, kernels::Fp16GemmIsa::Avx512Fp16);
+  kernels::Matmul fp32(shape, DType::F32);
+  b.implementation = gemm.label();
+  const int warmup = options.matmul.warmup, reps = options.matmul.repetitions;
+  // One after the other, in the same run.
+  const SampleStats g = timeGflops([&] { gemm.execute(a16.u16().data(), w16.u16().data(), c.f32().data()); },
+                                   shape.flops(), warmup, reps);
+  const SampleStats f = timeGflops([&] { fp32.execute(a32, w32, c); }, shape.flops(), warmup, reps);
+  b.gflops = g.median;
+  b.cv = g.cv;
+  b.onednnFp32Gflops = f.median;
+  b.onednnFp32Cv = f.cv;
+  if (const ProbePath* p = probe.find("fp16_fma_avx512"); p && p->present)
+    b.fp16FmaPeakGflops = p->gflopsAllCores;
+  return b;
+}
+
 } // namespace
 
 std::vector<RecipeComparison> compareWithFp32(const BenchReport& r) {
@@ -224,10 +289,12 @@ BenchReport runBenchmarks(const BenchOptions& options, const ProgressCallback& p
   }
   const auto& ss = options.steadyStateRecipes;
   for (std::size_t i = 0; i < ss.size() && !pp.cancelled(); ++i) {
-    const double f = kStepsEnd + (1.0 - kStepsEnd) * double(i) / double(ss.size());
+    const double f = kStepsEnd + (kSteadyEnd - kStepsEnd) * double(i) / double(ss.size());
     if (pp.report(f, "steady-state check " + ss[i]))
       r.steadyState.push_back(countSteadyState(options.steps, ss[i], 3, options.steadyStateSteps));
   }
+  if (!pp.cancelled() && pp.report(kSteadyEnd, "FP16 GEMM: error table and speed"))
+    r.fp16Gemm = measureFp16Gemm(options, r.probe);
   r.cancelled = pp.cancelled();
   if (!r.cancelled)
     pp.report(1.0, "done");
@@ -261,6 +328,10 @@ BenchReport runBenchmarks(const BenchOptions& options, const ProgressCallback& p
       break;
     }
   r.notes.push_back("BF16: " + kernels::bf16Support().label);
+  if (!r.cancelled)
+    r.notes.push_back("FP16: " + (r.fp16Gemm.hardware ? r.fp16Gemm.implementation
+                                                      : "emulated (FP32 compute): " + r.fp16Gemm.absentReason +
+                                                            ", the FP16 GEMM cannot run"));
   r.notes.push_back(std::string("16-bit matmul path: ") +
                     std::string(kernels::matmulPathName(kernels::matmulPath())));
   return r;

@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
+#include <vector>
 
 namespace mantissa::bench {
 
@@ -153,6 +155,112 @@ train::StepBenchResult stepFromJson(const json& j, std::size_t i) {
   return s;
 }
 
+
+std::string columnName(int promoteEvery) {
+  return kernels::fp16PromoteName(promoteEvery);
+}
+
+json fp16GemmJson(const Fp16GemmBench& b) {
+  const auto& t = b.table;
+  json ks = json::array();
+  for (const auto& row : t.rowsByK)
+    ks.push_back(row.k);
+  json columns = json::array();
+  auto column = [&](const std::string& name, auto cell) {
+    json maxes = json::array(), medians = json::array();
+    for (const auto& row : t.rowsByK) {
+      maxes.push_back(finiteOrNull(cell(row).maxRelError));
+      medians.push_back(finiteOrNull(cell(row).medianRelError));
+    }
+    columns.push_back({{"n_c", name}, {"max_rel_error", maxes}, {"median_rel_error", medians}});
+  };
+  for (std::size_t c = 0; c < t.promoteEvery.size(); ++c)
+    column(columnName(t.promoteEvery[c]), [c](const kernels::Fp16ErrorRow& r) { return r.fp16[c]; });
+  column("fp32", [](const kernels::Fp16ErrorRow& r) { return r.fp32; });
+  json gemm = nullptr;
+  if (b.hardware) {
+    const double peak = b.fp16FmaPeakGflops;
+    gemm = {{"m", b.size},
+            {"n", b.size},
+            {"k", b.size},
+            {"n_c", columnName(b.promoteEvery)},
+            {"gflops", finiteOrNull(b.gflops)},
+            {"cv", finiteOrNull(b.cv)},
+            {"onednn_fp32_gflops", finiteOrNull(b.onednnFp32Gflops)},
+            {"onednn_fp32_cv", finiteOrNull(b.onednnFp32Cv)},
+            {"ratio_to_fp32", finiteOrNull(b.gflops / b.onednnFp32Gflops)},
+            {"fp16_fma_peak_gflops", peak > 0 ? json(peak) : json(nullptr)},
+            {"fraction_of_peak", peak > 0 ? finiteOrNull(b.gflops / peak) : json(nullptr)},
+            {"implementation", b.implementation}};
+  }
+  return {{"default_n_c", b.defaultPromoteEvery},
+          {"kernel", b.hardware ? "AVX512_FP16" : "absent"},
+          {"absent_reason", b.absentReason},
+          {"error_table",
+           {{"k", ks},
+            {"rows", t.rows},
+            {"cols", t.cols},
+            {"fp32_implementation", t.fp32Implementation},
+            {"data", "A [" + std::to_string(t.rows) + ",K] x B [K," + std::to_string(t.cols) +
+                         "], uniform(0,1) rounded to FP16; relative error against double; FP16 "
+                         "columns by exact emulation of the FP16 FMA"},
+            {"columns", columns}}},
+          {"gemm", gemm}};
+}
+
+// Reads what fp16GemmJson wrote; the table's columns come back in order.
+Fp16GemmBench fp16GemmFromJson(const json& j) {
+  const std::string w = "fp16_gemm";
+  Fp16GemmBench b;
+  b.defaultPromoteEvery = field<int>(j, "default_n_c", w);
+  b.hardware = field<std::string>(j, "kernel", w) == "AVX512_FP16";
+  b.absentReason = field<std::string>(j, "absent_reason", w);
+  const json& et = j.contains("error_table") ? j.at("error_table") : json();
+  const std::string we = w + ".error_table";
+  const auto ks = field<std::vector<std::int64_t>>(et, "k", we);
+  b.table.rows = field<std::int64_t>(et, "rows", we);
+  b.table.cols = field<std::int64_t>(et, "cols", we);
+  b.table.fp32Implementation = field<std::string>(et, "fp32_implementation", we);
+  b.table.rowsByK.resize(ks.size());
+  for (std::size_t r = 0; r < ks.size(); ++r)
+    b.table.rowsByK[r].k = ks[r];
+  const json& cols = et.contains("columns") && et.at("columns").is_array() ? et.at("columns") : json::array();
+  for (std::size_t c = 0; c < cols.size(); ++c) {
+    const std::string wc = we + ".columns[" + std::to_string(c) + "]";
+    const std::string name = field<std::string>(cols[c], "n_c", wc);
+    const auto maxes = field<std::vector<double>>(cols[c], "max_rel_error", wc);
+    const auto medians = field<std::vector<double>>(cols[c], "median_rel_error", wc);
+    if (maxes.size() != ks.size() || medians.size() != ks.size())
+      throw std::invalid_argument("benchmark report: '" + wc + "' has not one value per K");
+    const std::optional<int> nc = kernels::parseFp16PromoteEvery(name);
+    if (name != "fp32" && !nc)
+      throw std::invalid_argument("benchmark report: '" + wc + ".n_c' is not a number, never or fp32");
+    if (nc)
+      b.table.promoteEvery.push_back(*nc);
+    for (std::size_t r = 0; r < ks.size(); ++r) {
+      const kernels::Fp16ErrorCell cell{maxes[r], medians[r]};
+      if (nc)
+        b.table.rowsByK[r].fp16.push_back(cell);
+      else
+        b.table.rowsByK[r].fp32 = cell;
+    }
+  }
+  const json& g = j.contains("gemm") ? j.at("gemm") : json();
+  if (g.is_object()) {
+    const std::string wg = w + ".gemm";
+    b.size = field<std::int64_t>(g, "m", wg);
+    b.promoteEvery = kernels::parseFp16PromoteEvery(field<std::string>(g, "n_c", wg)).value_or(0);
+    b.gflops = field<double>(g, "gflops", wg);
+    b.cv = field<double>(g, "cv", wg);
+    b.onednnFp32Gflops = field<double>(g, "onednn_fp32_gflops", wg);
+    b.onednnFp32Cv = field<double>(g, "onednn_fp32_cv", wg);
+    const double peak = field<double>(g, "fp16_fma_peak_gflops", wg);
+    b.fp16FmaPeakGflops = std::isfinite(peak) ? peak : 0;
+    b.implementation = field<std::string>(g, "implementation", wg);
+  }
+  return b;
+}
+
 } // namespace
 
 json toJson(const BenchReport& r) {
@@ -231,6 +339,7 @@ json toJson(const BenchReport& r) {
     versus.push_back({{"recipe", c.recipe}, {"ratio", finiteOrNull(c.ratio)}, {"reason", c.reason}});
   j["versus_fp32"] = std::move(versus);
   j["probe"] = probeToJson(r.probe);
+  j["fp16_gemm"] = fp16GemmJson(r.fp16Gemm);
   j["notes"] = r.notes;
   return j;
 }
@@ -331,6 +440,8 @@ BenchReport fromJson(const json& j) {
   if (!j.contains("probe"))
     throw std::invalid_argument("benchmark report: missing field 'probe'");
   r.probe = probeFromJson(j.at("probe"));
+  if (j.contains("fp16_gemm")) // absent from reports written before it existed
+    r.fp16Gemm = fp16GemmFromJson(j.at("fp16_gemm"));
   r.notes = field<std::vector<std::string>>(j, "notes", "");
   return r;
 }

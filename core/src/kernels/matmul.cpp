@@ -5,6 +5,7 @@
 
 #include "matmul_choice.h"
 
+#include <mantissa/kernels/fp16_gemm.h>
 #include <mantissa/kernels/matmul.h>
 #include <mantissa/numeric/convert.h>
 
@@ -109,6 +110,10 @@ struct Matmul::Plan {
   Tensor srcF32;     // stored shape of src
   Tensor weightsF32; // stored shape of weights
   Tensor dstF32;     // [M,N]
+
+  // FP16 inputs on a CPU with AVX512_FP16: the FP16 GEMM (fp16_gemm.h)
+  // instead of oneDNN; dstF32 holds its result when dst is 16-bit.
+  std::unique_ptr<Fp16Gemm> fp16Gemm;
 };
 
 namespace {
@@ -118,6 +123,16 @@ void executePlan(Matmul::Plan& p, const Tensor& src, const Tensor& weights, Tens
   detail::checkOperand("Matmul::execute", "weights", weights, p.inputs,
                        detail::storedWeights(p.shape));
   detail::checkOperand("Matmul::execute", "dst", dst, p.dst, detail::storedDst(p.shape));
+
+  if (p.fp16Gemm) {
+    Tensor& out = p.dstF32.size() > 0 ? p.dstF32 : dst;
+    if (p.accumulate && p.dstF32.size() > 0)
+      widen(dst, p.dstF32);
+    p.fp16Gemm->execute(src.u16().data(), weights.u16().data(), out.f32().data(), p.accumulate);
+    if (p.dstF32.size() > 0)
+      narrow(p.dstF32, dst);
+    return;
+  }
 
   // Emulated 16-bit operands are widened exactly into their FP32 twins.
   const void* srcData = src.raw();
@@ -262,6 +277,19 @@ Matmul::Matmul(MatmulShape shape, DType inputs, DType dst, bool accumulate, Matm
   }
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
 
+  // FP16 inputs where the CPU has AVX512_FP16: the FP16 GEMM with the
+  // process-wide N_C (fp16_gemm.h), unless FP32 compute is asked for.
+  if (inputs == DType::F16 && path != MatmulPath::Fp32Compute && fp16GemmHardwareAvailable()) {
+    p.fp16Gemm = std::make_unique<Fp16Gemm>(shape, fp16PromoteEvery(), Fp16GemmIsa::Avx512Fp16);
+    OneDnnContext::instance().noteScratchAllocation(); // its packing buffers
+    p.implementation = p.fp16Gemm->label();
+    if (dst != DType::F32) {
+      p.dstF32 = scratchFor(dst, detail::storedDst(shape));
+      p.implementation += ", result rounded to " + upperName(dst);
+    }
+    return;
+  }
+
   // The requested types natively if oneDNN has them; FP32 throughout with
   // conversions around it otherwise, or where the path says so.
   std::optional<dnnl::matmul::primitive_desc> nativePd =
@@ -276,7 +304,8 @@ Matmul::Matmul(MatmulShape shape, DType inputs, DType dst, bool accumulate, Matm
   if (!nativePd) {
     p.emulated = true;
     if (inputs != DType::F32 && path != MatmulPath::Fp32Compute)
-      p.reason = "oneDNN has no " + native + " kernel on this CPU";
+      p.reason = "oneDNN has no " + native + " kernel on this CPU" +
+                 (inputs == DType::F16 ? " and the CPU has no AVX512_FP16 for the FP16 GEMM" : "");
     buildPlan(p, fp32Pd());
   } else if (inputs == DType::F32 || path == MatmulPath::Native) {
     buildPlan(p, *nativePd);

@@ -6,6 +6,7 @@
 #include <mantissa/lessons/demo_registry.h>
 
 #include <mantissa/bench/isa_probe.h>
+#include <mantissa/kernels/fp16_gemm.h>
 #include <mantissa/kernels/matmul_path.h>
 
 #include <mantissa/lessons/demos.h>
@@ -22,12 +23,12 @@ namespace mantissa::lessons {
 
 namespace {
 
-constexpr std::array<std::string_view, 13> kIds{
+constexpr std::array<std::string_view, 14> kIds{
     "format-table", "ulp-ruler",      "swamping",    "swamp-fixes",  "stochastic-rounding",
     "loss-scaling", "scale-recovery", "scaler-walk", "bf16-run",     "accumulation",
-    "softmax-layernorm", "speed", "dot-accumulation"};
+    "softmax-layernorm", "speed", "dot-accumulation", "fp16-accumulation"};
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kTitles{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 13> kTitles{{
     {"format-table", "Formats, from the numeric core"},
     {"ulp-ruler", "The ruler: gap to the next value"},
     {"swamping", "w = 1.0, update -1e-4, 10,000 steps"},
@@ -40,6 +41,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kTitles{
     {"accumulation", "Sum of 10,000 uniform(0,1) values"},
     {"softmax-layernorm", "Error vs a double reference"},
     {"speed", "Matmul 256 x 256 x 256, this machine"},
+    {"fp16-accumulation", "FP16 GEMM: error against K, promoted to FP32 every N_C products"},
 }};
 
 template <typename... A> std::string fmt(const char* f, A... a) {
@@ -262,6 +264,53 @@ DemoOutput dotAccumulationOut() {
   return o;
 }
 
+DemoOutput fp16AccumulationOut() {
+  const kernels::Fp16ErrorTable t = kernels::fp16AccumulationTable();
+  DemoOutput o{"fp16-accumulation", std::string(demoTitle("fp16-accumulation")), "K",
+               "max relative error", true, {}, {}, {}};
+  auto name = [](int nc) {
+    return nc == kernels::kFp16NeverPromote ? std::string("FP16 only (never promoted)")
+                                            : "N_C = " + std::to_string(nc);
+  };
+  // K grows by factors of 4: one evenly spaced category per K.
+  for (const auto& r : t.rowsByK)
+    o.categories.push_back(std::to_string(r.k));
+  for (std::size_t c = 0; c < t.promoteEvery.size(); ++c) {
+    DemoSeries s{name(t.promoteEvery[c]), {}, {}, false};
+    for (std::size_t i = 0; i < t.rowsByK.size(); ++i) {
+      s.x.push_back(static_cast<double>(i));
+      s.y.push_back(t.rowsByK[i].fp16[c].maxRelError);
+    }
+    o.series.push_back(std::move(s));
+  }
+  DemoSeries f{"FP32 accumulation (emulated path)", {}, {}, false};
+  for (std::size_t i = 0; i < t.rowsByK.size(); ++i) {
+    f.x.push_back(static_cast<double>(i));
+    f.y.push_back(t.rowsByK[i].fp32.maxRelError);
+  }
+  o.series.push_back(std::move(f));
+  o.lines.push_back(fmt("C = A x B, A [%lld x K] and B [K x %lld] uniform(0,1) in FP16; relative error "
+                        "against double, max / median over %lld outputs:",
+                        static_cast<long long>(t.rows), static_cast<long long>(t.cols),
+                        static_cast<long long>(t.rows * t.cols)));
+  for (const auto& r : t.rowsByK) {
+    std::string line = fmt("K = %5lld:", static_cast<long long>(r.k));
+    for (std::size_t c = 0; c < t.promoteEvery.size(); ++c)
+      line += fmt("  %s %.1e / %.1e", kernels::fp16PromoteName(t.promoteEvery[c]).c_str(),
+                  r.fp16[c].maxRelError, r.fp16[c].medianRelError);
+    line += fmt("  FP32 %.1e / %.1e", r.fp32.maxRelError, r.fp32.medianRelError);
+    o.lines.push_back(line);
+  }
+  o.lines.push_back(fmt("Each FP16 fused multiply-add rounds once to FP16 (what VFMADD231PH does, emulated "
+                        "exactly); every N_C products the FP16 sum is added to an FP32 sum. "
+                        "Mantissa's default: N_C = %d.",
+                        kernels::kDefaultFp16PromoteEvery));
+  o.lines.push_back(kernels::fp16GemmHardwareAvailable()
+                        ? "This CPU has AVX512_FP16: FP16 matmuls run the VFMADD231PH kernel."
+                        : "This CPU has no AVX512_FP16: FP16 matmuls run the emulated FP32 path.");
+  return o;
+}
+
 DemoOutput softmaxOut() {
   const auto d = softmaxLayerNormDemo();
   DemoOutput o{"softmax-layernorm", std::string(demoTitle("softmax-layernorm")), "format", "error", true, {}, {}, {}};
@@ -338,6 +387,7 @@ DemoOutput runDemo(std::string_view id) {
   if (id == "softmax-layernorm") return softmaxOut();
   if (id == "speed") return speedOut();
   if (id == "dot-accumulation") return dotAccumulationOut();
+  if (id == "fp16-accumulation") return fp16AccumulationOut();
   std::string valid;
   for (auto k : kIds) valid += (valid.empty() ? "" : ", ") + std::string(k);
   throw UnknownDemo("unknown demo \"" + std::string(id) + "\" (valid: " + valid + ")");

@@ -37,6 +37,16 @@
 //                      "scratch_allocations"}],
 //    "probe": {... see isa_probe.h probeToJson},
 //    "versus_fp32": [{"recipe", "ratio", "reason"}],
+//    "fp16_gemm": {"default_n_c": 128, "kernel": "AVX512_FP16"|"absent",
+//                  "absent_reason": "no AVX512_FP16 in CPUID"|"",
+//                  "error_table": {"k": [16, ...], "rows": 8, "cols": 64,
+//                    "fp32_implementation", "data": "...",
+//                    "columns": [{"n_c": "1"|...|"never"|
+//                    "fp32", "max_rel_error": [...], "median_rel_error": [...]}]},
+//                  "gemm": null | {"m", "n", "k", "n_c", "gflops", "cv",
+//                    "onednn_fp32_gflops", "onednn_fp32_cv", "ratio_to_fp32",
+//                    "fp16_fma_peak_gflops"|null, "fraction_of_peak"|null,
+//                    "implementation"}},
 //    "notes": ["..."]}
 // A step's breakdown parts other than "matmul" (their sum) and
 // "unattributed" add up to its mean_ms.
@@ -45,6 +55,7 @@
 #include <mantissa/bench/isa_probe.h>
 #include <mantissa/bench/matmul_bench.h>
 #include <mantissa/bench/step_bench.h>
+#include <mantissa/kernels/fp16_gemm.h>
 #include <mantissa/train/step_benchmark.h>
 
 #include <nlohmann/json_fwd.hpp>
@@ -70,6 +81,10 @@ struct BenchOptions {
   int steadyStateSteps = 10;     // per recipe in steadyStateRecipes
   std::vector<std::string> steadyStateRecipes{"fp32", "bf16-mixed"};
   double noisyCv = 0.10; // a figure with a larger CV is marked noisy
+  // The FP16 GEMM: its error table (portable kernel, every CPU) and, where
+  // the CPU has AVX512_FP16, its speed at fp16GemmSize^3 beside oneDNN FP32.
+  kernels::Fp16ErrorTableOptions fp16Table;
+  std::int64_t fp16GemmSize = 1024;
 
   static BenchOptions full();
   // Every part, fewer sizes and repetitions: under 30 s on a 2-core machine.
@@ -84,6 +99,22 @@ struct RecipeComparison {
   std::string recipe;
   double ratio = 0;   // median step / fp32's median step (1.2 = 20 % slower)
   std::string reason; // in words, from the probe and the matmul path that ran
+};
+
+// The FP16 GEMM's part of the report (fp16_gemm.h).
+struct Fp16GemmBench {
+  int defaultPromoteEvery = kernels::kDefaultFp16PromoteEvery;
+  bool hardware = false;    // the AVX512_FP16 kernel exists and ran
+  std::string absentReason; // why not, else ""
+  kernels::Fp16ErrorTable table;
+  // Speed, with hardware only: the kernel at the process N_C and oneDNN's
+  // FP32 matmul on the same size, medians of the same run.
+  std::int64_t size = 0;
+  int promoteEvery = 0;
+  double gflops = 0, cv = 0;
+  double onednnFp32Gflops = 0, onednnFp32Cv = 0;
+  double fp16FmaPeakGflops = 0; // ISA probe, all cores; 0 when absent
+  std::string implementation;
 };
 
 struct BenchReport {
@@ -110,6 +141,7 @@ struct BenchReport {
   std::vector<SteadyStateCounts> steadyState;
   IsaProbe probe;
   std::vector<RecipeComparison> versusFp32;
+  Fp16GemmBench fp16Gemm;
   std::vector<std::string> notes; // noise, emulation, cancellation
 
   // The key results are remembered under: "<cpu model> | <isa>".

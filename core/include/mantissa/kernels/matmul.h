@@ -20,6 +20,10 @@
 // Precision: src and weights share one DType (`inputs`); products are
 // accumulated in FP32; dst is FP32 unless `dst` says BF16/F16, in which case
 // the FP32 result is rounded to nearest, ties to even, once at the end.
+// Exception: F16 inputs on a CPU with AVX512_FP16 (unless the path is
+// Fp32Compute) run the FP16 GEMM of fp16_gemm.h, which accumulates in FP16
+// and adds into FP32 every N_C products (fp16PromoteEvery(), read when the
+// Matmul is built); implementation() then says so, with N_C.
 //
 // Matmul is the fast path (oneDNN). Its constructor does all the expensive
 // work once: primitive descriptor, primitive, scratch buffers. execute() only
