@@ -105,7 +105,13 @@ void addForeignFacts(RunFacts& f, const json& h) {
 
 RunFacts runFacts(const train::Session& session) {
   RunFacts f;
-  f.widths = session.model().spec().widths;
+  for (const auto& layer : session.model().layerInfo()) {
+    if (f.widths.empty())
+      f.widths.push_back(layer.rows);
+    f.widths.push_back(layer.cols);
+    if (!session.model().convImplementation().empty()) // a CNN: blocks are named
+      f.layerNames.push_back(QString::fromStdString(layer.name));
+  }
   f.recipe = &session.recipe();
   f.matmul = QString::fromStdString(session.model().matmulImplementation());
   f.matmulEmulated = session.model().matmulEmulated();
