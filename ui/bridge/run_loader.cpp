@@ -48,9 +48,12 @@ model::OpTimes opTimes(const json& row) {
   if (it == row.end() || !it->is_object())
     return {};
   const json& b = *it;
-  return {number(b, "matmul_fwd"), number(b, "matmul_bwd"), number(b, "conversion"),
-          number(b, "elementwise"), number(b, "loss"),      number(b, "optimizer"),
-          number(b, "telemetry"),  number(b, "data")};
+  model::OpTimes t{number(b, "matmul_fwd"), number(b, "matmul_bwd"), number(b, "conversion"),
+                   number(b, "elementwise"), number(b, "loss"),      number(b, "optimizer"),
+                   number(b, "telemetry"),  number(b, "data")};
+  t.convForward = number(b, "conv_fwd");
+  t.convBackward = number(b, "conv_bwd");
+  return t;
 }
 
 std::optional<train::Divergence> divergence(const json& o) {
@@ -164,7 +167,8 @@ model::OpTimes meanOpTimes(const model::OpTimes& t, std::int64_t steps) {
     return {};
   const double n = double(steps);
   return {t.matmulForward / n, t.matmulBackward / n, t.conversion / n, t.elementwise / n,
-          t.loss / n,          t.optimizer / n,      t.telemetry / n,  t.data / n};
+          t.loss / n,          t.optimizer / n,      t.telemetry / n,  t.data / n,
+          t.convForward / n,   t.convBackward / n};
 }
 
 RunMailbox::Drained drainedFromLog(const train::RunLog& log) {

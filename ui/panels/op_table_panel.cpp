@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 #include <utility>
 
 namespace mantissa::ui {
@@ -156,16 +157,20 @@ void OpTablePanel::resizeEvent(QResizeEvent* event) {
 }
 
 void OpTablePanel::setTimes(const model::OpTimes& t) {
-  const std::array<std::pair<QString, double>, 8> kinds{{
+  std::vector<std::pair<QString, double>> kinds{
       {tr("matmul forward"), t.matmulForward},
       {tr("matmul backward"), t.matmulBackward},
-      {tr("conversion"), t.conversion},
-      {tr("elementwise"), t.elementwise},
-      {tr("loss"), t.loss},
-      {tr("optimizer"), t.optimizer},
-      {tr("telemetry"), t.telemetry},
-      {tr("data"), t.data},
-  }};
+  };
+  if (t.convForward > 0.0 || t.convBackward > 0.0) { // a model with convolutions
+    kinds.push_back({tr("convolution forward"), t.convForward});
+    kinds.push_back({tr("convolution backward"), t.convBackward});
+  }
+  kinds.insert(kinds.end(), {{tr("conversion"), t.conversion},
+                             {tr("elementwise"), t.elementwise},
+                             {tr("loss"), t.loss},
+                             {tr("optimizer"), t.optimizer},
+                             {tr("telemetry"), t.telemetry},
+                             {tr("data"), t.data}});
   const double total = t.total();
   m_times->setRowCount(int(kinds.size()) + 1);
   for (int i = 0; i < int(kinds.size()); ++i) {

@@ -88,6 +88,10 @@ json logStep(const StepReport& r) {
               {"optimizer", t.optimizer},
               {"telemetry", t.telemetry},
               {"data", t.data}}}};
+  if (t.convForward > 0.0 || t.convBackward > 0.0) { // a model with convolutions
+    j["breakdown_ms"]["conv_fwd"] = t.convForward;
+    j["breakdown_ms"]["conv_bwd"] = t.convBackward;
+  }
   if (!r.scalerEvents.empty()) {
     auto events = json::array();
     for (const auto& e : r.scalerEvents)

@@ -3,6 +3,7 @@
 #include "background_scans.h"
 
 #include <mantissa/data/dataset.h>
+#include <mantissa/model/cnn.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/telemetry/tensor_scan.h>
 #include <mantissa/train/session.h>
@@ -116,6 +117,22 @@ amp::OptimizerConfig optimizerConfig(const RunConfig& c) {
 // The model the config names, checked against the data's shape.
 std::unique_ptr<model::Network> makeNetwork(const RunConfig& c, const amp::Recipe& recipe,
                                             const data::Dataset& train) {
+  if (model::isCnnSpec(c.model)) {
+    const auto spec = model::parseCnnSpec(c.model);
+    std::vector<model::CnnLayer> layout;
+    try {
+      layout = model::cnnLayout(spec, train.features, train.imageHeight, train.imageWidth,
+                                train.classes);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(std::string(e.what()) + " (" + train.name + ")");
+    }
+    const DType stats = c.batchnorm == "bf16"   ? DType::BF16
+                        : c.batchnorm == "fp16" ? DType::F16
+                        : c.batchnorm == "fp32" ? DType::F32
+                                                : recipe.reductions;
+    return std::make_unique<model::Cnn>(spec, std::move(layout), c.batch, recipe,
+                                        c.gradAccumulation, stats);
+  }
   const auto spec = model::parseMlpSpec(c.model);
   if (spec.widths.front() != train.features)
     throw ConfigError("model: input width " + std::to_string(spec.widths.front()) +
@@ -574,6 +591,12 @@ EvalReport Session::evaluate() {
   model::OpTimes ignored;
   auto x = m_model->inputs();
   auto y = m_model->labels();
+  // BatchNorm on its running statistics while evaluating; training again after.
+  struct Evaluating {
+    model::Network& m;
+    explicit Evaluating(model::Network& net) : m(net) { m.setTraining(false); }
+    ~Evaluating() { m.setTraining(true); }
+  } evaluating(*m_model);
   for (std::size_t first = 0; first < n; first += static_cast<std::size_t>(batch)) {
     const int rows = static_cast<int>(std::min<std::size_t>(batch, n - first));
     for (int r = 0; r < batch; ++r) {

@@ -64,6 +64,8 @@ std::vector<StepBenchResult> measureSteps(const StepBenchOptions& o) {
     auto& b = res.breakdownMs;
     b.matmulForward = sum.matmulForward * k;
     b.matmulBackward = sum.matmulBackward * k;
+    b.convForward = sum.convForward * k;
+    b.convBackward = sum.convBackward * k;
     b.conversion = sum.conversion * k;
     b.elementwise = sum.elementwise * k;
     b.loss = sum.loss * k;

@@ -107,6 +107,9 @@ public:
                         const std::function<void(int)>& layerDone = {}) = 0;
   // Casts the weights into the product dtype after an update.
   virtual void refreshWorkingWeights(OpTimes& times) = 0;
+  // Training (true, the default) or evaluation: BatchNorm uses the batch's
+  // statistics and updates its running ones, or uses the running ones.
+  virtual void setTraining(bool) {}
 
   virtual void setMeasureUnderflow(bool on) = 0;
   virtual std::span<const GradUnderflow> underflow() const = 0;
