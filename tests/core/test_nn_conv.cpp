@@ -230,3 +230,146 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& param) {
       return shapeName(std::get<0>(param.param)) + "_" + dtypeLabel(std::get<1>(param.param));
     });
+
+// Finite differences: L = sum g * (conv(x, w) + bias) for a fixed g, so
+// dL/dx = backwardData(g), dL/dw = backwardWeights(x, g), dL/db = channel sums
+// of g. L is linear in each input, so the central difference has no
+// truncation error; what remains is FP32 rounding of y (a few u * |y|) over
+// 2h, summed in double over the outputs: below 1e-3 here.
+TEST(Conv2dGradcheck, BackwardMatchesCentralDifferences) {
+  for (const Shape s : {Shape{2, 2, 3, 5, 6, 3}, Shape{1, 1, 2, 7, 5, 5}}) {
+    SCOPED_TRACE(shapeName(s));
+    const std::int64_t hw = std::int64_t(s.H) * s.W;
+    nn::Conv2d conv(s.B, s.Cin, s.Cout, s.H, s.W, s.k, DType::F32);
+    Tensor x = randomTensor(DType::F32, s.B, s.Cin * hw, 21);
+    Tensor w = randomTensor(DType::F32, s.Cout, std::int64_t(s.Cin) * s.k * s.k, 22);
+    Tensor bias = randomTensor(DType::F32, 1, s.Cout, 23);
+    const Tensor g = randomTensor(DType::F32, s.B, s.Cout * hw, 24);
+    Tensor y(DType::F32, s.B, s.Cout * hw);
+
+    auto loss = [&] {
+      conv.forward(x, w, y);
+      nn::addChannelBias(y.f32(), bias.f32(), s.B, s.Cout, int(hw));
+      double sum = 0;
+      for (std::size_t i = 0; i < std::size_t(y.size()); ++i)
+        sum += double(g.f32()[i]) * double(y.f32()[i]);
+      return sum;
+    };
+    Tensor dx(DType::F32, s.B, s.Cin * hw), dw(DType::F32, w.rows(), w.cols());
+    Tensor db(DType::F32, 1, s.Cout);
+    conv.backwardData(g, w, dx);
+    conv.backwardWeights(x, g, dw);
+    nn::channelBiasGradient(db.f32(), g.f32(), s.B, s.Cout, int(hw));
+
+    const float h = 1e-2f;
+    auto check = [&](const char* name, Tensor& param, const Tensor& grad) {
+      for (std::size_t i = 0; i < std::size_t(param.size()); ++i) {
+        const float saved = param.f32()[i];
+        param.f32()[i] = saved + h;
+        const double plus = loss();
+        param.f32()[i] = saved - h;
+        const double minus = loss();
+        param.f32()[i] = saved;
+        EXPECT_NEAR(grad.f32()[i], (plus - minus) / (2.0 * double(h)), 1e-3) << name << "[" << i << "]";
+      }
+    };
+    check("x", x, dx);
+    check("w", w, dw);
+    check("bias", bias, db);
+  }
+}
+
+TEST(Conv2dBias, AddsAndSumsPerChannel) {
+  // y [2 samples, 3 channels, 2 pixels]
+  std::vector<float> y(12, 1.0f);
+  const std::vector<float> bias{0.5f, -2.0f, 4.0f};
+  nn::addChannelBias(y, bias, 2, 3, 2);
+  EXPECT_EQ(y, (std::vector<float>{1.5f, 1.5f, -1.0f, -1.0f, 5.0f, 5.0f,
+                                   1.5f, 1.5f, -1.0f, -1.0f, 5.0f, 5.0f}));
+  const std::vector<float> dy{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  std::vector<float> db{100.0f, 100.0f, 100.0f};
+  nn::channelBiasGradient(db, dy, 2, 3, 2);
+  EXPECT_EQ(db, (std::vector<float>{1 + 2 + 7 + 8, 3 + 4 + 9 + 10, 5 + 6 + 11 + 12}));
+  nn::channelBiasGradient(db, dy, 2, 3, 2, /*accumulate=*/true);
+  EXPECT_EQ(db, (std::vector<float>{36, 52, 68}));
+  EXPECT_THROW(nn::addChannelBias(y, bias, 2, 3, 3), std::invalid_argument);
+  EXPECT_THROW(nn::channelBiasGradient(std::span<float>(db).first(2), dy, 2, 3, 2),
+               std::invalid_argument);
+}
+
+// The native BF16 kernels against FP32 compute of the same BF16 values (the
+// emulated path's arithmetic): both form exact products and differ only in
+// FP32 summation order, so each is within gamma_K * S of the exact sum and
+// they are within 2 gamma_K * S of each other. LeNet's two convolutions.
+TEST(Conv2dBf16, NativeMatchesFp32ComputeOfTheSameValues) {
+  for (const Shape s : {Shape{8, 1, 32, 28, 28, 5}, Shape{8, 32, 64, 14, 14, 5}}) {
+    SCOPED_TRACE(shapeName(s));
+    nn::Conv2d native(s.B, s.Cin, s.Cout, s.H, s.W, s.k, DType::BF16);
+    if (native.emulated())
+      GTEST_SKIP() << "oneDNN has no native BF16 convolution on this CPU: "
+                   << native.implementation() << " | " << native.backwardDataImplementation()
+                   << " | " << native.backwardWeightsImplementation();
+    nn::Conv2d fp32(s.B, s.Cin, s.Cout, s.H, s.W, s.k, DType::F32);
+    const std::int64_t hw = std::int64_t(s.H) * s.W;
+    const Tensor x = randomTensor(DType::BF16, s.B, s.Cin * hw, 31);
+    const Tensor w = randomTensor(DType::BF16, s.Cout, std::int64_t(s.Cin) * s.k * s.k, 32);
+    const Tensor dy = randomTensor(DType::BF16, s.B, s.Cout * hw, 33);
+    const Tensor xf = toF32(x), wf = toF32(w), dyf = toF32(dy);
+    Tensor y1(DType::F32, s.B, s.Cout * hw), y2 = y1;
+    Tensor dx1(DType::F32, s.B, s.Cin * hw), dx2 = dx1;
+    Tensor dw1(DType::F32, w.rows(), w.cols()), dw2 = dw1;
+    native.forward(x, w, y1);
+    fp32.forward(xf, wf, y2);
+    native.backwardData(dy, w, dx1);
+    fp32.backwardData(dyf, wf, dx2);
+    native.backwardWeights(x, dy, dw1);
+    fp32.backwardWeights(xf, dyf, dw2);
+    // S from the double reference; the bound is 2 gamma_K * S.
+    auto compare = [](const char* what, const Tensor& a, const Tensor& b, const Reference& ref,
+                      int K) {
+      int bad = 0;
+      for (std::size_t i = 0; i < ref.abs.size(); ++i)
+        if (std::abs(double(a.f32()[i]) - double(b.f32()[i])) > 2 * gamma(K) * ref.abs[i] + 1e-37 &&
+            ++bad <= 5)
+          ADD_FAILURE() << what << "[" << i << "]: native " << a.f32()[i] << ", FP32 compute "
+                        << b.f32()[i];
+      EXPECT_EQ(bad, 0) << what;
+    };
+    const auto xv = values(x), wv = values(w), dyv = values(dy);
+    compare("y", y1, y2, refForward(s, xv, wv), s.Cin * s.k * s.k);
+    compare("dx", dx1, dx2, refBackwardData(s, dyv, wv), s.Cout * s.k * s.k);
+    compare("dw", dw1, dw2, refBackwardWeights(s, xv, dyv), s.B * s.H * s.W);
+  }
+}
+
+TEST(Conv2dErrors, RejectsBadShapesAndOperands) {
+  for (int k : {1, 2, 4, 7}) {
+    try {
+      nn::Conv2d conv(1, 1, 1, 8, 8, k, DType::F32);
+      ADD_FAILURE() << "kernel " << k << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("kernel size " + std::to_string(k)), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_THROW(nn::Conv2d(0, 1, 1, 8, 8, 3, DType::F32), std::invalid_argument);
+  EXPECT_THROW(nn::Conv2d(1, 1, 1, 8, -8, 3, DType::F32), std::invalid_argument);
+
+  nn::Conv2d conv(2, 3, 4, 5, 6, 3, DType::BF16);
+  const Tensor x(DType::BF16, 2, 3 * 30), w(DType::BF16, 4, 27), dy(DType::BF16, 2, 4 * 30);
+  Tensor y(DType::F32, 2, 4 * 30), dx(DType::F32, 2, 3 * 30), dw(DType::F32, 4, 27);
+  const Tensor xF32(DType::F32, 2, 3 * 30), wShort(DType::BF16, 4, 26);
+  try {
+    conv.forward(xF32, w, y);
+    ADD_FAILURE() << "F32 x accepted by a BF16 layer";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("x is f32[2, 90], expected bf16[2, 90]"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(conv.backwardData(dy, wShort, dx), std::invalid_argument);
+  EXPECT_THROW(conv.backwardWeights(x, dy, y), std::invalid_argument);
+  EXPECT_NO_THROW(conv.forward(x, w, y));
+  EXPECT_NO_THROW(conv.backwardData(dy, w, dx));
+  EXPECT_NO_THROW(conv.backwardWeights(x, dy, dw));
+}
