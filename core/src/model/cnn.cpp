@@ -447,6 +447,31 @@ std::vector<LayerInfo> Cnn::layerInfo() const {
   return info;
 }
 
+std::vector<amp::RecipeRow> Cnn::opRows() const {
+  const auto name = [](DType d) { return std::string(dtypeName(d)); };
+  const nn::Conv2d& c = m_conv.front();
+  std::vector<amp::RecipeRow> rows;
+  rows.push_back({"convolution inputs", name(m_recipe.matmulInputs),
+                  "X, W and dY of every convolution; oneDNN kernels: forward " +
+                      c.implementation() + ", backward data " + c.backwardDataImplementation() +
+                      ", backward weights " + c.backwardWeightsImplementation()});
+  rows.push_back({"convolution accumulation", name(m_recipe.accumulation),
+                  "every convolution summed in FP32 (oneDNN f32 dst)"});
+  bool bn = false;
+  for (const auto& l : m_layout)
+    bn = bn || l.block.batchNorm;
+  if (bn)
+    rows.push_back({"BatchNorm statistics", name(m_bnStats),
+                    m_bnStats == DType::F32
+                        ? "batch mean, variance and 1/sqrt per channel in FP32; running statistics "
+                          "for evaluation; backward in FP32"
+                        : "running sums, mean, variance and 1/sqrt rounded to this precision after "
+                          "every operation; backward in FP32"});
+  rows.push_back({"pooling, ReLU", name(m_recipe.activations),
+                  "max pooling picks stored values; ReLU outputs rounded on store"});
+  return rows;
+}
+
 std::vector<amp::Slot> Cnn::extraSlots() {
   std::vector<amp::Slot> slots;
   for (std::size_t l = 0; l < m_layout.size(); ++l) {

@@ -41,7 +41,8 @@ enum class OpClass : std::uint8_t {
   Gradients,          // activation and weight gradients as produced
   MasterWeights,      // the copy that receives the updates
   OptimizerState,     // AdamW moments
-  BatchNorm,          // BatchNorm batch statistics (mean, variance, 1/sqrt; CNNs)
+  BatchNorm,          // BatchNorm batch statistics (mean, variance, 1/sqrt): CNNs only, which
+                      // take it from RunConfig::batchnorm (mantissa-cli train --batchnorm)
 };
 
 inline constexpr std::size_t kOpClassCount = 13;

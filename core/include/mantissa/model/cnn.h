@@ -134,6 +134,7 @@ public:
   bool matmulEmulated() const override { return m_linear.front().emulated(); }
   std::string convImplementation() const override { return m_conv.front().implementation(); }
   bool convEmulated() const override { return m_conv.front().emulated(); }
+  std::vector<amp::RecipeRow> opRows() const override;
   std::vector<PlanRow> plan() const override;
   std::map<std::string, std::size_t> allocatedBytes() const override;
 

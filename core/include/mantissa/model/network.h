@@ -17,6 +17,7 @@
 //   acts()[l].dpre       the gradient of pre
 
 #include <mantissa/amp/optimizer.h>
+#include <mantissa/amp/recipe.h>
 #include <mantissa/model/op_times.h>
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/nn/softmax_xent.h>
@@ -139,6 +140,10 @@ public:
   // The same for the convolutions; empty when the model has none.
   virtual std::string convImplementation() const { return {}; }
   virtual bool convEmulated() const { return false; }
+  // Rows the op table adds to amp::recipeTable for this model's own ops
+  // (convolutions with their precision and oneDNN kernels, BatchNorm
+  // statistics); none for the MLP, whose ops the recipe table covers.
+  virtual std::vector<amp::RecipeRow> opRows() const { return {}; }
 
   // Every tensor of the model at its recipe precision.
   virtual std::vector<PlanRow> plan() const = 0;
