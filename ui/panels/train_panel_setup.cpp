@@ -145,6 +145,9 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   m_modelChoice = new QComboBox;
   m_modelChoice->setObjectName(QStringLiteral("modelChoice"));
   m_modelChoice->setToolTip(tr("Models for this data; the CNNs need images"));
+  // Sized apart from its items, which change with the data.
+  m_modelChoice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_modelChoice->setMinimumContentsLength(10);
   auto* modelRow = new QHBoxLayout;
   modelRow->addWidget(m_model, 1);
   modelRow->addWidget(m_modelChoice);
@@ -338,8 +341,15 @@ void TrainSetup::offerModels() {
   if (images) {
     m_modelChoice->addItem(QStringLiteral("mlp:784-256-256-10:relu"),
                            QStringLiteral("mlp:784-256-256-10:relu"));
-    m_modelChoice->addItem(tr("cnn:lenet (conv, pool, conv, pool, fc)"), QStringLiteral("cnn:lenet"));
-    m_modelChoice->addItem(tr("cnn:lenet-bn (with BatchNorm)"), QStringLiteral("cnn:lenet-bn"));
+    m_modelChoice->addItem(QStringLiteral("cnn:lenet"), QStringLiteral("cnn:lenet"));
+    m_modelChoice->setItemData(m_modelChoice->count() - 1,
+                               tr("conv 5×5 32, ReLU, pool, conv 5×5 64, ReLU, pool, fc 128, "
+                                  "ReLU, fc to the classes"),
+                               Qt::ToolTipRole);
+    m_modelChoice->addItem(QStringLiteral("cnn:lenet-bn"), QStringLiteral("cnn:lenet-bn"));
+    m_modelChoice->setItemData(m_modelChoice->count() - 1,
+                               tr("cnn:lenet with BatchNorm after each convolution"),
+                               Qt::ToolTipRole);
   }
   m_modelChoice->setEnabled(images);
 }
