@@ -293,18 +293,20 @@ void Cnn::backward(float scale, bool accumulate, OpTimes& times,
     auto& nm = m_norm[i];
     if (l + 1 < n) {
       const Tensor& dpost = m_acts[i + 1].dIn;
-      ScopedTimer t(times.elementwise);
-      // Gradient of the ReLU output: dpost, or dpost routed through the pooling.
-      const Tensor* drelu = &dpost;
-      if (L.block.pool) {
-        nn::maxPool2dBackward(m_drelu[i].f32(), dpost.f32(), m_argmax[i], B, L.cout, L.h, L.w);
-        drelu = &m_drelu[i];
-      }
-      const Tensor& relu = L.block.pool ? m_relu[i] : a.post;
-      const Tensor& reluIn = L.block.batchNorm ? nm.out : a.pre;
       Tensor& dReluIn = L.block.batchNorm ? nm.dout : a.dpre;
-      nn::activationBackward(nn::Activation::Relu, reluIn.f32(), relu.f32(), drelu->f32(),
-                             dReluIn.f32());
+      {
+        ScopedTimer t(times.elementwise);
+        // Gradient of the ReLU output: dpost, or dpost routed through the pooling.
+        const Tensor* drelu = &dpost;
+        if (L.block.pool) {
+          nn::maxPool2dBackward(m_drelu[i].f32(), dpost.f32(), m_argmax[i], B, L.cout, L.h, L.w);
+          drelu = &m_drelu[i];
+        }
+        const Tensor& relu = L.block.pool ? m_relu[i] : a.post;
+        const Tensor& reluIn = L.block.batchNorm ? nm.out : a.pre;
+        nn::activationBackward(nn::Activation::Relu, reluIn.f32(), relu.f32(), drelu->f32(),
+                               dReluIn.f32());
+      }
       if (L.block.batchNorm) {
         {
           ScopedTimer c(times.conversion);
@@ -312,12 +314,19 @@ void Cnn::backward(float scale, bool accumulate, OpTimes& times,
         }
         Tensor& dgamma = accumulate ? nm.dgammaStep : nm.dgamma;
         Tensor& dbeta = accumulate ? nm.dbetaStep : nm.dbeta;
-        nn::batchNorm2dBackward(a.dpre.f32(), dgamma.f32(), dbeta.f32(), nm.dout.f32(),
-                                a.pre.f32(), nm.gamma.f32(), nm.mean.f32(), nm.rstd.f32(), B,
-                                L.cout, L.h * L.w);
-        roundTo(grad, dgamma.f32());
-        roundTo(grad, dbeta.f32());
+        {
+          ScopedTimer t(times.elementwise);
+          nn::batchNorm2dBackward(a.dpre.f32(), dgamma.f32(), dbeta.f32(), nm.dout.f32(),
+                                  a.pre.f32(), nm.gamma.f32(), nm.mean.f32(), nm.rstd.f32(), B,
+                                  L.cout, L.h * L.w);
+        }
+        {
+          ScopedTimer c(times.conversion);
+          roundTo(grad, dgamma.f32());
+          roundTo(grad, dbeta.f32());
+        }
         if (accumulate) {
+          ScopedTimer t(times.elementwise);
           addInto(nm.dgamma, nm.dgammaStep);
           addInto(nm.dbeta, nm.dbetaStep);
         }

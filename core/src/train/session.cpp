@@ -124,7 +124,11 @@ std::unique_ptr<model::Network> makeNetwork(const RunConfig& c, const amp::Recip
       layout = model::cnnLayout(spec, train.features, train.imageHeight, train.imageWidth,
                                 train.classes);
     } catch (const std::invalid_argument& e) {
-      throw ConfigError(std::string(e.what()) + " (" + train.name + ")");
+      // Quote the spec as the user wrote it (cnn:lenet, not its expansion).
+      std::string what = e.what();
+      if (const auto colon = what.find("\": "); colon != std::string::npos)
+        what = "model \"" + c.model + what.substr(colon);
+      throw ConfigError(what + " (" + train.name + ")");
     }
     const DType stats = c.batchnorm == "bf16"   ? DType::BF16
                         : c.batchnorm == "fp16" ? DType::F16
