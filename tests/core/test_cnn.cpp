@@ -10,6 +10,8 @@
 #include <mantissa/model/cnn.h>
 #include <mantissa/train/session.h>
 
+#include "test_data_util.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -486,4 +488,41 @@ TEST(CnnSessionRecipe, Fp16MixedRunsWithItsScaler) {
   while (!s.finished())
     s.step();
   EXPECT_FALSE(s.divergence().has_value());
+}
+
+// A user's IDX image file of another size (6x10) trains a CNN; one whose
+// second pooling meets an odd size is refused naming the layer.
+TEST(CnnSession, UserIdxImagesOfAnotherSize) {
+  mantissa::testing::TempDir dir;
+  const int n = 40, h = 6, w = 10;
+  mantissa::testing::Bytes pixels, labels;
+  std::mt19937 rng(3);
+  for (int i = 0; i < n; ++i) {
+    labels.push_back(static_cast<std::uint8_t>(i % 3));
+    for (int p = 0; p < h * w; ++p)
+      pixels.push_back(static_cast<std::uint8_t>((i % 3) * 80 + rng() % 40));
+  }
+  const auto images =
+      dir.write("shapes-images-idx3-ubyte", mantissa::testing::idx(0x08, {std::uint32_t(n), h, w}, pixels));
+  dir.write("shapes-labels-idx1-ubyte", mantissa::testing::idx(0x08, {std::uint32_t(n)}, labels));
+  train::RunConfig c;
+  c.data = images.string();
+  c.model = "cnn:c4k3-p2-f8";
+  c.batch = 8;
+  c.steps = 4;
+  train::Session s(c);
+  ASSERT_EQ(s.model().layerInfo().size(), 3u);
+  EXPECT_EQ(s.model().layerInfo()[1].rows, 4 * 3 * 5); // 4 channels of 3x5 after pooling
+  while (!s.finished())
+    s.step();
+  EXPECT_FALSE(s.divergence().has_value());
+  c.model = "cnn:c4k3-p2-c4k3-p2";
+  try {
+    train::Session bad(c);
+    FAIL() << "pooling a 3x5 image was accepted";
+  } catch (const train::ConfigError& e) {
+    EXPECT_TRUE(contains(e.what(), "model \"cnn:c4k3-p2-c4k3-p2\": layer 1: 2x2 pooling needs an "
+                                   "even image size, the input there is 3x5"))
+        << e.what();
+  }
 }
