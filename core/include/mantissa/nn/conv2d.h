@@ -60,7 +60,8 @@ public:
 
   // y = conv(x, w) (no bias: addChannelBias is separate so it can be timed apart).
   void forward(const Tensor& x, const Tensor& w, Tensor& y);
-  // dx = dLoss/dx from dy and w (overwrites dx).
+  // dx = dLoss/dx from dy and w (overwrites dx). A first layer, whose input
+  // is the data, needs no dx and can skip this product.
   void backwardData(const Tensor& dy, const Tensor& w, Tensor& dx);
   // dw = dLoss/dw from x and dy (overwrites dw).
   // Each throws std::invalid_argument naming the operand whose dtype or
@@ -82,8 +83,8 @@ public:
   // True when any of the three products runs through FP32 compute because
   // oneDNN has no native kernel for the inputs' dtype on this CPU.
   bool emulated() const;
-  // oneDNN's implementation name of the forward kernel ("brgconv:avx512_core",
-  // "jit:avx512_core_bf16", ...), followed by
+  // oneDNN's implementation name of the forward kernel ("jit:avx512_core",
+  // "jit_bf16:avx512_core_bf16", "x64:gemm:jit", ...), followed by
   // " (emulated: FP16 storage, FP32 compute)" where emulated.
   std::string implementation() const;
   // The same for the two backward products.
