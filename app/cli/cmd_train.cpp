@@ -173,13 +173,20 @@ int runTrain(const Args& args) {
   p.flag("list-presets", "List the phenomenon presets and exit");
   p.option("data", "NAME|PATH", "mnist, fashion, spirals, blobs, or an IDX/CSV path (default mnist)");
   p.option("model", "SPEC", "mlp:WIDTHS[:relu|gelu|tanh|sigmoid] (default mlp:784-256-256-10:relu "
-                           "for mnist and fashion; sized to other data), or "
-                           "gpt:layers=4,heads=4,embd=128,ctx=64 for a GPT on text (its options: "
-                           "train --model gpt --help)");
+                           "for mnist and fashion; sized to other data); for image data a CNN: "
+                           "cnn:lenet, cnn:lenet-bn or cnn:LAYERS, LAYERS joined by '-' from "
+                           "cNkK[b] (convolution to N channels, K = 3 or 5, b = BatchNorm, then "
+                           "ReLU), p2 (2x2 max pooling after a convolution) and fN (fully "
+                           "connected, N units, after the convolutions), e.g. "
+                           "cnn:c32k5-p2-c64k5-p2-f128 (= cnn:lenet; the classifier is added); "
+                           "or gpt:layers=4,heads=4,embd=128,ctx=64 for a GPT on text (its "
+                           "options: train --model gpt --help)");
   p.option("recipe", "NAME", "fp32, bf16-mixed, fp16-mixed, fp16-mixed-noscale, bf16-pure, "
                              "bf16-pure-sr, bf16-pure-kahan (default fp32)");
   p.option("scaler", "NAME", "pytorch, keras, apex, deepspeed, megatron, static:S or none (default: "
                             "the recipe's, pytorch for fp16-mixed, none for the others)");
+  p.option("batchnorm", "PREC", "Precision of a CNN's BatchNorm statistics: fp32, bf16 or fp16 "
+                               "(default: the recipe's reductions, fp32)");
   p.option("optimizer", "NAME", "sgd or adamw (default sgd)");
   p.option("lr", "X", "Learning rate (default 0.05)");
   p.option("momentum", "X", "SGD momentum (default 0.9)");
@@ -255,6 +262,8 @@ int runTrain(const Args& args) {
       config.scalerInitScale.reset();
       config.scalerGrowthInterval.reset();
     }
+  if (auto v = p.optionalValue("batchnorm"))
+    config.batchnorm = lowerCase(*v);
   if (auto rc = applyNumber(p, "lr", config.lr))
     return *rc;
   if (auto rc = applyNumber(p, "momentum", config.momentum))
@@ -363,7 +372,11 @@ int runTrain(const Args& args) {
   if (!quiet)
     std::cerr << "training " << config.model << " on " << session->data().train.name << ", recipe "
               << config.recipe << ", " << total << " steps; matmul "
-              << session->model().matmulImplementation() << "\n";
+              << session->model().matmulImplementation()
+              << (session->model().convImplementation().empty()
+                      ? std::string()
+                      : "; convolution " + session->model().convImplementation())
+              << "\n";
   auto lastPrint = std::chrono::steady_clock::now();
   std::int64_t stepsAtPrint = 0;
   train::TrainerCallbacks cb;

@@ -5,12 +5,15 @@
 // MNIST: median step time and CV after warm-up, the breakdown by op kind,
 // bytes allocated per tensor class, and ratios measured side by side in this
 // one run (bf16-mixed vs fp32; bf16-mixed step vs its own matmul time;
-// telemetry K = 1 vs off).
+// telemetry K = 1 vs off). Then the CNN cnn:lenet, batch 64, shipped
+// Fashion-MNIST, for fp32, bf16-mixed and fp16-mixed: its step time beside
+// the sum of its convolution and matmul times.
 //
 //   bench_step [--quick] [--reps N]
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/train/step_benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -87,6 +90,28 @@ int main(int argc, char** argv) {
     if (!tele.empty())
       std::printf("  bf16-mixed telemetry K=1 / off:     %.3fx\n",
                   tele.front().medianMs / bf16->medianMs);
+  }
+
+  // The CNN: step time beside the sum of its convolution and matmul times.
+  train::StepBenchOptions cnn = o;
+  cnn.data = "fashion";
+  cnn.model = "cnn:lenet";
+  cnn.batch = 64;
+  cnn.recipes = {"fp32", "bf16-mixed", "fp16-mixed"};
+  cnn.warmup = std::min(o.warmup, 3);
+  cnn.repetitions = std::max(2, o.repetitions / 3);
+  const auto cnnResults = train::measureSteps(cnn);
+  std::printf("\nTraining step, %s, batch %d, Fashion-MNIST; %d warm-up + %d timed steps\n",
+              cnn.model.c_str(), cnn.batch, cnn.warmup, cnn.repetitions);
+  std::printf("%-12s %9s %6s | %8s %8s %8s %8s | %9s %7s | %s\n", "recipe", "median ms", "CV",
+              "conv fwd", "conv bwd", "mm fwd", "mm bwd", "conv+mm", "step/()", "convolution kernel");
+  for (const auto& r : cnnResults) {
+    const auto& b = r.breakdownMs;
+    const double sum = b.convForward + b.convBackward + b.matmulForward + b.matmulBackward;
+    std::printf("%-12s %9.2f %5.1f%% | %8.2f %8.2f %8.2f %8.2f | %9.2f %6.2fx | %s%s\n",
+                r.recipe.c_str(), r.medianMs, 100.0 * r.cv, b.convForward, b.convBackward,
+                b.matmulForward, b.matmulBackward, sum, sum > 0 ? r.meanMs / sum : 0.0,
+                r.convImplementation.c_str(), r.cv > 0.1 ? "  [noisy: CV > 10%]" : "");
   }
   return 0;
 }

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -249,4 +250,42 @@ TEST(CliTrain, UnwritableExportFolderIsRefusedBeforeTraining) {
   EXPECT_NE(r.err.find("--export: cannot write to"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("training "), std::string::npos) << "trained first: " << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+// A CNN on the Fashion-MNIST set by its file name: the progress line and the
+// log name the convolution kernel, the log's op table lists the convolutions
+// and BatchNorm statistics at the precisions asked, and each step's breakdown
+// has convolution time apart from matmul time.
+TEST(CliTrain, CnnRunNamesItsConvolutionsInTheLogAndTheOpTable) {
+  const auto log = tempPath("cnn.jsonl");
+  auto r = runCli({"train", "--model", "cnn:c4k3b-p2-f8", "--data", "fashion-12k", "--recipe",
+                   "bf16-mixed", "--batchnorm", "bf16", "--steps", "3", "--batch", "16", "--log",
+                   log.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("; convolution "), std::string::npos) << r.err;
+  const auto lines = readLog(log);
+  const auto& h = lines.front();
+  ASSERT_TRUE(h.contains("conv")) << h.dump();
+  EXPECT_FALSE(h["conv"].get<std::string>().empty());
+  EXPECT_EQ(h["config"]["batchnorm"], "bf16");
+  EXPECT_EQ(h["layers"].size(), 3u);
+  std::map<std::string, std::string> ops;
+  for (const auto& row : h["recipe_table"])
+    ops[row["op"].get<std::string>()] = row["precision"].get<std::string>();
+  EXPECT_EQ(ops["convolution inputs"], "bf16");
+  EXPECT_EQ(ops["BatchNorm statistics"], "bf16");
+  const auto& step = lines[1];
+  ASSERT_TRUE(step.contains("breakdown_ms"));
+  EXPECT_GT(step["breakdown_ms"]["conv_fwd"].get<double>(), 0.0);
+  EXPECT_GT(step["breakdown_ms"]["conv_bwd"].get<double>(), 0.0);
+}
+
+TEST(CliTrain, CnnSpecsThatDoNotFitAreRefused) {
+  expectUsageError({"train", "--model", "cnn:lenet", "--data", "spirals", "--steps", "1"},
+                   "model \"cnn:lenet\": needs image data");
+  expectUsageError({"train", "--model", "cnn:c8k3-p2-c8k3-p2-c8k3-p2", "--steps", "1"},
+                   "layer 2: 2x2 pooling needs an even image size");
+  expectUsageError({"train", "--model", "cnn:c8k7", "--steps", "1"}, "only 3 and 5");
+  expectUsageError({"train", "--model", "cnn:lenet-bn", "--batchnorm", "fp8", "--steps", "1"},
+                   "batchnorm");
 }

@@ -72,7 +72,7 @@ train::RunConfig config(const std::string& which, int steps = 30) {
   return c;
 }
 
-bool allFinite(const model::Mlp& m) {
+bool allFinite(const model::Network& m) {
   for (const auto& p : m.params())
     for (const Tensor* t : {&p.w, &p.b})
       for (float v : t->f32())

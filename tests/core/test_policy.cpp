@@ -95,12 +95,27 @@ TEST(PolicyParser, OverridesRowsAndRoundTripsItsCanonicalSpec) {
     EXPECT_EQ(amp::parsePolicy(name).toSpec(), name);
 }
 
+// BatchNorm statistics are a class like LayerNorm's: FP32 in every preset but
+// the all-16-bit ones, overridable, and kept in the canonical spec.
+TEST(PolicyParser, BatchNormStatisticsAreAnOpClass) {
+  const auto p = amp::parsePolicy("autocast-cpu-bf16,batchnorm=bf16");
+  EXPECT_EQ(p[OpClass::BatchNorm], BF16);
+  EXPECT_EQ(p[OpClass::NormStatistics], F32);
+  EXPECT_EQ(p.toSpec(), "autocast-cpu-bf16,batchnorm=bf16");
+  EXPECT_EQ(amp::parsePolicy(p.toSpec()), p);
+  EXPECT_EQ(amp::parsePolicy("fp32")[OpClass::BatchNorm], F32);
+  EXPECT_EQ(amp::parsePolicy("llm.c")[OpClass::BatchNorm], F32);
+  EXPECT_EQ(amp::parsePolicy("all-fp16")[OpClass::BatchNorm], F16);
+  EXPECT_EQ(amp::opClassLabel(OpClass::BatchNorm), "BatchNorm statistics");
+  EXPECT_NE(errorOf("fp32,batchnom=bf16").find("did you mean \"batchnorm\"?"), std::string::npos);
+}
+
 TEST(PolicyParser, ErrorsNameTheProblemAndSuggest) {
   EXPECT_EQ(errorOf("autocast-cpu-bf16,softmx=fp16"),
             "policy \"autocast-cpu-bf16,softmx=fp16\": unknown op class \"softmx\"; did you mean "
             "\"softmax\"? (classes: matmul-inputs, matmul-accumulation, activations, residual, "
             "softmax, norm-stats, gelu, embedding, loss, gradients, master-weights, "
-            "optimizer-state, promote-every, softmax-max, loss-scaling)");
+            "optimizer-state, batchnorm, promote-every, softmax-max, loss-scaling)");
   EXPECT_NE(errorOf("autocast-cpu-bf1").find("unknown preset \"autocast-cpu-bf1\"; did you mean "
                                              "\"autocast-cpu-bf16\"?"),
             std::string::npos);

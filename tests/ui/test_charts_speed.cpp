@@ -42,6 +42,22 @@ TEST(ChartsSpeed, StepTimeStacksEveryOpKindPerRecipe) {
   EXPECT_EQ(csv[8], "bf16-mixed (FP32 compute),matmul,4.5");
 }
 
+// A model with convolutions gets a convolution part beside the matmuls'.
+TEST(ChartsSpeed, StepTimeShowsConvolutionApartFromMatmul) {
+  StepTimeChart chart;
+  model::OpTimes cnn{1.0, 2.0, 0.5, 0.25, 0.125, 0.0625, 0.0, 0.5};
+  cnn.convForward = 4.0;
+  cnn.convBackward = 8.0;
+  chart.setData({{"fp32", cnn, false}});
+  ASSERT_EQ(chart.partCount(), 8);
+  EXPECT_EQ(chart.partSet(0)->label(), "matmul");
+  EXPECT_EQ(chart.partSet(0)->at(0), 3.0);
+  EXPECT_EQ(chart.partSet(1)->label(), "convolution");
+  EXPECT_EQ(chart.partSet(1)->at(0), 12.0);
+  EXPECT_EQ(chart.partSet(2)->label(), "conversion");
+  EXPECT_EQ(chart.partSet(2)->at(0), 0.5);
+}
+
 TEST(ChartsSpeed, ThroughputMarksEmulatedBackendsAndThePeak) {
   ThroughputChart chart;
   std::vector<ThroughputCurve> curves(2);

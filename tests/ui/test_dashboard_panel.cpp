@@ -603,3 +603,80 @@ TEST(DashboardPanel, AWatchedValueChangesWithoutRelayingOutTheDock) {
 
 } // namespace
 } // namespace mantissa::ui
+
+namespace mantissa::ui {
+namespace {
+
+// For image data the model chooser offers the CNNs, and picking one fills the
+// model field; for data without an image shape it offers none.
+TEST(DashboardPanel, ModelChooserOffersTheCnnsForImageData) {
+  QSettings().clear();
+  TrainSetup setup;
+  auto* choice = setup.findChild<QComboBox*>(QStringLiteral("modelChoice"));
+  auto* model = setup.findChild<QLineEdit*>(QStringLiteral("modelSpec"));
+  ASSERT_NE(choice, nullptr);
+  ASSERT_NE(model, nullptr);
+  ASSERT_EQ(setup.configs().front().data, "mnist");
+  const int lenet = choice->findData(QStringLiteral("cnn:lenet"));
+  ASSERT_GE(lenet, 0);
+  EXPECT_GE(choice->findData(QStringLiteral("cnn:lenet-bn")), 0);
+  choice->setCurrentIndex(lenet);
+  emit choice->activated(lenet);
+  EXPECT_EQ(model->text(), QStringLiteral("cnn:lenet"));
+  EXPECT_EQ(setup.configs().front().model, "cnn:lenet");
+  EXPECT_EQ(setup.problems(), QString());
+  model->setText(QStringLiteral("cnn:c32k7"));
+  EXPECT_TRUE(setup.findChild<QLabel*>(QStringLiteral("modelError"))->isVisibleTo(&setup));
+  auto runs = setup.configs();
+  runs.front().data = "spirals";
+  setup.setConfigs(runs);
+  EXPECT_LT(choice->findData(QStringLiteral("cnn:lenet")), 0);
+  EXPECT_FALSE(choice->isEnabled());
+}
+
+// A CNN runs on the Train page like any model: the layer picker names each
+// conv block, the histogram and heat map show a conv layer's weight
+// gradients, and the op table lists the convolutions with their kernel and
+// their time apart from the matmuls'.
+TEST(DashboardPanel, ACnnRunShowsItsConvLayersAndConvolutionOps) {
+  train::RunConfig c;
+  c.data = "mnist";
+  c.model = "cnn:c4k3b-p2-f8";
+  c.recipe = "bf16-mixed";
+  c.batch = 16;
+  c.steps = 6;
+  c.telemetryEvery = 1;
+  Page p({c});
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return p.record(0).lastStep() == 5; }));
+  p.panel.setSelectedRun(0);
+  p.panel.refresh();
+  auto* layers = p.panel.findChild<QComboBox*>(QStringLiteral("histogramLayer"));
+  ASSERT_NE(layers, nullptr);
+  ASSERT_EQ(layers->count(), 3);
+  EXPECT_TRUE(layers->itemText(0).contains(QStringLiteral("conv 3×3 1→4 +BN +pool")))
+      << layers->itemText(0).toStdString();
+  EXPECT_TRUE(layers->itemText(1).contains(QStringLiteral("linear 784→8")))
+      << layers->itemText(1).toStdString();
+  EXPECT_GT(p.panel.histogramChart()->barSeries()->upperSeries()->count(), 0);
+  EXPECT_EQ(p.panel.heatmap()->rowCount(), 6);
+  const QTableWidget* ops = p.panel.opTable()->precisionTable();
+  QStringList opNames;
+  for (int r = 0; r < ops->rowCount(); ++r)
+    opNames << ops->item(r, 0)->text();
+  const int conv = int(opNames.indexOf(QStringLiteral("convolution inputs")));
+  ASSERT_GE(conv, 0) << opNames.join(", ").toStdString();
+  EXPECT_EQ(ops->item(conv, 1)->text(), QStringLiteral("bf16"));
+  EXPECT_TRUE(ops->item(conv, 2)->text().contains(QStringLiteral("oneDNN kernels: forward")));
+  EXPECT_TRUE(opNames.contains(QStringLiteral("BatchNorm statistics")));
+  const QTableWidget* times = p.panel.opTable()->timeTable();
+  QStringList kinds;
+  for (int r = 0; r < times->rowCount(); ++r)
+    kinds << times->item(r, 0)->text();
+  EXPECT_TRUE(kinds.contains(QStringLiteral("convolution forward"))) << kinds.join(", ").toStdString();
+  EXPECT_TRUE(kinds.contains(QStringLiteral("convolution backward")));
+  EXPECT_TRUE(kinds.contains(QStringLiteral("matmul forward")));
+}
+
+} // namespace
+} // namespace mantissa::ui

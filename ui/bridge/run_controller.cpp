@@ -208,7 +208,7 @@ void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
 
   // The session is only touched by this thread, so reading the model is safe here.
   const train::Session& session = run.trainer->session();
-  const model::Mlp& mlp = session.model();
+  const model::Network& mlp = session.model();
   int layer = 0;
   std::int64_t index = 0;
   {

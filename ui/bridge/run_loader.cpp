@@ -48,9 +48,12 @@ model::OpTimes opTimes(const json& row) {
   if (it == row.end() || !it->is_object())
     return {};
   const json& b = *it;
-  return {number(b, "matmul_fwd"), number(b, "matmul_bwd"), number(b, "conversion"),
-          number(b, "elementwise"), number(b, "loss"),      number(b, "optimizer"),
-          number(b, "telemetry"),  number(b, "data")};
+  model::OpTimes t{number(b, "matmul_fwd"), number(b, "matmul_bwd"), number(b, "conversion"),
+                   number(b, "elementwise"), number(b, "loss"),      number(b, "optimizer"),
+                   number(b, "telemetry"),  number(b, "data")};
+  t.convForward = number(b, "conv_fwd");
+  t.convBackward = number(b, "conv_bwd");
+  return t;
 }
 
 std::optional<train::Divergence> divergence(const json& o) {
@@ -90,11 +93,20 @@ void addForeignFacts(RunFacts& f, const json& h) {
     for (const json& name : *it)
       f.layerNames.push_back(name.is_string() ? QString::fromStdString(name.get<std::string>())
                                               : QString());
-  if (f.recipe == nullptr)
-    if (const auto it = h.find("recipe_table"); it != h.end() && it->is_array())
+  if (const auto it = h.find("recipe_table"); it != h.end() && it->is_array()) {
+    if (f.recipe == nullptr) {
       for (const json& row : *it)
         if (row.is_object())
           f.opRows.push_back({text(row, "op"), text(row, "precision"), text(row, "note")});
+    } else {
+      // A model's own ops (a CNN's convolutions) follow the recipe's rows.
+      const std::size_t recipeRows = amp::recipeTable(*f.recipe).size();
+      for (std::size_t i = recipeRows; i < it->size(); ++i)
+        if ((*it)[i].is_object())
+          f.modelOpRows.push_back({text((*it)[i], "op"), text((*it)[i], "precision"),
+                                   text((*it)[i], "note")});
+    }
+  }
   if (f.telemetryEvery == 0)
     f.telemetryEvery = int(std::clamp(number(h, "telemetry_every"), 0.0, 1e9));
   if (f.widths.size() < f.layerNames.size() + 1)
@@ -105,10 +117,21 @@ void addForeignFacts(RunFacts& f, const json& h) {
 
 RunFacts runFacts(const train::Session& session) {
   RunFacts f;
-  f.widths = session.model().spec().widths;
+  for (const auto& layer : session.model().layerInfo()) {
+    if (f.widths.empty())
+      f.widths.push_back(layer.rows);
+    f.widths.push_back(layer.cols);
+    if (!session.model().convImplementation().empty()) // a CNN: blocks are named
+      f.layerNames.push_back(QString::fromStdString(layer.name));
+  }
   f.recipe = &session.recipe();
   f.matmul = QString::fromStdString(session.model().matmulImplementation());
   f.matmulEmulated = session.model().matmulEmulated();
+  f.conv = QString::fromStdString(session.model().convImplementation());
+  f.convEmulated = session.model().convEmulated();
+  for (const auto& r : session.model().opRows())
+    f.modelOpRows.push_back({QString::fromStdString(r.op), QString::fromStdString(r.precision),
+                             QString::fromStdString(r.note)});
   f.scalerDescription = QString::fromStdString(session.scalerDescription());
   if (session.scaler())
     f.scalerPreset = QString::fromStdString(session.scaler()->config().preset);
@@ -123,6 +146,9 @@ RunFacts runFacts(const train::RunLog& log) {
   f.recipe = amp::findRecipe(log.name());
   f.matmul = text(h, "matmul");
   f.matmulEmulated = h.value("matmul_emulated", false);
+  f.conv = text(h, "conv");
+  if (const auto it = h.find("conv_emulated"); it != h.end() && it->is_boolean())
+    f.convEmulated = it->get<bool>();
   f.scalerDescription = text(h, "scaler");
   f.totalSteps = integer(h, "total_steps", 0, kMaxStep, std::int64_t(log.steps.size()));
   if (log.config) {
@@ -158,7 +184,8 @@ model::OpTimes meanOpTimes(const model::OpTimes& t, std::int64_t steps) {
     return {};
   const double n = double(steps);
   return {t.matmulForward / n, t.matmulBackward / n, t.conversion / n, t.elementwise / n,
-          t.loss / n,          t.optimizer / n,      t.telemetry / n,  t.data / n};
+          t.loss / n,          t.optimizer / n,      t.telemetry / n,  t.data / n,
+          t.convForward / n,   t.convBackward / n};
 }
 
 RunMailbox::Drained drainedFromLog(const train::RunLog& log) {

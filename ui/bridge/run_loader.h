@@ -17,6 +17,7 @@
 
 #include <QString>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct RunFacts {
   const amp::Recipe* recipe = nullptr; // nullptr: the log names no known recipe
   QString matmul;                      // "gemm:jit", "" if unknown
   bool matmulEmulated = false;         // 16-bit storage, FP32 compute
+  QString conv;                        // the convolutions' kernel; "" without convolutions
+  bool convEmulated = false;
+  std::vector<std::array<QString, 3>> modelOpRows; // the model's own ops (Network::opRows)
   QString scalerDescription;           // amp::describeScaler(), "none"
   QString scalerPreset;                // "pytorch", ...; "" without loss scaling
   std::int64_t totalSteps = 0;         // planned optimizer steps

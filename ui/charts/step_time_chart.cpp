@@ -16,17 +16,26 @@ QStringList StepTimeChart::phaseNames() {
 }
 
 void StepTimeChart::setData(const std::vector<RecipeStepTime>& recipes) {
+  // Convolution gets its own part when some recipe ran convolutions.
+  bool conv = false;
+  for (const RecipeStepTime& r : recipes)
+    conv = conv || r.times.convForward > 0.0 || r.times.convBackward > 0.0;
+  QStringList names = phaseNames();
+  if (conv)
+    names.insert(1, tr("convolution"));
   QStringList categories;
-  std::vector<std::vector<double>> values(7);
+  std::vector<std::vector<double>> values(std::size_t(names.size()));
   for (const RecipeStepTime& r : recipes) {
     categories.append(r.emulated ? tr("%1\n(FP32 compute)").arg(r.recipe) : r.recipe);
     const model::OpTimes& t = r.times;
-    const double parts[] = {t.matmulForward + t.matmulBackward, t.conversion, t.elementwise,
-                            t.loss, t.optimizer, t.telemetry, t.data};
+    std::vector<double> parts{t.matmulForward + t.matmulBackward, t.conversion, t.elementwise,
+                              t.loss, t.optimizer, t.telemetry, t.data};
+    if (conv)
+      parts.insert(parts.begin() + 1, t.convForward + t.convBackward);
     for (std::size_t i = 0; i < values.size(); ++i)
       values[i].push_back(parts[i]);
   }
-  setBars(categories, phaseNames(), values, tr("time per step (ms)"), QStringLiteral("ms"));
+  setBars(categories, names, values, tr("time per step (ms)"), QStringLiteral("ms"));
 }
 
 } // namespace mantissa::ui

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 #include <utility>
 
 namespace mantissa::ui {
@@ -71,7 +72,8 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
 }
 
 void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,
-                          const QString& scaler) {
+                          const QString& scaler,
+                          const std::vector<std::array<QString, 3>>& modelRows) {
   m_title->setText(tr("<b>%1</b>: %2<br>Matmul: %3%4")
                        .arg(QString::fromUtf8(recipe.name.data(), qsizetype(recipe.name.size())),
                             QString::fromUtf8(recipe.summary.data(),
@@ -80,13 +82,18 @@ void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,
                             scaler.isEmpty() ? QString()
                                              : tr("<br>Loss scaler: %1").arg(scaler.toHtmlEscaped())));
   const auto rows = amp::recipeTable(recipe);
-  m_precision->setRowCount(int(rows.size()));
+  m_precision->setRowCount(int(rows.size() + modelRows.size()));
   for (int i = 0; i < int(rows.size()); ++i) {
     const auto& r = rows[std::size_t(i)];
     setRow(m_precision, i,
            {QString::fromStdString(r.op), QString::fromStdString(r.precision),
             QString::fromStdString(r.note)});
     m_precision->item(i, 2)->setToolTip(QString::fromStdString(r.note));
+  }
+  for (std::size_t j = 0; j < modelRows.size(); ++j) {
+    const int i = int(rows.size() + j);
+    setRow(m_precision, i, {modelRows[j][0], modelRows[j][1], modelRows[j][2]});
+    m_precision->item(i, 2)->setToolTip(modelRows[j][2]);
   }
   m_precision->resizeColumnsToContents();
   fitTables();
@@ -156,16 +163,20 @@ void OpTablePanel::resizeEvent(QResizeEvent* event) {
 }
 
 void OpTablePanel::setTimes(const model::OpTimes& t) {
-  const std::array<std::pair<QString, double>, 8> kinds{{
+  std::vector<std::pair<QString, double>> kinds{
       {tr("matmul forward"), t.matmulForward},
       {tr("matmul backward"), t.matmulBackward},
-      {tr("conversion"), t.conversion},
-      {tr("elementwise"), t.elementwise},
-      {tr("loss"), t.loss},
-      {tr("optimizer"), t.optimizer},
-      {tr("telemetry"), t.telemetry},
-      {tr("data"), t.data},
-  }};
+  };
+  if (t.convForward > 0.0 || t.convBackward > 0.0) { // a model with convolutions
+    kinds.push_back({tr("convolution forward"), t.convForward});
+    kinds.push_back({tr("convolution backward"), t.convBackward});
+  }
+  kinds.insert(kinds.end(), {{tr("conversion"), t.conversion},
+                             {tr("elementwise"), t.elementwise},
+                             {tr("loss"), t.loss},
+                             {tr("optimizer"), t.optimizer},
+                             {tr("telemetry"), t.telemetry},
+                             {tr("data"), t.data}});
   const double total = t.total();
   m_times->setRowCount(int(kinds.size()) + 1);
   for (int i = 0; i < int(kinds.size()); ++i) {

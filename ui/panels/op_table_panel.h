@@ -25,7 +25,10 @@ public:
   explicit OpTablePanel(QWidget* parent = nullptr);
 
   // backend: e.g. "gemm:jit, BF16 emulated"; scaler: the scaler's one-line description.
-  void setRun(const amp::Recipe& recipe, const QString& backend, const QString& scaler);
+  // modelRows: the model's own ops after the recipe's (a CNN's convolutions
+  // with their kernels, BatchNorm statistics).
+  void setRun(const amp::Recipe& recipe, const QString& backend, const QString& scaler,
+              const std::vector<std::array<QString, 3>>& modelRows = {});
   // A run of another trainer (a PyTorch tap's log): its own op table, one row
   // per op {op, precision, note}.
   void setRun(const QString& title, const std::vector<std::array<QString, 3>>& rows,

@@ -426,10 +426,15 @@ void TrainPanel::onSelectedRunChanged() {
   }
   m_watch->setModelWidths(widths);
   m_controller->setWatch(run, m_watch->layer(), m_watch->flatIndex());
-  const QString backend =
+  QString backend =
       facts.matmul + (facts.matmulEmulated ? tr(" (16-bit emulated: FP32 compute)") : QString());
+  if (!facts.conv.isEmpty())
+    backend += tr("; convolution: %1%2")
+                   .arg(facts.conv, facts.convEmulated && !facts.conv.contains(tr("emulated"))
+                                        ? tr(" (16-bit emulated: FP32 compute)")
+                                        : QString());
   if (facts.recipe) {
-    m_opTable->setRun(*facts.recipe, backend, facts.scalerDescription);
+    m_opTable->setRun(*facts.recipe, backend, facts.scalerDescription, facts.modelOpRows);
   } else if (!facts.opRows.empty()) {
     std::vector<std::array<QString, 3>> rows;
     for (const auto& r : facts.opRows)

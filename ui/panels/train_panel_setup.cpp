@@ -6,6 +6,7 @@
 
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
+#include <mantissa/model/cnn.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/train/presets.h>
 
@@ -14,6 +15,7 @@
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPainter>
@@ -136,8 +138,25 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
 
   m_model = new QLineEdit;
   m_model->setObjectName(QStringLiteral("modelSpec"));
-  m_model->setToolTip(tr("mlp:WIDTHS[:ACTIVATION], e.g. mlp:784-256-256-10:relu"));
-  form->addRow(tr("Model"), m_model);
+  m_model->setToolTip(tr("mlp:WIDTHS[:ACTIVATION], e.g. mlp:784-256-256-10:relu; for images "
+                          "also cnn:lenet, cnn:lenet-bn or cnn:LAYERS, e.g. "
+                          "cnn:c32k5b-p2-c64k5b-p2-f128 (cNkK[b] convolution, b = BatchNorm; "
+                          "p2 pooling; fN fully connected)"));
+  m_modelChoice = new QComboBox;
+  m_modelChoice->setObjectName(QStringLiteral("modelChoice"));
+  m_modelChoice->setToolTip(tr("Models for this data; the CNNs need images"));
+  // Sized apart from its items, which change with the data.
+  m_modelChoice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_modelChoice->setMinimumContentsLength(10);
+  auto* modelRow = new QHBoxLayout;
+  modelRow->addWidget(m_model, 1);
+  modelRow->addWidget(m_modelChoice);
+  form->addRow(tr("Model"), modelRow);
+  connect(m_modelChoice, &QComboBox::activated, this, [this](int index) {
+    const QString spec = m_modelChoice->itemData(index).toString();
+    if (!spec.isEmpty())
+      m_model->setText(spec);
+  });
   m_modelError = new QLabel;
   m_modelError->setObjectName(QStringLiteral("modelError"));
   m_modelError->setWordWrap(true);
@@ -310,10 +329,40 @@ QString TrainSetup::problems() const {
   return out.join(u'\n');
 }
 
+void TrainSetup::offerModels() {
+  // The built-in image sets, and IDX image files, are 28x28 (or other) images.
+  const QString data = m_data->currentText().trimmed();
+  const bool images = data == QLatin1String("mnist") || data == QLatin1String("fashion") ||
+                      data == QLatin1String("mnist-10k") || data == QLatin1String("fashion-12k") ||
+                      data.contains(QLatin1String("idx3"), Qt::CaseInsensitive);
+  const QSignalBlocker block(m_modelChoice);
+  m_modelChoice->clear();
+  m_modelChoice->addItem(tr("choose…"), QString());
+  if (images) {
+    m_modelChoice->addItem(QStringLiteral("mlp:784-256-256-10:relu"),
+                           QStringLiteral("mlp:784-256-256-10:relu"));
+    m_modelChoice->addItem(QStringLiteral("cnn:lenet"), QStringLiteral("cnn:lenet"));
+    m_modelChoice->setItemData(m_modelChoice->count() - 1,
+                               tr("conv 5×5 32, ReLU, pool, conv 5×5 64, ReLU, pool, fc 128, "
+                                  "ReLU, fc to the classes"),
+                               Qt::ToolTipRole);
+    m_modelChoice->addItem(QStringLiteral("cnn:lenet-bn"), QStringLiteral("cnn:lenet-bn"));
+    m_modelChoice->setItemData(m_modelChoice->count() - 1,
+                               tr("cnn:lenet with BatchNorm after each convolution"),
+                               Qt::ToolTipRole);
+  }
+  m_modelChoice->setEnabled(images);
+}
+
 void TrainSetup::validate() {
+  offerModels();
   QString modelProblem;
   try {
-    model::parseMlpSpec(m_model->text().trimmed().toStdString());
+    const std::string spec = m_model->text().trimmed().toStdString();
+    if (model::isCnnSpec(spec))
+      model::parseCnnSpec(spec);
+    else
+      model::parseMlpSpec(spec);
   } catch (const std::exception& e) {
     modelProblem = QString::fromUtf8(e.what());
   }

@@ -46,10 +46,12 @@ signals:
 
 private:
   void validate();
+  void offerModels(); // fills m_modelChoice for the data named
   train::RunConfig baseFor(const std::string& recipe) const;
 
   QComboBox* m_data = nullptr;
   QLineEdit* m_model = nullptr;
+  QComboBox* m_modelChoice = nullptr; // models that fit the data: MLP, and CNNs for image sets
   QLabel* m_modelError = nullptr;
   std::map<QString, QPushButton*> m_recipeChips;
   QComboBox* m_scaler = nullptr;

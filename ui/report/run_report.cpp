@@ -83,6 +83,7 @@ ExportOptions chartOptions() {
 QString opKindName(const std::string& key) {
   static const std::map<std::string, const char*> names{
       {"matmul_fwd", "matmul forward"}, {"matmul_bwd", "matmul backward"},
+      {"conv_fwd", "convolution forward"}, {"conv_bwd", "convolution backward"},
       {"conversion", "conversions"},    {"elementwise", "element-wise"},
       {"loss", "softmax + loss"},       {"optimizer", "optimizer"},
       {"telemetry", "telemetry"},       {"data", "data"}};

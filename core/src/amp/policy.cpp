@@ -15,20 +15,24 @@ constexpr DType F16 = DType::F16;
 constexpr std::array<OpClass, kOpClassCount> kClasses{
     OpClass::MatmulInputs, OpClass::MatmulAccumulation, OpClass::Activations, OpClass::Residual,
     OpClass::Softmax,      OpClass::NormStatistics,     OpClass::Gelu,        OpClass::Embedding,
-    OpClass::Loss,         OpClass::Gradients,          OpClass::MasterWeights, OpClass::OptimizerState};
+    OpClass::Loss,         OpClass::Gradients,          OpClass::MasterWeights, OpClass::OptimizerState,
+    OpClass::BatchNorm};
 
 constexpr std::array<std::string_view, kOpClassCount> kKeys{
     "matmul-inputs", "matmul-accumulation", "activations", "residual",
     "softmax",       "norm-stats",          "gelu",        "embedding",
-    "loss",          "gradients",           "master-weights", "optimizer-state"};
+    "loss",          "gradients",           "master-weights", "optimizer-state",
+    "batchnorm"};
 
 constexpr std::array<std::string_view, kOpClassCount> kLabels{
     "matmul inputs", "matmul accumulation", "activations stored for backward", "residual stream",
     "softmax",       "LayerNorm/RMSNorm statistics", "GELU", "embedding",
-    "loss",          "gradients",           "master weights", "optimizer state"};
+    "loss",          "gradients",           "master weights", "optimizer state",
+    "BatchNorm statistics"};
 
 // Columns: matmul-inputs, accumulation, activations, residual, softmax,
-// norm-stats, gelu, embedding, loss, gradients, master-weights, optimizer-state.
+// norm-stats, gelu, embedding, loss, gradients, master-weights, optimizer-state,
+// batchnorm.
 Policy make(std::string_view name, std::array<DType, kOpClassCount> table, bool scaling) {
   Policy p;
   p.name = std::string(name);
@@ -40,29 +44,29 @@ Policy make(std::string_view name, std::array<DType, kOpClassCount> table, bool 
 const std::vector<PolicyPreset>& presets() {
   static const std::vector<PolicyPreset> list{
       {"fp32", "Everything in FP32: the reference.",
-       make("fp32", {F32, F32, F32, F32, F32, F32, F32, F32, F32, F32, F32, F32}, false)},
+       make("fp32", {F32, F32, F32, F32, F32, F32, F32, F32, F32, F32, F32, F32, F32}, false)},
       {"autocast-cpu-bf16",
        "PyTorch's CPU autocast lists: linear and attention products take BF16 inputs and store "
        "BF16 outputs; cross-entropy is on the FP32 list; ops on neither list (GELU, LayerNorm, "
        "softmax) run on what they receive, with FP32 statistics and softmax inside the CPU "
        "kernels; parameters, their gradients and the optimizer stay FP32; no loss scaling.",
        make("autocast-cpu-bf16",
-            {BF16, F32, BF16, F32, F32, F32, BF16, F32, F32, BF16, F32, F32}, false)},
+            {BF16, F32, BF16, F32, F32, F32, BF16, F32, F32, BF16, F32, F32, F32}, false)},
       {"autocast-cuda-fp16",
        "PyTorch's CUDA autocast lists with GradScaler: products in FP16 with FP32 accumulation; "
        "softmax, layer_norm and cross-entropy on the FP32 list; GELU on FP16 inputs; FP32 "
        "parameters and optimizer; dynamic loss scaling.",
        make("autocast-cuda-fp16",
-            {F16, F32, F16, F32, F32, F32, F16, F32, F32, F16, F32, F32}, true)},
+            {F16, F32, F16, F32, F32, F32, F16, F32, F32, F16, F32, F32, F32}, true)},
       {"llm.c",
        "llm.c's mixed precision: BF16 parameters, activations and residual stream; FP32 "
        "LayerNorm statistics, softmax, loss, master weights and AdamW moments.",
-       make("llm.c", {BF16, F32, BF16, BF16, F32, F32, BF16, BF16, F32, BF16, F32, F32}, false)},
+       make("llm.c", {BF16, F32, BF16, BF16, F32, F32, BF16, BF16, F32, BF16, F32, F32, F32}, false)},
       {"all-bf16", "Every op in BF16, accumulation included: nothing kept in FP32.",
        make("all-bf16",
-            {BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16}, false)},
+            {BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16}, false)},
       {"all-fp16", "Every op in FP16, accumulation included: nothing kept in FP32.",
-       make("all-fp16", {F16, F16, F16, F16, F16, F16, F16, F16, F16, F16, F16, F16}, false)},
+       make("all-fp16", {F16, F16, F16, F16, F16, F16, F16, F16, F16, F16, F16, F16, F16}, false)},
   };
   return list;
 }

@@ -91,6 +91,8 @@ json stepJson(const train::StepBenchResult& s, double noisyCv) {
            {{"matmul", matmulMs(s)},
             {"matmul_forward", b.matmulForward},
             {"matmul_backward", b.matmulBackward},
+            {"conv_forward", b.convForward},
+            {"conv_backward", b.convBackward},
             {"conversion", b.conversion},
             {"elementwise", b.elementwise},
             {"loss", b.loss},
@@ -129,6 +131,11 @@ train::StepBenchResult stepFromJson(const json& j, std::size_t i) {
   auto& t = s.breakdownMs;
   t.matmulForward = field<double>(b, "matmul_forward", wb);
   t.matmulBackward = field<double>(b, "matmul_backward", wb);
+  // Reports written before convolutions were timed apart have no such fields.
+  if (b.is_object() && b.contains("conv_forward"))
+    t.convForward = field<double>(b, "conv_forward", wb);
+  if (b.is_object() && b.contains("conv_backward"))
+    t.convBackward = field<double>(b, "conv_backward", wb);
   t.conversion = field<double>(b, "conversion", wb);
   t.elementwise = field<double>(b, "elementwise", wb);
   t.loss = field<double>(b, "loss", wb);

@@ -178,6 +178,11 @@ TrainTest loadBuiltin(std::string_view name, std::uint64_t seed) {
 }
 
 TrainTest loadDataSpec(std::string_view spec, std::uint64_t seed) {
+  // The embedded image sets by their file names too.
+  if (spec == "mnist-10k")
+    spec = "mnist";
+  else if (spec == "fashion-12k")
+    spec = "fashion";
   const auto names = builtinNames();
   if (std::find(names.begin(), names.end(), spec) != names.end())
     return loadBuiltin(spec, seed);

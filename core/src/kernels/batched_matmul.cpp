@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "matmul_operands.h"
 #include "onednn_context.h"
+#include "onednn_dtype.h"
 
 #include <mantissa/kernels/batched_matmul.h>
 #include <mantissa/numeric/convert.h>
@@ -15,17 +16,10 @@
 namespace mantissa::kernels {
 namespace {
 
+using detail::toDnnl;
+using detail::widen;
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
-
-dt toDnnl(DType dtype) {
-  switch (dtype) {
-  case DType::F32: return dt::f32;
-  case DType::BF16: return dt::bf16;
-  case DType::F16: return dt::f16;
-  }
-  return dt::undef;
-}
 
 // [G, a, b] stored as G row-major [a, b] matrices (abc) or G [b, a] ones (acb).
 tag layout(Trans trans) {
@@ -52,13 +46,6 @@ detail::StoredShape storedSrc(const BatchedShape& s) {
 detail::StoredShape storedWeights(const BatchedShape& s) {
   return s.transWeights == Trans::No ? detail::StoredShape{s.groups * s.k, s.n}
                                      : detail::StoredShape{s.groups * s.n, s.k};
-}
-
-void widen(const Tensor& src, Tensor& dst) {
-  if (src.dtype() == DType::BF16)
-    numeric::convertBf16ToF32(src.u16(), dst.f32());
-  else
-    numeric::convertF16ToF32(src.u16(), dst.f32());
 }
 
 } // namespace

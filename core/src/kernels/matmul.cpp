@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "matmul_operands.h"
 #include "onednn_context.h"
+#include "onednn_dtype.h"
 
 #include "matmul_choice.h"
 
@@ -21,17 +22,13 @@
 namespace mantissa::kernels {
 namespace {
 
+using detail::emulationLabel;
+using detail::narrow;
+using detail::toDnnl;
+using detail::upperName;
+using detail::widen;
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
-
-dt toDnnl(DType dtype) {
-  switch (dtype) {
-  case DType::F32: return dt::f32;
-  case DType::BF16: return dt::bf16;
-  case DType::F16: return dt::f16;
-  }
-  return dt::undef;
-}
 
 // Row-major [rows, cols] stored, read by oneDNN as the logical [a, b] matrix:
 // `ab` when stored as [a, b], `ba` when stored transposed as [b, a].
@@ -60,34 +57,6 @@ Tensor scratchFor(DType stored, detail::StoredShape shape) {
     return {};
   OneDnnContext::instance().noteScratchAllocation();
   return Tensor(DType::F32, shape.rows, shape.cols);
-}
-
-void widen(const Tensor& src, Tensor& dst) {
-  if (src.dtype() == DType::BF16)
-    numeric::convertBf16ToF32(src.u16(), dst.f32());
-  else
-    numeric::convertF16ToF32(src.u16(), dst.f32());
-}
-
-void narrow(const Tensor& src, Tensor& dst) {
-  if (dst.dtype() == DType::BF16)
-    numeric::convertF32ToBf16(src.f32(), dst.u16());
-  else
-    numeric::convertF32ToF16(src.f32(), dst.u16());
-}
-
-// " (emulated: BF16 storage, FP32 compute)", plus where the result is rounded.
-std::string emulationLabel(DType inputs, DType dst) {
-  auto upper = [](DType d) {
-    return d == DType::F32 ? "FP32" : d == DType::BF16 ? "BF16" : "FP16";
-  };
-  std::string label = " (emulated: ";
-  if (inputs != DType::F32)
-    label += std::string(upper(inputs)) + " storage, ";
-  label += "FP32 compute";
-  if (dst != DType::F32)
-    label += std::string(", result rounded to ") + upper(dst);
-  return label + ")";
 }
 
 } // namespace
@@ -245,10 +214,6 @@ std::string formatMs(double ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g ms", ms);
   return buf;
-}
-
-std::string upperName(DType d) {
-  return d == DType::F32 ? "FP32" : d == DType::BF16 ? "BF16" : "FP16";
 }
 
 } // namespace

@@ -102,6 +102,15 @@ void roundTo(DType dtype, std::span<float> values) {
     numeric::roundTripF16(values);
 }
 
+std::vector<LayerInfo> Mlp::layerInfo() const {
+  std::vector<LayerInfo> info;
+  for (int l = 0; l < layers(); ++l)
+    info.push_back({"linear " + std::to_string(m_spec.widths[l]) + "→" +
+                        std::to_string(m_spec.widths[l + 1]),
+                    m_spec.widths[l], m_spec.widths[l + 1]});
+  return info;
+}
+
 std::int64_t Mlp::parameterCount() const {
   std::int64_t n = 0;
   for (const auto& p : m_params)

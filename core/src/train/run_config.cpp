@@ -5,6 +5,7 @@
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/amp/optimizer.h>
 #include <mantissa/amp/recipe.h>
+#include <mantissa/model/cnn.h>
 #include <mantissa/model/mlp.h>
 
 #include <nlohmann/json.hpp>
@@ -62,7 +63,15 @@ std::vector<std::string> RunConfig::problems() const {
   std::vector<std::string> out = rangeProblems();
   if (data.empty())
     out.emplace_back("data: empty (a built-in name: mnist, fashion, spirals, blobs, or a path)");
-  check(out, "model", [&] { model::parseMlpSpec(model); });
+  check(out, "model", [&] {
+    if (model::isCnnSpec(model))
+      model::parseCnnSpec(model);
+    else
+      model::parseMlpSpec(model);
+  });
+  if (!batchnorm.empty() && batchnorm != "fp32" && batchnorm != "bf16" && batchnorm != "fp16")
+    out.push_back("batchnorm: the precision of BatchNorm statistics is fp32, bf16 or fp16 (or "
+                  "empty: the recipe's reductions), got '" + batchnorm + "'");
   const amp::Recipe* r = amp::findRecipe(recipe);
   check(out, "recipe", [&] { amp::recipeByName(recipe); });
   // "none" is every recipe's choice (for fp16-mixed: scale 1, no skipped steps).
@@ -126,6 +135,8 @@ nlohmann::json toJson(const RunConfig& c) {
   j["scaler_init_scale"] = c.scalerInitScale ? nlohmann::json(*c.scalerInitScale) : nullptr;
   j["scaler_growth_interval"] =
       c.scalerGrowthInterval ? nlohmann::json(*c.scalerGrowthInterval) : nullptr;
+  if (!c.batchnorm.empty()) // only models with BatchNorm read it
+    j["batchnorm"] = c.batchnorm;
   return j;
 }
 
@@ -176,12 +187,14 @@ RunConfig runConfigFromJson(const nlohmann::json& j) {
   const RunConfig defaults;
   const auto known = toJson(defaults);
   for (const auto& [key, value] : j.items())
-    if (!known.contains(key))
+    if (!known.contains(key) && key != "batchnorm")
       throw ConfigError("run configuration: unknown key '" + key + "'");
   RunConfig c;
   read(j, "data", c.data);
   read(j, "model", c.model);
   read(j, "recipe", c.recipe);
+  if (j.contains("batchnorm"))
+    read(j, "batchnorm", c.batchnorm);
   read(j, "scaler", c.scaler);
   readOptional(j, "scaler_init_scale", c.scalerInitScale);
   readOptional(j, "scaler_growth_interval", c.scalerGrowthInterval);

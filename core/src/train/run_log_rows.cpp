@@ -36,6 +36,8 @@ json logHeader(const Session& s) {
   auto table = json::array();
   for (const auto& row : amp::recipeTable(s.recipe()))
     table.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
+  for (const auto& row : s.model().opRows())
+    table.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
   const auto plan = s.plan();
   json nominal;
   for (auto role : {model::TensorRole::Weights, model::TensorRole::MasterWeights,
@@ -45,7 +47,7 @@ json logHeader(const Session& s) {
   json bytes; // really allocated, per tensor class
   for (const auto& [name, n] : s.allocatedBytes())
     bytes[name] = n;
-  return {{"header", true},
+  json h = {{"header", true},
           {"config", toJson(s.config())},
           {"recipe_table", table},
           {"scaler", s.scalerDescription()},
@@ -61,6 +63,15 @@ json logHeader(const Session& s) {
            {{"cpu", numeric::cpuFeatures().modelName},
             {"isa", numeric::describeIsa()},
             {"onednn", numeric::onednnVersion() + " (" + numeric::onednnIsa() + ")"}}}};
+  if (const auto conv = s.model().convImplementation(); !conv.empty()) {
+    h["conv"] = conv;
+    h["conv_emulated"] = s.model().convEmulated();
+    auto layers = json::array(); // names for the layer pickers, as a tap's header has them
+    for (const auto& l : s.model().layerInfo())
+      layers.push_back(l.name);
+    h["layers"] = layers;
+  }
+  return h;
 }
 
 json logStep(const StepReport& r) {
@@ -88,6 +99,10 @@ json logStep(const StepReport& r) {
               {"optimizer", t.optimizer},
               {"telemetry", t.telemetry},
               {"data", t.data}}}};
+  if (t.convForward > 0.0 || t.convBackward > 0.0) { // a model with convolutions
+    j["breakdown_ms"]["conv_fwd"] = t.convForward;
+    j["breakdown_ms"]["conv_bwd"] = t.convBackward;
+  }
   if (!r.scalerEvents.empty()) {
     auto events = json::array();
     for (const auto& e : r.scalerEvents)

@@ -3,6 +3,8 @@
 #include "background_scans.h"
 
 #include <mantissa/data/dataset.h>
+#include <mantissa/model/cnn.h>
+#include <mantissa/model/mlp.h>
 #include <mantissa/telemetry/tensor_scan.h>
 #include <mantissa/train/session.h>
 
@@ -51,12 +53,12 @@ static_assert(amp::Optimizer::kMaxWorkers <= telemetry::TelemetryCollector::kMax
 class ParameterTelemetry final : public amp::StepObserver {
 public:
   ParameterTelemetry(telemetry::TelemetryCollector& collector, DType working,
-                     const std::vector<telemetry::TensorScan>* counted)
-      : m_collector(collector), m_working(working), m_counted(counted) {}
+                     const std::vector<telemetry::TensorScan>* counted, std::size_t layers)
+      : m_collector(collector), m_working(working), m_counted(counted), m_layers(layers) {}
 
   bool beginSlot(std::size_t slot) override {
-    if (slot % 2 != 0)
-      return false; // biases: not observed
+    if (slot % 2 != 0 || slot >= 2 * m_layers)
+      return false; // biases and the parameters past the layers' (BatchNorm): not observed
     const std::size_t layer = slot / 2;
     m_collector.beginParameters(static_cast<int>(layer), m_working, true, false, true);
     if (m_counted != nullptr)
@@ -75,6 +77,7 @@ private:
   telemetry::TelemetryCollector& m_collector;
   DType m_working;
   const std::vector<telemetry::TensorScan>* m_counted;
+  std::size_t m_layers;
 };
 
 // The Activations entry of a layer: its output (pre for the last layer, whose
@@ -111,6 +114,41 @@ amp::OptimizerConfig optimizerConfig(const RunConfig& c) {
   return o;
 }
 
+// The model the config names, checked against the data's shape.
+std::unique_ptr<model::Network> makeNetwork(const RunConfig& c, const amp::Recipe& recipe,
+                                            const data::Dataset& train) {
+  if (model::isCnnSpec(c.model)) {
+    const auto spec = model::parseCnnSpec(c.model);
+    std::vector<model::CnnLayer> layout;
+    try {
+      layout = model::cnnLayout(spec, train.features, train.imageHeight, train.imageWidth,
+                                train.classes);
+    } catch (const std::invalid_argument& e) {
+      // Quote the spec as the user wrote it (cnn:lenet, not its expansion).
+      std::string what = e.what();
+      if (const auto colon = what.find("\": "); colon != std::string::npos)
+        what = "model \"" + c.model + what.substr(colon);
+      throw ConfigError(what + " (" + train.name + ")");
+    }
+    const DType stats = c.batchnorm == "bf16"   ? DType::BF16
+                        : c.batchnorm == "fp16" ? DType::F16
+                        : c.batchnorm == "fp32" ? DType::F32
+                                                : recipe.reductions;
+    return std::make_unique<model::Cnn>(spec, std::move(layout), c.batch, recipe,
+                                        c.gradAccumulation, stats);
+  }
+  const auto spec = model::parseMlpSpec(c.model);
+  if (spec.widths.front() != train.features)
+    throw ConfigError("model: input width " + std::to_string(spec.widths.front()) +
+                      " does not match the data's " + std::to_string(train.features) +
+                      " features (" + train.name + ")");
+  if (spec.widths.back() != train.classes)
+    throw ConfigError("model: output width " + std::to_string(spec.widths.back()) +
+                      " does not match the data's " + std::to_string(train.classes) + " classes (" +
+                      train.name + ")");
+  return std::make_unique<model::Mlp>(spec, c.batch, recipe, c.gradAccumulation);
+}
+
 } // namespace
 
 Session::~Session() = default;
@@ -123,27 +161,17 @@ Session::Session(RunConfig config)
 Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded)
     : m_config(validated(config)), m_recipe(amp::recipeByName(m_config.recipe)),
       m_data(std::move(loaded)), m_telemetry(m_config.telemetryEvery) {
-  const auto spec = model::parseMlpSpec(m_config.model);
   const auto& train = m_data->train;
-  if (spec.widths.front() != train.features)
-    throw ConfigError("model: input width " + std::to_string(spec.widths.front()) +
-                      " does not match the data's " + std::to_string(train.features) +
-                      " features (" + train.name + ")");
   const auto& test = m_data->test;
   if (test.features != train.features || test.classes != train.classes)
     throw ConfigError("data: the test set " + test.name + " has " + std::to_string(test.features) +
                       " features and " + std::to_string(test.classes) +
                       " classes, the training set " + train.name + " " +
                       std::to_string(train.features) + " and " + std::to_string(train.classes));
-  if (spec.widths.back() != train.classes)
-    throw ConfigError("model: output width " + std::to_string(spec.widths.back()) +
-                      " does not match the data's " + std::to_string(train.classes) + " classes (" +
-                      train.name + ")");
   if (static_cast<std::size_t>(m_config.batch) > train.size())
     throw ConfigError("batch: " + std::to_string(m_config.batch) + " exceeds the " +
                       std::to_string(train.size()) + " training samples of " + train.name);
-
-  m_model = std::make_unique<model::Mlp>(spec, m_config.batch, m_recipe, m_config.gradAccumulation);
+  m_model = makeNetwork(m_config, m_recipe, train);
   m_model->initialize(m_config.seed, static_cast<float>(m_config.initGain));
   m_batcher = std::make_unique<data::Batcher>(train, m_config.batch, m_config.seed + 1);
 
@@ -156,6 +184,10 @@ Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded
     params.push_back({name + ".b", p.b.f32(), g.b.f32()});
     m_gradSpans.push_back(g.w.f32());
     m_gradSpans.push_back(g.b.f32());
+  }
+  for (auto& slot : m_model->extraSlots()) {
+    m_gradSpans.push_back({const_cast<float*>(slot.grad.data()), slot.grad.size()});
+    params.push_back(std::move(slot));
   }
   m_optimizer = std::make_unique<amp::Optimizer>(optimizerConfig(m_config), m_recipe,
                                                  std::move(params), m_config.seed + 2);
@@ -497,7 +529,8 @@ const StepReport& Session::step() {
     {
       model::ScopedTimer t(r.times.optimizer);
       r.clipFactor = amp::clipByGlobalNorm(m_gradSpans, r.gradNorm, m_config.clipNorm);
-      ParameterTelemetry parameters(m_telemetry, working, beside ? &m_weightScans : nullptr);
+      ParameterTelemetry parameters(m_telemetry, working, beside ? &m_weightScans : nullptr,
+                                    static_cast<std::size_t>(m_model->layers()));
       m_optimizer->step(r.lr, observe && !updatesApart ? &parameters : nullptr);
       parametersObserved = observe;
       for (const auto& s : m_optimizer->lastStats()) {
@@ -562,6 +595,12 @@ EvalReport Session::evaluate() {
   model::OpTimes ignored;
   auto x = m_model->inputs();
   auto y = m_model->labels();
+  // BatchNorm on its running statistics while evaluating; training again after.
+  struct Evaluating {
+    model::Network& m;
+    explicit Evaluating(model::Network& net) : m(net) { m.setTraining(false); }
+    ~Evaluating() { m.setTraining(true); }
+  } evaluating(*m_model);
   for (std::size_t first = 0; first < n; first += static_cast<std::size_t>(batch)) {
     const int rows = static_cast<int>(std::min<std::size_t>(batch, n - first));
     for (int r = 0; r < batch; ++r) {

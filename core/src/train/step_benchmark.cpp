@@ -64,6 +64,8 @@ std::vector<StepBenchResult> measureSteps(const StepBenchOptions& o) {
     auto& b = res.breakdownMs;
     b.matmulForward = sum.matmulForward * k;
     b.matmulBackward = sum.matmulBackward * k;
+    b.convForward = sum.convForward * k;
+    b.convBackward = sum.convBackward * k;
     b.conversion = sum.conversion * k;
     b.elementwise = sum.elementwise * k;
     b.loss = sum.loss * k;
@@ -79,6 +81,7 @@ std::vector<StepBenchResult> measureSteps(const StepBenchOptions& o) {
     res.bytes = s.allocatedBytes();
     res.matmulImplementation = s.model().matmulImplementation();
     res.matmulEmulated = s.model().matmulEmulated();
+    res.convImplementation = s.model().convImplementation();
     results.push_back(std::move(res));
   }
   if (o.progress)

@@ -41,12 +41,15 @@ enum class OpClass : std::uint8_t {
   Gradients,          // activation and weight gradients as produced
   MasterWeights,      // the copy that receives the updates
   OptimizerState,     // AdamW moments
+  BatchNorm,          // BatchNorm batch statistics (mean, variance, 1/sqrt): CNNs only, which
+                      // take it from RunConfig::batchnorm (mantissa-cli train --batchnorm)
 };
-inline constexpr std::size_t kOpClassCount = 12;
+
+inline constexpr std::size_t kOpClassCount = 13;
 
 // "matmul-inputs", "matmul-accumulation", "activations", "residual",
 // "softmax", "norm-stats", "gelu", "embedding", "loss", "gradients",
-// "master-weights", "optimizer-state": the spec's keys.
+// "master-weights", "optimizer-state", "batchnorm": the spec's keys.
 std::string_view opClassKey(OpClass c);
 // "matmul inputs", ..., for tables.
 std::string_view opClassLabel(OpClass c);

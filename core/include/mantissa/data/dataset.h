@@ -58,7 +58,8 @@ std::vector<std::string> builtinNames();
 // (the image sets do not). Unknown name: DataError listing the valid ones.
 TrainTest loadBuiltin(std::string_view name, std::uint64_t seed = 0);
 
-// A built-in name, or a path to
+// A built-in name (mnist and fashion also as mnist-10k and fashion-12k, the
+// names of their files), or a path to
 //  - an IDX images file ("*images*idx3*", gz or raw): labels are the file beside
 //    it with "images" -> "labels" and "idx3" -> "idx1"; the test set is the
 //    matching "t10k"/"test" file when the name says "train" and it exists,

@@ -21,6 +21,7 @@
 // never allocate.
 
 #include <mantissa/amp/recipe.h>
+#include <mantissa/model/network.h>
 #include <mantissa/model/op_times.h>
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/nn/activation.h>
@@ -56,105 +57,60 @@ inline constexpr std::uint64_t kMaxMlpParameters = std::uint64_t{1} << 27;
 // Throws std::invalid_argument naming the spec and the problem.
 MlpSpec parseMlpSpec(std::string_view spec);
 
-// Where a non-finite value first appeared.
-struct NonFiniteSite {
-  int layer = 0;
-  bool backward = false;
-  std::string op; // "linear", "relu", "softmax-xent", "linear dW", ...
-};
-
-// Per layer: the weight gradient's non-zero FP32 values and how many of them
-// became zero when rounded to the recipe's gradient dtype.
-struct GradUnderflow {
-  std::int64_t nonzero = 0;
-  std::int64_t lostToZero = 0;
-  double fraction() const { return nonzero ? double(lostToZero) / double(nonzero) : 0.0; }
-};
-
-struct LayerParams {
-  Tensor w;    // [I, O] FP32: master copy, or the only copy (values exact in `weights` dtype)
-  Tensor b;    // [1, O] FP32, same rule as w
-  Tensor wLow; // [I, O] D: working copy for the matmuls (empty when D is F32)
-};
-
-struct LayerGrads {
-  Tensor w;     // [I, O] FP32 values rounded to the gradient dtype (accumulated over micro-batches)
-  Tensor b;     // [1, O] same
-  Tensor wStep; // [I, O] one micro-batch's dW when accumulating (else empty)
-  Tensor bStep; // [1, O] same
-};
-
-struct LayerActs {
-  Tensor in;      // [B, I] D: input cast for the matmuls (empty when D is F32)
-  Tensor pre;     // [B, O] FP32: in . W + b, rounded to the activation dtype
-  Tensor post;    // [B, O] FP32: f(pre), hidden layers only
-  Tensor dpre;    // [B, O] FP32: gradient of pre, rounded to the gradient dtype
-  Tensor dpreLow; // [B, O] D: dpre cast for the matmuls (empty when D is F32)
-  Tensor dIn;     // [B, I] FP32: gradient of this layer's input (l > 0 only)
-};
-
-// Told when the model starts and ends a multi-threaded product, so that
-// work running beside the model (Session's background scans) can leave the
-// cores to the product and use them while the model runs on one thread.
-class ParallelSections {
-public:
-  virtual ~ParallelSections() = default;
-  virtual void enter() = 0;
-  virtual void leave() = 0;
-};
-
-class Mlp {
+class Mlp final : public Network {
 public:
   // accumulation > 1 allocates the per-micro-batch gradient buffers.
   Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumulation = 1);
 
   // PyTorch nn.Linear's default, U(-1/sqrt(I), 1/sqrt(I)) for W and b, times
   // `gain`; rounded to the weight dtype when there is no master copy.
-  void initialize(std::uint64_t seed, float gain = 1.0f);
+  void initialize(std::uint64_t seed, float gain = 1.0f) override;
 
   // The batch to run: x [B, F] FP32 and labels [B].
-  std::span<float> inputs() { return m_x.f32(); }
-  std::span<std::int32_t> labels() { return m_labels; }
+  std::span<float> inputs() override { return m_x.f32(); }
+  std::span<std::int32_t> labels() override { return m_labels; }
 
   // Runs the forward pass and the loss on the first `validRows` rows (B when
   // 0; evaluation pads the last partial batch).
-  nn::XentResult forward(OpTimes& times, int validRows = 0);
+  nn::XentResult forward(OpTimes& times, int validRows = 0) override;
   // Gradient of scale * mean loss. accumulate = false overwrites the
   // gradients, true adds this micro-batch to them. layerDone(l), when given,
   // is called as soon as layer l's gradients (acts()[l].dpre, grads()[l])
   // hold this micro-batch's values, last layer first.
   void backward(float scale, bool accumulate, OpTimes& times,
-                const std::function<void(int)>& layerDone = {});
+                const std::function<void(int)>& layerDone = {}) override;
   // Casts the weights into the matmul dtype after an update.
-  void refreshWorkingWeights(OpTimes& times);
+  void refreshWorkingWeights(OpTimes& times) override;
 
   // When set, backward() counts weight-gradient underflow (one read of dW).
-  void setMeasureUnderflow(bool on) { m_measureUnderflow = on; }
-  std::span<const GradUnderflow> underflow() const { return m_underflow; }
+  void setMeasureUnderflow(bool on) override { m_measureUnderflow = on; }
+  std::span<const GradUnderflow> underflow() const override { return m_underflow; }
   // Told about every matmul of forward() and backward(); nullptr: nobody.
-  void setParallelSections(ParallelSections* sections) { m_sections = sections; }
+  void setParallelSections(ParallelSections* sections) override { m_sections = sections; }
 
   // First non-finite value in forward (layer 0 up) or backward (last layer
   // down) order, scanning the buffers of the last pass; nullopt if all finite.
-  std::optional<NonFiniteSite> firstNonFinite(bool backward) const;
+  std::optional<NonFiniteSite> firstNonFinite(bool backward) const override;
 
-  int layers() const { return m_spec.layers(); }
-  int batch() const { return m_batch; }
+  int layers() const override { return m_spec.layers(); }
+  int batch() const override { return m_batch; }
   const MlpSpec& spec() const { return m_spec; }
+  std::string specString() const override { return m_spec.toString(); }
+  std::vector<LayerInfo> layerInfo() const override;
   const amp::Recipe& recipe() const { return m_recipe; }
-  std::vector<LayerParams>& params() { return m_params; }
-  const std::vector<LayerParams>& params() const { return m_params; }
-  std::vector<LayerGrads>& grads() { return m_grads; }
-  const std::vector<LayerGrads>& grads() const { return m_grads; }
-  const std::vector<LayerActs>& acts() const { return m_acts; }
+  std::vector<LayerParams>& params() override { return m_params; }
+  const std::vector<LayerParams>& params() const override { return m_params; }
+  std::vector<LayerGrads>& grads() override { return m_grads; }
+  const std::vector<LayerGrads>& grads() const override { return m_grads; }
+  const std::vector<LayerActs>& acts() const override { return m_acts; }
   const Tensor& probs() const { return m_probs; }
-  std::int64_t parameterCount() const;
-  std::string matmulImplementation() const { return m_linear.front().implementation(); }
-  bool matmulEmulated() const { return m_linear.front().emulated(); }
+  std::int64_t parameterCount() const override;
+  std::string matmulImplementation() const override { return m_linear.front().implementation(); }
+  bool matmulEmulated() const override { return m_linear.front().emulated(); }
 
   // Every tensor of the model at its recipe precision (optimizer state is
   // added by the optimizer's own plan).
-  std::vector<PlanRow> plan() const;
+  std::vector<PlanRow> plan() const override;
 
   // Bytes really allocated per tensor class, as stored (FP32 buffers that
   // hold rounded values count 4 bytes a value; 16-bit working copies 2),
@@ -162,7 +118,7 @@ public:
   // "activations", "gradients" (every model Tensor), "matmul FP32 copies"
   // (FP32 twins of 16-bit operands inside the matmuls, Tensors too) and
   // "oneDNN scratchpad" (allocated by oneDNN).
-  std::map<std::string, std::size_t> allocatedBytes() const;
+  std::map<std::string, std::size_t> allocatedBytes() const override;
 
 private:
   const Tensor& matmulInput(int layer) const;
@@ -182,8 +138,5 @@ private:
   std::vector<std::int32_t> m_labels;     // [B]
   Tensor m_probs;                         // [B, C] FP32
 };
-
-// Rounds FP32 values in place to `dtype` (nearest-even; no-op for F32).
-void roundTo(DType dtype, std::span<float> values);
 
 } // namespace mantissa::model

@@ -35,8 +35,12 @@ inline constexpr std::uint64_t kMaxSeed = (std::uint64_t{1} << 63) - 1;
 
 struct RunConfig {
   std::string data = "mnist";                   // builtin name or path (data::loadDataSpec)
-  std::string model = "mlp:784-256-256-10:relu"; // model::parseMlpSpec
+  std::string model = "mlp:784-256-256-10:relu"; // model::parseMlpSpec or parseCnnSpec ("cnn:...")
   std::string recipe = "fp32";                  // amp::recipeByName
+  // Precision of BatchNorm statistics ("fp32", "bf16", "fp16"; the policy's
+  // "batchnorm" class); "" = the recipe's reductions (FP32 in every recipe).
+  // Written to JSON only when set.
+  std::string batchnorm;
   std::string scaler;     // "" = the recipe's default; only for recipes with loss scaling
   std::optional<double> scalerInitScale;     // override of the preset's initial scale
   std::optional<int> scalerGrowthInterval;   // override of the preset's growth interval

@@ -28,7 +28,7 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/batcher.h>
 #include <mantissa/data/dataset.h>
-#include <mantissa/model/mlp.h>
+#include <mantissa/model/network.h>
 #include <mantissa/telemetry/collector.h>
 #include <mantissa/train/run_config.h>
 #include <mantissa/train/step_report.h>
@@ -73,15 +73,15 @@ public:
 
   const RunConfig& config() const { return m_config; }
   const amp::Recipe& recipe() const { return m_recipe; }
-  const model::Mlp& model() const { return *m_model; }
-  model::Mlp& model() { return *m_model; }
+  const model::Network& model() const { return *m_model; }
+  model::Network& model() { return *m_model; }
   const amp::Optimizer& optimizer() const { return *m_optimizer; }
   const amp::LossScaler* scaler() const { return m_scaler ? &*m_scaler : nullptr; }
   const data::TrainTest& data() const { return *m_data; }
   std::string scalerDescription() const;
   // Model plus optimizer state, at the recipe's precisions.
   std::vector<model::PlanRow> plan() const;
-  // Bytes really allocated per tensor class: the model's (Mlp::allocatedBytes)
+  // Bytes really allocated per tensor class: the model's (Network::allocatedBytes)
   // and "optimizer state" (Optimizer::allocatedBytes).
   std::map<std::string, std::size_t> allocatedBytes() const;
 
@@ -125,7 +125,7 @@ private:
   RunConfig m_config;
   const amp::Recipe& m_recipe;
   std::shared_ptr<const data::TrainTest> m_data;
-  std::unique_ptr<model::Mlp> m_model;
+  std::unique_ptr<model::Network> m_model;
   std::unique_ptr<data::Batcher> m_batcher;
   std::unique_ptr<amp::Optimizer> m_optimizer;
   std::optional<amp::LossScaler> m_scaler;

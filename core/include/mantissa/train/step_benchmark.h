@@ -52,6 +52,7 @@ struct StepBenchResult {
   std::map<std::string, std::size_t> bytesAtRecipePrecision;
   std::string matmulImplementation;
   bool matmulEmulated = false;
+  std::string convImplementation; // "" for a model without convolutions
 };
 
 // Throws whatever Session throws for a bad model/data; returns the results

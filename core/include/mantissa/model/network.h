@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// What a training run needs of a classifier: the batch to fill, forward and
+// loss, backward, the working-weight casts, and its tensors per parametrised
+// layer for telemetry, memory accounting and the tables. model::Mlp and
+// model::Cnn implement it; train::Session and the UI hold a Network.
+//
+// A "layer" is one parametrised block: a linear layer of an MLP, or a conv
+// block (convolution, optional BatchNorm, ReLU, optional pooling) or a fully
+// connected layer of a CNN. Per layer l:
+//   params()[l].w / .b   its weights and bias (optimizer slots "layer<l>.W", "layer<l>.b")
+//   grads()[l].w / .b    their gradients
+//   acts()[l].post       the block's output (pre for the last layer, whose softmax is the loss)
+//   acts()[l].pre        the product's output (linear or convolution, before any norm)
+//   acts()[l].dpre       the gradient of pre
+
+#include <mantissa/amp/optimizer.h>
+#include <mantissa/amp/recipe.h>
+#include <mantissa/model/op_times.h>
+#include <mantissa/model/tensor_plan.h>
+#include <mantissa/nn/softmax_xent.h>
+#include <mantissa/tensor/tensor.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mantissa::model {
+
+// Where a non-finite value first appeared.
+struct NonFiniteSite {
+  int layer = 0;
+  bool backward = false;
+  std::string op; // "linear", "relu", "softmax-xent", "linear dW", "conv", "batchnorm", ...
+};
+
+// Per layer: the weight gradient's non-zero FP32 values and how many of them
+// became zero when rounded to the recipe's gradient dtype.
+struct GradUnderflow {
+  std::int64_t nonzero = 0;
+  std::int64_t lostToZero = 0;
+  double fraction() const { return nonzero ? double(lostToZero) / double(nonzero) : 0.0; }
+};
+
+struct LayerParams {
+  Tensor w;    // FP32: master copy, or the only copy (values exact in `weights` dtype)
+  Tensor b;    // [1, O] FP32, same rule as w
+  Tensor wLow; // D: working copy for the products (empty when D is F32)
+};
+
+struct LayerGrads {
+  Tensor w;     // FP32 values rounded to the gradient dtype (accumulated over micro-batches)
+  Tensor b;     // [1, O] same
+  Tensor wStep; // one micro-batch's dW when accumulating (else empty)
+  Tensor bStep; // [1, O] same
+};
+
+struct LayerActs {
+  Tensor in;      // D: input cast for the product (empty when D is F32)
+  Tensor pre;     // FP32: the product plus bias, rounded to the activation dtype
+  Tensor post;    // FP32: the block's output, hidden layers only
+  Tensor dpre;    // FP32: gradient of pre, rounded to the gradient dtype
+  Tensor dpreLow; // D: dpre cast for the products (empty when D is F32)
+  Tensor dIn;     // FP32: gradient of this layer's input (l > 0 only)
+};
+
+// Told when the model starts and ends a multi-threaded product, so that
+// work running beside the model (Session's background scans) can leave the
+// cores to the product and use them while the model runs on one thread.
+class ParallelSections {
+public:
+  virtual ~ParallelSections() = default;
+  virtual void enter() = 0;
+  virtual void leave() = 0;
+};
+
+// A layer as pickers and tables name it: "linear 784→256", "conv 5×5 1→32 +BN +pool".
+// The weight matrix is rows × cols as stored (MLP [I, O]; conv [Cout, Cin·k·k]).
+struct LayerInfo {
+  std::string name;
+  int rows = 0;
+  int cols = 0;
+};
+
+class Network {
+public:
+  virtual ~Network() = default;
+
+  // Seeds every parameter; rounded to the weight dtype when there is no master copy.
+  virtual void initialize(std::uint64_t seed, float gain = 1.0f) = 0;
+
+  // The batch to run: x [B, F] FP32 and labels [B].
+  virtual std::span<float> inputs() = 0;
+  virtual std::span<std::int32_t> labels() = 0;
+
+  // Forward pass and loss on the first `validRows` rows (B when 0).
+  virtual nn::XentResult forward(OpTimes& times, int validRows = 0) = 0;
+  // Gradient of scale * mean loss; accumulate adds to the gradients.
+  // layerDone(l) is called once layer l's gradients hold this micro-batch's
+  // values, last layer first.
+  virtual void backward(float scale, bool accumulate, OpTimes& times,
+                        const std::function<void(int)>& layerDone = {}) = 0;
+  // Casts the weights into the product dtype after an update.
+  virtual void refreshWorkingWeights(OpTimes& times) = 0;
+  // Training (true, the default) or evaluation: BatchNorm uses the batch's
+  // statistics and updates its running ones, or uses the running ones.
+  virtual void setTraining(bool) {}
+
+  virtual void setMeasureUnderflow(bool on) = 0;
+  virtual std::span<const GradUnderflow> underflow() const = 0;
+  virtual void setParallelSections(ParallelSections* sections) = 0;
+
+  // First non-finite value in forward (layer 0 up) or backward (last layer
+  // down) order, scanning the buffers of the last pass; nullopt if all finite.
+  virtual std::optional<NonFiniteSite> firstNonFinite(bool backward) const = 0;
+
+  virtual int layers() const = 0;
+  virtual int batch() const = 0;
+  virtual std::string specString() const = 0;
+  virtual std::vector<LayerInfo> layerInfo() const = 0;
+  virtual std::vector<LayerParams>& params() = 0;
+  virtual const std::vector<LayerParams>& params() const = 0;
+  virtual std::vector<LayerGrads>& grads() = 0;
+  virtual const std::vector<LayerGrads>& grads() const = 0;
+  virtual const std::vector<LayerActs>& acts() const = 0;
+  // Parameters besides each layer's W and b (BatchNorm scale and shift), as
+  // optimizer slots that follow the layers' 2·layers() slots.
+  virtual std::vector<amp::Slot> extraSlots() { return {}; }
+  virtual std::int64_t parameterCount() const = 0;
+
+  // oneDNN's kernel for the products ("brg:avx512_core_bf16", "gemm:jit", ...).
+  virtual std::string matmulImplementation() const = 0;
+  virtual bool matmulEmulated() const = 0;
+  // The same for the convolutions; empty when the model has none.
+  virtual std::string convImplementation() const { return {}; }
+  virtual bool convEmulated() const { return false; }
+  // Rows the op table adds to amp::recipeTable for this model's own ops
+  // (convolutions with their precision and oneDNN kernels, BatchNorm
+  // statistics); none for the MLP, whose ops the recipe table covers.
+  virtual std::vector<amp::RecipeRow> opRows() const { return {}; }
+
+  // Every tensor of the model at its recipe precision.
+  virtual std::vector<PlanRow> plan() const = 0;
+  // Bytes really allocated per tensor class (see Mlp::allocatedBytes).
+  virtual std::map<std::string, std::size_t> allocatedBytes() const = 0;
+};
+
+// Rounds FP32 values in place to `dtype` (nearest-even; no-op for F32).
+void roundTo(DType dtype, std::span<float> values);
+
+} // namespace mantissa::model
