@@ -7,7 +7,7 @@
 // one run (bf16-mixed vs fp32; bf16-mixed step vs its own matmul time;
 // telemetry K = 1 vs off).
 //
-//   bench_step [--quick] [--reps N]
+//   bench_step [--quick] [--reps N] [--recipe NAME]...   (--recipe: only these; repeatable)
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/train/step_benchmark.h>
 
@@ -26,8 +26,10 @@ int main(int argc, char** argv) {
       o.repetitions = 8;
     } else if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       o.repetitions = std::max(2, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--recipe") == 0 && i + 1 < argc) {
+      o.recipes.emplace_back(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: bench_step [--quick] [--reps N]\n");
+      std::fprintf(stderr, "usage: bench_step [--quick] [--reps N] [--recipe NAME]...\n");
       return 2;
     }
   }
