@@ -7,8 +7,10 @@
 // step computation: the same kernel writing FP32, then each value rounded to
 // nearest, ties to even, by the rule VCVTNEPS2BF16 follows (FP32 subnormals
 // read as zero, NaN made quiet), written out here from the bit layout.
+#include <mantissa/amp/recipe.h>
 #include <mantissa/kernels/matmul.h>
 #include <mantissa/kernels/matmul_path.h>
+#include <mantissa/model/mlp.h>
 
 #include <gtest/gtest.h>
 
@@ -224,6 +226,59 @@ TEST(MatmulBf16Dst, NoTwinWhereTheBitsCouldDiffer) {
   // Without BF16 arithmetic (oneDNN emulating it, or none) there is none either.
   const bool twin = Matmul(s, DType::BF16, DType::F32, false, MatmulPath::Native).roundingToBf16().has_value();
   EXPECT_EQ(twin, kernels::bf16Support().native()) << kernels::bf16Support().label;
+}
+
+// The MLP's backward pass in bf16-mixed: dW and dX are what the explicit
+// route gives (FP32 product of the same BF16 operands, then rounded), on a
+// step that lets the kernel round and on one that counts underflow.
+TEST(MatmulBf16Dst, MlpGradientsAreTheFp32ProductsRounded) {
+  if (!haveTwins())
+    GTEST_SKIP() << "no native BF16 kernel on this CPU (" << kernels::bf16Support().label << ")";
+  const auto& recipe = amp::recipeByName("bf16-mixed");
+  const int batch = 32;
+  model::Mlp m(model::parseMlpSpec("mlp:64-96-80-10"), batch, recipe);
+  m.initialize(5);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> pixel(0.0f, 1.0f);
+  for (float& v : m.inputs())
+    v = pixel(rng);
+  for (int i = 0; i < batch; ++i)
+    m.labels()[std::size_t(i)] = i % 10;
+  for (const auto& u : m.matmulUses()) {
+    if (u.product != "forward") {
+      EXPECT_NE(u.result.find("rounded by the kernel"), std::string::npos)
+          << u.product << " " << u.result;
+    }
+  }
+
+  for (const bool countUnderflow : {false, true}) {
+    m.setMeasureUnderflow(countUnderflow);
+    model::OpTimes times;
+    m.forward(times);
+    m.backward(1.0f, false, times);
+    for (int l = 0; l < m.layers(); ++l) {
+      const auto& a = m.acts()[std::size_t(l)];
+      const int in = m.spec().widths[std::size_t(l)], out = m.spec().widths[std::size_t(l) + 1];
+      Tensor dW(DType::F32, in, out);
+      Matmul({in, out, batch, Trans::Yes, Trans::No}, DType::BF16, DType::F32, false,
+             MatmulPath::Native)
+          .execute(a.in, a.dpreLow, dW);
+      for (std::size_t i = 0; i < dW.f32().size(); ++i)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(m.grads()[std::size_t(l)].w.f32()[i]),
+                  std::uint32_t(roundToBf16(dW.f32()[i])) << 16)
+            << "layer " << l << " dW[" << i << "], counting underflow " << countUnderflow;
+      if (l == 0)
+        continue;
+      Tensor dX(DType::F32, batch, in);
+      Matmul({batch, in, out, Trans::No, Trans::Yes}, DType::BF16, DType::F32, false,
+             MatmulPath::Native)
+          .execute(a.dpreLow, m.params()[std::size_t(l)].wLow, dX);
+      for (std::size_t i = 0; i < dX.f32().size(); ++i)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(a.dIn.f32()[i]),
+                  std::uint32_t(roundToBf16(dX.f32()[i])) << 16)
+            << "layer " << l << " dX[" << i << "]";
+    }
+  }
 }
 
 } // namespace

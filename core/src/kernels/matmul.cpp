@@ -100,7 +100,8 @@ struct Matmul::Plan {
   bool roundsInKernel = false; // a roundingToBf16() twin
   dnnl::primitive_attr attr; // as built (a twin is built with the same)
   std::string kernel;         // oneDNN's implementation name
-  std::string implementation; // kernel, emulation label and "; reason"
+  std::string label;          // kernel and emulation label
+  std::string implementation; // label and "; reason"
   std::string reason; // why this path ran (empty: the only or default one)
 
   dnnl::matmul primitive;
@@ -170,6 +171,7 @@ void buildPlan(Matmul::Plan& p, const dnnl::matmul::primitive_desc& pd) {
   p.implementation = p.kernel;
   if (p.emulated)
     p.implementation += emulationLabel(p.inputs, p.dst);
+  p.label = p.implementation;
 
   // Memory objects without data; execute() points them at the tensors.
   p.srcMem = dnnl::memory(pd.src_desc(), ctx.engine(), DNNL_MEMORY_NONE);
@@ -346,6 +348,7 @@ std::optional<Matmul> Matmul::roundingToBf16() const {
   twin->attr = p.attr;
   buildPlan(*twin, *pd);
   twin->reason = p.reason;
+  twin->label = p.label;
   twin->implementation = p.implementation;
   return Matmul(std::move(twin));
 }
@@ -367,6 +370,9 @@ bool Matmul::emulated() const {
 }
 std::string Matmul::implementation() const {
   return m_plan->implementation;
+}
+std::string Matmul::kernel() const {
+  return m_plan->label;
 }
 const MatmulShape& Matmul::shape() const {
   return m_plan->shape;

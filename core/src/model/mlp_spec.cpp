@@ -102,6 +102,15 @@ void roundTo(DType dtype, std::span<float> values) {
     numeric::roundTripF16(values);
 }
 
+std::vector<nn::MatmulUse> Mlp::matmulUses() const {
+  std::vector<nn::MatmulUse> uses;
+  for (int l = 0; l < layers(); ++l)
+    for (auto& u : m_linear[std::size_t(l)].uses(l, true))
+      if (l > 0 || u.product != "dX") // layer 0 needs no gradient of its input
+        uses.push_back(std::move(u));
+  return uses;
+}
+
 std::int64_t Mlp::parameterCount() const {
   std::int64_t n = 0;
   for (const auto& p : m_params)
@@ -127,10 +136,12 @@ std::map<std::string, std::size_t> Mlp::allocatedBytes() const {
   }
   for (const auto& a : m_acts) {
     b["activations"] += allocated(a.in) + allocated(a.pre) + allocated(a.post);
-    b["gradients"] += allocated(a.dpre) + allocated(a.dpreLow) + allocated(a.dIn);
+    b["gradients"] += allocated(a.dpre) + allocated(a.dpreLow) + allocated(a.dIn) +
+                      allocated(a.dInBf16);
   }
   for (const auto& g : m_grads)
-    b["gradients"] += allocated(g.w) + allocated(g.b) + allocated(g.wStep) + allocated(g.bStep);
+    b["gradients"] += allocated(g.w) + allocated(g.b) + allocated(g.wStep) + allocated(g.bStep) +
+                      allocated(g.wBf16);
   b["activations"] += allocated(m_x) + allocated(m_probs);
   for (const auto& l : m_linear) {
     b["matmul FP32 copies"] += l.fp32TwinBytes();

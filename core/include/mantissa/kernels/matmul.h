@@ -81,6 +81,8 @@ public:
   // oneDNN's implementation name ("gemm:jit", "brgemm:avx512_core_bf16", ...)
   // followed by " (emulated: BF16 storage, FP32 compute)" where emulated.
   std::string implementation() const;
+  // implementation() without the path's reason: "brg:avx512_core_bf16".
+  std::string kernel() const;
   const MatmulShape& shape() const;
   DType inputs() const;
   DType dst() const;

@@ -16,6 +16,10 @@
 //                     dIn_l = round_grad(cast_D(dpre_l) . W_l^T)  (l > 0)
 // "round_x" keeps FP32 storage but rounds each value to the recipe's dtype for
 // x (nearest-even), so the values are exactly those a BF16/FP16 tensor holds.
+// Where the native BF16 kernel can round dX and dW itself with the same bits
+// (nn::Linear::gradientsToBf16InKernel), it writes them as BF16 and they are
+// widened exactly into the FP32 buffers; dW takes the FP32 route on steps
+// that count its underflow, which needs the values before rounding.
 //
 // Every buffer is allocated in the constructor; forward/backward/refresh
 // never allocate.
@@ -82,6 +86,7 @@ struct LayerGrads {
   Tensor b;     // [1, O] same
   Tensor wStep; // [I, O] one micro-batch's dW when accumulating (else empty)
   Tensor bStep; // [1, O] same
+  Tensor wBf16; // [I, O] BF16: dW as the kernel writes it when it rounds (else empty)
 };
 
 struct LayerActs {
@@ -91,6 +96,7 @@ struct LayerActs {
   Tensor dpre;    // [B, O] FP32: gradient of pre, rounded to the gradient dtype
   Tensor dpreLow; // [B, O] D: dpre cast for the matmuls (empty when D is F32)
   Tensor dIn;     // [B, I] FP32: gradient of this layer's input (l > 0 only)
+  Tensor dInBf16; // [B, I] BF16: dIn as the kernel writes it when it rounds (else empty)
 };
 
 // Told when the model starts and ends a multi-threaded product, so that
@@ -151,6 +157,9 @@ public:
   std::int64_t parameterCount() const;
   std::string matmulImplementation() const { return m_linear.front().implementation(); }
   bool matmulEmulated() const { return m_linear.front().emulated(); }
+  // Every product the model runs (per layer: forward, dX where l > 0, dW),
+  // its path, kernel and why.
+  std::vector<nn::MatmulUse> matmulUses() const;
 
   // Every tensor of the model at its recipe precision (optimizer state is
   // added by the optimizer's own plan).
