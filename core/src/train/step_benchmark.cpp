@@ -79,6 +79,7 @@ std::vector<StepBenchResult> measureSteps(const StepBenchOptions& o) {
     res.bytes = s.allocatedBytes();
     res.matmulImplementation = s.model().matmulImplementation();
     res.matmulEmulated = s.model().matmulEmulated();
+    res.matmuls = s.model().matmulUses();
     results.push_back(std::move(res));
   }
   if (o.progress)
