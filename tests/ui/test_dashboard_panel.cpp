@@ -20,6 +20,8 @@
 #include "ui/panels/train_panel_setup.h"
 #include "ui/panels/watch_panel.h"
 
+#include <mantissa/kernels/matmul_path.h>
+
 #include <QAbstractButton>
 #include <QAction>
 #include <QScrollArea>
@@ -107,6 +109,45 @@ TEST(DashboardPanel, ActionsDriveTheTrainers) {
   p.panel.resetAction()->trigger();
   EXPECT_EQ(p.panel.controller()->state(), RunController::State::Ready);
   EXPECT_EQ(p.record(0).lastStep(), -1);
+}
+
+// The op table names every matmul of the selected run (each layer's forward,
+// dX and dW) with its shape, the path that runs it and why.
+TEST(DashboardPanel, OpTableNamesEachMatmulsPathAndWhy) {
+  kernels::setMatmulPath(kernels::MatmulPath::Fp32Compute); // a path whose reason is known
+  auto c = tiny("bf16-mixed", 5);
+  c.model = "mlp:2-32-24-2:tanh";
+  auto f32 = c;
+  f32.recipe = "fp32";
+  Page p({c, f32});
+  kernels::setMatmulPath(kernels::MatmulPath::Native);
+  p.panel.setSelectedRun(0);
+  const QTableWidget* table = p.panel.opTable()->matmulTable();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return table->isVisible() && table->rowCount() == 8; }, 5000))
+      << table->rowCount();
+  // forward [B,O] = [B,I].[I,O]; dX [B,I] = [B,O].[O,I]; dW [I,O] = [I,B].[B,O]; B = 32.
+  const QStringList products{"layer 0 forward", "layer 0 dW",      "layer 1 forward",
+                             "layer 1 dX",      "layer 1 dW",      "layer 2 forward",
+                             "layer 2 dX",      "layer 2 dW"};
+  const QStringList shapes{"32×32, K 2",  "2×32, K 32",  "32×24, K 32", "32×32, K 24",
+                           "32×24, K 32", "32×2, K 24",  "32×24, K 2",  "24×2, K 32"};
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(table->item(i, 0)->text(), products[i]);
+    EXPECT_EQ(table->item(i, 1)->text(), shapes[i]);
+    EXPECT_EQ(table->item(i, 2)->text(), "FP32 compute on BF16 data");
+    const QString why = table->item(i, 3)->text();
+    EXPECT_TRUE(why.contains("FP32 compute forced")) << why.toStdString();
+    // FP32 compute rounds the gradients after the product; forward results stay FP32.
+    EXPECT_TRUE(why.endsWith(i == 0 || i == 2 || i == 5 ? "result FP32"
+                                                         : "result FP32, then rounded to BF16"))
+        << why.toStdString();
+  }
+  // An FP32 run: one path, no reason to give.
+  p.panel.setSelectedRun(1);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return table->item(0, 2)->text() == "FP32"; }, 5000));
+  EXPECT_EQ(table->rowCount(), 8);
+  for (int i = 0; i < 8; ++i) // "<kernel>; result FP32", no reason between
+    EXPECT_EQ(table->item(i, 3)->text().count(';'), 1) << table->item(i, 3)->text().toStdString();
 }
 
 TEST(DashboardPanel, EverySnapshotReachesEveryChart) {

@@ -4,6 +4,7 @@
 
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/model/mlp.h>
+#include <mantissa/train/run_log_rows.h>
 
 #include <nlohmann/json.hpp>
 
@@ -109,6 +110,7 @@ RunFacts runFacts(const train::Session& session) {
   f.recipe = &session.recipe();
   f.matmul = QString::fromStdString(session.model().matmulImplementation());
   f.matmulEmulated = session.model().matmulEmulated();
+  f.matmuls = session.model().matmulUses();
   f.scalerDescription = QString::fromStdString(session.scalerDescription());
   if (session.scaler())
     f.scalerPreset = QString::fromStdString(session.scaler()->config().preset);
@@ -123,6 +125,8 @@ RunFacts runFacts(const train::RunLog& log) {
   f.recipe = amp::findRecipe(log.name());
   f.matmul = text(h, "matmul");
   f.matmulEmulated = h.value("matmul_emulated", false);
+  if (h.contains("matmuls"))
+    f.matmuls = train::matmulUsesFromJson(h["matmuls"]);
   f.scalerDescription = text(h, "scaler");
   f.totalSteps = integer(h, "total_steps", 0, kMaxStep, std::int64_t(log.steps.size()));
   if (log.config) {

@@ -27,6 +27,7 @@ struct RunFacts {
   const amp::Recipe* recipe = nullptr; // nullptr: the log names no known recipe
   QString matmul;                      // "gemm:jit", "" if unknown
   bool matmulEmulated = false;         // 16-bit storage, FP32 compute
+  std::vector<nn::MatmulUse> matmuls;  // every product's path; empty if the log has none
   QString scalerDescription;           // amp::describeScaler(), "none"
   QString scalerPreset;                // "pytorch", ...; "" without loss scaling
   std::int64_t totalSteps = 0;         // planned optimizer steps

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/panels/op_table_panel.h"
 
+#include "ui/panels/matmul_rows.h"
+
 #include <QBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -68,6 +70,29 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
   row->addWidget(m_precision, 3);
   row->addWidget(m_times, 2);
   layout->addLayout(row, 1);
+  m_matmulTitle = new QLabel(tr("<b>Matmuls</b>: which path ran each product, and why"));
+  m_matmuls = makeTable({tr("Product"), tr("Shape"), tr("Path"), tr("Kernel and why")});
+  m_matmuls->setObjectName(QStringLiteral("opMatmulTable"));
+  m_matmuls->setWordWrap(true);
+  m_matmuls->horizontalHeader()->setSectionResizeMode(3, QHeaderView::Stretch);
+  m_matmuls->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  layout->addWidget(m_matmulTitle);
+  layout->addWidget(m_matmuls, 1);
+  m_matmulTitle->hide();
+  m_matmuls->hide();
+}
+
+void OpTablePanel::setMatmuls(const std::vector<nn::MatmulUse>& uses) {
+  m_matmuls->setRowCount(int(uses.size()));
+  for (int i = 0; i < int(uses.size()); ++i) {
+    const QStringList cells = matmulRow(uses[std::size_t(i)]);
+    setRow(m_matmuls, i, cells);
+    m_matmuls->item(i, 3)->setToolTip(cells[3]);
+  }
+  m_matmuls->resizeColumnsToContents();
+  m_matmuls->resizeRowsToContents();
+  m_matmulTitle->setVisible(!uses.empty());
+  m_matmuls->setVisible(!uses.empty());
 }
 
 void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,

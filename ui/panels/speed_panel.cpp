@@ -6,6 +6,7 @@
 #include "ui/charts/step_time_chart.h"
 #include "ui/app_shell/theme.h"
 #include "ui/charts/throughput_chart.h"
+#include "ui/panels/matmul_rows.h"
 
 #include <mantissa/io/atomic_file.h>
 #include <mantissa/kernels/matmul_path.h>
@@ -94,6 +95,11 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   m_versus->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
   m_versus->setWordWrap(true);
   m_steps = makeTable({tr("recipe"), tr("median ms"), tr("CV"), tr("last run ms"), tr("change")});
+  m_paths = makeTable({tr("recipes"), tr("product"), tr("shape"), tr("path"), tr("kernel and why")});
+  m_paths->setObjectName(QStringLiteral("matmulPathTable"));
+  m_paths->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  m_paths->horizontalHeader()->setSectionResizeMode(4, QHeaderView::Stretch);
+  m_paths->setWordWrap(true);
 
   // Which way 16-bit matmuls run, for benchmarks and training runs started
   // after the change (kernels::setMatmulPath).
@@ -122,6 +128,8 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   tables->addWidget(m_versus, 2);
   tables->addWidget(new QLabel(tr("<b>Step time, this run against the last</b>")));
   tables->addWidget(m_steps, 1);
+  tables->addWidget(new QLabel(tr("<b>Which path each 16-bit matmul took, and why</b>")));
+  tables->addWidget(m_paths, 2);
   // The tables scroll: in the grid they take a quarter like each chart
   // instead of pushing the charts' rows smaller.
   m_tables->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
@@ -293,6 +301,30 @@ void SpeedPanel::poll() {
   emit finished();
 }
 
+namespace {
+
+// The 16-bit products of every recipe's step, one row per distinct product
+// and path (recipes with the same inputs and gradients share them).
+std::vector<QStringList> pathRows(const bench::BenchReport& r) {
+  std::vector<QStringList> rows; // {recipes, product, shape, path, why}
+  for (const auto& s : r.steps)
+    for (const auto& u : s.matmuls) {
+      if (u.inputs == DType::F32)
+        continue;
+      const QStringList cells = matmulRow(u);
+      const QString recipe = QString::fromStdString(s.recipe);
+      auto same = std::find_if(rows.begin(), rows.end(),
+                               [&](const QStringList& row) { return row.mid(1) == cells; });
+      if (same != rows.end())
+        (*same)[0] += QStringLiteral(", ") + recipe;
+      else
+        rows.push_back(QStringList{recipe} + cells);
+    }
+  return rows;
+}
+
+} // namespace
+
 void SpeedPanel::showReport(const bench::BenchReport& r) {
   m_current = r;
   std::vector<RecipeStepTime> times;
@@ -374,6 +406,14 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
                 ? QString::asprintf("%+.1f %%", 100 * (s.medianMs / p->medianMs - 1))
                 : QStringLiteral("-")});
   }
+  const auto paths = pathRows(r);
+  m_paths->setRowCount(int(paths.size()));
+  for (int i = 0; i < int(paths.size()); ++i) {
+    setRow(m_paths, i, paths[std::size_t(i)]);
+    m_paths->item(i, 4)->setToolTip(paths[std::size_t(i)][4]);
+  }
+  m_paths->resizeColumnsToContents();
+  m_paths->resizeRowsToContents();
 }
 
 void SpeedPanel::loadRemembered() {

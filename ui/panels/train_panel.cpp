@@ -436,6 +436,7 @@ void TrainPanel::onSelectedRunChanged() {
       rows.push_back({r.op, r.precision, r.note});
     m_opTable->setRun(m_controller->runName(run), rows, backend, facts.scalerDescription);
   }
+  m_opTable->setMatmuls(facts.matmuls);
   m_lossScale->setPreset(facts.scalerPreset.isEmpty() ? tr("no") : facts.scalerPreset);
   m_histogramKey.clear();
   m_heatmapKey.clear();
