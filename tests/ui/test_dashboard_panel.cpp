@@ -122,8 +122,10 @@ TEST(DashboardPanel, OpTableNamesEachMatmulsPathAndWhy) {
   Page p({c, f32});
   kernels::setMatmulPath(kernels::MatmulPath::Native);
   p.panel.setSelectedRun(0);
-  const QTableWidget* table = p.panel.opTable()->matmulTable();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return table->isVisible() && table->rowCount() == 8; }, 5000))
+  const OpTablePanel* ops = p.panel.opTable();
+  const QTableWidget* table = ops->precisionTable();
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return ops->recipeRows() > 0 && table->rowCount() == ops->recipeRows() + 8; }, 5000))
       << table->rowCount();
   // forward [B,O] = [B,I].[I,O]; dX [B,I] = [B,O].[O,I]; dW [I,O] = [I,B].[B,O]; B = 32.
   const QStringList products{"layer 0 forward", "layer 0 dW",      "layer 1 forward",
@@ -132,22 +134,28 @@ TEST(DashboardPanel, OpTableNamesEachMatmulsPathAndWhy) {
   const QStringList shapes{"32×32, K 2",  "2×32, K 32",  "32×24, K 32", "32×32, K 24",
                            "32×24, K 32", "32×2, K 24",  "32×24, K 2",  "24×2, K 32"};
   for (int i = 0; i < 8; ++i) {
-    EXPECT_EQ(table->item(i, 0)->text(), products[i]);
-    EXPECT_EQ(table->item(i, 1)->text(), shapes[i]);
-    EXPECT_EQ(table->item(i, 2)->text(), "FP32 compute on BF16 data");
-    const QString why = table->item(i, 3)->text();
-    EXPECT_TRUE(why.contains("FP32 compute forced")) << why.toStdString();
-    // FP32 compute rounds the gradients after the product; forward results stay FP32.
-    EXPECT_TRUE(why.endsWith(i == 0 || i == 2 || i == 5 ? "result FP32"
-                                                         : "result FP32, then rounded to BF16"))
-        << why.toStdString();
+    const int row = ops->recipeRows() + i;
+    EXPECT_EQ(table->item(row, 0)->text(), "matmul: " + products[i]);
+    EXPECT_EQ(table->item(row, 1)->text(), "FP32 compute on BF16 data");
+    const QString how = table->item(row, 2)->text();
+    EXPECT_TRUE(how.startsWith(shapes[i] + "; ")) << how.toStdString();
+    EXPECT_TRUE(how.contains("FP32 compute forced")) << how.toStdString();
+    // FP32 compute: every result is rounded to BF16 after the product (forward
+    // after the bias too: bf16-mixed stores BF16 activations).
+    EXPECT_TRUE(how.endsWith(i == 0 || i == 2 || i == 5
+                                 ? "result FP32, bias added, then rounded to BF16"
+                                 : "result FP32, then rounded to BF16"))
+        << how.toStdString();
   }
-  // An FP32 run: one path, no reason to give.
+  // An FP32 run: one path, no reason to give ("<shape>; <kernel>; result FP32").
   p.panel.setSelectedRun(1);
-  ASSERT_TRUE(QTest::qWaitFor([&] { return table->item(0, 2)->text() == "FP32"; }, 5000));
-  EXPECT_EQ(table->rowCount(), 8);
-  for (int i = 0; i < 8; ++i) // "<kernel>; result FP32", no reason between
-    EXPECT_EQ(table->item(i, 3)->text().count(';'), 1) << table->item(i, 3)->text().toStdString();
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return table->item(ops->recipeRows(), 1)->text() == "FP32"; }, 5000));
+  EXPECT_EQ(table->rowCount(), ops->recipeRows() + 8);
+  for (int i = 0; i < 8; ++i) {
+    const QString how = table->item(ops->recipeRows() + i, 2)->text();
+    EXPECT_EQ(how.count(';'), 2) << how.toStdString();
+  }
 }
 
 TEST(DashboardPanel, EverySnapshotReachesEveryChart) {

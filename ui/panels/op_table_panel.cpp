@@ -70,29 +70,20 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
   row->addWidget(m_precision, 3);
   row->addWidget(m_times, 2);
   layout->addLayout(row, 1);
-  m_matmulTitle = new QLabel(tr("<b>Matmuls</b>: which path ran each product, and why"));
-  m_matmuls = makeTable({tr("Product"), tr("Shape"), tr("Path"), tr("Kernel and why")});
-  m_matmuls->setObjectName(QStringLiteral("opMatmulTable"));
-  m_matmuls->setWordWrap(true);
-  m_matmuls->horizontalHeader()->setSectionResizeMode(3, QHeaderView::Stretch);
-  m_matmuls->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  layout->addWidget(m_matmulTitle);
-  layout->addWidget(m_matmuls, 1);
-  m_matmulTitle->hide();
-  m_matmuls->hide();
 }
 
 void OpTablePanel::setMatmuls(const std::vector<nn::MatmulUse>& uses) {
-  m_matmuls->setRowCount(int(uses.size()));
+  m_precision->setRowCount(m_recipeRows + int(uses.size()));
   for (int i = 0; i < int(uses.size()); ++i) {
     const QStringList cells = matmulRow(uses[std::size_t(i)]);
-    setRow(m_matmuls, i, cells);
-    m_matmuls->item(i, 3)->setToolTip(cells[3]);
+    const QString how = cells[1] + QStringLiteral("; ") + cells[3];
+    setRow(m_precision, m_recipeRows + i,
+           {tr("matmul: %1").arg(cells[0]), cells[2], how});
+    m_precision->item(m_recipeRows + i, 2)->setToolTip(how);
   }
-  m_matmuls->resizeColumnsToContents();
-  m_matmuls->resizeRowsToContents();
-  m_matmulTitle->setVisible(!uses.empty());
-  m_matmuls->setVisible(!uses.empty());
+  m_precision->resizeColumnsToContents();
+  fitTables();
+  fitOpColumn();
 }
 
 void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,
@@ -105,7 +96,8 @@ void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,
                             scaler.isEmpty() ? QString()
                                              : tr("<br>Loss scaler: %1").arg(scaler.toHtmlEscaped())));
   const auto rows = amp::recipeTable(recipe);
-  m_precision->setRowCount(int(rows.size()));
+  m_recipeRows = int(rows.size());
+  m_precision->setRowCount(m_recipeRows);
   for (int i = 0; i < int(rows.size()); ++i) {
     const auto& r = rows[std::size_t(i)];
     setRow(m_precision, i,
@@ -124,7 +116,8 @@ void OpTablePanel::setRun(const QString& title, const std::vector<std::array<QSt
                        .arg(title.toHtmlEscaped(), backend.toHtmlEscaped(),
                             scaler.isEmpty() ? QString()
                                              : tr("<br>Loss scaler: %1").arg(scaler.toHtmlEscaped())));
-  m_precision->setRowCount(int(rows.size()));
+  m_recipeRows = int(rows.size());
+  m_precision->setRowCount(m_recipeRows);
   for (int i = 0; i < int(rows.size()); ++i) {
     const auto& r = rows[std::size_t(i)];
     setRow(m_precision, i, {r[0], r[1], r[2]});

@@ -33,13 +33,16 @@ public:
   void setRun(const QString& title, const std::vector<std::array<QString, 3>>& rows,
               const QString& backend, const QString& scaler);
   void setTimes(const model::OpTimes& mean);
-  // One row per product (each layer's forward, dX, dW); none hides the table
-  // (a log written before products were recorded, another trainer's log).
+  // After setRun: one more precision-table row per product (each layer's
+  // forward, dX, dW: "matmul: layer 1 dW", its path, shape, kernel and why).
+  // None for a log written before products were recorded or another
+  // trainer's log.
   void setMatmuls(const std::vector<nn::MatmulUse>& uses);
+  // Rows of the precision table that come from the recipe; the products follow.
+  int recipeRows() const { return m_recipeRows; }
 
   const QTableWidget* precisionTable() const { return m_precision; }
   const QTableWidget* timeTable() const { return m_times; }
-  const QTableWidget* matmulTable() const { return m_matmuls; }
 
 protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -53,8 +56,7 @@ private:
   QBoxLayout* m_tables = nullptr; // the two tables, side by side or stacked
   QTableWidget* m_precision = nullptr;
   QTableWidget* m_times = nullptr;
-  QLabel* m_matmulTitle = nullptr;
-  QTableWidget* m_matmuls = nullptr;
+  int m_recipeRows = 0;
 };
 
 } // namespace mantissa::ui

@@ -89,6 +89,7 @@ private:
   QTableWidget* m_versus = nullptr;
   QTableWidget* m_steps = nullptr;
   QTableWidget* m_paths = nullptr;
+  QLabel* m_pathsTitle = nullptr;
   StepTimeChart* m_stepChart = nullptr;
   ThroughputChart* m_throughput = nullptr;
   MemoryChart* m_memory = nullptr;

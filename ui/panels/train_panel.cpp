@@ -427,7 +427,9 @@ void TrainPanel::onSelectedRunChanged() {
   m_watch->setModelWidths(widths);
   m_controller->setWatch(run, m_watch->layer(), m_watch->flatIndex());
   const QString backend =
-      facts.matmul + (facts.matmulEmulated ? tr(" (16-bit emulated: FP32 compute)") : QString());
+      facts.matmuls.empty()
+          ? facts.matmul + (facts.matmulEmulated ? tr(" (16-bit emulated: FP32 compute)") : QString())
+          : tr("each product's path and why in the rows \"matmul: ...\" below");
   if (facts.recipe) {
     m_opTable->setRun(*facts.recipe, backend, facts.scalerDescription);
   } else if (!facts.opRows.empty()) {
