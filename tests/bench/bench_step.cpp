@@ -9,7 +9,7 @@
 // Fashion-MNIST, for fp32, bf16-mixed and fp16-mixed: its step time beside
 // the sum of its convolution and matmul times.
 //
-//   bench_step [--quick] [--reps N]
+//   bench_step [--quick] [--reps N] [--recipe NAME]...   (--recipe: only these; repeatable)
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/train/step_benchmark.h>
 
@@ -29,8 +29,10 @@ int main(int argc, char** argv) {
       o.repetitions = 8;
     } else if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       o.repetitions = std::max(2, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--recipe") == 0 && i + 1 < argc) {
+      o.recipes.emplace_back(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: bench_step [--quick] [--reps N]\n");
+      std::fprintf(stderr, "usage: bench_step [--quick] [--reps N] [--recipe NAME]...\n");
       return 2;
     }
   }

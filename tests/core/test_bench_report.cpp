@@ -81,6 +81,13 @@ TEST(BenchReport, JsonHasTheDocumentedFields) {
       EXPECT_TRUE(s.at("breakdown_ms").at(key).is_number()) << key;
     for (const char* key : {"weights", "activations", "gradients", "optimizer_state"})
       EXPECT_TRUE(s.at("bytes").at(key).is_number_unsigned()) << key;
+    // Every product of the step's model (tiny mode: mlp:784-32-10, so 2
+    // forward, 1 dX, 2 dW), each with its path and kernel.
+    ASSERT_EQ(s.at("matmuls").size(), 5u) << s.at("matmuls").dump(1);
+    for (const auto& u : s.at("matmuls")) {
+      EXPECT_TRUE(u.at("path") == "native" || u.at("path") == "fp32-compute") << u.dump();
+      EXPECT_FALSE(u.at("kernel").get<std::string>().empty()) << u.dump();
+    }
   }
   EXPECT_FALSE(j.contains("targets"));
   ASSERT_EQ(j.at("versus_fp32").size(), 2u);

@@ -4,9 +4,13 @@
 // JSONL run logs as the GUI and `report` open them: train::loadRunLog on a
 // temporary file holding the input. A bad log must be a RunLogError naming
 // the file (never a raw nlohmann or std exception); an accepted log written
-// back with runLogText() loads again to the same text.
+// back with runLogText() loads again to the same text. The header's
+// "matmuls" (every product's path, as the GUI's op table reads them) read
+// without throwing, and each entry read writes back to an entry that reads
+// the same.
 
 #include <mantissa/train/run_log.h>
+#include <mantissa/train/run_log_rows.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -45,6 +49,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     writeFile(second, text);
     if (runLogText(loadRunLog(second)) != text)
       std::abort(); // written back, the log reads differently
+    if (log.header.is_object() && log.header.contains("matmuls"))
+      for (const auto& use : matmulUsesFromJson(log.header["matmuls"])) {
+        const auto again = matmulUseFromJson(matmulUseJson(use));
+        if (!again || matmulUseJson(*again) != matmulUseJson(use))
+          std::abort(); // an entry read back differs
+      }
   } catch (const RunLogError& e) {
     if (std::string_view(e.what()).find(first.filename().string()) == std::string_view::npos)
       std::abort(); // the message must name the file

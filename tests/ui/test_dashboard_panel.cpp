@@ -20,6 +20,8 @@
 #include "ui/panels/train_panel_setup.h"
 #include "ui/panels/watch_panel.h"
 
+#include <mantissa/kernels/matmul_path.h>
+
 #include <QAbstractButton>
 #include <QAction>
 #include <QScrollArea>
@@ -107,6 +109,53 @@ TEST(DashboardPanel, ActionsDriveTheTrainers) {
   p.panel.resetAction()->trigger();
   EXPECT_EQ(p.panel.controller()->state(), RunController::State::Ready);
   EXPECT_EQ(p.record(0).lastStep(), -1);
+}
+
+// The op table names every matmul of the selected run (each layer's forward,
+// dX and dW) with its shape, the path that runs it and why.
+TEST(DashboardPanel, OpTableNamesEachMatmulsPathAndWhy) {
+  kernels::setMatmulPath(kernels::MatmulPath::Fp32Compute); // a path whose reason is known
+  auto c = tiny("bf16-mixed", 5);
+  c.model = "mlp:2-32-24-2:tanh";
+  auto f32 = c;
+  f32.recipe = "fp32";
+  Page p({c, f32});
+  kernels::setMatmulPath(kernels::MatmulPath::Native);
+  p.panel.setSelectedRun(0);
+  const OpTablePanel* ops = p.panel.opTable();
+  const QTableWidget* table = ops->precisionTable();
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return ops->recipeRows() > 0 && table->rowCount() == ops->recipeRows() + 8; }, 5000))
+      << table->rowCount();
+  // forward [B,O] = [B,I].[I,O]; dX [B,I] = [B,O].[O,I]; dW [I,O] = [I,B].[B,O]; B = 32.
+  const QStringList products{"layer 0 forward", "layer 0 dW",      "layer 1 forward",
+                             "layer 1 dX",      "layer 1 dW",      "layer 2 forward",
+                             "layer 2 dX",      "layer 2 dW"};
+  const QStringList shapes{"32×32, K 2",  "2×32, K 32",  "32×24, K 32", "32×32, K 24",
+                           "32×24, K 32", "32×2, K 24",  "32×24, K 2",  "24×2, K 32"};
+  for (int i = 0; i < 8; ++i) {
+    const int row = ops->recipeRows() + i;
+    EXPECT_EQ(table->item(row, 0)->text(), "matmul: " + products[i]);
+    EXPECT_EQ(table->item(row, 1)->text(), "FP32 compute on BF16 data");
+    const QString how = table->item(row, 2)->text();
+    EXPECT_TRUE(how.startsWith(shapes[i] + "; ")) << how.toStdString();
+    EXPECT_TRUE(how.contains("FP32 compute forced")) << how.toStdString();
+    // FP32 compute: every result is rounded to BF16 after the product (forward
+    // after the bias too: bf16-mixed stores BF16 activations).
+    EXPECT_TRUE(how.endsWith(i == 0 || i == 2 || i == 5
+                                 ? "result FP32, bias added, then rounded to BF16"
+                                 : "result FP32, then rounded to BF16"))
+        << how.toStdString();
+  }
+  // An FP32 run: one path, no reason to give ("<shape>; <kernel>; result FP32").
+  p.panel.setSelectedRun(1);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return table->item(ops->recipeRows(), 1)->text() == "FP32"; }, 5000));
+  EXPECT_EQ(table->rowCount(), ops->recipeRows() + 8);
+  for (int i = 0; i < 8; ++i) {
+    const QString how = table->item(ops->recipeRows() + i, 2)->text();
+    EXPECT_EQ(how.count(';'), 2) << how.toStdString();
+  }
 }
 
 TEST(DashboardPanel, EverySnapshotReachesEveryChart) {

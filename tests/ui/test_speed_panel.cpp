@@ -83,6 +83,26 @@ TEST(SpeedPanel, RunShowsRemembersAndCompares) {
   const bool bf16Emulated = r.steps[1].matmulEmulated;
   EXPECT_EQ(panel.stepsTable()->item(1, 0)->text().contains("(emulated)"), bf16Emulated);
   EXPECT_EQ(panel.stepsTable()->item(1, 3)->text(), "-"); // nothing remembered before
+  // Which path each 16-bit product took and why: bf16-mixed's five products
+  // of mlp:784-32-10 at batch 16 (fp32's have one path and are not listed).
+  const QTableWidget* paths = panel.matmulPathTable();
+  ASSERT_EQ(paths->rowCount(), 5);
+  const QStringList products{"layer 0 forward", "layer 0 dW", "layer 1 forward", "layer 1 dX",
+                             "layer 1 dW"};
+  const QStringList shapes{"16×32, K 784", "784×32, K 16", "16×10, K 32", "16×32, K 10",
+                           "32×10, K 16"};
+  ASSERT_EQ(r.steps[1].matmuls.size(), 5u);
+  for (int i = 0; i < 5; ++i) {
+    const auto& use = r.steps[1].matmuls[std::size_t(i)];
+    EXPECT_EQ(paths->item(i, 0)->text(), "bf16-mixed");
+    EXPECT_EQ(paths->item(i, 1)->text(), products[i]);
+    EXPECT_EQ(paths->item(i, 2)->text(), shapes[i]);
+    EXPECT_EQ(paths->item(i, 3)->text(), use.path == kernels::MatmulPath::Native
+                                             ? "native BF16"
+                                             : "FP32 compute on BF16 data");
+    EXPECT_TRUE(paths->item(i, 4)->text().startsWith(QString::fromStdString(use.kernel)))
+        << paths->item(i, 4)->text().toStdString();
+  }
 
   // Remembered, and read back as the report shown.
   QFile f(panel.rememberedPath());

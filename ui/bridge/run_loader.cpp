@@ -4,6 +4,7 @@
 
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/model/mlp.h>
+#include <mantissa/train/run_log_rows.h>
 
 #include <nlohmann/json.hpp>
 
@@ -132,6 +133,7 @@ RunFacts runFacts(const train::Session& session) {
   for (const auto& r : session.model().opRows())
     f.modelOpRows.push_back({QString::fromStdString(r.op), QString::fromStdString(r.precision),
                              QString::fromStdString(r.note)});
+  f.matmuls = session.model().matmulUses();
   f.scalerDescription = QString::fromStdString(session.scalerDescription());
   if (session.scaler())
     f.scalerPreset = QString::fromStdString(session.scaler()->config().preset);
@@ -149,6 +151,8 @@ RunFacts runFacts(const train::RunLog& log) {
   f.conv = text(h, "conv");
   if (const auto it = h.find("conv_emulated"); it != h.end() && it->is_boolean())
     f.convEmulated = it->get<bool>();
+  if (h.contains("matmuls"))
+    f.matmuls = train::matmulUsesFromJson(h["matmuls"]);
   f.scalerDescription = text(h, "scaler");
   f.totalSteps = integer(h, "total_steps", 0, kMaxStep, std::int64_t(log.steps.size()));
   if (log.config) {

@@ -31,6 +31,7 @@ struct RunFacts {
   QString conv;                        // the convolutions' kernel; "" without convolutions
   bool convEmulated = false;
   std::vector<std::array<QString, 3>> modelOpRows; // the model's own ops (Network::opRows)
+  std::vector<nn::MatmulUse> matmuls;  // every product's path; empty if the log has none
   QString scalerDescription;           // amp::describeScaler(), "none"
   QString scalerPreset;                // "pytorch", ...; "" without loss scaling
   std::int64_t totalSteps = 0;         // planned optimizer steps

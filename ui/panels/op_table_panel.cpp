@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/panels/op_table_panel.h"
 
+#include "ui/panels/matmul_rows.h"
+
 #include <QBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -71,6 +73,20 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
   layout->addLayout(row, 1);
 }
 
+void OpTablePanel::setMatmuls(const std::vector<nn::MatmulUse>& uses) {
+  m_precision->setRowCount(m_recipeRows + int(uses.size()));
+  for (int i = 0; i < int(uses.size()); ++i) {
+    const QStringList cells = matmulRow(uses[std::size_t(i)]);
+    const QString how = cells[1] + QStringLiteral("; ") + cells[3];
+    setRow(m_precision, m_recipeRows + i,
+           {tr("matmul: %1").arg(cells[0]), cells[2], how});
+    m_precision->item(m_recipeRows + i, 2)->setToolTip(how);
+  }
+  m_precision->resizeColumnsToContents();
+  fitTables();
+  fitOpColumn();
+}
+
 void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,
                           const QString& scaler,
                           const std::vector<std::array<QString, 3>>& modelRows) {
@@ -82,7 +98,8 @@ void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,
                             scaler.isEmpty() ? QString()
                                              : tr("<br>Loss scaler: %1").arg(scaler.toHtmlEscaped())));
   const auto rows = amp::recipeTable(recipe);
-  m_precision->setRowCount(int(rows.size() + modelRows.size()));
+  m_recipeRows = int(rows.size() + modelRows.size());
+  m_precision->setRowCount(m_recipeRows);
   for (int i = 0; i < int(rows.size()); ++i) {
     const auto& r = rows[std::size_t(i)];
     setRow(m_precision, i,
@@ -106,7 +123,8 @@ void OpTablePanel::setRun(const QString& title, const std::vector<std::array<QSt
                        .arg(title.toHtmlEscaped(), backend.toHtmlEscaped(),
                             scaler.isEmpty() ? QString()
                                              : tr("<br>Loss scaler: %1").arg(scaler.toHtmlEscaped())));
-  m_precision->setRowCount(int(rows.size()));
+  m_recipeRows = int(rows.size());
+  m_precision->setRowCount(m_recipeRows);
   for (int i = 0; i < int(rows.size()); ++i) {
     const auto& r = rows[std::size_t(i)];
     setRow(m_precision, i, {r[0], r[1], r[2]});

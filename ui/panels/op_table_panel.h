@@ -4,6 +4,7 @@
 
 #include <mantissa/amp/recipe.h>
 #include <mantissa/model/op_times.h>
+#include <mantissa/nn/linear.h>
 
 #include <QWidget>
 
@@ -17,8 +18,9 @@ class QTableWidget;
 namespace mantissa::ui {
 
 // The selected run's op-precision table, read from the same amp::Recipe the
-// trainer executes (amp::recipeTable), and where its step time goes by op
-// kind (the trainer's timing breakdown, mean over the last interval).
+// trainer executes (amp::recipeTable), where its step time goes by op kind
+// (the trainer's timing breakdown, mean over the last interval), and every
+// matmul of the model: which path and kernel ran it and why.
 class OpTablePanel : public QWidget {
   Q_OBJECT
 public:
@@ -34,6 +36,13 @@ public:
   void setRun(const QString& title, const std::vector<std::array<QString, 3>>& rows,
               const QString& backend, const QString& scaler);
   void setTimes(const model::OpTimes& mean);
+  // After setRun: one more precision-table row per product (each layer's
+  // forward, dX, dW: "matmul: layer 1 dW", its path, shape, kernel and why).
+  // None for a log written before products were recorded or another
+  // trainer's log.
+  void setMatmuls(const std::vector<nn::MatmulUse>& uses);
+  // Rows of the precision table that come from the recipe; the products follow.
+  int recipeRows() const { return m_recipeRows; }
 
   const QTableWidget* precisionTable() const { return m_precision; }
   const QTableWidget* timeTable() const { return m_times; }
@@ -50,6 +59,7 @@ private:
   QBoxLayout* m_tables = nullptr; // the two tables, side by side or stacked
   QTableWidget* m_precision = nullptr;
   QTableWidget* m_times = nullptr;
+  int m_recipeRows = 0;
 };
 
 } // namespace mantissa::ui

@@ -6,6 +6,7 @@
 #include "ui/charts/step_time_chart.h"
 #include "ui/app_shell/theme.h"
 #include "ui/charts/throughput_chart.h"
+#include "ui/panels/matmul_rows.h"
 
 #include <mantissa/io/atomic_file.h>
 #include <mantissa/kernels/matmul_path.h>
@@ -25,6 +26,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QResizeEvent>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -94,6 +96,18 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   m_versus->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
   m_versus->setWordWrap(true);
   m_steps = makeTable({tr("recipe"), tr("median ms"), tr("CV"), tr("last run ms"), tr("change")});
+  m_paths = makeTable({tr("recipes"), tr("product"), tr("shape"), tr("path"), tr("kernel and why")});
+  m_paths->setObjectName(QStringLiteral("matmulPathTable"));
+  // The recipes wrap in a column one recipe name wide; the kernel and the
+  // reason take the rest of the width and wrap there, never cut at the edge.
+  m_paths->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+  m_paths->horizontalHeader()->setSectionResizeMode(4, QHeaderView::Stretch);
+  m_paths->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_paths->setWordWrap(true);
+  connect(m_paths->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int section) {
+    if (section == 4) // the reasons' new width wraps them to other heights
+      QMetaObject::invokeMethod(m_paths, &QTableView::resizeRowsToContents, Qt::QueuedConnection);
+  });
 
   // Which way 16-bit matmuls run, for benchmarks and training runs started
   // after the change (kernels::setMatmulPath).
@@ -113,8 +127,8 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   top->addWidget(m_run);
   top->addWidget(m_cancel);
   top->addWidget(m_progress, 1);
-  m_tables = new QWidget;
-  auto* tables = new QVBoxLayout(m_tables);
+  auto* tablesBox = new QWidget;
+  auto* tables = new QVBoxLayout(tablesBox);
   tables->setContentsMargins(0, 0, 0, 0);
   tables->addWidget(new QLabel(tr("<b>What this CPU can do</b> (measured instruction loops)")));
   tables->addWidget(m_probe);
@@ -122,8 +136,22 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   tables->addWidget(m_versus, 2);
   tables->addWidget(new QLabel(tr("<b>Step time, this run against the last</b>")));
   tables->addWidget(m_steps, 1);
-  // The tables scroll: in the grid they take a quarter like each chart
-  // instead of pushing the charts' rows smaller.
+  m_pathsTitle = new QLabel(tr("<b>Which path each 16-bit matmul took, and why</b>"));
+  tables->addWidget(m_pathsTitle);
+  tables->addWidget(m_paths, 2);
+  // Each table keeps a few rows' height; the column of tables scrolls as a
+  // whole, so in the grid it takes a quarter like each chart instead of
+  // pushing the charts' rows smaller, and no table is squeezed to nothing.
+  const int row = m_versus->verticalHeader()->defaultSectionSize();
+  m_versus->setMinimumHeight(5 * row);
+  m_steps->setMinimumHeight(4 * row);
+  m_paths->setMinimumHeight(7 * row);
+  auto* scroll = new QScrollArea;
+  scroll->setObjectName(QStringLiteral("speedTables"));
+  scroll->setWidget(tablesBox);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  m_tables = scroll;
   m_tables->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
   m_gridBox = new QWidget;
   m_grid = new QGridLayout(m_gridBox);
@@ -293,6 +321,30 @@ void SpeedPanel::poll() {
   emit finished();
 }
 
+namespace {
+
+// The 16-bit products of every recipe's step, one row per distinct product
+// and path (recipes with the same inputs and gradients share them).
+std::vector<QStringList> pathRows(const bench::BenchReport& r) {
+  std::vector<QStringList> rows; // {recipes, product, shape, path, why}
+  for (const auto& s : r.steps)
+    for (const auto& u : s.matmuls) {
+      if (u.inputs == DType::F32)
+        continue;
+      const QStringList cells = matmulRow(u);
+      const QString recipe = QString::fromStdString(s.recipe);
+      auto same = std::find_if(rows.begin(), rows.end(),
+                               [&](const QStringList& row) { return row.mid(1) == cells; });
+      if (same != rows.end())
+        (*same)[0] += QStringLiteral(", ") + recipe;
+      else
+        rows.push_back(QStringList{recipe} + cells);
+    }
+  return rows;
+}
+
+} // namespace
+
 void SpeedPanel::showReport(const bench::BenchReport& r) {
   m_current = r;
   std::vector<RecipeStepTime> times;
@@ -374,6 +426,30 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
                 ? QString::asprintf("%+.1f %%", 100 * (s.medianMs / p->medianMs - 1))
                 : QStringLiteral("-")});
   }
+  const auto paths = pathRows(r);
+  m_paths->setRowCount(int(paths.size()));
+  for (int i = 0; i < int(paths.size()); ++i) {
+    // "bf16-mixed and 3 more" in the cell, every recipe in its tooltip.
+    QStringList cells = paths[std::size_t(i)];
+    const QString all = cells[0];
+    const QStringList recipes = all.split(QStringLiteral(", "));
+    if (recipes.size() > 1)
+      cells[0] = tr("%1 and %n more", nullptr, int(recipes.size()) - 1).arg(recipes.front());
+    setRow(m_paths, i, cells);
+    m_paths->item(i, 0)->setToolTip(all);
+    m_paths->item(i, 4)->setToolTip(cells[4]);
+  }
+  for (int c = 1; c < 4; ++c)
+    m_paths->resizeColumnToContents(c);
+  m_paths->setColumnWidth(0, m_paths->fontMetrics().horizontalAdvance(
+                                 QStringLiteral("fp16-mixed-noscale")) + 12);
+  m_paths->resizeRowsToContents();
+  const bool recorded = std::any_of(r.steps.begin(), r.steps.end(),
+                                    [](const auto& s) { return !s.matmuls.empty(); });
+  m_pathsTitle->setText(recorded || r.steps.empty()
+                            ? tr("<b>Which path each 16-bit matmul took, and why</b>")
+                            : tr("<b>Which path each 16-bit matmul took, and why</b> (not "
+                                 "recorded in this report: run the benchmark again)"));
 }
 
 void SpeedPanel::loadRemembered() {

@@ -55,6 +55,8 @@ public:
   QTableWidget* probeTable() const { return m_probe; }
   QTableWidget* versusTable() const { return m_versus; }
   QTableWidget* stepsTable() const { return m_steps; }
+  // The 16-bit products of the step benchmark's model: path, kernel, why.
+  QTableWidget* matmulPathTable() const { return m_paths; }
   StepTimeChart* stepChart() const { return m_stepChart; }
   ThroughputChart* throughputChart() const { return m_throughput; }
   MemoryChart* memoryChart() const { return m_memory; }
@@ -86,6 +88,8 @@ private:
   QTableWidget* m_probe = nullptr;
   QTableWidget* m_versus = nullptr;
   QTableWidget* m_steps = nullptr;
+  QTableWidget* m_paths = nullptr;
+  QLabel* m_pathsTitle = nullptr;
   StepTimeChart* m_stepChart = nullptr;
   ThroughputChart* m_throughput = nullptr;
   MemoryChart* m_memory = nullptr;

@@ -427,7 +427,9 @@ void TrainPanel::onSelectedRunChanged() {
   m_watch->setModelWidths(widths);
   m_controller->setWatch(run, m_watch->layer(), m_watch->flatIndex());
   QString backend =
-      facts.matmul + (facts.matmulEmulated ? tr(" (16-bit emulated: FP32 compute)") : QString());
+      facts.matmuls.empty()
+          ? facts.matmul + (facts.matmulEmulated ? tr(" (16-bit emulated: FP32 compute)") : QString())
+          : tr("each product's path and why in the rows \"matmul: ...\" below");
   if (!facts.conv.isEmpty())
     backend += tr("; convolution: %1%2")
                    .arg(facts.conv, facts.convEmulated && !facts.conv.contains(tr("emulated"))
@@ -441,6 +443,7 @@ void TrainPanel::onSelectedRunChanged() {
       rows.push_back({r.op, r.precision, r.note});
     m_opTable->setRun(m_controller->runName(run), rows, backend, facts.scalerDescription);
   }
+  m_opTable->setMatmuls(facts.matmuls);
   m_lossScale->setPreset(facts.scalerPreset.isEmpty() ? tr("no") : facts.scalerPreset);
   m_histogramKey.clear();
   m_heatmapKey.clear();

@@ -5,6 +5,7 @@
 // reads back what toJson wrote (the GUI's remembered results) and names the
 // first field it cannot read.
 #include <mantissa/bench/bench_report.h>
+#include <mantissa/train/run_log_rows.h>
 
 #include <nlohmann/json.hpp>
 
@@ -79,6 +80,9 @@ json stepJson(const train::StepBenchResult& s, double noisyCv) {
     const auto it = s.bytesAtRecipePrecision.find(role);
     return it == s.bytesAtRecipePrecision.end() ? std::size_t{0} : it->second;
   };
+  auto matmuls = json::array();
+  for (const auto& u : s.matmuls)
+    matmuls.push_back(train::matmulUseJson(u));
   std::size_t total = 0;
   for (const auto& [role, n] : s.bytes)
     total += n;
@@ -116,7 +120,8 @@ json stepJson(const train::StepBenchResult& s, double noisyCv) {
             {"gradients", nominal("gradients")},
             {"optimizer_state", nominal("optimizer state")}}},
           {"matmul_implementation", s.matmulImplementation},
-          {"emulated", s.matmulEmulated}};
+          {"emulated", s.matmulEmulated},
+          {"matmuls", matmuls}};
 }
 
 train::StepBenchResult stepFromJson(const json& j, std::size_t i) {
@@ -159,6 +164,9 @@ train::StepBenchResult stepFromJson(const json& j, std::size_t i) {
     s.bytesAtRecipePrecision[name] = field<std::size_t>(nb, key, wn);
   s.matmulImplementation = field<std::string>(j, "matmul_implementation", w);
   s.matmulEmulated = field<bool>(j, "emulated", w);
+  // Every product's path (reports written before it was recorded have none).
+  if (j.contains("matmuls"))
+    s.matmuls = train::matmulUsesFromJson(j.at("matmuls"));
   return s;
 }
 

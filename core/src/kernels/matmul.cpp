@@ -67,7 +67,11 @@ struct Matmul::Plan {
   DType dst;
   bool accumulate;
   bool emulated = false; // FP32 compute
-  std::string implementation;
+  bool roundsInKernel = false; // a roundingToBf16() twin
+  dnnl::primitive_attr attr; // as built (a twin is built with the same)
+  std::string kernel;         // oneDNN's implementation name
+  std::string label;          // kernel and emulation label
+  std::string implementation; // label and "; reason"
   std::string reason; // why this path ran (empty: the only or default one)
 
   dnnl::matmul primitive;
@@ -147,9 +151,11 @@ void buildPlan(Matmul::Plan& p, const dnnl::matmul::primitive_desc& pd) {
   OneDnnContext& ctx = OneDnnContext::instance();
   p.primitive = dnnl::matmul(pd);
   ctx.notePrimitiveCreated();
-  p.implementation = pd.impl_info_str();
+  p.kernel = pd.impl_info_str();
+  p.implementation = p.kernel;
   if (p.emulated)
     p.implementation += emulationLabel(p.inputs, p.dst);
+  p.label = p.implementation;
 
   // Memory objects without data; execute() points them at the tensors.
   p.srcMem = dnnl::memory(pd.src_desc(), ctx.engine(), DNNL_MEMORY_NONE);
@@ -311,8 +317,38 @@ Matmul::Matmul(MatmulShape shape, DType inputs, DType dst, bool accumulate, Matm
                formatMs(slowMs) + " for this shape" +
                (remembered ? " (measured earlier on this machine)" : "");
   }
+  p.attr = attr;
   if (!p.reason.empty())
     p.implementation += "; " + p.reason;
+}
+
+Matmul::Matmul(std::unique_ptr<Plan> plan) : m_plan(std::move(plan)) {}
+
+std::optional<Matmul> Matmul::roundingToBf16() const {
+  const Plan& p = *m_plan;
+  if (p.inputs != DType::BF16 || p.dst != DType::F32 || p.accumulate || p.emulated ||
+      p.roundsInKernel || !bf16Support().native())
+    return std::nullopt;
+  const auto pd = tryPrimitiveDesc(p.shape, dt::bf16, dt::bf16, p.attr);
+  // The kernel this Matmul runs, now with a BF16 dst.
+  if (!pd || pd->impl_info_str() != p.kernel)
+    return std::nullopt;
+  auto twin = std::make_unique<Plan>();
+  twin->shape = p.shape;
+  twin->inputs = p.inputs;
+  twin->dst = DType::BF16;
+  twin->accumulate = false;
+  twin->roundsInKernel = true;
+  twin->attr = p.attr;
+  buildPlan(*twin, *pd);
+  twin->reason = p.reason;
+  twin->label = p.label;
+  twin->implementation = p.implementation;
+  return Matmul(std::move(twin));
+}
+
+bool Matmul::roundsInKernel() const {
+  return m_plan->roundsInKernel;
 }
 
 Matmul::~Matmul() = default;
@@ -328,6 +364,9 @@ bool Matmul::emulated() const {
 }
 std::string Matmul::implementation() const {
   return m_plan->implementation;
+}
+std::string Matmul::kernel() const {
+  return m_plan->label;
 }
 const MatmulShape& Matmul::shape() const {
   return m_plan->shape;

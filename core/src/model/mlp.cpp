@@ -57,7 +57,8 @@ Mlp::Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumula
   m_underflow.resize(static_cast<std::size_t>(n));
   for (int l = 0; l < n; ++l) {
     const int in = spec.widths[l], out = spec.widths[l + 1];
-    m_linear.emplace_back(batch, in, out, d);
+    m_linear.emplace_back(batch, in, out, d, recipe.gradients);
+    const bool bf16Grads = m_linear.back().gradientsToBf16InKernel();
     auto& p = m_params[l];
     p.w = Tensor(DType::F32, in, out);
     p.b = Tensor(DType::F32, 1, out);
@@ -70,6 +71,8 @@ Mlp::Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumula
       g.wStep = Tensor(DType::F32, in, out);
       g.bStep = Tensor(DType::F32, 1, out);
     }
+    if (bf16Grads)
+      g.wBf16 = Tensor(DType::BF16, in, out);
     auto& a = m_acts[l];
     if (low) {
       a.in = Tensor(d, batch, in);
@@ -81,6 +84,8 @@ Mlp::Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumula
     a.dpre = Tensor(DType::F32, batch, out);
     if (l > 0)
       a.dIn = Tensor(DType::F32, batch, in);
+    if (l > 0 && bf16Grads)
+      a.dInBf16 = Tensor(DType::BF16, batch, in);
   }
   m_x = Tensor(DType::F32, batch, spec.widths.front());
   m_labels.assign(static_cast<std::size_t>(batch), 0);
@@ -185,10 +190,15 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times,
     const Tensor& dy = low ? a.dpreLow : a.dpre;
     Tensor& dW = accumulate ? g.wStep : g.w;
     Tensor& db = accumulate ? g.bStep : g.b;
+    // The kernel writes dW rounded to BF16 unless its underflow is counted.
+    const bool dWInKernel = m_linear[l].gradientsToBf16InKernel() && !m_measureUnderflow;
     {
       ScopedTimer t(times.matmulBackward);
       InParallelSection p(m_sections);
-      m_linear[l].backwardWeights(matmulInput(l), dy, dW);
+      if (dWInKernel)
+        m_linear[l].backwardWeightsToBf16(matmulInput(l), dy, g.wBf16);
+      else
+        m_linear[l].backwardWeights(matmulInput(l), dy, dW);
     }
     {
       ScopedTimer t(times.elementwise);
@@ -205,7 +215,9 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times,
     }
     {
       ScopedTimer t(times.conversion);
-      if (m_measureUnderflow && grad != DType::F32) {
+      if (dWInKernel) {
+        dW.convertFrom(g.wBf16); // exact: the values are BF16 already
+      } else if (m_measureUnderflow && grad != DType::F32) {
         const auto z = grad == DType::BF16 ? numeric::roundTripBf16CountingZeros(dW.f32())
                                            : numeric::roundTripF16CountingZeros(dW.f32());
         m_underflow[l] = GradUnderflow{static_cast<std::int64_t>(dW.f32().size() - z.before),
@@ -229,13 +241,20 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times,
     if (layerDone)
       layerDone(l);
     if (l > 0) {
+      const bool dInInKernel = m_linear[l].gradientsToBf16InKernel();
       {
         ScopedTimer t(times.matmulBackward);
         InParallelSection p(m_sections);
-        m_linear[l].backwardData(dy, low ? m_params[l].wLow : m_params[l].w, a.dIn);
+        if (dInInKernel)
+          m_linear[l].backwardDataToBf16(dy, m_params[l].wLow, a.dInBf16);
+        else
+          m_linear[l].backwardData(dy, low ? m_params[l].wLow : m_params[l].w, a.dIn);
       }
       ScopedTimer t(times.conversion);
-      roundTo(grad, a.dIn.f32());
+      if (dInInKernel)
+        a.dIn.convertFrom(a.dInBf16); // exact: the values are BF16 already
+      else
+        roundTo(grad, a.dIn.f32());
     }
   }
 }

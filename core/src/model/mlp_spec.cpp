@@ -111,6 +111,20 @@ std::vector<LayerInfo> Mlp::layerInfo() const {
   return info;
 }
 
+std::vector<nn::MatmulUse> Mlp::matmulUses() const {
+  std::vector<nn::MatmulUse> uses;
+  const DType act = m_recipe.activations;
+  for (int l = 0; l < layers(); ++l)
+    for (auto& u : m_linear[std::size_t(l)].uses(l, true)) {
+      if (l == 0 && u.product == "dX") // layer 0 needs no gradient of its input
+        continue;
+      if (u.product == "forward" && act != DType::F32) // forward() rounds after the bias
+        u.result = "FP32, bias added, then rounded to " + std::string(act == DType::BF16 ? "BF16" : "FP16");
+      uses.push_back(std::move(u));
+    }
+  return uses;
+}
+
 std::int64_t Mlp::parameterCount() const {
   std::int64_t n = 0;
   for (const auto& p : m_params)
@@ -136,10 +150,12 @@ std::map<std::string, std::size_t> Mlp::allocatedBytes() const {
   }
   for (const auto& a : m_acts) {
     b["activations"] += allocated(a.in) + allocated(a.pre) + allocated(a.post);
-    b["gradients"] += allocated(a.dpre) + allocated(a.dpreLow) + allocated(a.dIn);
+    b["gradients"] += allocated(a.dpre) + allocated(a.dpreLow) + allocated(a.dIn) +
+                      allocated(a.dInBf16);
   }
   for (const auto& g : m_grads)
-    b["gradients"] += allocated(g.w) + allocated(g.b) + allocated(g.wStep) + allocated(g.bStep);
+    b["gradients"] += allocated(g.w) + allocated(g.b) + allocated(g.wStep) + allocated(g.bStep) +
+                      allocated(g.wBf16);
   b["activations"] += allocated(m_x) + allocated(m_probs);
   for (const auto& l : m_linear) {
     b["matmul FP32 copies"] += l.fp32TwinBytes();

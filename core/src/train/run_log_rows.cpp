@@ -3,6 +3,7 @@
 #include <mantissa/train/run_log_rows.h>
 
 #include <mantissa/amp/recipe.h>
+#include <mantissa/kernels/matmul_path.h>
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
@@ -32,6 +33,64 @@ json divergenceJson(const Divergence& d, bool withMessage) {
 
 } // namespace
 
+json matmulUseJson(const nn::MatmulUse& u) {
+  return {{"layer", u.layer},
+          {"product", u.product},
+          {"m", u.shape.m},
+          {"n", u.shape.n},
+          {"k", u.shape.k},
+          {"path", std::string(kernels::matmulPathName(u.path))},
+          {"inputs", std::string(dtypeName(u.inputs))},
+          {"kernel", u.kernel},
+          {"reason", u.reason},
+          {"result", u.result}};
+}
+
+std::optional<nn::MatmulUse> matmulUseFromJson(const json& j) {
+  if (!j.is_object())
+    return std::nullopt;
+  auto str = [&](const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto dim = [&](const char* key) -> std::optional<std::int64_t> {
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_number_integer())
+      return std::nullopt;
+    const auto v = it->get<std::int64_t>();
+    return v > 0 ? std::optional(v) : std::nullopt;
+  };
+  nn::MatmulUse u;
+  u.product = str("product");
+  if (u.product != "forward" && u.product != "dX" && u.product != "dW")
+    return std::nullopt;
+  const auto path = kernels::parseMatmulPath(str("path"));
+  const auto m = dim("m"), n = dim("n"), k = dim("k");
+  if (!path || *path == kernels::MatmulPath::Auto || !m || !n || !k)
+    return std::nullopt;
+  u.path = *path;
+  u.shape = {*m, *n, *k};
+  const auto layer = j.find("layer");
+  if (layer != j.end() && layer->is_number_integer() && layer->get<std::int64_t>() >= 0 &&
+      layer->get<std::int64_t>() <= 1 << 20)
+    u.layer = int(layer->get<std::int64_t>());
+  const std::string inputs = str("inputs");
+  u.inputs = inputs == "bf16" ? DType::BF16 : inputs == "f16" ? DType::F16 : DType::F32;
+  u.kernel = str("kernel");
+  u.reason = str("reason");
+  u.result = str("result");
+  return u;
+}
+
+std::vector<nn::MatmulUse> matmulUsesFromJson(const json& array) {
+  std::vector<nn::MatmulUse> uses;
+  if (array.is_array())
+    for (const auto& e : array)
+      if (auto u = matmulUseFromJson(e))
+        uses.push_back(std::move(*u));
+  return uses;
+}
+
 json logHeader(const Session& s) {
   auto table = json::array();
   for (const auto& row : amp::recipeTable(s.recipe()))
@@ -44,6 +103,9 @@ json logHeader(const Session& s) {
                     model::TensorRole::Activations, model::TensorRole::Gradients,
                     model::TensorRole::OptimizerState})
     nominal[std::string(model::tensorRoleName(role))] = model::bytesFor(plan, role);
+  auto matmuls = json::array();
+  for (const auto& u : s.model().matmulUses())
+    matmuls.push_back(matmulUseJson(u));
   json bytes; // really allocated, per tensor class
   for (const auto& [name, n] : s.allocatedBytes())
     bytes[name] = n;
@@ -55,6 +117,7 @@ json logHeader(const Session& s) {
           {"bytes_at_recipe_precision", nominal},
           {"matmul", s.model().matmulImplementation()},
           {"matmul_emulated", s.model().matmulEmulated()},
+          {"matmuls", matmuls},
           {"total_steps", s.totalSteps()},
           {"train_samples", s.data().train.size()},
           {"test_samples", s.data().test.size()},

@@ -82,6 +82,7 @@ std::vector<StepBenchResult> measureSteps(const StepBenchOptions& o) {
     res.matmulImplementation = s.model().matmulImplementation();
     res.matmulEmulated = s.model().matmulEmulated();
     res.convImplementation = s.model().convImplementation();
+    res.matmuls = s.model().matmulUses();
     results.push_back(std::move(res));
   }
   if (o.progress)

@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -84,6 +85,8 @@ public:
   // oneDNN's implementation name ("gemm:jit", "brgemm:avx512_core_bf16", ...)
   // followed by " (emulated: BF16 storage, FP32 compute)" where emulated.
   std::string implementation() const;
+  // implementation() without the path's reason: "brg:avx512_core_bf16".
+  std::string kernel() const;
   const MatmulShape& shape() const;
   DType inputs() const;
   DType dst() const;
@@ -98,9 +101,23 @@ public:
   std::size_t fp32TwinBytes() const;
   std::size_t scratchpadBytes() const;
 
+  // The same product on the same native kernel, writing a BF16 dst itself,
+  // for a caller that would round this Matmul's FP32 dst to BF16 (nearest,
+  // ties to even, as numeric::roundTripBf16) right after it. oneDNN's BF16
+  // kernel accumulates in FP32 and converts once with VCVTNEPS2BF16, the
+  // instruction numeric::f32ToBf16 follows, so the bits are the same while
+  // the kernel writes half the bytes (tests/core/test_matmul_bf16_dst.cpp).
+  // nullopt unless: BF16 inputs, FP32 dst, no accumulation, the native path,
+  // a CPU with AVX512_BF16, and oneDNN choosing the same kernel for the BF16
+  // dst. The twin reports the same path and reason.
+  std::optional<Matmul> roundingToBf16() const;
+  // True for a Matmul made by roundingToBf16().
+  bool roundsInKernel() const;
+
   struct Plan; // private to matmul.cpp
 
 private:
+  explicit Matmul(std::unique_ptr<Plan> plan);
   std::unique_ptr<Plan> m_plan;
 };
 

@@ -16,6 +16,10 @@
 //                     dIn_l = round_grad(cast_D(dpre_l) . W_l^T)  (l > 0)
 // "round_x" keeps FP32 storage but rounds each value to the recipe's dtype for
 // x (nearest-even), so the values are exactly those a BF16/FP16 tensor holds.
+// Where the native BF16 kernel can round dX and dW itself with the same bits
+// (nn::Linear::gradientsToBf16InKernel), it writes them as BF16 and they are
+// widened exactly into the FP32 buffers; dW takes the FP32 route on steps
+// that count its underflow, which needs the values before rounding.
 //
 // Every buffer is allocated in the constructor; forward/backward/refresh
 // never allocate.
@@ -107,6 +111,9 @@ public:
   std::int64_t parameterCount() const override;
   std::string matmulImplementation() const override { return m_linear.front().implementation(); }
   bool matmulEmulated() const override { return m_linear.front().emulated(); }
+  // Every product the model runs (per layer: forward, dX where l > 0, dW),
+  // its path, kernel and why.
+  std::vector<nn::MatmulUse> matmulUses() const override;
 
   // Every tensor of the model at its recipe precision (optimizer state is
   // added by the optimizer's own plan).

@@ -20,6 +20,7 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/model/op_times.h>
 #include <mantissa/model/tensor_plan.h>
+#include <mantissa/nn/linear.h>
 #include <mantissa/nn/softmax_xent.h>
 #include <mantissa/tensor/tensor.h>
 
@@ -59,6 +60,7 @@ struct LayerGrads {
   Tensor b;     // [1, O] same
   Tensor wStep; // one micro-batch's dW when accumulating (else empty)
   Tensor bStep; // [1, O] same
+  Tensor wBf16; // BF16: dW as the kernel writes it when it rounds (else empty)
 };
 
 struct LayerActs {
@@ -68,6 +70,7 @@ struct LayerActs {
   Tensor dpre;    // FP32: gradient of pre, rounded to the gradient dtype
   Tensor dpreLow; // D: dpre cast for the products (empty when D is F32)
   Tensor dIn;     // FP32: gradient of this layer's input (l > 0 only)
+  Tensor dInBf16; // BF16: dIn as the kernel writes it when it rounds (else empty)
 };
 
 // Told when the model starts and ends a multi-threaded product, so that
@@ -137,6 +140,9 @@ public:
   // oneDNN's kernel for the products ("brg:avx512_core_bf16", "gemm:jit", ...).
   virtual std::string matmulImplementation() const = 0;
   virtual bool matmulEmulated() const = 0;
+  // Every matrix product the model runs, its path, kernel and why; empty
+  // when the model does not list them.
+  virtual std::vector<nn::MatmulUse> matmulUses() const { return {}; }
   // The same for the convolutions; empty when the model has none.
   virtual std::string convImplementation() const { return {}; }
   virtual bool convEmulated() const { return false; }

@@ -12,17 +12,30 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+#include <vector>
+
 namespace mantissa::train {
 
 // {"header": true, "config": {...}, "recipe_table": [...], "bytes": {...}
 //  (really allocated per tensor class, Session::allocatedBytes),
 //  "bytes_at_recipe_precision": {...} (the same tensors at the recipe's formats),
-//  "matmul": ..., "total_steps": ..., "machine": {...}, ...}: the fixed parts
+//  "matmul": the first product's kernel and path (as logs have always had it),
+//  "matmuls": [{"layer", "product" ("forward", "dX", "dW"), "m", "n", "k",
+//  "path" ("native", "fp32-compute"), "inputs", "kernel", "reason", "result"}]
+//  (every product; absent in older logs), "total_steps": ..., "machine": {...}, ...}: the fixed parts
 // of the session (read only what construction fixed, so any thread may call it
 // before the run starts).
 nlohmann::json logHeader(const Session& session);
 // {"step": 0, "loss": ..., ..., "breakdown_ms": {...}, "telemetry": {...}}
 nlohmann::json logStep(const StepReport& report);
+// One entry of the header's "matmuls", and back: nullopt for an entry that is
+// not an object with a known "product" and "path" and integer m, n, k (other
+// fields missing or of the wrong type read as empty).
+nlohmann::json matmulUseJson(const nn::MatmulUse& use);
+std::optional<nn::MatmulUse> matmulUseFromJson(const nlohmann::json& entry);
+// All readable entries of an array (none for a missing or non-array value).
+std::vector<nn::MatmulUse> matmulUsesFromJson(const nlohmann::json& array);
 // {"eval": true, "step": 62, "test_loss": ..., "test_accuracy": ..., "samples": ...}
 nlohmann::json logEval(const EvalReport& eval);
 // {"summary": true, "test_accuracy": ..., "steps": ..., "wall_s": ..., ...}

@@ -14,6 +14,7 @@
 // mean step time.
 
 #include <mantissa/model/op_times.h>
+#include <mantissa/nn/linear.h>
 #include <mantissa/model/tensor_plan.h>
 
 #include <cstdint>
@@ -53,6 +54,7 @@ struct StepBenchResult {
   std::string matmulImplementation;
   bool matmulEmulated = false;
   std::string convImplementation; // "" for a model without convolutions
+  std::vector<nn::MatmulUse> matmuls; // every product: path, kernel, why
 };
 
 // Throws whatever Session throws for a bad model/data; returns the results
