@@ -8,6 +8,7 @@
 //
 //   bench_gpt [--quick] [--reps N] [--policy SPEC]...
 #include <mantissa/numeric/cpu_features.h>
+#include <mantissa/telemetry/frame.h>
 #include <mantissa/train/gpt_run.h>
 
 #include <algorithm>
@@ -96,6 +97,41 @@ int main(int argc, char** argv) {
         std::printf(" %8.2f", median(o));
       std::printf(" | %s%s\n", run.model().matmulImplementation().c_str(),
                   cv(step) > 0.1 ? "  [noisy: CV > 10%]" : "");
+    } catch (const std::exception& e) {
+      std::printf("%-22s error: %s\n", policy.c_str(), e.what());
+    }
+  }
+  std::printf("\nTelemetry K = 1 (weights, gradients and activations of every op, each step) "
+              "against K = 0, alternating steps:\n");
+  std::printf("%-22s %12s %6s %12s %6s %8s %14s %s\n", "policy", "K=0 med ms", "CV", "K=1 med ms",
+              "CV", "cost", "frame med ms", "rule");
+  for (const std::string& policy : policies) {
+    train::GptRunConfig c = train::shakespeareCharPreset();
+    c.policy = policy;
+    c.steps = warmup + reps + 1;
+    c.warmupSteps = 1;
+    c.evalBatches = 1;
+    try {
+      train::GptRun off(c);
+      c.telemetryEvery = 1;
+      train::GptRun on(c);
+      std::vector<double> offMs, onMs, frameMs;
+      for (int i = 0; i < warmup + reps; ++i) {
+        const double a = off.step().stepMs;
+        const train::GptStep& s = on.step();
+        if (i < warmup)
+          continue;
+        offMs.push_back(a);
+        onMs.push_back(s.stepMs);
+        if (s.telemetry)
+          frameMs.push_back(s.telemetry->telemetryMs);
+      }
+      const double m0 = median(offMs), m1 = median(onMs);
+      const double cost = m1 / m0 - 1.0;
+      std::printf("%-22s %12.2f %5.1f%% %12.2f %5.1f%% %7.1f%% %14.2f %s\n", policy.c_str(), m0,
+                  100 * cv(offMs), m1, 100 * cv(onMs), 100 * cost,
+                  frameMs.empty() ? 0.0 : median(frameMs),
+                  cost <= 0.05 ? "<= 5 %: met" : "> 5 %: NOT met");
     } catch (const std::exception& e) {
       std::printf("%-22s error: %s\n", policy.c_str(), e.what());
     }
