@@ -141,3 +141,28 @@ TEST(GptTrainer, StopEndsARunEarlyWithItsSummary) {
   EXPECT_TRUE(inbox.records.back()["stopped_early"].get<bool>());
   EXPECT_LT(trainer.stepsDone(), 100000);
 }
+
+TEST(GptTrainer, FinishingEarlyKeepsServingSamples) {
+  Inbox inbox;
+  train::GptTrainerCallbacks cb;
+  cb.onRecord = [&](const nlohmann::json& j) {
+    std::lock_guard lock(inbox.m);
+    inbox.records.push_back(j);
+    inbox.cv.notify_all();
+  };
+  train::GptTrainer trainer(tinyConfig(100000), cb);
+  trainer.start(false);
+  ASSERT_TRUE(inbox.waitFor([&] { return inbox.stepRows() >= 1; }));
+  trainer.finishEarly();
+  ASSERT_TRUE(inbox.waitFor([&] { return !inbox.records.empty() && inbox.records.back().contains("summary"); }));
+  EXPECT_TRUE(trainer.sample(12, 1.0, 1, [&](std::string text) {
+    std::lock_guard lock(inbox.m);
+    inbox.samples.push_back(std::move(text));
+    inbox.cv.notify_all();
+  }));
+  ASSERT_TRUE(inbox.waitFor([&] { return inbox.samples.size() == 1; }));
+  EXPECT_EQ(inbox.samples[0].size(), 12u);
+  trainer.stop();
+  trainer.wait();
+  EXPECT_FALSE(trainer.sample(5, 1.0, 1, [](std::string) {}));
+}

@@ -26,6 +26,14 @@ void GptTrainer::start(bool startPaused) {
   m_thread = std::jthread([this](std::stop_token stop) { threadMain(stop); });
 }
 
+void GptTrainer::finishEarly() {
+  {
+    std::lock_guard lock(m_gate.mutex());
+    m_endRun = true;
+  }
+  m_gate.notify();
+}
+
 void GptTrainer::stop() { m_thread.request_stop(); }
 
 void GptTrainer::wait() {
@@ -33,13 +41,16 @@ void GptTrainer::wait() {
     m_thread.join();
 }
 
-void GptTrainer::sample(int n, double temperature, std::uint64_t seed,
+bool GptTrainer::sample(int n, double temperature, std::uint64_t seed,
                         std::function<void(std::string)> done) {
+  if (m_thread.get_stop_token().stop_requested())
+    return false;
   {
     std::lock_guard lock(m_gate.mutex());
     m_samples.push_back({n, temperature, seed, std::move(done)});
   }
   m_gate.notify();
+  return true;
 }
 
 void GptTrainer::serveSamples() {
@@ -65,13 +76,19 @@ void GptTrainer::threadMain(std::stop_token stop) {
       m_callbacks.onRecord(j);
   };
   const auto pending = [this] { return !m_samples.empty(); }; // under the gate's mutex
+  const auto work = [this] { return !m_samples.empty() || m_endRun; };
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t evalEvery = run.config().evalEvery;
   while (!run.finished()) {
-    const StepGate::Next next = m_gate.waitForStep(stop, pending);
+    const StepGate::Next next = m_gate.waitForStep(stop, work);
     if (next == StepGate::Next::Stop)
       break;
     if (next == StepGate::Next::Work) {
+      {
+        std::lock_guard lock(m_gate.mutex());
+        if (m_endRun)
+          break;
+      }
       serveSamples();
       continue;
     }

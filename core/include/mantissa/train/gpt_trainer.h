@@ -51,8 +51,10 @@ public:
   void stepOnce() { m_gate.stepOnce(); }
   void setPace(double stepsPerSecond) { m_gate.setPace(stepsPerSecond); }
   double pace() const { return m_gate.pace(); }
-  // Asks the thread to end the run after the current step (then it writes
-  // the final evaluation and the summary) and to stop serving samples.
+  // Ends the run after the current step (the final evaluation and the
+  // summary are written); the thread goes on serving samples.
+  void finishEarly();
+  // finishEarly(), and the thread ends (no more samples).
   void stop();
   void wait(); // joins; returns once stop() was called (or the thread never started)
 
@@ -64,8 +66,9 @@ public:
 
   // n characters at temperature t from the current weights, made on the
   // training thread between steps; `done` gets the text there. Before
-  // start() nothing serves requests: they wait for it.
-  void sample(int n, double temperature, std::uint64_t seed,
+  // start() nothing serves requests: they wait for it. False (and `done`
+  // never called) once stop() was called.
+  bool sample(int n, double temperature, std::uint64_t seed,
               std::function<void(std::string)> done);
 
 private:
@@ -82,6 +85,7 @@ private:
   GptTrainerCallbacks m_callbacks;
   StepGate m_gate;
   std::deque<SampleRequest> m_samples; // guarded by m_gate.mutex()
+  bool m_endRun = false;               // guarded by m_gate.mutex()
   std::atomic<std::int64_t> m_stepsDone{0};
   std::jthread m_thread; // last member: joined first on destruction
 };
