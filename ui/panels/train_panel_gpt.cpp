@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// The Train page's GPT parts: the GPT setup (preset, steps, recipes side by
+// side, the policy editor) as a tab beside the MLP setup, and the Generate
+// dock beside the op table.
+#include "ui/panels/train_panel.h"
+
+#include "ui/bridge/run_controller.h"
+#include "ui/panels/generate_panel.h"
+#include "ui/panels/gpt_setup.h"
+
+#include <QDockWidget>
+#include <QLabel>
+#include <QScrollArea>
+
+namespace mantissa::ui {
+
+void TrainPanel::buildGptDocks() {
+  m_gptSetup = new GptSetup;
+  auto* scroll = new QScrollArea;
+  scroll->setObjectName(QStringLiteral("gptSetupScroll"));
+  scroll->setWidget(m_gptSetup);
+  scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setMinimumWidth(300);
+  auto* gptDock = addDock(scroll, tr("GPT"), QStringLiteral("gptSetupDock"), Qt::LeftDockWidgetArea);
+  if (auto* setupDock = findChild<QDockWidget*>(QStringLiteral("setupDock")))
+    tabifyDockWidget(setupDock, gptDock);
+
+  m_generate = new GeneratePanel(m_controller);
+  m_generate->setObjectName(QStringLiteral("generatePanel"));
+  auto* genDock =
+      addDock(m_generate, tr("Generate"), QStringLiteral("generateDock"), Qt::RightDockWidgetArea);
+  if (auto* opDock = findChild<QDockWidget*>(QStringLiteral("opTableDock")))
+    tabifyDockWidget(opDock, genDock);
+
+  connect(m_gptSetup, &GptSetup::runsRequested, this,
+          [this](const std::vector<train::GptRunConfig>& configs) {
+            if (!confirmReplaceLoadedRuns())
+              return;
+            const QString problems = m_controller->setGptRuns(configs);
+            if (!problems.isEmpty()) {
+              m_banner->setText(QStringLiteral("<b>%1</b><br>%2").arg(
+                  tr("Cannot build the GPT runs:"),
+                  problems.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
+              return;
+            }
+            m_presetNote.clear();
+            m_banner->setText(tr("<b>GPT on Tiny Shakespeare</b>: %1 run(s) side by side. Press "
+                                 "Start (Ctrl+R). Histograms: pick a layer such as "
+                                 "“h0.attention probs” or “h0.ln1 input”; Generate samples "
+                                 "from paused or finished runs.")
+                                  .arg(m_controller->runCount()));
+          });
+  connect(m_controller, &RunController::stateChanged, this, [this] {
+    const auto s = m_controller->state();
+    m_gptSetup->setEnabled(s != RunController::State::Running &&
+                           s != RunController::State::Paused);
+  });
+}
+
+bool TrainPanel::startGptRuns() {
+  if (!m_controller->hasGptRuns())
+    return false;
+  if (m_controller->state() == RunController::State::Finished)
+    m_controller->reset(); // Start again: the same GPT runs from scratch
+  m_controller->start();
+  m_banner->setText(tr("Training the GPT runs. Space pauses; Generate samples from paused or "
+                       "finished runs."));
+  return true;
+}
+
+} // namespace mantissa::ui
