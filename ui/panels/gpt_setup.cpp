@@ -30,13 +30,13 @@ GptSetup::GptSetup(QWidget* parent) : QWidget(parent) {
   auto* form = new QFormLayout;
   m_preset = new QComboBox;
   m_preset->setObjectName(QStringLiteral("gptPreset"));
-  m_preset->addItem(tr("Tiny Shakespeare (shakespeare-char)"), QStringLiteral("shakespeare-char"));
+  m_preset->addItem(tr("Tiny Shakespeare"), QStringLiteral("shakespeare-char"));
   m_preset->setToolTip(tr("nanoGPT's CPU configuration: 4 layers, 4 heads, embedding 128, "
                           "context 64, batch 12, AdamW lr 1e-3, warm-up 100 then cosine"));
   form->addRow(tr("Preset"), m_preset);
   const train::GptRunConfig preset = train::shakespeareCharPreset();
-  auto* model = new QLabel(QString::fromStdString(preset.model).replace(QLatin1String(","),
-                                                                       QLatin1String(", ")));
+  auto* model = new QLabel(tr("shakespeare-char: 4 layers, 4 heads, embedding 128, context 64, "
+                              "batch 12"));
   model->setWordWrap(true);
   form->addRow(tr("Model"), model);
   m_steps = new QSpinBox;
@@ -64,7 +64,7 @@ GptSetup::GptSetup(QWidget* parent) : QWidget(parent) {
     box->setObjectName(QStringLiteral("gptRecipe_") + QString::fromLatin1(name));
     box->setToolTip(QString::fromStdString(std::string(amp::findRecipe(name)->summary)));
     box->setChecked(i < 2); // fp32 and bf16-mixed: the pair
-    grid->addWidget(box, i / 2, i % 2);
+    grid->addWidget(box, i, 0);
     m_recipes[QString::fromLatin1(name)] = box;
     connect(box, &QCheckBox::toggled, this, &GptSetup::validate);
     ++i;
@@ -73,7 +73,7 @@ GptSetup::GptSetup(QWidget* parent) : QWidget(parent) {
 
   auto* policyBox = new QGroupBox(tr("Precision policy"));
   auto* policyLayout = new QVBoxLayout(policyBox);
-  m_policyRun = new QCheckBox(tr("Also train a run in this policy"));
+  m_policyRun = new QCheckBox(tr("Also train a run in this policy:"));
   m_policyRun->setObjectName(QStringLiteral("gptPolicyRun"));
   policyLayout->addWidget(m_policyRun);
   m_policy = new PolicyEditor;

@@ -40,9 +40,6 @@ PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
   }
   form->addRow(tr("Preset"), m_preset);
   layout->addLayout(form);
-  m_summary = new QLabel;
-  m_summary->setWordWrap(true);
-  layout->addWidget(m_summary);
 
   m_table = new QTableWidget(int(amp::kOpClassCount), 2);
   m_table->setObjectName(QStringLiteral("policyTable"));
@@ -73,17 +70,18 @@ PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_table);
 
   auto* extra = new QFormLayout;
+  extra->setRowWrapPolicy(QFormLayout::WrapLongRows); // narrow setup docks: field under label
   m_promote = new QSpinBox;
   m_promote->setObjectName(QStringLiteral("promoteEvery"));
   m_promote->setRange(0, amp::kMaxPromoteEvery);
   m_promote->setSpecialValueText(tr("never"));
   m_promote->setToolTip(tr("16-bit accumulation: round the running sum after every addition, "
                            "and add it into an FP32 total every N_C products (0: never)"));
-  extra->addRow(tr("Promote to FP32 every N_C products"), m_promote);
-  m_softmaxMax = new QCheckBox(tr("Subtract the row maximum before exp"));
+  extra->addRow(tr("16-bit sums: promote every N_C"), m_promote);
+  m_softmaxMax = new QCheckBox(tr("Subtract row max before exp"));
   m_softmaxMax->setObjectName(QStringLiteral("softmaxMax"));
   extra->addRow(tr("Softmax"), m_softmaxMax);
-  m_lossScaling = new QCheckBox(tr("Dynamic loss scaling (GradScaler)"));
+  m_lossScaling = new QCheckBox(tr("Dynamic loss scaling"));
   m_lossScaling->setObjectName(QStringLiteral("lossScaling"));
   extra->addRow(tr("Loss"), m_lossScaling);
   layout->addLayout(extra);
@@ -105,6 +103,9 @@ PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
   m_error->setStyleSheet(QStringLiteral("color: #c0392b; font-weight: bold"));
   m_error->hide();
   layout->addWidget(m_error);
+  m_summary = new QLabel; // what the preset is
+  m_summary->setWordWrap(true);
+  layout->addWidget(m_summary);
 
   connect(m_preset, &QComboBox::currentTextChanged, this, [this](const QString& name) {
     if (!m_loading)

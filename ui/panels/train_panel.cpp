@@ -290,6 +290,8 @@ QWidget* TrainPanel::buildHistogramDock() {
   auto* row = new QHBoxLayout;
   m_layerPicker = new QComboBox;
   m_layerPicker->setObjectName(QStringLiteral("histogramLayer"));
+  // Named layers ("layer 54: h0.attention probs") read whole.
+  m_layerPicker->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   m_classPicker = new QComboBox;
   m_classPicker->setObjectName(QStringLiteral("histogramClass"));
   const std::pair<telemetry::TensorClass, QString> classes[] = {

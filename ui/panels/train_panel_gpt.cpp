@@ -23,7 +23,8 @@ void TrainPanel::buildGptDocks() {
   scroll->setWidget(m_gptSetup);
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  scroll->setMinimumWidth(300);
+  // The policy table (op class, precision) reads whole from about 390 pixels on.
+  scroll->setMinimumWidth(390);
   auto* gptDock = addDock(scroll, tr("GPT"), QStringLiteral("gptSetupDock"), Qt::LeftDockWidgetArea);
   if (auto* setupDock = findChild<QDockWidget*>(QStringLiteral("setupDock")))
     tabifyDockWidget(setupDock, gptDock);

@@ -180,8 +180,14 @@ const GptStep& GptRun::step() {
   r = GptStep{};
   r.step = m_step;
   r.lr = m_schedule->lrAt(m_step);
+  using Clock = std::chrono::steady_clock;
+  const auto msSince = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
   m_batcher->next(m_config.batch, m_model->tokens(), m_model->targets());
+  r.dataMs = msSince(start);
   r.loss = m_model->forward();
+  r.matmulForwardMs = m_model->times().matmulMs;
   const double scale = m_scaler ? m_scaler->scale() : 1.0;
   r.lossScale = scale;
   const bool observe = m_collector.wants(m_step);
@@ -190,8 +196,10 @@ const GptStep& GptRun::step() {
   auto finish = [&] {
     r.times = m_model->times();
     r.stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (observe)
+    if (observe) {
+      r.telemetryMs = m_collector.pendingMs();
       r.telemetry = m_collector.finish(r.step);
+    }
   };
   if (observe) {
     using telemetry::TensorClass;
@@ -220,6 +228,7 @@ const GptStep& GptRun::step() {
       m_collector.observe(int(i), telemetry::TensorClass::WeightGrads, params[i].grad.f32(),
                           static_cast<float>(scale));
   }
+  const auto optimizerStart = Clock::now();
   bool foundInf = false;
   const float inv = m_scaler ? m_scaler->invScale() : 1.0f;
   for (auto& g : m_gradSpans)
@@ -231,6 +240,7 @@ const GptStep& GptRun::step() {
       r.skipped = true;
       ++m_skipped;
       ++m_step;
+      r.optimizerMs = msSince(optimizerStart);
       finish();
       return r;
     }
@@ -247,6 +257,7 @@ const GptStep& GptRun::step() {
   m_decay->step(r.lr);
   m_noDecay->step(r.lr);
   m_model->refreshWorkingWeights();
+  r.optimizerMs = msSince(optimizerStart);
   ++m_step;
   finish();
   return r;

@@ -5,6 +5,7 @@
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace mantissa::train {
@@ -122,6 +123,19 @@ json gptLogStep(const GptStep& r) {
             {"grad_norm", finiteOrNull(r.gradNorm)},
             {"op_ms", ops},
             {"matmul_ms", r.times.matmulMs}};
+  // The op kinds every run's log has (the dashboards' time table): the GPT's
+  // ops less their products are its elementwise work (norms, softmax, GELU,
+  // residual adds, embedding); telemetry's own time is outside the op times.
+  const auto at = [&](model::GptOp op) { return r.times.ms[std::size_t(op)]; };
+  const double casts = at(model::GptOp::Casts), loss = at(model::GptOp::Loss);
+  j["breakdown_ms"] = {{"matmul_fwd", r.matmulForwardMs},
+                       {"matmul_bwd", r.times.matmulMs - r.matmulForwardMs},
+                       {"conversion", casts},
+                       {"elementwise", std::max(0.0, r.times.total() - r.times.matmulMs - casts - loss)},
+                       {"loss", loss},
+                       {"optimizer", r.optimizerMs},
+                       {"telemetry", r.telemetryMs},
+                       {"data", r.dataMs}};
   if (r.telemetry)
     j["telemetry"] = telemetry::toJson(*r.telemetry);
   return j;

@@ -72,6 +72,10 @@ struct GptStep {
   bool skipped = false;
   double stepMs = 0.0;
   model::GptTimes times;            // per op, forward + backward of this step
+  double matmulForwardMs = 0.0;     // the forward's share of times.matmulMs
+  double dataMs = 0.0;              // drawing the batch
+  double optimizerMs = 0.0;         // unscale + check, clipping, AdamW, working casts
+  double telemetryMs = 0.0;         // this step's telemetry frame
   // Every telemetryEvery steps: the exponent histograms and cast fractions of
   // each parameter's weights (as used by this step) and gradients (scaled and
   // unscaled views when loss scaling is on), and of the model's observed

@@ -14,6 +14,8 @@
 //    "vocabulary": ..., "data": ..., "machine": {...}}
 //   {"step": 0, "loss": ..., "lr": ..., "loss_scale": ..., "found_inf": ..., "skipped": ...,
 //    "step_ms": ..., "grad_norm": ..., "op_ms": {"embedding": ..., ...}, "matmul_ms": ...,
+//    "breakdown_ms": {"matmul_fwd", "matmul_bwd", "conversion", "elementwise", "loss",
+//                     "optimizer", "telemetry", "data"} (the op kinds of every run's log),
 //    "telemetry": {...}}                              every K steps
 //   {"eval": true, "step": 250, "test_loss": <val_loss>, "val_loss": ..., "train_loss": ...}
 //   {"summary": true, "recipe": <name>, "policy": ..., "val_loss": ..., "train_loss": ...,
