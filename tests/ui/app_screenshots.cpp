@@ -117,8 +117,10 @@ int main(int argc, char** argv) {
       setup->setTelemetryEvery(5);
       setup->setPolicyRun(true);
       setup->policyEditor()->setSpec(QStringLiteral("autocast-cpu-bf16,softmax=fp16"));
-      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("gptSetupDock")))
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("setupDock")))
         d->raise();
+      if (auto* tabs = train->findChild<QTabWidget*>(QStringLiteral("setupTabs")))
+        tabs->setCurrentIndex(1);
       setup->policyEditor()->setPrecision(mantissa::amp::OpClass::NormStatistics,
                                           QStringLiteral("bf16"));
       if (auto* scroll = train->findChild<QScrollArea*>(QStringLiteral("gptSetupScroll")))

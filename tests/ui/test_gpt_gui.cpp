@@ -19,6 +19,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
@@ -179,7 +180,11 @@ TEST(GptGui, PolicyEditorWritesTheCliSpecAndShowsTheParsersRefusalInline) {
 TEST(GptGui, GeneratePanelSamplesFromPausedAndFinishedRunsSideBySide) {
   Window w;
   ASSERT_TRUE(w.train && w.c);
+  auto* genDock = w.train->findChild<QDockWidget*>(QStringLiteral("generateDock"));
+  ASSERT_NE(genDock, nullptr);
+  EXPECT_FALSE(genDock->isVisible()); // MLP runs: nothing to generate from
   setUpGptRuns(w, 3, 0);
+  EXPECT_TRUE(genDock->isVisible());
   GeneratePanel* gen = w.train->generatePanel();
   ASSERT_NE(gen, nullptr);
   EXPECT_FALSE(gen->generateButton()->isEnabled()); // nothing to sample from before a step

@@ -22,33 +22,31 @@ namespace mantissa::ui {
 GeneratePanel::GeneratePanel(RunController* controller, QWidget* parent)
     : QWidget(parent), m_controller(controller) {
   auto* layout = new QVBoxLayout(this);
-  auto* bar = new QHBoxLayout;
-  bar->addWidget(new QLabel(tr("Characters")));
+  // Controls in two short rows: the dock stays as narrow as its neighbours.
+  auto* bar = new QGridLayout;
+  bar->addWidget(new QLabel(tr("Characters")), 0, 0);
   m_characters = new QSpinBox;
   m_characters->setObjectName(QStringLiteral("generateCharacters"));
   m_characters->setRange(1, 5000);
   m_characters->setValue(200);
-  bar->addWidget(m_characters);
-  bar->addSpacing(12);
-  bar->addWidget(new QLabel(tr("Temperature")));
+  bar->addWidget(m_characters, 0, 1);
+  bar->addWidget(new QLabel(tr("Temperature")), 0, 2);
   m_temperature = new QDoubleSpinBox;
   m_temperature->setObjectName(QStringLiteral("generateTemperature"));
   m_temperature->setRange(0.05, 5.0);
   m_temperature->setSingleStep(0.1);
   m_temperature->setValue(0.8);
-  bar->addWidget(m_temperature);
-  bar->addSpacing(12);
-  bar->addWidget(new QLabel(tr("Seed")));
+  bar->addWidget(m_temperature, 0, 3);
+  bar->addWidget(new QLabel(tr("Seed")), 1, 0);
   m_seed = new QSpinBox;
   m_seed->setRange(0, 1 << 30);
   m_seed->setValue(1);
-  bar->addWidget(m_seed);
-  bar->addSpacing(12);
+  bar->addWidget(m_seed, 1, 1);
   m_generate = new QPushButton(tr("Generate"));
   m_generate->setObjectName(QStringLiteral("generateButton"));
   m_generate->setToolTip(tr("Sample from every paused or finished GPT run, the same seed for each"));
-  bar->addWidget(m_generate);
-  bar->addStretch(1);
+  bar->addWidget(m_generate, 1, 2, 1, 2);
+  bar->setColumnStretch(4, 1);
   layout->addLayout(bar);
   m_hint = new QLabel;
   m_hint->setWordWrap(true);

@@ -13,28 +13,41 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QScrollArea>
+#include <QTabWidget>
 
 namespace mantissa::ui {
 
 void TrainPanel::buildGptDocks() {
+  // The setup dock holds both setups as tabs: the MLP's form and the GPT's.
   m_gptSetup = new GptSetup;
   auto* scroll = new QScrollArea;
   scroll->setObjectName(QStringLiteral("gptSetupScroll"));
   scroll->setWidget(m_gptSetup);
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  // The policy table (op class, precision) reads whole from about 390 pixels on.
-  scroll->setMinimumWidth(390);
-  auto* gptDock = addDock(scroll, tr("GPT"), QStringLiteral("gptSetupDock"), Qt::LeftDockWidgetArea);
-  if (auto* setupDock = findChild<QDockWidget*>(QStringLiteral("setupDock")))
-    tabifyDockWidget(setupDock, gptDock);
+  if (auto* setupDock = findChild<QDockWidget*>(QStringLiteral("setupDock"))) {
+    auto* tabs = new QTabWidget;
+    tabs->setObjectName(QStringLiteral("setupTabs"));
+    tabs->setDocumentMode(true);
+    QWidget* mlp = setupDock->widget();
+    tabs->addTab(mlp, tr("MLP"));
+    tabs->addTab(scroll, tr("GPT"));
+    tabs->setTabToolTip(0, tr("An MLP on images (MNIST, ...)"));
+    tabs->setTabToolTip(1, tr("A GPT on text (Tiny Shakespeare), recipes and precision policies"));
+    setupDock->setWidget(tabs);
+  }
 
+  // Generate: shown while GPT runs are set up, as a tab beside the op table.
   m_generate = new GeneratePanel(m_controller);
   m_generate->setObjectName(QStringLiteral("generatePanel"));
   auto* genDock =
       addDock(m_generate, tr("Generate"), QStringLiteral("generateDock"), Qt::RightDockWidgetArea);
   if (auto* opDock = findChild<QDockWidget*>(QStringLiteral("opTableDock")))
     tabifyDockWidget(opDock, genDock);
+  genDock->hide();
+  connect(m_controller, &RunController::runsChanged, this, [this, genDock] {
+    genDock->setVisible(m_controller->hasGptRuns());
+  });
 
   connect(m_gptSetup, &GptSetup::runsRequested, this,
           [this](const std::vector<train::GptRunConfig>& configs) {
