@@ -6,7 +6,8 @@
 // warm-up, the forward + backward time of each op (medians), and the sum of
 // the step's own matrix products beside it (step / matmul ratio).
 //
-//   bench_gpt [--quick] [--reps N] [--policy SPEC]...
+//   bench_gpt [--quick] [--reps N] [--policy SPEC | --policy recipe:NAME]...
+// (recipe:NAME runs a recipe, e.g. recipe:bf16-mixed, with its own policy)
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/train/gpt_run.h>
@@ -54,12 +55,12 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
       policies.emplace_back(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: bench_gpt [--quick] [--reps N] [--policy SPEC]...\n");
+      std::fprintf(stderr, "usage: bench_gpt [--quick] [--reps N] [--policy SPEC|recipe:NAME]...\n");
       return 2;
     }
   }
   if (policies.empty())
-    policies = {"fp32", "autocast-cpu-bf16", "llm.c", "autocast-cuda-fp16"};
+    policies = {"fp32", "recipe:bf16-mixed", "autocast-cpu-bf16", "llm.c", "autocast-cuda-fp16"};
   std::printf("GPT training step, gpt:layers=4,heads=4,embd=128,ctx=64, batch 12, Tiny "
               "Shakespeare; %d warm-up + %d timed steps per policy\n",
               warmup, reps);
@@ -71,7 +72,10 @@ int main(int argc, char** argv) {
   std::printf(" | matmul kernel\n");
   for (const std::string& policy : policies) {
     train::GptRunConfig c = train::shakespeareCharPreset();
-    c.policy = policy;
+    if (policy.rfind("recipe:", 0) == 0)
+      c.recipe = policy.substr(7);
+    else
+      c.policy = policy;
     c.steps = warmup + reps + 1;
     c.warmupSteps = 1;
     c.evalBatches = 1;
@@ -107,7 +111,10 @@ int main(int argc, char** argv) {
               "CV", "cost", "frame med ms", "rule");
   for (const std::string& policy : policies) {
     train::GptRunConfig c = train::shakespeareCharPreset();
-    c.policy = policy;
+    if (policy.rfind("recipe:", 0) == 0)
+      c.recipe = policy.substr(7);
+    else
+      c.policy = policy;
     c.steps = warmup + reps + 1;
     c.warmupSteps = 1;
     c.evalBatches = 1;

@@ -211,3 +211,30 @@ TEST(GptGui, GeneratePanelSamplesFromPausedAndFinishedRunsSideBySide) {
   EXPECT_EQ(gen->text(0).size(), 25);
   EXPECT_EQ(gen->text(1).size(), 25);
 }
+
+TEST(GptGui, StopEndsGptRunsEarlyAndTheyStillGenerate) {
+  Window w;
+  ASSERT_TRUE(w.train && w.c);
+  setUpGptRuns(w, 100000, 0);
+  w.train->startAction()->trigger();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->record(0).lastStep() >= 1; }, 60000));
+  w.train->stopAction()->trigger();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->state() == RunController::State::Finished; }, 60000));
+  ASSERT_TRUE(QTest::qWaitFor([&] {
+    const auto& snap = w.c->record(0).snapshot();
+    return snap && snap->summary;
+  }, 10000));
+  EXPECT_TRUE(w.c->record(0).snapshot()->summary->stoppedEarly);
+  EXPECT_LT(w.c->record(0).lastStep(), 100);
+  GeneratePanel* gen = w.train->generatePanel();
+  gen->charactersBox()->setValue(15);
+  EXPECT_EQ(gen->generate(), 2);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return gen->pending() == 0; }, 60000));
+  EXPECT_EQ(gen->text(0).size(), 15);
+  // Reset builds the same GPT runs from scratch.
+  w.train->resetAction()->trigger();
+  ASSERT_EQ(w.c->runCount(), 2);
+  EXPECT_TRUE(w.c->isGpt(0));
+  EXPECT_EQ(w.c->state(), RunController::State::Ready);
+  EXPECT_EQ(w.c->gptConfig(0).steps, 100000);
+}

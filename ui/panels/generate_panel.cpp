@@ -143,7 +143,8 @@ int GeneratePanel::generate() {
                                  [this, self, generation, text, run](const QString& t) {
                                    if (!self || generation != m_generation)
                                      return;
-                                   text->setPlainText(t);
+                                   text->setPlainText(
+                                       t.isEmpty() ? tr("(no text: the run diverged)") : t);
                                    --m_pending;
                                    emit generated(run);
                                  }))
