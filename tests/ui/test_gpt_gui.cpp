@@ -183,8 +183,12 @@ TEST(GptGui, GeneratePanelSamplesFromPausedAndFinishedRunsSideBySide) {
   auto* genDock = w.train->findChild<QDockWidget*>(QStringLiteral("generateDock"));
   ASSERT_NE(genDock, nullptr);
   EXPECT_FALSE(genDock->isVisible()); // MLP runs: nothing to generate from
+  auto* accuracyDock = w.train->findChild<QDockWidget*>(QStringLiteral("accuracyDock"));
+  ASSERT_NE(accuracyDock, nullptr);
+  const bool accuracyShown = accuracyDock->isVisible();
   setUpGptRuns(w, 3, 0);
   EXPECT_TRUE(genDock->isVisible());
+  EXPECT_FALSE(accuracyDock->isVisible()); // a GPT has no accuracy: Generate takes its tab
   GeneratePanel* gen = w.train->generatePanel();
   ASSERT_NE(gen, nullptr);
   EXPECT_FALSE(gen->generateButton()->isEnabled()); // nothing to sample from before a step
@@ -210,6 +214,11 @@ TEST(GptGui, GeneratePanelSamplesFromPausedAndFinishedRunsSideBySide) {
   ASSERT_TRUE(QTest::qWaitFor([&] { return gen->pending() == 0; }, 60000));
   EXPECT_EQ(gen->text(0).size(), 25);
   EXPECT_EQ(gen->text(1).size(), 25);
+
+  // MLP runs again: Generate goes, Accuracy comes back.
+  ASSERT_EQ(w.train->applySetup(), QString());
+  EXPECT_FALSE(genDock->isVisible());
+  EXPECT_EQ(accuracyDock->isVisible(), accuracyShown);
 }
 
 TEST(GptGui, StopEndsGptRunsEarlyAndTheyStillGenerate) {

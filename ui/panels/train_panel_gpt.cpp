@@ -15,6 +15,9 @@
 #include <QScrollArea>
 #include <QTabWidget>
 
+#include <memory>
+#include <vector>
+
 namespace mantissa::ui {
 
 void TrainPanel::buildGptDocks() {
@@ -45,8 +48,25 @@ void TrainPanel::buildGptDocks() {
   if (auto* opDock = findChild<QDockWidget*>(QStringLiteral("opTableDock")))
     tabifyDockWidget(opDock, genDock);
   genDock->hide();
-  connect(m_controller, &RunController::runsChanged, this, [this, genDock] {
-    genDock->setVisible(m_controller->hasGptRuns());
+  // GPT runs have no accuracy and no watched MLP weight: those docks give
+  // their tabs to Generate while GPT runs are set up, and come back after.
+  auto hiddenForGpt = std::make_shared<std::vector<QDockWidget*>>();
+  connect(m_controller, &RunController::runsChanged, this, [this, genDock, hiddenForGpt] {
+    const bool gpt = m_controller->hasGptRuns();
+    if (gpt && hiddenForGpt->empty()) {
+      for (const char* name : {"accuracyDock", "watchDock"})
+        if (auto* d = findChild<QDockWidget*>(QLatin1String(name)); d && d->isVisible()) {
+          d->hide();
+          hiddenForGpt->push_back(d);
+        }
+    } else if (!gpt) {
+      for (QDockWidget* d : *hiddenForGpt)
+        d->show();
+      hiddenForGpt->clear();
+    }
+    genDock->setVisible(gpt);
+    if (gpt)
+      genDock->raise();
   });
 
   connect(m_gptSetup, &GptSetup::runsRequested, this,
