@@ -3,6 +3,7 @@
 #include "ui/panels/policy_editor.h"
 
 #include <QCheckBox>
+#include <QEvent>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHeaderView>
@@ -61,12 +62,8 @@ PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
     m_rows[std::size_t(row)] = box;
     connect(box, &QComboBox::currentTextChanged, this, [this] { update(); });
   }
-  m_table->resizeRowsToContents();
-  int h = m_table->horizontalHeader()->height() + 2 * m_table->frameWidth();
-  for (int r = 0; r < m_table->rowCount(); ++r)
-    h += m_table->rowHeight(r);
-  m_table->setMinimumHeight(h);
   m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  fitTable();
   layout->addWidget(m_table);
 
   auto* extra = new QFormLayout;
@@ -112,6 +109,21 @@ PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
       setPreset(name);
   });
   setPreset(QStringLiteral("fp32"));
+}
+
+void PolicyEditor::fitTable() {
+  m_table->resizeRowsToContents();
+  int h = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth();
+  for (int r = 0; r < m_table->rowCount(); ++r)
+    h += m_table->rowHeight(r);
+  m_table->setMinimumHeight(h);
+  m_table->setMaximumHeight(h);
+}
+
+void PolicyEditor::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange)
+    QMetaObject::invokeMethod(this, &PolicyEditor::fitTable, Qt::QueuedConnection);
 }
 
 void PolicyEditor::load(const amp::Policy& p) {

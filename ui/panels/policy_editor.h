@@ -55,7 +55,11 @@ public:
 signals:
   void changed();
 
+protected:
+  void changeEvent(QEvent* event) override; // a new font (presenter mode) refits the table
+
 private:
+  void fitTable(); // every row in sight, no inner scrolling
   void load(const amp::Policy& p); // every control from p (signals blocked)
   void update();                   // spec, error and bold rows from the controls
 
