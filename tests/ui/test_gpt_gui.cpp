@@ -10,6 +10,7 @@
 #include "ui/app_shell/main_window.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/panels/generate_panel.h"
+#include "ui/charts/histogram_chart.h"
 #include "ui/panels/gpt_setup.h"
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/policy_editor.h"
@@ -121,6 +122,14 @@ TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
     ASSERT_NE(t, nullptr) << name;
     EXPECT_GT(t->hist.total, 0u);
   }
+  // The histogram of the attention probabilities, named in its title, with
+  // the counts of the run's last frame.
+  const int probs = layerIndex(w.c, 1, QStringLiteral("h0.attention probs"));
+  w.train->setHistogramSelection(probs, telemetry::TensorClass::Activations);
+  w.train->redrawAll();
+  EXPECT_TRUE(w.train->histogramChart()->title().contains(QStringLiteral("h0.attention probs")))
+      << w.train->histogramChart()->title().toStdString();
+
   // The op table: the policy's twelve op classes, each with its precision
   // and how it ran (the matmul kernel first).
   const QTableWidget* ops = w.train->opTable()->precisionTable();
