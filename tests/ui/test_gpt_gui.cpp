@@ -76,6 +76,8 @@ void setUpGptRuns(Window& w, int steps, int telemetryEvery) {
   QTest::mouseClick(setup->setUpButton(), Qt::LeftButton);
   ASSERT_EQ(w.c->runCount(), 2);
   ASSERT_TRUE(w.c->isGpt(0) && w.c->isGpt(1));
+  EXPECT_FALSE(w.c->isFollowing(0)); // its own log, not another writer's
+  EXPECT_FALSE(w.c->isLoaded(0));
   EXPECT_EQ(w.c->state(), RunController::State::Ready);
 }
 

@@ -526,13 +526,16 @@ bool RunController::sampleGpt(int run, int characters, double temperature, std::
   });
 }
 
+// A GPT run reads its own log through a follower too; it is not a followed
+// log of another writer.
 bool RunController::isFollowing(int run) const {
   const Run& r = *m_runs.at(std::size_t(run));
-  return r.follower && r.follower->following();
+  return r.follower && !r.gpt && r.follower->following();
 }
 
 const RunFollower* RunController::follower(int run) const {
-  return m_runs.at(std::size_t(run))->follower.get();
+  const Run& r = *m_runs.at(std::size_t(run));
+  return r.gpt ? nullptr : r.follower.get();
 }
 
 QString RunController::followError(int run) const {
