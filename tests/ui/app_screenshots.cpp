@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
       auto* setup = train->gptSetup();
       setup->setSteps(400);
       setup->setTelemetryEvery(5);
+      setup->setEvalEvery(20);
       setup->setPolicyRun(true);
       setup->policyEditor()->setSpec(QStringLiteral("autocast-cpu-bf16,softmax=fp16"));
       if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("setupDock")))

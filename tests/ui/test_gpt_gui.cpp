@@ -86,7 +86,10 @@ void setUpGptRuns(Window& w, int steps, int telemetryEvery) {
 TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
   Window w;
   ASSERT_TRUE(w.train && w.c);
+  w.train->gptSetup()->setEvalEvery(3);
   setUpGptRuns(w, 6, 2);
+  EXPECT_EQ(w.c->gptConfig(0).steps, 6);
+  EXPECT_EQ(w.c->gptConfig(0).evalEvery, 3);
   EXPECT_EQ(w.c->runName(0), QStringLiteral("fp32"));
   EXPECT_EQ(w.c->runName(1), QStringLiteral("bf16-mixed"));
   w.train->startAction()->trigger();
@@ -102,7 +105,8 @@ TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
   for (int run : {0, 1}) {
     const RunRecord& r = w.c->record(run);
     EXPECT_EQ(r.lastStep(), 5);
-    ASSERT_FALSE(r.testLoss().empty()); // the val-loss curve: the final evaluation at least
+    ASSERT_EQ(r.testLoss().size(), 2u); // the val-loss curve: after 3 steps and the final one
+    EXPECT_EQ(r.testLoss().front().x, 3.0);
     EXPECT_GT(r.testLoss().back().y, 1.0);
     EXPECT_LT(r.testLoss().back().y, 5.0);
     EXPECT_EQ(r.frames().size(), 3u); // steps 0, 2, 4

@@ -52,6 +52,14 @@ GptSetup::GptSetup(QWidget* parent) : QWidget(parent) {
   m_telemetry->setToolTip(tr("A frame of histograms (weights, gradients, attention "
                              "probabilities, LayerNorm inputs, ...) every K steps"));
   form->addRow(tr("Histograms every"), m_telemetry);
+  m_evalEvery = new QSpinBox;
+  m_evalEvery->setObjectName(QStringLiteral("gptEvalEvery"));
+  m_evalEvery->setRange(0, 1000000);
+  m_evalEvery->setValue(int(preset.evalEvery));
+  m_evalEvery->setSpecialValueText(tr("at the end"));
+  m_evalEvery->setToolTip(tr("train_loss and val_loss on fixed batches every N steps: the "
+                             "dashed validation curve"));
+  form->addRow(tr("Evaluate every"), m_evalEvery);
   layout->addLayout(form);
 
   auto* recipes = new QGroupBox(tr("Recipes, side by side"));
@@ -107,6 +115,7 @@ std::vector<train::GptRunConfig> GptSetup::configs() const {
   if (base.warmupSteps >= base.steps)
     base.warmupSteps = base.steps / 10; // as the CLI does for a short run
   base.telemetryEvery = m_telemetry->value();
+  base.evalEvery = m_evalEvery->value();
   for (const auto& [name, box] : m_recipes)
     if (box->isChecked()) {
       train::GptRunConfig c = base;
@@ -150,6 +159,7 @@ void GptSetup::validate() {
 
 void GptSetup::setSteps(int steps) { m_steps->setValue(steps); }
 void GptSetup::setTelemetryEvery(int k) { m_telemetry->setValue(k); }
+void GptSetup::setEvalEvery(int steps) { m_evalEvery->setValue(steps); }
 void GptSetup::setRecipeChecked(const QString& recipe, bool on) {
   if (const auto it = m_recipes.find(recipe); it != m_recipes.end())
     it->second->setChecked(on);

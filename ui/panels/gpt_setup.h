@@ -34,6 +34,7 @@ public:
 
   void setSteps(int steps);
   void setTelemetryEvery(int k);
+  void setEvalEvery(int steps); // 0: only at the end
   void setRecipeChecked(const QString& recipe, bool on);
   void setPolicyRun(bool on);
 
@@ -51,6 +52,7 @@ private:
   QComboBox* m_preset = nullptr;
   QSpinBox* m_steps = nullptr;
   QSpinBox* m_telemetry = nullptr;
+  QSpinBox* m_evalEvery = nullptr;
   std::map<QString, QCheckBox*> m_recipes;
   QCheckBox* m_policyRun = nullptr;
   PolicyEditor* m_policy = nullptr;
