@@ -53,7 +53,7 @@ PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
   for (const amp::OpClass c : amp::opClasses()) {
     const int row = int(c);
     auto* item = new QTableWidgetItem(qs(amp::opClassLabel(c)));
-    item->setToolTip(tr("--policy key: %1").arg(qs(amp::opClassKey(c))));
+    item->setToolTip(tr("%1 (--policy key: %2)").arg(qs(amp::opClassLabel(c)), qs(amp::opClassKey(c))));
     m_table->setItem(row, 0, item);
     auto* box = new QComboBox;
     box->addItems({QStringLiteral("fp32"), QStringLiteral("bf16"), QStringLiteral("fp16")});
