@@ -5,11 +5,11 @@
 // (--model gpt:..., --data shakespeare or a .txt file, --preset
 // shakespeare-char), in a recipe or a precision policy.
 //
-// Log (--log FILE.jsonl), flushed line by line:
-//   {"header": true, "config": {...}, "policy": "fp32", "policy_table": [...], "parameters": N}
-//   {"step": 0, "loss": 4.17, "lr": 1e-05, "grad_norm": 1.1, "loss_scale": 1, "skipped": false, "step_ms": 60}
-//   {"eval": true, "step": 250, "train_loss": 2.1, "val_loss": 2.2}
-//   {"summary": true, "val_loss": 1.9, "train_loss": 1.8, "steps": 2000, "sample": "...", ...}
+// Log (--log FILE.jsonl), flushed line by line: the run-log format of every
+// run (core/include/mantissa/train/run_log_gpt.h), read by report, plot and
+// the GUI: header, step rows (a telemetry frame every --telemetry-every K
+// steps), eval rows (val_loss as test_loss, train_loss), and the summary with
+// val_loss, train_loss and sample.
 // Exit status: 0 finished, 1 error, 2 bad usage, 3 diverged, 130 interrupted
 // (Ctrl+C or SIGTERM: the log holds every step run and the summary).
 #include "args.h"
@@ -19,6 +19,7 @@
 #include <mantissa/data/dataset.h>
 #include <mantissa/train/gpt_run.h>
 #include <mantissa/train/run_config.h>
+#include <mantissa/train/run_log_gpt.h>
 
 #include <nlohmann/json.hpp>
 
@@ -86,6 +87,9 @@ int runTrainGpt(const Args& args) {
   p.option("seed", "S", "Seed of initialisation, batches and sampling (default 1)");
   p.option("eval-every", "N", "Evaluate train_loss and val_loss every N steps (default 250)");
   p.option("eval-batches", "N", "Fixed batches per split for each evaluation (default 20)");
+  p.option("telemetry-every", "K", "Telemetry frame (histograms of weights, gradients and "
+                                   "activations, cast fractions) every K steps in the log "
+                                   "(default 0: off)");
   p.option("sample", "N", "After training, print N generated characters");
   p.option("temperature", "T", "Sampling temperature, > 0 (default 1.0)");
   p.option("log", "FILE.jsonl", "Write one JSON object per step (flushed per line)");
@@ -133,6 +137,7 @@ int runTrainGpt(const Args& args) {
       !integer("seed", config.seed, 0, std::numeric_limits<long long>::max()) ||
       !integer("eval-every", config.evalEvery, 0, 1LL << 40) ||
       !integer("eval-batches", config.evalBatches, 1, 10000) ||
+      !integer("telemetry-every", config.telemetryEvery, 0, 1 << 30) ||
       !integer("sample", sampleChars, 0, 1000000))
     return 2;
   if (!(temperature > 0 && temperature <= 100)) {
@@ -169,20 +174,7 @@ int runTrainGpt(const Args& args) {
 
   if (log) {
     log->start();
-    nlohmann::json table = nlohmann::json::array();
-    for (const auto& row : amp::policyTable(run->policy()))
-      table.push_back({{"op", row.op}, {"precision", row.precision}});
-    log->write({{"header", true},
-                {"config",
-                 {{"data", config.data}, {"model", config.model}, {"recipe", config.recipe},
-                  {"policy", config.policy}, {"batch", config.batch}, {"steps", config.steps},
-                  {"lr", config.lr}, {"lr_floor", config.lrFloor},
-                  {"warmup_steps", config.warmupSteps}, {"weight_decay", config.weightDecay},
-                  {"clip_norm", config.clipNorm}, {"seed", config.seed}}},
-                {"policy", run->policy().toSpec()},
-                {"policy_table", table},
-                {"parameters", run->model().parameterCount()},
-                {"vocabulary", run->corpus().vocabularySize()}});
+    log->write(train::gptLogHeader(*run));
   }
   const bool quiet = p.has("quiet");
   if (!quiet)
@@ -194,8 +186,7 @@ int runTrainGpt(const Args& args) {
 
   auto evalRow = [&](const train::GptEval& e) {
     if (log)
-      log->write({{"eval", true}, {"step", e.step}, {"train_loss", e.trainLoss},
-                  {"val_loss", e.valLoss}});
+      log->write(train::gptLogEval(e));
     if (!quiet)
       std::cerr << "step " << e.step << ": train_loss " << e.trainLoss << ", val_loss " << e.valLoss
                 << "\n";
@@ -208,8 +199,7 @@ int runTrainGpt(const Args& args) {
   while (!run->finished() && !g_gptInterrupted.load()) {
     const train::GptStep& r = run->step();
     if (log)
-      log->write({{"step", r.step}, {"loss", r.loss}, {"lr", r.lr}, {"grad_norm", r.gradNorm},
-                  {"loss_scale", r.lossScale}, {"skipped", r.skipped}, {"step_ms", r.stepMs}});
+      log->write(train::gptLogStep(r));
     const auto now = std::chrono::steady_clock::now();
     if (!quiet && std::chrono::duration<double>(now - lastPrint).count() >= 2.0) {
       std::cerr << "step " << r.step + 1 << "/" << config.steps << "  loss " << r.loss << "  "
@@ -229,11 +219,7 @@ int runTrainGpt(const Args& args) {
   if (sampleChars > 0 && !run->divergence())
     sample = run->sample(sampleChars, temperature, config.seed);
   if (log)
-    log->write({{"summary", true}, {"val_loss", last.valLoss}, {"train_loss", last.trainLoss},
-                {"steps", run->stepsDone()}, {"skipped_steps", run->skippedSteps()},
-                {"wall_s", wall}, {"recipe", config.recipe}, {"policy", run->policy().toSpec()},
-                {"sample", sample},
-                {"diverged", run->divergence() ? nlohmann::json(*run->divergence()) : nlohmann::json()}});
+    log->write(train::gptLogSummary(*run, train::gptSummary(*run, last, wall, sample)));
   std::cout << "policy " << run->policy().toSpec() << ": val_loss " << last.valLoss
             << ", train_loss " << last.trainLoss << ", " << run->stepsDone() << " steps ("
             << run->skippedSteps() << " skipped) in " << wall << " s\n";

@@ -6,8 +6,10 @@
 // warm-up, the forward + backward time of each op (medians), and the sum of
 // the step's own matrix products beside it (step / matmul ratio).
 //
-//   bench_gpt [--quick] [--reps N] [--policy SPEC]...
+//   bench_gpt [--quick] [--reps N] [--policy SPEC | --policy recipe:NAME]...
+// (recipe:NAME runs a recipe, e.g. recipe:bf16-mixed, with its own policy)
 #include <mantissa/numeric/cpu_features.h>
+#include <mantissa/telemetry/frame.h>
 #include <mantissa/train/gpt_run.h>
 
 #include <algorithm>
@@ -53,12 +55,12 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
       policies.emplace_back(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: bench_gpt [--quick] [--reps N] [--policy SPEC]...\n");
+      std::fprintf(stderr, "usage: bench_gpt [--quick] [--reps N] [--policy SPEC|recipe:NAME]...\n");
       return 2;
     }
   }
   if (policies.empty())
-    policies = {"fp32", "autocast-cpu-bf16", "llm.c", "autocast-cuda-fp16"};
+    policies = {"fp32", "recipe:bf16-mixed", "autocast-cpu-bf16", "llm.c", "autocast-cuda-fp16"};
   std::printf("GPT training step, gpt:layers=4,heads=4,embd=128,ctx=64, batch 12, Tiny "
               "Shakespeare; %d warm-up + %d timed steps per policy\n",
               warmup, reps);
@@ -70,7 +72,10 @@ int main(int argc, char** argv) {
   std::printf(" | matmul kernel\n");
   for (const std::string& policy : policies) {
     train::GptRunConfig c = train::shakespeareCharPreset();
-    c.policy = policy;
+    if (policy.rfind("recipe:", 0) == 0)
+      c.recipe = policy.substr(7);
+    else
+      c.policy = policy;
     c.steps = warmup + reps + 1;
     c.warmupSteps = 1;
     c.evalBatches = 1;
@@ -96,6 +101,44 @@ int main(int argc, char** argv) {
         std::printf(" %8.2f", median(o));
       std::printf(" | %s%s\n", run.model().matmulImplementation().c_str(),
                   cv(step) > 0.1 ? "  [noisy: CV > 10%]" : "");
+    } catch (const std::exception& e) {
+      std::printf("%-22s error: %s\n", policy.c_str(), e.what());
+    }
+  }
+  std::printf("\nTelemetry K = 1 (weights, gradients and activations of every op, each step) "
+              "against K = 0, alternating steps:\n");
+  std::printf("%-22s %12s %6s %12s %6s %8s %14s %s\n", "policy", "K=0 med ms", "CV", "K=1 med ms",
+              "CV", "cost", "frame med ms", "rule");
+  for (const std::string& policy : policies) {
+    train::GptRunConfig c = train::shakespeareCharPreset();
+    if (policy.rfind("recipe:", 0) == 0)
+      c.recipe = policy.substr(7);
+    else
+      c.policy = policy;
+    c.steps = warmup + reps + 1;
+    c.warmupSteps = 1;
+    c.evalBatches = 1;
+    try {
+      train::GptRun off(c);
+      c.telemetryEvery = 1;
+      train::GptRun on(c);
+      std::vector<double> offMs, onMs, frameMs;
+      for (int i = 0; i < warmup + reps; ++i) {
+        const double a = off.step().stepMs;
+        const train::GptStep& s = on.step();
+        if (i < warmup)
+          continue;
+        offMs.push_back(a);
+        onMs.push_back(s.stepMs);
+        if (s.telemetry)
+          frameMs.push_back(s.telemetry->telemetryMs);
+      }
+      const double m0 = median(offMs), m1 = median(onMs);
+      const double cost = m1 / m0 - 1.0;
+      std::printf("%-22s %12.2f %5.1f%% %12.2f %5.1f%% %7.1f%% %14.2f %s\n", policy.c_str(), m0,
+                  100 * cv(offMs), m1, 100 * cv(onMs), 100 * cost,
+                  frameMs.empty() ? 0.0 : median(frameMs),
+                  cost <= 0.05 ? "<= 5 %: met" : "> 5 %: NOT met");
     } catch (const std::exception& e) {
       std::printf("%-22s error: %s\n", policy.c_str(), e.what());
     }

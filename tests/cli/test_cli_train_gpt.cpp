@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -157,4 +158,30 @@ TEST(CliTrainGpt, BadInputGetsAClearMessage) {
   expectUsageError(tiny({"--data", tempPath("missing.txt").string()}), "missing.txt");
   expectUsageError({"train", "--model", "mlp:784-10", "--data", "shakespeare"},
                    "model: 'mlp:784-10' is an MLP; text data (shakespeare) trains a GPT");
+}
+
+TEST(CliTrainGpt, TelemetryEveryKWritesFramesThatReportAndPlotRead) {
+  const fs::path log = tempPath("telemetry.jsonl");
+  const auto r = runCli(tiny({"--steps", "6", "--telemetry-every", "3", "--log", log.string()}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::ifstream in(log);
+  std::vector<nlohmann::json> rows;
+  for (std::string line; std::getline(in, line);)
+    rows.push_back(nlohmann::json::parse(line));
+  ASSERT_FALSE(rows.empty());
+  const auto& layers = rows.front()["layers"];
+  ASSERT_TRUE(layers.is_array());
+  std::vector<std::int64_t> frameSteps;
+  for (const auto& row : rows)
+    if (row.contains("telemetry"))
+      frameSteps.push_back(row["step"].get<std::int64_t>());
+  EXPECT_EQ(frameSteps, (std::vector<std::int64_t>{0, 3}));
+  EXPECT_NE(std::find(layers.begin(), layers.end(), "h0.attention probs"), layers.end());
+  EXPECT_NE(std::find(layers.begin(), layers.end(), "h0.ln2 input"), layers.end());
+  // The same log renders through report, as an MLP run's does.
+  const fs::path html = tempPath("telemetry.html");
+  const auto rep = runCli({"report", log.string(), "--out", html.string()});
+  EXPECT_EQ(rep.exitCode, 0) << rep.err;
+  EXPECT_GT(fs::file_size(html), 1000u);
+  expectUsageError(tiny({"--telemetry-every", "-1"}), "telemetry-every");
 }

@@ -8,15 +8,21 @@
 #include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/formats/float_explorer.h"
+#include "ui/panels/generate_panel.h"
+#include "ui/panels/gpt_setup.h"
+#include "ui/panels/policy_editor.h"
 #include "ui/panels/train_panel.h"
 
 #include <QAction>
+#include <QComboBox>
+#include <QPushButton>
 #include <QApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QScreen>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QTest>
 #include <QThread>
@@ -101,6 +107,61 @@ int main(int argc, char** argv) {
         if (!grab(QStringLiteral("train-fp16-") + QLatin1String(dock)))
           return 1;
       }
+    } else if (page == "gpt") {
+      // GPT runs: the setup with its policy editor, the Train page mid-run on
+      // the attention probabilities, and Generate from the paused runs.
+      show(QStringLiteral("Train"));
+      auto* train = window.findChild<mantissa::ui::TrainPanel*>();
+      auto* setup = train->gptSetup();
+      setup->setSteps(400);
+      setup->setTelemetryEvery(5);
+      setup->setEvalEvery(20);
+      setup->setPolicyRun(true);
+      setup->policyEditor()->setSpec(QStringLiteral("autocast-cpu-bf16,softmax=fp16"));
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("setupDock")))
+        d->raise();
+      if (auto* tabs = train->findChild<QTabWidget*>(QStringLiteral("setupTabs")))
+        tabs->setCurrentIndex(1);
+      setup->policyEditor()->setPrecision(mantissa::amp::OpClass::NormStatistics,
+                                          QStringLiteral("bf16"));
+      if (auto* scroll = train->findChild<QScrollArea*>(QStringLiteral("gptSetupScroll")))
+        scroll->ensureWidgetVisible(setup->policyEditor(), 0, 0);
+      if (!grab(QStringLiteral("gpt-setup")))
+        return 1;
+      setup->setUpButton()->click();
+      train->startAction()->trigger();
+      auto* c = train->controller();
+      (void)QTest::qWaitFor([&] { return c->record(0).lastStep() >= 60; }, 600000);
+      train->setSelectedRun(1);
+      for (auto* box : train->findChildren<QComboBox*>())
+        for (int i = 0; i < box->count(); ++i)
+          if (box->itemText(i).endsWith(QStringLiteral(": h0.attention probs")))
+            box->setCurrentIndex(i);
+      for (auto* box : train->findChildren<QComboBox*>()) {
+        const int i = box->findData(int(mantissa::telemetry::TensorClass::Activations));
+        if (i >= 0 && box->count() <= 5)
+          box->setCurrentIndex(i);
+      }
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("opTableDock")))
+        d->raise();
+      if (!grab(QStringLiteral("gpt-train")))
+        return 1;
+      for (auto* box : train->findChildren<QComboBox*>())
+        for (int i = 0; i < box->count(); ++i)
+          if (box->itemText(i).endsWith(QStringLiteral(": h1.ln1 input")))
+            box->setCurrentIndex(i);
+      if (!grab(QStringLiteral("gpt-train-ln1")))
+        return 1;
+      c->pause();
+      (void)QTest::qWaitFor([&] { return c->state() == mantissa::ui::RunController::State::Paused; },
+                            60000);
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("generateDock")))
+        d->raise();
+      train->generatePanel()->generate();
+      (void)QTest::qWaitFor([&] { return train->generatePanel()->pending() == 0; }, 300000);
+      if (!grab(QStringLiteral("gpt-generate")))
+        return 1;
+      c->stop();
     } else if (page == "explorer") {
       show(QStringLiteral("Explorer"));
       if (auto* explorer = window.findChild<mantissa::ui::FloatExplorer*>()) {

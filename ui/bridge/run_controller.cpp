@@ -11,12 +11,15 @@
 #include <mantissa/data/dataset.h>
 #include <mantissa/io/atomic_file.h>
 #include <mantissa/numeric/convert.h>
+#include <mantissa/train/gpt_trainer.h>
+#include <mantissa/train/run_log_gpt.h>
 #include <mantissa/train/run_log_rows.h>
 
 #include <nlohmann/json.hpp>
 
 #include <QFile>
 #include <QFileInfo>
+#include <QPointer>
 
 #include <algorithm>
 #include <bit>
@@ -83,9 +86,28 @@ struct RunController::Run {
   telemetry::TensorClass findClass{}; // guarded by watchMutex
   int findExponent = 0;               // guarded by watchMutex
 
+  std::optional<train::GptRunConfig> gptConfig; // a GPT run
+
   std::unique_ptr<LiveRunLog> log;         // a live run: written by its trainer thread
+  std::unique_ptr<train::GptTrainer> gpt;  // a GPT run's thread (its log is `log`)
   std::unique_ptr<train::Trainer> trainer; // last: its thread goes first; null when loaded
 };
+
+namespace {
+
+// f(thread) for every run's training thread, MLP (Trainer) or GPT (GptTrainer).
+template <class Runs, class F> void eachThread(Runs& runs, F f) {
+  for (auto& run : runs) {
+    if (run->trainer)
+      f(*run->trainer);
+    if (run->gpt)
+      f(*run->gpt);
+  }
+}
+
+template <class RunPtr> bool trains(const RunPtr& run) { return run->trainer || run->gpt; }
+
+} // namespace
 
 RunController::RunController(QObject* parent) : QObject(parent) {
   m_drainTimer.setSingleShot(true);
@@ -100,6 +122,7 @@ QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
   m_runs.clear();
   m_started = false;
   m_configs = configs;
+  m_gptConfigs.clear();
   QStringList problems;
   // Loaded as train::Session(config) loads it (the built-in generators' own
   // seed, not the run's), so a run here is the run `mantissa-cli train` makes.
@@ -174,9 +197,7 @@ void RunController::buildTrainer(Run& run, std::shared_ptr<const data::TrainTest
 
 void RunController::setPace(double stepsPerSecond) {
   m_pace = stepsPerSecond > 0.0 && std::isfinite(stepsPerSecond) ? stepsPerSecond : 0.0;
-  for (auto& run : m_runs)
-    if (run->trainer)
-      run->trainer->setPace(m_pace);
+  eachThread(m_runs, [&](auto& t) { t.setPace(m_pace); });
 }
 
 // Training thread: one row per step; a snapshot and a nudge when due.
@@ -333,12 +354,8 @@ void RunController::drain() {
 void RunController::drainNow() { drain(); }
 
 void RunController::joinAll() {
-  for (auto& run : m_runs)
-    if (run->trainer)
-      run->trainer->stop();
-  for (auto& run : m_runs)
-    if (run->trainer)
-      run->trainer->wait();
+  eachThread(m_runs, [](auto& t) { t.stop(); });
+  eachThread(m_runs, [](auto& t) { t.wait(); });
 }
 
 QString RunController::loadRun(const QString& path) {
@@ -350,8 +367,9 @@ QString RunController::loadRun(const QString& path) {
     return QString::fromStdString(e.what());
   }
   if (!m_started) { // built but never started: nothing in them to keep
-    std::erase_if(m_runs, [](const auto& run) { return run->trainer != nullptr; });
+    std::erase_if(m_runs, [](const auto& run) { return trains(run); });
     m_configs.clear();
+    m_gptConfigs.clear();
   }
   auto run = std::make_unique<Run>();
   run->id = QStringLiteral("run%1").arg(m_runs.size() + 1);
@@ -375,8 +393,9 @@ QString RunController::followRun(const QString& path) {
   if (!follower->start())
     return follower->error();
   if (!m_started) {
-    std::erase_if(m_runs, [](const auto& run) { return run->trainer != nullptr; });
+    std::erase_if(m_runs, [](const auto& run) { return trains(run); });
     m_configs.clear();
+    m_gptConfigs.clear();
   }
   auto run = std::make_unique<Run>();
   Run* r = run.get();
@@ -385,18 +404,33 @@ QString RunController::followRun(const QString& path) {
   run->source = path;
   // The follower's log, not owned (the follower lives as long as the run).
   run->loaded = std::shared_ptr<const train::RunLog>(std::shared_ptr<void>(), &follower->log());
-  const auto refreshFacts = [r, path] {
+  run->follower = std::move(follower);
+  attachFollower(r);
+  m_runs.push_back(std::move(run));
+  emit runsChanged();
+  emit stateChanged();
+  emit updated();
+  return {};
+}
+
+// The record of a run read from its growing log file: a followed log's, or a
+// GPT run's own (written by its thread into the private folder).
+void RunController::attachFollower(Run* r) {
+  const auto refreshFacts = [r] {
     const train::RunLog& log = r->follower->log();
+    if (r->gptConfig) {
+      r->facts = runFacts(log);
+      return;
+    }
     r->name = QStringLiteral("%1 · %2").arg(
         QString::fromStdString(log.header.is_null() && !log.summary.is_object() ? "following"
                                                                                  : log.name()),
-        QFileInfo(path).completeBaseName());
+        QFileInfo(r->follower->path()).completeBaseName());
     r->config = log.config.value_or(train::RunConfig{});
     r->facts = runFacts(log);
   };
-  run->follower = std::move(follower);
   refreshFacts();
-  run->record.apply(run->follower->takeNew());
+  r->record.apply(r->follower->takeNew());
   connect(r->follower.get(), &RunFollower::grew, this, [this, r, refreshFacts] {
     const RunFacts before = r->facts;
     const QString name = r->name;
@@ -413,20 +447,95 @@ QString RunController::followRun(const QString& path) {
       if (m_runs[i].get() == r)
         emit followStopped(int(i), message);
   });
-  m_runs.push_back(std::move(run));
+}
+
+QString RunController::setGptRuns(const std::vector<train::GptRunConfig>& configs) {
+  joinAll();
+  m_runs.clear();
+  m_started = false;
+  m_configs.clear();
+  m_gptConfigs = configs;
+  QStringList problems;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    auto run = std::make_unique<Run>();
+    Run* r = run.get();
+    run->id = QStringLiteral("run%1").arg(i + 1);
+    run->color = palette::seriesColor(int(i));
+    run->gptConfig = configs[i];
+    run->config.telemetryEvery = configs[i].telemetryEvery; // what the views read of it
+    run->name = QString::fromStdString(configs[i].policy.empty() ? configs[i].recipe
+                                                                 : configs[i].policy);
+    try {
+      const QString path =
+          m_logDir.filePath(QStringLiteral("%1-%2.jsonl").arg(run->id).arg(++m_logCount));
+      run->log = std::make_unique<LiveRunLog>(QFile::encodeName(path).toStdString());
+      train::GptTrainerCallbacks callbacks;
+      // Training thread: each record reaches the file at once (a GPT step
+      // takes tens of milliseconds), where the follower reads it.
+      callbacks.onRecord = [r](const nlohmann::json& j) {
+        r->log->write(j);
+        r->log->flush();
+      };
+      run->gpt = std::make_unique<train::GptTrainer>(configs[i], std::move(callbacks));
+      run->gpt->setPace(m_pace);
+      run->name = QString::fromStdString(train::gptRunName(run->gpt->run()));
+      run->log->write(train::gptLogHeader(run->gpt->run()));
+      run->log->flush();
+      run->follower = std::make_unique<RunFollower>(path);
+      if (!run->follower->start())
+        throw std::runtime_error(run->follower->error().toStdString());
+      attachFollower(r);
+      m_runs.push_back(std::move(run));
+    } catch (const std::exception& e) {
+      problems << QStringLiteral("%1: %2").arg(run->name, QString::fromUtf8(e.what()));
+    }
+  }
+  if (!problems.isEmpty())
+    m_runs.clear();
   emit runsChanged();
   emit stateChanged();
   emit updated();
-  return {};
+  return problems.join(u'\n');
 }
 
+bool RunController::isGpt(int run) const { return m_runs.at(std::size_t(run))->gptConfig.has_value(); }
+
+bool RunController::hasGptRuns() const {
+  return std::any_of(m_runs.begin(), m_runs.end(), [](const auto& r) { return r->gpt != nullptr; });
+}
+
+const train::GptRunConfig& RunController::gptConfig(int run) const {
+  return m_runs.at(std::size_t(run))->gptConfig.value();
+}
+
+bool RunController::sampleGpt(int run, int characters, double temperature, std::uint64_t seed,
+                              std::function<void(const QString&)> done) {
+  Run& r = *m_runs.at(std::size_t(run));
+  if (!r.gpt || r.gpt->state() == train::TrainerState::Ready)
+    return false;
+  QPointer<RunController> self(this);
+  return r.gpt->sample(characters, temperature, seed, [self, done = std::move(done)](std::string text) {
+    // Training thread: the text goes to the GUI thread; a controller gone by
+    // then (its runs joined first) drops it.
+    const QString t = QString::fromStdString(text);
+    if (self)
+      QMetaObject::invokeMethod(self, [self, done, t] {
+        if (self)
+          done(t);
+      }, Qt::QueuedConnection);
+  });
+}
+
+// A GPT run reads its own log through a follower too; it is not a followed
+// log of another writer.
 bool RunController::isFollowing(int run) const {
   const Run& r = *m_runs.at(std::size_t(run));
-  return r.follower && r.follower->following();
+  return r.follower && !r.gpt && r.follower->following();
 }
 
 const RunFollower* RunController::follower(int run) const {
-  return m_runs.at(std::size_t(run))->follower.get();
+  const Run& r = *m_runs.at(std::size_t(run));
+  return r.gpt ? nullptr : r.follower.get();
 }
 
 QString RunController::followError(int run) const {
@@ -451,7 +560,10 @@ QString RunController::saveRun(int run, const QString& path) const {
       train::saveRun(*r.loaded, target);
     } else {
       r.log->copyTo(target);
-      io::writeFileAtomically(train::configPath(target), train::toJson(r.config).dump(2) + "\n");
+      const nlohmann::json config =
+          r.gptConfig ? r.log->parse(r.name.toStdString()).header.value("gpt_config", nlohmann::json::object())
+                      : train::toJson(r.config);
+      io::writeFileAtomically(train::configPath(target), config.dump(2) + "\n");
     }
   } catch (const std::exception& e) { // AtomicFileError names the path and the reason
     return QString::fromLocal8Bit(e.what());
@@ -491,7 +603,7 @@ const RunRecord& RunController::record(int run) const {
 }
 train::TrainerState RunController::trainerState(int run) const {
   const Run& r = *m_runs.at(std::size_t(run));
-  return r.trainer ? r.trainer->state() : train::TrainerState::Finished;
+  return r.trainer ? r.trainer->state() : r.gpt ? r.gpt->state() : train::TrainerState::Finished;
 }
 
 RunController::State RunController::state() const {
@@ -503,9 +615,9 @@ RunController::State RunController::state() const {
     return State::Ready;
   bool anyRunning = false, allFinished = true;
   for (const auto& run : m_runs) {
-    if (!run->trainer)
+    if (!trains(run))
       continue;
-    const auto s = run->trainer->state();
+    const auto s = run->trainer ? run->trainer->state() : run->gpt->state();
     anyRunning = anyRunning || s == train::TrainerState::Running;
     allFinished = allFinished && s == train::TrainerState::Finished;
   }
@@ -518,24 +630,18 @@ void RunController::start() {
   if (m_started || m_runs.empty())
     return;
   m_started = true;
-  for (auto& run : m_runs)
-    if (run->trainer)
-      run->trainer->start(false);
+  eachThread(m_runs, [](auto& t) { t.start(false); });
   emit stateChanged();
 }
 
 void RunController::pause() {
-  for (auto& run : m_runs)
-    if (run->trainer)
-      run->trainer->pause();
+  eachThread(m_runs, [](auto& t) { t.pause(); });
   emit stateChanged();
   m_drainTimer.start(); // pick up the rows of steps that were in flight
 }
 
 void RunController::resume() {
-  for (auto& run : m_runs)
-    if (run->trainer)
-      run->trainer->resume();
+  eachThread(m_runs, [](auto& t) { t.resume(); });
   emit stateChanged();
 }
 
@@ -560,27 +666,31 @@ void RunController::stepOnce() {
     return;
   if (!m_started) {
     m_started = true;
-    for (auto& run : m_runs)
-      if (run->trainer)
-        run->trainer->start(true);
+    eachThread(m_runs, [](auto& t) { t.start(true); });
   } else if (state() == State::Running) {
     pause();
   }
-  for (auto& run : m_runs)
-    if (run->trainer)
-      run->trainer->stepOnce();
+  eachThread(m_runs, [](auto& t) { t.stepOnce(); });
   emit stateChanged();
 }
 
 void RunController::stop() {
-  for (auto& run : m_runs)
+  for (auto& run : m_runs) {
     if (run->trainer)
       run->trainer->stop();
+    if (run->gpt) // its thread stays for samples until the runs are replaced
+      run->gpt->finishEarly();
+  }
   m_drainTimer.start();
 }
 
 void RunController::reset() {
   joinAll();
+  if (!m_gptConfigs.empty()) {
+    const auto gpt = m_gptConfigs;
+    setGptRuns(gpt);
+    return;
+  }
   const auto configs = m_configs;
   setRuns(configs);
 }

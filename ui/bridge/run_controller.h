@@ -8,6 +8,7 @@
 
 #include <mantissa/telemetry/histogram.h>
 #include <mantissa/train/run_config.h>
+#include <mantissa/train/gpt_run.h>
 #include <mantissa/train/trainer.h>
 
 #include <QColor>
@@ -18,6 +19,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -55,6 +57,21 @@ public:
   // one `mantissa-cli train` makes). Returns "" or the problems, one per line,
   // naming the run ("bf16-mixed: lr: must be ...").
   QString setRuns(const std::vector<train::RunConfig>& configs);
+
+  // Replaces the runs with GPT runs (train::GptTrainer, one thread each),
+  // Ready to start. Each writes its log (train/run_log_gpt.h) into the
+  // private folder as it trains, and its record is filled from that log as
+  // it grows, as a followed log's is (RunFollower). "" or the problems.
+  QString setGptRuns(const std::vector<train::GptRunConfig>& configs);
+  bool isGpt(int run) const;
+  bool hasGptRuns() const;
+  const train::GptRunConfig& gptConfig(int run) const; // precondition: isGpt(run)
+  // Text from a GPT run's current weights, made by the run's own thread
+  // between steps (never racing a step); `done` is called on the GUI thread
+  // (with this controller alive). False, and no call, when `run` is not a
+  // started GPT run.
+  bool sampleGpt(int run, int characters, double temperature, std::uint64_t seed,
+                 std::function<void(const QString&)> done);
 
   // Opens a saved run (JSONL log) as one more run, read-only. Runs built but
   // not started yet are dropped first; started ones keep going beside it.
@@ -132,8 +149,10 @@ private:
   void joinAll();
   void buildTrainer(Run& run, std::shared_ptr<const data::TrainTest> data);
   void onTrainerStep(Run& run, const train::StepReport& report);
+  void attachFollower(Run* run); // a followed log's record: grows with run->follower's file
 
   std::vector<train::RunConfig> m_configs;
+  std::vector<train::GptRunConfig> m_gptConfigs; // the GPT runs of setGptRuns (reset rebuilds them)
   QTemporaryDir m_logDir; // the live runs' logs (outlives m_runs, whose logs live in it)
   int m_logCount = 0;
   std::vector<std::unique_ptr<Run>> m_runs;

@@ -145,7 +145,9 @@ RunFacts runFacts(const train::Session& session) {
 RunFacts runFacts(const train::RunLog& log) {
   RunFacts f;
   const json& h = log.header.is_object() ? log.header : json::object();
-  f.recipe = amp::findRecipe(log.name());
+  // A GPT run's log carries its own op table (its policy): a recipe's name
+  // there does not mean the MLP recipe's table.
+  f.recipe = h.contains("gpt_config") ? nullptr : amp::findRecipe(log.name());
   f.matmul = text(h, "matmul");
   f.matmulEmulated = h.value("matmul_emulated", false);
   f.conv = text(h, "conv");

@@ -144,6 +144,10 @@ void TrainPanel::buildActions() {
   connect(m_reset, &QAction::triggered, this, [this] {
     if (!confirmReplaceLoadedRuns())
       return;
+    if (m_controller->hasGptRuns()) { // the same GPT runs, from scratch
+      m_controller->reset();
+      return;
+    }
     m_controller->shutdown();
     applySetup();
   });
@@ -256,6 +260,7 @@ void TrainPanel::buildDocks() {
                          Qt::RightDockWidgetArea);
   tabifyDockWidget(accDock, watchDock);
   tabifyDockWidget(watchDock, opDock);
+  buildGptDocks();
   scaleDock->raise();
   m_histogram->setMinimumHeight(150);
   m_accuracy->setMinimumHeight(160);
@@ -285,6 +290,8 @@ QWidget* TrainPanel::buildHistogramDock() {
   auto* row = new QHBoxLayout;
   m_layerPicker = new QComboBox;
   m_layerPicker->setObjectName(QStringLiteral("histogramLayer"));
+  // Named layers ("layer 54: h0.attention probs") read whole.
+  m_layerPicker->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   m_classPicker = new QComboBox;
   m_classPicker->setObjectName(QStringLiteral("histogramClass"));
   const std::pair<telemetry::TensorClass, QString> classes[] = {
@@ -342,6 +349,8 @@ void TrainPanel::startOrResume() {
   default:
     break;
   }
+  if (startGptRuns())
+    return;
   if (!confirmReplaceLoadedRuns())
     return;
   if (applySetup().isEmpty()) {

@@ -25,6 +25,8 @@ struct TelemetryFrame;
 namespace mantissa::ui {
 
 class AccuracyChart;
+class GeneratePanel;
+class GptSetup;
 class HistogramChart;
 class HistogramHeatmap;
 class LossChart;
@@ -55,6 +57,8 @@ public:
   LossScaleChart* lossScaleChart() const { return m_lossScale; }
   WatchPanel* watchPanel() const { return m_watch; }
   OpTablePanel* opTable() const { return m_opTable; }
+  GptSetup* gptSetup() const { return m_gptSetup; }
+  GeneratePanel* generatePanel() const { return m_generate; }
   QAction* startAction() const { return m_start; }
   QAction* pauseAction() const { return m_pause; }
   QAction* stepAction() const { return m_step; }
@@ -117,6 +121,10 @@ private:
   void saveLayout() const;
   void restoreLayout();
 
+  // train_panel_gpt.cpp: the GPT setup and Generate docks
+  void buildGptDocks();
+  bool startGptRuns(); // Start with GPT runs set up: true when it handled Start
+
   // train_panel_views.cpp
   void refreshCurves();
   void refreshHistogram();
@@ -135,6 +143,8 @@ private:
   LossScaleChart* m_lossScale = nullptr;
   WatchPanel* m_watch = nullptr;
   OpTablePanel* m_opTable = nullptr;
+  GptSetup* m_gptSetup = nullptr;
+  GeneratePanel* m_generate = nullptr;
   QComboBox* m_runPicker = nullptr;
   QComboBox* m_layerPicker = nullptr;
   QComboBox* m_classPicker = nullptr;

@@ -167,8 +167,13 @@ void TrainPanel::refreshHistogram() {
                              scaled ? scaled->lossScale : 1.0);
   // The step (and the swamped share) change every frame: the chart shows them
   // beside its toggles, not in its title (a new title re-lays out the chart).
+  // A log that names its layers (a GPT's tensors, a tap's modules): the name.
+  const auto& names = m_controller->facts(run).layerNames;
   QString subject =
-      tr("%1 · layer %2 %3").arg(m_controller->runName(run)).arg(layer).arg(className(cls));
+      std::size_t(layer) < names.size() && !names[std::size_t(layer)].isEmpty()
+          ? tr("%1 · %2 %3").arg(m_controller->runName(run), names[std::size_t(layer)],
+                                 className(cls))
+          : tr("%1 · layer %2 %3").arg(m_controller->runName(run)).arg(layer).arg(className(cls));
   // A loss multiplier (the underflow and scaling presets' 2^-14) is in every
   // gradient as stored, and so in what the chart draws: the title says so.
   if (const double m = m_controller->config(run).lossMultiplier;
@@ -247,7 +252,12 @@ void TrainPanel::refreshHeatmap() {
           valuesNote = note(*f);
       }
     m_heatmap->setHistory(steps, hists, shifts);
-    m_heatmap->setSubject(tr("%1 · layer %2 %3").arg(m_controller->runName(run)).arg(layer).arg(className(cls)));
+    const auto& names = m_controller->facts(run).layerNames;
+    m_heatmap->setSubject(
+        std::size_t(layer) < names.size() && !names[std::size_t(layer)].isEmpty()
+            ? tr("%1 · %2 %3").arg(m_controller->runName(run), names[std::size_t(layer)],
+                                   className(cls))
+            : tr("%1 · layer %2 %3").arg(m_controller->runName(run)).arg(layer).arg(className(cls)));
     m_heatmap->setValuesNote(valuesNote);
     m_heatmapKey = key;
     if (m_scrubStep)

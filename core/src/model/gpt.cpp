@@ -592,6 +592,24 @@ std::optional<std::string> Gpt::firstNonFinite() const {
   return std::nullopt;
 }
 
+std::vector<Gpt::Activation> Gpt::observedActivations() const {
+  const Impl& m = *m_impl;
+  std::vector<Activation> out;
+  out.push_back({"embedding output", m.encoded.f32()});
+  for (std::size_t l = 0; l < m.blocks.size(); ++l) {
+    const Block& b = m.blocks[l];
+    const std::string h = "h" + std::to_string(l) + ".";
+    out.push_back({h + "ln1 input", b.x.f32()});
+    out.push_back({h + "attention probs", b.attention.probs().f32()});
+    out.push_back({h + "attention output", b.atty.f32()});
+    out.push_back({h + "ln2 input", b.r.f32()});
+    out.push_back({h + "gelu output", b.gelu.f32()});
+  }
+  out.push_back({"lnf input", m.xL.f32()});
+  out.push_back({"logits", m_logits.f32()});
+  return out;
+}
+
 std::vector<PlanRow> Gpt::plan() const {
   std::vector<PlanRow> rows;
   const DType master = m_policy[OpClass::MasterWeights];

@@ -67,6 +67,8 @@ std::vector<std::string> GptRunConfig::problems() const {
     out.push_back("eval_batches: must be in [1, 10000], got " + std::to_string(evalBatches));
   if (evalEvery < 0)
     out.push_back("eval_every: must be >= 0, got " + std::to_string(evalEvery));
+  if (telemetryEvery < 0)
+    out.push_back("telemetry_every: must be >= 0, got " + std::to_string(telemetryEvery));
   return out;
 }
 
@@ -90,7 +92,8 @@ amp::Policy policyForRecipe(const amp::Recipe& r) {
 }
 
 GptRun::GptRun(GptRunConfig config)
-    : m_config(std::move(config)), m_recipe(amp::recipeByName("fp32")) {
+    : m_config(std::move(config)), m_recipe(amp::recipeByName("fp32")),
+      m_collector(std::max(0, m_config.telemetryEvery)) {
   if (const auto list = m_config.problems(); !list.empty()) {
     std::string joined;
     for (const auto& s : list)
@@ -124,6 +127,11 @@ GptRun::GptRun(GptRunConfig config)
   }
   m_batcher = std::make_unique<data::TextBatcher>(*m_corpus, data::TextSplit::Train, m_spec.ctx,
                                                   m_config.seed);
+
+  for (const auto& p : m_model->params())
+    m_telemetryLayers.push_back(p.name);
+  for (const auto& a : m_model->observedActivations())
+    m_telemetryLayers.push_back(a.name);
 
   std::vector<amp::Slot> decay, noDecay;
   for (auto& p : m_model->params()) {
@@ -172,10 +180,36 @@ const GptStep& GptRun::step() {
   r = GptStep{};
   r.step = m_step;
   r.lr = m_schedule->lrAt(m_step);
+  using Clock = std::chrono::steady_clock;
+  const auto msSince = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
   m_batcher->next(m_config.batch, m_model->tokens(), m_model->targets());
+  r.dataMs = msSince(start);
   r.loss = m_model->forward();
+  r.matmulForwardMs = m_model->times().matmulMs;
   const double scale = m_scaler ? m_scaler->scale() : 1.0;
   r.lossScale = scale;
+  const bool observe = m_collector.wants(m_step);
+  // The frame is finished on every path out of the step, so a diverging step
+  // shows where its values went.
+  auto finish = [&] {
+    r.times = m_model->times();
+    r.stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (observe) {
+      r.telemetryMs = m_collector.pendingMs();
+      r.telemetry = m_collector.finish(r.step);
+    }
+  };
+  if (observe) {
+    using telemetry::TensorClass;
+    const auto& params = m_model->params();
+    for (std::size_t i = 0; i < params.size(); ++i)
+      m_collector.observe(int(i), TensorClass::Weights, params[i].value.f32());
+    const auto acts = m_model->observedActivations();
+    for (std::size_t i = 0; i < acts.size(); ++i)
+      m_collector.observe(int(params.size() + i), TensorClass::Activations, acts[i].values);
+  }
   if (!std::isfinite(r.loss)) {
     const auto site = m_model->firstNonFinite();
     const char* value = std::isnan(r.loss) ? "NaN" : r.loss > 0 ? "inf" : "-inf";
@@ -183,26 +217,38 @@ const GptStep& GptRun::step() {
                    std::to_string(m_step) + " in policy " + m_policy.toSpec() +
                    (site ? ": first non-finite value at " + *site : std::string());
     ++m_step;
+    finish();
     return r;
   }
   m_model->backward(static_cast<float>(scale));
+  if (observe) {
+    // Gradients as backward left them (x the loss scale) and unscaled.
+    const auto& params = m_model->params();
+    for (std::size_t i = 0; i < params.size(); ++i)
+      m_collector.observe(int(i), telemetry::TensorClass::WeightGrads, params[i].grad.f32(),
+                          static_cast<float>(scale));
+  }
+  const auto optimizerStart = Clock::now();
   bool foundInf = false;
   const float inv = m_scaler ? m_scaler->invScale() : 1.0f;
   for (auto& g : m_gradSpans)
     foundInf = amp::LossScaler::unscaleAndCheck(g, inv) || foundInf;
+  r.foundInf = foundInf;
   if (m_scaler) {
     const amp::ScalerUpdate u = m_scaler->update(m_step, foundInf);
     if (u.skipped) {
       r.skipped = true;
       ++m_skipped;
       ++m_step;
-      r.stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      r.optimizerMs = msSince(optimizerStart);
+      finish();
       return r;
     }
   } else if (foundInf) {
     m_divergence = "non-finite gradients at step " + std::to_string(m_step) + " in policy " +
                    m_policy.toSpec();
     ++m_step;
+    finish();
     return r;
   }
   r.gradNorm = amp::globalGradNorm(m_allSlots);
@@ -211,8 +257,9 @@ const GptStep& GptRun::step() {
   m_decay->step(r.lr);
   m_noDecay->step(r.lr);
   m_model->refreshWorkingWeights();
+  r.optimizerMs = msSince(optimizerStart);
   ++m_step;
-  r.stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  finish();
   return r;
 }
 

@@ -125,8 +125,12 @@ RunEvalRow evalRow(const json& o, const std::string& where) {
   RunEvalRow e;
   e.step = integerIn(o, "step", where, kind, 0, kMaxRunLogStep);
   e.testLoss = numberOrNull(o, "test_loss", where, kind);
-  e.testAccuracy = numberOrNull(o, "test_accuracy", where, kind);
+  e.testAccuracy =
+      numberOrNull(o, "test_accuracy", where, kind, std::numeric_limits<double>::quiet_NaN());
   e.samples = integerIn(o, "samples", where, kind, 0, kMaxRunLogStep, 0);
+  e.trainLoss =
+      numberOrNull(o, "train_loss", where, kind, std::numeric_limits<double>::quiet_NaN());
+  e.raw = o;
   return e;
 }
 
@@ -450,6 +454,10 @@ std::string runLogText(const RunLog& log) {
   const auto evalsUpTo = [&](std::int64_t stepsDone) {
     for (; eval < log.evals.size() && log.evals[eval].step <= stepsDone; ++eval) {
       const RunEvalRow& e = log.evals[eval];
+      if (e.raw.is_object()) {
+        out += line(e.raw);
+        continue;
+      }
       out += line({{"eval", true},
                    {"step", e.step},
                    {"test_loss", std::isfinite(e.testLoss) ? json(e.testLoss) : json()},

@@ -79,64 +79,20 @@ Trainer::~Trainer() {
 }
 
 void Trainer::start(bool startPaused) {
-  if (m_thread.joinable() || m_state.load() != TrainerState::Ready)
+  if (m_thread.joinable() || m_gate.state() != TrainerState::Ready)
     throw std::logic_error("Trainer::start: already started");
-  {
-    std::lock_guard lock(m_mutex);
-    m_paused = startPaused;
-  }
-  m_state = startPaused ? TrainerState::Paused : TrainerState::Running;
+  m_gate.begin(startPaused);
   m_thread = std::jthread([this](std::stop_token stop) { run(stop); });
 }
 
-// The thread stores Finished without m_mutex, so Running <-> Paused is a
-// compare-exchange: a load-then-store could overwrite a Finished that landed
-// in between and leave a finished run Paused (or Running) for good.
-void Trainer::pause() {
-  {
-    std::lock_guard lock(m_mutex);
-    m_paused = true;
-    TrainerState expected = TrainerState::Running;
-    m_state.compare_exchange_strong(expected, TrainerState::Paused);
-  }
-  m_wake.notify_all(); // ends a pacing wait
-}
-
-void Trainer::setPace(double stepsPerSecond) {
-  {
-    std::lock_guard lock(m_mutex);
-    m_pace = stepsPerSecond > 0.0 && std::isfinite(stepsPerSecond) ? stepsPerSecond : 0.0;
-  }
-  m_wake.notify_all();
-}
-
-double Trainer::pace() const {
-  std::lock_guard lock(m_mutex);
-  return m_pace;
-}
-
-void Trainer::resume() {
-  {
-    std::lock_guard lock(m_mutex);
-    m_paused = false;
-    TrainerState expected = TrainerState::Paused;
-    m_state.compare_exchange_strong(expected, TrainerState::Running);
-  }
-  m_wake.notify_all();
-}
-
-void Trainer::stepOnce() {
-  {
-    std::lock_guard lock(m_mutex);
-    if (m_paused)
-      ++m_stepBudget;
-  }
-  m_wake.notify_all();
-}
+void Trainer::pause() { m_gate.pause(); }
+void Trainer::resume() { m_gate.resume(); }
+void Trainer::stepOnce() { m_gate.stepOnce(); }
+void Trainer::setPace(double stepsPerSecond) { m_gate.setPace(stepsPerSecond); }
+double Trainer::pace() const { return m_gate.pace(); }
 
 void Trainer::stop() {
-  m_thread.request_stop();
-  m_wake.notify_all();
+  m_thread.request_stop(); // ends the gate's waits (they wait on the stop token)
 }
 
 void Trainer::wait() {
@@ -148,38 +104,9 @@ void Trainer::run(std::stop_token stop) {
   Session& s = *m_session;
   const auto start = std::chrono::steady_clock::now();
   double lastLoss = 0.0;
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point lastStart{}; // when the previous step began
   while (!s.finished()) {
-    {
-      std::unique_lock lock(m_mutex);
-      bool go = false;
-      while (!go) {
-        // Returns false only when stop was requested while waiting.
-        if (!m_wake.wait(lock, stop, [&] { return !m_paused || m_stepBudget > 0; }))
-          break;
-        if (m_paused) { // a single step: not paced
-          --m_stepBudget;
-          go = true;
-          break;
-        }
-        if (m_pace <= 0.0 || lastStart == Clock::time_point{})
-          break;
-        const auto due = lastStart + std::chrono::duration_cast<Clock::duration>(
-                                         std::chrono::duration<double>(1.0 / m_pace));
-        if (Clock::now() >= due)
-          break;
-        // Until the slot, a pause, a new pace or stop, whichever comes first;
-        // then everything is checked again.
-        const double pace = m_pace;
-        m_wake.wait_until(lock, stop, due, [&] { return m_paused || m_pace != pace; });
-        if (stop.stop_requested())
-          break;
-      }
-    }
-    if (stop.stop_requested())
+    if (m_gate.waitForStep(stop) != StepGate::Next::Step)
       break;
-    lastStart = Clock::now();
     const auto& report = s.step();
     lastLoss = report.loss;
     m_stepsDone = s.stepsDone();
@@ -193,7 +120,7 @@ void Trainer::run(std::stop_token stop) {
     m_callbacks.onEval(last);
   const RunSummary summary =
       summarise(s, last, secondsSince(start), lastLoss, !s.finished());
-  m_state = TrainerState::Finished;
+  m_gate.finish();
   if (m_callbacks.onDone)
     m_callbacks.onDone(summary);
 }

@@ -131,6 +131,18 @@ public:
   // Attention probabilities of layer l's last forward, [B*H*T, T].
   const Tensor& attentionProbs(int layer) const;
 
+  // The activations of the last forward a telemetry frame shows, in
+  // execution order, named "embedding output", "h0.ln1 input" (the block's
+  // residual stream), "h0.attention probs" ([B*H*T, T]: the causal mask's
+  // zeros included), "h0.attention output", "h0.ln2 input", "h0.gelu
+  // output", ..., "lnf input", "logits". Allocates the list (call it on
+  // telemetry steps only).
+  struct Activation {
+    std::string name;
+    std::span<const float> values;
+  };
+  std::vector<Activation> observedActivations() const;
+
   const GptSpec& spec() const { return m_spec; }
   int vocabulary() const { return m_vocab; }
   int batch() const { return m_batch; }

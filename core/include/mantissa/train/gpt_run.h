@@ -19,6 +19,7 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/text.h>
 #include <mantissa/model/gpt.h>
+#include <mantissa/telemetry/collector.h>
 
 #include <cstdint>
 #include <memory>
@@ -45,6 +46,7 @@ struct GptRunConfig {
   std::uint64_t seed = 1;
   int evalBatches = 20;             // fixed batches per split for train_loss / val_loss
   std::int64_t evalEvery = 250;     // 0 = only at the end
+  int telemetryEvery = 0;           // K: a telemetry frame every K steps; 0 = off
 
   // Every problem, one message each; empty when valid.
   std::vector<std::string> problems() const;
@@ -66,8 +68,20 @@ struct GptStep {
   double lr = 0.0;
   double gradNorm = 0.0;
   double lossScale = 1.0;
+  bool foundInf = false;            // non-finite gradients (skipped with a scaler)
   bool skipped = false;
   double stepMs = 0.0;
+  model::GptTimes times;            // per op, forward + backward of this step
+  double matmulForwardMs = 0.0;     // the forward's share of times.matmulMs
+  double dataMs = 0.0;              // drawing the batch
+  double optimizerMs = 0.0;         // unscale + check, clipping, AdamW, working casts
+  double telemetryMs = 0.0;         // this step's telemetry frame
+  // Every telemetryEvery steps: the exponent histograms and cast fractions of
+  // each parameter's weights (as used by this step) and gradients (scaled and
+  // unscaled views when loss scaling is on), and of the model's observed
+  // activations (Gpt::observedActivations). Layer indices of the frame are
+  // those of GptRun::telemetryLayers(). Null on other steps.
+  std::shared_ptr<const telemetry::TelemetryFrame> telemetry;
 };
 
 struct GptEval {
@@ -96,6 +110,10 @@ public:
   std::int64_t skippedSteps() const { return m_skipped; }
   const std::optional<std::string>& divergence() const { return m_divergence; }
   const GptRunConfig& config() const { return m_config; }
+  // The names of the telemetry frames' layers: the parameters ("wte",
+  // "h0.qkv.w", ...) in model order, then the observed activations
+  // ("embedding output", "h0.ln1 input", "h0.attention probs", ...).
+  const std::vector<std::string>& telemetryLayers() const { return m_telemetryLayers; }
   const amp::Policy& policy() const { return m_policy; }
   const data::TextCorpus& corpus() const { return *m_corpus; }
   model::Gpt& model() { return *m_model; }
@@ -118,6 +136,8 @@ private:
   std::int64_t m_step = 0;
   std::int64_t m_skipped = 0;
   std::optional<std::string> m_divergence;
+  telemetry::TelemetryCollector m_collector;
+  std::vector<std::string> m_telemetryLayers;
   GptStep m_report;
 };
 

@@ -8,6 +8,8 @@
 //   {"header": true, "config": {...}, "recipe_table": [...], ...}   optional, first
 //   {"step": 0, "loss": 2.30, "lr": 0.05, "loss_scale": 65536, ..., "telemetry": {...}}
 //   {"eval": true, "step": 62, "test_loss": 0.42, "test_accuracy": 0.88}
+//     (a GPT's: "test_loss" is its val_loss, with "val_loss" and "train_loss"
+//     beside it and no accuracy; see run_log_gpt.h)
 //   {"summary": true, "test_accuracy": 0.92, ...}                   optional, last
 // A run killed with kill -9 leaves its last line cut short: that one line is
 // dropped (truncated = true) and every complete step is kept. Any other bad
@@ -32,6 +34,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -72,9 +75,11 @@ struct RunStepRow {
 
 struct RunEvalRow {
   std::int64_t step = 0;        // optimizer steps done when evaluated
-  double testLoss = 0.0;        // NaN if non-finite
-  double testAccuracy = 0.0;    // fraction in [0, 1]
+  double testLoss = 0.0;        // NaN if non-finite (a GPT's: its val_loss)
+  double testAccuracy = 0.0;    // fraction in [0, 1]; NaN when not logged (a GPT)
   std::int64_t samples = 0;
+  double trainLoss = std::numeric_limits<double>::quiet_NaN(); // a GPT's train_loss; NaN if absent
+  nlohmann::json raw;           // the whole object as logged
 };
 
 struct RunLog {

@@ -3,7 +3,7 @@
 #pragma once
 
 // Runs a Session on its own std::jthread. Another thread can start, pause,
-// single-step, resume and stop it. Progress goes to plain callbacks called
+// single-step, resume and stop it (the rules of train/step_gate.h). Progress goes to plain callbacks called
 // on the training thread (no Qt here: the GUI's bridge turns them into
 // snapshots for its mailbox).
 //
@@ -22,6 +22,7 @@
 
 #include <mantissa/train/run_config.h>
 #include <mantissa/train/session.h>
+#include <mantissa/train/step_gate.h>
 #include <mantissa/train/step_report.h>
 
 #include <atomic>
@@ -39,8 +40,6 @@ struct TrainerCallbacks {
   std::function<void(const EvalReport&)> onEval; // every eval interval and at the end
   std::function<void(const RunSummary&)> onDone; // once, last call from the thread
 };
-
-enum class TrainerState : std::uint8_t { Ready, Running, Paused, Finished };
 
 class Trainer {
 public:
@@ -65,7 +64,7 @@ public:
   // Blocks until the thread has finished (after onDone).
   void wait();
 
-  TrainerState state() const { return m_state.load(); }
+  TrainerState state() const { return m_gate.state(); }
   std::int64_t stepsDone() const { return m_stepsDone.load(); }
   std::int64_t totalSteps() const { return m_session->totalSteps(); }
   // Read-only after start() for everything the session fixed at construction
@@ -78,12 +77,7 @@ private:
 
   std::unique_ptr<Session> m_session;
   TrainerCallbacks m_callbacks;
-  mutable std::mutex m_mutex;
-  std::condition_variable_any m_wake;
-  bool m_paused = false;          // guarded by m_mutex
-  std::int64_t m_stepBudget = 0;  // guarded by m_mutex: steps allowed while paused
-  double m_pace = 0.0;            // guarded by m_mutex: steps per second, 0 = full speed
-  std::atomic<TrainerState> m_state{TrainerState::Ready};
+  StepGate m_gate; // pause, single steps, pace
   std::atomic<std::int64_t> m_stepsDone{0};
   std::jthread m_thread; // last member: joined first on destruction
 };

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/train/run_log_gpt.h>
+
+#include <mantissa/numeric/cpu_features.h>
+#include <mantissa/telemetry/frame.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mantissa::train {
+
+namespace {
+
+using nlohmann::json;
+using amp::OpClass;
+
+json finiteOrNull(double v) { return std::isfinite(v) ? json(v) : json(); }
+
+bool sixteen(DType d) { return d != DType::F32; }
+
+std::string emulatedNote(DType d) {
+  return sixteen(d) ? "FP32 values rounded to " + std::string(amp::precisionKey(d)) +
+                          " (nearest even) after the op"
+                    : std::string();
+}
+
+} // namespace
+
+std::string gptRunName(const GptRun& run) {
+  return run.config().policy.empty() ? run.config().recipe : run.policy().toSpec();
+}
+
+std::vector<GptOpRow> gptOpTable(const GptRun& run) {
+  const amp::Policy& p = run.policy();
+  std::vector<GptOpRow> rows;
+  for (const OpClass c : amp::opClasses()) {
+    const DType d = p[c];
+    GptOpRow row{std::string(amp::opClassLabel(c)), std::string(amp::precisionKey(d)), ""};
+    switch (c) {
+    case OpClass::MatmulInputs:
+      row.note = run.model().matmulImplementation();
+      break;
+    case OpClass::MatmulAccumulation:
+      row.note = !sixteen(d) ? "FP32 sums (oneDNN)"
+                 : p.promoteEvery > 0
+                     ? "running sum rounded after every addition, promoted to FP32 every " +
+                           std::to_string(p.promoteEvery) + " products"
+                     : "running sum rounded after every addition, never promoted";
+      break;
+    case OpClass::Softmax:
+      row.note = std::string(p.softmaxMax ? "row maximum subtracted before exp"
+                                          : "no max subtraction: exp of the raw scores") +
+                 (sixteen(d) ? "; exp, sum and probabilities rounded" : "");
+      break;
+    case OpClass::NormStatistics:
+      row.note = sixteen(d) ? "mean, variance and 1/sqrt rounded" : "FP32 statistics";
+      break;
+    case OpClass::Loss:
+      row.note = sixteen(d) ? "logits and each row's log-sum-exp terms rounded"
+                            : "FP32 softmax cross-entropy";
+      break;
+    case OpClass::MasterWeights:
+      row.note = p.lossScaling ? "updates applied here; dynamic loss scaling (GradScaler)"
+                               : "updates applied here";
+      break;
+    case OpClass::OptimizerState:
+      row.note = "AdamW moments";
+      break;
+    default:
+      row.note = emulatedNote(d);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+json gptLogHeader(const GptRun& run) {
+  const GptRunConfig& c = run.config();
+  json policyTable = json::array();
+  for (const auto& row : amp::policyTable(run.policy()))
+    policyTable.push_back({{"op", row.op}, {"precision", row.precision}});
+  json recipeTable = json::array();
+  for (const auto& row : gptOpTable(run))
+    recipeTable.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
+  return {{"header", true},
+          {"name", gptRunName(run)},
+          {"model", run.model().spec().toString()},
+          {"gpt_config",
+           {{"data", c.data}, {"model", c.model}, {"recipe", c.recipe}, {"policy", c.policy},
+            {"batch", c.batch}, {"steps", c.steps}, {"lr", c.lr}, {"lr_floor", c.lrFloor},
+            {"warmup_steps", c.warmupSteps}, {"weight_decay", c.weightDecay},
+            {"clip_norm", c.clipNorm}, {"seed", c.seed}, {"eval_every", c.evalEvery},
+            {"eval_batches", c.evalBatches}, {"telemetry_every", c.telemetryEvery}}},
+          {"policy", run.policy().toSpec()},
+          {"policy_table", policyTable},
+          {"recipe_table", recipeTable},
+          {"scaler", run.policy().lossScaling ? "dynamic loss scaling (GradScaler)" : "none"},
+          {"layers", run.telemetryLayers()},
+          {"matmul", run.model().matmulImplementation()},
+          {"total_steps", c.steps},
+          {"telemetry_every", c.telemetryEvery},
+          {"parameters", run.model().parameterCount()},
+          {"vocabulary", run.corpus().vocabularySize()},
+          {"data", run.corpus().name},
+          {"machine",
+           {{"cpu", numeric::cpuFeatures().modelName},
+            {"isa", numeric::describeIsa()},
+            {"onednn", numeric::onednnVersion() + " (" + numeric::onednnIsa() + ")"}}}};
+}
+
+json gptLogStep(const GptStep& r) {
+  json ops = json::object();
+  for (std::size_t o = 0; o < model::kGptOpCount; ++o)
+    ops[std::string(model::gptOpName(model::GptOp(o)))] = r.times.ms[o];
+  json j = {{"step", r.step},
+            {"loss", finiteOrNull(r.loss)},
+            {"lr", r.lr},
+            {"loss_scale", r.lossScale},
+            {"found_inf", r.foundInf},
+            {"skipped", r.skipped},
+            {"step_ms", r.stepMs},
+            {"grad_norm", finiteOrNull(r.gradNorm)},
+            {"op_ms", ops},
+            {"matmul_ms", r.times.matmulMs}};
+  // The op kinds every run's log has (the dashboards' time table): the GPT's
+  // ops less their products are its elementwise work (norms, softmax, GELU,
+  // residual adds, embedding); telemetry's own time is outside the op times.
+  const auto at = [&](model::GptOp op) { return r.times.ms[std::size_t(op)]; };
+  const double casts = at(model::GptOp::Casts), loss = at(model::GptOp::Loss);
+  j["breakdown_ms"] = {{"matmul_fwd", r.matmulForwardMs},
+                       {"matmul_bwd", r.times.matmulMs - r.matmulForwardMs},
+                       {"conversion", casts},
+                       {"elementwise", std::max(0.0, r.times.total() - r.times.matmulMs - casts - loss)},
+                       {"loss", loss},
+                       {"optimizer", r.optimizerMs},
+                       {"telemetry", r.telemetryMs},
+                       {"data", r.dataMs}};
+  if (r.telemetry)
+    j["telemetry"] = telemetry::toJson(*r.telemetry);
+  return j;
+}
+
+json gptLogEval(const GptEval& e) {
+  return {{"eval", true},
+          {"step", e.step},
+          {"test_loss", finiteOrNull(e.valLoss)},
+          {"val_loss", finiteOrNull(e.valLoss)},
+          {"train_loss", finiteOrNull(e.trainLoss)}};
+}
+
+GptSummary gptSummary(const GptRun& run, const GptEval& last, double wallSeconds,
+                      std::string sample) {
+  GptSummary s;
+  s.last = last;
+  s.steps = run.stepsDone();
+  s.skippedSteps = run.skippedSteps();
+  s.wallSeconds = wallSeconds;
+  s.sample = std::move(sample);
+  s.stoppedEarly = !run.finished();
+  s.divergence = run.divergence();
+  return s;
+}
+
+json gptLogSummary(const GptRun& run, const GptSummary& s) {
+  json j = {{"summary", true},
+            {"recipe", gptRunName(run)},
+            {"policy", run.policy().toSpec()},
+            {"val_loss", finiteOrNull(s.last.valLoss)},
+            {"train_loss", finiteOrNull(s.last.trainLoss)},
+            {"test_loss", finiteOrNull(s.last.valLoss)},
+            {"steps", s.steps},
+            {"skipped_steps", s.skippedSteps},
+            {"wall_s", s.wallSeconds},
+            {"sample", s.sample},
+            {"stopped_early", s.stoppedEarly},
+            {"diverged", s.divergence.has_value()}};
+  if (s.divergence)
+    j["divergence"] = {{"message", *s.divergence}};
+  return j;
+}
+
+} // namespace mantissa::train

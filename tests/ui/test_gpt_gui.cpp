@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// GPT runs on the Train page: the GPT setup trains the Tiny Shakespeare
+// preset in recipes side by side on their own threads, with loss and
+// val-loss curves, histograms of named layers (attention probabilities,
+// LayerNorm inputs) and the GPT's op table; the policy editor writes the
+// spec the CLI's --policy takes and shows the parser's refusal inline; the
+// Generate panel samples from paused and finished runs side by side.
+#include "ui/app_shell/main_window.h"
+#include "ui/bridge/run_controller.h"
+#include "ui/panels/generate_panel.h"
+#include "ui/charts/histogram_chart.h"
+#include "ui/panels/gpt_setup.h"
+#include "ui/panels/op_table_panel.h"
+#include "ui/panels/policy_editor.h"
+#include "ui/panels/train_panel.h"
+
+#include <mantissa/amp/policy.h>
+
+#include <QAction>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace mantissa;
+using namespace mantissa::ui;
+
+struct Window {
+  MainWindow window;
+  TrainPanel* train = nullptr;
+  RunController* c = nullptr;
+  Window() {
+    window.resize(1400, 900);
+    window.show();
+    train = window.findChild<TrainPanel*>();
+    c = train ? train->controller() : nullptr;
+  }
+};
+
+QStringList layerItems(const TrainPanel* train) {
+  QStringList items;
+  for (auto* box : train->findChildren<QComboBox*>())
+    for (int i = 0; i < box->count(); ++i)
+      items << box->itemText(i);
+  return items;
+}
+
+int layerIndex(const RunController* c, int run, const QString& name) {
+  const auto& names = c->facts(run).layerNames;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name)
+      return int(i);
+  return -1;
+}
+
+void setUpGptRuns(Window& w, int steps, int telemetryEvery) {
+  GptSetup* setup = w.train->gptSetup();
+  ASSERT_NE(setup, nullptr);
+  setup->setSteps(steps);
+  setup->setTelemetryEvery(telemetryEvery);
+  setup->setRecipeChecked(QStringLiteral("fp32"), true);
+  setup->setRecipeChecked(QStringLiteral("bf16-mixed"), true);
+  setup->setRecipeChecked(QStringLiteral("fp16-mixed"), false);
+  setup->setRecipeChecked(QStringLiteral("bf16-pure"), false);
+  setup->setPolicyRun(false);
+  ASSERT_TRUE(setup->setUpButton()->isEnabled()) << setup->problems().toStdString();
+  QTest::mouseClick(setup->setUpButton(), Qt::LeftButton);
+  ASSERT_EQ(w.c->runCount(), 2);
+  ASSERT_TRUE(w.c->isGpt(0) && w.c->isGpt(1));
+  EXPECT_FALSE(w.c->isFollowing(0)); // its own log, not another writer's
+  EXPECT_FALSE(w.c->isLoaded(0));
+  EXPECT_EQ(w.c->state(), RunController::State::Ready);
+}
+
+} // namespace
+
+TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
+  Window w;
+  ASSERT_TRUE(w.train && w.c);
+  w.train->gptSetup()->setEvalEvery(3);
+  setUpGptRuns(w, 6, 2);
+  EXPECT_EQ(w.c->gptConfig(0).steps, 6);
+  EXPECT_EQ(w.c->gptConfig(0).evalEvery, 3);
+  EXPECT_EQ(w.c->runName(0), QStringLiteral("fp32"));
+  EXPECT_EQ(w.c->runName(1), QStringLiteral("bf16-mixed"));
+  w.train->startAction()->trigger();
+  // Training runs on the runs' own threads: the GUI thread keeps turning its
+  // event loop (QTRY) while the steps arrive through the run logs.
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->state() == RunController::State::Finished; }, 120000));
+  // The summary reaches each record through its log.
+  const auto ended = [&](int run) {
+    const auto& snap = w.c->record(run).snapshot();
+    return snap && snap->finished;
+  };
+  ASSERT_TRUE(QTest::qWaitFor([&] { return ended(0) && ended(1); }, 10000));
+  for (int run : {0, 1}) {
+    const RunRecord& r = w.c->record(run);
+    EXPECT_EQ(r.lastStep(), 5);
+    ASSERT_EQ(r.testLoss().size(), 2u); // the val-loss curve: after 3 steps and the final one
+    EXPECT_EQ(r.testLoss().front().x, 3.0);
+    EXPECT_GT(r.testLoss().back().y, 1.0);
+    EXPECT_LT(r.testLoss().back().y, 5.0);
+    EXPECT_EQ(r.frames().size(), 3u); // steps 0, 2, 4
+  }
+  // The histogram's layers are the GPT's named tensors; the attention
+  // probabilities and LayerNorm inputs of every block have frames.
+  w.train->setSelectedRun(1);
+  const QStringList items = layerItems(w.train);
+  for (const char* name : {"h0.attention probs", "h3.attention probs", "h0.ln1 input",
+                           "h2.ln2 input", "h1.qkv.w"}) {
+    const int layer = layerIndex(w.c, 1, QString::fromLatin1(name));
+    ASSERT_GE(layer, 0) << name;
+    EXPECT_TRUE(items.contains(QStringLiteral("layer %1: %2").arg(layer).arg(QLatin1String(name))))
+        << name;
+    const auto& frame = *w.c->record(1).frames().back();
+    const auto cls = QByteArray(name).endsWith(".w") ? telemetry::TensorClass::Weights
+                                                     : telemetry::TensorClass::Activations;
+    const auto* t = frame.find(layer, cls);
+    ASSERT_NE(t, nullptr) << name;
+    EXPECT_GT(t->hist.total, 0u);
+  }
+  // The histogram of the attention probabilities, named in its title, with
+  // the counts of the run's last frame.
+  const int probs = layerIndex(w.c, 1, QStringLiteral("h0.attention probs"));
+  w.train->setHistogramSelection(probs, telemetry::TensorClass::Activations);
+  w.train->redrawAll();
+  EXPECT_TRUE(w.train->histogramChart()->title().contains(QStringLiteral("h0.attention probs")))
+      << w.train->histogramChart()->title().toStdString();
+
+  // The op table: the policy's twelve op classes, each with its precision
+  // and how it ran (the matmul kernel first).
+  const QTableWidget* ops = w.train->opTable()->precisionTable();
+  ASSERT_EQ(ops->rowCount(), int(amp::kOpClassCount));
+  EXPECT_EQ(ops->item(0, 0)->text(), QStringLiteral("matmul inputs"));
+  EXPECT_EQ(ops->item(0, 1)->text(), QStringLiteral("bf16"));
+  EXPECT_EQ(ops->item(0, 2)->text(), w.c->facts(1).matmul);
+  EXPECT_FALSE(ops->item(0, 2)->text().isEmpty());
+}
+
+TEST(GptGui, PolicyEditorWritesTheCliSpecAndShowsTheParsersRefusalInline) {
+  PolicyEditor editor;
+  editor.show();
+  // Every preset loads as itself: its spec is its name, its table the preset's.
+  for (const auto& preset : amp::policyPresets()) {
+    editor.setPreset(QString::fromLatin1(preset.name.data(), qsizetype(preset.name.size())));
+    EXPECT_EQ(editor.spec().toStdString(), std::string(preset.name));
+    ASSERT_TRUE(editor.policy().has_value());
+    EXPECT_EQ(*editor.policy(), preset.policy) << preset.name;
+  }
+  editor.setPreset(QStringLiteral("autocast-cpu-bf16"));
+  editor.setPrecision(amp::OpClass::Softmax, QStringLiteral("fp16"));
+  EXPECT_EQ(editor.spec(), QStringLiteral("autocast-cpu-bf16,softmax=fp16"));
+  EXPECT_TRUE(editor.table()->item(int(amp::OpClass::Softmax), 0)->font().bold());
+  EXPECT_FALSE(editor.table()->item(int(amp::OpClass::Loss), 0)->font().bold());
+  EXPECT_EQ(editor.policy()->table[std::size_t(amp::OpClass::Softmax)], DType::F16);
+
+  // promote-every with FP32 accumulation: refused, the parser's words inline.
+  editor.setPreset(QStringLiteral("fp32"));
+  editor.setPromoteEvery(8);
+  EXPECT_TRUE(editor.spec().isEmpty());
+  EXPECT_TRUE(editor.errorLabel()->isVisible());
+  EXPECT_TRUE(editor.errorLabel()->text().contains(QStringLiteral("promote-every needs a 16-bit")))
+      << editor.errorLabel()->text().toStdString();
+  editor.setPrecision(amp::OpClass::MatmulAccumulation, QStringLiteral("fp16"));
+  EXPECT_FALSE(editor.errorLabel()->isVisible());
+  EXPECT_EQ(editor.spec(), QStringLiteral("fp32,matmul-accumulation=fp16,promote-every=8"));
+  editor.setSoftmaxMax(false);
+  EXPECT_EQ(editor.spec(),
+            QStringLiteral("fp32,matmul-accumulation=fp16,promote-every=8,softmax-max=off"));
+  EXPECT_FALSE(editor.policy()->softmaxMax);
+
+  // In the GPT setup a refused policy keeps the runs from being set up.
+  GptSetup setup;
+  setup.setPolicyRun(true);
+  setup.policyEditor()->setPreset(QStringLiteral("llm.c"));
+  setup.policyEditor()->setPromoteEvery(4);
+  EXPECT_FALSE(setup.setUpButton()->isEnabled());
+  EXPECT_TRUE(setup.problems().contains(QStringLiteral("promote-every")));
+  setup.policyEditor()->setPromoteEvery(0);
+  EXPECT_TRUE(setup.setUpButton()->isEnabled()) << setup.problems().toStdString();
+  const auto configs = setup.configs();
+  ASSERT_FALSE(configs.empty());
+  EXPECT_EQ(configs.back().policy, "llm.c");
+}
+
+TEST(GptGui, GeneratePanelSamplesFromPausedAndFinishedRunsSideBySide) {
+  Window w;
+  ASSERT_TRUE(w.train && w.c);
+  auto* genDock = w.train->findChild<QDockWidget*>(QStringLiteral("generateDock"));
+  ASSERT_NE(genDock, nullptr);
+  EXPECT_FALSE(genDock->isVisible()); // MLP runs: nothing to generate from
+  auto* accuracyDock = w.train->findChild<QDockWidget*>(QStringLiteral("accuracyDock"));
+  ASSERT_NE(accuracyDock, nullptr);
+  const bool accuracyShown = accuracyDock->isVisible();
+  setUpGptRuns(w, 3, 0);
+  EXPECT_TRUE(genDock->isVisible());
+  EXPECT_FALSE(accuracyDock->isVisible()); // a GPT has no accuracy: Generate takes its tab
+  GeneratePanel* gen = w.train->generatePanel();
+  ASSERT_NE(gen, nullptr);
+  EXPECT_FALSE(gen->generateButton()->isEnabled()); // nothing to sample from before a step
+  EXPECT_EQ(gen->generate(), 0);
+
+  w.train->stepAction()->trigger(); // starts paused, one step
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->record(0).lastStep() == std::int64_t(0); }, 60000));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->record(1).lastStep() == std::int64_t(0); }, 60000));
+  EXPECT_EQ(w.c->state(), RunController::State::Paused);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return gen->generateButton()->isEnabled(); }, 10000));
+  gen->charactersBox()->setValue(40);
+  EXPECT_EQ(gen->generate(), 2);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return gen->pending() == 0; }, 60000));
+  EXPECT_EQ(gen->text(0).size(), 40);
+  EXPECT_EQ(gen->text(1).size(), 40);
+  EXPECT_EQ(w.c->record(0).lastStep(), 0); // sampling took no step
+  EXPECT_EQ(w.c->trainerState(0), train::TrainerState::Paused);
+
+  w.train->pauseAction()->trigger(); // resume to the end
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->state() == RunController::State::Finished; }, 60000));
+  gen->charactersBox()->setValue(25);
+  EXPECT_EQ(gen->generate(), 2);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return gen->pending() == 0; }, 60000));
+  EXPECT_EQ(gen->text(0).size(), 25);
+  EXPECT_EQ(gen->text(1).size(), 25);
+
+  // MLP runs again: Generate goes, Accuracy comes back.
+  ASSERT_EQ(w.train->applySetup(), QString());
+  EXPECT_FALSE(genDock->isVisible());
+  EXPECT_EQ(accuracyDock->isVisible(), accuracyShown);
+}
+
+TEST(GptGui, StopEndsGptRunsEarlyAndTheyStillGenerate) {
+  Window w;
+  ASSERT_TRUE(w.train && w.c);
+  setUpGptRuns(w, 100000, 0);
+  w.train->startAction()->trigger();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->record(0).lastStep() >= 1; }, 60000));
+  w.train->stopAction()->trigger();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->state() == RunController::State::Finished; }, 60000));
+  ASSERT_TRUE(QTest::qWaitFor([&] {
+    const auto& snap = w.c->record(0).snapshot();
+    return snap && snap->summary;
+  }, 10000));
+  EXPECT_TRUE(w.c->record(0).snapshot()->summary->stoppedEarly);
+  EXPECT_LT(w.c->record(0).lastStep(), 100);
+  GeneratePanel* gen = w.train->generatePanel();
+  gen->charactersBox()->setValue(15);
+  EXPECT_EQ(gen->generate(), 2);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return gen->pending() == 0; }, 60000));
+  EXPECT_EQ(gen->text(0).size(), 15);
+  // Reset builds the same GPT runs from scratch.
+  w.train->resetAction()->trigger();
+  ASSERT_EQ(w.c->runCount(), 2);
+  EXPECT_TRUE(w.c->isGpt(0));
+  EXPECT_EQ(w.c->state(), RunController::State::Ready);
+  EXPECT_EQ(w.c->gptConfig(0).steps, 100000);
+}

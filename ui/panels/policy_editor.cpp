@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "ui/panels/policy_editor.h"
+
+#include <QCheckBox>
+#include <QEvent>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace mantissa::ui {
+
+namespace {
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+
+const amp::PolicyPreset* presetNamed(const QString& name) {
+  for (const auto& p : amp::policyPresets())
+    if (qs(p.name) == name)
+      return &p;
+  return nullptr;
+}
+
+} // namespace
+
+PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* form = new QFormLayout;
+  m_preset = new QComboBox;
+  m_preset->setObjectName(QStringLiteral("policyPreset"));
+  for (const auto& p : amp::policyPresets()) {
+    m_preset->addItem(qs(p.name));
+    m_preset->setItemData(m_preset->count() - 1, qs(p.summary), Qt::ToolTipRole);
+  }
+  form->addRow(tr("Preset"), m_preset);
+  layout->addLayout(form);
+
+  m_table = new QTableWidget(int(amp::kOpClassCount), 2);
+  m_table->setObjectName(QStringLiteral("policyTable"));
+  m_table->setHorizontalHeaderLabels({tr("Op class"), tr("Precision")});
+  m_table->verticalHeader()->hide();
+  m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+  m_table->setSelectionMode(QAbstractItemView::NoSelection);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  for (const amp::OpClass c : amp::opClasses()) {
+    const int row = int(c);
+    auto* item = new QTableWidgetItem(qs(amp::opClassLabel(c)));
+    item->setToolTip(tr("%1 (--policy key: %2)").arg(qs(amp::opClassLabel(c)), qs(amp::opClassKey(c))));
+    m_table->setItem(row, 0, item);
+    auto* box = new QComboBox;
+    box->addItems({QStringLiteral("fp32"), QStringLiteral("bf16"), QStringLiteral("fp16")});
+    box->setObjectName(QStringLiteral("precision_") + qs(amp::opClassKey(c)));
+    m_table->setCellWidget(row, 1, box);
+    m_rows[std::size_t(row)] = box;
+    connect(box, &QComboBox::currentTextChanged, this, [this] { update(); });
+  }
+  m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  fitTable();
+  layout->addWidget(m_table);
+
+  auto* extra = new QFormLayout;
+  extra->setRowWrapPolicy(QFormLayout::WrapLongRows); // narrow setup docks: field under label
+  m_promote = new QSpinBox;
+  m_promote->setObjectName(QStringLiteral("promoteEvery"));
+  m_promote->setRange(0, amp::kMaxPromoteEvery);
+  m_promote->setSpecialValueText(tr("never"));
+  m_promote->setToolTip(tr("16-bit accumulation: round the running sum after every addition, "
+                           "and add it into an FP32 total every N_C products (0: never)"));
+  extra->addRow(tr("16-bit sums: promote every N_C"), m_promote);
+  m_softmaxMax = new QCheckBox(tr("Subtract row max before exp"));
+  m_softmaxMax->setObjectName(QStringLiteral("softmaxMax"));
+  extra->addRow(tr("Softmax"), m_softmaxMax);
+  m_lossScaling = new QCheckBox(tr("Dynamic loss scaling"));
+  m_lossScaling->setObjectName(QStringLiteral("lossScaling"));
+  extra->addRow(tr("Loss"), m_lossScaling);
+  layout->addLayout(extra);
+  connect(m_promote, &QSpinBox::valueChanged, this, [this] { update(); });
+  connect(m_softmaxMax, &QCheckBox::toggled, this, [this] { update(); });
+  connect(m_lossScaling, &QCheckBox::toggled, this, [this] { update(); });
+
+  m_spec = new QLineEdit;
+  m_spec->setObjectName(QStringLiteral("policySpec"));
+  m_spec->setReadOnly(true);
+  m_spec->setToolTip(tr("The same text runs this policy from the command line: "
+                        "mantissa-cli train --policy SPEC"));
+  auto* specForm = new QFormLayout;
+  specForm->addRow(tr("--policy"), m_spec);
+  layout->addLayout(specForm);
+  m_error = new QLabel;
+  m_error->setObjectName(QStringLiteral("policyError"));
+  m_error->setWordWrap(true);
+  m_error->setStyleSheet(QStringLiteral("color: #c0392b; font-weight: bold"));
+  m_error->hide();
+  layout->addWidget(m_error);
+  m_summary = new QLabel; // what the preset is
+  m_summary->setWordWrap(true);
+  layout->addWidget(m_summary);
+
+  connect(m_preset, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+    if (!m_loading)
+      setPreset(name);
+  });
+  setPreset(QStringLiteral("fp32"));
+}
+
+void PolicyEditor::fitTable() {
+  m_table->resizeRowsToContents();
+  int h = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth();
+  for (int r = 0; r < m_table->rowCount(); ++r)
+    h += m_table->rowHeight(r);
+  m_table->setMinimumHeight(h);
+  m_table->setMaximumHeight(h);
+}
+
+void PolicyEditor::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange)
+    QMetaObject::invokeMethod(this, &PolicyEditor::fitTable, Qt::QueuedConnection);
+}
+
+void PolicyEditor::load(const amp::Policy& p) {
+  m_loading = true;
+  {
+    const QSignalBlocker b(m_preset);
+    m_preset->setCurrentText(QString::fromStdString(p.name));
+  }
+  for (const amp::OpClass c : amp::opClasses()) {
+    const QSignalBlocker b(m_rows[std::size_t(c)]);
+    m_rows[std::size_t(c)]->setCurrentText(qs(amp::precisionKey(p[c])));
+  }
+  {
+    const QSignalBlocker b1(m_promote), b2(m_softmaxMax), b3(m_lossScaling);
+    m_promote->setValue(p.promoteEvery);
+    m_softmaxMax->setChecked(p.softmaxMax);
+    m_lossScaling->setChecked(p.lossScaling);
+  }
+  m_loading = false;
+  update();
+}
+
+void PolicyEditor::setPreset(const QString& name) {
+  if (const auto* p = presetNamed(name))
+    load(p->policy);
+}
+
+bool PolicyEditor::setSpec(const QString& spec) {
+  try {
+    load(amp::parsePolicy(spec.toStdString()));
+    return true;
+  } catch (const amp::PolicyError&) {
+    return false;
+  }
+}
+
+void PolicyEditor::setPrecision(amp::OpClass c, const QString& precision) {
+  m_rows[std::size_t(c)]->setCurrentText(precision);
+}
+
+QString PolicyEditor::precision(amp::OpClass c) const {
+  return m_rows[std::size_t(c)]->currentText();
+}
+
+void PolicyEditor::setPromoteEvery(int n) { m_promote->setValue(n); }
+void PolicyEditor::setSoftmaxMax(bool on) { m_softmaxMax->setChecked(on); }
+
+// The spec: the preset, then each row that differs from it, then the extras
+// that differ, as the CLI writes it; amp::parsePolicy decides what is valid.
+void PolicyEditor::update() {
+  if (m_loading)
+    return;
+  const amp::PolicyPreset* base = presetNamed(m_preset->currentText());
+  if (!base)
+    return;
+  QString spec = m_preset->currentText();
+  for (const amp::OpClass c : amp::opClasses()) {
+    const QString value = m_rows[std::size_t(c)]->currentText();
+    const bool overridden = value != qs(amp::precisionKey(base->policy[c]));
+    if (overridden)
+      spec += QStringLiteral(",%1=%2").arg(qs(amp::opClassKey(c)), value);
+    QFont f = m_table->item(int(c), 0)->font();
+    f.setBold(overridden);
+    m_table->item(int(c), 0)->setFont(f);
+    m_rows[std::size_t(c)]->setFont(f);
+  }
+  if (m_promote->value() != base->policy.promoteEvery)
+    spec += QStringLiteral(",promote-every=%1").arg(m_promote->value());
+  if (m_softmaxMax->isChecked() != base->policy.softmaxMax)
+    spec += m_softmaxMax->isChecked() ? QStringLiteral(",softmax-max=on")
+                                      : QStringLiteral(",softmax-max=off");
+  if (m_lossScaling->isChecked() != base->policy.lossScaling)
+    spec += m_lossScaling->isChecked() ? QStringLiteral(",loss-scaling=on")
+                                       : QStringLiteral(",loss-scaling=off");
+  m_editedSpec = spec;
+  m_summary->setText(qs(base->summary));
+  try {
+    amp::parsePolicy(spec.toStdString());
+    m_errorText.clear();
+  } catch (const amp::PolicyError& e) {
+    m_errorText = QString::fromUtf8(e.what());
+  }
+  m_spec->setText(spec);
+  m_error->setText(m_errorText);
+  m_error->setVisible(!m_errorText.isEmpty());
+  emit changed();
+}
+
+QString PolicyEditor::spec() const { return m_errorText.isEmpty() ? m_editedSpec : QString(); }
+QString PolicyEditor::editedSpec() const { return m_editedSpec; }
+QString PolicyEditor::error() const { return m_errorText; }
+
+std::optional<amp::Policy> PolicyEditor::policy() const {
+  if (!m_errorText.isEmpty())
+    return std::nullopt;
+  return amp::parsePolicy(m_editedSpec.toStdString());
+}
+
+} // namespace mantissa::ui

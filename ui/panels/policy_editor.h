@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include <array>
+#include <optional>
+
+#include <mantissa/amp/policy.h>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QTableWidget;
+
+namespace mantissa::ui {
+
+// The precision policy of a run as a table: one row per op class with its
+// precision (FP32 / BF16 / FP16), started from a preset and changed row by
+// row (changed rows in bold), plus promote-every N_C for 16-bit accumulation,
+// softmax max subtraction and loss scaling. It writes the spec the CLI's
+// --policy takes ("autocast-cpu-bf16,softmax=fp16") and reads it back with
+// the same parser (amp::parsePolicy): a combination that parser refuses
+// shows its message inline and spec() is then empty.
+class PolicyEditor : public QWidget {
+  Q_OBJECT
+public:
+  explicit PolicyEditor(QWidget* parent = nullptr);
+
+  // The current spec when valid, else "".
+  QString spec() const;
+  // The spec as edited, valid or not.
+  QString editedSpec() const;
+  QString error() const; // "" when valid
+  std::optional<amp::Policy> policy() const;
+
+  // Loads a preset (every row from it, overrides cleared).
+  void setPreset(const QString& name);
+  // Loads a spec (through amp::parsePolicy); false, and nothing changed, when it is refused.
+  bool setSpec(const QString& spec);
+  // Row of op class c: its precision ("fp32", "bf16", "fp16").
+  void setPrecision(amp::OpClass c, const QString& precision);
+  QString precision(amp::OpClass c) const;
+  void setPromoteEvery(int n); // 0: never promoted
+  void setSoftmaxMax(bool on);
+
+  QTableWidget* table() const { return m_table; }
+  QLabel* errorLabel() const { return m_error; }
+  QComboBox* presetPicker() const { return m_preset; }
+
+signals:
+  void changed();
+
+protected:
+  void changeEvent(QEvent* event) override; // a new font (presenter mode) refits the table
+
+private:
+  void fitTable(); // every row in sight, no inner scrolling
+  void load(const amp::Policy& p); // every control from p (signals blocked)
+  void update();                   // spec, error and bold rows from the controls
+
+  QComboBox* m_preset = nullptr;
+  QTableWidget* m_table = nullptr;
+  std::array<QComboBox*, amp::kOpClassCount> m_rows{};
+  QSpinBox* m_promote = nullptr;
+  QCheckBox* m_softmaxMax = nullptr;
+  QCheckBox* m_lossScaling = nullptr;
+  QLineEdit* m_spec = nullptr;
+  QLabel* m_error = nullptr;
+  QLabel* m_summary = nullptr;
+  QString m_editedSpec;
+  QString m_errorText;
+  bool m_loading = false;
+};
+
+} // namespace mantissa::ui
