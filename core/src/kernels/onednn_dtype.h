@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// Helpers every oneDNN-backed kernel shares (Matmul, BatchedMatmul's kin,
-// Conv2d): Mantissa's DType as oneDNN's data type, the exact widening of a
+// What every oneDNN-backed kernel shares (Matmul, BatchedMatmul, Conv2d):
+// Mantissa's DType as oneDNN's data type, the exact widening of a
 // 16-bit operand into its FP32 twin and the RNE narrowing back, and the
 // label of a path that computes in FP32 on 16-bit storage. Private to core.
 
