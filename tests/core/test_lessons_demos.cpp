@@ -147,6 +147,40 @@ TEST(LessonFp32, SoftmaxLayerNormErrorsOrdered) {
   }
 }
 
+// Lesson 7's claims, on its own measured rows: FP16 softmax without the max
+// overflows and names the attention softmax; with the max it stays finite;
+// BF16 sums promoted every 8 products land closer to FP32 than BF16 sums.
+TEST(LessonIslands, WhatTheLessonSaysHoldsOnItsMeasuredGpt) {
+  const IslandsDemo d = fp32IslandsDemo();
+  ASSERT_TRUE(std::isfinite(d.fp32Loss));
+  auto row = [&](const std::string& change) -> const IslandRow& {
+    for (const auto& r : d.rows)
+      if (r.change == change)
+        return r;
+    ADD_FAILURE() << "no row " << change;
+    return d.rows.front();
+  };
+  const IslandRow& noMax = row("softmax in FP16, no max subtraction");
+  EXPECT_FALSE(std::isfinite(noMax.loss));
+  EXPECT_EQ(noMax.nonFinite, "layer 0 attention softmax");
+  for (const auto& r : d.rows)
+    if (&r != &noMax) {
+      EXPECT_TRUE(std::isfinite(r.loss)) << r.change;
+      EXPECT_TRUE(r.nonFinite.empty()) << r.change;
+    }
+  EXPECT_GT(row("matmul sums in BF16").deviation,
+            2 * row("matmul sums in BF16, promoted every 8").deviation);
+  EXPECT_GT(row("LayerNorm statistics in BF16").deviation,
+            row("LayerNorm statistics in FP16").deviation);
+  const DemoOutput o = runDemo("fp32-islands");
+  EXPECT_EQ(o.categories.size(), d.rows.size());
+  int named = 0;
+  for (const auto& line : o.lines)
+    named += line.find("no max subtraction") != std::string::npos &&
+             line.find("first non-finite value at layer 0 attention softmax") != std::string::npos;
+  EXPECT_EQ(named, 1);
+}
+
 TEST(LessonRegistry, EveryIdRunsExceptUnknown) {
   for (auto id : demoIds()) {
     if (id == "speed" || id == "loss-scaling" || id == "scale-recovery" || id == "bf16-run") continue; // covered above, slow

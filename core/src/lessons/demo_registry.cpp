@@ -23,12 +23,12 @@ namespace mantissa::lessons {
 
 namespace {
 
-constexpr std::array<std::string_view, 14> kIds{
+constexpr std::array<std::string_view, 15> kIds{
     "format-table", "ulp-ruler",      "swamping",    "swamp-fixes",  "stochastic-rounding",
     "loss-scaling", "scale-recovery", "scaler-walk", "bf16-run",     "accumulation",
-    "softmax-layernorm", "speed", "dot-accumulation", "fp16-accumulation"};
+    "softmax-layernorm", "speed", "dot-accumulation", "fp16-accumulation", "fp32-islands"};
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 13> kTitles{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kTitles{{
     {"format-table", "Formats, from the numeric core"},
     {"ulp-ruler", "The ruler: gap to the next value"},
     {"swamping", "w = 1.0, update -1e-4, 10,000 steps"},
@@ -42,6 +42,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 13> kTitles{
     {"softmax-layernorm", "Error vs a double reference"},
     {"speed", "Matmul 256 x 256 x 256, this machine"},
     {"fp16-accumulation", "FP16 GEMM: error against K, promoted to FP32 every N_C products"},
+    {"fp32-islands", "A GPT's loss with one op class in 16 bits"},
 }};
 
 template <typename... A> std::string fmt(const char* f, A... a) {
@@ -264,6 +265,36 @@ DemoOutput dotAccumulationOut() {
   return o;
 }
 
+DemoOutput islandsOut() {
+  const IslandsDemo d = fp32IslandsDemo();
+  DemoOutput o{"fp32-islands", std::string(demoTitle("fp32-islands")), "op class in 16 bits",
+               "|loss - FP32 loss|", true, {}, {}, {}};
+  DemoSeries s{"loss deviation from FP32", {}, {}, true};
+  o.lines.push_back(fmt("GPT, 2 layers, 4 heads, embd 64, ctx 32, one Tiny Shakespeare batch of 4: "
+                        "FP32 loss %.6f. One op class in 16 bits at a time:",
+                        d.fp32Loss));
+  for (std::size_t i = 0; i < d.rows.size(); ++i) {
+    const IslandRow& r = d.rows[i];
+    o.categories.push_back(r.label);
+    if (std::isfinite(r.loss)) {
+      // A deviation of exactly zero has no place on a log axis: the bar is
+      // left out and the line says so.
+      if (r.deviation > 0) {
+        s.x.push_back(double(i));
+        s.y.push_back(r.deviation);
+      }
+      o.lines.push_back(fmt("  %s: loss %.6f, off by %.2e", r.change.c_str(), r.loss,
+                            r.deviation));
+    } else {
+      o.lines.push_back(fmt("  %s: loss %s, first non-finite value at %s", r.change.c_str(),
+                            std::isnan(r.loss) ? "NaN" : "inf",
+                            r.nonFinite.empty() ? "an unnamed op" : r.nonFinite.c_str()));
+    }
+  }
+  o.series = {s};
+  return o;
+}
+
 DemoOutput fp16AccumulationOut() {
   const kernels::Fp16ErrorTable t = kernels::fp16AccumulationTable();
   DemoOutput o{"fp16-accumulation", std::string(demoTitle("fp16-accumulation")), "K",
@@ -388,6 +419,7 @@ DemoOutput runDemo(std::string_view id) {
   if (id == "speed") return speedOut();
   if (id == "dot-accumulation") return dotAccumulationOut();
   if (id == "fp16-accumulation") return fp16AccumulationOut();
+  if (id == "fp32-islands") return islandsOut();
   std::string valid;
   for (auto k : kIds) valid += (valid.empty() ? "" : ", ") + std::string(k);
   throw UnknownDemo("unknown demo \"" + std::string(id) + "\" (valid: " + valid + ")");

@@ -183,4 +183,24 @@ struct SpeedRow {
 };
 std::vector<SpeedRow> speedDemo(std::int64_t size = 256);
 
+// --- Lesson 7: attention and the FP32 islands ---------------------------------
+
+// One small GPT (2 layers, 4 heads, embd 64, ctx 32, batch 4; parameters
+// U(-0.5, 0.5) so that attention scores reach the tens) on one fixed Tiny
+// Shakespeare batch: its loss under FP32, then under policies that move one
+// op class to 16 bits (amp::parsePolicy strings), each a forward pass.
+struct IslandRow {
+  std::string change;    // "softmax in FP16, no max subtraction"
+  std::string label;     // the same, short enough for a bar's label: "no max"
+  std::string policy;    // "fp32,softmax=fp16,softmax-max=off"
+  double loss = 0;       // may be inf or NaN
+  double deviation = 0;  // |loss - FP32 loss|; NaN when the loss is not finite
+  std::string nonFinite; // first op with a non-finite value ("layer 0 attention softmax"), or ""
+};
+struct IslandsDemo {
+  double fp32Loss = 0;
+  std::vector<IslandRow> rows;
+};
+IslandsDemo fp32IslandsDemo();
+
 } // namespace mantissa::lessons
