@@ -46,8 +46,16 @@ inline float tanhFast(float u) {
   return 1.0f - 2.0f / (expPoly(u2) + 1.0f);
 }
 
-// GELU, tanh form, and its derivative, over plain arrays so the loops vectorise.
-void geluForward(const float* x, float* y, std::size_t n) {
+// GELU, tanh form, and its derivative, over plain arrays so the loops vectorise;
+// built for AVX-512, AVX2 and baseline x86-64, the loader picks the one the CPU
+// runs (GCC/Clang function multiversioning).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__)
+#define MANTISSA_ELEMENTWISE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define MANTISSA_ELEMENTWISE_CLONES
+#endif
+
+MANTISSA_ELEMENTWISE_CLONES void geluForward(const float* x, float* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     const float v = x[i];
     const float t = tanhFast(kSqrt2OverPi * (v + kGeluCubic * v * v * v));
@@ -56,7 +64,7 @@ void geluForward(const float* x, float* y, std::size_t n) {
 }
 
 // d/dx 0.5 x (1 + t) = 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 c x^2)
-void geluBackward(const float* x, const float* dy, float* dx, std::size_t n) {
+MANTISSA_ELEMENTWISE_CLONES void geluBackward(const float* x, const float* dy, float* dx, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     const float v = x[i];
     const float t = tanhFast(kSqrt2OverPi * (v + kGeluCubic * v * v * v));
