@@ -181,6 +181,57 @@ TEST(MatmulBf16Dst, TheKernelWritesTheBitsOfTheFp32ResultRoundedToNearestEven) {
   EXPECT_GT(tally.ties, 1000);
 }
 
+// The forward product with its bias: the kernel adds the FP32 bias to the
+// FP32 result, then rounds once, as a separate FP32 bias add and rounding do.
+TEST(MatmulBf16Dst, WithABiasTheKernelWritesTheFp32SumRounded) {
+  if (!haveTwins())
+    GTEST_SKIP() << "no native BF16 kernel on this CPU (" << kernels::bf16Support().label << ")";
+  const std::vector<MatmulShape> shapes = {{128, 1024, 784}, {128, 1024, 1024}, {128, 10, 1024},
+                                           {1, 1, 1},        {3, 5, 7},         {8, 8, 8192},
+                                           {2, 3, 20000},    {255, 129, 300},   {17, 33, 65, Trans::Yes, Trans::Yes}};
+  std::mt19937 rng(77);
+  Tally tally;
+  for (const auto& s : shapes) {
+    const Matmul fp32Dst(s, DType::BF16, DType::F32, false, MatmulPath::Native);
+    auto twin = fp32Dst.roundingToBf16(true);
+    ASSERT_TRUE(twin.has_value()) << s.m << "x" << s.n << "x" << s.k;
+    for (const auto& kind : kinds()) {
+      const auto srcRows = s.transSrc == Trans::No ? s.m : s.k;
+      const auto srcCols = s.transSrc == Trans::No ? s.k : s.m;
+      const auto wRows = s.transWeights == Trans::No ? s.k : s.n;
+      const auto wCols = s.transWeights == Trans::No ? s.n : s.k;
+      const Tensor a = operand(srcRows, srcCols, kind, 0, rng);
+      const Tensor b = operand(wRows, wCols, kind, 1, rng);
+      // Bias values of the same kind, FP32 (not only BF16 values) for the "wide" kind.
+      Tensor bias(DType::F32, 1, s.n);
+      std::normal_distribution<float> n;
+      for (float& v : bias.f32())
+        v = std::string(kind.name) == "wide" ? n(rng) : kind.draw(rng, 0);
+      Tensor wide(DType::F32, s.m, s.n), low(DType::BF16, s.m, s.n);
+      Matmul(s, DType::BF16, DType::F32, false, MatmulPath::Native).execute(a, b, wide);
+      for (std::int64_t i = 0; i < s.m; ++i)
+        for (std::int64_t j = 0; j < s.n; ++j)
+          wide.f32()[std::size_t(i * s.n + j)] += bias.f32()[std::size_t(j)];
+      twin->execute(a, b, bias, low);
+      ASSERT_TRUE(sameBits(wide, low,
+                           std::string(kind.name) + " + bias " + std::to_string(s.m) + "x" +
+                               std::to_string(s.n) + "x" + std::to_string(s.k),
+                           tally));
+    }
+  }
+  std::printf("%lld values: %lld ties, %lld FP32 subnormals, %lld NaN; all bits equal\n",
+              static_cast<long long>(tally.values), static_cast<long long>(tally.ties),
+              static_cast<long long>(tally.subnormal), static_cast<long long>(tally.nan));
+  EXPECT_GT(tally.ties, 300);
+  // A bias Matmul wants its bias, and the plain one refuses one.
+  const MatmulShape s{4, 4, 4};
+  auto twin = Matmul(s, DType::BF16, DType::F32, false, MatmulPath::Native).roundingToBf16(true);
+  Tensor a(DType::BF16, 4, 4), b(DType::BF16, 4, 4), d(DType::BF16, 4, 4), bias(DType::F32, 1, 4);
+  EXPECT_THROW(twin->execute(a, b, d), std::invalid_argument);
+  EXPECT_THROW(Matmul(s, DType::BF16, DType::F32, false, MatmulPath::Native).execute(a, b, bias, d),
+               std::invalid_argument);
+}
+
 TEST(MatmulBf16Dst, OverflowInfinitiesAndNaNsComeOutAsTheRoundedFp32ResultSays) {
   if (!haveTwins())
     GTEST_SKIP() << "no native BF16 kernel on this CPU (" << kernels::bf16Support().label << ")";
@@ -228,10 +279,11 @@ TEST(MatmulBf16Dst, NoTwinWhereTheBitsCouldDiffer) {
   EXPECT_EQ(twin, kernels::bf16Support().native()) << kernels::bf16Support().label;
 }
 
-// The MLP's backward pass in bf16-mixed: dW and dX are what the explicit
-// route gives (FP32 product of the same BF16 operands, then rounded), on a
-// step that lets the kernel round and on one that counts underflow.
-TEST(MatmulBf16Dst, MlpGradientsAreTheFp32ProductsRounded) {
+// The MLP in bf16-mixed: pre (bias included), dW and dX are what the
+// explicit route gives (FP32 product of the same BF16 operands, the bias
+// added in FP32, then rounded), on a step that lets the kernel round and on
+// one that counts underflow.
+TEST(MatmulBf16Dst, MlpActivationsAndGradientsAreTheFp32ProductsRounded) {
   if (!haveTwins())
     GTEST_SKIP() << "no native BF16 kernel on this CPU (" << kernels::bf16Support().label << ")";
   const auto& recipe = amp::recipeByName("bf16-mixed");
@@ -244,12 +296,9 @@ TEST(MatmulBf16Dst, MlpGradientsAreTheFp32ProductsRounded) {
     v = pixel(rng);
   for (int i = 0; i < batch; ++i)
     m.labels()[std::size_t(i)] = i % 10;
-  for (const auto& u : m.matmulUses()) {
-    if (u.product != "forward") {
-      EXPECT_NE(u.result.find("rounded by the kernel"), std::string::npos)
-          << u.product << " " << u.result;
-    }
-  }
+  for (const auto& u : m.matmulUses())
+    EXPECT_NE(u.result.find("rounded by the kernel"), std::string::npos)
+        << u.product << " " << u.result;
 
   for (const bool countUnderflow : {false, true}) {
     m.setMeasureUnderflow(countUnderflow);
@@ -259,6 +308,15 @@ TEST(MatmulBf16Dst, MlpGradientsAreTheFp32ProductsRounded) {
     for (int l = 0; l < m.layers(); ++l) {
       const auto& a = m.acts()[std::size_t(l)];
       const int in = m.spec().widths[std::size_t(l)], out = m.spec().widths[std::size_t(l) + 1];
+      // pre = round(in . W + b): the FP32 product, the bias added in FP32, one rounding.
+      Tensor pre(DType::F32, batch, out);
+      Matmul({batch, out, in}, DType::BF16, DType::F32, false, MatmulPath::Native)
+          .execute(a.in, m.params()[std::size_t(l)].wLow, pre);
+      for (std::size_t i = 0; i < pre.f32().size(); ++i) {
+        const float sum = pre.f32()[i] + m.params()[std::size_t(l)].b.f32()[i % std::size_t(out)];
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(a.pre.f32()[i]), std::uint32_t(roundToBf16(sum)) << 16)
+            << "layer " << l << " pre[" << i << "]";
+      }
       Tensor dW(DType::F32, in, out);
       Matmul({in, out, batch, Trans::Yes, Trans::No}, DType::BF16, DType::F32, false,
              MatmulPath::Native)

@@ -89,7 +89,7 @@ std::vector<RecipeRow> recipeTable(const Recipe& r) {
                   lowIn ? "X, W and dY rounded to nearest-even before each product"
                         : "X, W and dY used as stored"});
   rows.push_back({"matmul accumulation", precisionName(r.accumulation),
-                  "every product summed in FP32 (oneDNN f32 dst)"});
+                  "every product summed in FP32, rounded at most once at the end"});
   rows.push_back({"activations (stored for backward)", precisionName(r.activations),
                   r.activations != F32 ? "matmul outputs and activations rounded on store"
                                        : "kept in FP32"});

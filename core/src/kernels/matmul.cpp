@@ -39,11 +39,14 @@ tag layout(Trans trans) {
 // The primitive descriptor for these data types, or nullopt when oneDNN has
 // no implementation for them on this CPU (it throws dnnl::error then).
 std::optional<dnnl::matmul::primitive_desc>
-tryPrimitiveDesc(const MatmulShape& s, dt inputs, dt dst, const dnnl::primitive_attr& attr) {
+tryPrimitiveDesc(const MatmulShape& s, dt inputs, dt dst, const dnnl::primitive_attr& attr,
+                 bool bias = false) {
   const dnnl::memory::desc srcMd({s.m, s.k}, inputs, layout(s.transSrc));
   const dnnl::memory::desc weightsMd({s.k, s.n}, inputs, layout(s.transWeights));
   const dnnl::memory::desc dstMd({s.m, s.n}, dst, tag::ab);
-  const dnnl::matmul::desc desc(srcMd, weightsMd, dstMd);
+  const dnnl::memory::desc biasMd({1, s.n}, dt::f32, tag::ab);
+  const dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(srcMd, weightsMd, biasMd, dstMd)
+                                       : dnnl::matmul::desc(srcMd, weightsMd, dstMd);
   try {
     return dnnl::matmul::primitive_desc(desc, attr, OneDnnContext::instance().engine());
   } catch (const dnnl::error&) {
@@ -76,7 +79,8 @@ struct Matmul::Plan {
 
   dnnl::matmul primitive;
   dnnl::memory srcMem, weightsMem, dstMem, scratchpadMem; // handles set per execute
-  std::array<dnnl_exec_arg_t, 4> args{};
+  dnnl::memory biasMem; // a roundingToBf16(bias) twin only
+  std::array<dnnl_exec_arg_t, 5> args{};
   int argCount = 0;
 
   // Emulation only: FP32 copies of 16-bit operands (empty when unused).
@@ -91,7 +95,13 @@ struct Matmul::Plan {
 
 namespace {
 
-void executePlan(Matmul::Plan& p, const Tensor& src, const Tensor& weights, Tensor& dst) {
+void executePlan(Matmul::Plan& p, const Tensor& src, const Tensor& weights, Tensor& dst,
+                 const Tensor* bias = nullptr) {
+  if ((bias != nullptr) != bool(p.biasMem))
+    throw std::invalid_argument(bias ? "Matmul::execute: a bias for a Matmul built without one"
+                                     : "Matmul::execute: this Matmul adds a bias; pass it");
+  if (bias)
+    detail::checkOperand("Matmul::execute", "bias", *bias, DType::F32, {1, p.shape.n});
   detail::checkOperand("Matmul::execute", "src", src, p.inputs, detail::storedSrc(p.shape));
   detail::checkOperand("Matmul::execute", "weights", weights, p.inputs,
                        detail::storedWeights(p.shape));
@@ -127,6 +137,8 @@ void executePlan(Matmul::Plan& p, const Tensor& src, const Tensor& weights, Tens
   p.srcMem.set_data_handle(const_cast<void*>(srcData));
   p.weightsMem.set_data_handle(const_cast<void*>(weightsData));
   p.dstMem.set_data_handle(dstData);
+  if (bias)
+    p.biasMem.set_data_handle(const_cast<void*>(bias->raw()));
 
   // The C call takes a plain array; the C++ wrapper would build a vector of
   // arguments on every call, which the steady-state step must not allocate.
@@ -168,8 +180,11 @@ void buildPlan(Matmul::Plan& p, const dnnl::matmul::primitive_desc& pd) {
   if (pd.scratchpad_desc().get_size() > 0) {
     p.scratchpadMem = dnnl::memory(pd.scratchpad_desc(), ctx.engine());
     ctx.noteScratchAllocation();
-    p.args[3] = {DNNL_ARG_SCRATCHPAD, p.scratchpadMem.get()};
-    p.argCount = 4;
+    p.args[std::size_t(p.argCount++)] = {DNNL_ARG_SCRATCHPAD, p.scratchpadMem.get()};
+  }
+  if (pd.bias_desc().get_size() > 0) {
+    p.biasMem = dnnl::memory(pd.bias_desc(), ctx.engine(), DNNL_MEMORY_NONE);
+    p.args[std::size_t(p.argCount++)] = {DNNL_ARG_BIAS, p.biasMem.get()};
   }
 
   // FP32 compute: FP32 twins of the 16-bit operands, allocated once.
@@ -324,12 +339,12 @@ Matmul::Matmul(MatmulShape shape, DType inputs, DType dst, bool accumulate, Matm
 
 Matmul::Matmul(std::unique_ptr<Plan> plan) : m_plan(std::move(plan)) {}
 
-std::optional<Matmul> Matmul::roundingToBf16() const {
+std::optional<Matmul> Matmul::roundingToBf16(bool withBias) const {
   const Plan& p = *m_plan;
   if (p.inputs != DType::BF16 || p.dst != DType::F32 || p.accumulate || p.emulated ||
-      p.roundsInKernel || !bf16Support().native())
+      p.roundsInKernel || p.biasMem || !bf16Support().native())
     return std::nullopt;
-  const auto pd = tryPrimitiveDesc(p.shape, dt::bf16, dt::bf16, p.attr);
+  const auto pd = tryPrimitiveDesc(p.shape, dt::bf16, dt::bf16, p.attr, withBias);
   // The kernel this Matmul runs, now with a BF16 dst.
   if (!pd || pd->impl_info_str() != p.kernel)
     return std::nullopt;
@@ -357,6 +372,10 @@ Matmul& Matmul::operator=(Matmul&&) noexcept = default;
 
 void Matmul::execute(const Tensor& src, const Tensor& weights, Tensor& dst) {
   executePlan(*m_plan, src, weights, dst);
+}
+
+void Matmul::execute(const Tensor& src, const Tensor& weights, const Tensor& bias, Tensor& dst) {
+  executePlan(*m_plan, src, weights, dst, &bias);
 }
 
 bool Matmul::emulated() const {

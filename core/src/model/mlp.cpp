@@ -57,7 +57,7 @@ Mlp::Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumula
   m_underflow.resize(static_cast<std::size_t>(n));
   for (int l = 0; l < n; ++l) {
     const int in = spec.widths[l], out = spec.widths[l + 1];
-    m_linear.emplace_back(batch, in, out, d, recipe.gradients);
+    m_linear.emplace_back(batch, in, out, d, recipe.gradients, recipe.activations);
     const bool bf16Grads = m_linear.back().gradientsToBf16InKernel();
     auto& p = m_params[l];
     p.w = Tensor(DType::F32, in, out);
@@ -79,6 +79,8 @@ Mlp::Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumula
       a.dpreLow = Tensor(d, batch, out);
     }
     a.pre = Tensor(DType::F32, batch, out);
+    if (m_linear.back().forwardToBf16InKernel())
+      a.preBf16 = Tensor(DType::BF16, batch, out);
     if (l + 1 < n)
       a.post = Tensor(DType::F32, batch, out);
     a.dpre = Tensor(DType::F32, batch, out);
@@ -135,18 +137,26 @@ nn::XentResult Mlp::forward(OpTimes& times, int validRows) {
       ScopedTimer t(times.conversion);
       a.in.convertFrom(l == 0 ? m_x : m_acts[l - 1].post);
     }
+    // The kernel adds the bias and rounds to BF16 where it can (same bits).
+    const bool preInKernel = m_linear[l].forwardToBf16InKernel();
     {
       ScopedTimer t(times.matmulForward);
       InParallelSection p(m_sections);
-      m_linear[l].forwardMatmul(matmulInput(l), low ? m_params[l].wLow : m_params[l].w, a.pre);
+      if (preInKernel)
+        m_linear[l].forwardToBf16(matmulInput(l), m_params[l].wLow, m_params[l].b, a.preBf16);
+      else
+        m_linear[l].forwardMatmul(matmulInput(l), low ? m_params[l].wLow : m_params[l].w, a.pre);
     }
-    {
+    if (!preInKernel) {
       ScopedTimer t(times.elementwise);
       kernels::addBias(a.pre, m_params[l].b);
     }
     {
       ScopedTimer t(times.conversion);
-      roundTo(act, a.pre.f32());
+      if (preInKernel)
+        a.pre.convertFrom(a.preBf16); // exact: the values are BF16 already
+      else
+        roundTo(act, a.pre.f32());
     }
     if (l + 1 < n) {
       {

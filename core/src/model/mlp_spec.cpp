@@ -113,15 +113,10 @@ std::vector<LayerInfo> Mlp::layerInfo() const {
 
 std::vector<nn::MatmulUse> Mlp::matmulUses() const {
   std::vector<nn::MatmulUse> uses;
-  const DType act = m_recipe.activations;
   for (int l = 0; l < layers(); ++l)
-    for (auto& u : m_linear[std::size_t(l)].uses(l, true)) {
-      if (l == 0 && u.product == "dX") // layer 0 needs no gradient of its input
-        continue;
-      if (u.product == "forward" && act != DType::F32) // forward() rounds after the bias
-        u.result = "FP32, bias added, then rounded to " + std::string(act == DType::BF16 ? "BF16" : "FP16");
-      uses.push_back(std::move(u));
-    }
+    for (auto& u : m_linear[std::size_t(l)].uses(l, true))
+      if (l > 0 || u.product != "dX") // layer 0 needs no gradient of its input
+        uses.push_back(std::move(u));
   return uses;
 }
 
@@ -149,7 +144,7 @@ std::map<std::string, std::size_t> Mlp::allocatedBytes() const {
     b["weights"] += allocated(p.wLow); // 16-bit working copy
   }
   for (const auto& a : m_acts) {
-    b["activations"] += allocated(a.in) + allocated(a.pre) + allocated(a.post);
+    b["activations"] += allocated(a.in) + allocated(a.pre) + allocated(a.preBf16) + allocated(a.post);
     b["gradients"] += allocated(a.dpre) + allocated(a.dpreLow) + allocated(a.dIn) +
                       allocated(a.dInBf16);
   }

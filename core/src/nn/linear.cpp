@@ -23,11 +23,14 @@ std::string pathDescription(const MatmulUse& use) {
   return "native " + upper(use.inputs);
 }
 
-Linear::Linear(int batch, int in, int out, DType inputs, DType gradients)
+Linear::Linear(int batch, int in, int out, DType inputs, DType gradients, DType activations)
     : m_batch(batch), m_in(in), m_out(out), m_inputs(inputs), m_gradients(gradients),
+      m_activations(activations),
       m_forward(MatmulShape{batch, out, in}, inputs),
       m_backwardData(MatmulShape{batch, in, out, Trans::No, Trans::Yes}, inputs),
       m_backwardWeights(MatmulShape{in, out, batch, Trans::Yes, Trans::No}, inputs) {
+  if (activations == DType::BF16)
+    m_forwardBf16 = m_forward.roundingToBf16(true);
   if (gradients == DType::BF16) {
     auto data = m_backwardData.roundingToBf16();
     auto weights = m_backwardWeights.roundingToBf16();
@@ -40,6 +43,10 @@ Linear::Linear(int batch, int in, int out, DType inputs, DType gradients)
 
 void Linear::forwardMatmul(const Tensor& x, const Tensor& w, Tensor& y) {
   m_forward.execute(x, w, y);
+}
+
+void Linear::forwardToBf16(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& y) {
+  m_forwardBf16->execute(x, w, b, y);
 }
 
 void Linear::backwardData(const Tensor& dy, const Tensor& w, Tensor& dx) {
@@ -61,6 +68,8 @@ void Linear::backwardWeightsToBf16(const Tensor& x, const Tensor& dy, Tensor& dw
 std::size_t Linear::scratchpadBytes() const {
   std::size_t n = m_forward.scratchpadBytes() + m_backwardData.scratchpadBytes() +
                   m_backwardWeights.scratchpadBytes();
+  if (m_forwardBf16)
+    n += m_forwardBf16->scratchpadBytes();
   if (m_backwardDataBf16)
     n += m_backwardDataBf16->scratchpadBytes() + m_backwardWeightsBf16->scratchpadBytes();
   return n;
@@ -76,7 +85,11 @@ std::vector<MatmulUse> Linear::uses(int layer, bool dWRoundedAfterAtTimes) const
       m_gradients == DType::F32 ? "FP32" : "FP32, then rounded to " + grad;
   const std::string inKernel = grad + ", rounded by the kernel";
   std::vector<MatmulUse> out;
-  out.push_back(use("forward", m_forward, "FP32"));
+  const std::string act = upper(m_activations);
+  out.push_back(use("forward", m_forward,
+                    m_forwardBf16                    ? act + ", bias added and rounded by the kernel"
+                    : m_activations == DType::F32 ? "FP32"
+                                                  : "FP32, bias added, then rounded to " + act));
   out.push_back(use("dX", m_backwardData, m_backwardDataBf16 ? inKernel : after));
   out.push_back(use("dW", m_backwardWeights,
                     !m_backwardWeightsBf16 ? after

@@ -78,6 +78,9 @@ public:
   // Throws std::invalid_argument naming the operand whose dtype or stored
   // shape does not match the one this Matmul was built for.
   void execute(const Tensor& src, const Tensor& weights, Tensor& dst);
+  // dst = op(src) x op(weights) + bias, for a Matmul made by
+  // roundingToBf16(true); bias is FP32 [1, N].
+  void execute(const Tensor& src, const Tensor& weights, const Tensor& bias, Tensor& dst);
 
   // True when this dtype combination has no native oneDNN path on this CPU
   // and runs through FP32 compute instead.
@@ -109,8 +112,10 @@ public:
   // the kernel writes half the bytes (tests/core/test_matmul_bf16_dst.cpp).
   // nullopt unless: BF16 inputs, FP32 dst, no accumulation, the native path,
   // a CPU with AVX512_BF16, and oneDNN choosing the same kernel for the BF16
-  // dst. The twin reports the same path and reason.
-  std::optional<Matmul> roundingToBf16() const;
+  // dst. The twin reports the same path and reason. withBias: the twin also
+  // adds an FP32 bias [1, N] to the FP32 result before rounding, for a caller
+  // that would add it in FP32 in between (execute with a bias).
+  std::optional<Matmul> roundingToBf16(bool withBias = false) const;
   // True for a Matmul made by roundingToBf16().
   bool roundsInKernel() const;
 

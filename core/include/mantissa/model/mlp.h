@@ -16,10 +16,11 @@
 //                     dIn_l = round_grad(cast_D(dpre_l) . W_l^T)  (l > 0)
 // "round_x" keeps FP32 storage but rounds each value to the recipe's dtype for
 // x (nearest-even), so the values are exactly those a BF16/FP16 tensor holds.
-// Where the native BF16 kernel can round dX and dW itself with the same bits
-// (nn::Linear::gradientsToBf16InKernel), it writes them as BF16 and they are
-// widened exactly into the FP32 buffers; dW takes the FP32 route on steps
-// that count its underflow, which needs the values before rounding.
+// Where the native BF16 kernel can round pre (bias included), dX and dW
+// itself with the same bits (nn::Linear::forwardToBf16InKernel,
+// gradientsToBf16InKernel), it writes them as BF16 and they are widened
+// exactly into the FP32 buffers; dW takes the FP32 route on steps that count
+// its underflow, which needs the values before rounding.
 //
 // Every buffer is allocated in the constructor; forward/backward/refresh
 // never allocate.

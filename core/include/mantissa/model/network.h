@@ -66,6 +66,7 @@ struct LayerGrads {
 struct LayerActs {
   Tensor in;      // D: input cast for the product (empty when D is F32)
   Tensor pre;     // FP32: the product plus bias, rounded to the activation dtype
+  Tensor preBf16; // BF16: pre as the kernel writes it when it rounds (else empty)
   Tensor post;    // FP32: the block's output, hidden layers only
   Tensor dpre;    // FP32: gradient of pre, rounded to the gradient dtype
   Tensor dpreLow; // D: dpre cast for the products (empty when D is F32)

@@ -53,11 +53,18 @@ std::string pathDescription(const MatmulUse& use);
 
 class Linear {
 public:
-  // gradients: the dtype dX and dW are rounded to right after their products.
-  Linear(int batch, int in, int out, DType inputs, DType gradients = DType::F32);
+  // gradients: the dtype dX and dW are rounded to right after their products;
+  // activations: the dtype y is rounded to once the bias is added.
+  Linear(int batch, int in, int out, DType inputs, DType gradients = DType::F32,
+         DType activations = DType::F32);
 
   // y = x . w (no bias: addBias is separate so the trainer can time it apart)
   void forwardMatmul(const Tensor& x, const Tensor& w, Tensor& y);
+  // y = x . w + b written as BF16 by the kernel (y a BF16 tensor, b FP32
+  // [1, O]): bit for bit the FP32 product plus b in FP32, rounded to
+  // nearest-even. Only when forwardToBf16InKernel().
+  bool forwardToBf16InKernel() const { return m_forwardBf16.has_value(); }
+  void forwardToBf16(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& y);
   // dx = dy . w^T
   void backwardData(const Tensor& dy, const Tensor& w, Tensor& dx);
   // dw = x^T . dy
@@ -92,9 +99,11 @@ private:
   int m_out;
   DType m_inputs;
   DType m_gradients;
+  DType m_activations;
   kernels::Matmul m_forward;         // {B, O, I}
   kernels::Matmul m_backwardData;    // {B, I, O}, weights transposed
   kernels::Matmul m_backwardWeights; // {I, O, B}, src transposed
+  std::optional<kernels::Matmul> m_forwardBf16;         // BF16 dst (and bias) twin
   std::optional<kernels::Matmul> m_backwardDataBf16;    // BF16 dst twins
   std::optional<kernels::Matmul> m_backwardWeightsBf16; // (both or neither)
 };
