@@ -4,6 +4,8 @@
 // Cnn: forward, backward and working-weight refresh, executing the recipe.
 #include <mantissa/model/cnn.h>
 
+#include "network_parts.h"
+
 #include <mantissa/kernels/elementwise.h>
 #include <mantissa/nn/activation.h>
 #include <mantissa/nn/batchnorm2d.h>
@@ -18,38 +20,12 @@
 
 namespace mantissa::model {
 
+using detail::allFinite;
+using detail::allocated;
+using detail::InParallelSection;
+
 namespace {
 
-bool allFinite(const Tensor& t) {
-  if (t.size() == 0 || t.dtype() != DType::F32)
-    return true;
-  for (float v : t.f32())
-    if (!std::isfinite(v))
-      return false;
-  return true;
-}
-
-class InParallelSection {
-public:
-  explicit InParallelSection(ParallelSections* sections) : m_sections(sections) {
-    if (m_sections != nullptr)
-      m_sections->enter();
-  }
-  ~InParallelSection() {
-    if (m_sections != nullptr)
-      m_sections->leave();
-  }
-  InParallelSection(const InParallelSection&) = delete;
-  InParallelSection& operator=(const InParallelSection&) = delete;
-
-private:
-  ParallelSections* m_sections;
-};
-
-std::size_t allocated(const Tensor& t) {
-  return t.size() > 0 ? (t.bytes() + Tensor::kAlignment - 1) / Tensor::kAlignment * Tensor::kAlignment
-                      : std::size_t{0};
-}
 
 void addInto(Tensor& total, const Tensor& step) {
   auto t = total.f32();

@@ -4,6 +4,8 @@
 // Mlp: forward, backward and working-weight refresh, executing the recipe.
 #include <mantissa/model/mlp.h>
 
+#include "network_parts.h"
+
 #include <mantissa/kernels/elementwise.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/telemetry/zero_loss.h>
@@ -14,36 +16,9 @@
 
 namespace mantissa::model {
 
-namespace {
-
-bool allFinite(const Tensor& t) {
-  if (t.size() == 0 || t.dtype() != DType::F32)
-    return true;
-  for (float v : t.f32())
-    if (!std::isfinite(v))
-      return false;
-  return true;
-}
-
-// enter() .. leave() around one product.
-class InParallelSection {
-public:
-  explicit InParallelSection(ParallelSections* sections) : m_sections(sections) {
-    if (m_sections != nullptr)
-      m_sections->enter();
-  }
-  ~InParallelSection() {
-    if (m_sections != nullptr)
-      m_sections->leave();
-  }
-  InParallelSection(const InParallelSection&) = delete;
-  InParallelSection& operator=(const InParallelSection&) = delete;
-
-private:
-  ParallelSections* m_sections;
-};
-
-} // namespace
+using detail::allFinite;
+using detail::allocated;
+using detail::InParallelSection;
 
 Mlp::Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumulation)
     : m_spec(spec), m_batch(batch), m_recipe(recipe), m_accumulation(accumulation) {

@@ -3,12 +3,18 @@
 //
 // MLP spec parsing, the tensor plan and small functions of mlp.h.
 #include <mantissa/model/mlp.h>
+
+#include "network_parts.h"
 #include <mantissa/numeric/convert.h>
 
 #include <charconv>
 #include <stdexcept>
 
 namespace mantissa::model {
+
+using detail::allFinite;
+using detail::allocated;
+using detail::InParallelSection;
 
 namespace {
 
@@ -128,10 +134,6 @@ std::int64_t Mlp::parameterCount() const {
 }
 
 namespace {
-std::size_t allocated(const Tensor& t) {
-  return t.size() > 0 ? (t.bytes() + Tensor::kAlignment - 1) / Tensor::kAlignment * Tensor::kAlignment
-                      : std::size_t{0};
-}
 } // namespace
 
 std::map<std::string, std::size_t> Mlp::allocatedBytes() const {
