@@ -100,7 +100,9 @@ TEST_F(RunLogMatmuls, ForcedFp32ComputeIsNamedPerProduct) {
 
 TEST_F(RunLogMatmuls, Fp32RunsHaveOnePathAndNoReason) {
   train::Session s(config("fp32"));
-  for (const json& u : train::logHeader(s).at("matmuls")) {
+  const json header = train::logHeader(s); // the loop must not read a destroyed temporary
+  ASSERT_FALSE(header.at("matmuls").empty());
+  for (const json& u : header.at("matmuls")) {
     EXPECT_EQ(u.at("inputs"), "f32");
     EXPECT_EQ(u.at("path"), "native");
     EXPECT_EQ(u.at("reason"), "");
