@@ -111,6 +111,55 @@ TEST(MaxPool2d, BackwardMatchesCentralDifferences) {
   }
 }
 
+// The pooling kernels against a plain reference written from the contract in
+// pool2d.h (scan each window in row-major order, replace on strictly greater
+// or on the first NaN), on the LeNet plane sizes and odd widths that leave
+// vector tails, with values drawn from a small set so ties, -0/+0 and NaN
+// meet in every position of a window.
+TEST(MaxPool2d, MatchesPlainWindowScanOnTiesZerosAndNans) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float pool[] = {-1.0f, -0.0f, 0.0f, 0.5f, 0.5f, 2.0f, nan, -nan};
+  std::mt19937 rng(11);
+  struct Shape { int B, C, H, W; };
+  for (const Shape sh : {Shape{2, 3, 28, 28}, Shape{3, 5, 14, 14}, Shape{1, 2, 2, 2},
+                         Shape{2, 2, 6, 34}, Shape{1, 1, 4, 66}}) {
+    const std::size_t n = std::size_t(sh.B) * sh.C * sh.H * sh.W;
+    std::vector<float> in(n);
+    for (float& v : in)
+      v = pool[rng() % 8];
+    std::vector<float> out(n / 4);
+    std::vector<std::int32_t> argmax(n / 4);
+    nn::maxPool2dForward(out, argmax, in, sh.B, sh.C, sh.H, sh.W);
+    const auto dout = randomValues(n / 4, -1.0f, 1.0f, 12);
+    std::vector<float> din(n, 99.0f);
+    nn::maxPool2dBackward(din, dout, argmax, sh.B, sh.C, sh.H, sh.W);
+    const int Ho = sh.H / 2, Wo = sh.W / 2;
+    std::size_t o = 0;
+    for (int q = 0; q < sh.B * sh.C; ++q) {
+      const std::size_t plane = std::size_t(q) * sh.H * sh.W;
+      for (int i = 0; i < Ho; ++i)
+        for (int j = 0; j < Wo; ++j, ++o) {
+          const int pos[4] = {2 * i * sh.W + 2 * j, 2 * i * sh.W + 2 * j + 1,
+                              (2 * i + 1) * sh.W + 2 * j, (2 * i + 1) * sh.W + 2 * j + 1};
+          int best = pos[0];
+          for (int t = 1; t < 4; ++t) {
+            if (std::isnan(in[plane + best]))
+              break;
+            if (std::isnan(in[plane + pos[t]]) || in[plane + pos[t]] > in[plane + best])
+              best = pos[t];
+          }
+          ASSERT_EQ(argmax[o], best) << "shape " << sh.H << "x" << sh.W << " output " << o;
+          const float want = in[plane + best];
+          ASSERT_TRUE(std::isnan(want) ? std::isnan(out[o])
+                                       : out[o] == want && std::signbit(out[o]) == std::signbit(want))
+              << "output " << o;
+          for (int p : pos)
+            ASSERT_EQ(din[plane + p], p == best ? dout[o] : 0.0f) << "din at " << plane + p;
+        }
+    }
+  }
+}
+
 TEST(MaxPool2d, RejectsOddSizesAndWrongSpans) {
   std::vector<float> in(2 * 5 * 4), out(2 * 5 * 4 / 4);
   std::vector<std::int32_t> argmax(out.size());
