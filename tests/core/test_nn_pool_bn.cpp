@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <iostream>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -157,7 +159,25 @@ TEST(MaxPool2d, MatchesPlainWindowScanOnTiesZerosAndNans) {
             ASSERT_EQ(din[plane + p], p == best ? dout[o] : 0.0f) << "din at " << plane + p;
         }
     }
+    // The fused ReLU + pooling pair against the two ops in turn, bit for bit.
+    std::vector<float> relu(n), reluDin(n), pooled(n / 4), fused(n / 4), fusedDin(n, 99.0f);
+    std::vector<std::int32_t> pooledArg(n / 4), fusedArg(n / 4);
+    nn::activationForward(nn::Activation::Relu, in, relu);
+    nn::maxPool2dForward(pooled, pooledArg, relu, sh.B, sh.C, sh.H, sh.W);
+    nn::reluMaxPool2dForward(fused, fusedArg, in, sh.B, sh.C, sh.H, sh.W);
+    EXPECT_EQ(fusedArg, pooledArg);
+    for (std::size_t i = 0; i < n / 4; ++i)
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(fused[i]), std::bit_cast<std::uint32_t>(pooled[i]))
+          << "fused output " << i;
+    nn::maxPool2dBackward(din, dout, pooledArg, sh.B, sh.C, sh.H, sh.W);
+    nn::activationBackward(nn::Activation::Relu, in, relu, din, reluDin);
+    nn::maxPool2dReluBackward(fusedDin, dout, fusedArg, in, sh.B, sh.C, sh.H, sh.W);
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(fusedDin[i]), std::bit_cast<std::uint32_t>(reluDin[i]))
+          << "fused din " << i;
   }
+  std::cout << "[ info ] pooling kernels: " << (nn::maxPool2dAvx512() ? "AVX-512" : "plain")
+            << "\n";
 }
 
 TEST(MaxPool2d, RejectsOddSizesAndWrongSpans) {

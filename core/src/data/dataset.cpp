@@ -9,6 +9,7 @@
 #include "data/rng.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <numeric>
 
@@ -155,6 +156,26 @@ TrainTest loadIdxDirectory(const fs::path& dir) {
 }
 
 } // namespace
+
+ValueStats valueStats(const Dataset& data) {
+  ValueStats s;
+  if (data.x.empty())
+    return s;
+  // Two passes: the mean, then the squared deviations from it.
+  double sum = 0.0;
+  for (float v : data.x)
+    sum += v;
+  const double n = static_cast<double>(data.x.size());
+  s.mean = sum / n;
+  double squares = 0.0;
+  for (float v : data.x) {
+    const double d = v - s.mean;
+    squares += d * d;
+  }
+  const double sd = std::sqrt(squares / n);
+  s.std = sd > 0.0 && std::isfinite(sd) ? sd : 1.0;
+  return s;
+}
 
 std::vector<std::string> builtinNames() { return {"mnist", "fashion", "spirals", "blobs"}; }
 

@@ -15,8 +15,10 @@
 #include <mantissa/telemetry/zero_loss.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 namespace mantissa::model {
 
@@ -49,8 +51,6 @@ Cnn::Cnn(const CnnSpec& spec, std::vector<CnnLayer> layout, int batch, const amp
   m_grads.resize(n);
   m_acts.resize(n);
   m_norm.resize(n);
-  m_relu.resize(n);
-  m_drelu.resize(n);
   m_argmax.resize(n);
   m_underflow.resize(n);
   m_opIndex.resize(n);
@@ -106,13 +106,11 @@ Cnn::Cnn(const CnnSpec& spec, std::vector<CnnLayer> layout, int batch, const amp
       nm.out = Tensor(DType::F32, batch, preVals);
       nm.dout = Tensor(DType::F32, batch, preVals);
     }
-    if (L.block.pool) {
-      m_relu[l] = Tensor(DType::F32, batch, preVals);
-      m_drelu[l] = Tensor(DType::F32, batch, preVals);
+    if (L.block.pool)
       m_argmax[l].assign(static_cast<std::size_t>(batch * L.outValues()), 0);
-    }
   }
   m_x = Tensor(DType::F32, batch, m_layout.front().inValues());
+  m_xs = Tensor(DType::F32, batch, m_layout.front().inValues());
   m_labels.assign(static_cast<std::size_t>(batch), 0);
   m_probs = Tensor(DType::F32, batch, m_layout.back().cout);
   if (m_linear.empty())
@@ -158,10 +156,19 @@ void Cnn::initialize(std::uint64_t seed, float gain) {
   refreshWorkingWeights(ignored);
 }
 
+void Cnn::setInputStandardization(float mean, float std) {
+  if (!std::isfinite(mean) || !std::isfinite(std) || !(std > 0.0f))
+    throw std::invalid_argument("Cnn: input standardization needs a finite mean and a positive "
+                                "standard deviation, got mean " +
+                                std::to_string(mean) + " and std " + std::to_string(std));
+  m_inputMean = mean;
+  m_inputStd = std;
+}
+
 const Tensor& Cnn::productInput(int l) const {
   if (m_recipe.matmulInputs != DType::F32)
     return m_acts[static_cast<std::size_t>(l)].in;
-  return l == 0 ? m_x : m_acts[static_cast<std::size_t>(l) - 1].post;
+  return l == 0 ? m_xs : m_acts[static_cast<std::size_t>(l) - 1].post;
 }
 
 void Cnn::refreshWorkingWeights(OpTimes& times) {
@@ -177,6 +184,10 @@ nn::XentResult Cnn::forward(OpTimes& times, int validRows) {
   const bool low = m_recipe.matmulInputs != DType::F32;
   const int n = layers();
   const int B = m_batch;
+  {
+    ScopedTimer t(times.elementwise);
+    nn::standardize(m_xs.f32(), m_x.f32(), m_inputMean, m_inputStd);
+  }
   for (int l = 0; l < n; ++l) {
     const auto i = static_cast<std::size_t>(l);
     const auto& L = m_layout[i];
@@ -184,7 +195,7 @@ nn::XentResult Cnn::forward(OpTimes& times, int validRows) {
     const Tensor& w = low ? m_params[i].wLow : m_params[i].w;
     if (low) {
       ScopedTimer t(times.conversion);
-      a.in.convertFrom(l == 0 ? m_x : m_acts[i - 1].post);
+      a.in.convertFrom(l == 0 ? m_xs : m_acts[i - 1].post);
     }
     if (L.block.conv) {
       {
@@ -230,19 +241,19 @@ nn::XentResult Cnn::forward(OpTimes& times, int validRows) {
       roundTo(act, nm.out.f32());
       cur = &nm.out;
     }
-    Tensor& relu = L.block.pool ? m_relu[i] : a.post;
-    {
-      ScopedTimer t(times.elementwise);
-      nn::activationForward(nn::Activation::Relu, cur->f32(), relu.f32());
-    }
-    {
-      ScopedTimer t(times.conversion);
-      roundTo(act, relu.f32());
-    }
     if (L.block.pool) {
+      // ReLU and pooling in one pass; both pick stored values (ReLU's +0 is
+      // exact in every format), so nothing needs rounding.
       ScopedTimer t(times.elementwise);
-      nn::maxPool2dForward(a.post.f32(), m_argmax[i], relu.f32(), B, L.cout, L.h, L.w);
+      nn::reluMaxPool2dForward(a.post.f32(), m_argmax[i], cur->f32(), B, L.cout, L.h, L.w);
+      continue;
     }
+    {
+      ScopedTimer t(times.elementwise);
+      nn::activationForward(nn::Activation::Relu, cur->f32(), a.post.f32());
+    }
+    ScopedTimer t(times.conversion);
+    roundTo(act, a.post.f32());
   }
   ScopedTimer t(times.loss);
   return nn::softmaxXentForward(m_acts[static_cast<std::size_t>(n) - 1].pre.f32(), m_labels,
@@ -272,16 +283,15 @@ void Cnn::backward(float scale, bool accumulate, OpTimes& times,
       Tensor& dReluIn = L.block.batchNorm ? nm.dout : a.dpre;
       {
         ScopedTimer t(times.elementwise);
-        // Gradient of the ReLU output: dpost, or dpost routed through the pooling.
-        const Tensor* drelu = &dpost;
-        if (L.block.pool) {
-          nn::maxPool2dBackward(m_drelu[i].f32(), dpost.f32(), m_argmax[i], B, L.cout, L.h, L.w);
-          drelu = &m_drelu[i];
-        }
-        const Tensor& relu = L.block.pool ? m_relu[i] : a.post;
+        // The ReLU's gradient from dpost, routed through the pooling first
+        // (one pass) in pooled blocks.
         const Tensor& reluIn = L.block.batchNorm ? nm.out : a.pre;
-        nn::activationBackward(nn::Activation::Relu, reluIn.f32(), relu.f32(), drelu->f32(),
-                               dReluIn.f32());
+        if (L.block.pool)
+          nn::maxPool2dReluBackward(dReluIn.f32(), dpost.f32(), m_argmax[i], reluIn.f32(), B,
+                                    L.cout, L.h, L.w);
+        else
+          nn::activationBackward(nn::Activation::Relu, reluIn.f32(), a.post.f32(), dpost.f32(),
+                                 dReluIn.f32());
       }
       if (L.block.batchNorm) {
         {
@@ -385,8 +395,6 @@ std::optional<NonFiniteSite> Cnn::firstNonFinite(bool backward) const {
         return NonFiniteSite{l, false, L.block.conv ? "conv" : "linear"};
       if (!allFinite(m_norm[i].out))
         return NonFiniteSite{l, false, "batchnorm"};
-      if (!allFinite(m_relu[i]))
-        return NonFiniteSite{l, false, "relu"};
       if (!allFinite(m_acts[i].post))
         return NonFiniteSite{l, false, L.block.pool ? "maxpool" : "relu"};
     }
@@ -396,8 +404,6 @@ std::optional<NonFiniteSite> Cnn::firstNonFinite(bool backward) const {
     const auto i = static_cast<std::size_t>(l);
     const auto& L = m_layout[i];
     const std::string op = L.block.conv ? "conv" : "linear";
-    if (!allFinite(m_drelu[i]))
-      return NonFiniteSite{l, true, "maxpool"};
     if (!allFinite(m_norm[i].dout))
       return NonFiniteSite{l, true, "relu"};
     if (!allFinite(m_acts[i].dpre))
@@ -452,6 +458,14 @@ std::vector<amp::RecipeRow> Cnn::opRows() const {
                           "for evaluation; backward in FP32"
                         : "running sums, mean, variance and 1/sqrt rounded to this precision after "
                           "every operation; backward in FP32"});
+  {
+    char text[160] = "none: the inputs as loaded";
+    if (m_inputMean != 0.0f || m_inputStd != 1.0f)
+      std::snprintf(text, sizeof text,
+                    "(x - %.4f) / %.4f, the training set's pixel mean and standard deviation",
+                    double(m_inputMean), double(m_inputStd));
+    rows.push_back({"input standardization", "fp32", text});
+  }
   rows.push_back({"pooling, ReLU", name(m_recipe.activations),
                   "max pooling picks stored values; ReLU outputs rounded on store"});
   return rows;
@@ -502,10 +516,9 @@ std::map<std::string, std::size_t> Cnn::allocatedBytes() const {
                       allocated(nm.dbetaStep) + allocated(nm.dout);
   }
   for (std::size_t l = 0; l < m_layout.size(); ++l) {
-    b["activations"] += allocated(m_relu[l]) + m_argmax[l].size() * sizeof(std::int32_t);
-    b["gradients"] += allocated(m_drelu[l]);
+    b["activations"] += m_argmax[l].size() * sizeof(std::int32_t);
   }
-  b["activations"] += allocated(m_x) + allocated(m_probs);
+  b["activations"] += allocated(m_x) + allocated(m_xs) + allocated(m_probs);
   for (const auto& c : m_conv) {
     b["matmul FP32 copies"] += c.fp32TwinBytes();
     b["oneDNN scratchpad"] += c.scratchpadBytes();
@@ -546,10 +559,6 @@ std::vector<PlanRow> Cnn::plan() const {
       rows.push_back({p + "bn.dgamma, dbeta", TensorRole::Gradients, r.gradients, 2, L.cout});
       rows.push_back({p + "bn.dout", TensorRole::Gradients, r.gradients, batch, pre});
     }
-    if (L.block.pool) {
-      rows.push_back({p + "relu", TensorRole::Activations, r.activations, batch, pre});
-      rows.push_back({p + "drelu", TensorRole::Gradients, r.gradients, batch, pre});
-    }
     if (l + 1 < n)
       rows.push_back({p + "post", TensorRole::Activations, r.activations, batch, L.outValues()});
     rows.push_back({p + "dW", TensorRole::Gradients, r.gradients, wr, wc});
@@ -558,6 +567,8 @@ std::vector<PlanRow> Cnn::plan() const {
     if (l > 0)
       rows.push_back({p + "dIn", TensorRole::Gradients, r.gradients, batch, L.inValues()});
   }
+  rows.push_back({"x (standardized)", TensorRole::Activations, DType::F32, batch,
+                  m_layout.front().inValues()});
   rows.push_back({"probs", TensorRole::Activations, r.loss, batch, m_layout.back().cout});
   return rows;
 }

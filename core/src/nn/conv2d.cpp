@@ -385,6 +385,14 @@ std::size_t Conv2d::scratchpadBytes() const {
          p.backwardWeights.scratchpadBytes;
 }
 
+void standardize(std::span<float> out, std::span<const float> in, float mean, float std) {
+  if (out.size() != in.size())
+    throw std::invalid_argument("standardize: in has " + std::to_string(in.size()) +
+                                " values, out " + std::to_string(out.size()));
+  for (std::size_t i = 0; i < in.size(); ++i)
+    out[i] = (in[i] - mean) / std;
+}
+
 void addChannelBias(std::span<float> y, std::span<const float> bias, int B, int C, int HW) {
   if (B <= 0 || C <= 0 || HW <= 0 || bias.size() != std::size_t(C) ||
       y.size() != std::size_t(B) * std::size_t(C) * std::size_t(HW))

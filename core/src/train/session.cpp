@@ -134,8 +134,11 @@ std::unique_ptr<model::Network> makeNetwork(const RunConfig& c, const amp::Recip
                         : c.batchnorm == "fp16" ? DType::F16
                         : c.batchnorm == "fp32" ? DType::F32
                                                 : recipe.reductions;
-    return std::make_unique<model::Cnn>(spec, std::move(layout), c.batch, recipe,
-                                        c.gradAccumulation, stats);
+    auto cnn = std::make_unique<model::Cnn>(spec, std::move(layout), c.batch, recipe,
+                                            c.gradAccumulation, stats);
+    const auto pixels = data::valueStats(train);
+    cnn->setInputStandardization(static_cast<float>(pixels.mean), static_cast<float>(pixels.std));
+    return cnn;
   }
   const auto spec = model::parseMlpSpec(c.model);
   if (spec.widths.front() != train.features)

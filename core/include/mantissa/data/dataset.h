@@ -49,6 +49,16 @@ struct TrainTest {
   Dataset test;
 };
 
+// The mean and standard deviation of all of `data`'s feature values together
+// (one pair over every pixel of every sample; population variance), summed in
+// double. What image models standardize their input with. An empty set gets
+// {0, 1}, a set whose values are all equal standard deviation 1.
+struct ValueStats {
+  double mean = 0.0;
+  double std = 1.0;
+};
+ValueStats valueStats(const Dataset& data);
+
 // {"mnist", "fashion", "spirals", "blobs"}
 std::vector<std::string> builtinNames();
 

@@ -26,6 +26,13 @@
 // needs an even height and width. A spec that does not fit the data is
 // rejected when the model is built for it (cnnLayout).
 //
+// Input standardization: every input value x enters the first convolution as
+//   x' = (x - mean) / std
+// in FP32, with the training set's mean and standard deviation over all its
+// pixels (data::valueStats), as image classifiers are usually trained; the
+// Session sets them (setInputStandardization), the test set is standardized
+// with the training set's values. Without a call mean = 0, std = 1 (x' = x).
+//
 // A telemetry "layer" is one conv block (conv -> [BatchNorm] -> ReLU ->
 // [pool]) or one fully connected layer. Per layer l (D the recipe's product
 // dtype, round_x as in mlp.h):
@@ -34,7 +41,9 @@
 //   bn_l   = round_act(BatchNorm(pre_l))             batch statistics in the
 //            stats dtype while training, running statistics in evaluation
 //   relu_l = round_act(max(0, bn_l or pre_l))
-//   post_l = maxpool(relu_l) or relu_l               (exact: picks values)
+//   post_l = maxpool(relu_l) or relu_l               (exact: picks values;
+//            in pooled blocks ReLU and pooling run as one pass, relu_l is
+//            not stored)
 // Fully connected layers are the MLP's (mlp.h). Backward mirrors forward;
 // the BatchNorm backward computes in FP32 and its result is rounded to the
 // gradient dtype like every activation gradient. BatchNorm's scale and
@@ -108,6 +117,10 @@ public:
   // for W and b, times gain; BatchNorm scale 1, shift 0, running mean 0, variance 1.
   void initialize(std::uint64_t seed, float gain = 1.0f) override;
   std::span<float> inputs() override { return m_x.f32(); }
+  // Throws std::invalid_argument unless std is finite and positive and mean finite.
+  void setInputStandardization(float mean, float std);
+  float inputMean() const { return m_inputMean; }
+  float inputStd() const { return m_inputStd; }
   std::span<std::int32_t> labels() override { return m_labels; }
   nn::XentResult forward(OpTimes& times, int validRows = 0) override;
   void backward(float scale, bool accumulate, OpTimes& times,
@@ -175,11 +188,12 @@ private:
   std::vector<LayerGrads> m_grads;          // [L]
   std::vector<LayerActs> m_acts;            // [L]
   std::vector<Norm> m_norm;                 // [L]
-  std::vector<Tensor> m_relu;               // [L] ReLU output before pooling (pooled blocks)
-  std::vector<Tensor> m_drelu;              // [L] its gradient (pooled blocks)
   std::vector<std::vector<std::int32_t>> m_argmax; // [L] pooling's argmax
   std::vector<GradUnderflow> m_underflow;   // [L]
-  Tensor m_x;                               // [B, F] FP32
+  Tensor m_x;                               // [B, F] FP32 as the caller wrote it
+  Tensor m_xs;                              // [B, F] FP32 standardized
+  float m_inputMean = 0.0f;
+  float m_inputStd = 1.0f;
   std::vector<std::int32_t> m_labels;       // [B]
   Tensor m_probs;                           // [B, C] FP32
 };

@@ -102,6 +102,11 @@ private:
   std::unique_ptr<Plan> m_plan;
 };
 
+// out[i] = (in[i] - mean) / std in FP32 (one IEEE subtraction and division
+// per value), the input standardization of an image model. Throws
+// std::invalid_argument when the sizes differ.
+void standardize(std::span<float> out, std::span<const float> in, float mean, float std);
+
 // y[b, c*HW + p] += bias[c] for every sample b and pixel p.
 // y [B, C*HW], bias [C]. Throws std::invalid_argument on a size mismatch.
 void addChannelBias(std::span<float> y, std::span<const float> bias, int B, int C, int HW);

@@ -37,4 +37,20 @@ void maxPool2dForward(std::span<float> out, std::span<std::int32_t> argmax,
 void maxPool2dBackward(std::span<float> din, std::span<const float> dout,
                        std::span<const std::int32_t> argmax, int B, int C, int H, int W);
 
+// ReLU and pooling in one pass, bit for bit the two ops in turn:
+//   reluMaxPool2dForward:  out = maxPool2d(relu(in)), relu(v) = v > 0 ? v : +0
+//                          (as activationForward(Relu); NaN becomes +0), the
+//                          ties rule applied to the ReLU outputs.
+//   maxPool2dReluBackward: din = dout at the argmax where x > 0, +0 elsewhere,
+//                          x the forward input [B, C*H*W] (as maxPool2dBackward
+//                          followed by activationBackward(Relu, x)).
+void reluMaxPool2dForward(std::span<float> out, std::span<std::int32_t> argmax,
+                          std::span<const float> in, int B, int C, int H, int W);
+void maxPool2dReluBackward(std::span<float> din, std::span<const float> dout,
+                           std::span<const std::int32_t> argmax, std::span<const float> x, int B,
+                           int C, int H, int W);
+
+// True when the pooling runs its AVX-512 kernels (probed at run time).
+bool maxPool2dAvx512();
+
 } // namespace mantissa::nn
