@@ -27,6 +27,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -295,6 +296,30 @@ TEST(Conv2dBias, AddsAndSumsPerChannel) {
   EXPECT_THROW(nn::addChannelBias(y, bias, 2, 3, 3), std::invalid_argument);
   EXPECT_THROW(nn::channelBiasGradient(std::span<float>(db).first(2), dy, 2, 3, 2),
                std::invalid_argument);
+}
+
+// The bias gradient sums each channel in the documented order (b, then
+// pixel): bit for bit a plain float loop in that order, for channel counts
+// that fill the kernel's groups of channels and leave a remainder, and with
+// accumulation. Values of mixed magnitude make any other order round differently.
+TEST(Conv2dBias, GradientSumsInTheDocumentedOrder) {
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> mag(-20.0f, 20.0f);
+  for (const int C : {32, 13, 3}) {
+    const int B = 5, HW = 49;
+    std::vector<float> dy(std::size_t(B) * C * HW);
+    for (float& v : dy)
+      v = std::ldexp(1.0f + 0.1f * mag(rng), int(mag(rng)));
+    std::vector<float> db(std::size_t(C), 0.25f);
+    nn::channelBiasGradient(db, dy, B, C, HW, /*accumulate=*/true);
+    for (int c = 0; c < C; ++c) {
+      float sum = 0.25f;
+      for (int b = 0; b < B; ++b)
+        for (int p = 0; p < HW; ++p)
+          sum += dy[(std::size_t(b) * C + std::size_t(c)) * HW + std::size_t(p)];
+      ASSERT_EQ(db[std::size_t(c)], sum) << "C " << C << " channel " << c;
+    }
+  }
 }
 
 // The native BF16 kernels against FP32 compute of the same BF16 values (the

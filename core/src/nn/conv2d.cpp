@@ -421,14 +421,33 @@ void channelBiasGradient(std::span<float> dbias, std::span<const float> dy, int 
   if (!accumulate)
     std::fill(dbias.begin(), dbias.end(), 0.0f);
   const std::size_t hw = std::size_t(HW);
-  const float* row = dy.data();
-  for (int b = 0; b < B; ++b)
-    for (int c = 0; c < C; ++c, row += hw) {
-      float sum = dbias[std::size_t(c)];
+  const std::size_t planeStride = std::size_t(C) * hw;
+  // Each channel's sum runs in the documented order; kGroup channels at a
+  // time so their independent chains of additions overlap.
+  constexpr int kGroup = 8;
+  int c0 = 0;
+  for (; c0 + kGroup <= C; c0 += kGroup) {
+    float sum[kGroup];
+    for (int k = 0; k < kGroup; ++k)
+      sum[k] = dbias[std::size_t(c0 + k)];
+    for (int b = 0; b < B; ++b) {
+      const float* row = dy.data() + std::size_t(b) * planeStride + std::size_t(c0) * hw;
+      for (std::size_t i = 0; i < hw; ++i)
+        for (int k = 0; k < kGroup; ++k)
+          sum[k] += row[std::size_t(k) * hw + i];
+    }
+    for (int k = 0; k < kGroup; ++k)
+      dbias[std::size_t(c0 + k)] = sum[k];
+  }
+  for (int c = c0; c < C; ++c) {
+    float sum = dbias[std::size_t(c)];
+    for (int b = 0; b < B; ++b) {
+      const float* row = dy.data() + std::size_t(b) * planeStride + std::size_t(c) * hw;
       for (std::size_t i = 0; i < hw; ++i)
         sum += row[i];
-      dbias[std::size_t(c)] = sum;
     }
+    dbias[std::size_t(c)] = sum;
+  }
 }
 
 } // namespace mantissa::nn
