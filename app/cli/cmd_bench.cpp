@@ -109,6 +109,21 @@ void printSteps(const BenchReport& r) {
                 b.elementwise, b.loss, b.optimizer, b.telemetry, b.data, bench::unattributedMs(s),
                 s.matmulImplementation.c_str(), s.cv > r.noisyCv ? "  [noisy]" : "");
   }
+  if (!r.cnnSteps.empty()) {
+    std::printf("\nTraining step, %s, batch %d, Fashion-MNIST, ms: convolution apart from matmul\n",
+                r.cnnModel.c_str(), r.cnnBatch);
+    std::printf("%-18s %8s %6s | %7s %7s %7s %7s %7s | %s\n", "recipe", "median", "CV", "conv",
+                "matmul", "step/()", "eltwise", "other", "convolution kernel");
+    for (const auto& s : r.cnnSteps) {
+      const auto& b = s.breakdownMs;
+      const double products = b.convForward + b.convBackward + bench::matmulMs(s);
+      std::printf("%-18s %8.2f %5.1f%% | %7.2f %7.2f %6.2fx %7.2f %7.2f | %s%s\n", s.recipe.c_str(),
+                  s.medianMs, 100 * s.cv, b.convForward + b.convBackward, bench::matmulMs(s),
+                  products > 0 ? s.meanMs / products : 0.0, b.elementwise,
+                  bench::unattributedMs(s), s.convImplementation.c_str(),
+                  s.cv > r.noisyCv ? "  [noisy]" : "");
+    }
+  }
   std::printf("\nBytes allocated per recipe, MiB\n%-18s %9s %9s %11s %9s %9s %11s %10s %9s\n",
               "recipe", "weights", "master", "activations", "gradients", "opt state",
               "matmul fp32", "scratchpad", "total");

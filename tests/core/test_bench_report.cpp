@@ -238,6 +238,42 @@ TEST(BenchReport, JsonRoundTrips) {
   EXPECT_EQ(back.machineKey(), tinyReport().machineKey());
 }
 
+// The CNN's steps: convolution timed apart from matmul, the kernel oneDNN
+// chose named, and both kept through the JSON round trip.
+TEST(BenchReport, CnnStepsTimeConvolutionApartAndRoundTrip) {
+  bench::BenchReport r = tinyReport();
+  auto o = bench::BenchOptions::defaultCnnSteps();
+  EXPECT_EQ(o.model, "cnn:lenet");
+  o.model = "cnn:c4k3-p2-f8"; // small: the plumbing, not the figures
+  o.batch = 8;
+  o.warmup = 1;
+  o.repetitions = 2;
+  o.recipes = {"fp32", "bf16-mixed"};
+  r.cnnModel = o.model;
+  r.cnnBatch = o.batch;
+  r.cnnSteps = train::measureSteps(o);
+  ASSERT_EQ(r.cnnSteps.size(), 2u);
+  for (const auto& s : r.cnnSteps) {
+    EXPECT_GT(s.breakdownMs.convForward, 0.0) << s.recipe;
+    EXPECT_GT(s.breakdownMs.convBackward, 0.0) << s.recipe;
+    EXPECT_GT(s.breakdownMs.matmulForward, 0.0) << s.recipe; // the fully connected layers
+    EXPECT_FALSE(s.convImplementation.empty()) << s.recipe;
+  }
+  for (const auto& s : tinyReport().steps)
+    EXPECT_EQ(s.breakdownMs.convForward + s.breakdownMs.convBackward, 0.0) << "MLP " << s.recipe;
+  const json j = bench::toJson(r);
+  ASSERT_TRUE(j.contains("cnn_steps"));
+  EXPECT_EQ(j.at("cnn_steps").at("model"), "cnn:c4k3-p2-f8");
+  EXPECT_GT(j.at("cnn_steps").at("steps").at(0).at("breakdown_ms").at("conv_forward").get<double>(), 0.0);
+  const auto back = bench::fromJson(j);
+  EXPECT_EQ(bench::toJson(back), j);
+  EXPECT_EQ(back.cnnSteps.at(1).convImplementation, r.cnnSteps.at(1).convImplementation);
+  // A report without the CNN (written before it was measured) still reads.
+  json old = j;
+  old.erase("cnn_steps");
+  EXPECT_TRUE(bench::fromJson(old).cnnSteps.empty());
+}
+
 // The FP16 GEMM's part: its error table everywhere (portable kernel), its
 // speed only where the CPU has AVX512_FP16, and the reason when it has not.
 TEST(BenchReport, Fp16GemmTableAndWhetherTheKernelRan) {

@@ -69,6 +69,13 @@ const train::StepBenchResult* findStep(const bench::BenchReport& r, const std::s
   return nullptr;
 }
 
+const train::StepBenchResult* findCnnStep(const bench::BenchReport& r, const std::string& recipe) {
+  for (const auto& s : r.cnnSteps)
+    if (s.recipe == recipe)
+      return &s;
+  return nullptr;
+}
+
 } // namespace
 
 SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
@@ -363,6 +370,11 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
       m.bytes.push_back(s.bytes.count(k) ? double(s.bytes.at(k)) : 0.0);
     memory.push_back(std::move(m));
   }
+  // The CNN's steps beside the MLP's: convolution is its own part of the bar.
+  const QString cnn = QString::fromStdString(r.cnnModel);
+  for (const auto& s : r.cnnSteps)
+    times.push_back({cnn + QStringLiteral(" ") + QString::fromStdString(s.recipe), s.breakdownMs,
+                     s.matmulEmulated});
   m_stepChart->setData(times);
   m_memory->setData(roles, memory);
 
@@ -413,12 +425,16 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
     m_versus->item(i, 2)->setToolTip(QString::fromStdString(c.reason));
   }
   m_versus->resizeRowsToContents();
-  m_steps->setRowCount(int(r.steps.size()));
-  for (int i = 0; i < int(r.steps.size()); ++i) {
-    const auto& s = r.steps[std::size_t(i)];
-    const auto* p = m_previous ? findStep(*m_previous, s.recipe) : nullptr;
+  m_steps->setRowCount(int(r.steps.size() + r.cnnSteps.size()));
+  for (int i = 0; i < int(r.steps.size() + r.cnnSteps.size()); ++i) {
+    const bool isCnn = i >= int(r.steps.size());
+    const auto& s = isCnn ? r.cnnSteps[std::size_t(i) - r.steps.size()] : r.steps[std::size_t(i)];
+    const auto* p = m_previous ? (isCnn ? findCnnStep(*m_previous, s.recipe)
+                                        : findStep(*m_previous, s.recipe))
+                               : nullptr;
     setRow(m_steps, i,
-           {QString::fromStdString(s.recipe) + (s.matmulEmulated ? tr(" (emulated)") : QString()),
+           {(isCnn ? cnn + QStringLiteral(" ") : QString()) + QString::fromStdString(s.recipe) +
+                (s.matmulEmulated ? tr(" (emulated)") : QString()),
             QString::number(s.medianMs, 'f', 2),
             QString::number(100 * s.cv, 'f', 1) + QStringLiteral(" %"),
             p ? QString::number(p->medianMs, 'f', 2) : QStringLiteral("-"),

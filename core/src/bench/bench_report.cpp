@@ -86,6 +86,8 @@ BenchOptions BenchOptions::quick() {
   o.steps.warmup = 2;
   o.steps.repetitions = 8;
   o.steps.recipes = {"fp32", "bf16-mixed", "fp16-mixed", "bf16-pure"};
+  o.cnnSteps.warmup = 1;
+  o.cnnSteps.repetitions = 5;
   o.steadyStateSteps = 4;
   return o;
 }
@@ -109,9 +111,21 @@ BenchOptions BenchOptions::tiny() {
   o.steps.warmup = 1;
   o.steps.repetitions = 4;
   o.steps.recipes = {"fp32", "bf16-mixed"};
+  o.cnnSteps.model.clear();
   o.steadyStateSteps = 2;
   o.rememberProbe = false;
   o.probe.secondsPerMeasurement = 0.01;
+  return o;
+}
+
+train::StepBenchOptions BenchOptions::defaultCnnSteps() {
+  train::StepBenchOptions o;
+  o.data = "fashion";
+  o.model = "cnn:lenet";
+  o.batch = 64;
+  o.warmup = 2;
+  o.repetitions = 10;
+  o.recipes = {"fp32", "bf16-mixed", "fp16-mixed"};
   return o;
 }
 
@@ -284,8 +298,17 @@ BenchReport runBenchmarks(const BenchOptions& options, const ProgressCallback& p
   }
   if (!pp.cancelled()) {
     auto steps = options.steps;
-    steps.progress = pp.phase(kConversionEnd, kStepsEnd);
+    const bool cnn = !options.cnnSteps.model.empty();
+    const double mlpEnd = cnn ? kConversionEnd + 0.7 * (kStepsEnd - kConversionEnd) : kStepsEnd;
+    steps.progress = pp.phase(kConversionEnd, mlpEnd);
     r.steps = train::measureSteps(steps);
+    if (cnn && !pp.cancelled()) {
+      auto c = options.cnnSteps;
+      c.progress = pp.phase(mlpEnd, kStepsEnd);
+      r.cnnModel = c.model;
+      r.cnnBatch = c.batch;
+      r.cnnSteps = train::measureSteps(c);
+    }
   }
   const auto& ss = options.steadyStateRecipes;
   for (std::size_t i = 0; i < ss.size() && !pp.cancelled(); ++i) {
@@ -321,6 +344,10 @@ BenchReport runBenchmarks(const BenchOptions& options, const ProgressCallback& p
     if (s.cv > options.noisyCv)
       r.notes.push_back("noisy: " + s.recipe + " step CV " + fixed(100 * s.cv, 1) +
                         " % (machine busy?); compare medians with care");
+  for (const auto& s : r.cnnSteps)
+    if (s.cv > options.noisyCv)
+      r.notes.push_back("noisy: " + r.cnnModel + " " + s.recipe + " step CV " +
+                        fixed(100 * s.cv, 1) + " % (machine busy?); compare medians with care");
   for (const auto& m : r.matmul)
     if (m.cv > options.noisyCv) {
       r.notes.push_back("noisy: some matmul figures have CV above " +

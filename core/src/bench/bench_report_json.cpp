@@ -121,6 +121,7 @@ json stepJson(const train::StepBenchResult& s, double noisyCv) {
             {"optimizer_state", nominal("optimizer state")}}},
           {"matmul_implementation", s.matmulImplementation},
           {"emulated", s.matmulEmulated},
+          {"conv_implementation", s.convImplementation},
           {"matmuls", matmuls}};
 }
 
@@ -164,6 +165,8 @@ train::StepBenchResult stepFromJson(const json& j, std::size_t i) {
     s.bytesAtRecipePrecision[name] = field<std::size_t>(nb, key, wn);
   s.matmulImplementation = field<std::string>(j, "matmul_implementation", w);
   s.matmulEmulated = field<bool>(j, "emulated", w);
+  if (j.contains("conv_implementation")) // reports of MLP steps only have none
+    s.convImplementation = field<std::string>(j, "conv_implementation", w);
   // Every product's path (reports written before it was recorded have none).
   if (j.contains("matmuls"))
     s.matmuls = train::matmulUsesFromJson(j.at("matmuls"));
@@ -342,6 +345,10 @@ json toJson(const BenchReport& r) {
   for (const auto& s : r.steps)
     steps.push_back(stepJson(s, r.noisyCv));
   j["steps"] = std::move(steps);
+  json cnnSteps = json::array();
+  for (const auto& s : r.cnnSteps)
+    cnnSteps.push_back(stepJson(s, r.noisyCv));
+  j["cnn_steps"] = {{"model", r.cnnModel}, {"batch", r.cnnBatch}, {"steps", std::move(cnnSteps)}};
   json ss = json::array();
   for (const auto& s : r.steadyState)
     ss.push_back({{"recipe", s.recipe},
@@ -433,6 +440,15 @@ BenchReport fromJson(const json& j) {
   const json& steps = list(j, "steps");
   for (std::size_t i = 0; i < steps.size(); ++i)
     r.steps.push_back(stepFromJson(steps[i], i));
+  // Reports written before the CNN was measured have no "cnn_steps".
+  if (j.contains("cnn_steps")) {
+    const json& c = j.at("cnn_steps");
+    r.cnnModel = field<std::string>(c, "model", "cnn_steps");
+    r.cnnBatch = field<int>(c, "batch", "cnn_steps");
+    const json& cs = list(c, "steps");
+    for (std::size_t i = 0; i < cs.size(); ++i)
+      r.cnnSteps.push_back(stepFromJson(cs[i], i));
+  }
   const json& ss = list(j, "steady_state");
   for (std::size_t i = 0; i < ss.size(); ++i) {
     const std::string w = "steady_state[" + std::to_string(i) + "]";

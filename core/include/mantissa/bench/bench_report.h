@@ -26,14 +26,16 @@
 //    "memcpy_gbps": 12.3,
 //    "steps": [{"recipe", "median_ms", "mean_ms", "cv", "noisy",
 //               "breakdown_ms": {"matmul", "matmul_forward", "matmul_backward",
+//                 "conv_forward", "conv_backward",
 //                 "conversion", "elementwise", "loss", "optimizer",
 //                 "telemetry", "data", "unattributed"},
 //               "bytes": {"weights", "master_weights", "activations",
 //                         "gradients", "optimizer_state", "matmul_fp32_copies",
 //                         "onednn_scratchpad", "total"}  (really allocated),
 //               "bytes_at_recipe_precision": {"weights", ... "optimizer_state"},
-//               "matmul_implementation", "emulated",
+//               "matmul_implementation", "emulated", "conv_implementation",
 //               "matmuls": [every product, as a run log header's "matmuls"]}],
+//    "cnn_steps": {"model": "cnn:lenet", "batch": 64, "steps": [as "steps"]},
 //    "steady_state": [{"recipe", "steps", "primitives_created",
 //                      "scratch_allocations"}],
 //    "probe": {... see isa_probe.h probeToJson},
@@ -74,6 +76,10 @@ struct BenchOptions {
   PeakOptions peak;
   ConversionBenchOptions conversion;
   train::StepBenchOptions steps; // model, batch, warm-up, repetitions, recipes
+  // The CNN's steps (cnn:lenet, batch 64, Fashion-MNIST; fp32, bf16-mixed,
+  // fp16-mixed), convolution timed apart from matmul; an empty model skips them.
+  train::StepBenchOptions cnnSteps = defaultCnnSteps();
+  static train::StepBenchOptions defaultCnnSteps();
   // ISA probe: remembered per machine in probeCache (default file when
   // unset), or measured afresh with `probe` when rememberProbe is false.
   bool rememberProbe = true;
@@ -139,6 +145,9 @@ struct BenchReport {
   std::vector<ConversionResult> conversion; // conversions only (memcpy is memcpyGbps)
   double memcpyGbps = 0;
   std::vector<train::StepBenchResult> steps;
+  std::string cnnModel; // "cnn:lenet", "" when not measured
+  int cnnBatch = 0;
+  std::vector<train::StepBenchResult> cnnSteps; // the CNN's steps per recipe
   std::vector<SteadyStateCounts> steadyState;
   IsaProbe probe;
   std::vector<RecipeComparison> versusFp32;
