@@ -414,6 +414,26 @@ TEST(CnnModel, EvaluationUsesTheRunningStatistics) {
 
 namespace {
 
+// Input standardization: the network on x behaves as the plain reference on
+// (x - mean) / std computed in double.
+TEST(CnnReference, StandardizedInputIsWhatTheFirstConvolutionSees) {
+  Tiny t;
+  model::Cnn m(t.spec, t.layout, Tiny::B, amp::recipeByName("fp32"));
+  m.initialize(3, 1.0f);
+  fillInputs(m, 12);
+  m.setInputStandardization(0.3f, 0.4f);
+  model::OpTimes times;
+  const auto res = m.forward(times);
+  std::vector<double> x;
+  for (float v : m.inputs())
+    x.push_back((double(v) - 0.3) / 0.4);
+  const std::vector<int> y(m.labels().begin(), m.labels().end());
+  const double ref = referenceLoss(referenceOf(m), x, y, Tiny::B, nullptr);
+  EXPECT_NEAR(res.loss, ref, 1e-5 * std::max(1.0, std::abs(ref)));
+  EXPECT_THROW(m.setInputStandardization(0.0f, 0.0f), std::invalid_argument);
+  EXPECT_THROW(m.setInputStandardization(std::nanf(""), 1.0f), std::invalid_argument);
+}
+
 std::shared_ptr<const data::TrainTest> mnist() {
   static const auto d = std::make_shared<const data::TrainTest>(data::loadBuiltin("mnist"));
   return d;
@@ -492,6 +512,38 @@ TEST(CnnSessionRecipe, Fp16MixedRunsWithItsScaler) {
 
 // A user's IDX image file of another size (6x10) trains a CNN; one whose
 // second pooling meets an odd size is refused naming the layer.
+// A Session's CNN standardizes with the mean and (population) standard
+// deviation of every training pixel, here summed independently in double;
+// for the shipped Fashion-MNIST they are the numbers the README quotes.
+TEST(CnnSession, StandardizesWithTheTrainingSetsPixelStatistics) {
+  const auto fashion = std::make_shared<const data::TrainTest>(data::loadBuiltin("fashion"));
+  long double sum = 0, squares = 0;
+  for (float v : fashion->train.x)
+    sum += v;
+  const long double n = fashion->train.x.size();
+  const long double mean = sum / n;
+  for (float v : fashion->train.x)
+    squares += (v - mean) * (v - mean);
+  const double sd = std::sqrt(double(squares / n));
+  train::RunConfig c;
+  c.data = "fashion";
+  c.model = "cnn:c4k3-p2-f8";
+  c.batch = 8;
+  c.steps = 1;
+  train::Session s(c, fashion);
+  const auto* cnn = dynamic_cast<const model::Cnn*>(&s.model());
+  ASSERT_NE(cnn, nullptr);
+  EXPECT_NEAR(cnn->inputMean(), double(mean), 1e-6);
+  EXPECT_NEAR(cnn->inputStd(), sd, 1e-6);
+  EXPECT_NEAR(cnn->inputMean(), 0.2877, 5e-5);
+  EXPECT_NEAR(cnn->inputStd(), 0.3538, 5e-5);
+  bool shown = false;
+  for (const auto& row : cnn->opRows())
+    shown = shown || (row.op == "input standardization" &&
+                      row.note.find("0.2877") != std::string::npos);
+  EXPECT_TRUE(shown) << "the op table names the standardization";
+}
+
 TEST(CnnSession, UserIdxImagesOfAnotherSize) {
   mantissa::testing::TempDir dir;
   const int n = 40, h = 6, w = 10;
