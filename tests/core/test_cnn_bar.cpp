@@ -2,10 +2,16 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
 // The CNN bar (label `training`): cnn:lenet on the shipped Fashion-MNIST
-// (10000 training, 2000 test images), SGD lr 0.05 momentum 0.9, batch 64,
-// 2 epochs. fp32 and bf16-mixed each reach at least 84.0% test accuracy and
-// end within 0.7 percentage points of each other; fp16-mixed with its
-// dynamic loss scaler also reaches 84.0%.
+// (10000 training, 2000 test images, standardized with the training set's
+// pixel mean and standard deviation as every CNN run is), SGD lr 0.05
+// momentum 0.9 with the learning rate decayed to 0 by a cosine over the run,
+// batch 64, 2 epochs. fp32 and bf16-mixed each reach at least 84.0% test
+// accuracy and end within 0.7 percentage points of each other; fp16-mixed
+// with its dynamic loss scaler also reaches 84.0%.
+//
+// The same setup in PyTorch (torch.nn defaults, FP32) reaches 84.4-86.1%
+// over seeds 1-5, mean 85.5%; at a constant lr 0.05 it reaches 82.0-86.0%,
+// mean 84.2%, a bar the final iterate's noise decides.
 #include <mantissa/data/dataset.h>
 #include <mantissa/train/session.h>
 #include <mantissa/train/trainer.h>
@@ -34,6 +40,8 @@ Result run(const char* recipe) {
   c.recipe = recipe;
   c.optimizer = "sgd";
   c.lr = 0.05;
+  c.schedule = "cosine";
+  c.warmupSteps = 0;
   c.momentum = 0.9;
   c.batch = 64;
   c.epochs = 2;
