@@ -11,6 +11,8 @@
 //
 //   bench_step [--quick] [--reps N] [--recipe NAME]... [--cnn]
 //   (--recipe: only these MLP recipes, repeatable; --cnn: only the CNN)
+#include "../../app/omp_wait_policy.h"
+
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/train/step_benchmark.h>
 
@@ -23,6 +25,9 @@
 using namespace mantissa;
 
 int main(int argc, char** argv) {
+  // As the apps run oneDNN: OMP_WAIT_POLICY=passive unless the caller set a
+  // policy (OMP_WAIT_POLICY=active measures spinning threads).
+  mantissa::app::reexecWithPassiveOmpWait(argv);
   train::StepBenchOptions o;
   bool cnnOnly = false;
   for (int i = 1; i < argc; ++i) {
@@ -40,8 +45,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("CPU: %s; oneDNN %s (%s)\n\n", numeric::describeIsa().c_str(),
-              numeric::onednnVersion().c_str(), numeric::onednnIsa().c_str());
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  std::printf("CPU: %s; oneDNN %s (%s); OMP_WAIT_POLICY=%s\n\n", numeric::describeIsa().c_str(),
+              numeric::onednnVersion().c_str(), numeric::onednnIsa().c_str(),
+              policy ? policy : "unset (libgomp default)");
   o.progress = [](double, std::string_view what) {
     std::fprintf(stderr, "  measuring %.*s...\n", int(what.size()), what.data());
     return true;
