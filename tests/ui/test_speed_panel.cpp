@@ -124,6 +124,46 @@ TEST(SpeedPanel, RunShowsRemembersAndCompares) {
   QFile::remove(panel.rememberedPath());
 }
 
+// The CNN's steps: a bar each beside the MLP's with convolution as its own
+// part (matmul apart), and a row each in the step table.
+TEST(SpeedPanel, CnnStepsShowConvolutionApartFromMatmul) {
+  auto options = bench::BenchOptions::tiny();
+  options.cnnSteps = bench::BenchOptions::defaultCnnSteps();
+  options.cnnSteps.model = "cnn:c4k3-p2-f8"; // small: the plumbing, not the figures
+  options.cnnSteps.batch = 8;
+  options.cnnSteps.warmup = 1;
+  options.cnnSteps.repetitions = 2;
+  options.cnnSteps.recipes = {"fp32", "bf16-mixed"};
+  SpeedPanel panel(options);
+  QFile::remove(panel.rememberedPath());
+  QSignalSpy spy(&panel, &SpeedPanel::finished);
+  panel.start();
+  int maxProgress = 0;
+  ASSERT_TRUE(waitFinished(panel, spy, maxProgress));
+  ASSERT_TRUE(panel.current().has_value());
+  const bench::BenchReport r = *panel.current();
+  ASSERT_EQ(r.steps.size(), 2u);
+  ASSERT_EQ(r.cnnSteps.size(), 2u);
+  // Parts: matmul, convolution, conversion, ...; bars: the MLP's two, then the CNN's.
+  const QBarSet* matmul = panel.stepChart()->partSet(0);
+  const QBarSet* conv = panel.stepChart()->partSet(1);
+  ASSERT_EQ(conv->label(), QStringLiteral("convolution"));
+  ASSERT_EQ(conv->count(), 4);
+  EXPECT_EQ(conv->at(0), 0.0);
+  for (int i = 0; i < 2; ++i) {
+    const auto& b = r.cnnSteps[std::size_t(i)].breakdownMs;
+    EXPECT_GT(conv->at(2 + i), 0.0);
+    EXPECT_DOUBLE_EQ(conv->at(2 + i), b.convForward + b.convBackward);
+    EXPECT_DOUBLE_EQ(matmul->at(2 + i), b.matmulForward + b.matmulBackward);
+  }
+  ASSERT_EQ(panel.stepsTable()->rowCount(), 4);
+  EXPECT_TRUE(panel.stepsTable()->item(2, 0)->text().startsWith("cnn:c4k3-p2-f8 fp32"))
+      << panel.stepsTable()->item(2, 0)->text().toStdString();
+  EXPECT_EQ(panel.stepsTable()->item(3, 1)->text(),
+            QString::number(r.cnnSteps[1].medianMs, 'f', 2));
+  QFile::remove(panel.rememberedPath());
+}
+
 TEST(SpeedPanel, CancelStopsAndRemembersNothing) {
   auto options = bench::BenchOptions::tiny();
   options.matmul.squareSizes = {32, 64, 96, 128, 160, 192}; // enough boundaries to cancel at

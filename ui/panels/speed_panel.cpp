@@ -373,7 +373,7 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
   // The CNN's steps beside the MLP's: convolution is its own part of the bar.
   const QString cnn = QString::fromStdString(r.cnnModel);
   for (const auto& s : r.cnnSteps)
-    times.push_back({cnn + QStringLiteral(" ") + QString::fromStdString(s.recipe), s.breakdownMs,
+    times.push_back({cnn + QStringLiteral("\n") + QString::fromStdString(s.recipe), s.breakdownMs,
                      s.matmulEmulated});
   m_stepChart->setData(times);
   m_memory->setData(roles, memory);
