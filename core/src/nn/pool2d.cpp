@@ -53,14 +53,13 @@ void checkShape(const char* who, std::size_t inSize, std::size_t outSize, std::s
 
 inline float reluOf(float v) { return v > 0.0f ? v : 0.0f; }
 
-template <bool Relu>
 MANTISSA_POOL_CLONES void rowForwardPlain(const float* __restrict r0, const float* __restrict r1,
                                           float* __restrict o, std::int32_t* __restrict a, int Wo,
-                                          std::int32_t top0, std::int32_t W) {
+                                          std::int32_t top0, std::int32_t W, bool relu) {
   for (int j = 0; j < Wo; ++j) {
     const std::int32_t top = top0 + 2 * j;
     float c0 = r0[2 * j], c1 = r0[2 * j + 1], c2 = r1[2 * j], c3 = r1[2 * j + 1];
-    if constexpr (Relu) {
+    if (relu) {
       c0 = reluOf(c0);
       c1 = reluOf(c1);
       c2 = reluOf(c2);
@@ -85,19 +84,18 @@ MANTISSA_POOL_CLONES void rowForwardPlain(const float* __restrict r0, const floa
 // Every position of each window written: dout at the argmax (where x > 0
 // with `relu`, x the forward input) and +0 elsewhere. Returns the number of
 // argmax values outside their window.
-template <bool Relu>
 MANTISSA_POOL_CLONES int rowBackwardPlain(float* __restrict r0, float* __restrict r1,
                                           const float* __restrict d,
                                           const std::int32_t* __restrict a,
                                           const float* __restrict x0, const float* __restrict x1,
-                                          int Wo, std::int32_t top0, std::int32_t W) {
+                                          int Wo, std::int32_t top0, std::int32_t W, bool relu) {
   int outside = 0;
   for (int j = 0; j < Wo; ++j) {
     const std::int32_t rel = a[j] - (top0 + 2 * j);
     const float g = d[j];
     bool h0 = rel == 0, h1 = rel == 1, h2 = rel == W, h3 = rel == W + 1;
     outside += !(h0 | h1 | h2 | h3);
-    if constexpr (Relu) {
+    if (relu) {
       h0 = h0 && x0[2 * j] > 0.0f;
       h1 = h1 && x0[2 * j + 1] > 0.0f;
       h2 = h2 && x1[2 * j] > 0.0f;
@@ -256,7 +254,7 @@ void forwardPlanes(std::span<float> out, std::span<std::int32_t> argmax, std::sp
         continue;
       }
 #endif
-      rowForwardPlain<Relu>(r0, r0 + W, orow, arow, Wo, 2 * i * W, W);
+      rowForwardPlain(r0, r0 + W, orow, arow, Wo, 2 * i * W, W, Relu);
     }
   }
   (void)wide;
@@ -287,7 +285,7 @@ void backwardPlanes(std::span<float> din, std::span<const float> dout,
         outside = rowBackward512<Relu>(dx + r, dx + r + W, d + o, a + o, x0, x1, Wo, 2 * i * W, W);
       else
 #endif
-        outside = rowBackwardPlain<Relu>(dx + r, dx + r + W, d + o, a + o, x0, x1, Wo, 2 * i * W, W);
+        outside = rowBackwardPlain(dx + r, dx + r + W, d + o, a + o, x0, x1, Wo, 2 * i * W, W, Relu);
       if (outside != 0)
         for (int j = 0; j < Wo; ++j) {
           const std::int32_t rel = a[o + std::size_t(j)] - (2 * i * W + 2 * j);
