@@ -9,7 +9,8 @@
 // Fashion-MNIST, for fp32, bf16-mixed and fp16-mixed: its step time beside
 // the sum of its convolution and matmul times.
 //
-//   bench_step [--quick] [--reps N] [--recipe NAME]...   (--recipe: only these; repeatable)
+//   bench_step [--quick] [--reps N] [--recipe NAME]... [--mlp-only]
+//   (--recipe: only these, repeatable; --mlp-only: no telemetry row, no CNN)
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/train/step_benchmark.h>
 
@@ -23,6 +24,7 @@ using namespace mantissa;
 
 int main(int argc, char** argv) {
   train::StepBenchOptions o;
+  bool mlpOnly = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       o.warmup = 2;
@@ -31,8 +33,10 @@ int main(int argc, char** argv) {
       o.repetitions = std::max(2, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--recipe") == 0 && i + 1 < argc) {
       o.recipes.emplace_back(argv[++i]);
+    } else if (std::strcmp(argv[i], "--mlp-only") == 0) {
+      mlpOnly = true;
     } else {
-      std::fprintf(stderr, "usage: bench_step [--quick] [--reps N] [--recipe NAME]...\n");
+      std::fprintf(stderr, "usage: bench_step [--quick] [--reps N] [--recipe NAME]... [--mlp-only]\n");
       return 2;
     }
   }
@@ -48,7 +52,8 @@ int main(int argc, char** argv) {
   auto withTelemetry = o;
   withTelemetry.recipes = {"bf16-mixed"};
   withTelemetry.telemetryEvery = 1;
-  const auto tele = train::measureSteps(withTelemetry);
+  const auto tele =
+      mlpOnly ? std::vector<train::StepBenchResult>{} : train::measureSteps(withTelemetry);
 
   std::printf("%-20s %9s %6s | %8s %8s %8s %8s %8s %8s %8s %8s | %s\n", "recipe", "median ms",
               "CV", "mm fwd", "mm bwd", "convert", "eltwise", "loss", "optim", "telem", "data",
@@ -94,6 +99,8 @@ int main(int argc, char** argv) {
                   tele.front().medianMs / bf16->medianMs);
   }
 
+  if (mlpOnly)
+    return 0;
   // The CNN: step time beside the sum of its convolution and matmul times.
   train::StepBenchOptions cnn = o;
   cnn.data = "fashion";
