@@ -113,10 +113,23 @@ const Tensor& Mlp::matmulInput(int l) const {
 void Mlp::refreshWorkingWeights(OpTimes& times) {
   if (m_recipe.matmulInputs == DType::F32)
     return;
+  // One team for all layers: each thread casts its share of the weights.
   ScopedTimer t(times.conversion);
   InParallelSection section(m_sections);
-  for (auto& p : m_params)
-    kernels::convertParallel(p.w, p.wLow);
+  std::size_t total = 0;
+  for (const auto& p : m_params)
+    total += static_cast<std::size_t>(p.w.size());
+  kernels::forChunks(total, [&](std::size_t b, std::size_t e) {
+    std::size_t start = 0;
+    for (auto& p : m_params) {
+      const auto size = static_cast<std::size_t>(p.w.size());
+      const std::size_t lo = std::max(b, start), hi = std::min(e, start + size);
+      if (lo < hi)
+        narrow(m_recipe.matmulInputs, std::as_const(p.w).f32().subspan(lo - start, hi - lo),
+               p.wLow.u16().subspan(lo - start, hi - lo));
+      start += size;
+    }
+  });
 }
 
 nn::XentResult Mlp::forward(OpTimes& times, int validRows) {
@@ -193,19 +206,29 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times,
     auto& a = m_acts[l];
     auto& g = m_grads[l];
     {
-      // One pass over each piece: the activation's gradient, dpre rounded to
-      // the gradient dtype and cast for the products.
+      // One pass over each piece: the next layer's dX made final (widened
+      // exactly where its kernel rounded it, else rounded to the gradient
+      // dtype), the activation's gradient, dpre rounded to the gradient dtype
+      // and cast for the products.
       const bool hidden = l + 1 < n;
+      Tensor* dIn = hidden ? &m_acts[l + 1].dIn : nullptr;
+      const Tensor* dInBf16 =
+          hidden && m_linear[l + 1].gradientsToBf16InKernel() ? &m_acts[l + 1].dInBf16 : nullptr;
       ScopedTimer t(hidden ? times.elementwise : times.conversion);
       InParallelSection p(m_sections);
       kernels::forChunks(static_cast<std::size_t>(a.dpre.size()), [&](std::size_t b, std::size_t e) {
         for (std::size_t o = b; o < e; o += kPassBlock) {
           const std::size_t len = std::min(kPassBlock, e - o);
           const auto dpre = a.dpre.f32().subspan(o, len);
-          if (hidden)
+          if (hidden) {
+            const auto dx = dIn->f32().subspan(o, len);
+            if (dInBf16 != nullptr)
+              numeric::convertBf16ToF32(dInBf16->u16().subspan(o, len), dx); // exact
+            else
+              roundTo(grad, dx);
             nn::activationBackward(m_spec.activation, std::as_const(a.pre).f32().subspan(o, len),
-                                   std::as_const(a.post).f32().subspan(o, len),
-                                   std::as_const(m_acts[l + 1].dIn).f32().subspan(o, len), dpre);
+                                   std::as_const(a.post).f32().subspan(o, len), dx, dpre);
+          }
           roundTo(grad, dpre);
           if (low)
             narrow(d, dpre, a.dpreLow.u16().subspan(o, len));
@@ -268,22 +291,14 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times,
     }
     if (layerDone)
       layerDone(l);
+    // dX; the pass of layer l - 1 widens or rounds it (above).
     if (l > 0) {
-      const bool dInInKernel = m_linear[l].gradientsToBf16InKernel();
-      {
-        ScopedTimer t(times.matmulBackward);
-        InParallelSection p(m_sections);
-        if (dInInKernel)
-          m_linear[l].backwardDataToBf16(dy, m_params[l].wLow, a.dInBf16);
-        else
-          m_linear[l].backwardData(dy, low ? m_params[l].wLow : m_params[l].w, a.dIn);
-      }
-      ScopedTimer t(times.conversion);
+      ScopedTimer t(times.matmulBackward);
       InParallelSection p(m_sections);
-      if (dInInKernel)
-        kernels::convertParallel(a.dInBf16, a.dIn); // exact: the values are BF16 already
+      if (m_linear[l].gradientsToBf16InKernel())
+        m_linear[l].backwardDataToBf16(dy, m_params[l].wLow, a.dInBf16);
       else
-        kernels::roundToParallel(grad, a.dIn.f32());
+        m_linear[l].backwardData(dy, low ? m_params[l].wLow : m_params[l].w, a.dIn);
     }
   }
 }
