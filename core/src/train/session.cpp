@@ -531,7 +531,8 @@ const StepReport& Session::step() {
       r.clipFactor = amp::clipByGlobalNorm(m_gradSpans, r.gradNorm, m_config.clipNorm);
       ParameterTelemetry parameters(m_telemetry, working, beside ? &m_weightScans : nullptr,
                                     static_cast<std::size_t>(m_model->layers()));
-      m_optimizer->step(r.lr, observe && !updatesApart ? &parameters : nullptr);
+      // The updates are kept at telemetry steps only (postUpdateScans reads them).
+      m_optimizer->step(r.lr, observe && !updatesApart ? &parameters : nullptr, observe);
       parametersObserved = observe;
       for (const auto& s : m_optimizer->lastStats()) {
         r.updates.nonzero += s.nonzero;

@@ -107,8 +107,10 @@ public:
             std::uint64_t seed);
 
   // One update with learning rate lr. The intended update u of each slot is
-  // kept (lastUpdate()); `observer`, when given, sees every block (above).
-  void step(double lr, StepObserver* observer = nullptr);
+  // kept (lastUpdate()) unless keepUpdates is false and nobody observes (the
+  // update is then not written out: less memory traffic; lastUpdate() then
+  // holds an earlier step's); `observer`, when given, sees every block (above).
+  void step(double lr, StepObserver* observer = nullptr, bool keepUpdates = true);
 
   std::span<const float> lastUpdate(std::size_t slot) const { return m_updates[slot]; }
   std::span<const UpdateStats> lastStats() const { return m_stats; } // [slots]
@@ -152,6 +154,7 @@ private:
   std::vector<std::vector<float>> m_second; // [slots][n] Adam v (AdamW only)
   std::vector<std::vector<float>> m_kahan;  // [slots][n] compensation (Kahan only)
   std::vector<std::vector<float>> m_updates; // [slots][n] last intended update
+  bool m_keepUpdates = true;                 // this step writes m_updates
   std::vector<float> m_scratch; // [kMaxWorkers][kStepBlock] new values before they are stored
   std::vector<UpdateStats> m_stats;          // [slots]
   std::uint64_t m_rng;
