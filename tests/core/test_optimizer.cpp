@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -344,7 +346,14 @@ TEST(OptimizerBlocks, MatchThePlainLoopsBitForBitObservedOrNot) {
       Optimizer plain(c, recipe, slotsOf(wPlain), 5);
       const auto seenSlots = slotsOf(wSeen);
       Optimizer seen(c, recipe, seenSlots, 5);
-      Optimizer lean(c, recipe, slotsOf(wLean), 5); // updates not kept
+      // Updates not kept; working copies: slot 0 in BF16, slot 2 in FP16.
+      std::vector<std::uint16_t> low0(sizes[0]), low2(sizes[2]);
+      auto leanSlots = slotsOf(wLean);
+      leanSlots[0].working = low0;
+      leanSlots[0].workingType = DType::BF16;
+      leanSlots[2].working = low2;
+      leanSlots[2].workingType = DType::F16;
+      Optimizer lean(c, recipe, leanSlots, 5);
       for (int t = 0; t < 4; ++t) {
         for (auto& g : grads) {
           const auto fresh = randomVector(g.size(), rng, 1e-2f);
@@ -381,6 +390,16 @@ TEST(OptimizerBlocks, MatchThePlainLoopsBitForBitObservedOrNot) {
         EXPECT_EQ(plain.lastStats()[0].unchanged, seen.lastStats()[0].unchanged) << what;
         EXPECT_EQ(plain.lastStats()[0].nonzero, seen.lastStats()[0].nonzero) << what;
         EXPECT_EQ(plain.lastStats()[0].unchanged, lean.lastStats()[0].unchanged) << what;
+        // The working copies: the updated weights cast to nearest-even. BF16 by
+        // its bit rule (FP32 subnormals read as zero); FP16 by the scalar cast.
+        for (std::size_t i = 0; i < low0.size(); ++i) {
+          std::uint32_t u = std::bit_cast<std::uint32_t>(wRef[0][i]);
+          if ((u & 0x7F800000u) == 0)
+            u &= 0x80000000u;
+          ASSERT_EQ(low0[i], std::uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16)) << what << " " << i;
+        }
+        for (std::size_t i = 0; i < low2.size(); ++i)
+          ASSERT_EQ(low2[i], numeric::f32ToF16(wRef[2][i])) << what << " " << i;
         EXPECT_EQ(plain.lastStats()[0].nonzero, lean.lastStats()[0].nonzero) << what;
       }
     }

@@ -10,9 +10,11 @@
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/amp/optimizer.h>
 #include <mantissa/amp/recipe.h>
+#include <mantissa/data/dataset.h>
 #include <mantissa/kernels/elementwise.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/nn/activation.h>
+#include <mantissa/train/session.h>
 
 #include <gtest/gtest.h>
 
@@ -376,6 +378,37 @@ TEST(StepKernels, MlpFusedPassesEqualTheScalarRulesOnTheBenchmarkShapes) {
   for (const auto& p : m.params())
     for (std::size_t i = 0; i < p.w.f32().size(); ++i)
       ASSERT_EQ(p.wLow.u16()[i], bf16Reference(p.w.f32()[i])) << "wLow[" << i << "]";
+}
+
+// Through a training run: after optimizer steps (telemetry steps among them,
+// where the optimizer's blocks are observed) every layer's working copy is
+// its updated weights cast to BF16, for the MLP and the CNN.
+TEST(StepKernels, WorkingWeightsAfterEachStepAreTheUpdatedWeightsCast) {
+  struct Case {
+    const char* data;
+    const char* model;
+    int batch;
+  };
+  for (const Case k : {Case{"mnist", "mlp:784-256-10", 64}, Case{"fashion", "cnn:lenet", 16}}) {
+    train::RunConfig c;
+    c.data = k.data;
+    c.model = k.model;
+    c.recipe = "bf16-mixed";
+    c.batch = k.batch;
+    c.steps = 4;
+    c.telemetryEvery = 2;
+    train::Session s(c, std::make_shared<const data::TrainTest>(data::loadDataSpec(k.data)));
+    for (int step = 0; step < 3; ++step) {
+      s.step();
+      for (int l = 0; l < s.model().layers(); ++l) {
+        const auto& p = s.model().params()[std::size_t(l)];
+        ASSERT_EQ(p.wLow.size(), p.w.size()) << k.model;
+        for (std::size_t i = 0; i < p.w.f32().size(); ++i)
+          ASSERT_EQ(p.wLow.u16()[i], bf16Reference(p.w.f32()[i]))
+              << k.model << " step " << step << " layer " << l << " [" << i << "]";
+      }
+    }
+  }
 }
 
 } // namespace

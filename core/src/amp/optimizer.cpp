@@ -124,6 +124,10 @@ Optimizer::Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<S
   for (const auto& s : m_slots) {
     if (s.value.size() != s.grad.size())
       throw std::invalid_argument("optimizer slot '" + s.name + "': value and gradient sizes differ");
+    if (!s.working.empty() && (s.working.size() != s.value.size() ||
+                               (s.workingType != DType::BF16 && s.workingType != DType::F16)))
+      throw std::invalid_argument("optimizer slot '" + s.name +
+                                  "': the working copy needs the value's size and BF16 or F16");
     m_first.emplace_back(s.value.size(), 0.0f);
     m_second.emplace_back(config.kind == OptimizerKind::AdamW ? s.value.size() : 0, 0.0f);
     m_kahan.emplace_back(recipe.updateRounding == UpdateRounding::Kahan ? s.value.size() : 0, 0.0f);
@@ -216,15 +220,27 @@ void Optimizer::updateRange(std::size_t s, int worker, std::size_t begin, std::s
                                     m_first[s].data() + off, len, m_momentum, wd, flr);
       stats.nonzero += c.nonzero;
       stats.unchanged += c.unchanged;
-      continue;
+    } else {
+      computeUpdate(s, off, len, flr);
+      if (observer != nullptr)
+        observer->block(s, worker, off, m_slots[s].value.subspan(off, len),
+                        m_slots[s].grad.subspan(off, len),
+                        std::span<const float>(m_updates[s]).subspan(off, len));
+      applyUpdate(s, worker, off, len, stats);
     }
-    computeUpdate(s, off, len, flr);
-    if (observer != nullptr)
-      observer->block(s, worker, off, m_slots[s].value.subspan(off, len),
-                      m_slots[s].grad.subspan(off, len),
-                      std::span<const float>(m_updates[s]).subspan(off, len));
-    applyUpdate(s, worker, off, len, stats);
+    castWorking(s, off, len);
   }
+}
+
+void Optimizer::castWorking(std::size_t s, std::size_t off, std::size_t n) {
+  const Slot& slot = m_slots[s];
+  if (slot.working.empty())
+    return;
+  const std::span<const float> values = std::span<const float>(slot.value).subspan(off, n);
+  if (slot.workingType == DType::BF16)
+    numeric::convertF32ToBf16(values, slot.working.subspan(off, n));
+  else
+    numeric::convertF32ToF16(values, slot.working.subspan(off, n));
 }
 
 // Each phase is a separate loop over the block so that the common paths

@@ -64,6 +64,11 @@ struct Slot {
   std::string name;        // "layer0.W"
   std::span<float> value;  // [n] FP32 storage
   std::span<const float> grad; // [n]
+  // Optional [n] 16-bit working copy (BF16 or F16 bits): after each step the
+  // updated values are cast into it, to nearest-even (Tensor::convertFrom's
+  // bits), block by block while they are in cache.
+  std::span<std::uint16_t> working = {};
+  DType workingType = DType::F32;
 };
 
 // How many non-zero updates left the stored weight unchanged (swamping).
@@ -145,6 +150,7 @@ private:
   // Values [off, off + n) of slot s: state and update direction u, then the
   // update applied to the stored weights (counting swamped ones into stats).
   void computeUpdate(std::size_t s, std::size_t off, std::size_t n, float lr);
+  void castWorking(std::size_t slot, std::size_t offset, std::size_t n);
   void applyUpdate(std::size_t s, int worker, std::size_t off, std::size_t n, UpdateStats& stats);
 
   OptimizerConfig m_config;
