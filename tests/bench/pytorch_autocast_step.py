@@ -7,7 +7,8 @@ Times one SGD step (forward, cross-entropy, backward, optimizer) of the MLP
 784-1024-1024-10 (ReLU), batch 128, under CPU bf16 autocast (and, on request,
 in FP32), the same way `mantissa-cli bench` times its steps: the same model,
 batch, optimizer (SGD, momentum 0.9, no weight decay, lr 0.01), threads (one
-per CPU this process may run on, as OpenMP's default), 5 warm-up steps
+per CPU this process may run on, as OpenMP's default, waiting passively
+between parallel regions as mantissa-cli does), 5 warm-up steps
 discarded, then 30 steps each timed on its own; the median, and the spread
 as the coefficient of variation (sample standard deviation / mean) and the
 minimum and maximum. Mantissa's step does a little more (it fetches the
@@ -34,7 +35,12 @@ import statistics
 import sys
 import time
 
-import torch
+# mantissa-cli runs its OpenMP threads with OMP_WAIT_POLICY=passive unless
+# the variable is set; the same here (before torch loads libgomp), so that
+# both wait alike between parallel regions.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+import torch  # noqa: E402
 
 
 def make_model(widths):
@@ -95,6 +101,7 @@ def main():
         "onednn": getattr(torch.backends.mkldnn, "version", lambda: None)()
         if hasattr(torch.backends, "mkldnn") else None,
         "threads": torch.get_num_threads(),
+        "omp_wait_policy": os.environ["OMP_WAIT_POLICY"],
         "model": "mlp:784-1024-1024-10",
         "batch": args.batch,
         "warmup": args.warmup,
@@ -107,7 +114,8 @@ def main():
         json.dump(result, sys.stdout, indent=2)
         print()
     else:
-        print(f"PyTorch {result['torch']}, {result['threads']} thread(s), "
+        print(f"PyTorch {result['torch']}, {result['threads']} thread(s) "
+              f"(OMP_WAIT_POLICY {result['omp_wait_policy']}), "
               f"{result['model']}, batch {args.batch}")
         for key in ("bf16_autocast", "fp32"):
             if key in result:
