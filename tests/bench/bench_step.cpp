@@ -9,8 +9,9 @@
 // Fashion-MNIST, for fp32, bf16-mixed and fp16-mixed: its step time beside
 // the sum of its convolution and matmul times.
 //
-//   bench_step [--quick] [--reps N] [--recipe NAME]... [--cnn]
-//   (--recipe: only these MLP recipes, repeatable; --cnn: only the CNN)
+//   bench_step [--quick] [--reps N] [--recipe NAME]... [--cnn | --mlp-only]
+//   (--recipe: only these MLP recipes, repeatable; --cnn: only the CNN;
+//    --mlp-only: no telemetry row, no CNN)
 #include "../../app/omp_wait_policy.h"
 
 #include <mantissa/numeric/cpu_features.h>
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   mantissa::app::reexecWithPassiveOmpWait(argv);
   train::StepBenchOptions o;
   bool cnnOnly = false;
+  bool mlpOnly = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       o.warmup = 2;
@@ -38,10 +40,13 @@ int main(int argc, char** argv) {
       o.repetitions = std::max(2, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--cnn") == 0) {
       cnnOnly = true;
+    } else if (std::strcmp(argv[i], "--mlp-only") == 0) {
+      mlpOnly = true;
     } else if (std::strcmp(argv[i], "--recipe") == 0 && i + 1 < argc) {
       o.recipes.emplace_back(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: bench_step [--quick] [--reps N] [--recipe NAME]... [--cnn]\n");
+      std::fprintf(stderr,
+                   "usage: bench_step [--quick] [--reps N] [--recipe NAME]... [--cnn | --mlp-only]\n");
       return 2;
     }
   }
@@ -60,7 +65,8 @@ int main(int argc, char** argv) {
     auto withTelemetry = o;
     withTelemetry.recipes = {"bf16-mixed"};
     withTelemetry.telemetryEvery = 1;
-    const auto tele = train::measureSteps(withTelemetry);
+    const auto tele =
+        mlpOnly ? std::vector<train::StepBenchResult>{} : train::measureSteps(withTelemetry);
 
     std::printf("%-20s %9s %6s | %8s %8s %8s %8s %8s %8s %8s %8s | %s\n", "recipe", "median ms",
                 "CV", "mm fwd", "mm bwd", "convert", "eltwise", "loss", "optim", "telem", "data",
@@ -107,6 +113,8 @@ int main(int argc, char** argv) {
     }
 
   }
+  if (mlpOnly)
+    return 0;
 
   // The CNN: step time beside the sum of its convolution and matmul times,
   // and where the rest goes.

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -316,7 +318,8 @@ std::vector<float> randomVector(std::size_t n, std::mt19937& rng, float scale) {
 // Every recipe and both optimizers: a slot large enough to be split between
 // threads (not a whole number of blocks), a tiny one, and an unobserved one,
 // 4 steps with new gradients each. Weights and updates must equal the plain
-// loops' bit for bit, observed or not.
+// loops' bit for bit, observed or not; the weights also where the updates
+// are not kept.
 TEST(OptimizerBlocks, MatchThePlainLoopsBitForBitObservedOrNot) {
   ASSERT_GE(Optimizer::kParallelMin, 4096u);
   const std::size_t sizes[] = {Optimizer::kParallelMin + 4097, 3, 5000};
@@ -332,7 +335,7 @@ TEST(OptimizerBlocks, MatchThePlainLoopsBitForBitObservedOrNot) {
         model::roundTo(recipe.masterWeights ? DType::F32 : recipe.weights, w0.back());
         grads.push_back(std::vector<float>(n));
       }
-      auto wRef = w0, wPlain = w0, wSeen = w0;
+      auto wRef = w0, wPlain = w0, wSeen = w0, wLean = w0;
       auto slotsOf = [&](std::vector<std::vector<float>>& w) {
         std::vector<amp::Slot> s;
         for (std::size_t i = 0; i < w.size(); ++i)
@@ -343,6 +346,14 @@ TEST(OptimizerBlocks, MatchThePlainLoopsBitForBitObservedOrNot) {
       Optimizer plain(c, recipe, slotsOf(wPlain), 5);
       const auto seenSlots = slotsOf(wSeen);
       Optimizer seen(c, recipe, seenSlots, 5);
+      // Updates not kept; working copies: slot 0 in BF16, slot 2 in FP16.
+      std::vector<std::uint16_t> low0(sizes[0]), low2(sizes[2]);
+      auto leanSlots = slotsOf(wLean);
+      leanSlots[0].working = low0;
+      leanSlots[0].workingType = DType::BF16;
+      leanSlots[2].working = low2;
+      leanSlots[2].workingType = DType::F16;
+      Optimizer lean(c, recipe, leanSlots, 5);
       for (int t = 0; t < 4; ++t) {
         for (auto& g : grads) {
           const auto fresh = randomVector(g.size(), rng, 1e-2f);
@@ -353,12 +364,14 @@ TEST(OptimizerBlocks, MatchThePlainLoopsBitForBitObservedOrNot) {
         ref.step(1e-2);
         plain.step(1e-2);
         seen.step(1e-2, &observer);
+        lean.step(1e-2, nullptr, /*keepUpdates=*/false);
         const std::string what = std::string(recipe.name) + " " +
                                  std::string(amp::optimizerName(kind)) + " step " +
                                  std::to_string(t);
         for (std::size_t s = 0; s < wRef.size(); ++s) {
           ASSERT_EQ(0, std::memcmp(wRef[s].data(), wPlain[s].data(), 4 * wRef[s].size())) << what;
           ASSERT_EQ(0, std::memcmp(wRef[s].data(), wSeen[s].data(), 4 * wRef[s].size())) << what;
+          ASSERT_EQ(0, std::memcmp(wRef[s].data(), wLean[s].data(), 4 * wRef[s].size())) << what;
           const auto& u = ref.m_updates[ref.m_updates.size() - wRef.size() + s];
           const auto su = seen.lastUpdate(s);
           ASSERT_EQ(0, std::memcmp(u.data(), su.data(), 4 * u.size())) << what;
@@ -376,6 +389,18 @@ TEST(OptimizerBlocks, MatchThePlainLoopsBitForBitObservedOrNot) {
               << what;
         EXPECT_EQ(plain.lastStats()[0].unchanged, seen.lastStats()[0].unchanged) << what;
         EXPECT_EQ(plain.lastStats()[0].nonzero, seen.lastStats()[0].nonzero) << what;
+        EXPECT_EQ(plain.lastStats()[0].unchanged, lean.lastStats()[0].unchanged) << what;
+        // The working copies: the updated weights cast to nearest-even. BF16 by
+        // its bit rule (FP32 subnormals read as zero); FP16 by the scalar cast.
+        for (std::size_t i = 0; i < low0.size(); ++i) {
+          std::uint32_t u = std::bit_cast<std::uint32_t>(wRef[0][i]);
+          if ((u & 0x7F800000u) == 0)
+            u &= 0x80000000u;
+          ASSERT_EQ(low0[i], std::uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16)) << what << " " << i;
+        }
+        for (std::size_t i = 0; i < low2.size(); ++i)
+          ASSERT_EQ(low2[i], numeric::f32ToF16(wRef[2][i])) << what << " " << i;
+        EXPECT_EQ(plain.lastStats()[0].nonzero, lean.lastStats()[0].nonzero) << what;
       }
     }
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/amp/loss_scaler.h>
+#include <mantissa/kernels/elementwise.h>
 
 #include <algorithm>
 #include <bit>
@@ -324,20 +325,49 @@ void LossScaler::updateMegatron(bool foundInf, ScalerUpdate&) {
   }
 }
 
-bool LossScaler::unscaleAndCheck(std::span<float> grads, float invScale) {
-  // Exponent all ones <=> inf or NaN; an integer test the compiler vectorises
-  // (std::isfinite is not, without -ffast-math, which would also break it).
+namespace {
+
+// Loops built for AVX-512, AVX2 and baseline x86-64; the loader picks the one
+// the CPU runs (function multiversioning, dispatched on CPUID).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__)
+#define MANTISSA_KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define MANTISSA_KERNEL_CLONES
+#endif
+
+// Exponent all ones <=> inf or NaN; an integer test the compiler vectorises
+// (std::isfinite is not, without -ffast-math, which would also break it).
+MANTISSA_KERNEL_CLONES bool anyNonFinite(const float* g, std::size_t n) {
   std::uint32_t nonFinite = 0;
-  if (invScale == 1.0f) {
-    for (float g : grads)
-      nonFinite |= (std::bit_cast<std::uint32_t>(g) & 0x7F800000u) == 0x7F800000u;
-    return nonFinite != 0;
-  }
-  for (float& g : grads) {
-    nonFinite |= (std::bit_cast<std::uint32_t>(g) & 0x7F800000u) == 0x7F800000u;
-    g *= invScale;
+  for (std::size_t i = 0; i < n; ++i)
+    nonFinite |= (std::bit_cast<std::uint32_t>(g[i]) & 0x7F800000u) == 0x7F800000u;
+  return nonFinite != 0;
+}
+
+MANTISSA_KERNEL_CLONES bool scaleCheckingFinite(float* g, std::size_t n, float invScale) {
+  std::uint32_t nonFinite = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    nonFinite |= (std::bit_cast<std::uint32_t>(g[i]) & 0x7F800000u) == 0x7F800000u;
+    g[i] *= invScale;
   }
   return nonFinite != 0;
+}
+
+} // namespace
+
+// Large spans are cut into pieces for the OpenMP team: each value is tested
+// and scaled by itself, so the result does not depend on the cut.
+bool LossScaler::unscaleAndCheck(std::span<float> grads, float invScale) {
+  bool found = false;
+  kernels::forChunks(grads.size(), [&](std::size_t b, std::size_t e) {
+    const bool here = invScale == 1.0f ? anyNonFinite(grads.data() + b, e - b)
+                                       : scaleCheckingFinite(grads.data() + b, e - b, invScale);
+    if (here) {
+#pragma omp atomic write
+      found = true;
+    }
+  });
+  return found;
 }
 
 } // namespace mantissa::amp

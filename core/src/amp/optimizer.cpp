@@ -32,6 +32,77 @@ float roundStochastic(DType dtype, float v, std::uint32_t random) {
   return v;
 }
 
+// Loops built for AVX-512, AVX2 and baseline x86-64; the loader picks the one
+// the CPU runs (function multiversioning, dispatched on CPUID). None of these
+// targets enables FMA, so no multiply-add is contracted and every clone
+// rounds alike.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__)
+#define MANTISSA_KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define MANTISSA_KERNEL_CLONES
+#endif
+
+// SGD with FP32 state into FP32 (or master) weights, computed and applied in
+// one pass: the operations of computeUpdate and applyUpdate, value by value.
+struct Counts {
+  std::int64_t nonzero = 0;
+  std::int64_t unchanged = 0;
+};
+MANTISSA_KERNEL_CLONES Counts sgdFp32Pass(const float* __restrict g, float* __restrict w,
+                                          float* __restrict m1, float* __restrict u, std::size_t n,
+                                          float momentum, float wd, float flr) {
+  std::int64_t nonzero = 0, unchanged = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float m = momentum * m1[i] + (g[i] + wd * w[i]);
+    m1[i] = m;
+    const float step = -flr * m;
+    u[i] = step;
+    const float updated = w[i] + step;
+    nonzero += step != 0.0f ? 1 : 0;
+    unchanged += (step != 0.0f && updated == w[i]) ? 1 : 0;
+    w[i] = updated;
+  }
+  return {nonzero, unchanged};
+}
+
+// The same without keeping u: three arrays fewer bytes written per value.
+MANTISSA_KERNEL_CLONES Counts sgdFp32PassNoUpdate(const float* __restrict g, float* __restrict w,
+                                                  float* __restrict m1, std::size_t n,
+                                                  float momentum, float wd, float flr) {
+  std::int64_t nonzero = 0, unchanged = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float m = momentum * m1[i] + (g[i] + wd * w[i]);
+    m1[i] = m;
+    const float step = -flr * m;
+    const float updated = w[i] + step;
+    nonzero += step != 0.0f ? 1 : 0;
+    unchanged += (step != 0.0f && updated == w[i]) ? 1 : 0;
+    w[i] = updated;
+  }
+  return {nonzero, unchanged};
+}
+
+MANTISSA_KERNEL_CLONES void sgdFp32Update(const float* __restrict g, const float* __restrict w,
+                                          float* __restrict m1, float* __restrict u, std::size_t n,
+                                          float momentum, float wd, float flr) {
+  for (std::size_t i = 0; i < n; ++i) {
+    m1[i] = momentum * m1[i] + (g[i] + wd * w[i]);
+    u[i] = -flr * m1[i];
+  }
+}
+
+MANTISSA_KERNEL_CLONES Counts applyFp32(float* __restrict w, const float* __restrict u,
+                                        std::size_t n) {
+  std::int64_t nonzero = 0, unchanged = 0;
+  for (std::size_t i = 0; i < n; ++i) { // one fused pass: FP32 weights
+    const float updated = w[i] + u[i];
+    nonzero += u[i] != 0.0f ? 1 : 0;
+    unchanged += (u[i] != 0.0f && updated == w[i]) ? 1 : 0;
+    w[i] = updated;
+  }
+  return {nonzero, unchanged};
+}
+
 } // namespace
 
 std::string_view optimizerName(OptimizerKind kind) {
@@ -53,6 +124,10 @@ Optimizer::Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<S
   for (const auto& s : m_slots) {
     if (s.value.size() != s.grad.size())
       throw std::invalid_argument("optimizer slot '" + s.name + "': value and gradient sizes differ");
+    if (!s.working.empty() && (s.working.size() != s.value.size() ||
+                               (s.workingType != DType::BF16 && s.workingType != DType::F16)))
+      throw std::invalid_argument("optimizer slot '" + s.name +
+                                  "': the working copy needs the value's size and BF16 or F16");
     m_first.emplace_back(s.value.size(), 0.0f);
     m_second.emplace_back(config.kind == OptimizerKind::AdamW ? s.value.size() : 0, 0.0f);
     m_kahan.emplace_back(recipe.updateRounding == UpdateRounding::Kahan ? s.value.size() : 0, 0.0f);
@@ -79,8 +154,9 @@ float Optimizer::store(float current, float u, float& compensation) {
   return t;
 }
 
-void Optimizer::step(double lr, StepObserver* observer) {
+void Optimizer::step(double lr, StepObserver* observer, bool keepUpdates) {
   ++m_step;
+  m_keepUpdates = keepUpdates || observer != nullptr;
   const auto& c = m_config;
   m_momentum = m_step == 1 ? 0.0f : static_cast<float>(c.momentum);
   m_bias1 = static_cast<float>(1.0 - std::pow(c.beta1, double(m_step)));
@@ -127,15 +203,44 @@ int Optimizer::workersFor(std::size_t s) const {
 
 void Optimizer::updateRange(std::size_t s, int worker, std::size_t begin, std::size_t end,
                             float flr, StepObserver* observer, UpdateStats& stats) {
+  // Unobserved SGD with FP32 state into FP32 weights: one pass per block.
+  const bool fused = observer == nullptr && m_config.kind == OptimizerKind::Sgd &&
+                     m_recipe.optimizerState == DType::F32 &&
+                     (m_recipe.masterWeights || m_recipe.weights == DType::F32);
   for (std::size_t off = begin; off < end; off += kStepBlock) {
     const std::size_t len = std::min(kStepBlock, end - off);
-    computeUpdate(s, off, len, flr);
-    if (observer != nullptr)
-      observer->block(s, worker, off, m_slots[s].value.subspan(off, len),
-                      m_slots[s].grad.subspan(off, len),
-                      std::span<const float>(m_updates[s]).subspan(off, len));
-    applyUpdate(s, worker, off, len, stats);
+    if (fused) {
+      const float wd = static_cast<float>(m_config.weightDecay);
+      const auto c =
+          m_keepUpdates
+              ? sgdFp32Pass(m_slots[s].grad.data() + off, m_slots[s].value.data() + off,
+                            m_first[s].data() + off, m_updates[s].data() + off, len, m_momentum,
+                            wd, flr)
+              : sgdFp32PassNoUpdate(m_slots[s].grad.data() + off, m_slots[s].value.data() + off,
+                                    m_first[s].data() + off, len, m_momentum, wd, flr);
+      stats.nonzero += c.nonzero;
+      stats.unchanged += c.unchanged;
+    } else {
+      computeUpdate(s, off, len, flr);
+      if (observer != nullptr)
+        observer->block(s, worker, off, m_slots[s].value.subspan(off, len),
+                        m_slots[s].grad.subspan(off, len),
+                        std::span<const float>(m_updates[s]).subspan(off, len));
+      applyUpdate(s, worker, off, len, stats);
+    }
+    castWorking(s, off, len);
   }
+}
+
+void Optimizer::castWorking(std::size_t s, std::size_t off, std::size_t n) {
+  const Slot& slot = m_slots[s];
+  if (slot.working.empty())
+    return;
+  const std::span<const float> values = std::span<const float>(slot.value).subspan(off, n);
+  if (slot.workingType == DType::BF16)
+    numeric::convertF32ToBf16(values, slot.working.subspan(off, n));
+  else
+    numeric::convertF32ToF16(values, slot.working.subspan(off, n));
 }
 
 // Each phase is a separate loop over the block so that the common paths
@@ -167,10 +272,7 @@ void Optimizer::computeUpdate(std::size_t s, std::size_t off, std::size_t n, flo
   }
   const float momentum = m_momentum;
   if (state == DType::F32) {
-    for (std::size_t i = 0; i < n; ++i) {
-      m1[i] = momentum * m1[i] + (g[i] + wd * w[i]);
-      u[i] = -flr * m1[i];
-    }
+    sgdFp32Update(g, w, m1, u, n, momentum, wd, flr);
   } else {
     for (std::size_t i = 0; i < n; ++i)
       m1[i] = momentum * m1[i] + (g[i] + wd * w[i]);
@@ -186,14 +288,9 @@ void Optimizer::applyUpdate(std::size_t s, int worker, std::size_t off, std::siz
   const float* u = m_updates[s].data() + off;
   std::int64_t nonzero = 0, unchanged = 0;
   if (m_recipe.masterWeights || m_recipe.weights == DType::F32) {
-    for (std::size_t i = 0; i < n; ++i) { // one fused pass: FP32 weights
-      const float updated = w[i] + u[i];
-      nonzero += u[i] != 0.0f ? 1 : 0;
-      unchanged += (u[i] != 0.0f && updated == w[i]) ? 1 : 0;
-      w[i] = updated;
-    }
-    stats.nonzero += nonzero;
-    stats.unchanged += unchanged;
+    const auto c = applyFp32(w, u, n);
+    stats.nonzero += c.nonzero;
+    stats.unchanged += c.unchanged;
     return;
   }
   float* next = m_scratch.data() + static_cast<std::size_t>(worker) * kStepBlock;
@@ -275,10 +372,33 @@ double sumOfSquares(std::span<const float> values) {
               : sumOfSquaresBase(values.data(), values.size());
 }
 
+// The slots' sums are independent: large sets of them are shared by the
+// OpenMP team, a slot per thread at a time, and added in slot order.
 double globalGradNorm(std::span<const Slot> params) {
+  constexpr std::size_t kBatch = 64;
+  constexpr std::size_t kParallelValues = std::size_t{1} << 17;
+  std::array<double, kBatch> part{};
   double sum = 0.0;
-  for (const auto& s : params)
-    sum += sumOfSquares(s.grad);
+  for (std::size_t b = 0; b < params.size(); b += kBatch) {
+    const std::size_t nb = std::min(kBatch, params.size() - b);
+    std::size_t values = 0;
+    for (std::size_t k = 0; k < nb; ++k)
+      values += params[b + k].grad.size();
+    const int threads = values >= kParallelValues && omp_in_parallel() == 0
+                            ? std::min(omp_get_max_threads(), static_cast<int>(nb))
+                            : 1;
+    if (threads > 1) {
+      const auto count = static_cast<long>(nb);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+      for (long k = 0; k < count; ++k)
+        part[static_cast<std::size_t>(k)] = sumOfSquares(params[b + static_cast<std::size_t>(k)].grad);
+    } else {
+      for (std::size_t k = 0; k < nb; ++k)
+        part[k] = sumOfSquares(params[b + k].grad);
+    }
+    for (std::size_t k = 0; k < nb; ++k)
+      sum += part[k];
+  }
   return std::sqrt(sum);
 }
 

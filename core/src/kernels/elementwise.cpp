@@ -1,9 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/kernels/elementwise.h>
+#include <mantissa/numeric/convert.h>
 
+#include <omp.h>
+
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+
+// Loops built for AVX-512, AVX2 and baseline x86-64; the loader picks the one
+// the CPU runs (function multiversioning, dispatched on CPUID). None of these
+// targets enables FMA, so no multiply-add is contracted and every clone
+// rounds alike.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__)
+#define MANTISSA_KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define MANTISSA_KERNEL_CLONES
+#endif
 
 namespace mantissa::kernels {
 namespace {
@@ -23,7 +37,49 @@ void checkBias(const char* who, const char* name, const Tensor& matrix, const Te
                                 std::to_string(matrix.cols()) + "] and an f32 matrix)");
 }
 
+// fn over pieces of [0, n) (starts at multiples of 64), one per thread, for
+// `work` values in all: one thread per kParallelMinValues of work.
+void forPieces(std::size_t n, std::size_t work, ChunkFn fn, void* context) {
+  if (n == 0)
+    return;
+  int threads = 1;
+  if (work >= 2 * kParallelMinValues && n > 64 && omp_in_parallel() == 0)
+    threads = static_cast<int>(std::min<std::size_t>(
+        work / kParallelMinValues, static_cast<std::size_t>(std::max(1, omp_get_max_threads()))));
+  if (threads <= 1) {
+    fn(context, 0, n);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    const auto nt = static_cast<std::size_t>(omp_get_num_threads());
+    const auto edge = [&](std::size_t k) { return k >= nt ? n : (n * k / nt) & ~std::size_t{63}; };
+    const std::size_t begin = edge(t), end = edge(t + 1);
+    if (begin < end)
+      fn(context, begin, end);
+  }
+}
+
+MANTISSA_KERNEL_CLONES void columnSums(const float* __restrict g, float* __restrict db,
+                                       std::int64_t rows, std::int64_t cols, std::int64_t c0,
+                                       std::int64_t c1, bool accumulate) {
+  if (!accumulate)
+    for (std::int64_t c = c0; c < c1; ++c)
+      db[c] = 0.0f;
+  // Row by row: contiguous loads, and each column is summed in row order.
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* __restrict row = g + r * cols;
+    for (std::int64_t c = c0; c < c1; ++c)
+      db[c] += row[c];
+  }
+}
+
 } // namespace
+
+void forChunks(std::size_t n, ChunkFn fn, void* context) {
+  forPieces(n, n, fn, context);
+}
 
 void addBias(Tensor& dst, const Tensor& bias) {
   checkBias("addBias", "bias", dst, bias);
@@ -42,17 +98,58 @@ void biasGradient(const Tensor& dY, Tensor& dBias, bool accumulate) {
   checkBias("biasGradient", "dBias", dY, dBias);
   const std::int64_t rows = dY.rows();
   const std::int64_t cols = dY.cols();
-  const float* __restrict g = dY.data<float>();
-  float* __restrict db = dBias.data<float>();
-  if (!accumulate)
-    for (std::int64_t c = 0; c < cols; ++c)
-      db[c] = 0.0f;
-  // Row by row: contiguous loads, and each column is summed in row order.
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* __restrict row = g + r * cols;
-    for (std::int64_t c = 0; c < cols; ++c)
-      db[c] += row[c];
+  const float* g = dY.data<float>();
+  float* db = dBias.data<float>();
+  auto piece = [&](std::size_t c0, std::size_t c1) {
+    columnSums(g, db, rows, cols, static_cast<std::int64_t>(c0), static_cast<std::int64_t>(c1),
+               accumulate);
+  };
+  using Piece = decltype(piece);
+  forPieces(
+      static_cast<std::size_t>(cols), static_cast<std::size_t>(rows * cols),
+      [](void* c, std::size_t b, std::size_t e) { (*static_cast<Piece*>(c))(b, e); }, &piece);
+}
+
+void convertParallel(const Tensor& src, Tensor& dst) {
+  if (src.rows() != dst.rows() || src.cols() != dst.cols())
+    throw std::invalid_argument("convertParallel: shape mismatch, source " + text(src) +
+                                " vs destination " + text(dst));
+  const DType from = src.dtype(), to = dst.dtype();
+  const bool narrowing = from == DType::F32 && (to == DType::BF16 || to == DType::F16);
+  const bool widening = to == DType::F32 && (from == DType::BF16 || from == DType::F16);
+  if (!narrowing && !widening) {
+    dst.convertFrom(src);
+    return;
   }
+  forChunks(static_cast<std::size_t>(src.size()), [&](std::size_t b, std::size_t e) {
+    const std::size_t n = e - b;
+    if (narrowing) {
+      const auto in = src.f32().subspan(b, n);
+      const auto out = dst.u16().subspan(b, n);
+      if (to == DType::BF16)
+        numeric::convertF32ToBf16(in, out);
+      else
+        numeric::convertF32ToF16(in, out);
+    } else {
+      const auto in = src.u16().subspan(b, n);
+      const auto out = dst.f32().subspan(b, n);
+      if (from == DType::BF16)
+        numeric::convertBf16ToF32(in, out);
+      else
+        numeric::convertF16ToF32(in, out);
+    }
+  });
+}
+
+void roundToParallel(DType dtype, std::span<float> values) {
+  if (dtype != DType::BF16 && dtype != DType::F16)
+    return;
+  forChunks(values.size(), [&](std::size_t b, std::size_t e) {
+    if (dtype == DType::BF16)
+      numeric::roundTripBf16(values.subspan(b, e - b));
+    else
+      numeric::roundTripF16(values.subspan(b, e - b));
+  });
 }
 
 } // namespace mantissa::kernels

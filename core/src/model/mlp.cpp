@@ -13,12 +13,28 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 
 namespace mantissa::model {
 
 using detail::allFinite;
 using detail::allocated;
 using detail::InParallelSection;
+
+namespace {
+
+// Values per piece of a fused elementwise pass: its arrays stay in L1.
+constexpr std::size_t kPassBlock = 2048;
+
+// FP32 -> the 16-bit matmul input dtype, to nearest-even (Tensor::convertFrom's bits).
+void narrow(DType dtype, std::span<const float> src, std::span<std::uint16_t> dst) {
+  if (dtype == DType::BF16)
+    numeric::convertF32ToBf16(src, dst);
+  else
+    numeric::convertF32ToF16(src, dst);
+}
+
+} // namespace
 
 Mlp::Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumulation)
     : m_spec(spec), m_batch(batch), m_recipe(recipe), m_accumulation(accumulation) {
@@ -97,21 +113,37 @@ const Tensor& Mlp::matmulInput(int l) const {
 void Mlp::refreshWorkingWeights(OpTimes& times) {
   if (m_recipe.matmulInputs == DType::F32)
     return;
+  // One team for all layers: each thread casts its share of the weights.
   ScopedTimer t(times.conversion);
-  for (auto& p : m_params)
-    p.wLow.convertFrom(p.w);
+  InParallelSection section(m_sections);
+  std::size_t total = 0;
+  for (const auto& p : m_params)
+    total += static_cast<std::size_t>(p.w.size());
+  kernels::forChunks(total, [&](std::size_t b, std::size_t e) {
+    std::size_t start = 0;
+    for (auto& p : m_params) {
+      const auto size = static_cast<std::size_t>(p.w.size());
+      const std::size_t lo = std::max(b, start), hi = std::min(e, start + size);
+      if (lo < hi)
+        narrow(m_recipe.matmulInputs, std::as_const(p.w).f32().subspan(lo - start, hi - lo),
+               p.wLow.u16().subspan(lo - start, hi - lo));
+      start += size;
+    }
+  });
 }
 
 nn::XentResult Mlp::forward(OpTimes& times, int validRows) {
   const DType act = m_recipe.activations;
-  const bool low = m_recipe.matmulInputs != DType::F32;
+  const DType d = m_recipe.matmulInputs;
+  const bool low = d != DType::F32;
   const int n = layers();
+  if (low) {
+    ScopedTimer t(times.conversion);
+    InParallelSection p(m_sections);
+    kernels::convertParallel(m_x, m_acts[0].in);
+  }
   for (int l = 0; l < n; ++l) {
     auto& a = m_acts[l];
-    if (low) {
-      ScopedTimer t(times.conversion);
-      a.in.convertFrom(l == 0 ? m_x : m_acts[l - 1].post);
-    }
     // The kernel adds the bias and rounds to BF16 where it can (same bits).
     const bool preInKernel = m_linear[l].forwardToBf16InKernel();
     {
@@ -126,21 +158,32 @@ nn::XentResult Mlp::forward(OpTimes& times, int validRows) {
       ScopedTimer t(times.elementwise);
       kernels::addBias(a.pre, m_params[l].b);
     }
-    {
-      ScopedTimer t(times.conversion);
-      if (preInKernel)
-        a.pre.convertFrom(a.preBf16); // exact: the values are BF16 already
-      else
-        roundTo(act, a.pre.f32());
-    }
-    if (l + 1 < n) {
-      {
-        ScopedTimer t(times.elementwise);
-        nn::activationForward(m_spec.activation, a.pre.f32(), a.post.f32());
+    // One pass over each piece of the layer's output, while it is in cache:
+    // pre rounded to the activation dtype (widened exactly where the kernel
+    // rounded it), the activation, post rounded, and post cast for the next
+    // product. Each value goes through the same operations as in separate
+    // passes.
+    const bool hidden = l + 1 < n;
+    Tensor* nextIn = hidden && low ? &m_acts[l + 1].in : nullptr;
+    ScopedTimer t(hidden ? times.elementwise : times.conversion);
+    InParallelSection p(m_sections);
+    kernels::forChunks(static_cast<std::size_t>(a.pre.size()), [&](std::size_t b, std::size_t e) {
+      for (std::size_t o = b; o < e; o += kPassBlock) {
+        const std::size_t len = std::min(kPassBlock, e - o);
+        const auto pre = a.pre.f32().subspan(o, len);
+        if (preInKernel)
+          numeric::convertBf16ToF32(std::as_const(a.preBf16).u16().subspan(o, len), pre);
+        else
+          roundTo(act, pre);
+        if (!hidden)
+          continue;
+        const auto post = a.post.f32().subspan(o, len);
+        nn::activationForward(m_spec.activation, pre, post);
+        roundTo(act, post);
+        if (nextIn != nullptr)
+          narrow(d, post, nextIn->u16().subspan(o, len));
       }
-      ScopedTimer t(times.conversion);
-      roundTo(act, a.post.f32());
-    }
+    });
   }
   ScopedTimer t(times.loss);
   return nn::softmaxXentForward(m_acts[n - 1].pre.f32(), m_labels,
@@ -151,7 +194,8 @@ nn::XentResult Mlp::forward(OpTimes& times, int validRows) {
 void Mlp::backward(float scale, bool accumulate, OpTimes& times,
                    const std::function<void(int)>& layerDone) {
   const DType grad = m_recipe.gradients;
-  const bool low = m_recipe.matmulInputs != DType::F32;
+  const DType d = m_recipe.matmulInputs;
+  const bool low = d != DType::F32;
   const int n = layers();
   {
     ScopedTimer t(times.loss);
@@ -161,16 +205,35 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times,
   for (int l = n - 1; l >= 0; --l) {
     auto& a = m_acts[l];
     auto& g = m_grads[l];
-    if (l + 1 < n) {
-      ScopedTimer t(times.elementwise);
-      nn::activationBackward(m_spec.activation, a.pre.f32(), a.post.f32(), m_acts[l + 1].dIn.f32(),
-                             a.dpre.f32());
-    }
     {
-      ScopedTimer t(times.conversion);
-      roundTo(grad, a.dpre.f32());
-      if (low)
-        a.dpreLow.convertFrom(a.dpre);
+      // One pass over each piece: the next layer's dX made final (widened
+      // exactly where its kernel rounded it, else rounded to the gradient
+      // dtype), the activation's gradient, dpre rounded to the gradient dtype
+      // and cast for the products.
+      const bool hidden = l + 1 < n;
+      Tensor* dIn = hidden ? &m_acts[l + 1].dIn : nullptr;
+      const Tensor* dInBf16 =
+          hidden && m_linear[l + 1].gradientsToBf16InKernel() ? &m_acts[l + 1].dInBf16 : nullptr;
+      ScopedTimer t(hidden ? times.elementwise : times.conversion);
+      InParallelSection p(m_sections);
+      kernels::forChunks(static_cast<std::size_t>(a.dpre.size()), [&](std::size_t b, std::size_t e) {
+        for (std::size_t o = b; o < e; o += kPassBlock) {
+          const std::size_t len = std::min(kPassBlock, e - o);
+          const auto dpre = a.dpre.f32().subspan(o, len);
+          if (hidden) {
+            const auto dx = dIn->f32().subspan(o, len);
+            if (dInBf16 != nullptr)
+              numeric::convertBf16ToF32(dInBf16->u16().subspan(o, len), dx); // exact
+            else
+              roundTo(grad, dx);
+            nn::activationBackward(m_spec.activation, std::as_const(a.pre).f32().subspan(o, len),
+                                   std::as_const(a.post).f32().subspan(o, len), dx, dpre);
+          }
+          roundTo(grad, dpre);
+          if (low)
+            narrow(d, dpre, a.dpreLow.u16().subspan(o, len));
+        }
+      });
     }
     const Tensor& dy = low ? a.dpreLow : a.dpre;
     Tensor& dW = accumulate ? g.wStep : g.w;
@@ -187,6 +250,7 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times,
     }
     {
       ScopedTimer t(times.elementwise);
+      InParallelSection p(m_sections);
       kernels::biasGradient(a.dpre, db);
     }
     // Underflow accounting, at telemetry steps only: the zeros of the FP32
@@ -201,14 +265,16 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times,
     {
       ScopedTimer t(times.conversion);
       if (dWInKernel) {
-        dW.convertFrom(g.wBf16); // exact: the values are BF16 already
+        InParallelSection p(m_sections);
+        kernels::convertParallel(g.wBf16, dW); // exact: the values are BF16 already
       } else if (m_measureUnderflow && grad != DType::F32) {
         const auto z = grad == DType::BF16 ? numeric::roundTripBf16CountingZeros(dW.f32())
                                            : numeric::roundTripF16CountingZeros(dW.f32());
         m_underflow[l] = GradUnderflow{static_cast<std::int64_t>(dW.f32().size() - z.before),
                                        static_cast<std::int64_t>(z.after - z.before)};
       } else {
-        roundTo(grad, dW.f32());
+        InParallelSection p(m_sections);
+        kernels::roundToParallel(grad, dW.f32());
       }
       roundTo(grad, db.f32());
     }
@@ -225,21 +291,14 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times,
     }
     if (layerDone)
       layerDone(l);
+    // dX; the pass of layer l - 1 widens or rounds it (above).
     if (l > 0) {
-      const bool dInInKernel = m_linear[l].gradientsToBf16InKernel();
-      {
-        ScopedTimer t(times.matmulBackward);
-        InParallelSection p(m_sections);
-        if (dInInKernel)
-          m_linear[l].backwardDataToBf16(dy, m_params[l].wLow, a.dInBf16);
-        else
-          m_linear[l].backwardData(dy, low ? m_params[l].wLow : m_params[l].w, a.dIn);
-      }
-      ScopedTimer t(times.conversion);
-      if (dInInKernel)
-        a.dIn.convertFrom(a.dInBf16); // exact: the values are BF16 already
+      ScopedTimer t(times.matmulBackward);
+      InParallelSection p(m_sections);
+      if (m_linear[l].gradientsToBf16InKernel())
+        m_linear[l].backwardDataToBf16(dy, m_params[l].wLow, a.dInBf16);
       else
-        roundTo(grad, a.dIn.f32());
+        m_linear[l].backwardData(dy, low ? m_params[l].wLow : m_params[l].w, a.dIn);
     }
   }
 }

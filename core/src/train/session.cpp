@@ -179,11 +179,23 @@ Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded
   m_batcher = std::make_unique<data::Batcher>(train, m_config.batch, m_config.seed + 1);
 
   std::vector<amp::Slot> params;
+  // Where every layer's working copy is its weights cast to 16 bits (the
+  // model's refreshWorkingWeights), the optimizer casts each block of updated
+  // weights while it is in cache instead (the same bits).
+  m_optimizerCastsWorking = true;
+  for (int l = 0; l < m_model->layers(); ++l) {
+    const auto& p = m_model->params()[l];
+    m_optimizerCastsWorking &= p.wLow.dtype() != DType::F32 && p.wLow.size() == p.w.size();
+  }
   for (int l = 0; l < m_model->layers(); ++l) {
     auto& p = m_model->params()[l];
     auto& g = m_model->grads()[l];
     const std::string name = "layer" + std::to_string(l);
     params.push_back({name + ".W", p.w.f32(), g.w.f32()});
+    if (m_optimizerCastsWorking) {
+      params.back().working = p.wLow.u16();
+      params.back().workingType = p.wLow.dtype();
+    }
     params.push_back({name + ".b", p.b.f32(), g.b.f32()});
     m_gradSpans.push_back(g.w.f32());
     m_gradSpans.push_back(g.b.f32());
@@ -534,7 +546,8 @@ const StepReport& Session::step() {
       r.clipFactor = amp::clipByGlobalNorm(m_gradSpans, r.gradNorm, m_config.clipNorm);
       ParameterTelemetry parameters(m_telemetry, working, beside ? &m_weightScans : nullptr,
                                     static_cast<std::size_t>(m_model->layers()));
-      m_optimizer->step(r.lr, observe && !updatesApart ? &parameters : nullptr);
+      // The updates are kept at telemetry steps only (postUpdateScans reads them).
+      m_optimizer->step(r.lr, observe && !updatesApart ? &parameters : nullptr, observe);
       parametersObserved = observe;
       for (const auto& s : m_optimizer->lastStats()) {
         r.updates.nonzero += s.nonzero;
@@ -547,7 +560,8 @@ const StepReport& Session::step() {
     r.times.telemetry += fusedMs;
     if (updatesApart)
       postUpdateScans();
-    m_model->refreshWorkingWeights(r.times);
+    if (!m_optimizerCastsWorking)
+      m_model->refreshWorkingWeights(r.times);
     if (updatesApart)
       recordParametersApart();
   }

@@ -64,6 +64,11 @@ struct Slot {
   std::string name;        // "layer0.W"
   std::span<float> value;  // [n] FP32 storage
   std::span<const float> grad; // [n]
+  // Optional [n] 16-bit working copy (BF16 or F16 bits): after each step the
+  // updated values are cast into it, to nearest-even (Tensor::convertFrom's
+  // bits), block by block while they are in cache.
+  std::span<std::uint16_t> working = {};
+  DType workingType = DType::F32;
 };
 
 // How many non-zero updates left the stored weight unchanged (swamping).
@@ -107,8 +112,10 @@ public:
             std::uint64_t seed);
 
   // One update with learning rate lr. The intended update u of each slot is
-  // kept (lastUpdate()); `observer`, when given, sees every block (above).
-  void step(double lr, StepObserver* observer = nullptr);
+  // kept (lastUpdate()) unless keepUpdates is false and nobody observes (the
+  // update is then not written out: less memory traffic; lastUpdate() then
+  // holds an earlier step's); `observer`, when given, sees every block (above).
+  void step(double lr, StepObserver* observer = nullptr, bool keepUpdates = true);
 
   std::span<const float> lastUpdate(std::size_t slot) const { return m_updates[slot]; }
   std::span<const UpdateStats> lastStats() const { return m_stats; } // [slots]
@@ -143,6 +150,7 @@ private:
   // Values [off, off + n) of slot s: state and update direction u, then the
   // update applied to the stored weights (counting swamped ones into stats).
   void computeUpdate(std::size_t s, std::size_t off, std::size_t n, float lr);
+  void castWorking(std::size_t slot, std::size_t offset, std::size_t n);
   void applyUpdate(std::size_t s, int worker, std::size_t off, std::size_t n, UpdateStats& stats);
 
   OptimizerConfig m_config;
@@ -152,6 +160,7 @@ private:
   std::vector<std::vector<float>> m_second; // [slots][n] Adam v (AdamW only)
   std::vector<std::vector<float>> m_kahan;  // [slots][n] compensation (Kahan only)
   std::vector<std::vector<float>> m_updates; // [slots][n] last intended update
+  bool m_keepUpdates = true;                 // this step writes m_updates
   std::vector<float> m_scratch; // [kMaxWorkers][kStepBlock] new values before they are stored
   std::vector<UpdateStats> m_stats;          // [slots]
   std::uint64_t m_rng;

@@ -132,6 +132,7 @@ private:
   std::unique_ptr<amp::LrSchedule> m_schedule;
   telemetry::TelemetryCollector m_telemetry;
   std::vector<std::span<float>> m_gradSpans; // mutable views of every gradient tensor
+  bool m_optimizerCastsWorking = false;      // the optimizer writes the 16-bit working weights
   // Counts taken by m_background: [layers] weights, [2 * layers] activations
   // and their gradients (layer l at 2l, 2l + 1), [layers] weight gradients
   // and updates.
