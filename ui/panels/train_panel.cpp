@@ -261,6 +261,7 @@ void TrainPanel::buildDocks() {
   tabifyDockWidget(accDock, watchDock);
   tabifyDockWidget(watchDock, opDock);
   buildGptDocks();
+  buildQuantDocks();
   scaleDock->raise();
   m_histogram->setMinimumHeight(150);
   m_accuracy->setMinimumHeight(160);

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// TrainPanel: the Block scales dock. It inspects the tensor the histogram's
+// choosers name (run, layer, weights or weight gradients), taken from the
+// run when the dock shows, when the choice changes, and when the run pauses
+// or ends.
+#include "ui/bridge/run_controller.h"
+#include "ui/panels/quant_panel.h"
+#include "ui/panels/train_panel.h"
+
+#include <QComboBox>
+#include <QDockWidget>
+
+#include <algorithm>
+
+namespace mantissa::ui {
+
+void TrainPanel::buildQuantDocks() {
+  m_quant = new QuantPanel;
+  auto* dock = addDock(m_quant, tr("Block scales"), QStringLiteral("quantDock"), Qt::BottomDockWidgetArea);
+  if (auto* heat = findChild<QDockWidget*>(QStringLiteral("heatmapDock")))
+    tabifyDockWidget(heat, dock);
+  m_quant->setMinimumSize(300, 150);
+  const auto follow = [this] { inspectQuant(false); };
+  connect(m_layerPicker, &QComboBox::currentIndexChanged, this, follow);
+  connect(m_classPicker, &QComboBox::currentIndexChanged, this, follow);
+  connect(m_runPicker, &QComboBox::currentIndexChanged, this, follow);
+  connect(m_controller, &RunController::runsChanged, this, follow);
+  connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (visible)
+      inspectQuant(false);
+  });
+  connect(m_controller, &RunController::stateChanged, this, [this] {
+    const RunController::State s = m_controller->state();
+    if (s == RunController::State::Paused || s == RunController::State::Finished)
+      inspectQuant(true);
+  });
+}
+
+// again: take the tensor even if it is the one shown (its values moved on).
+void TrainPanel::inspectQuant(bool again) {
+  if (!m_quant->isVisible() || selectedRun() < 0)
+    return;
+  const int layer = std::max(0, m_layerPicker->currentIndex());
+  const auto cls = telemetry::TensorClass(m_classPicker->currentData().toInt());
+  m_quant->setSource(m_controller, selectedRun(), layer, cls, true);
+  if (again && !m_quant->busy())
+    m_quant->take();
+}
+
+} // namespace mantissa::ui
