@@ -11,6 +11,7 @@
 #include "ui/panels/generate_panel.h"
 #include "ui/panels/gpt_setup.h"
 #include "ui/panels/policy_editor.h"
+#include "ui/panels/quant_panel.h"
 #include "ui/panels/train_panel.h"
 
 #include <QAction>
@@ -161,6 +162,39 @@ int main(int argc, char** argv) {
       (void)QTest::qWaitFor([&] { return train->generatePanel()->pending() == 0; }, 300000);
       if (!grab(QStringLiteral("gpt-generate")))
         return 1;
+      c->stop();
+    } else if (page == "fp8") {
+      // The Block scales dock on a real run's weights: mid-run, paused, the
+      // what-if table and the heat map of MXFP8 and NVFP4 block scales.
+      show(QStringLiteral("Train"));
+      auto* train = window.findChild<mantissa::ui::TrainPanel*>();
+      auto* c = train->controller();
+      train->startAction()->trigger();
+      (void)QTest::qWaitFor([&] { return c->record(0).lastStep() >= 60; }, 180000);
+      c->pause();
+      (void)QTest::qWaitFor([&] { return c->state() == mantissa::ui::RunController::State::Paused; }, 60000);
+      train->setSelectedRun(0);
+      train->setHistogramSelection(0, mantissa::telemetry::TensorClass::Weights);
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("quantDock")))
+        d->raise();
+      auto* quant = train->quantPanel();
+      for (const char* scheme : {"mxfp8-e4m3", "mxfp4", "nvfp4"}) {
+        quant->schemeBox()->setCurrentIndex(quant->schemeBox()->findText(QLatin1String(scheme)));
+        (void)QTest::qWaitFor([&] { return quant->mapQuantized() && !quant->busy(); }, 120000);
+        if (!grab(QStringLiteral("fp8-weights-") + QLatin1String(scheme)))
+          return 1;
+      }
+      train->setHistogramSelection(0, mantissa::telemetry::TensorClass::WeightGrads);
+      (void)QTest::qWaitFor([&] { return quant->tensor() && quant->tensor()->cls ==
+                                             mantissa::telemetry::TensorClass::WeightGrads && !quant->busy(); },
+                            120000);
+      if (!grab(QStringLiteral("fp8-gradients-nvfp4")))
+        return 1;
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("tensorScaleDock"))) {
+        d->raise();
+        if (!grab(QStringLiteral("fp8-scale-trace")))
+          return 1;
+      }
       c->stop();
     } else if (page == "explorer") {
       show(QStringLiteral("Explorer"));

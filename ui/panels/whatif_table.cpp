@@ -26,7 +26,7 @@ QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.
 
 QStringList headers() {
   return {QObject::tr("scheme"),    QObject::tr("saturated"), QObject::tr("lost to zero"),
-          QObject::tr("subnormal"), QObject::tr("SQNR"),      QObject::tr("blocks clipped")};
+          QObject::tr("subnormal"), QObject::tr("SQNR"),      QObject::tr("clipped blocks")};
 }
 
 QString clippedText(const QuantStats& s) {
@@ -87,8 +87,7 @@ void WhatIfTable::setStats(const std::vector<SchemeStats>& rows, const QString& 
     const QuantStats& s = rows[std::size_t(r)].stats;
     for (int c = 0; c < ColumnCount; ++c) {
       auto* item = new QTableWidgetItem(text[c]);
-      item->setTextAlignment(c == Scheme ? int(Qt::AlignLeft | Qt::AlignVCenter)
-                                         : int(Qt::AlignRight | Qt::AlignVCenter));
+      item->setTextAlignment(c == Scheme ? (Qt::AlignLeft | Qt::AlignVCenter) : (Qt::AlignRight | Qt::AlignVCenter));
       if ((c == Saturated && s.fractionSaturated > 0) || (c == Clipped && s.blocksMaxClipped > 0))
         item->setBackground(palette::blend(palette::kWarning, base, 0.75));
       else if (c == LostToZero && s.fractionLostToZero > 0)
@@ -96,6 +95,10 @@ void WhatIfTable::setStats(const std::vector<SchemeStats>& rows, const QString& 
       setItem(r, c, item);
     }
   }
+  // The whole table stays readable beside the heat map: no column hidden
+  // behind a scroll bar.
+  resizeColumnsToContents();
+  setMinimumWidth(horizontalHeader()->length() + 2 * frameWidth() + 4);
 }
 
 int WhatIfTable::rowOf(BlockScheme scheme) const {
@@ -138,7 +141,7 @@ void WhatIfTable::render(QPainter& painter, const QRectF& target, const ExportSt
   for (double w : widths)
     total += w;
   const double room = target.width() - 2 * pad;
-  const double gap = std::max(pad, (room - total) / ColumnCount);
+  const double gap = std::max(pad, (room - total) / double(int(ColumnCount)));
   const double rowH = lm.height() * 1.6;
   double y = titleRect.bottom() + pad;
   const auto drawRow = [&](const QStringList& text, bool header) {
