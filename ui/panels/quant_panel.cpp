@@ -85,8 +85,9 @@ QuantPanel::QuantPanel(QWidget* parent) : QWidget(parent) {
   m_followTimer = new QTimer(this);
   m_followTimer->setInterval(2000);
   connect(m_followTimer, &QTimer::timeout, this, [this] {
-    if (isVisible() && !busy() && m_controller && m_run >= 0 && m_run < m_controller->runCount() &&
-        m_controller->trainerState(m_run) == train::TrainerState::Running)
+    const RunController* c = m_controller.data();
+    if (c != nullptr && isVisible() && !busy() && m_run >= 0 && m_run < c->runCount() &&
+        c->trainerState(m_run) == train::TrainerState::Running)
       take();
   });
   connect(m_follow, &QCheckBox::toggled, this, [this](bool on) {
@@ -129,7 +130,8 @@ void QuantPanel::setSource(RunController* controller, int run, int layer, teleme
 }
 
 bool QuantPanel::take() {
-  if (!m_controller || m_run < 0 || m_run >= m_controller->runCount()) {
+  RunController* controller = m_controller.data();
+  if (controller == nullptr || m_run < 0 || m_run >= controller->runCount()) {
     showMessage(tr("No run to take a tensor from"), true);
     return false;
   }
@@ -140,7 +142,7 @@ bool QuantPanel::take() {
   ++m_pending;
   const std::uint64_t generation = ++m_generation;
   QPointer<QuantPanel> self(this);
-  const bool asked = m_controller->requestTensor(m_run, m_layer, m_cls, [self, generation](const TensorSnapshot& t) {
+  const bool asked = controller->requestTensor(m_run, m_layer, m_cls, [self, generation](const TensorSnapshot& t) {
     QuantPanel* panel = self.data();
     if (panel == nullptr)
       return;
@@ -150,10 +152,10 @@ bool QuantPanel::take() {
   });
   if (!asked) {
     --m_pending;
-    showMessage(m_controller->isLoaded(m_run) || m_controller->isGpt(m_run)
+    showMessage(controller->isLoaded(m_run) || controller->isGpt(m_run)
                     ? tr("%1: a saved or GPT run keeps no tensors to inspect here; a live MLP or CNN run does")
-                          .arg(m_controller->runName(m_run))
-                    : tr("%1 has no layer %2").arg(m_controller->runName(m_run)).arg(m_layer),
+                          .arg(controller->runName(m_run))
+                    : tr("%1 has no layer %2").arg(controller->runName(m_run)).arg(m_layer),
                 true);
     return false;
   }

@@ -33,6 +33,7 @@ class LossChart;
 class LossScaleChart;
 class OpTablePanel;
 class QuantPanel;
+class TensorScaleView;
 class RunController;
 class SteadyTextLine;
 class TrainSetup;
@@ -61,6 +62,7 @@ public:
   GptSetup* gptSetup() const { return m_gptSetup; }
   GeneratePanel* generatePanel() const { return m_generate; }
   QuantPanel* quantPanel() const { return m_quant; }
+  TensorScaleView* tensorScaleView() const { return m_tensorScales; }
   QAction* startAction() const { return m_start; }
   QAction* pauseAction() const { return m_pause; }
   QAction* stepAction() const { return m_step; }
@@ -152,6 +154,7 @@ private:
   GptSetup* m_gptSetup = nullptr;
   GeneratePanel* m_generate = nullptr;
   QuantPanel* m_quant = nullptr;
+  TensorScaleView* m_tensorScales = nullptr;
   QComboBox* m_runPicker = nullptr;
   QComboBox* m_layerPicker = nullptr;
   QComboBox* m_classPicker = nullptr;

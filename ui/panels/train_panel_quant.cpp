@@ -7,6 +7,7 @@
 // or ends.
 #include "ui/bridge/run_controller.h"
 #include "ui/panels/quant_panel.h"
+#include "ui/panels/tensor_scale_view.h"
 #include "ui/panels/train_panel.h"
 
 #include <QComboBox>
@@ -35,6 +36,24 @@ void TrainPanel::buildQuantDocks() {
     const RunController::State s = m_controller->state();
     if (s == RunController::State::Paused || s == RunController::State::Finished)
       inspectQuant(true);
+  });
+
+  // The scale trace, beside the loss-scale trace.
+  m_tensorScales = new TensorScaleView;
+  auto* scaleDock = addDock(m_tensorScales, tr("Tensor scales"), QStringLiteral("tensorScaleDock"),
+                            Qt::RightDockWidgetArea);
+  if (auto* lossScale = findChild<QDockWidget*>(QStringLiteral("lossScaleDock")))
+    tabifyDockWidget(lossScale, scaleDock);
+  const auto refreshScales = [this](bool force) {
+    if (shows(m_tensorScales) && selectedRun() >= 0)
+      m_tensorScales->refresh(m_controller, selectedRun(), force);
+  };
+  connect(m_controller, &RunController::updated, this, [refreshScales] { refreshScales(false); });
+  connect(m_controller, &RunController::stateChanged, this, [refreshScales] { refreshScales(true); });
+  connect(m_runPicker, &QComboBox::currentIndexChanged, this, [refreshScales] { refreshScales(true); });
+  connect(scaleDock, &QDockWidget::visibilityChanged, this, [refreshScales](bool visible) {
+    if (visible)
+      refreshScales(true);
   });
 }
 

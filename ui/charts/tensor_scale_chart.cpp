@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "tensor_scale_chart.h"
+
+#include <cmath>
+#include <map>
+
+namespace mantissa::ui {
+
+TensorScaleChart::TensorScaleChart(QWidget* parent)
+    : CurveChart(tr("Tensor scales (solid: log2 scale, dashed: log2 amax)"), tr("log2"), false, parent) {
+  setObjectName(QStringLiteral("tensorScaleChart"));
+}
+
+void TensorScaleChart::setFrames(const std::vector<telemetry::ScalingFrame>& frames, telemetry::ScaledRole role,
+                                 const QString& subject) {
+  struct Curves {
+    QList<QPointF> scale, amax;
+  };
+  std::map<QString, Curves> curves;
+  QStringList names;
+  for (const auto& f : frames)
+    for (const auto& t : f.tensors) {
+      if (t.role != role)
+        continue;
+      const QString name = QString::fromStdString(t.name);
+      auto [it, added] = curves.try_emplace(name);
+      if (added)
+        names << name;
+      if (std::isfinite(t.scale) && t.scale > 0)
+        it->second.scale.append(QPointF(double(f.step), std::log2(t.scale)));
+      if (std::isfinite(t.amax) && t.amax > 0)
+        it->second.amax.append(QPointF(double(f.step), std::log2(t.amax)));
+    }
+  m_names = names;
+  m_frames = int(frames.size());
+  QList<ChartRun> runs;
+  for (const QString& name : names)
+    runs.append(ChartRun{name, name, QColor()});
+  setRuns(runs);
+  for (const QString& name : names)
+    updateRun(name, curves[name].scale, curves[name].amax);
+  const QString roleName = role == telemetry::ScaledRole::Input    ? tr("inputs X")
+                           : role == telemetry::ScaledRole::Weight ? tr("weights W")
+                                                                   : tr("output gradients dY");
+  setTitle(subject.isEmpty() ? tr("Tensor scales of the %1 (solid: log2 scale, dashed: log2 amax)").arg(roleName)
+                             : tr("%1 · scales of the %2 (solid: log2 scale, dashed: log2 amax)").arg(subject, roleName));
+}
+
+} // namespace mantissa::ui
