@@ -160,6 +160,7 @@ TEST_F(QuantPanelTest, HeatMapCellsShowTheHandWorkedScalesAndTheClippedBlock) {
     for (int c = 0; c < 2; ++c) {
       if (r != 0 || c != 0) {
         EXPECT_EQ(pixel(r, c), QColor(viridis((expected[r][c] + 3.0) / 3.0))) << r << "," << c;
+      }
     }
   // Unmarked, the clipped block shows its own scale's colour (2^0: the top).
   map->setMarkClipped(false);
