@@ -15,6 +15,8 @@
 #include "ui/app_shell/palette.h"
 #include "ui/formats/block_view.h"
 #include "ui/panels/quant_panel.h"
+#include "ui/panels/tensor_scale_view.h"
+#include "ui/charts/tensor_scale_chart.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/whatif_table.h"
 
@@ -26,6 +28,9 @@
 #include <QTest>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 
 #include <cmath>
 
@@ -321,6 +326,78 @@ TEST(QuantPanelLive, TheTrainPageInspectsTheChosenLayer) {
   page.setHistogramSelection(1, telemetry::TensorClass::Activations);
   QTRY_VERIFY(panel->message()->isVisible());
   EXPECT_TRUE(panel->message()->text().contains(QStringLiteral("weights or weight gradients")));
+}
+
+// A saved FP8 run's log with hand-made scaling frames, as delayed scaling
+// writes them: layer0.w's amax halves every step and its scale is
+// 448 / (the largest amax of the steps before), so log2 scale lags log2 amax.
+TEST(TensorScaleTrace, ASavedRunsScalesAndAmaxesAreDrawnPerTensorAndRole) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const QString path = dir.filePath(QStringLiteral("fp8.jsonl"));
+  std::vector<double> amax, scale;
+  {
+    std::ofstream out(path.toStdString());
+    double history = 0;
+    for (int step = 0; step < 10; ++step) {
+      telemetry::ScalingFrame f;
+      f.step = step;
+      telemetry::ScaledTensorStats w;
+      w.name = "layer0.w";
+      w.role = telemetry::ScaledRole::Weight;
+      w.format = "fp8-e4m3";
+      w.amax = std::ldexp(1.0, 2 - step);
+      w.scale = history > 0 ? 448.0 / history : 1.0;
+      w.scaleMin = w.scaleMax = w.scale;
+      w.amaxHistory = history;
+      w.count = 100;
+      amax.push_back(w.amax);
+      scale.push_back(w.scale);
+      history = std::max(history, w.amax);
+      telemetry::ScaledTensorStats x = w;
+      x.name = "layer0.x";
+      x.role = telemetry::ScaledRole::Input;
+      x.scale = 2.0;
+      f.tensors = {x, w};
+      nlohmann::json row{{"step", step}, {"loss", 1.0},         {"lr", 0.1},       {"loss_scale", 1.0},
+                         {"found_inf", false}, {"skipped", false}, {"step_ms", 1.0}, {"grad_norm", 0.1},
+                         {"scaling", telemetry::toJson(f)}};
+      out << row.dump() << "\n";
+    }
+  }
+  TrainPanel page;
+  page.resize(1600, 1000);
+  page.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&page));
+  ASSERT_EQ(page.controller()->loadRun(path), QString());
+  page.setSelectedRun(0);
+  auto* dock = page.findChild<QDockWidget*>(QStringLiteral("tensorScaleDock"));
+  ASSERT_NE(dock, nullptr);
+  dock->raise();
+  TensorScaleView* view = page.tensorScaleView();
+  QTRY_COMPARE(view->chart()->tensorNames(), QStringList{QStringLiteral("layer0.w")});
+  const QList<QPointF> shownScale = view->chart()->shownTrain(QStringLiteral("layer0.w"));
+  const QList<QPointF> shownAmax = view->chart()->shownTest(QStringLiteral("layer0.w"));
+  ASSERT_EQ(shownScale.size(), 10);
+  ASSERT_EQ(shownAmax.size(), 10);
+  for (int s = 0; s < 10; ++s) {
+    EXPECT_EQ(shownScale[s], QPointF(s, std::log2(scale[std::size_t(s)])));
+    EXPECT_EQ(shownAmax[s], QPointF(s, 2.0 - s));
+  }
+  // Delayed scaling: from step 1 on, scale x amax of the step before is 448 (log2 448 = 8.807...).
+  for (int s = 1; s < 10; ++s)
+    EXPECT_DOUBLE_EQ(shownScale[s].y() + shownAmax[0].y(), std::log2(448.0)) << s;
+  EXPECT_TRUE(view->message()->text().isEmpty());
+
+  view->roleBox()->setCurrentIndex(view->roleBox()->findData(int(telemetry::ScaledRole::Input)));
+  QTRY_COMPARE(view->chart()->tensorNames(), QStringList{QStringLiteral("layer0.x")});
+  EXPECT_EQ(view->chart()->shownTrain(QStringLiteral("layer0.x")).front(), QPointF(0, 1.0));
+  EXPECT_TRUE(view->chart()->csv().contains(QStringLiteral("layer0.x")));
+
+  // A recipe that scales nothing says so.
+  view->setFrames({}, QStringLiteral("fp32"));
+  EXPECT_TRUE(view->message()->text().contains(QStringLiteral("scales no tensors")));
+  EXPECT_TRUE(view->chart()->tensorNames().isEmpty());
 }
 
 } // namespace
