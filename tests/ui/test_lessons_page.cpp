@@ -61,7 +61,7 @@ TEST(LessonsPage, PageUpDownNavigateFromTheText) {
   QTest::keyClick(page.lessonList(), Qt::Key_PageUp);
   EXPECT_EQ(page.currentLesson(), 1);
   for (int i = 0; i < 10; ++i) QTest::keyClick(page.text(), Qt::Key_PageDown);
-  EXPECT_EQ(page.currentLesson(), 6); // stops at the last lesson
+  EXPECT_EQ(page.currentLesson(), 7); // stops at the last lesson
   for (int i = 0; i < 10; ++i) QTest::keyClick(page.text(), Qt::Key_PageUp);
   EXPECT_EQ(page.currentLesson(), 0);
 }
