@@ -12,6 +12,7 @@
 #include "ui/panels/gpt_setup.h"
 #include "ui/panels/policy_editor.h"
 #include "ui/panels/quant_panel.h"
+#include "ui/panels/tensor_scale_view.h"
 #include "ui/panels/train_panel.h"
 
 #include <QAction>
@@ -196,6 +197,26 @@ int main(int argc, char** argv) {
           return 1;
       }
       c->stop();
+    } else if (page == "scale-trace") {
+      // A saved FP8 run's scale trace (MANTISSA_SHOT_LOG: a log of `mantissa-cli
+      // train --recipe fp8-delayed ... --log`), weights and output gradients.
+      show(QStringLiteral("Train"));
+      auto* train = window.findChild<mantissa::ui::TrainPanel*>();
+      const QString log = qEnvironmentVariable("MANTISSA_SHOT_LOG");
+      const QString error = train->controller()->loadRun(log);
+      if (!error.isEmpty()) {
+        std::fprintf(stderr, "%s\n", qPrintable(error));
+        return 1;
+      }
+      train->setSelectedRun(train->controller()->runCount() - 1);
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("tensorScaleDock")))
+        d->raise();
+      auto* view = train->tensorScaleView();
+      for (int role : {int(mantissa::telemetry::ScaledRole::Weight), int(mantissa::telemetry::ScaledRole::GradOutput)}) {
+        view->roleBox()->setCurrentIndex(view->roleBox()->findData(role));
+        if (!grab(QStringLiteral("scale-trace-role%1").arg(role)))
+          return 1;
+      }
     } else if (page == "explorer") {
       show(QStringLiteral("Explorer"));
       if (auto* explorer = window.findChild<mantissa::ui::FloatExplorer*>()) {

@@ -326,6 +326,10 @@ TEST(QuantPanelLive, TheTrainPageInspectsTheChosenLayer) {
   page.setHistogramSelection(1, telemetry::TensorClass::Activations);
   QTRY_VERIFY(panel->message()->isVisible());
   EXPECT_TRUE(panel->message()->text().contains(QStringLiteral("weights or weight gradients")));
+  // ...and shows nothing of the tensor before.
+  EXPECT_EQ(panel->whatIfTable()->rowCount(), 0);
+  EXPECT_FALSE(panel->blockMap()->hasData());
+  EXPECT_FALSE(panel->tensor().has_value());
 }
 
 // A saved FP8 run's log with hand-made scaling frames, as delayed scaling

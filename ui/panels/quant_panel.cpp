@@ -18,6 +18,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <memory>
 
 namespace mantissa::ui {
@@ -105,6 +106,16 @@ QuantPanel::QuantPanel(QWidget* parent) : QWidget(parent) {
 
 QuantPanel::~QuantPanel() = default;
 
+void QuantPanel::clearShown(const QString& why) {
+  ++m_generation; // drops any computation still running
+  m_tensor.reset();
+  m_matrix.clear();
+  m_mapQuantized.reset();
+  m_table->clearStats();
+  m_map->clear(why);
+  m_subject->setText(tr("No tensor"));
+}
+
 void QuantPanel::showMessage(const QString& text, bool warning) {
   m_message->setText(text);
   m_message->setStyleSheet(warning ? QStringLiteral("color:%1").arg(palette::kWarning.name()) : QString());
@@ -133,10 +144,12 @@ bool QuantPanel::take() {
   RunController* controller = m_controller.data();
   if (controller == nullptr || m_run < 0 || m_run >= controller->runCount()) {
     showMessage(tr("No run to take a tensor from"), true);
+    clearShown(tr("No tensor to show"));
     return false;
   }
   if (m_cls != telemetry::TensorClass::Weights && m_cls != telemetry::TensorClass::WeightGrads) {
     showMessage(tr("Pick weights or weight gradients: those are the tensors a run keeps between steps"), true);
+    clearShown(tr("No tensor to show"));
     return false;
   }
   ++m_pending;
@@ -157,6 +170,7 @@ bool QuantPanel::take() {
                           .arg(controller->runName(m_run))
                     : tr("%1 has no layer %2").arg(controller->runName(m_run)).arg(m_layer),
                 true);
+    clearShown(tr("No tensor to show"));
     return false;
   }
   return true;
@@ -206,7 +220,12 @@ void QuantPanel::recompute() {
           const QString subject = panel->m_tensor->subject;
           panel->m_table->setStats(result->whatIf, subject);
           panel->m_mapQuantized = std::move(result->map);
-          panel->m_map->setQuantized(*panel->m_mapQuantized, subject, tr("output"), tr("input (K)"));
+          const auto& blocks = panel->m_mapQuantized->blocks;
+          if (std::none_of(blocks.begin(), blocks.end(), [](const QuantBlock& b) { return b.amax != 0.0; }))
+            panel->m_map->clear(tr("Every value of %1 is zero: a run that has not stepped yet has no gradients")
+                                    .arg(subject));
+          else
+            panel->m_map->setQuantized(*panel->m_mapQuantized, subject, tr("output"), tr("input (K)"));
           emit panel->computed();
         },
         Qt::QueuedConnection);

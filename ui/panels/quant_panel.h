@@ -78,6 +78,7 @@ signals:
 private:
   void recompute();
   void showMessage(const QString& text, bool warning);
+  void clearShown(const QString& why);
 
   QPointer<RunController> m_controller;
   int m_run = -1;
