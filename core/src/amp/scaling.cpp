@@ -235,9 +235,9 @@ telemetry::ScaledTensorStats blockScaled(std::span<const float> in, std::span<fl
         nanBlock();
         continue;
       }
-      const double decode = std::ldexp(1.0, e);
+      const double decode = std::ldexp(1.0, e), encodeMx = std::ldexp(1.0, -e);
       each(b, [&](std::size_t i) {
-        element(i, static_cast<float>(std::ldexp(double(in[i]), -e)), decode);
+        element(i, static_cast<float>(double(in[i]) * encodeMx), decode); // exact
       });
       scales.push_back(std::ldexp(1.0, -e));
     } else if (rq.scheme == MatmulScaling::Nvfp4) {

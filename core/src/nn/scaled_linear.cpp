@@ -19,18 +19,51 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
 
 } // namespace
 
+OperandQuantizer::OperandQuantizer(std::string name, ScaledRole role,
+                                   const amp::ScalingOptions& options)
+    : m_name(std::move(name)), m_role(role), m_options(options) {
+  if (options.scheme == MatmulScaling::Fp8Delayed) {
+    const auto f = amp::operandFormat(options.scheme, role);
+    m_delayed.emplace(f == numeric::FormatId::Fp8E5M2 ? 57344.0f : 448.0f, options.historyLength,
+                      options.amaxCompute, options.margin);
+  }
+}
+
+void OperandQuantizer::quantize(const Tensor& in, Tensor& out, BlockAxis axis, bool weightBlocks,
+                                std::uint64_t seed, bool record) {
+  amp::OperandRequest rq;
+  rq.scheme = m_options.scheme;
+  rq.element = amp::operandFormat(m_options.scheme, m_role);
+  rq.rows = static_cast<int>(in.rows());
+  rq.cols = static_cast<int>(in.cols());
+  rq.axis = axis;
+  rq.weightBlocks = weightBlocks;
+  rq.margin = m_options.margin;
+  rq.stochastic = m_role == ScaledRole::GradOutput && m_options.scheme == MatmulScaling::Nvfp4;
+  rq.seed = seed;
+  if (m_delayed)
+    rq.scale = m_delayed->scale();
+  telemetry::ScaledTensorStats s = amp::quantizeOperand(in.f32(), out.f32(), rq);
+  if (m_delayed) {
+    // The history behind the scale just used, then this amax into it.
+    s.amaxHistory = m_delayed->historyAmax();
+    s.history = m_delayed->filled();
+    m_delayed->update(static_cast<float>(s.amax));
+  }
+  if (record) {
+    s.name = m_name;
+    s.role = m_role;
+    m_stats = std::move(s);
+  }
+}
+
 ScaledLinear::ScaledLinear(std::string name, int batch, int in, int out,
                            const amp::ScalingOptions& options, std::uint64_t site,
                            std::uint64_t seed)
-    : m_name(std::move(name)), m_options(options), m_site(site), m_seed(seed),
-      m_linear(batch, in, out, DType::F32), m_x{ScaledRole::Input, {}, {}},
-      m_w{ScaledRole::Weight, {}, {}}, m_dy{ScaledRole::GradOutput, {}, {}} {
-  if (options.scheme == MatmulScaling::Fp8Delayed)
-    for (Operand* op : {&m_x, &m_w, &m_dy}) {
-      const auto f = amp::operandFormat(options.scheme, op->role);
-      op->delayed.emplace(f == numeric::FormatId::Fp8E5M2 ? 57344.0f : 448.0f,
-                          options.historyLength, options.amaxCompute, options.margin);
-    }
+    : m_name(name), m_options(options), m_site(site), m_seed(seed),
+      m_linear(batch, in, out, DType::F32), m_x(name + ".x", ScaledRole::Input, options),
+      m_w(name + ".w", ScaledRole::Weight, options),
+      m_dy(name + ".dy", ScaledRole::GradOutput, options) {
   m_xq = Tensor(DType::F32, batch, in);
   m_wq = Tensor(DType::F32, in, out);
   m_dyq = Tensor(DType::F32, batch, out);
@@ -49,30 +82,9 @@ bool ScaledLinear::perTensor() const {
 
 void ScaledLinear::quantize(Operand& op, const Tensor& in, Tensor& out, BlockAxis axis,
                             bool record) {
-  amp::OperandRequest rq;
-  rq.scheme = m_options.scheme;
-  rq.element = amp::operandFormat(m_options.scheme, op.role);
-  rq.rows = static_cast<int>(in.rows());
-  rq.cols = static_cast<int>(in.cols());
-  rq.axis = axis;
-  rq.weightBlocks = op.role == ScaledRole::Weight && m_options.scheme == MatmulScaling::Fp8Block;
-  rq.margin = m_options.margin;
-  rq.stochastic = op.role == ScaledRole::GradOutput && m_options.scheme == MatmulScaling::Nvfp4;
-  rq.seed = mix(mix(m_seed, m_site), m_calls++);
-  if (op.delayed)
-    rq.scale = op.delayed->scale();
-  telemetry::ScaledTensorStats s = amp::quantizeOperand(in.f32(), out.f32(), rq);
-  if (op.delayed) {
-    // The history behind the scale just used, then this amax into it.
-    s.amaxHistory = op.delayed->historyAmax();
-    s.history = op.delayed->filled();
-    op.delayed->update(static_cast<float>(s.amax));
-  }
-  if (record) {
-    s.name = m_name + "." + std::string(telemetry::scaledRoleKey(op.role));
-    s.role = op.role;
-    op.stats = std::move(s);
-  }
+  op.quantize(in, out, axis,
+              op.role() == ScaledRole::Weight && m_options.scheme == MatmulScaling::Fp8Block,
+              mix(mix(m_seed, m_site), m_calls++), record);
 }
 
 void ScaledLinear::forward(const Tensor& x, const Tensor& w, Tensor& y) {
@@ -116,8 +128,8 @@ void ScaledLinear::backwardData(const Tensor& dy, const Tensor& w, Tensor& dx) {
 std::vector<telemetry::ScaledTensorStats> ScaledLinear::lastStats() const {
   std::vector<telemetry::ScaledTensorStats> out;
   for (const Operand* op : {&m_x, &m_w, &m_dy})
-    if (op->stats)
-      out.push_back(*op->stats);
+    if (op->stats())
+      out.push_back(*op->stats());
   return out;
 }
 

@@ -30,6 +30,26 @@
 
 namespace mantissa::nn {
 
+// One operand of scaled products: its element format (amp::operandFormat),
+// its delayed-scaling state under fp8-delayed, its latest statistics.
+class OperandQuantizer {
+public:
+  OperandQuantizer(std::string name, telemetry::ScaledRole role, const amp::ScalingOptions& options);
+  // in -> out, both FP32 [rows, cols]; record: these are the operand's statistics
+  // (named `name`). Delayed scaling uses its scale and records the amax.
+  void quantize(const Tensor& in, Tensor& out, amp::BlockAxis axis, bool weightBlocks,
+                std::uint64_t seed, bool record = true);
+  const std::optional<telemetry::ScaledTensorStats>& stats() const { return m_stats; }
+  telemetry::ScaledRole role() const { return m_role; }
+
+private:
+  std::string m_name;
+  telemetry::ScaledRole m_role;
+  amp::ScalingOptions m_options;
+  std::optional<amp::DelayedScale> m_delayed;
+  std::optional<telemetry::ScaledTensorStats> m_stats;
+};
+
 class ScaledLinear {
 public:
   // site: this layer's share of the random bits (nvfp4's stochastic rounding
@@ -52,11 +72,7 @@ public:
   const Tensor& quantizedGradient() const { return m_dyq; }
 
 private:
-  struct Operand {
-    telemetry::ScaledRole role;
-    std::optional<amp::DelayedScale> delayed;
-    std::optional<telemetry::ScaledTensorStats> stats;
-  };
+  using Operand = OperandQuantizer;
   // Quantizes `in` into `out`; `record`: this copy's statistics are the operand's.
   void quantize(Operand& op, const Tensor& in, Tensor& out, amp::BlockAxis axis, bool record);
   bool perTensor() const;
