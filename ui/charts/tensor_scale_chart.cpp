@@ -2,14 +2,25 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "tensor_scale_chart.h"
 
+#include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
+
 #include <cmath>
 #include <map>
 
 namespace mantissa::ui {
 
 TensorScaleChart::TensorScaleChart(QWidget* parent)
-    : CurveChart(tr("Tensor scales (solid: log2 scale, dashed: log2 amax)"), tr("log2"), false, parent) {
+    : CurveChart(tr("Tensor scales"), tr("log2 scale (solid), log2 amax (dashed)"), false, parent) {
   setObjectName(QStringLiteral("tensorScaleChart"));
+}
+
+void TensorScaleChart::hideSkipLegend() {
+  // Scaled recipes skip no steps: the curve chart's skip mark has no place here.
+  for (QLegendMarker* marker : chart()->legend()->markers())
+    if (marker->series() != nullptr && marker->series()->type() == QAbstractSeries::SeriesTypeScatter)
+      marker->setVisible(false);
 }
 
 void TensorScaleChart::setFrames(const std::vector<telemetry::ScalingFrame>& frames, telemetry::ScaledRole role,
@@ -43,8 +54,8 @@ void TensorScaleChart::setFrames(const std::vector<telemetry::ScalingFrame>& fra
   const QString roleName = role == telemetry::ScaledRole::Input    ? tr("inputs X")
                            : role == telemetry::ScaledRole::Weight ? tr("weights W")
                                                                    : tr("output gradients dY");
-  setTitle(subject.isEmpty() ? tr("Tensor scales of the %1 (solid: log2 scale, dashed: log2 amax)").arg(roleName)
-                             : tr("%1 · scales of the %2 (solid: log2 scale, dashed: log2 amax)").arg(subject, roleName));
+  setTitle(subject.isEmpty() ? tr("Scales of the %1").arg(roleName) : tr("%1 · scales of the %2").arg(subject, roleName));
+  hideSkipLegend();
 }
 
 } // namespace mantissa::ui

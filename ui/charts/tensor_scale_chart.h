@@ -29,6 +29,7 @@ public:
   int frameCount() const { return m_frames; }
 
 private:
+  void hideSkipLegend();
   QStringList m_names;
   int m_frames = 0;
 };

@@ -116,6 +116,11 @@ void QuantPanel::clearShown(const QString& why) {
   m_subject->setText(tr("No tensor"));
 }
 
+void QuantPanel::forget() {
+  clearShown(tr("No tensor yet"));
+  showMessage({}, false);
+}
+
 void QuantPanel::showMessage(const QString& text, bool warning) {
   m_message->setText(text);
   m_message->setStyleSheet(warning ? QStringLiteral("color:%1").arg(palette::kWarning.name()) : QString());
@@ -177,6 +182,14 @@ bool QuantPanel::take() {
 }
 
 void QuantPanel::setTensor(const TensorSnapshot& tensor) {
+  // Another tensor: what was shown goes at once (a refresh of the same one
+  // stays until its new numbers are ready).
+  if (!m_tensor || m_tensor->subject != tensor.subject || m_tensor->rows != tensor.rows ||
+      m_tensor->cols != tensor.cols) {
+    m_table->clearStats();
+    m_mapQuantized.reset();
+    m_map->clear(tr("Quantizing %1…").arg(tensor.subject));
+  }
   m_tensor = tensor;
   // W [inputs, outputs] -> [outputs, inputs]: blocks along the inputs (K).
   const auto in = std::size_t(tensor.rows), out = std::size_t(tensor.cols);

@@ -50,6 +50,9 @@ public:
   // Shows this tensor: quantizes it with every scheme (on a worker thread).
   void setTensor(const TensorSnapshot& tensor);
 
+  // Drops the tensor shown (its run is gone).
+  void forget();
+
   bool busy() const { return m_pending > 0; }
   const std::optional<TensorSnapshot>& tensor() const { return m_tensor; }
   // The matrix quantized: the tensor transposed, [outputs, inputs].

@@ -27,7 +27,10 @@ void TrainPanel::buildQuantDocks() {
   connect(m_layerPicker, &QComboBox::currentIndexChanged, this, follow);
   connect(m_classPicker, &QComboBox::currentIndexChanged, this, follow);
   connect(m_runPicker, &QComboBox::currentIndexChanged, this, follow);
-  connect(m_controller, &RunController::runsChanged, this, follow);
+  connect(m_controller, &RunController::runsChanged, this, [this] {
+    m_quant->forget(); // new runs under the same indices: the old tensor is gone
+    inspectQuant(false);
+  });
   connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
     if (visible)
       inspectQuant(false);
