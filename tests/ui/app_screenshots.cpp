@@ -177,8 +177,9 @@ int main(int argc, char** argv) {
       (void)QTest::qWaitFor([&] { return c->state() == mantissa::ui::RunController::State::Paused; }, 60000);
       train->setSelectedRun(0);
       train->setHistogramSelection(0, mantissa::telemetry::TensorClass::Weights);
-      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("quantDock")))
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("fp8Dock")))
         d->raise();
+      train->findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(0);
       auto* quant = train->quantPanel();
       for (const char* scheme : {"mxfp8-e4m3", "mxfp4", "nvfp4"}) {
         quant->schemeBox()->setCurrentIndex(quant->schemeBox()->findText(QLatin1String(scheme)));
@@ -192,8 +193,9 @@ int main(int argc, char** argv) {
                             120000);
       if (!grab(QStringLiteral("fp8-gradients-nvfp4")))
         return 1;
-      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("tensorScaleDock"))) {
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("fp8Dock"))) {
         d->raise();
+        train->findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(1);
         if (!grab(QStringLiteral("fp8-scale-trace")))
           return 1;
       }
@@ -213,8 +215,9 @@ int main(int argc, char** argv) {
       c->pause();
       (void)QTest::qWaitFor([&] { return c->state() == mantissa::ui::RunController::State::Paused; }, 60000);
       train->setSelectedRun(0);
-      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("tensorScaleDock")))
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("fp8Dock")))
         d->raise();
+      train->findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(1);
       auto* view = train->tensorScaleView();
       for (int role : {int(mantissa::telemetry::ScaledRole::Weight), int(mantissa::telemetry::ScaledRole::Input),
                        int(mantissa::telemetry::ScaledRole::GradOutput)}) {
@@ -224,8 +227,9 @@ int main(int argc, char** argv) {
       }
       train->setSelectedRun(1);
       train->setHistogramSelection(0, mantissa::telemetry::TensorClass::Weights);
-      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("quantDock")))
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("fp8Dock")))
         d->raise();
+      train->findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(0);
       auto* quant = train->quantPanel();
       quant->schemeBox()->setCurrentIndex(quant->schemeBox()->findText(QStringLiteral("mxfp8-e4m3")));
       (void)QTest::qWaitFor([&] { return quant->tensor() && quant->tensor()->run == 1 && !quant->busy(); }, 120000);
@@ -244,8 +248,9 @@ int main(int argc, char** argv) {
         return 1;
       }
       train->setSelectedRun(train->controller()->runCount() - 1);
-      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("tensorScaleDock")))
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("fp8Dock")))
         d->raise();
+      train->findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(1);
       auto* view = train->tensorScaleView();
       for (int role : {int(mantissa::telemetry::ScaledRole::Weight), int(mantissa::telemetry::ScaledRole::GradOutput)}) {
         view->roleBox()->setCurrentIndex(view->roleBox()->findData(role));

@@ -25,6 +25,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QTemporaryDir>
+#include <QTabWidget>
 #include <QTest>
 
 #include <gtest/gtest.h>
@@ -312,9 +313,10 @@ TEST(QuantPanelLive, TheTrainPageInspectsTheChosenLayer) {
   page.controller()->start();
   ASSERT_TRUE(waitDrained(*page.controller(),
                           [&] { return page.controller()->state() == RunController::State::Finished; }, 60000));
-  auto* dock = page.findChild<QDockWidget*>(QStringLiteral("quantDock"));
+  auto* dock = page.findChild<QDockWidget*>(QStringLiteral("fp8Dock"));
   ASSERT_NE(dock, nullptr);
   dock->raise();
+  page.findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(0);
   page.setHistogramSelection(1, telemetry::TensorClass::WeightGrads);
   QuantPanel* panel = page.quantPanel();
   QTRY_VERIFY_WITH_TIMEOUT(panel->tensor() && panel->tensor()->layer == 1 && !panel->busy(), 60000);
@@ -375,9 +377,10 @@ TEST(TensorScaleTrace, ASavedRunsScalesAndAmaxesAreDrawnPerTensorAndRole) {
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&page));
   ASSERT_EQ(page.controller()->loadRun(path), QString());
   page.setSelectedRun(0);
-  auto* dock = page.findChild<QDockWidget*>(QStringLiteral("tensorScaleDock"));
+  auto* dock = page.findChild<QDockWidget*>(QStringLiteral("fp8Dock"));
   ASSERT_NE(dock, nullptr);
   dock->raise();
+  page.findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(1);
   TensorScaleView* view = page.tensorScaleView();
   QTRY_COMPARE(view->chart()->tensorNames(), QStringList{QStringLiteral("layer0.w")});
   const QList<QPointF> shownScale = view->chart()->shownTrain(QStringLiteral("layer0.w"));

@@ -65,7 +65,7 @@ public:
   QJsonDocument json() const override;
 
   QSize sizeHint() const override { return {520, 420}; }
-  QSize minimumSizeHint() const override { return {260, 220}; }
+  QSize minimumSizeHint() const override { return {200, 110}; }
 
 signals:
   void blockClicked(int index);

@@ -12,7 +12,7 @@
 namespace mantissa::ui {
 
 TensorScaleChart::TensorScaleChart(QWidget* parent)
-    : CurveChart(tr("Tensor scales"), tr("log2 scale (solid), log2 amax (dashed)"), false, parent) {
+    : CurveChart(tr("Tensor scales"), tr("log2"), false, parent) {
   setObjectName(QStringLiteral("tensorScaleChart"));
 }
 
@@ -51,10 +51,13 @@ void TensorScaleChart::setFrames(const std::vector<telemetry::ScalingFrame>& fra
   setRuns(runs);
   for (const QString& name : names)
     updateRun(name, curves[name].scale, curves[name].amax);
-  const QString roleName = role == telemetry::ScaledRole::Input    ? tr("inputs X")
-                           : role == telemetry::ScaledRole::Weight ? tr("weights W")
-                                                                   : tr("output gradients dY");
-  setTitle(subject.isEmpty() ? tr("Scales of the %1").arg(roleName) : tr("%1 · scales of the %2").arg(subject, roleName));
+  // Short enough to read whole in a narrow dock: the run is the Train page's
+  // inspected run (and the export's file name).
+  Q_UNUSED(subject);
+  const QString roleName = role == telemetry::ScaledRole::Input    ? QStringLiteral("X")
+                           : role == telemetry::ScaledRole::Weight ? QStringLiteral("W")
+                                                                   : QStringLiteral("dY");
+  setTitle(tr("Scale (solid) and amax (dashed) of %1").arg(roleName));
   hideSkipLegend();
 }
 

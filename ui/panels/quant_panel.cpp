@@ -43,7 +43,9 @@ QuantPanel::QuantPanel(QWidget* parent) : QWidget(parent) {
   auto* row = new QHBoxLayout;
   m_subject = new QLabel(tr("Pick a run's weights or weight gradients in the histogram's choosers"));
   m_subject->setObjectName(QStringLiteral("quantSubject"));
-  m_subject->setWordWrap(true);
+  // One line that never heightens the dock group (a hidden tab counts too).
+  m_subject->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  m_subject->setMinimumWidth(1);
   m_take = new QPushButton(tr("&Take tensor"));
   m_take->setObjectName(QStringLiteral("takeTensor"));
   m_take->setToolTip(tr("Copy the tensor from the run now (between two of its steps)"));
@@ -75,7 +77,9 @@ QuantPanel::QuantPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_message);
 
   auto* split = new QSplitter(Qt::Horizontal);
+  m_split = split;
   m_table = new WhatIfTable;
+  m_table->setMinimumSize(120, 60); // the bottom group fits a 1280 x 720 window
   m_map = new BlockScaleMap;
   split->addWidget(m_table);
   split->addWidget(m_map);
@@ -114,6 +118,15 @@ void QuantPanel::clearShown(const QString& why) {
   m_table->clearStats();
   m_map->clear(why);
   m_subject->setText(tr("No tensor"));
+}
+
+// The table's columns whole where the panel is wide enough to leave the map
+// room; else an even split (the table scrolls).
+void QuantPanel::fitTable() {
+  const int total = m_split->width();
+  const int table = m_table->wholeWidth();
+  if (total - table >= m_map->minimumSizeHint().width())
+    m_split->setSizes({table, total - table});
 }
 
 void QuantPanel::forget() {
@@ -232,6 +245,7 @@ void QuantPanel::recompute() {
             return;
           const QString subject = panel->m_tensor->subject;
           panel->m_table->setStats(result->whatIf, subject);
+          panel->fitTable();
           panel->m_mapQuantized = std::move(result->map);
           const auto& blocks = panel->m_mapQuantized->blocks;
           if (std::none_of(blocks.begin(), blocks.end(), [](const QuantBlock& b) { return b.amax != 0.0; }))

@@ -17,6 +17,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QSplitter;
 class QTimer;
 
 namespace mantissa::ui {
@@ -82,6 +83,7 @@ private:
   void recompute();
   void showMessage(const QString& text, bool warning);
   void clearShown(const QString& why);
+  void fitTable();
 
   QPointer<RunController> m_controller;
   int m_run = -1;
@@ -102,6 +104,7 @@ private:
   QCheckBox* m_follow = nullptr;
   QPushButton* m_take = nullptr;
   QTimer* m_followTimer = nullptr;
+  QSplitter* m_split = nullptr;
   WhatIfTable* m_table = nullptr;
   BlockScaleMap* m_map = nullptr;
   BlockView* m_blockView = nullptr;

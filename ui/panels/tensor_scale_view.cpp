@@ -24,11 +24,15 @@ TensorScaleView::TensorScaleView(QWidget* parent) : QWidget(parent) {
   m_role->addItem(tr("output gradients dY"), int(telemetry::ScaledRole::GradOutput));
   m_message = new QLabel;
   m_message->setObjectName(QStringLiteral("tensorScaleMessage"));
-  m_message->setWordWrap(true);
+  // One line that never widens or heightens the dock group (the whole text
+  // is its tooltip).
+  m_message->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  m_message->setMinimumWidth(1);
   row->addWidget(m_role);
   row->addWidget(m_message, 1);
   layout->addLayout(row);
   m_chart = new TensorScaleChart;
+  m_chart->setMinimumSize(200, 110); // the bottom group fits a 1280 x 720 window
   layout->addWidget(m_chart, 1);
   connect(m_role, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
 }
@@ -47,6 +51,7 @@ void TensorScaleView::refresh(RunController* controller, int run, bool force) {
     m_frames.clear();
     m_subject = controller->runName(run);
     m_message->setText(tr("Cannot read the run's log: %1").arg(error));
+    m_message->setToolTip(m_message->text());
     redraw();
     return;
   }
@@ -60,6 +65,7 @@ void TensorScaleView::setFrames(const std::vector<telemetry::ScalingFrame>& fram
                                          "(fp8-delayed, fp8-current, fp8-block, mxfp8, nvfp4)")
                                           .arg(subject)
                                     : QString());
+  m_message->setToolTip(m_message->text());
   redraw();
 }
 

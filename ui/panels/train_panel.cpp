@@ -609,7 +609,7 @@ void TrainPanel::arrangeForPresenter() {
   QDockWidget* hist = dock("histogramDock");
   joinScaleTabs({"accuracyDock", "watchDock", "opTableDock", "setupDock"});
   if (compact) {
-    joinScaleTabs({"histogramDock", "heatmapDock"});
+    joinScaleTabs({"histogramDock", "heatmapDock", "fp8Dock"});
     hist->raise(); // the gradients are what a class has come to see
   } else {
     scale->raise();
@@ -690,7 +690,7 @@ void TrainPanel::arrangeFirstShow() {
     accDock->show();
     scaleDock->raise();
   } else if (compact) {
-    joinTabs(scaleDock, {"histogramDock", "heatmapDock"});
+    joinTabs(scaleDock, {"histogramDock", "heatmapDock", "fp8Dock"});
     joinTabs(setupDock, {"watchDock", "opTableDock"});
     scaleDock->raise();
     setupDock->raise();

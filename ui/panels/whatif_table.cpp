@@ -13,6 +13,7 @@
 #include <QJsonObject>
 #include <QLocale>
 #include <QPainter>
+#include <QScrollBar>
 
 #include <cmath>
 
@@ -95,10 +96,11 @@ void WhatIfTable::setStats(const std::vector<SchemeStats>& rows, const QString& 
       setItem(r, c, item);
     }
   }
-  // The whole table stays readable beside the heat map: no column hidden
-  // behind a scroll bar.
   resizeColumnsToContents();
-  setMinimumWidth(horizontalHeader()->length() + 2 * frameWidth() + 4);
+}
+
+int WhatIfTable::wholeWidth() const {
+  return horizontalHeader()->length() + 2 * frameWidth() + verticalScrollBar()->sizeHint().width() + 4;
 }
 
 int WhatIfTable::rowOf(BlockScheme scheme) const {

@@ -27,6 +27,8 @@ public:
   void setStats(const std::vector<numeric::SchemeStats>& rows, const QString& subject);
   void clearStats();
   const std::vector<numeric::SchemeStats>& stats() const { return m_rows; }
+  // The width that shows every column whole.
+  int wholeWidth() const;
   // The row of `scheme`, -1 if it is not shown.
   int rowOf(numeric::BlockScheme scheme) const;
 
