@@ -49,6 +49,7 @@ WhatIfTable::WhatIfTable(QWidget* parent) : QTableWidget(0, ColumnCount, parent)
   setHorizontalHeaderLabels(headers());
   setEditTriggers(QAbstractItemView::NoEditTriggers);
   verticalHeader()->setVisible(false);
+  verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents); // tight rows: all nine in a short dock
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   horizontalHeader()->setStretchLastSection(true);
   setToolTip(tr("Every scheme on the same values. Saturated: clamped at the element's largest value; "
