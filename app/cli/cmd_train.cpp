@@ -182,7 +182,7 @@ int runTrain(const Args& args) {
                            "or gpt:layers=4,heads=4,embd=128,ctx=64 for a GPT on text (its "
                            "options: train --model gpt --help)");
   p.option("recipe", "NAME", "fp32, bf16-mixed, fp16-mixed, fp16-mixed-noscale, bf16-pure, "
-                             "bf16-pure-sr, bf16-pure-kahan (default fp32)");
+                             "bf16-pure-sr, bf16-pure-kahan, fp8-delayed, fp8-current, fp8-block, mxfp8, nvfp4 (default fp32)");
   p.option("scaler", "NAME", "pytorch, keras, apex, deepspeed, megatron, static:S or none (default: "
                             "the recipe's, pytorch for fp16-mixed, none for the others)");
   p.option("batchnorm", "PREC", "Precision of a CNN's BatchNorm statistics: fp32, bf16 or fp16 "

@@ -32,7 +32,7 @@ struct TempDir {
 TEST(LessonFiles, ShippedLessonsAllLoad) {
   const auto set = loadInstalledLessons();
   ASSERT_TRUE(set.error.empty()) << set.error;
-  ASSERT_EQ(set.lessons.size(), 7u);
+  ASSERT_EQ(set.lessons.size(), 8u);
   for (const auto& l : set.lessons) {
     SCOPED_TRACE(l.id);
     EXPECT_TRUE(l.ok()) << l.error;

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 #include <semaphore>
 #include <thread>
@@ -555,4 +556,46 @@ TEST(Trainer, PauseStepNewPaceAndStopEndAPacingWait) {
   EXPECT_TRUE(done.load());
   EXPECT_EQ(t.state(), train::TrainerState::Finished);
   EXPECT_LE(t.stepsDone(), before + 1);
+}
+
+// A visit reads the weights on the training thread between steps: paused
+// after exactly three steps, it sees the weights a plain Session has after
+// the same three steps, bit for bit; once the thread has ended, visit()
+// refuses (the caller then owns the session).
+TEST(Trainer, VisitReadsTheWeightsBetweenStepsWhilePaused) {
+  train::Session reference(small("fp32"), mnist());
+  for (int i = 0; i < 3; ++i)
+    reference.step();
+  const std::vector<float> expected(reference.model().params()[0].w.f32().begin(),
+                                    reference.model().params()[0].w.f32().end());
+
+  train::Trainer t(small("fp32"), mnist(), {});
+  t.start(/*startPaused=*/true);
+  for (int i = 0; i < 3; ++i) {
+    t.stepOnce();
+    ASSERT_TRUE(waitFor([&] { return t.stepsDone() == i + 1; }));
+  }
+  std::mutex m;
+  std::vector<float> seen;
+  std::int64_t seenStep = -1;
+  bool visited = false;
+  ASSERT_TRUE(t.visit([&](const train::Session& s) {
+    std::lock_guard lock(m);
+    const auto w = s.model().params()[0].w.f32();
+    seen.assign(w.begin(), w.end());
+    seenStep = s.stepsDone();
+    visited = true;
+  }));
+  ASSERT_TRUE(waitFor([&] {
+    std::lock_guard lock(m);
+    return visited;
+  }));
+  EXPECT_EQ(seenStep, 3);
+  ASSERT_EQ(seen.size(), expected.size());
+  EXPECT_EQ(std::memcmp(seen.data(), expected.data(), seen.size() * sizeof(float)), 0);
+  EXPECT_EQ(t.stepsDone(), 3); // the visit took no step
+
+  t.stop();
+  t.wait();
+  EXPECT_FALSE(t.visit([](const train::Session&) { FAIL() << "visited after the thread ended"; }));
 }

@@ -11,7 +11,10 @@
 #include "ui/panels/generate_panel.h"
 #include "ui/panels/gpt_setup.h"
 #include "ui/panels/policy_editor.h"
+#include "ui/panels/quant_panel.h"
+#include "ui/panels/tensor_scale_view.h"
 #include "ui/panels/train_panel.h"
+#include "ui/panels/train_panel_setup.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -162,6 +165,98 @@ int main(int argc, char** argv) {
       if (!grab(QStringLiteral("gpt-generate")))
         return 1;
       c->stop();
+    } else if (page == "fp8") {
+      // The Block scales dock on a real run's weights: mid-run, paused, the
+      // what-if table and the heat map of MXFP8 and NVFP4 block scales.
+      show(QStringLiteral("Train"));
+      auto* train = window.findChild<mantissa::ui::TrainPanel*>();
+      auto* c = train->controller();
+      train->startAction()->trigger();
+      (void)QTest::qWaitFor([&] { return c->record(0).lastStep() >= 60; }, 180000);
+      c->pause();
+      (void)QTest::qWaitFor([&] { return c->state() == mantissa::ui::RunController::State::Paused; }, 60000);
+      train->setSelectedRun(0);
+      train->setHistogramSelection(0, mantissa::telemetry::TensorClass::Weights);
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("fp8Dock")))
+        d->raise();
+      train->findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(0);
+      auto* quant = train->quantPanel();
+      for (const char* scheme : {"mxfp8-e4m3", "mxfp4", "nvfp4"}) {
+        quant->schemeBox()->setCurrentIndex(quant->schemeBox()->findText(QLatin1String(scheme)));
+        (void)QTest::qWaitFor([&] { return quant->mapQuantized() && !quant->busy(); }, 120000);
+        if (!grab(QStringLiteral("fp8-weights-") + QLatin1String(scheme)))
+          return 1;
+      }
+      train->setHistogramSelection(0, mantissa::telemetry::TensorClass::WeightGrads);
+      (void)QTest::qWaitFor([&] { return quant->tensor() && quant->tensor()->cls ==
+                                             mantissa::telemetry::TensorClass::WeightGrads && !quant->busy(); },
+                            120000);
+      if (!grab(QStringLiteral("fp8-gradients-nvfp4")))
+        return 1;
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("fp8Dock"))) {
+        d->raise();
+        train->findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(1);
+        if (!grab(QStringLiteral("fp8-scale-trace")))
+          return 1;
+      }
+      c->stop();
+    } else if (page == "fp8live") {
+      // Live MLP runs in fp8-delayed, mxfp8 and nvfp4: the scale trace beside
+      // the loss-scale trace, and the Block scales of the mxfp8 run's weights.
+      show(QStringLiteral("Train"));
+      auto* train = window.findChild<mantissa::ui::TrainPanel*>();
+      auto* c = train->controller();
+      for (const char* recipe : {"fp32", "bf16-mixed", "fp16-mixed"})
+        train->setup()->setRecipeChecked(QLatin1String(recipe), false);
+      for (const char* recipe : {"fp8-delayed", "mxfp8", "nvfp4"})
+        train->setup()->setRecipeChecked(QLatin1String(recipe), true);
+      train->startAction()->trigger();
+      (void)QTest::qWaitFor([&] { return c->record(0).lastStep() >= 120; }, 300000);
+      c->pause();
+      (void)QTest::qWaitFor([&] { return c->state() == mantissa::ui::RunController::State::Paused; }, 60000);
+      train->setSelectedRun(0);
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("fp8Dock")))
+        d->raise();
+      train->findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(1);
+      auto* view = train->tensorScaleView();
+      for (int role : {int(mantissa::telemetry::ScaledRole::Weight), int(mantissa::telemetry::ScaledRole::Input),
+                       int(mantissa::telemetry::ScaledRole::GradOutput)}) {
+        view->roleBox()->setCurrentIndex(view->roleBox()->findData(role));
+        if (!grab(QStringLiteral("live-scale-trace-fp8-delayed-role%1").arg(role)))
+          return 1;
+      }
+      train->setSelectedRun(1);
+      train->setHistogramSelection(0, mantissa::telemetry::TensorClass::Weights);
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("fp8Dock")))
+        d->raise();
+      train->findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(0);
+      auto* quant = train->quantPanel();
+      quant->schemeBox()->setCurrentIndex(quant->schemeBox()->findText(QStringLiteral("mxfp8-e4m3")));
+      (void)QTest::qWaitFor([&] { return quant->tensor() && quant->tensor()->run == 1 && !quant->busy(); }, 120000);
+      if (!grab(QStringLiteral("live-block-scales-mxfp8")))
+        return 1;
+      c->stop();
+    } else if (page == "scale-trace") {
+      // A saved FP8 run's scale trace (MANTISSA_SHOT_LOG: a log of `mantissa-cli
+      // train --recipe fp8-delayed ... --log`), weights and output gradients.
+      show(QStringLiteral("Train"));
+      auto* train = window.findChild<mantissa::ui::TrainPanel*>();
+      const QString log = qEnvironmentVariable("MANTISSA_SHOT_LOG");
+      const QString error = train->controller()->loadRun(log);
+      if (!error.isEmpty()) {
+        std::fprintf(stderr, "%s\n", qPrintable(error));
+        return 1;
+      }
+      train->setSelectedRun(train->controller()->runCount() - 1);
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("fp8Dock")))
+        d->raise();
+      train->findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(1);
+      auto* view = train->tensorScaleView();
+      for (int role : {int(mantissa::telemetry::ScaledRole::Weight), int(mantissa::telemetry::ScaledRole::GradOutput)}) {
+        view->roleBox()->setCurrentIndex(view->roleBox()->findData(role));
+        if (!grab(QStringLiteral("scale-trace-role%1").arg(role)))
+          return 1;
+      }
     } else if (page == "explorer") {
       show(QStringLiteral("Explorer"));
       if (auto* explorer = window.findChild<mantissa::ui::FloatExplorer*>()) {

@@ -526,6 +526,67 @@ bool RunController::sampleGpt(int run, int characters, double temperature, std::
   });
 }
 
+namespace {
+
+TensorSnapshot copyTensor(const train::Session& session, int layer, telemetry::TensorClass cls) {
+  const model::Network& net = session.model();
+  const Tensor& t = cls == telemetry::TensorClass::WeightGrads
+                                ? net.grads()[std::size_t(layer)].w
+                                : net.params()[std::size_t(layer)].w;
+  TensorSnapshot out;
+  out.layer = layer;
+  out.cls = cls;
+  out.stepsDone = session.stepsDone();
+  out.rows = t.rows();
+  out.cols = t.cols();
+  const std::span<const float> v = t.f32();
+  out.values.assign(v.begin(), v.end());
+  return out;
+}
+
+} // namespace
+
+bool RunController::requestTensor(int run, int layer, telemetry::TensorClass cls,
+                                  std::function<void(const TensorSnapshot&)> done) {
+  if (run < 0 || run >= runCount())
+    return false;
+  Run& r = *m_runs[std::size_t(run)];
+  if (!r.trainer || (cls != telemetry::TensorClass::Weights && cls != telemetry::TensorClass::WeightGrads))
+    return false;
+  if (layer < 0 || layer >= r.trainer->session().model().layers())
+    return false;
+  const QString subject = tr("%1 · layer %2 %3")
+                              .arg(r.name)
+                              .arg(layer)
+                              .arg(cls == telemetry::TensorClass::Weights ? tr("weights") : tr("weight gradients"));
+  const auto finish = [run, subject](TensorSnapshot s) {
+    s.run = run;
+    s.subject = subject;
+    return s;
+  };
+  if (r.trainer->state() == train::TrainerState::Ready || r.trainer->state() == train::TrainerState::Finished) {
+    if (r.trainer->state() == train::TrainerState::Finished)
+      r.trainer->wait(); // its thread is past its last step: join it, then the session is ours
+    done(finish(copyTensor(r.trainer->session(), layer, cls)));
+    return true;
+  }
+  QPointer<RunController> self(this);
+  const bool posted = r.trainer->visit([self, layer, cls, finish, done](const train::Session& session) {
+    // Training thread: the copy goes to the GUI thread.
+    auto snapshot = std::make_shared<TensorSnapshot>(finish(copyTensor(session, layer, cls)));
+    if (self)
+      QMetaObject::invokeMethod(self, [self, done, snapshot] {
+        if (self)
+          done(*snapshot);
+      }, Qt::QueuedConnection);
+  });
+  if (!posted) { // ended between the state check and the visit
+    r.trainer->wait();
+    done(finish(copyTensor(r.trainer->session(), layer, cls)));
+  }
+  return true;
+}
+
 // A GPT run reads its own log through a follower too; it is not a followed
 // log of another writer.
 bool RunController::isFollowing(int run) const {

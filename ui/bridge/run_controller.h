@@ -4,6 +4,7 @@
 
 #include "ui/bridge/run_loader.h"
 #include "ui/bridge/run_record.h"
+#include "ui/bridge/tensor_snapshot.h"
 #include "ui/bridge/thread_handoff.h"
 
 #include <mantissa/telemetry/histogram.h>
@@ -72,6 +73,14 @@ public:
   // started GPT run.
   bool sampleGpt(int run, int characters, double temperature, std::uint64_t seed,
                  std::function<void(const QString&)> done);
+
+  // A copy of a live MLP or CNN run's tensor (Weights or WeightGrads of
+  // `layer`): taken on its training thread between two steps, or at once when
+  // no thread runs (not started, or ended). `done` is called on the GUI thread
+  // (with this controller alive). False, and no call, for a loaded or GPT run,
+  // another class, or a layer the model does not have.
+  bool requestTensor(int run, int layer, telemetry::TensorClass cls,
+                     std::function<void(const TensorSnapshot&)> done);
 
   // Opens a saved run (JSONL log) as one more run, read-only. Runs built but
   // not started yet are dropped first; started ones keep going beside it.

@@ -12,6 +12,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
+#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -69,6 +71,11 @@ BlockView::BlockView(QWidget* parent) : QWidget(parent) {
   row->addWidget(m_scaleRounding);
   layout->addLayout(row);
 
+  m_source = new QLabel;
+  m_source->setObjectName(QStringLiteral("blockSource"));
+  m_source->setWordWrap(true);
+  m_source->hide();
+  layout->addWidget(m_source);
   m_scale = new QLabel;
   m_scale->setObjectName(QStringLiteral("blockScale"));
   m_scale->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -88,10 +95,28 @@ BlockView::BlockView(QWidget* parent) : QWidget(parent) {
   m_table->horizontalHeader()->setStretchLastSection(true);
   layout->addWidget(m_table, 1);
 
-  connect(m_values, &QLineEdit::textChanged, this, &BlockView::refresh);
+  connect(m_values, &QLineEdit::textChanged, this, [this] {
+    m_source->hide(); // typed by hand: no longer the picked block
+    refresh();
+  });
   connect(m_scheme, &QComboBox::currentIndexChanged, this, &BlockView::refresh);
   connect(m_scaleRounding, &QComboBox::currentIndexChanged, this, &BlockView::refresh);
   m_values->setText(QStringLiteral("7, 1.3, -0.2, 0.1"));
+  refresh();
+}
+
+void BlockView::showBlock(const std::vector<double>& values, BlockScheme scheme, ScaleRounding rounding,
+                          const QString& source) {
+  QStringList text;
+  for (std::size_t i = 0; i < values.size() && i < kMaxValues; ++i)
+    text << QString::number(values[i], 'g', QLocale::FloatingPointShortest); // round-trips exactly
+  const QSignalBlocker a(m_values), b(m_scheme), c(m_scaleRounding);
+  m_values->setText(text.join(QStringLiteral(", ")));
+  m_values->setCursorPosition(0);
+  m_scheme->setCurrentIndex(m_scheme->findData(int(scheme)));
+  m_scaleRounding->setCurrentIndex(m_scaleRounding->findData(int(rounding)));
+  m_source->setText(tr("From %1").arg(source));
+  m_source->show();
   refresh();
 }
 

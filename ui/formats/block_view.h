@@ -27,6 +27,13 @@ public:
 
   explicit BlockView(QWidget* parent = nullptr);
 
+  // Shows a block picked from a tensor (at most kMaxValues values, each
+  // written out exactly), with the scheme and scale rounding it was
+  // quantized with; `source` says where it came from.
+  void showBlock(const std::vector<double>& values, numeric::BlockScheme scheme,
+                 numeric::ScaleRounding rounding, const QString& source);
+  QLabel* sourceLabel() const { return m_source; }
+
   QLineEdit* valuesInput() const { return m_values; }
   QComboBox* schemeBox() const { return m_scheme; }
   QComboBox* scaleRoundingBox() const { return m_scaleRounding; }
@@ -43,6 +50,7 @@ private:
   QComboBox* m_scheme = nullptr;
   QComboBox* m_scaleRounding = nullptr;
   QLabel* m_scale = nullptr;
+  QLabel* m_source = nullptr;
   QLabel* m_message = nullptr;
   QTableWidget* m_table = nullptr;
   std::optional<numeric::QuantizedTensor> m_result;

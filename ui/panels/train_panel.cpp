@@ -261,6 +261,7 @@ void TrainPanel::buildDocks() {
   tabifyDockWidget(accDock, watchDock);
   tabifyDockWidget(watchDock, opDock);
   buildGptDocks();
+  buildQuantDocks();
   scaleDock->raise();
   m_histogram->setMinimumHeight(150);
   m_accuracy->setMinimumHeight(160);
@@ -608,7 +609,7 @@ void TrainPanel::arrangeForPresenter() {
   QDockWidget* hist = dock("histogramDock");
   joinScaleTabs({"accuracyDock", "watchDock", "opTableDock", "setupDock"});
   if (compact) {
-    joinScaleTabs({"histogramDock", "heatmapDock"});
+    joinScaleTabs({"histogramDock", "heatmapDock", "fp8Dock"});
     hist->raise(); // the gradients are what a class has come to see
   } else {
     scale->raise();
@@ -689,7 +690,7 @@ void TrainPanel::arrangeFirstShow() {
     accDock->show();
     scaleDock->raise();
   } else if (compact) {
-    joinTabs(scaleDock, {"histogramDock", "heatmapDock"});
+    joinTabs(scaleDock, {"histogramDock", "heatmapDock", "fp8Dock"});
     joinTabs(setupDock, {"watchDock", "opTableDock"});
     scaleDock->raise();
     setupDock->raise();

@@ -32,6 +32,8 @@ class HistogramHeatmap;
 class LossChart;
 class LossScaleChart;
 class OpTablePanel;
+class QuantPanel;
+class TensorScaleView;
 class RunController;
 class SteadyTextLine;
 class TrainSetup;
@@ -59,6 +61,8 @@ public:
   OpTablePanel* opTable() const { return m_opTable; }
   GptSetup* gptSetup() const { return m_gptSetup; }
   GeneratePanel* generatePanel() const { return m_generate; }
+  QuantPanel* quantPanel() const { return m_quant; }
+  TensorScaleView* tensorScaleView() const { return m_tensorScales; }
   QAction* startAction() const { return m_start; }
   QAction* pauseAction() const { return m_pause; }
   QAction* stepAction() const { return m_step; }
@@ -125,6 +129,10 @@ private:
   void buildGptDocks();
   bool startGptRuns(); // Start with GPT runs set up: true when it handled Start
 
+  // train_panel_quant.cpp: the Block scales dock (what-if table, block scale heat map)
+  void buildQuantDocks();
+  void inspectQuant(bool again);
+
   // train_panel_views.cpp
   void refreshCurves();
   void refreshHistogram();
@@ -145,6 +153,8 @@ private:
   OpTablePanel* m_opTable = nullptr;
   GptSetup* m_gptSetup = nullptr;
   GeneratePanel* m_generate = nullptr;
+  QuantPanel* m_quant = nullptr;
+  TensorScaleView* m_tensorScales = nullptr;
   QComboBox* m_runPicker = nullptr;
   QComboBox* m_layerPicker = nullptr;
   QComboBox* m_classPicker = nullptr;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/amp/policy.h>
+#include <mantissa/amp/recipe.h>
 
 #include <algorithm>
 #include <charconv>
@@ -153,9 +154,21 @@ std::string Policy::toSpec() const {
   for (const auto& p : presets())
     if (p.name == name)
       base = &p;
-  for (const OpClass c : kClasses)
+  for (const OpClass c : kClasses) {
+    if (c == OpClass::MatmulInputs && scaling.scheme != MatmulScaling::None) {
+      spec += ",matmul-inputs=" + std::string(matmulScalingName(scaling.scheme));
+      continue;
+    }
     if (!base || base->policy[c] != (*this)[c])
       spec += "," + std::string(opClassKey(c)) + "=" + std::string(precisionKey((*this)[c]));
+  }
+  const ScalingOptions defaults;
+  if (scaling.historyLength != defaults.historyLength)
+    spec += ",fp8-history=" + std::to_string(scaling.historyLength);
+  if (scaling.amaxCompute != defaults.amaxCompute)
+    spec += ",fp8-amax=" + std::string(amaxComputeName(scaling.amaxCompute));
+  if (scaling.margin != defaults.margin)
+    spec += ",fp8-margin=" + std::to_string(scaling.margin);
   if (promoteEvery > 0)
     spec += ",promote-every=" + std::to_string(promoteEvery);
   if (!softmaxMax)
@@ -205,6 +218,25 @@ Policy parsePolicy(std::string_view spec) {
       policy.promoteEvery = n;
       continue;
     }
+    if (key == "fp8-history" || key == "fp8-margin") {
+      const bool history = key == "fp8-history";
+      const int lo = history ? 1 : 0, hi = history ? kMaxAmaxHistory : kMaxScalingMargin;
+      int n = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || end != value.data() + value.size() || n < lo || n > hi)
+        fail(spec, std::string(key) + " must be a whole number from " + std::to_string(lo) +
+                       " to " + std::to_string(hi) + ", got " + quoted(value));
+      (history ? policy.scaling.historyLength : policy.scaling.margin) = n;
+      continue;
+    }
+    if (key == "fp8-amax") {
+      const std::array<std::string_view, 2> algos{"max", "most-recent"};
+      if (value != algos[0] && value != algos[1])
+        fail(spec, "fp8-amax is max or most-recent, got " + quoted(value) +
+                       suggestion(value, algos));
+      policy.scaling.amaxCompute = value == algos[0] ? AmaxCompute::Max : AmaxCompute::MostRecent;
+      continue;
+    }
     if (key == "softmax-max" || key == "loss-scaling") {
       if (value != "on" && value != "off")
         fail(spec, std::string(key) + " is on or off, got " + quoted(value) +
@@ -215,17 +247,44 @@ Policy parsePolicy(std::string_view spec) {
     const auto it = std::find(kKeys.begin(), kKeys.end(), key);
     if (it == kKeys.end()) {
       std::vector<std::string_view> all(kKeys.begin(), kKeys.end());
-      all.insert(all.end(), {"promote-every", "softmax-max", "loss-scaling"});
+      all.insert(all.end(), {"promote-every", "softmax-max", "loss-scaling", "fp8-history",
+                             "fp8-amax", "fp8-margin"});
       fail(spec, "unknown op class " + quoted(key) + suggestion(key, all) +
                      " (classes: " + joined(all) + ")");
     }
+    const bool inputs = kClasses[static_cast<std::size_t>(it - kKeys.begin())] ==
+                        OpClass::MatmulInputs;
+    if (inputs) {
+      if (const auto scheme = parseMatmulScaling(value)) {
+        policy.scaling.scheme = *scheme;
+        policy[OpClass::MatmulInputs] = BF16;
+        continue;
+      }
+    }
     const auto pit = std::find(kPrecisions.begin(), kPrecisions.end(), value);
-    if (pit == kPrecisions.end())
+    if (pit == kPrecisions.end()) {
+      std::vector<std::string_view> all(kPrecisions.begin(), kPrecisions.end());
+      if (inputs)
+        for (const MatmulScaling m : matmulScalings())
+          all.push_back(matmulScalingName(m));
       fail(spec, "unknown precision " + quoted(value) + " for " + std::string(key) +
-                     suggestion(value, kPrecisions) + " (precisions: fp32, bf16, fp16)");
+                     suggestion(value, all) + " (precisions: " + joined(all) + ")");
+    }
     const DType dtype = pit == kPrecisions.begin() ? F32 : pit == kPrecisions.begin() + 1 ? BF16 : F16;
     policy[kClasses[static_cast<std::size_t>(it - kKeys.begin())]] = dtype;
   }
+  const ScalingOptions defaults;
+  const MatmulScaling scheme = policy.scaling.scheme;
+  if ((policy.scaling.historyLength != defaults.historyLength ||
+       policy.scaling.amaxCompute != defaults.amaxCompute) &&
+      scheme != MatmulScaling::Fp8Delayed)
+    fail(spec, "fp8-history and fp8-amax tune delayed scaling: they need matmul-inputs=fp8-delayed");
+  if (policy.scaling.margin != defaults.margin && scheme != MatmulScaling::Fp8Delayed &&
+      scheme != MatmulScaling::Fp8Current)
+    fail(spec, "fp8-margin needs matmul-inputs=fp8-delayed or fp8-current");
+  if (scheme != MatmulScaling::None && policy[OpClass::MatmulAccumulation] != F32)
+    fail(spec, "matmul-inputs=" + std::string(matmulScalingName(scheme)) +
+                   " multiplies in FP32: it cannot take a 16-bit matmul-accumulation");
   if (policy.promoteEvery > 0 && policy[OpClass::MatmulAccumulation] == F32)
     fail(spec, "promote-every needs a 16-bit matmul-accumulation (e.g. matmul-accumulation=fp16)");
   return policy;
@@ -235,6 +294,15 @@ std::vector<PolicyRow> policyTable(const Policy& policy) {
   std::vector<PolicyRow> rows;
   for (const OpClass c : kClasses) {
     std::string precision(precisionKey(policy[c]));
+    if (c == OpClass::MatmulInputs && policy.scaling.scheme != MatmulScaling::None) {
+      precision = std::string(matmulScalingName(policy.scaling.scheme)) + " (linear layers: " +
+                  scalingPrecision(policy.scaling.scheme) + "; other products bf16)";
+      if (policy.scaling.scheme == MatmulScaling::Fp8Delayed)
+        precision += ", amax history " + std::to_string(policy.scaling.historyLength) + " (" +
+                     std::string(amaxComputeName(policy.scaling.amaxCompute)) + ")";
+      if (policy.scaling.margin != 0)
+        precision += ", margin " + std::to_string(policy.scaling.margin);
+    }
     if (c == OpClass::MatmulAccumulation && policy[c] != F32)
       precision += policy.promoteEvery > 0
                        ? ", promoted to fp32 every " + std::to_string(policy.promoteEvery) + " products"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/amp/policy.h>
 #include <mantissa/amp/recipe.h>
 
 #include <array>
@@ -38,11 +39,76 @@ constexpr std::array kRecipes{
     Recipe{"bf16-pure-kahan",
            "bf16-pure with Kahan compensation: a BF16 buffer carries what each update lost.", BF16,
            F32, BF16, F32, F32, BF16, BF16, BF16, false, false, UpdateRounding::Kahan, "none"},
+    Recipe{"fp8-delayed",
+           "Transformer Engine's delayed scaling: linear-layer X and W in FP8 E4M3, dY in E5M2, "
+           "one scale per tensor from a 1024-step amax history; the rest as bf16-mixed.",
+           BF16, F32, BF16, F32, F32, BF16, BF16, F32, true, false, UpdateRounding::Nearest,
+           "none", MatmulScaling::Fp8Delayed},
+    Recipe{"fp8-current",
+           "Per-tensor current scaling: FP8 E4M3 X and W, E5M2 dY, scale = 448 (or 57344) / "
+           "amax of the tensor itself; the rest as bf16-mixed.",
+           BF16, F32, BF16, F32, F32, BF16, BF16, F32, true, false, UpdateRounding::Nearest,
+           "none", MatmulScaling::Fp8Current},
+    Recipe{"fp8-block",
+           "DeepSeek-V3's block scaling: FP8 E4M3 with one FP32 scale per 1x128 activation and "
+           "gradient tile and per 128x128 weight block; the rest as bf16-mixed.",
+           BF16, F32, BF16, F32, F32, BF16, BF16, F32, true, false, UpdateRounding::Nearest,
+           "none", MatmulScaling::Fp8Block},
+    Recipe{"mxfp8",
+           "OCP MXFP8: E4M3 elements with one power-of-two E8M0 scale per 32 values along each "
+           "product's sum; the rest as bf16-mixed.",
+           BF16, F32, BF16, F32, F32, BF16, BF16, F32, true, false, UpdateRounding::Nearest,
+           "none", MatmulScaling::Mxfp8},
+    Recipe{"nvfp4",
+           "NVFP4: FP4 E2M1 elements, one E4M3 scale per 16 values and one FP32 scale per tensor; "
+           "gradients rounded stochastically; the rest as bf16-mixed.",
+           BF16, F32, BF16, F32, F32, BF16, BF16, F32, true, false, UpdateRounding::Nearest,
+           "none", MatmulScaling::Nvfp4},
 };
 
 std::string precisionName(DType dtype) { return std::string(dtypeName(dtype)); }
 
 } // namespace
+
+std::string scalingPrecision(MatmulScaling s) {
+  switch (s) {
+  case MatmulScaling::Fp8Delayed:
+  case MatmulScaling::Fp8Current:
+    return "fp8-e4m3 (X, W), fp8-e5m2 (dY)";
+  case MatmulScaling::Fp8Block:
+  case MatmulScaling::Mxfp8:
+    return "fp8-e4m3";
+  case MatmulScaling::Nvfp4:
+    return "fp4-e2m1";
+  case MatmulScaling::None:
+    break;
+  }
+  return "";
+}
+
+std::string_view scalingNote(MatmulScaling s) {
+  switch (s) {
+  case MatmulScaling::Fp8Delayed:
+    return "one FP32 scale per tensor: (FP8_MAX / max amax of the last 1024 steps) / 2^margin; "
+           "quantized and dequantized exactly, products in FP32";
+  case MatmulScaling::Fp8Current:
+    return "one FP32 scale per tensor: FP8_MAX / amax of the tensor; quantized and dequantized "
+           "exactly, products in FP32";
+  case MatmulScaling::Fp8Block:
+    return "FP32 scale amax / 448 per 1x128 tile of X and dY along each product's sum, per "
+           "128x128 block of W; products in FP32";
+  case MatmulScaling::Mxfp8:
+    return "E8M0 scale 2^(floor(log2 amax) - 8) per 32 values along each product's sum "
+           "(OCP MX v1.0); products in FP32";
+  case MatmulScaling::Nvfp4:
+    return "E4M3 scale per 16 values along each product's sum and an FP32 tensor scale; dY "
+           "rounded stochastically (seeded), X and W to nearest; products in FP32";
+  case MatmulScaling::None:
+    break;
+  }
+  return "";
+}
+
 
 std::string_view updateRoundingName(UpdateRounding rounding) {
   switch (rounding) {
@@ -75,19 +141,35 @@ const Recipe* findRecipe(std::string_view name) {
 const Recipe& recipeByName(std::string_view name) {
   if (const Recipe* r = findRecipe(name))
     return *r;
-  std::string list;
-  for (const auto& r : kRecipes)
+  std::string list, best;
+  std::size_t bestDistance = std::string_view::npos;
+  for (const auto& r : kRecipes) {
     list += (list.empty() ? "" : ", ") + std::string(r.name);
-  throw std::invalid_argument("unknown recipe '" + std::string(name) + "' (expected one of: " +
-                              list + ")");
+    if (const std::size_t d = editDistance(name, r.name); d < bestDistance) {
+      bestDistance = d;
+      best = r.name;
+    }
+  }
+  const std::string hint = !best.empty() && bestDistance <= std::max<std::size_t>(2, best.size() / 3)
+                               ? "; did you mean '" + best + "'?"
+                               : "";
+  throw std::invalid_argument("unknown recipe '" + std::string(name) + "'" + hint +
+                              " (expected one of: " + list + ")");
 }
 
 std::vector<RecipeRow> recipeTable(const Recipe& r) {
   const bool lowIn = r.matmulInputs != F32;
   std::vector<RecipeRow> rows;
+  if (r.scaling != MatmulScaling::None) {
+    rows.push_back({"linear-layer matmul inputs", scalingPrecision(r.scaling),
+                    std::string(scalingNote(r.scaling))});
+    rows.push_back({"other matmul inputs", precisionName(r.matmulInputs),
+                    "attention's products and the tied output head: rounded to nearest-even"});
+  } else {
   rows.push_back({"matmul inputs", precisionName(r.matmulInputs),
                   lowIn ? "X, W and dY rounded to nearest-even before each product"
                         : "X, W and dY used as stored"});
+  }
   rows.push_back({"matmul accumulation", precisionName(r.accumulation),
                   "every product summed in FP32, rounded at most once at the end"});
   rows.push_back({"activations (stored for backward)", precisionName(r.activations),

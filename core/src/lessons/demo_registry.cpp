@@ -13,6 +13,7 @@
 #include <mantissa/numeric/codec.h>
 #include <mantissa/numeric/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -23,12 +24,13 @@ namespace mantissa::lessons {
 
 namespace {
 
-constexpr std::array<std::string_view, 15> kIds{
+constexpr std::array<std::string_view, 17> kIds{
     "format-table", "ulp-ruler",      "swamping",    "swamp-fixes",  "stochastic-rounding",
     "loss-scaling", "scale-recovery", "scaler-walk", "bf16-run",     "accumulation",
-    "softmax-layernorm", "speed", "dot-accumulation", "fp16-accumulation", "fp32-islands"};
+    "softmax-layernorm", "speed", "dot-accumulation", "fp16-accumulation", "fp32-islands",
+    "fp8-schemes", "mx-scale-rounding"};
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kTitles{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kTitles{{
     {"format-table", "Formats, from the numeric core"},
     {"ulp-ruler", "The ruler: gap to the next value"},
     {"swamping", "w = 1.0, update -1e-4, 10,000 steps"},
@@ -43,6 +45,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kTitles{
     {"speed", "Matmul 256 x 256 x 256, this machine"},
     {"fp16-accumulation", "FP16 GEMM: error against K, promoted to FP32 every N_C products"},
     {"fp32-islands", "A GPT's loss with one op class in 16 bits"},
+    {"fp8-schemes", "Every block scheme on a trained MLP layer: SQNR"},
+    {"mx-scale-rounding", "MX scale rounding on the gradients: blocks whose maximum was clipped"},
 }};
 
 template <typename... A> std::string fmt(const char* f, A... a) {
@@ -265,6 +269,62 @@ DemoOutput dotAccumulationOut() {
   return o;
 }
 
+std::string percent(double f) { return f == 0 ? std::string("0") : fmt("%.3g %%", 100.0 * f); }
+
+std::string quantLine(const numeric::QuantStats& s) {
+  return fmt("saturated %s, lost to zero %s, subnormal %s, SQNR %.1f dB, %zu of %zu blocks clipped",
+             percent(s.fractionSaturated).c_str(), percent(s.fractionLostToZero).c_str(),
+             percent(s.fractionSubnormal).c_str(), s.sqnrDb, s.blocksMaxClipped, s.blocks);
+}
+
+DemoOutput fp8SchemesOut() {
+  const Fp8SchemesDemo d = fp8SchemesDemo();
+  DemoOutput o{"fp8-schemes", std::string(demoTitle("fp8-schemes")), "scheme", "SQNR (dB)", false, {}, {}, {}};
+  DemoSeries w{"weights W", {}, {}, true}, g{"gradients dW", {}, {}, true};
+  o.lines.push_back(fmt("MLP 784-128-10 trained in FP32 for %d steps; its first layer as a %zu x %zu matrix "
+                        "(outputs x inputs, blocks along the inputs), every scheme on the same values:",
+                        d.steps, d.rows, d.cols));
+  for (std::size_t i = 0; i < d.schemes.size(); ++i) {
+    const Fp8SchemeRow& r = d.schemes[i];
+    o.categories.push_back(r.scheme);
+    if (std::isfinite(r.weights.sqnrDb)) {
+      w.x.push_back(double(i));
+      w.y.push_back(r.weights.sqnrDb);
+    }
+    if (std::isfinite(r.gradients.sqnrDb)) {
+      g.x.push_back(double(i));
+      g.y.push_back(r.gradients.sqnrDb);
+    }
+    o.lines.push_back(fmt("  %s weights: %s", r.scheme.c_str(), quantLine(r.weights).c_str()));
+    o.lines.push_back(fmt("  %s gradients: %s", r.scheme.c_str(), quantLine(r.gradients).c_str()));
+  }
+  o.series = {w, g};
+  return o;
+}
+
+DemoOutput mxScaleRoundingOut() {
+  const Fp8SchemesDemo d = fp8SchemesDemo();
+  DemoOutput o{"mx-scale-rounding", std::string(demoTitle("mx-scale-rounding")), "scale rounding",
+               "blocks clipped (%)", false, {}, {}, {}};
+  std::vector<DemoSeries> series;
+  o.lines.push_back(fmt("The same layer's gradients (%zu x %zu), every MX scale rounding:", d.rows, d.cols));
+  for (const Fp8RoundingRow& r : d.rounding) {
+    auto it = std::find(o.categories.begin(), o.categories.end(), r.rounding);
+    const auto x = double(it - o.categories.begin());
+    if (it == o.categories.end())
+      o.categories.push_back(r.rounding);
+    if (series.empty() || series.back().name != r.scheme)
+      series.push_back({r.scheme, {}, {}, true});
+    series.back().x.push_back(x);
+    series.back().y.push_back(r.gradients.blocks > 0 ? 100.0 * double(r.gradients.blocksMaxClipped) /
+                                                            double(r.gradients.blocks)
+                                                      : 0.0);
+    o.lines.push_back(fmt("  %s, scale %s: %s", r.scheme.c_str(), r.rounding.c_str(), quantLine(r.gradients).c_str()));
+  }
+  o.series = series;
+  return o;
+}
+
 DemoOutput islandsOut() {
   const IslandsDemo d = fp32IslandsDemo();
   DemoOutput o{"fp32-islands", std::string(demoTitle("fp32-islands")), "op class in 16 bits",
@@ -420,6 +480,8 @@ DemoOutput runDemo(std::string_view id) {
   if (id == "dot-accumulation") return dotAccumulationOut();
   if (id == "fp16-accumulation") return fp16AccumulationOut();
   if (id == "fp32-islands") return islandsOut();
+  if (id == "fp8-schemes") return fp8SchemesOut();
+  if (id == "mx-scale-rounding") return mxScaleRoundingOut();
   std::string valid;
   for (auto k : kIds) valid += (valid.empty() ? "" : ", ") + std::string(k);
   throw UnknownDemo("unknown demo \"" + std::string(id) + "\" (valid: " + valid + ")");

@@ -6,7 +6,9 @@
 // Every rounding goes through the numeric core's codec.
 #include <mantissa/lessons/demos.h>
 
+#include <mantissa/numeric/block_quant.h>
 #include <mantissa/numeric/codec.h>
+#include <mantissa/train/session.h>
 
 #include <algorithm>
 #include <cmath>
@@ -78,6 +80,56 @@ DotAccumulationDemo dotAccumulationDemo(int accumulatorBits, int promoteEvery, i
     }
     d.rows.push_back(row);
   }
+  return d;
+}
+
+Fp8SchemesDemo fp8SchemesDemo(int steps) {
+  train::RunConfig config;
+  config.model = "mlp:784-128-10";
+  config.recipe = "fp32";
+  config.batch = 64;
+  config.epochs = 0;
+  config.steps = steps;
+  config.seed = 1;
+  config.evalEvery = 0;
+  config.telemetryEvery = 0;
+  train::Session session(config);
+  while (!session.finished())
+    session.step();
+
+  const auto& w = session.model().params()[0].w;
+  const auto& g = session.model().grads()[0].w;
+  const auto in = static_cast<std::size_t>(w.rows()), out = static_cast<std::size_t>(w.cols());
+  const auto transposed = [in, out](std::span<const float> v) {
+    std::vector<double> t(v.size());
+    for (std::size_t i = 0; i < in; ++i)
+      for (std::size_t o = 0; o < out; ++o)
+        t[o * in + i] = v[i * out + o];
+    return t;
+  };
+  const std::vector<double> weights = transposed(w.f32());
+  const std::vector<double> gradients = transposed(g.f32());
+
+  Fp8SchemesDemo d;
+  d.steps = steps;
+  d.rows = out;
+  d.cols = in;
+  numeric::QuantizeOptions options;
+  options.cols = in;
+  options.weightBlocks = true;
+  const auto ws = numeric::whatIf(weights, options);
+  const auto gs = numeric::whatIf(gradients, options);
+  for (std::size_t i = 0; i < ws.size(); ++i)
+    d.schemes.push_back({std::string(numeric::schemeInfo(ws[i].scheme).name), ws[i].stats, gs[i].stats});
+  for (auto scheme : {numeric::BlockScheme::Mxfp8E4M3, numeric::BlockScheme::Mxfp4})
+    for (auto rounding : {numeric::ScaleRounding::Floor, numeric::ScaleRounding::Ceil, numeric::ScaleRounding::Even,
+                          numeric::ScaleRounding::RCeil}) {
+      numeric::QuantizeOptions o = options;
+      o.scaleRounding = rounding;
+      d.rounding.push_back({std::string(numeric::schemeInfo(scheme).name),
+                            std::string(numeric::scaleRoundingName(rounding)),
+                            numeric::quantStats(gradients, numeric::quantize(gradients, scheme, o))});
+    }
   return d;
 }
 

@@ -44,8 +44,15 @@ Cnn::Cnn(const CnnSpec& spec, std::vector<CnnLayer> layout, int batch, const amp
       m_accumulation(accumulation), m_bnStats(bnStats) {
   if (m_layout.empty() || m_layout.back().block.conv || !m_layout.front().block.conv)
     throw std::invalid_argument("Cnn: the layout must start with a convolution and end with the classifier");
-  const DType d = recipe.matmulInputs;
+  // Scaled recipes: fc layers through nn::ScaledLinear; convolutions quantized
+  // per tensor under fp8-delayed and fp8-current, in the recipe's 16-bit
+  // inputs under the block recipes (their blocks follow a GEMM's sum).
+  const bool scaled = recipe.scaling != amp::MatmulScaling::None;
+  const bool convScaled = recipe.scaling == amp::MatmulScaling::Fp8Delayed ||
+                          recipe.scaling == amp::MatmulScaling::Fp8Current;
+  const DType d = convScaled ? DType::F32 : recipe.matmulInputs;
   const bool low = d != DType::F32;
+  m_low = low;
   const auto n = m_layout.size();
   m_params.resize(n);
   m_grads.resize(n);
@@ -64,9 +71,21 @@ Cnn::Cnn(const CnnSpec& spec, std::vector<CnnLayer> layout, int batch, const amp
       wRows = L.cout;
       wCols = std::int64_t{L.cin} * L.block.kernel * L.block.kernel;
       preVals = std::int64_t{L.cout} * L.h * L.w;
+      if (convScaled) {
+        const std::string p = "layer" + std::to_string(l);
+        const amp::ScalingOptions o{recipe.scaling};
+        m_convScaling.push_back({nn::OperandQuantizer(p + ".x", telemetry::ScaledRole::Input, o),
+                                 nn::OperandQuantizer(p + ".w", telemetry::ScaledRole::Weight, o),
+                                 nn::OperandQuantizer(p + ".dy", telemetry::ScaledRole::GradOutput, o),
+                                 Tensor(DType::F32, batch, inVals), Tensor(DType::F32, wRows, wCols),
+                                 Tensor(DType::F32, batch, preVals)});
+      }
     } else {
       m_opIndex[l] = static_cast<int>(m_linear.size());
       m_linear.emplace_back(batch, L.cin, L.cout, d);
+      if (scaled)
+        m_scaledFc.emplace_back("layer" + std::to_string(l), batch, L.cin, L.cout,
+                                amp::ScalingOptions{recipe.scaling}, std::uint64_t(l));
       wRows = L.cin;
       wCols = L.cout;
       preVals = L.cout;
@@ -152,6 +171,8 @@ void Cnn::initialize(std::uint64_t seed, float gain) {
         v = 1.0f;
     }
   }
+  for (auto& s : m_scaledFc)
+    s.setSeed(seed);
   OpTimes ignored;
   refreshWorkingWeights(ignored);
 }
@@ -166,13 +187,35 @@ void Cnn::setInputStandardization(float mean, float std) {
 }
 
 const Tensor& Cnn::productInput(int l) const {
-  if (m_recipe.matmulInputs != DType::F32)
+  if (m_low)
     return m_acts[static_cast<std::size_t>(l)].in;
+  return fp32Input(l);
+}
+
+const Tensor& Cnn::fp32Input(int l) const {
   return l == 0 ? m_xs : m_acts[static_cast<std::size_t>(l) - 1].post;
 }
 
+std::vector<telemetry::ScaledTensorStats> Cnn::scalingStats() const {
+  std::vector<telemetry::ScaledTensorStats> out;
+  for (std::size_t l = 0; l < m_layout.size(); ++l) {
+    const int k = m_opIndex[l];
+    if (m_layout[l].block.conv) {
+      if (!m_convScaling.empty())
+        for (const auto* q : {&m_convScaling[std::size_t(k)].x, &m_convScaling[std::size_t(k)].w,
+                              &m_convScaling[std::size_t(k)].dy})
+          if (q->stats())
+            out.push_back(*q->stats());
+    } else if (!m_scaledFc.empty()) {
+      for (auto& s : m_scaledFc[std::size_t(k)].lastStats())
+        out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
 void Cnn::refreshWorkingWeights(OpTimes& times) {
-  if (m_recipe.matmulInputs == DType::F32)
+  if (!m_low)
     return;
   ScopedTimer t(times.conversion);
   for (auto& p : m_params)
@@ -181,7 +224,7 @@ void Cnn::refreshWorkingWeights(OpTimes& times) {
 
 nn::XentResult Cnn::forward(OpTimes& times, int validRows) {
   const DType act = m_recipe.activations;
-  const bool low = m_recipe.matmulInputs != DType::F32;
+  const bool low = m_low;
   const int n = layers();
   const int B = m_batch;
   {
@@ -201,7 +244,14 @@ nn::XentResult Cnn::forward(OpTimes& times, int validRows) {
       {
         ScopedTimer t(times.convForward);
         InParallelSection p(m_sections);
-        m_conv[static_cast<std::size_t>(m_opIndex[i])].forward(productInput(l), w, a.pre);
+        if (!m_convScaling.empty()) {
+          auto& cs = m_convScaling[static_cast<std::size_t>(m_opIndex[i])];
+          cs.x.quantize(fp32Input(l), cs.xq, amp::BlockAxis::Rows, false, 0);
+          cs.w.quantize(m_params[i].w, cs.wq, amp::BlockAxis::Rows, false, 0);
+          m_conv[static_cast<std::size_t>(m_opIndex[i])].forward(cs.xq, cs.wq, a.pre);
+        } else {
+          m_conv[static_cast<std::size_t>(m_opIndex[i])].forward(productInput(l), w, a.pre);
+        }
       }
       {
         ScopedTimer t(times.elementwise);
@@ -211,7 +261,11 @@ nn::XentResult Cnn::forward(OpTimes& times, int validRows) {
       {
         ScopedTimer t(times.matmulForward);
         InParallelSection p(m_sections);
-        m_linear[static_cast<std::size_t>(m_opIndex[i])].forwardMatmul(productInput(l), w, a.pre);
+        if (!m_scaledFc.empty())
+          m_scaledFc[static_cast<std::size_t>(m_opIndex[i])].forward(fp32Input(l), m_params[i].w,
+                                                                      a.pre);
+        else
+          m_linear[static_cast<std::size_t>(m_opIndex[i])].forwardMatmul(productInput(l), w, a.pre);
       }
       ScopedTimer t(times.elementwise);
       kernels::addBias(a.pre, m_params[i].b);
@@ -264,7 +318,7 @@ nn::XentResult Cnn::forward(OpTimes& times, int validRows) {
 void Cnn::backward(float scale, bool accumulate, OpTimes& times,
                    const std::function<void(int)>& layerDone) {
   const DType grad = m_recipe.gradients;
-  const bool low = m_recipe.matmulInputs != DType::F32;
+  const bool low = m_low;
   const int n = layers();
   const int B = m_batch;
   {
@@ -332,7 +386,13 @@ void Cnn::backward(float scale, bool accumulate, OpTimes& times,
       {
         ScopedTimer t(times.convBackward);
         InParallelSection p(m_sections);
-        m_conv[static_cast<std::size_t>(m_opIndex[i])].backwardWeights(productInput(l), dy, dW);
+        if (!m_convScaling.empty()) {
+          auto& cs = m_convScaling[static_cast<std::size_t>(m_opIndex[i])];
+          cs.dy.quantize(a.dpre, cs.dyq, amp::BlockAxis::Rows, false, 0);
+          m_conv[static_cast<std::size_t>(m_opIndex[i])].backwardWeights(cs.xq, cs.dyq, dW);
+        } else {
+          m_conv[static_cast<std::size_t>(m_opIndex[i])].backwardWeights(productInput(l), dy, dW);
+        }
       }
       ScopedTimer t(times.elementwise);
       nn::channelBiasGradient(db.f32(), a.dpre.f32(), B, L.cout, L.h * L.w);
@@ -340,7 +400,11 @@ void Cnn::backward(float scale, bool accumulate, OpTimes& times,
       {
         ScopedTimer t(times.matmulBackward);
         InParallelSection p(m_sections);
-        m_linear[static_cast<std::size_t>(m_opIndex[i])].backwardWeights(productInput(l), dy, dW);
+        if (!m_scaledFc.empty())
+          m_scaledFc[static_cast<std::size_t>(m_opIndex[i])].backwardWeights(fp32Input(l), a.dpre,
+                                                                              dW);
+        else
+          m_linear[static_cast<std::size_t>(m_opIndex[i])].backwardWeights(productInput(l), dy, dW);
       }
       ScopedTimer t(times.elementwise);
       kernels::biasGradient(a.dpre, db);
@@ -373,11 +437,20 @@ void Cnn::backward(float scale, bool accumulate, OpTimes& times,
       if (L.block.conv) {
         ScopedTimer t(times.convBackward);
         InParallelSection p(m_sections);
-        m_conv[static_cast<std::size_t>(m_opIndex[i])].backwardData(dy, w, a.dIn);
+        if (!m_convScaling.empty()) {
+          auto& cs = m_convScaling[static_cast<std::size_t>(m_opIndex[i])];
+          m_conv[static_cast<std::size_t>(m_opIndex[i])].backwardData(cs.dyq, cs.wq, a.dIn);
+        } else {
+          m_conv[static_cast<std::size_t>(m_opIndex[i])].backwardData(dy, w, a.dIn);
+        }
       } else {
         ScopedTimer t(times.matmulBackward);
         InParallelSection p(m_sections);
-        m_linear[static_cast<std::size_t>(m_opIndex[i])].backwardData(dy, w, a.dIn);
+        if (!m_scaledFc.empty())
+          m_scaledFc[static_cast<std::size_t>(m_opIndex[i])].backwardData(a.dpre, m_params[i].w,
+                                                                           a.dIn);
+        else
+          m_linear[static_cast<std::size_t>(m_opIndex[i])].backwardData(dy, w, a.dIn);
       }
       ScopedTimer t(times.conversion);
       roundTo(grad, a.dIn.f32());
@@ -442,10 +515,21 @@ std::vector<amp::RecipeRow> Cnn::opRows() const {
   const auto name = [](DType d) { return std::string(dtypeName(d)); };
   const nn::Conv2d& c = m_conv.front();
   std::vector<amp::RecipeRow> rows;
+  if (!m_convScaling.empty())
+    rows.push_back({"convolution inputs", amp::scalingPrecision(m_recipe.scaling),
+                    "X, W and dY of every convolution quantized with one FP32 scale per tensor (" +
+                        std::string(amp::matmulScalingName(m_recipe.scaling)) +
+                        "), dequantized exactly, convolved in FP32; oneDNN kernel " +
+                        c.implementation()});
+  else
   rows.push_back({"convolution inputs", name(m_recipe.matmulInputs),
                   "X, W and dY of every convolution; oneDNN kernels: forward " +
                       c.implementation() + ", backward data " + c.backwardDataImplementation() +
-                      ", backward weights " + c.backwardWeightsImplementation()});
+                      ", backward weights " + c.backwardWeightsImplementation() +
+                      (m_recipe.scaling != amp::MatmulScaling::None
+                           ? std::string("; block scaling covers the fully connected layers "
+                                         "only, the convolutions keep these inputs")
+                           : std::string())});
   rows.push_back({"convolution accumulation", name(m_recipe.accumulation),
                   "every convolution summed in FP32 (oneDNN f32 dst)"});
   bool bn = false;

@@ -8,6 +8,7 @@
 #include <mantissa/nn/norm.h>
 #include <mantissa/nn/precision.h>
 #include <mantissa/nn/residual.h>
+#include <mantissa/nn/scaled_linear.h>
 #include <mantissa/nn/softmax_xent.h>
 
 #include <algorithm>
@@ -56,7 +57,9 @@ struct LinearProducts {
   bool emulated() const { return accumulator != DType::F32; }
   void forward(const Tensor& x, const Tensor& w, Tensor& y) {
     Timer t(*matmulMs);
-    if (emulated())
+    if (scaled)
+      scaled->forward(x, w, y);
+    else if (emulated())
       kernels::matmulEmulatedAccumulation({rows, out, in}, x.f32(), w.f32(), y.f32(), accumulator,
                                           promoteEvery);
     else
@@ -64,7 +67,9 @@ struct LinearProducts {
   }
   void backwardData(const Tensor& dy, const Tensor& w, Tensor& dx) {
     Timer t(*matmulMs);
-    if (emulated())
+    if (scaled)
+      scaled->backwardData(dy, w, dx);
+    else if (emulated())
       kernels::matmulEmulatedAccumulation({rows, in, out, Trans::No, Trans::Yes}, dy.f32(), w.f32(),
                                           dx.f32(), accumulator, promoteEvery);
     else
@@ -72,7 +77,9 @@ struct LinearProducts {
   }
   void backwardWeights(const Tensor& x, const Tensor& dy, Tensor& dw) {
     Timer t(*matmulMs);
-    if (emulated())
+    if (scaled)
+      scaled->backwardWeights(x, dy, dw);
+    else if (emulated())
       kernels::matmulEmulatedAccumulation({in, out, rows, Trans::Yes, Trans::No}, x.f32(),
                                           dy.f32(), dw.f32(), accumulator, promoteEvery);
     else
@@ -84,6 +91,8 @@ struct LinearProducts {
   DType accumulator;
   int promoteEvery;
   double* matmulMs = nullptr; // where product time is added
+  // FP8 / microscaling (policy.scaling): operands given in FP32, quantized here.
+  std::optional<nn::ScaledLinear> scaled;
 };
 
 } // namespace
@@ -224,6 +233,13 @@ Gpt::Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& poli
     b.attention.setMatmulClock(&m_times.matmulMs);
     for (LinearProducts* op : {&b.qkvOp, &b.apOp, &b.fcOp, &b.fpOp})
       op->matmulMs = &m_times.matmulMs;
+    if (policy.scaling.scheme != amp::MatmulScaling::None) {
+      const std::pair<LinearProducts*, const char*> ops[] = {
+          {&b.qkvOp, "qkv"}, {&b.apOp, "attproj"}, {&b.fcOp, "fc"}, {&b.fpOp, "fcproj"}};
+      std::uint64_t site = std::uint64_t(l) * 4;
+      for (const auto& [op, name] : ops)
+        op->scaled.emplace(p + name, N, op->in, op->out, policy.scaling, site++);
+    }
   }
   m.lnfw = addParam("lnf.w", 1, C, false);
   m.lnfb = addParam("lnf.b", 1, C, false);
@@ -257,6 +273,10 @@ Gpt::~Gpt() = default;
 
 void Gpt::initialize(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
+  for (Block& b : m_impl->blocks)
+    for (LinearProducts* op : {&b.qkvOp, &b.apOp, &b.fcOp, &b.fpOp})
+      if (op->scaled)
+        op->scaled->setSeed(seed);
   const float residualStd = 0.02f / std::sqrt(2.0f * float(m_spec.layers));
   for (GptParam& p : m_params) {
     auto v = p.value.f32();
@@ -370,12 +390,13 @@ double Gpt::forward() {
   // Linear: cast the input, product, bias, round the output to the activation precision.
   auto linear = [&](GptOp op, LinearProducts& products, const Tensor& x, Tensor& xLow,
                     std::size_t w, std::size_t b, Tensor& y) {
-    if (low) {
+    const bool cast = low && !products.scaled; // scaled products take FP32 operands
+    if (cast) {
       Timer t(ms(GptOp::Casts));
       castInto(x, xLow, m.inputs);
     }
     Timer t(ms(op));
-    products.forward(low ? xLow : x, W(w), y);
+    products.forward(cast ? xLow : x, cast ? W(w) : P(w).value, y);
     kernels::addBias(y, P(b).value);
     nn::roundSpan(act, y.f32());
   };
@@ -508,16 +529,18 @@ void Gpt::backward(float scale) {
 
   // A linear layer's backward: dW = x^T dY, db = sum dY, dX = dY W^T.
   auto linearBackward = [&](GptOp op, LinearProducts& products, const Tensor& dy, Tensor& dyLow,
-                            const Tensor& xIn, std::size_t w, std::size_t b, Tensor& dx) {
-    if (low) {
+                            const Tensor& x, const Tensor& xLow, std::size_t w, std::size_t b,
+                            Tensor& dx) {
+    const bool cast = low && !products.scaled; // scaled products take FP32 operands
+    if (cast) {
       Timer t(ms(GptOp::Casts));
       castInto(dy, dyLow, m.inputs);
     }
     Timer t(ms(op));
-    const Tensor& dyIn = low ? dyLow : dy;
-    products.backwardWeights(xIn, dyIn, P(w).grad);
+    const Tensor& dyIn = cast ? dyLow : dy;
+    products.backwardWeights(cast ? xLow : x, dyIn, P(w).grad);
     kernels::biasGradient(dy, P(b).grad);
-    products.backwardData(dyIn, W(w), dx);
+    products.backwardData(dyIn, cast ? W(w) : P(w).value, dx);
     nn::roundSpan(grad, P(w).grad.f32());
     nn::roundSpan(grad, P(b).grad.f32());
     nn::roundSpan(grad, dx.f32());
@@ -526,7 +549,7 @@ void Gpt::backward(float scale) {
   for (auto it = m.blocks.rbegin(); it != m.blocks.rend(); ++it) {
     Block& b = *it;
     // x_{l+1} = r + fcproj(gelu(fc(ln2(r)))): dres is the gradient of both r and fcproj.
-    linearBackward(GptOp::FcProjection, b.fpOp, m.dres, m.dLowC, low ? b.geluLow : b.gelu, b.fpw,
+    linearBackward(GptOp::FcProjection, b.fpOp, m.dres, m.dLowC, b.gelu, b.geluLow, b.fpw,
                    b.fpb, m.dgelu);
     {
       Timer t(ms(GptOp::Gelu));
@@ -534,18 +557,18 @@ void Gpt::backward(float scale) {
                              m.dfch.f32());
       nn::roundSpan(grad, m.dfch.f32());
     }
-    linearBackward(GptOp::FcLinear, b.fcOp, m.dfch, m.dLow4C, low ? b.ln2Low : b.ln2, b.fcw,
+    linearBackward(GptOp::FcLinear, b.fcOp, m.dfch, m.dLow4C, b.ln2, b.ln2Low, b.fcw,
                    b.fcb, m.dln);
     layerNormBackward(b.r, b.ln2w, b.ln2b, b.ln2Mean, b.ln2Rstd);
     // r = x + attproj(attention(qkv(ln1(x)))).
-    linearBackward(GptOp::AttnProjection, b.apOp, m.dres, m.dLowC, low ? b.attyLow : b.atty,
+    linearBackward(GptOp::AttnProjection, b.apOp, m.dres, m.dLowC, b.atty, b.attyLow,
                    b.apw, b.apb, m.datty);
     {
       Timer t(ms(GptOp::Attention));
       b.attention.backward(m.datty.f32(), m.dqkv.f32());
       nn::roundSpan(grad, m.dqkv.f32());
     }
-    linearBackward(GptOp::QkvLinear, b.qkvOp, m.dqkv, m.dLow3C, low ? b.ln1Low : b.ln1, b.qkvw,
+    linearBackward(GptOp::QkvLinear, b.qkvOp, m.dqkv, m.dLow3C, b.ln1, b.ln1Low, b.qkvw,
                    b.qkvb, m.dln);
     layerNormBackward(b.x, b.ln1w, b.ln1b, b.ln1Mean, b.ln1Rstd);
   }
@@ -556,6 +579,16 @@ void Gpt::backward(float scale) {
   for (GptParam& q : m_params)
     if (!q.matrix)
       nn::roundSpan(grad, q.grad.f32());
+}
+
+std::vector<telemetry::ScaledTensorStats> Gpt::scalingStats() const {
+  std::vector<telemetry::ScaledTensorStats> out;
+  for (const Block& b : m_impl->blocks)
+    for (const LinearProducts* op : {&b.qkvOp, &b.apOp, &b.fcOp, &b.fpOp})
+      if (op->scaled)
+        for (auto& s : op->scaled->lastStats())
+          out.push_back(std::move(s));
+  return out;
 }
 
 std::optional<std::string> Gpt::firstNonFinite() const {

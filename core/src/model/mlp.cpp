@@ -38,8 +38,11 @@ void narrow(DType dtype, std::span<const float> src, std::span<std::uint16_t> ds
 
 Mlp::Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumulation)
     : m_spec(spec), m_batch(batch), m_recipe(recipe), m_accumulation(accumulation) {
-  const DType d = recipe.matmulInputs;
+  // Scaled recipes quantize FP32 operands themselves (nn::ScaledLinear).
+  const bool scaled = recipe.scaling != amp::MatmulScaling::None;
+  const DType d = scaled ? DType::F32 : recipe.matmulInputs;
   const bool low = d != DType::F32;
+  m_low = low;
   const int n = spec.layers();
   m_linear.reserve(static_cast<std::size_t>(n));
   m_params.resize(static_cast<std::size_t>(n));
@@ -49,6 +52,9 @@ Mlp::Mlp(const MlpSpec& spec, int batch, const amp::Recipe& recipe, int accumula
   for (int l = 0; l < n; ++l) {
     const int in = spec.widths[l], out = spec.widths[l + 1];
     m_linear.emplace_back(batch, in, out, d, recipe.gradients, recipe.activations);
+    if (scaled)
+      m_scaled.emplace_back("layer" + std::to_string(l), batch, in, out, amp::ScalingOptions{recipe.scaling},
+                            std::uint64_t(l));
     const bool bf16Grads = m_linear.back().gradientsToBf16InKernel();
     auto& p = m_params[l];
     p.w = Tensor(DType::F32, in, out);
@@ -100,18 +106,20 @@ void Mlp::initialize(std::uint64_t seed, float gain) {
       roundTo(m_recipe.weights, p.b.f32());
     }
   }
+  for (auto& s : m_scaled)
+    s.setSeed(seed);
   OpTimes ignored;
   refreshWorkingWeights(ignored);
 }
 
 const Tensor& Mlp::matmulInput(int l) const {
-  if (m_recipe.matmulInputs != DType::F32)
+  if (m_low)
     return m_acts[l].in;
   return l == 0 ? m_x : m_acts[l - 1].post;
 }
 
 void Mlp::refreshWorkingWeights(OpTimes& times) {
-  if (m_recipe.matmulInputs == DType::F32)
+  if (!m_low)
     return;
   // One team for all layers: each thread casts its share of the weights.
   ScopedTimer t(times.conversion);
@@ -134,8 +142,8 @@ void Mlp::refreshWorkingWeights(OpTimes& times) {
 
 nn::XentResult Mlp::forward(OpTimes& times, int validRows) {
   const DType act = m_recipe.activations;
-  const DType d = m_recipe.matmulInputs;
-  const bool low = d != DType::F32;
+  const DType d = m_recipe.matmulInputs; // the 16-bit operand dtype where low
+  const bool low = m_low;
   const int n = layers();
   if (low) {
     ScopedTimer t(times.conversion);
@@ -145,11 +153,13 @@ nn::XentResult Mlp::forward(OpTimes& times, int validRows) {
   for (int l = 0; l < n; ++l) {
     auto& a = m_acts[l];
     // The kernel adds the bias and rounds to BF16 where it can (same bits).
-    const bool preInKernel = m_linear[l].forwardToBf16InKernel();
+    const bool preInKernel = m_scaled.empty() && m_linear[l].forwardToBf16InKernel();
     {
       ScopedTimer t(times.matmulForward);
       InParallelSection p(m_sections);
-      if (preInKernel)
+      if (!m_scaled.empty())
+        m_scaled[l].forward(matmulInput(l), m_params[l].w, a.pre);
+      else if (preInKernel)
         m_linear[l].forwardToBf16(matmulInput(l), m_params[l].wLow, m_params[l].b, a.preBf16);
       else
         m_linear[l].forwardMatmul(matmulInput(l), low ? m_params[l].wLow : m_params[l].w, a.pre);
@@ -194,8 +204,8 @@ nn::XentResult Mlp::forward(OpTimes& times, int validRows) {
 void Mlp::backward(float scale, bool accumulate, OpTimes& times,
                    const std::function<void(int)>& layerDone) {
   const DType grad = m_recipe.gradients;
-  const DType d = m_recipe.matmulInputs;
-  const bool low = d != DType::F32;
+  const DType d = m_recipe.matmulInputs; // the 16-bit operand dtype where low
+  const bool low = m_low;
   const int n = layers();
   {
     ScopedTimer t(times.loss);
@@ -213,7 +223,9 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times,
       const bool hidden = l + 1 < n;
       Tensor* dIn = hidden ? &m_acts[l + 1].dIn : nullptr;
       const Tensor* dInBf16 =
-          hidden && m_linear[l + 1].gradientsToBf16InKernel() ? &m_acts[l + 1].dInBf16 : nullptr;
+          hidden && m_scaled.empty() && m_linear[l + 1].gradientsToBf16InKernel()
+              ? &m_acts[l + 1].dInBf16
+              : nullptr;
       ScopedTimer t(hidden ? times.elementwise : times.conversion);
       InParallelSection p(m_sections);
       kernels::forChunks(static_cast<std::size_t>(a.dpre.size()), [&](std::size_t b, std::size_t e) {
@@ -239,11 +251,14 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times,
     Tensor& dW = accumulate ? g.wStep : g.w;
     Tensor& db = accumulate ? g.bStep : g.b;
     // The kernel writes dW rounded to BF16 unless its underflow is counted.
-    const bool dWInKernel = m_linear[l].gradientsToBf16InKernel() && !m_measureUnderflow;
+    const bool dWInKernel =
+        m_scaled.empty() && m_linear[l].gradientsToBf16InKernel() && !m_measureUnderflow;
     {
       ScopedTimer t(times.matmulBackward);
       InParallelSection p(m_sections);
-      if (dWInKernel)
+      if (!m_scaled.empty())
+        m_scaled[l].backwardWeights(matmulInput(l), dy, dW);
+      else if (dWInKernel)
         m_linear[l].backwardWeightsToBf16(matmulInput(l), dy, g.wBf16);
       else
         m_linear[l].backwardWeights(matmulInput(l), dy, dW);
@@ -295,12 +310,22 @@ void Mlp::backward(float scale, bool accumulate, OpTimes& times,
     if (l > 0) {
       ScopedTimer t(times.matmulBackward);
       InParallelSection p(m_sections);
-      if (m_linear[l].gradientsToBf16InKernel())
+      if (!m_scaled.empty())
+        m_scaled[l].backwardData(dy, m_params[l].w, a.dIn);
+      else if (m_linear[l].gradientsToBf16InKernel())
         m_linear[l].backwardDataToBf16(dy, m_params[l].wLow, a.dInBf16);
       else
         m_linear[l].backwardData(dy, low ? m_params[l].wLow : m_params[l].w, a.dIn);
     }
   }
+}
+
+std::vector<telemetry::ScaledTensorStats> Mlp::scalingStats() const {
+  std::vector<telemetry::ScaledTensorStats> out;
+  for (const auto& s : m_scaled)
+    for (auto& t : s.lastStats())
+      out.push_back(std::move(t));
+  return out;
 }
 
 std::optional<NonFiniteSite> Mlp::firstNonFinite(bool backward) const {

@@ -88,6 +88,7 @@ amp::Policy policyForRecipe(const amp::Recipe& r) {
   p[OpClass::MasterWeights] = r.masterWeights ? DType::F32 : r.weights;
   p[OpClass::OptimizerState] = r.optimizerState;
   p.lossScaling = r.lossScaling;
+  p.scaling.scheme = r.scaling;
   return p;
 }
 
@@ -200,6 +201,9 @@ const GptStep& GptRun::step() {
       r.telemetryMs = m_collector.pendingMs();
       r.telemetry = m_collector.finish(r.step);
     }
+    if (m_policy.scaling.scheme != amp::MatmulScaling::None)
+      r.scaling = std::make_shared<const telemetry::ScalingFrame>(
+          telemetry::ScalingFrame{r.step, m_model->scalingStats()});
   };
   if (observe) {
     using telemetry::TensorClass;

@@ -117,6 +117,7 @@ RunStepRow stepRow(const json& o, const std::string& where) {
   }
   r.raw = o;
   r.raw.erase("telemetry");
+  r.raw.erase("scaling");
   return r;
 }
 
@@ -206,6 +207,18 @@ void RunLogBuilder::add(const json& o, const std::string& where) {
         fail(where, "telemetry: frame of step " + std::to_string(frame.step) + " in step row " +
                         std::to_string(row.step));
       m_log.frames.push_back(std::move(frame));
+    }
+    if (const auto it = o.find("scaling"); it != o.end()) {
+      telemetry::ScalingFrame frame;
+      try {
+        frame = telemetry::scalingFromJson(*it);
+      } catch (const std::exception& e) {
+        fail(where, e.what());
+      }
+      if (frame.step != row.step)
+        fail(where, "scaling: frame of step " + std::to_string(frame.step) + " in step row " +
+                        std::to_string(row.step));
+      m_log.scaling.push_back(std::move(frame));
     }
     m_log.steps.push_back(std::move(row));
   } else {
@@ -449,7 +462,7 @@ std::string runLogText(const RunLog& log) {
   std::string out;
   if (!log.header.is_null())
     out += line(log.header);
-  std::size_t frame = 0;
+  std::size_t frame = 0, scaling = 0;
   std::size_t eval = 0;
   const auto evalsUpTo = [&](std::int64_t stepsDone) {
     for (; eval < log.evals.size() && log.evals[eval].step <= stepsDone; ++eval) {
@@ -472,6 +485,10 @@ std::string runLogText(const RunLog& log) {
       ++frame;
     if (frame < log.frames.size() && log.frames[frame].step == r.step)
       j["telemetry"] = telemetry::toJson(log.frames[frame]);
+    while (scaling < log.scaling.size() && log.scaling[scaling].step < r.step)
+      ++scaling;
+    if (scaling < log.scaling.size() && log.scaling[scaling].step == r.step)
+      j["scaling"] = telemetry::toJson(log.scaling[scaling]);
     out += line(j);
   }
   evalsUpTo(std::numeric_limits<std::int64_t>::max());

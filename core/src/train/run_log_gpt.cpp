@@ -138,6 +138,8 @@ json gptLogStep(const GptStep& r) {
                        {"data", r.dataMs}};
   if (r.telemetry)
     j["telemetry"] = telemetry::toJson(*r.telemetry);
+  if (r.scaling)
+    j["scaling"] = telemetry::toJson(*r.scaling);
   return j;
 }
 

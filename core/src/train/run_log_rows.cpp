@@ -186,6 +186,8 @@ json logStep(const StepReport& r) {
                        {"pass", r.firstNonFinite->backward ? "backward" : "forward"}};
   if (r.telemetry)
     j["telemetry"] = telemetry::toJson(*r.telemetry);
+  if (r.scaling)
+    j["scaling"] = telemetry::toJson(*r.scaling);
   if (r.divergence)
     j["divergence"] = divergenceJson(*r.divergence, true);
   return j;

@@ -400,6 +400,7 @@ const StepReport& Session::step() {
   r.step = m_step;
   r.times = {};
   r.telemetry.reset();
+  r.scaling.reset();
   r.divergence.reset();
   r.firstNonFinite.reset();
   r.underflow = {};
@@ -573,6 +574,9 @@ const StepReport& Session::step() {
     r.telemetry = m_telemetry.finish(m_step, r.times.telemetry);
     r.underflow = m_model->underflow();
   }
+  if (m_recipe.scaling != amp::MatmulScaling::None)
+    r.scaling = std::make_shared<const telemetry::ScalingFrame>(
+        telemetry::ScalingFrame{m_step, m_model->scalingStats()});
   r.scaler = m_scaler ? m_scaler->state() : amp::ScalerState{1.0, 0, 0};
   r.scalerEvents = m_events;
   ++m_step;

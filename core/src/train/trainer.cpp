@@ -104,8 +104,14 @@ void Trainer::run(std::stop_token stop) {
   Session& s = *m_session;
   const auto start = std::chrono::steady_clock::now();
   double lastLoss = 0.0;
+  const auto pending = [this] { return !m_visits.empty(); };
   while (!s.finished()) {
-    if (m_gate.waitForStep(stop) != StepGate::Next::Step)
+    const StepGate::Next next = m_gate.waitForStep(stop, pending);
+    if (next == StepGate::Next::Work) {
+      serveVisits();
+      continue;
+    }
+    if (next != StepGate::Next::Step)
       break;
     const auto& report = s.step();
     lastLoss = report.loss;
@@ -123,6 +129,37 @@ void Trainer::run(std::stop_token stop) {
   m_gate.finish();
   if (m_callbacks.onDone)
     m_callbacks.onDone(summary);
+  {
+    std::lock_guard lock(m_gate.mutex());
+    m_closed = true;
+  }
+  serveVisits(); // those posted before m_closed was set
+}
+
+bool Trainer::visit(std::function<void(const Session&)> visit) {
+  {
+    std::lock_guard lock(m_gate.mutex());
+    if (m_closed)
+      return false;
+    m_visits.push_back(std::move(visit));
+  }
+  m_gate.notify();
+  return true;
+}
+
+void Trainer::serveVisits() {
+  for (;;) {
+    std::function<void(const Session&)> f;
+    {
+      std::lock_guard lock(m_gate.mutex());
+      if (m_visits.empty())
+        return;
+      f = std::move(m_visits.front());
+      m_visits.pop_front();
+    }
+    if (f)
+      f(*m_session);
+  }
 }
 
 bool Trainer::evalDue(std::int64_t stepsDone) const { return evalDueFor(*m_session, stepsDone); }

@@ -14,7 +14,14 @@
 //
 // Spec syntax (`--policy`): NAME[,class=precision...] or NAME,promote-every=N
 // or NAME,softmax-max=off, e.g. "autocast-cpu-bf16,softmax=fp16".
+// FP8 and microscaling: matmul-inputs=fp8-delayed (or fp8-current, fp8-block,
+// mxfp8, nvfp4) quantizes every linear layer's X, W and dY with that recipe
+// (amp/scaling.h) and multiplies them in FP32; the other products (attention,
+// the tied head) then take BF16 inputs. fp8-history=N (1..65536, default
+// 1024) and fp8-amax=max|most-recent tune fp8-delayed; fp8-margin=N (0..32)
+// fp8-delayed and fp8-current.
 
+#include <mantissa/amp/scaling.h>
 #include <mantissa/tensor/dtype.h>
 
 #include <array>
@@ -64,13 +71,17 @@ struct Policy {
   int promoteEvery = 0;    // N_C; 0: a 16-bit accumulator is never promoted
   bool softmaxMax = true;  // subtract the row maximum before exp
   bool lossScaling = false; // dynamic loss scaling (GradScaler)
+  // FP8 / microscaling of the linear layers' operands; when set,
+  // table[MatmulInputs] is BF16 (the other products' inputs).
+  ScalingOptions scaling;
 
   DType operator[](OpClass c) const { return table[static_cast<std::size_t>(c)]; }
   DType& operator[](OpClass c) { return table[static_cast<std::size_t>(c)]; }
   bool operator==(const Policy&) const = default;
 
   // Canonical spec: the preset name plus every row that differs from it, in
-  // class order, then promote-every and softmax-max when set.
+  // class order (matmul-inputs as its scaling recipe when there is one), the
+  // fp8 options that differ from their defaults, then promote-every and softmax-max when set.
   // parsePolicy(toSpec()) == *this.
   std::string toSpec() const;
 };

@@ -16,7 +16,12 @@
 //   bf16-pure          weights, gradients, optimizer state in BF16, no master copy
 //   bf16-pure-sr       bf16-pure with stochastic rounding of the weight update
 //   bf16-pure-kahan    bf16-pure with Kahan-compensated updates
+//   fp8-delayed, fp8-current, fp8-block, mxfp8, nvfp4
+//                      bf16-mixed with every linear layer's X, W and dY
+//                      quantized by that scaling recipe (amp/scaling.h) and
+//                      multiplied in FP32; everything else as bf16-mixed
 
+#include <mantissa/amp/scaling.h>
 #include <mantissa/tensor/dtype.h>
 
 #include <span>
@@ -50,6 +55,9 @@ struct Recipe {
   bool lossScaling;     // the loss is multiplied by a scale before backward
   UpdateRounding updateRounding;
   std::string_view defaultScaler; // scaler preset used when none is given
+  // FP8 / microscaling: the linear layers' operands quantized by this recipe
+  // (matmulInputs then applies to the other products only).
+  MatmulScaling scaling = MatmulScaling::None;
 };
 
 // The recipes, in the order the UI lists them.
@@ -58,8 +66,14 @@ std::vector<std::string> recipeNames();
 
 // nullptr if unknown.
 const Recipe* findRecipe(std::string_view name);
-// Throws std::invalid_argument naming the recipe and listing the valid ones.
+// Throws std::invalid_argument naming the recipe, suggesting the closest name
+// for a misspelt one, and listing the valid ones.
 const Recipe& recipeByName(std::string_view name);
+
+// "fp8-e4m3 (X, W), fp8-e5m2 (dY)" and one line on how the operands are
+// scaled, for tables ("" for MatmulScaling::None).
+std::string scalingPrecision(MatmulScaling scaling);
+std::string_view scalingNote(MatmulScaling scaling);
 
 // One row per op for display: ("matmul inputs", "bf16", "X, W, dY rounded to
 // nearest-even before each product").

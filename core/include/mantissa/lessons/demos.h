@@ -9,6 +9,7 @@
 //
 // Legend: w = weight, u = update, S = loss scale, g = gradient.
 
+#include <mantissa/numeric/block_quant.h>
 #include <mantissa/numeric/format.h>
 
 #include <cstdint>
@@ -171,6 +172,30 @@ struct DotAccumulationDemo {
 };
 DotAccumulationDemo dotAccumulationDemo(int accumulatorBits = 14, int promoteEvery = 128, int trials = 16,
                                         std::uint32_t seed = 1, int maxK = 16384);
+
+// --- FP8 and microscaling: every block scheme on a run's real tensors --------
+
+// A short fp32 MLP run on MNIST (784-128-10, batch 64, `steps` steps, seed 1);
+// then its first layer's weights W and weight gradients dW (the last step's),
+// each transposed to [outputs, inputs] so that blocks run along the inputs (the
+// product's K), quantized with every block scheme (numeric::whatIf, MX scale
+// rounding floor, fp8-block's 128 x 128 blocks), and the gradients again
+// with every MX scale rounding for mxfp8-e4m3 and mxfp4.
+struct Fp8SchemeRow {
+  std::string scheme; // "mxfp4"
+  numeric::QuantStats weights, gradients;
+};
+struct Fp8RoundingRow {
+  std::string scheme, rounding; // "mxfp4", "floor"
+  numeric::QuantStats gradients;
+};
+struct Fp8SchemesDemo {
+  int steps = 0;
+  std::size_t rows = 0, cols = 0;       // the matrix quantized: [outputs, inputs]
+  std::vector<Fp8SchemeRow> schemes;    // numeric::allSchemes() order
+  std::vector<Fp8RoundingRow> rounding; // mxfp8-e4m3 then mxfp4, each floor, ceil, even, rceil
+};
+Fp8SchemesDemo fp8SchemesDemo(int steps = 40);
 
 // --- Lesson 6: speed ----------------------------------------------------------
 

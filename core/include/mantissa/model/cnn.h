@@ -57,6 +57,7 @@
 #include <mantissa/model/network.h>
 #include <mantissa/nn/conv2d.h>
 #include <mantissa/nn/linear.h>
+#include <mantissa/nn/scaled_linear.h>
 
 #include <cstdint>
 #include <string>
@@ -169,8 +170,17 @@ public:
   };
   const Norm& norm(int layer) const { return m_norm[static_cast<std::size_t>(layer)]; }
 
+  std::vector<telemetry::ScaledTensorStats> scalingStats() const override;
+
 private:
   const Tensor& productInput(int layer) const;
+  const Tensor& fp32Input(int layer) const; // x or the previous block's output, FP32
+  // A convolution's operands under a per-tensor scaled recipe (fp8-delayed,
+  // fp8-current): quantized FP32 copies, the products then run in FP32.
+  struct ConvScaling {
+    nn::OperandQuantizer x, w, dy;
+    Tensor xq, wq, dyq;
+  };
 
   CnnSpec m_spec;
   std::vector<CnnLayer> m_layout;
@@ -183,6 +193,9 @@ private:
   ParallelSections* m_sections = nullptr;
   std::vector<nn::Conv2d> m_conv;           // one per conv block
   std::vector<nn::Linear> m_linear;         // one per fc layer
+  bool m_low = false;                       // products take 16-bit copies (a.in, wLow, dpreLow)
+  std::vector<ConvScaling> m_convScaling;   // per conv block under fp8-delayed / fp8-current
+  std::vector<nn::ScaledLinear> m_scaledFc; // per fc layer under any scaled recipe
   std::vector<int> m_opIndex;               // [L] index into m_conv or m_linear
   std::vector<LayerParams> m_params;        // [L]
   std::vector<LayerGrads> m_grads;          // [L]

@@ -31,7 +31,9 @@
 // statistics, GELU outputs, embedding output, gradients (activation and
 // weight gradients rounded). Accumulation in 16 bits runs every product,
 // the linear layers', the head's and attention's six per head, through
-// kernels::matmulEmulatedAccumulation (slow; small models). The loss
+// kernels::matmulEmulatedAccumulation (slow; small models). Under an FP8 /
+// microscaling policy the four linear layers' products run through
+// nn::ScaledLinear on the FP32 operands; attention and the head keep BF16. The loss
 // in 16 bits rounds the logits and each row's log-sum-exp terms.
 
 #include <mantissa/amp/policy.h>
@@ -39,6 +41,7 @@
 #include <mantissa/nn/attention.h>
 #include <mantissa/nn/linear.h>
 #include <mantissa/nn/tied_head.h>
+#include <mantissa/telemetry/scaling.h>
 #include <mantissa/tensor/tensor.h>
 
 #include <array>
@@ -153,6 +156,12 @@ public:
   // holds an inf or NaN ("layer 0 attention (softmax, AV)", "loss"); nullopt
   // when all are finite.
   std::optional<std::string> firstNonFinite() const;
+
+  // Under an FP8 / microscaling policy (policy().scaling): every linear
+  // layer's X, W and dY statistics from the last forward and backward, in
+  // model order ("h0.qkv.x", "h0.qkv.w", "h0.qkv.dy", "h0.attproj.x", ...);
+  // empty otherwise.
+  std::vector<telemetry::ScaledTensorStats> scalingStats() const;
 
   // Times of the last forward() + backward() (reset by forward()).
   const GptTimes& times() const { return m_times; }

@@ -21,6 +21,9 @@
 // gradientsToBf16InKernel), it writes them as BF16 and they are widened
 // exactly into the FP32 buffers; dW takes the FP32 route on steps that count
 // its underflow, which needs the values before rounding.
+// Under a scaled recipe (recipe.scaling: fp8-delayed, mxfp8, ...) the three
+// products of layer l run through nn::ScaledLinear "layer<l>" on the FP32
+// input, master weights and dpre (rounded to the gradient dtype first).
 //
 // Every buffer is allocated in the constructor; forward/backward/refresh
 // never allocate.
@@ -31,6 +34,7 @@
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/nn/activation.h>
 #include <mantissa/nn/linear.h>
+#include <mantissa/nn/scaled_linear.h>
 #include <mantissa/nn/softmax_xent.h>
 #include <mantissa/tensor/tensor.h>
 
@@ -96,6 +100,7 @@ public:
   // First non-finite value in forward (layer 0 up) or backward (last layer
   // down) order, scanning the buffers of the last pass; nullopt if all finite.
   std::optional<NonFiniteSite> firstNonFinite(bool backward) const override;
+  std::vector<telemetry::ScaledTensorStats> scalingStats() const override;
 
   int layers() const override { return m_spec.layers(); }
   int batch() const override { return m_batch; }
@@ -137,7 +142,9 @@ private:
   int m_accumulation;
   bool m_measureUnderflow = false;
   ParallelSections* m_sections = nullptr;
+  bool m_low = false;                     // matmul operands cast to a 16-bit dtype
   std::vector<nn::Linear> m_linear;       // [L]
+  std::vector<nn::ScaledLinear> m_scaled; // [L] under a scaled recipe, else empty
   std::vector<LayerParams> m_params;      // [L]
   std::vector<LayerGrads> m_grads;        // [L]
   std::vector<LayerActs> m_acts;          // [L]

@@ -22,6 +22,7 @@
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/nn/linear.h>
 #include <mantissa/nn/softmax_xent.h>
+#include <mantissa/telemetry/scaling.h>
 #include <mantissa/tensor/tensor.h>
 
 #include <cstdint>
@@ -123,6 +124,9 @@ public:
   // First non-finite value in forward (layer 0 up) or backward (last layer
   // down) order, scanning the buffers of the last pass; nullopt if all finite.
   virtual std::optional<NonFiniteSite> firstNonFinite(bool backward) const = 0;
+  // Under an FP8 / microscaling recipe: each scaled tensor's statistics from
+  // the last forward and backward (telemetry/scaling.h); empty otherwise.
+  virtual std::vector<telemetry::ScaledTensorStats> scalingStats() const { return {}; }
 
   virtual int layers() const = 0;
   virtual int batch() const = 0;

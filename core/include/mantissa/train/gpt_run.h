@@ -58,7 +58,7 @@ struct GptRunConfig {
 GptRunConfig shakespeareCharPreset();
 
 // The policy a recipe runs a GPT with: its matmul, activation, loss,
-// gradient and optimizer-state precisions; master weights FP32 when the recipe
+// gradient and optimizer-state precisions, its matmul scaling; master weights FP32 when the recipe
 // keeps a master copy, else its weight dtype; its loss scaling.
 amp::Policy policyForRecipe(const amp::Recipe& recipe);
 
@@ -82,6 +82,9 @@ struct GptStep {
   // activations (Gpt::observedActivations). Layer indices of the frame are
   // those of GptRun::telemetryLayers(). Null on other steps.
   std::shared_ptr<const telemetry::TelemetryFrame> telemetry;
+  // FP8 / microscaling policies: every scaled tensor's statistics this step
+  // (Gpt::scalingStats); null otherwise.
+  std::shared_ptr<const telemetry::ScalingFrame> scaling;
 };
 
 struct GptEval {

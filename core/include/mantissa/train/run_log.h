@@ -6,7 +6,8 @@
 // and reports. The format is the one `mantissa-cli train --log` writes (see
 // app/cli/cmd_train.cpp); one JSON object per line:
 //   {"header": true, "config": {...}, "recipe_table": [...], ...}   optional, first
-//   {"step": 0, "loss": 2.30, "lr": 0.05, "loss_scale": 65536, ..., "telemetry": {...}}
+//   {"step": 0, "loss": 2.30, "lr": 0.05, "loss_scale": 65536, ..., "telemetry": {...},
+//    "scaling": {...}}   (scaling: FP8 / microscaling recipes, telemetry/scaling.h)
 //   {"eval": true, "step": 62, "test_loss": 0.42, "test_accuracy": 0.88}
 //     (a GPT's: "test_loss" is its val_loss, with "val_loss" and "train_loss"
 //     beside it and no accuracy; see run_log_gpt.h)
@@ -28,6 +29,7 @@
 
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/telemetry/frame.h>
+#include <mantissa/telemetry/scaling.h>
 #include <mantissa/train/run_config.h>
 
 #include <nlohmann/json.hpp>
@@ -89,6 +91,9 @@ struct RunLog {
   std::vector<RunStepRow> steps;         // in log order (steps increasing)
   std::vector<RunEvalRow> evals;
   std::vector<telemetry::TelemetryFrame> frames; // from the steps that carried telemetry
+  // FP8 / microscaling recipes: the step rows' "scaling" frames (telemetry/scaling.h),
+  // in step order; empty for other recipes.
+  std::vector<telemetry::ScalingFrame> scaling;
   nlohmann::json summary;                // the summary object, or null (killed run)
   bool truncated = false;                // an incomplete last line was dropped
 

@@ -52,6 +52,8 @@ struct StepReport {
   amp::UpdateStats updates;                          // summed over parameter tensors
   std::span<const model::GradUnderflow> underflow;   // [layers], at telemetry steps only (else empty)
   std::shared_ptr<const telemetry::TelemetryFrame> telemetry; // at telemetry steps only
+  // FP8 / microscaling recipes: every scaled tensor this step (Network::scalingStats)
+  std::shared_ptr<const telemetry::ScalingFrame> scaling;
   std::optional<model::NonFiniteSite> firstNonFinite; // where a skipped step's inf/NaN began
   std::optional<Divergence> divergence;
 };

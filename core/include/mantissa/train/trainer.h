@@ -28,6 +28,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -71,14 +72,23 @@ public:
   // (config, recipe, plan); do not call step() on it.
   const Session& session() const { return *m_session; }
 
+  // Runs `visit` with the session on the training thread between two steps
+  // (while paused too), where reading the model's weights and gradients
+  // races nothing. Before start() requests wait for it. False, and no call,
+  // once the thread has ended: the session is then only the caller's to read.
+  bool visit(std::function<void(const Session&)> visit);
+
 private:
   void run(std::stop_token stop);
   bool evalDue(std::int64_t stepsDone) const;
+  void serveVisits();
 
   std::unique_ptr<Session> m_session;
   TrainerCallbacks m_callbacks;
   StepGate m_gate; // pause, single steps, pace
   std::atomic<std::int64_t> m_stepsDone{0};
+  std::deque<std::function<void(const Session&)>> m_visits; // guarded by m_gate.mutex()
+  bool m_closed = false;                                   // guarded by m_gate.mutex()
   std::jthread m_thread; // last member: joined first on destruction
 };
 

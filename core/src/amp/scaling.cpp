@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/amp/scaling.h>
+
+#include <mantissa/numeric/block_quant.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace mantissa::amp {
+namespace {
+
+using numeric::FormatId;
+
+constexpr std::array kSchemes{MatmulScaling::Fp8Delayed, MatmulScaling::Fp8Current,
+                              MatmulScaling::Fp8Block, MatmulScaling::Mxfp8, MatmulScaling::Nvfp4};
+
+struct Mini {
+  int mbits;
+  int emin; // exponent of the smallest normal
+  float max;
+};
+
+Mini mini(FormatId f) {
+  switch (f) {
+  case FormatId::Fp8E4M3:
+    return {3, -6, 448.0f};
+  case FormatId::Fp8E5M2:
+    return {2, -14, 57344.0f};
+  case FormatId::Fp4E2M1:
+    return {1, 0, 6.0f};
+  default:
+    throw std::invalid_argument("roundElement: element format must be fp8-e4m3, fp8-e5m2 or "
+                                "fp4-e2m1");
+  }
+}
+
+float pow2(int k) { // 2^k for k in [-126, 127], exact
+  return std::bit_cast<float>(static_cast<std::uint32_t>(k + 127) << 23);
+}
+
+std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+constexpr float kNanF = std::numeric_limits<float>::quiet_NaN();
+
+// Round to nearest integer, ties to even, for 0 <= r < 2^22 (the default
+// rounding mode of the addition does it).
+inline float nearestInteger(float r) {
+  constexpr float b = 12582912.0f; // 1.5 x 2^23
+  return (r + b) - b;
+}
+
+inline ElementRounding roundWith(const Mini& m, float x, bool stochastic, std::uint32_t random) {
+  const float a = std::fabs(x);
+  if (!(a > 0.0f) || std::isinf(a)) {
+    if (std::isinf(a))
+      return {std::copysign(m.max, x), true, false};
+    return {x, false, false}; // zero or NaN
+  }
+  int e = static_cast<int>(std::bit_cast<std::uint32_t>(a) >> 23) - 127;
+  e = std::max(e, m.emin);
+  const float r = a * pow2(m.mbits - e); // exact, < 2^(mbits + 1)
+  float n = nearestInteger(r);
+  if (stochastic) {
+    const float fl = n > r ? n - 1.0f : n;
+    n = fl + (double(random) < double(r - fl) * 4294967296.0 ? 1.0f : 0.0f);
+  }
+  float v = n * pow2(e - m.mbits);
+  const bool saturated = v > m.max;
+  if (saturated)
+    v = m.max;
+  const bool subnormal = v != 0.0f && v < pow2(m.emin);
+  return {std::copysign(v, x), saturated, subnormal};
+}
+
+// Running statistics of one operand.
+struct Tally {
+  std::int64_t count = 0, saturated = 0, lost = 0, subnormal = 0;
+  double signal = 0.0, noise = 0.0;
+  void add(float v, float q, const ElementRounding& r) {
+    ++count;
+    saturated += r.saturated ? 1 : 0;
+    lost += (v != 0.0f && r.value == 0.0f) ? 1 : 0;
+    subnormal += r.subnormal ? 1 : 0;
+    const double d = double(v) - double(q);
+    signal += double(v) * double(v);
+    noise += d * d;
+  }
+  void finish(telemetry::ScaledTensorStats& s) const {
+    s.count = count;
+    if (count > 0) {
+      s.fractionSaturated = double(saturated) / double(count);
+      s.fractionLostToZero = double(lost) / double(count);
+      s.fractionSubnormal = double(subnormal) / double(count);
+    }
+    s.sqnrDb = signal == 0.0   ? std::numeric_limits<double>::quiet_NaN()
+               : noise == 0.0 ? std::numeric_limits<double>::infinity()
+                              : 10.0 * std::log10(signal / noise);
+  }
+};
+
+float finiteAmax(std::span<const float> in) {
+  float amax = 0.0f;
+  for (const float v : in)
+    if (std::isfinite(v))
+      amax = std::max(amax, std::fabs(v));
+  return amax;
+}
+
+std::uint32_t randomBits(std::uint64_t seed, std::size_t index) {
+  return static_cast<std::uint32_t>(splitmix(seed ^ splitmix(index)) >> 32);
+}
+
+telemetry::ScaledTensorStats perTensor(std::span<const float> in, std::span<float> out,
+                                       const OperandRequest& rq) {
+  const Mini m = mini(rq.element);
+  const float amax = finiteAmax(in);
+  float scale = rq.scale;
+  if (rq.scheme == MatmulScaling::Fp8Current) {
+    scale = 1.0f;
+    if (amax > 0.0f && std::isfinite(amax)) {
+      scale = (m.max * std::ldexp(1.0f, -rq.margin)) / amax;
+      if (std::isinf(scale))
+        scale = std::numeric_limits<float>::max();
+    }
+  }
+  const float scaleInv = 1.0f / scale;
+  Tally tally;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const float v = in[i];
+    if (!std::isfinite(v)) {
+      out[i] = kNanF;
+      continue;
+    }
+    const ElementRounding r = roundWith(m, v * scale, rq.stochastic,
+                                        rq.stochastic ? randomBits(rq.seed, i) : 0u);
+    const float q = r.value * scaleInv;
+    tally.add(v, q, r);
+    out[i] = q;
+  }
+  telemetry::ScaledTensorStats s;
+  s.format = std::string(numeric::formatInfo(rq.element).name);
+  s.scale = s.scaleMin = s.scaleMax = scale;
+  s.amax = s.amaxHistory = amax;
+  s.blocks = 1;
+  tally.finish(s);
+  return s;
+}
+
+struct Block {
+  int r0, c0, h, w;
+};
+
+std::vector<Block> blocksOf(const OperandRequest& rq, int size) {
+  std::vector<Block> blocks;
+  if (rq.weightBlocks) {
+    for (int r = 0; r < rq.rows; r += size)
+      for (int c = 0; c < rq.cols; c += size)
+        blocks.push_back({r, c, std::min(size, rq.rows - r), std::min(size, rq.cols - c)});
+  } else if (rq.axis == BlockAxis::Rows) {
+    for (int r = 0; r < rq.rows; ++r)
+      for (int c = 0; c < rq.cols; c += size)
+        blocks.push_back({r, c, 1, std::min(size, rq.cols - c)});
+  } else {
+    for (int c = 0; c < rq.cols; ++c)
+      for (int r = 0; r < rq.rows; r += size)
+        blocks.push_back({r, c, std::min(size, rq.rows - r), 1});
+  }
+  return blocks;
+}
+
+telemetry::ScaledTensorStats blockScaled(std::span<const float> in, std::span<float> out,
+                                         const OperandRequest& rq) {
+  const int size = rq.scheme == MatmulScaling::Fp8Block ? 128
+                   : rq.scheme == MatmulScaling::Mxfp8  ? 32
+                                                        : 16;
+  const std::size_t cols = static_cast<std::size_t>(rq.cols);
+  const Mini em = mini(rq.element);
+  auto each = [&](const Block& b, auto&& fn) {
+    for (int r = b.r0; r < b.r0 + b.h; ++r)
+      for (int c = b.c0; c < b.c0 + b.w; ++c)
+        fn(static_cast<std::size_t>(r) * cols + static_cast<std::size_t>(c));
+  };
+  const float tensorAmax = finiteAmax(in);
+  // nvfp4's tensor scale (FP32): encode = 448 x 6 / amax.
+  float encode = 1.0f;
+  if (rq.scheme == MatmulScaling::Nvfp4) {
+    const float s = 448.0f * 6.0f / tensorAmax;
+    encode = tensorAmax > 0.0f && std::isfinite(s) && s > 0.0f ? s : 1.0f;
+  }
+  const double tensorDecode = double(1.0f / encode);
+  Tally tally;
+  std::vector<double> scales;
+  std::int64_t clipped = 0;
+  const std::vector<Block> blocks = blocksOf(rq, size);
+  scales.reserve(blocks.size());
+  for (const Block& b : blocks) {
+    bool nonFinite = false;
+    float amax = 0.0f;
+    each(b, [&](std::size_t i) {
+      if (!std::isfinite(in[i]))
+        nonFinite = true;
+      else
+        amax = std::max(amax, std::fabs(in[i]));
+    });
+    auto nanBlock = [&] { each(b, [&](std::size_t i) { out[i] = kNanF; }); };
+    if (nonFinite) {
+      nanBlock();
+      continue;
+    }
+    bool maxClipped = false;
+    auto element = [&](std::size_t i, float x, double decode) {
+      const float v = in[i];
+      const ElementRounding r =
+          roundWith(em, x, rq.stochastic, rq.stochastic ? randomBits(rq.seed, i) : 0u);
+      const float q = static_cast<float>(double(r.value) * decode);
+      if (r.saturated && std::fabs(v) == amax)
+        maxClipped = true;
+      tally.add(v, q, r);
+      out[i] = q;
+    };
+    if (rq.scheme == MatmulScaling::Mxfp8) {
+      int e = numeric::mxScaleExponent(double(amax), rq.element, numeric::ScaleRounding::Floor);
+      e = std::max(e, -127);
+      if (e > 127) {
+        nanBlock();
+        continue;
+      }
+      const double decode = std::ldexp(1.0, e), encodeMx = std::ldexp(1.0, -e);
+      each(b, [&](std::size_t i) {
+        element(i, static_cast<float>(double(in[i]) * encodeMx), decode); // exact
+      });
+      scales.push_back(std::ldexp(1.0, -e));
+    } else if (rq.scheme == MatmulScaling::Nvfp4) {
+      const float s = amax / 6.0f * encode;
+      const float blockDecode = roundElement(s, FormatId::Fp8E4M3).value;
+      const float multiplier = blockDecode > 0.0f ? encode / blockDecode : 0.0f;
+      const double decode = double(blockDecode) * tensorDecode;
+      each(b, [&](std::size_t i) { element(i, in[i] * multiplier, decode); });
+      scales.push_back(multiplier);
+    } else { // fp8-block
+      const float s = amax > 0.0f ? amax / 448.0f : 1.0f;
+      const float blockDecode = s > 0.0f ? s : std::numeric_limits<float>::denorm_min();
+      each(b, [&](std::size_t i) { element(i, in[i] / blockDecode, double(blockDecode)); });
+      scales.push_back(1.0 / double(blockDecode));
+    }
+    clipped += maxClipped ? 1 : 0;
+  }
+  telemetry::ScaledTensorStats s;
+  s.format = std::string(numeric::formatInfo(rq.element).name);
+  s.amax = s.amaxHistory = tensorAmax;
+  s.blocks = static_cast<std::int64_t>(blocks.size());
+  s.blocksClipped = clipped;
+  if (!scales.empty()) {
+    const auto [lo, hi] = std::minmax_element(scales.begin(), scales.end());
+    s.scaleMin = *lo;
+    s.scaleMax = *hi;
+    auto mid = scales.begin() + static_cast<std::ptrdiff_t>(scales.size() / 2);
+    std::nth_element(scales.begin(), mid, scales.end());
+    s.scale = *mid;
+  }
+  tally.finish(s);
+  return s;
+}
+
+} // namespace
+
+std::string_view matmulScalingName(MatmulScaling scaling) {
+  switch (scaling) {
+  case MatmulScaling::None:
+    return "none";
+  case MatmulScaling::Fp8Delayed:
+    return "fp8-delayed";
+  case MatmulScaling::Fp8Current:
+    return "fp8-current";
+  case MatmulScaling::Fp8Block:
+    return "fp8-block";
+  case MatmulScaling::Mxfp8:
+    return "mxfp8";
+  case MatmulScaling::Nvfp4:
+    return "nvfp4";
+  }
+  return "none";
+}
+
+std::optional<MatmulScaling> parseMatmulScaling(std::string_view name) {
+  for (const MatmulScaling s : kSchemes)
+    if (matmulScalingName(s) == name)
+      return s;
+  return std::nullopt;
+}
+
+std::span<const MatmulScaling> matmulScalings() { return kSchemes; }
+
+std::string_view amaxComputeName(AmaxCompute compute) {
+  return compute == AmaxCompute::Max ? "max" : "most-recent";
+}
+
+numeric::FormatId operandFormat(MatmulScaling scheme, telemetry::ScaledRole role) {
+  if (scheme == MatmulScaling::Nvfp4)
+    return FormatId::Fp4E2M1;
+  const bool hybrid = scheme == MatmulScaling::Fp8Delayed || scheme == MatmulScaling::Fp8Current;
+  return hybrid && role == telemetry::ScaledRole::GradOutput ? FormatId::Fp8E5M2
+                                                             : FormatId::Fp8E4M3;
+}
+
+DelayedScale::DelayedScale(float fp8Max, int historyLength, AmaxCompute compute, int margin)
+    : m_history(static_cast<std::size_t>(std::max(1, historyLength)), 0.0f), m_compute(compute),
+      m_scaledMax(fp8Max * std::ldexp(1.0f, -margin)) {}
+
+void DelayedScale::update(float amax) {
+  m_history[m_next] = amax;
+  m_next = (m_next + 1) % m_history.size();
+  m_filled = std::min<std::int64_t>(m_filled + 1, static_cast<std::int64_t>(m_history.size()));
+  float a = amax;
+  if (m_compute == AmaxCompute::Max) {
+    a = 0.0f;
+    for (std::int64_t k = 0; k < m_filled; ++k)
+      a = std::fmax(a, m_history[static_cast<std::size_t>(k)]);
+  }
+  m_historyAmax = a;
+  if (std::isfinite(a) && a > 0.0f)
+    m_scale = m_scaledMax / a;
+}
+
+ElementRounding roundElement(float x, numeric::FormatId element,
+                             std::optional<std::uint32_t> random) {
+  return roundWith(mini(element), x, random.has_value(), random.value_or(0u));
+}
+
+telemetry::ScaledTensorStats quantizeOperand(std::span<const float> in, std::span<float> out,
+                                             const OperandRequest& rq) {
+  if (in.size() != out.size() ||
+      in.size() != static_cast<std::size_t>(rq.rows) * static_cast<std::size_t>(rq.cols))
+    throw std::invalid_argument("quantizeOperand: " + std::to_string(in.size()) +
+                                " values for a " + std::to_string(rq.rows) + " x " +
+                                std::to_string(rq.cols) + " operand");
+  if (rq.axis == BlockAxis::Columns && !rq.weightBlocks && rq.scheme != MatmulScaling::Fp8Delayed &&
+      rq.scheme != MatmulScaling::Fp8Current) {
+    // Blocks down the columns: quantize the transpose along its rows.
+    const std::size_t R = static_cast<std::size_t>(rq.rows), C = static_cast<std::size_t>(rq.cols);
+    std::vector<float> t(in.size()), q(in.size());
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t c = 0; c < C; ++c)
+        t[c * R + r] = in[r * C + c];
+    OperandRequest tr = rq;
+    tr.rows = rq.cols;
+    tr.cols = rq.rows;
+    tr.axis = BlockAxis::Rows;
+    const telemetry::ScaledTensorStats s = blockScaled(t, q, tr);
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t c = 0; c < C; ++c)
+        out[r * C + c] = q[c * R + r];
+    return s;
+  }
+  switch (rq.scheme) {
+  case MatmulScaling::Fp8Delayed:
+  case MatmulScaling::Fp8Current:
+    return perTensor(in, out, rq);
+  case MatmulScaling::Fp8Block:
+  case MatmulScaling::Mxfp8:
+  case MatmulScaling::Nvfp4:
+    return blockScaled(in, out, rq);
+  case MatmulScaling::None:
+    break;
+  }
+  throw std::invalid_argument("quantizeOperand: no scaling recipe given");
+}
+
+} // namespace mantissa::amp
