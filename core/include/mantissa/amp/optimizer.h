@@ -64,6 +64,7 @@ struct Slot {
   std::string name;        // "layer0.W"
   std::span<float> value;  // [n] FP32 storage
   std::span<const float> grad; // [n]
+  bool decay = true;       // weight decay applies (GPT: matrices and embeddings only)
 };
 
 // How many non-zero updates left the stored weight unchanged (swamping).
