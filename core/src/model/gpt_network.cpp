@@ -9,6 +9,18 @@
 
 namespace mantissa::model {
 
+namespace {
+
+bool sixteen(DType d) { return d != DType::F32; }
+
+std::string emulatedNote(DType d) {
+  return sixteen(d) ? "FP32 values rounded to " + std::string(amp::precisionKey(d)) +
+                          " (nearest even) after the op"
+                    : std::string();
+}
+
+} // namespace
+
 GptNetwork::GptNetwork(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& policy)
     : m_gpt(spec, vocabulary, batch, policy) {
   for (const auto& p : m_gpt.params())
@@ -121,6 +133,51 @@ std::map<std::string, std::size_t> GptNetwork::allocatedBytes() const {
   }
   bytes["logits"] = m_gpt.logits().bytes() + m_gpt.probs().bytes();
   return bytes;
+}
+
+std::vector<amp::RecipeRow> GptNetwork::opRows() const {
+  using amp::OpClass;
+  const amp::Policy& p = m_gpt.policy();
+  std::vector<amp::RecipeRow> rows;
+  for (const OpClass c : amp::opClasses()) {
+    const DType d = p[c];
+    amp::RecipeRow row{std::string(amp::opClassLabel(c)), std::string(amp::precisionKey(d)), ""};
+    switch (c) {
+    case OpClass::MatmulInputs:
+      row.note = m_gpt.matmulImplementation();
+      break;
+    case OpClass::MatmulAccumulation:
+      row.note = !sixteen(d) ? "FP32 sums (oneDNN)"
+                 : p.promoteEvery > 0
+                     ? "running sum rounded after every addition, promoted to FP32 every " +
+                           std::to_string(p.promoteEvery) + " products"
+                     : "running sum rounded after every addition, never promoted";
+      break;
+    case OpClass::Softmax:
+      row.note = std::string(p.softmaxMax ? "row maximum subtracted before exp"
+                                          : "no max subtraction: exp of the raw scores") +
+                 (sixteen(d) ? "; exp, sum and probabilities rounded" : "");
+      break;
+    case OpClass::NormStatistics:
+      row.note = sixteen(d) ? "mean, variance and 1/sqrt rounded" : "FP32 statistics";
+      break;
+    case OpClass::Loss:
+      row.note = sixteen(d) ? "logits and each row's log-sum-exp terms rounded"
+                            : "FP32 softmax cross-entropy";
+      break;
+    case OpClass::MasterWeights:
+      row.note = p.lossScaling ? "updates applied here; dynamic loss scaling (GradScaler)"
+                               : "updates applied here";
+      break;
+    case OpClass::OptimizerState:
+      row.note = "AdamW moments";
+      break;
+    default:
+      row.note = emulatedNote(d);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 } // namespace mantissa::model
