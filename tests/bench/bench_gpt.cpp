@@ -2,22 +2,29 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
 // GPT training steps per policy on the shakespeare-char model (4 layers,
-// 4 heads, embd 128, ctx 64, batch 12): median step time and CV after
-// warm-up, the forward + backward time of each op (medians), and the sum of
-// the step's own matrix products beside it (step / matmul ratio).
+// 4 heads, embd 128, ctx 64, batch 12): the step time, the forward + backward
+// time of each op, and the sum of the step's own matrix products beside it
+// (step / matmul ratio; the rule: at most 2 for fp32 and bf16-mixed). Then
+// telemetry K = 1 against K = 0 (the rule: at most 5 % more per step).
 //
-//   bench_gpt [--quick] [--reps N] [--policy SPEC | --policy recipe:NAME]...
+// The policies take turns: each round runs `reps` steps of every policy in
+// order, so that load from other processes falls on all of them alike. The
+// medians are over all timed steps; "spread" is the lowest and highest of the
+// rounds' medians. The telemetry pairs alternate step by step (K = 0, then
+// K = 1) and the cost is the median of the per-pair ratios.
+//
+//   bench_gpt [--quick] [--reps N] [--rounds R] [--policy SPEC | --policy recipe:NAME]...
 // (recipe:NAME runs a recipe, e.g. recipe:bf16-mixed, with its own policy)
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/train/gpt_run.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,124 +33,187 @@ using namespace mantissa;
 namespace {
 
 double median(std::vector<double> v) {
+  if (v.empty())
+    return 0.0;
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-double cv(const std::vector<double>& v) {
-  double mean = 0, var = 0;
-  for (double x : v)
-    mean += x;
-  mean /= double(v.size());
-  for (double x : v)
-    var += (x - mean) * (x - mean);
-  return std::sqrt(var / double(v.size())) / mean;
+struct Spread {
+  double lo = 0.0, hi = 0.0;
+};
+Spread spreadOf(const std::vector<double>& roundMedians) {
+  const auto [lo, hi] = std::minmax_element(roundMedians.begin(), roundMedians.end());
+  return {*lo, *hi};
 }
+
+train::GptRunConfig configFor(const std::string& policy, std::int64_t steps, int telemetryEvery) {
+  train::GptRunConfig c = train::shakespeareCharPreset();
+  if (policy.rfind("recipe:", 0) == 0)
+    c.recipe = policy.substr(7);
+  else
+    c.policy = policy;
+  c.steps = steps;
+  c.warmupSteps = 1;
+  c.evalBatches = 1;
+  c.telemetryEvery = telemetryEvery;
+  return c;
+}
+
+bool ruled(const std::string& policy) { return policy == "fp32" || policy == "recipe:bf16-mixed"; }
 
 } // namespace
 
 int main(int argc, char** argv) {
-  int warmup = 5, reps = 30;
+  int warmup = 5, reps = 10, rounds = 5;
   std::vector<std::string> policies;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       warmup = 2;
-      reps = 8;
+      reps = 4;
+      rounds = 2;
     } else if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       reps = std::max(2, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+      rounds = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
       policies.emplace_back(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: bench_gpt [--quick] [--reps N] [--policy SPEC|recipe:NAME]...\n");
+      std::fprintf(stderr, "usage: bench_gpt [--quick] [--reps N] [--rounds R] "
+                           "[--policy SPEC|recipe:NAME]...\n");
       return 2;
     }
   }
   if (policies.empty())
     policies = {"fp32", "recipe:bf16-mixed", "autocast-cpu-bf16", "llm.c", "autocast-cuda-fp16"};
+  const std::int64_t steps = warmup + std::int64_t(rounds) * reps + 1;
   std::printf("GPT training step, gpt:layers=4,heads=4,embd=128,ctx=64, batch 12, Tiny "
-              "Shakespeare; %d warm-up + %d timed steps per policy\n",
-              warmup, reps);
+              "Shakespeare; %d warm-up steps, then %d rounds of %d steps per policy, the "
+              "policies taking turns\n",
+              warmup, rounds, reps);
   std::printf("CPU: %s; oneDNN %s (%s)\n\n", numeric::describeIsa().c_str(),
               numeric::onednnVersion().c_str(), numeric::onednnIsa().c_str());
-  std::printf("%-22s %9s %6s %9s %6s |", "policy", "median ms", "CV", "matmul ms", "ratio");
+
+  // Step time by op, beside the matmul time.
+  struct Timed {
+    std::string policy;
+    std::unique_ptr<train::GptRun> run;
+    std::string error;
+    std::vector<double> step, matmul, ratio, roundStep, roundRatio;
+    std::vector<std::vector<double>> ops = std::vector<std::vector<double>>(model::kGptOpCount);
+  };
+  std::vector<Timed> timed;
+  for (const std::string& policy : policies) {
+    Timed t;
+    t.policy = policy;
+    try {
+      t.run = std::make_unique<train::GptRun>(configFor(policy, steps, 0));
+      for (int i = 0; i < warmup; ++i)
+        t.run->step();
+    } catch (const std::exception& e) {
+      t.error = e.what();
+      t.run.reset();
+    }
+    timed.push_back(std::move(t));
+  }
+  for (int round = 0; round < rounds; ++round)
+    for (Timed& t : timed) {
+      if (!t.run)
+        continue;
+      std::vector<double> stepMs, ratio;
+      for (int i = 0; i < reps && !t.run->finished(); ++i) {
+        const train::GptStep& s = t.run->step();
+        stepMs.push_back(s.stepMs);
+        ratio.push_back(s.stepMs / s.times.matmulMs);
+        t.matmul.push_back(s.times.matmulMs);
+        for (std::size_t o = 0; o < model::kGptOpCount; ++o)
+          t.ops[o].push_back(s.times.ms[o]);
+      }
+      t.step.insert(t.step.end(), stepMs.begin(), stepMs.end());
+      t.ratio.insert(t.ratio.end(), ratio.begin(), ratio.end());
+      t.roundStep.push_back(median(stepMs));
+      t.roundRatio.push_back(median(ratio));
+    }
+  std::printf("%-20s %9s %17s %9s %6s %13s |", "policy", "median ms", "spread (rounds)",
+              "matmul ms", "ratio", "ratio spread");
   for (std::size_t o = 0; o < model::kGptOpCount; ++o)
     std::printf(" %8.8s", std::string(model::gptOpName(model::GptOp(o))).c_str());
-  std::printf(" | matmul kernel\n");
-  for (const std::string& policy : policies) {
-    train::GptRunConfig c = train::shakespeareCharPreset();
-    if (policy.rfind("recipe:", 0) == 0)
-      c.recipe = policy.substr(7);
-    else
-      c.policy = policy;
-    c.steps = warmup + reps + 1;
-    c.warmupSteps = 1;
-    c.evalBatches = 1;
-    try {
-      train::GptRun run(c);
-      for (int i = 0; i < warmup; ++i)
-        run.step();
-      std::vector<double> step, matmul;
-      std::vector<std::vector<double>> ops(model::kGptOpCount);
-      for (int i = 0; i < reps; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        run.step();
-        step.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        const auto& t = run.model().times();
-        matmul.push_back(t.matmulMs);
-        for (std::size_t o = 0; o < model::kGptOpCount; ++o)
-          ops[o].push_back(t.ms[o]);
-      }
-      const double m = median(step), mm = median(matmul);
-      std::printf("%-22s %9.2f %5.1f%% %9.2f %6.2f |", policy.c_str(), m, 100 * cv(step), mm, m / mm);
-      for (const auto& o : ops)
-        std::printf(" %8.2f", median(o));
-      std::printf(" | %s%s\n", run.model().matmulImplementation().c_str(),
-                  cv(step) > 0.1 ? "  [noisy: CV > 10%]" : "");
-    } catch (const std::exception& e) {
-      std::printf("%-22s error: %s\n", policy.c_str(), e.what());
+  std::printf(" | rule (ratio <= 2) | matmul kernel\n");
+  for (const Timed& t : timed) {
+    if (!t.run) {
+      std::printf("%-20s error: %s\n", t.policy.c_str(), t.error.c_str());
+      continue;
     }
+    const double m = median(t.step), mm = median(t.matmul), ratio = median(t.ratio);
+    const Spread s = spreadOf(t.roundStep), r = spreadOf(t.roundRatio);
+    std::printf("%-20s %9.2f %7.2f - %7.2f %9.2f %6.2f %5.2f - %5.2f |", t.policy.c_str(), m, s.lo,
+                s.hi, mm, ratio, r.lo, r.hi);
+    for (const auto& o : t.ops)
+      std::printf(" %8.2f", median(o));
+    std::printf(" | %-17s | %s\n",
+                ruled(t.policy) ? (ratio <= 2.0 ? "met" : "NOT met") : "-",
+                t.run->model().matmulImplementation().c_str());
   }
+
   std::printf("\nTelemetry K = 1 (weights, gradients and activations of every op, each step) "
               "against K = 0, alternating steps:\n");
-  std::printf("%-22s %12s %6s %12s %6s %8s %14s %s\n", "policy", "K=0 med ms", "CV", "K=1 med ms",
-              "CV", "cost", "frame med ms", "rule");
+  std::printf("%-20s %11s %11s %8s %17s %13s %s\n", "policy", "K=0 med ms", "K=1 med ms", "cost",
+              "spread (rounds)", "frame med ms", "rule (cost <= 5 %)");
+  struct Pair {
+    std::string policy;
+    std::unique_ptr<train::GptRun> off, on;
+    std::string error;
+    std::vector<double> offMs, onMs, pairCost, roundCost, frameMs;
+  };
+  std::vector<Pair> pairs;
   for (const std::string& policy : policies) {
-    train::GptRunConfig c = train::shakespeareCharPreset();
-    if (policy.rfind("recipe:", 0) == 0)
-      c.recipe = policy.substr(7);
-    else
-      c.policy = policy;
-    c.steps = warmup + reps + 1;
-    c.warmupSteps = 1;
-    c.evalBatches = 1;
+    Pair p;
+    p.policy = policy;
     try {
-      train::GptRun off(c);
-      c.telemetryEvery = 1;
-      train::GptRun on(c);
-      std::vector<double> offMs, onMs, frameMs;
-      for (int i = 0; i < warmup + reps; ++i) {
-        const double a = off.step().stepMs;
-        const train::GptStep& s = on.step();
-        if (i < warmup)
-          continue;
-        offMs.push_back(a);
-        onMs.push_back(s.stepMs);
-        if (s.telemetry)
-          frameMs.push_back(s.telemetry->telemetryMs);
+      p.off = std::make_unique<train::GptRun>(configFor(policy, steps, 0));
+      p.on = std::make_unique<train::GptRun>(configFor(policy, steps, 1));
+      for (int i = 0; i < warmup; ++i) {
+        p.off->step();
+        p.on->step();
       }
-      const double m0 = median(offMs), m1 = median(onMs);
-      const double cost = m1 / m0 - 1.0;
-      std::printf("%-22s %12.2f %5.1f%% %12.2f %5.1f%% %7.1f%% %14.2f %s\n", policy.c_str(), m0,
-                  100 * cv(offMs), m1, 100 * cv(onMs), 100 * cost,
-                  frameMs.empty() ? 0.0 : median(frameMs),
-                  cost <= 0.05 ? "<= 5 %: met" : "> 5 %: NOT met");
     } catch (const std::exception& e) {
-      std::printf("%-22s error: %s\n", policy.c_str(), e.what());
+      p.error = e.what();
+      p.off.reset();
+      p.on.reset();
     }
+    pairs.push_back(std::move(p));
+  }
+  for (int round = 0; round < rounds; ++round)
+    for (Pair& p : pairs) {
+      if (!p.on)
+        continue;
+      std::vector<double> cost;
+      for (int i = 0; i < reps && !p.on->finished() && !p.off->finished(); ++i) {
+        const double a = p.off->step().stepMs;
+        const train::GptStep& s = p.on->step();
+        p.offMs.push_back(a);
+        p.onMs.push_back(s.stepMs);
+        cost.push_back(s.stepMs / a - 1.0);
+        if (s.telemetry)
+          p.frameMs.push_back(s.telemetry->telemetryMs);
+      }
+      p.pairCost.insert(p.pairCost.end(), cost.begin(), cost.end());
+      p.roundCost.push_back(median(cost));
+    }
+  for (const Pair& p : pairs) {
+    if (!p.on) {
+      std::printf("%-20s error: %s\n", p.policy.c_str(), p.error.c_str());
+      continue;
+    }
+    const double cost = median(p.pairCost);
+    const Spread s = spreadOf(p.roundCost);
+    std::printf("%-20s %11.2f %11.2f %7.1f%% %6.1f%% - %6.1f%% %13.2f %s\n", p.policy.c_str(),
+                median(p.offMs), median(p.onMs), 100 * cost, 100 * s.lo, 100 * s.hi,
+                median(p.frameMs), cost <= 0.05 ? "met" : "NOT met");
   }
   std::printf("\nratio: step time / the step's own matrix-product time (forward + backward, "
-              "linear, attention and head products).\n");
+              "linear, attention and head products), median over the steps; cost: K = 1 step "
+              "time / the K = 0 step before it, less 1, median over the pairs.\n");
   return 0;
 }

@@ -6,11 +6,15 @@
 // scaler of autocast-cuda-fp16, fixed evaluation batches, sampling, and
 // bad configurations refused.
 #include <mantissa/train/gpt_run.h>
+#include <mantissa/model/tensor_plan.h>
 #include <mantissa/train/run_config.h>
+#include <mantissa/train/trainer.h>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
+#include <vector>
 
 using namespace mantissa;
 
@@ -126,4 +130,91 @@ TEST(GptRun, BadConfigurationsAreRefusedWithEveryProblem) {
     EXPECT_NE(m.find("unknown preset \"fp33\"; did you mean \"fp32\"?"), std::string::npos) << m;
     EXPECT_NE(m.find("batch: must be in [1, 4096], got 0"), std::string::npos) << m;
   }
+}
+
+// The GPT is a model like the MLP and the CNN: a plain RunConfig naming it
+// trains through train::Trainer on its own thread, with evaluations on the
+// fixed batches of both splits and a summary, like any run.
+TEST(GptSession, TheTrainerRunsAGptRunConfigLikeAnyModel) {
+  train::RunConfig c;
+  c.data = "shakespeare";
+  c.model = "gpt:layers=1,heads=2,embd=32,ctx=32";
+  c.optimizer = "adamw";
+  c.schedule = "cosine";
+  c.lr = 3e-3;
+  c.warmupSteps = 5;
+  c.lrFloor = 3e-4;
+  c.beta2 = 0.99;
+  c.weightDecay = 0.1;
+  c.clipNorm = 1.0;
+  c.batch = 8;
+  c.steps = 150;
+  c.evalEvery = 50;
+  c.evalBatches = 4;
+  std::vector<double> losses;
+  std::vector<train::EvalReport> evals;
+  std::optional<train::RunSummary> done;
+  train::TrainerCallbacks cb;
+  cb.onStep = [&](const train::StepReport& r) {
+    losses.push_back(r.loss);
+    EXPECT_GE(r.accuracy, 0.0);
+    EXPECT_LE(r.accuracy, 1.0);
+    EXPECT_GT(r.times.matmulForward, 0.0);
+    EXPECT_GT(r.times.matmulBackward, 0.0);
+  };
+  cb.onEval = [&](const train::EvalReport& e) { evals.push_back(e); };
+  cb.onDone = [&](const train::RunSummary& s) { done = s; };
+  train::Trainer trainer(c, cb);
+  EXPECT_TRUE(trainer.session().isText());
+  EXPECT_EQ(trainer.session().text().vocabularySize(), 65);
+  trainer.start();
+  trainer.wait();
+  ASSERT_TRUE(done.has_value());
+  EXPECT_EQ(done->steps, 150);
+  EXPECT_FALSE(done->divergence);
+  ASSERT_EQ(losses.size(), 150u);
+  EXPECT_NEAR(losses.front(), std::log(65.0), 0.2); // near-uniform predictions at init
+  ASSERT_EQ(evals.size(), 3u);                       // after 50, 100 and at the end
+  EXPECT_EQ(evals[0].step, 50);
+  EXPECT_EQ(evals.back().step, 150);
+  for (const auto& e : evals)
+    ASSERT_TRUE(e.trainLoss.has_value());
+  EXPECT_LT(evals.back().loss, std::log(65.0) - 0.9);
+  EXPECT_LT(*evals.back().trainLoss, std::log(65.0) - 0.9);
+  EXPECT_EQ(done->testLoss, evals.back().loss);
+}
+
+// Memory accounting of a GPT through the Session, against the parameter
+// count worked out from the architecture: FP32 master weights and gradients
+// of every parameter, and AdamW's two moments of each.
+TEST(GptSession, PlanCountsEveryParameterItsGradientAndBothAdamMoments) {
+  train::RunConfig c;
+  c.data = "shakespeare";
+  c.model = "gpt:layers=2,heads=2,embd=32,ctx=16";
+  c.optimizer = "adamw";
+  c.batch = 4;
+  c.steps = 10;
+  train::Session s(c);
+  const std::int64_t V = 65, T = 16, C = 32, L = 2;
+  const std::int64_t perBlock = 2 * C + (C * 3 * C + 3 * C) + (C * C + C) + 2 * C +
+                                (C * 4 * C + 4 * C) + (4 * C * C + C);
+  const std::int64_t params = V * C + T * C + L * perBlock + 2 * C;
+  EXPECT_EQ(s.model().parameterCount(), params);
+  const auto plan = s.plan();
+  auto count = [&](model::TensorRole role) {
+    std::int64_t n = 0;
+    for (const auto& r : plan)
+      if (r.role == role)
+        n += r.rows * r.cols;
+    return n;
+  };
+  EXPECT_EQ(count(model::TensorRole::MasterWeights), params);
+  EXPECT_EQ(count(model::TensorRole::Gradients), params);
+  EXPECT_EQ(count(model::TensorRole::OptimizerState), 2 * params);
+  EXPECT_EQ(model::bytesFor(plan, model::TensorRole::OptimizerState),
+            static_cast<std::size_t>(2 * params * 4));
+  // A GPT names its data: images are refused, and a GPT's policy is refused for an MLP.
+  c.model = "mlp:784-10:relu";
+  c.policy = "llm.c";
+  EXPECT_THROW(train::Session{c}, train::ConfigError);
 }

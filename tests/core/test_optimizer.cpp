@@ -67,6 +67,20 @@ TEST(AdamW, FirstStepsMatchTheClosedForm) {
   EXPECT_NEAR(p.value[0], w1 * (1 - 0.001) - 0.01 * mHat / (std::sqrt(vHat) + 1e-8), 1e-6);
 }
 
+// nanoGPT's parameter groups: weight decay on the slots that ask for it
+// (matrices, embeddings) and none on the others (biases, LayerNorm).
+TEST(AdamW, WeightDecayOnlyOnSlotsThatDecay) {
+  std::vector<float> w{1.0f}, gw{0.5f}, b{1.0f}, gb{0.5f};
+  OptimizerConfig c;
+  c.kind = amp::OptimizerKind::AdamW;
+  c.weightDecay = 0.1;
+  Optimizer opt(c, recipeByName("fp32"),
+                {amp::Slot{"w", w, gw, true}, amp::Slot{"b", b, gb, false}}, 1);
+  opt.step(0.01);
+  EXPECT_NEAR(w[0], 1.0 * (1 - 0.001) - 0.01 * 0.5 / (0.5 + 1e-8), 1e-6);
+  EXPECT_NEAR(b[0], 1.0 - 0.01 * 0.5 / (0.5 + 1e-8), 1e-6);
+}
+
 TEST(UpdateRounding, PureBf16NearestLosesUpdatesBelowHalfAnUlp) {
   // BF16 ULP at 1.0 (just below: 2^-8): an update of -1e-3 rounds back to 1.
   Params p{std::vector<float>(64, 1.0f), std::vector<float>(64, 1.0f)};

@@ -24,7 +24,10 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableWidget>
+#include <QToolBar>
 #include <QTest>
 
 #include <gtest/gtest.h>
@@ -261,4 +264,48 @@ TEST(GptGui, StopEndsGptRunsEarlyAndTheyStillGenerate) {
   EXPECT_TRUE(w.c->isGpt(0));
   EXPECT_EQ(w.c->state(), RunController::State::Ready);
   EXPECT_EQ(w.c->gptConfig(0).steps, 100000);
+}
+
+// Start on the Train page trains what the setup dock shows: with its GPT tab
+// current, a click on Start builds the GPT setup's runs and trains them (not
+// the MLP form's runs, which were set up when the page opened).
+TEST(GptGui, StartWithTheGptTabShowingTrainsTheGptRuns) {
+  Window w;
+  ASSERT_TRUE(w.train && w.c);
+  ASSERT_GT(w.c->runCount(), 0);
+  ASSERT_FALSE(w.c->hasGptRuns()); // the page opens with the MLP form's runs
+  GptSetup* setup = w.train->gptSetup();
+  setup->setSteps(100000);
+  setup->setTelemetryEvery(0);
+  setup->setRecipeChecked(QStringLiteral("fp32"), false);
+  setup->setRecipeChecked(QStringLiteral("bf16-mixed"), true);
+  setup->setRecipeChecked(QStringLiteral("fp16-mixed"), false);
+  setup->setRecipeChecked(QStringLiteral("bf16-pure"), false);
+  setup->setPolicyRun(false);
+
+  auto* tabs = w.train->findChild<QTabWidget*>(QStringLiteral("setupTabs"));
+  ASSERT_NE(tabs, nullptr);
+  const int gptTab = tabs->indexOf(w.train->findChild<QWidget*>(QStringLiteral("gptSetupScroll")));
+  ASSERT_GE(gptTab, 0);
+  QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {},
+                    tabs->tabBar()->tabRect(gptTab).center());
+  ASSERT_EQ(tabs->currentIndex(), gptTab);
+  EXPECT_TRUE(setup->isVisible());
+
+  auto* bar = w.train->findChild<QToolBar*>(QStringLiteral("trainToolBar"));
+  ASSERT_NE(bar, nullptr);
+  QWidget* start = bar->widgetForAction(w.train->startAction());
+  ASSERT_NE(start, nullptr);
+  QTest::mouseClick(start, Qt::LeftButton);
+
+  QTRY_VERIFY_WITH_TIMEOUT(w.c->state() == RunController::State::Running, 60000);
+  ASSERT_EQ(w.c->runCount(), 1);
+  EXPECT_TRUE(w.c->isGpt(0));
+  EXPECT_EQ(w.c->runName(0), QStringLiteral("bf16-mixed"));
+  EXPECT_EQ(w.c->gptConfig(0).steps, 100000);
+  // The GPT run trains: its steps arrive through its log.
+  QTRY_VERIFY_WITH_TIMEOUT(w.c->record(0).lastStep() >= 1, 60000);
+  EXPECT_TRUE(w.c->isGpt(0));
+  w.train->stopAction()->trigger();
+  QTRY_VERIFY_WITH_TIMEOUT(w.c->state() == RunController::State::Finished, 60000);
 }

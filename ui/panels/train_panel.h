@@ -21,6 +21,9 @@ class QToolButton;
 namespace mantissa::telemetry {
 struct TelemetryFrame;
 }
+namespace mantissa::train {
+struct GptRunConfig;
+}
 
 namespace mantissa::ui {
 
@@ -127,7 +130,12 @@ private:
 
   // train_panel_gpt.cpp: the GPT setup and Generate docks
   void buildGptDocks();
-  bool startGptRuns(); // Start with GPT runs set up: true when it handled Start
+  // Start while the GPT tab shows (its runs built from it first) or with GPT
+  // runs set up: true when it handled Start.
+  bool startGptRuns();
+  // Builds GPT runs (asking first when loaded runs would close); false when
+  // they were not built (cancelled, or the problems shown in the banner).
+  bool setUpGptRuns(const std::vector<train::GptRunConfig>& configs);
 
   // train_panel_quant.cpp: the Block scales dock (what-if table, block scale heat map)
   void buildQuantDocks();

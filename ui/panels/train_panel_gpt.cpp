@@ -71,16 +71,8 @@ void TrainPanel::buildGptDocks() {
 
   connect(m_gptSetup, &GptSetup::runsRequested, this,
           [this](const std::vector<train::GptRunConfig>& configs) {
-            if (!confirmReplaceLoadedRuns())
+            if (!setUpGptRuns(configs))
               return;
-            const QString problems = m_controller->setGptRuns(configs);
-            if (!problems.isEmpty()) {
-              m_banner->setText(QStringLiteral("<b>%1</b><br>%2").arg(
-                  tr("Cannot build the GPT runs:"),
-                  problems.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
-              return;
-            }
-            m_presetNote.clear();
             m_banner->setText(tr("<b>GPT on Tiny Shakespeare</b>: %1 run(s) side by side. Press "
                                  "Start (Ctrl+R). Histograms: pick a layer such as "
                                  "“h0.attention probs” or “h0.ln1 input”; Generate samples "
@@ -94,9 +86,40 @@ void TrainPanel::buildGptDocks() {
   });
 }
 
-bool TrainPanel::startGptRuns() {
-  if (!m_controller->hasGptRuns())
+bool TrainPanel::setUpGptRuns(const std::vector<train::GptRunConfig>& configs) {
+  if (!confirmReplaceLoadedRuns())
     return false;
+  const QString problems = m_controller->setGptRuns(configs);
+  if (!problems.isEmpty()) {
+    m_banner->setText(QStringLiteral("<b>%1</b><br>%2").arg(
+        tr("Cannot build the GPT runs:"),
+        problems.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
+    return false;
+  }
+  m_presetNote.clear();
+  return true;
+}
+
+bool TrainPanel::startGptRuns() {
+  // Start trains what the setup dock shows: with the GPT tab current, the
+  // runs of the GPT setup as it stands (built afresh, as Start builds the
+  // MLP runs from the MLP form).
+  const auto* tabs = findChild<QTabWidget*>(QStringLiteral("setupTabs"));
+  const bool gptTab = tabs != nullptr && tabs->currentWidget() != nullptr &&
+                      tabs->currentWidget()->isAncestorOf(m_gptSetup);
+  if (gptTab) {
+    const QString problems = m_gptSetup->problems();
+    if (!problems.isEmpty()) {
+      m_banner->setText(QStringLiteral("<b>%1</b><br>%2").arg(
+          tr("Cannot build the GPT runs:"),
+          problems.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
+      return true;
+    }
+    if (!setUpGptRuns(m_gptSetup->configs()))
+      return true;
+  } else if (!m_controller->hasGptRuns()) {
+    return false;
+  }
   if (m_controller->state() == RunController::State::Finished)
     m_controller->reset(); // Start again: the same GPT runs from scratch
   m_controller->start();

@@ -250,7 +250,7 @@ void Optimizer::castWorking(std::size_t s, std::size_t off, std::size_t n) {
 void Optimizer::computeUpdate(std::size_t s, std::size_t off, std::size_t n, float flr) {
   const auto& c = m_config;
   const DType state = m_recipe.optimizerState;
-  const float wd = static_cast<float>(c.weightDecay);
+  const float wd = m_slots[s].decay ? static_cast<float>(c.weightDecay) : 0.0f;
   const float* w = m_slots[s].value.data() + off;
   const float* g = m_slots[s].grad.data() + off;
   float* u = m_updates[s].data() + off;

@@ -5,7 +5,9 @@
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/amp/optimizer.h>
 #include <mantissa/amp/recipe.h>
+#include <mantissa/amp/policy.h>
 #include <mantissa/model/cnn.h>
+#include <mantissa/model/gpt.h>
 #include <mantissa/model/mlp.h>
 
 #include <nlohmann/json.hpp>
@@ -63,12 +65,28 @@ std::vector<std::string> RunConfig::problems() const {
   std::vector<std::string> out = rangeProblems();
   if (data.empty())
     out.emplace_back("data: empty (a built-in name: mnist, fashion, spirals, blobs, or a path)");
+  const bool gpt = model::isGptSpec(model);
   check(out, "model", [&] {
-    if (model::isCnnSpec(model))
+    if (gpt)
+      model::parseGptSpec(model);
+    else if (model::isCnnSpec(model))
       model::parseCnnSpec(model);
     else
       model::parseMlpSpec(model);
   });
+  if (gpt) {
+    if (!policy.empty())
+      check(out, "policy", [&] { amp::parsePolicy(policy); });
+    if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1))
+      out.emplace_back("beta1/beta2: must be in [0, 1)");
+    if (evalBatches < 1 || evalBatches > 10000)
+      out.push_back("eval_batches: must be in [1, 10000], got " + std::to_string(evalBatches));
+    if (gradAccumulation != 1)
+      out.emplace_back("grad_accumulation: a GPT step is one batch (1)");
+  } else if (!policy.empty()) {
+    out.push_back("policy: a precision policy applies to GPT models (gpt:...), not to '" +
+                  model + "'; choose a recipe");
+  }
   if (!batchnorm.empty() && batchnorm != "fp32" && batchnorm != "bf16" && batchnorm != "fp16")
     out.push_back("batchnorm: the precision of BatchNorm statistics is fp32, bf16 or fp16 (or "
                   "empty: the recipe's reductions), got '" + batchnorm + "'");
@@ -137,6 +155,12 @@ nlohmann::json toJson(const RunConfig& c) {
       c.scalerGrowthInterval ? nlohmann::json(*c.scalerGrowthInterval) : nullptr;
   if (!c.batchnorm.empty()) // only models with BatchNorm read it
     j["batchnorm"] = c.batchnorm;
+  if (model::isGptSpec(c.model)) { // only GPT models read them
+    j["policy"] = c.policy;
+    j["beta1"] = c.beta1;
+    j["beta2"] = c.beta2;
+    j["eval_batches"] = c.evalBatches;
+  }
   return j;
 }
 
@@ -187,7 +211,8 @@ RunConfig runConfigFromJson(const nlohmann::json& j) {
   const RunConfig defaults;
   const auto known = toJson(defaults);
   for (const auto& [key, value] : j.items())
-    if (!known.contains(key) && key != "batchnorm")
+    if (!known.contains(key) && key != "batchnorm" && key != "policy" && key != "beta1" &&
+        key != "beta2" && key != "eval_batches")
       throw ConfigError("run configuration: unknown key '" + key + "'");
   RunConfig c;
   read(j, "data", c.data);
@@ -215,6 +240,10 @@ RunConfig runConfigFromJson(const nlohmann::json& j) {
   read(j, "clip_norm", c.clipNorm);
   read(j, "init_gain", c.initGain);
   read(j, "loss_multiplier", c.lossMultiplier);
+  read(j, "policy", c.policy);
+  read(j, "beta1", c.beta1);
+  read(j, "beta2", c.beta2);
+  read(j, "eval_batches", c.evalBatches);
   return c;
 }
 

@@ -13,17 +13,8 @@ namespace mantissa::train {
 namespace {
 
 using nlohmann::json;
-using amp::OpClass;
 
 json finiteOrNull(double v) { return std::isfinite(v) ? json(v) : json(); }
-
-bool sixteen(DType d) { return d != DType::F32; }
-
-std::string emulatedNote(DType d) {
-  return sixteen(d) ? "FP32 values rounded to " + std::string(amp::precisionKey(d)) +
-                          " (nearest even) after the op"
-                    : std::string();
-}
 
 } // namespace
 
@@ -32,46 +23,9 @@ std::string gptRunName(const GptRun& run) {
 }
 
 std::vector<GptOpRow> gptOpTable(const GptRun& run) {
-  const amp::Policy& p = run.policy();
   std::vector<GptOpRow> rows;
-  for (const OpClass c : amp::opClasses()) {
-    const DType d = p[c];
-    GptOpRow row{std::string(amp::opClassLabel(c)), std::string(amp::precisionKey(d)), ""};
-    switch (c) {
-    case OpClass::MatmulInputs:
-      row.note = run.model().matmulImplementation();
-      break;
-    case OpClass::MatmulAccumulation:
-      row.note = !sixteen(d) ? "FP32 sums (oneDNN)"
-                 : p.promoteEvery > 0
-                     ? "running sum rounded after every addition, promoted to FP32 every " +
-                           std::to_string(p.promoteEvery) + " products"
-                     : "running sum rounded after every addition, never promoted";
-      break;
-    case OpClass::Softmax:
-      row.note = std::string(p.softmaxMax ? "row maximum subtracted before exp"
-                                          : "no max subtraction: exp of the raw scores") +
-                 (sixteen(d) ? "; exp, sum and probabilities rounded" : "");
-      break;
-    case OpClass::NormStatistics:
-      row.note = sixteen(d) ? "mean, variance and 1/sqrt rounded" : "FP32 statistics";
-      break;
-    case OpClass::Loss:
-      row.note = sixteen(d) ? "logits and each row's log-sum-exp terms rounded"
-                            : "FP32 softmax cross-entropy";
-      break;
-    case OpClass::MasterWeights:
-      row.note = p.lossScaling ? "updates applied here; dynamic loss scaling (GradScaler)"
-                               : "updates applied here";
-      break;
-    case OpClass::OptimizerState:
-      row.note = "AdamW moments";
-      break;
-    default:
-      row.note = emulatedNote(d);
-    }
-    rows.push_back(std::move(row));
-  }
+  for (auto& row : run.session().model().opRows())
+    rows.push_back({std::move(row.op), std::move(row.precision), std::move(row.note)});
   return rows;
 }
 

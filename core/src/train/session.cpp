@@ -3,8 +3,11 @@
 #include "background_scans.h"
 
 #include <mantissa/data/dataset.h>
+#include <mantissa/amp/policy.h>
 #include <mantissa/model/cnn.h>
+#include <mantissa/model/gpt_network.h>
 #include <mantissa/model/mlp.h>
+#include <mantissa/train/gpt_run.h>
 #include <mantissa/telemetry/tensor_scan.h>
 #include <mantissa/train/session.h>
 
@@ -18,6 +21,7 @@
 #include <exception>
 #include <functional>
 #include <limits>
+#include <random>
 #include <string>
 
 namespace mantissa::train {
@@ -110,6 +114,8 @@ amp::OptimizerConfig optimizerConfig(const RunConfig& c) {
   amp::OptimizerConfig o;
   o.kind = *amp::parseOptimizer(c.optimizer);
   o.momentum = c.momentum;
+  o.beta1 = c.beta1;
+  o.beta2 = c.beta2;
   o.weightDecay = c.weightDecay;
   return o;
 }
@@ -157,13 +163,65 @@ std::unique_ptr<model::Network> makeNetwork(const RunConfig& c, const amp::Recip
 Session::~Session() = default;
 Session::Session(Session&&) noexcept = default;
 
+namespace {
+
+bool isGpt(const RunConfig& c) { return model::isGptSpec(c.model); }
+
+// The recipe a run follows: the named one, or for a GPT with a policy spec
+// one built from the policy (its master-weight precision, loss scaling with
+// PyTorch's GradScaler when the policy scales).
+amp::Recipe recipeFor(const RunConfig& c) {
+  if (!isGpt(c) || c.policy.empty())
+    return amp::recipeByName(c.recipe);
+  using amp::OpClass;
+  const amp::Policy p = amp::parsePolicy(c.policy);
+  const DType master = p[OpClass::MasterWeights];
+  amp::Recipe r{"policy", "", p[OpClass::MatmulInputs], p[OpClass::MatmulAccumulation],
+                p[OpClass::Activations], p[OpClass::Loss], DType::F32, master,
+                p[OpClass::Gradients], p[OpClass::OptimizerState], master == DType::F32,
+                p.lossScaling, amp::UpdateRounding::Nearest,
+                p.lossScaling ? "pytorch" : "none"};
+  r.scaling = p.scaling.scheme; // FP8 / microscaling of the linear layers' operands
+  return r;
+}
+
+} // namespace
+
 Session::Session(RunConfig config)
-    : Session(config, std::make_shared<const data::TrainTest>(
-                          data::loadDataSpec((validated(config), config.data)))) {}
+    : m_config(validated(config)), m_recipe(recipeFor(m_config)),
+      m_telemetry(m_config.telemetryEvery) {
+  if (isGpt(m_config)) {
+    m_text = std::make_shared<const data::TextCorpus>(
+        data::loadTextSpec(m_config.data, model::parseGptSpec(m_config.model).ctx));
+    initText();
+  } else {
+    m_data = std::make_shared<const data::TrainTest>(data::loadDataSpec(m_config.data));
+    initImages();
+  }
+  initTraining();
+}
 
 Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded)
-    : m_config(validated(config)), m_recipe(amp::recipeByName(m_config.recipe)),
-      m_data(std::move(loaded)), m_telemetry(m_config.telemetryEvery) {
+    : m_config(validated(config)), m_recipe(recipeFor(m_config)), m_data(std::move(loaded)),
+      m_telemetry(m_config.telemetryEvery) {
+  if (isGpt(m_config))
+    throw ConfigError("model: '" + m_config.model + "' is a GPT; it trains on text, not on " +
+                      m_data->train.name);
+  initImages();
+  initTraining();
+}
+
+Session::Session(RunConfig config, std::shared_ptr<const data::TextCorpus> text)
+    : m_config(validated(config)), m_recipe(recipeFor(m_config)), m_text(std::move(text)),
+      m_telemetry(m_config.telemetryEvery) {
+  if (!isGpt(m_config))
+    throw ConfigError("model: '" + m_config.model +
+                      "' trains on images; text data trains a GPT (gpt:layers=4,heads=4,embd=128,ctx=64)");
+  initText();
+  initTraining();
+}
+
+void Session::initImages() {
   const auto& train = m_data->train;
   const auto& test = m_data->test;
   if (test.features != train.features || test.classes != train.classes)
@@ -177,7 +235,33 @@ Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded
   m_model = makeNetwork(m_config, m_recipe, train);
   m_model->initialize(m_config.seed, static_cast<float>(m_config.initGain));
   m_batcher = std::make_unique<data::Batcher>(train, m_config.batch, m_config.seed + 1);
+}
 
+void Session::initText() {
+  const auto spec = model::parseGptSpec(m_config.model);
+  const amp::Policy policy = m_config.policy.empty() ? policyForRecipe(m_recipe)
+                                                     : amp::parsePolicy(m_config.policy);
+  auto gpt = std::make_unique<model::GptNetwork>(spec, m_text->vocabularySize(), m_config.batch,
+                                                 policy);
+  m_gpt = gpt.get();
+  m_model = std::move(gpt);
+  m_model->initialize(m_config.seed);
+  m_textBatcher = std::make_unique<data::TextBatcher>(*m_text, data::TextSplit::Train, spec.ctx,
+                                                      m_config.seed);
+  // Fixed evaluation batches, drawn once.
+  const std::size_t n = std::size_t(m_config.batch) * std::size_t(spec.ctx);
+  for (auto [split, store] : {std::pair{data::TextSplit::Train, &m_evalTrain},
+                              std::pair{data::TextSplit::Validation, &m_evalVal}}) {
+    data::TextBatcher fixed(*m_text, split, spec.ctx, m_config.seed ^ 0x5eed5eedull);
+    store->resize(2 * n * std::size_t(m_config.evalBatches));
+    const std::span<std::int32_t> all(*store);
+    for (int b = 0; b < m_config.evalBatches; ++b)
+      fixed.next(m_config.batch, all.subspan(2 * n * std::size_t(b), n),
+                 all.subspan(2 * n * std::size_t(b) + n, n));
+  }
+}
+
+void Session::initTraining() {
   std::vector<amp::Slot> params;
   // Where every layer's working copy is its weights cast to 16 bits (the
   // model's refreshWorkingWeights), the optimizer casts each block of updated
@@ -248,6 +332,10 @@ Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded
 }
 
 std::int64_t Session::stepsPerEpoch() const {
+  if (m_text) // windows of B * T characters per step over the training split
+    return std::max<std::int64_t>(
+        1, static_cast<std::int64_t>(m_text->split(data::TextSplit::Train).size()) /
+               (std::int64_t(m_config.batch) * m_gpt->gpt().spec().ctx));
   return std::max<std::int64_t>(1, m_batcher->stepsPerEpoch() / m_config.gradAccumulation);
 }
 
@@ -301,7 +389,28 @@ bool Session::failAtInput() {
   return true;
 }
 
+void Session::observeGpt(bool gradients) {
+  model::ScopedTimer t(m_report.times.telemetry);
+  using telemetry::TensorClass;
+  const auto& params = m_gpt->gpt().params();
+  if (gradients) { // as backward left them (x the loss scale), and unscaled
+    for (std::size_t i = 0; i < params.size(); ++i)
+      m_telemetry.observe(int(i), TensorClass::WeightGrads, params[i].grad.f32(),
+                          static_cast<float>(m_report.lossScale));
+    return;
+  }
+  for (std::size_t i = 0; i < params.size(); ++i)
+    m_telemetry.observe(int(i), TensorClass::Weights, params[i].value.f32());
+  const auto acts = m_gpt->gpt().observedActivations();
+  for (std::size_t i = 0; i < acts.size(); ++i)
+    m_telemetry.observe(int(params.size() + i), TensorClass::Activations, acts[i].values);
+}
+
 void Session::observeTelemetry() {
+  if (m_gpt) {
+    observeGpt(true);
+    return;
+  }
   model::ScopedTimer t(m_report.times.telemetry);
   const float scale = static_cast<float>(m_report.lossScale);
   for (int l = 0; l < m_model->layers(); ++l) {
@@ -421,7 +530,7 @@ const StepReport& Session::step() {
   // idle (updates too, after the optimizer, with FP32 working precision).
   // Otherwise all but the weights are taken before unscaling, and weights
   // and updates in the optimizer's loop.
-  const bool beside = observe && !m_scaler && m_config.lossMultiplier == 1.0;
+  const bool beside = observe && !m_scaler && m_config.lossMultiplier == 1.0 && !m_gpt;
   const Drained drained(*m_background);
   if (beside)
     postWeightScans();
@@ -446,13 +555,18 @@ const StepReport& Session::step() {
   for (int m = 0; m < micro; ++m) {
     {
       model::ScopedTimer t(r.times.data);
-      m_batcher->next(m_model->inputs(), m_model->labels());
+      if (m_textBatcher)
+        m_textBatcher->next(m_config.batch, m_gpt->tokens(), m_gpt->labels());
+      else
+        m_batcher->next(m_model->inputs(), m_model->labels());
       if (micro > 1 && !m_inputProblem)
         m_inputProblem = nonFiniteInput(m_model->inputs());
     }
     const auto x = m_model->forward(r.times);
     lossSum += x.loss;
     correct += x.correct;
+    if (observe && m_gpt)
+      observeGpt(false);
     if (!std::isfinite(x.loss)) {
       if (failAtInput())
         break;
@@ -469,9 +583,9 @@ const StepReport& Session::step() {
     m_model->backward(backwardScale, m > 0, r.times,
                       postEarly ? std::function<void(int)>(postGradients) : nullptr);
   }
-  r.epoch = m_batcher->epoch();
+  r.epoch = m_batcher ? m_batcher->epoch() : m_step / stepsPerEpoch();
   r.loss = lossSum / micro;
-  r.accuracy = double(correct) / (double(micro) * m_config.batch);
+  r.accuracy = double(correct) / (double(micro) * double(m_model->labels().size()));
 
   const bool gradsSeen = !r.divergence; // backward ran: the step's gradients exist
   if (!r.divergence) {
@@ -604,7 +718,76 @@ void Session::applyScalerUpdate(StepReport& r) {
            std::string(u.stopReason) + "\"");
 }
 
+EvalReport Session::evaluateText() {
+  EvalReport e;
+  e.step = m_step;
+  const std::size_t n = m_gpt->tokens().size();
+  model::OpTimes ignored;
+  double losses[2] = {0.0, 0.0};
+  std::int64_t correct = 0;
+  const std::vector<std::int32_t>* splits[2] = {&m_evalTrain, &m_evalVal};
+  for (int s = 0; s < 2; ++s) {
+    for (int b = 0; b < m_config.evalBatches; ++b) {
+      const auto* x = splits[s]->data() + 2 * n * std::size_t(b);
+      std::copy(x, x + n, m_gpt->tokens().begin());
+      std::copy(x + n, x + 2 * n, m_gpt->labels().begin());
+      const auto res = m_model->forward(ignored);
+      losses[s] += res.loss;
+      if (s == 1)
+        correct += res.correct;
+    }
+    losses[s] /= m_config.evalBatches;
+  }
+  e.trainLoss = losses[0];
+  e.loss = losses[1];
+  e.samples = static_cast<std::int64_t>(n) * m_config.evalBatches;
+  e.accuracy = double(correct) / double(e.samples);
+  return e;
+}
+
+std::string Session::sample(int n, double temperature, std::uint64_t seed) {
+  if (!m_gpt)
+    throw std::logic_error("Session::sample: the model is not a GPT");
+  const model::Gpt& gpt = m_gpt->gpt();
+  const int T = gpt.spec().ctx, V = m_text->vocabularySize();
+  std::mt19937_64 rng(seed);
+  std::vector<std::int32_t> context;
+  const std::int32_t start = m_text->tokenOf(U'\n');
+  context.push_back(start >= 0 ? start : 0);
+  std::vector<std::int32_t> generated;
+  std::vector<double> p(static_cast<std::size_t>(V));
+  auto tokens = m_gpt->tokens();
+  model::OpTimes ignored;
+  for (int i = 0; i < n; ++i) {
+    const std::size_t len = std::min<std::size_t>(context.size(), std::size_t(T));
+    std::fill(tokens.begin(), tokens.end(), 0);
+    std::copy(context.end() - std::ptrdiff_t(len), context.end(), tokens.begin());
+    m_model->forward(ignored);
+    const float* logits = gpt.logits().f32().data() + (len - 1) * std::size_t(V);
+    double mx = -1e300;
+    for (int v = 0; v < V; ++v)
+      mx = std::max(mx, double(logits[v]) / temperature);
+    double z = 0;
+    for (int v = 0; v < V; ++v)
+      z += (p[std::size_t(v)] = std::exp(double(logits[v]) / temperature - mx));
+    double u = std::uniform_real_distribution<double>(0.0, z)(rng);
+    int pick = V - 1;
+    for (int v = 0; v < V; ++v) {
+      u -= p[std::size_t(v)];
+      if (u < 0) {
+        pick = v;
+        break;
+      }
+    }
+    context.push_back(pick);
+    generated.push_back(pick);
+  }
+  return m_text->decode(generated);
+}
+
 EvalReport Session::evaluate() {
+  if (m_text)
+    return evaluateText();
   const auto& test = m_data->test;
   const int batch = m_config.batch;
   const int features = test.features;

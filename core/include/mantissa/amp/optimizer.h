@@ -69,6 +69,7 @@ struct Slot {
   // bits), block by block while they are in cache.
   std::span<std::uint16_t> working = {};
   DType workingType = DType::F32;
+  bool decay = true;       // weight decay applies (GPT: matrices and embeddings only)
 };
 
 // How many non-zero updates left the stored weight unchanged (swamping).

@@ -4,8 +4,10 @@
 
 // What a training run needs of a classifier: the batch to fill, forward and
 // loss, backward, the working-weight casts, and its tensors per parametrised
-// layer for telemetry, memory accounting and the tables. model::Mlp and
-// model::Cnn implement it; train::Session and the UI hold a Network.
+// layer for telemetry, memory accounting and the tables. model::Mlp,
+// model::Cnn and model::GptNetwork (a GPT, whose tensors are named rather
+// than per layer: see gpt_network.h) implement it; train::Session and the UI
+// hold a Network.
 //
 // A "layer" is one parametrised block: a linear layer of an MLP, or a conv
 // block (convolution, optional BatchNorm, ReLU, optional pooling) or a fully

@@ -2,15 +2,17 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// Training a character-level GPT, one step at a time, on the caller's thread.
+// Training a character-level GPT, one step at a time, on the caller's thread:
+// a train::Session on the text (see session.h), with a GPT's configuration,
+// step report and divergence messages.
 //
-// One step: next batch of B random windows; forward (policy precisions);
-// backward of lossScale x mean loss; unscale + inf/NaN check; scaler update
-// (skip on overflow); without a scaler, non-finite gradients or loss end the
-// run; clip by global norm; AdamW with weight decay on the matrices and
-// embeddings only (two parameter groups, as nanoGPT); working casts.
-// Evaluation: mean loss over fixed batches of each split (drawn once from
-// the seed), so train_loss and val_loss are comparable from run to run.
+// One step (Session::step): next batch of B random windows; forward (policy
+// precisions); backward of lossScale x mean loss; unscale + inf/NaN check;
+// scaler update (skip on overflow); without a scaler, non-finite gradients
+// or loss end the run; clip by global norm; AdamW with weight decay on the
+// matrices and embeddings only (nanoGPT's two parameter groups); working
+// casts. Evaluation: mean loss over fixed batches of each split (drawn once
+// from the seed), so train_loss and val_loss are comparable from run to run.
 
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/amp/lr_schedule.h>
@@ -19,7 +21,8 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/text.h>
 #include <mantissa/model/gpt.h>
-#include <mantissa/telemetry/collector.h>
+#include <mantissa/train/run_config.h>
+#include <mantissa/train/session.h>
 
 #include <cstdint>
 #include <memory>
@@ -50,6 +53,8 @@ struct GptRunConfig {
 
   // Every problem, one message each; empty when valid.
   std::vector<std::string> problems() const;
+  // The same run as a Session's configuration (AdamW, warm-up + cosine).
+  RunConfig toRunConfig() const;
 };
 
 // nanoGPT's shakespeare_char on the CPU: 4 layers, 4 heads, embd 128, ctx 64,
@@ -108,39 +113,26 @@ public:
   // newline (or the first vocabulary entry), sampling softmax(logits / t).
   std::string sample(int n, double temperature, std::uint64_t seed);
 
-  bool finished() const { return m_step >= m_config.steps || m_divergence.has_value(); }
-  std::int64_t stepsDone() const { return m_step; }
-  std::int64_t skippedSteps() const { return m_skipped; }
+  bool finished() const { return m_session->finished(); }
+  std::int64_t stepsDone() const { return m_session->stepsDone(); }
+  std::int64_t skippedSteps() const { return m_session->skippedSteps(); }
   const std::optional<std::string>& divergence() const { return m_divergence; }
   const GptRunConfig& config() const { return m_config; }
   // The names of the telemetry frames' layers: the parameters ("wte",
   // "h0.qkv.w", ...) in model order, then the observed activations
   // ("embedding output", "h0.ln1 input", "h0.attention probs", ...).
-  const std::vector<std::string>& telemetryLayers() const { return m_telemetryLayers; }
-  const amp::Policy& policy() const { return m_policy; }
-  const data::TextCorpus& corpus() const { return *m_corpus; }
-  model::Gpt& model() { return *m_model; }
-  const model::Gpt& model() const { return *m_model; }
+  const std::vector<std::string>& telemetryLayers() const;
+  const amp::Policy& policy() const { return model().policy(); }
+  const data::TextCorpus& corpus() const { return m_session->text(); }
+  model::Gpt& model();
+  const model::Gpt& model() const;
+  Session& session() { return *m_session; }
+  const Session& session() const { return *m_session; }
 
 private:
   GptRunConfig m_config;
-  model::GptSpec m_spec;
-  amp::Policy m_policy;
-  amp::Recipe m_recipe; // the optimizer's rules: the named recipe's, or built from the policy
-  std::unique_ptr<data::TextCorpus> m_corpus;
-  std::unique_ptr<model::Gpt> m_model;
-  std::unique_ptr<data::TextBatcher> m_batcher;
-  std::unique_ptr<amp::Optimizer> m_decay, m_noDecay;
-  std::optional<amp::LossScaler> m_scaler;
-  std::unique_ptr<amp::LrSchedule> m_schedule;
-  std::vector<amp::Slot> m_allSlots;
-  std::vector<std::span<float>> m_gradSpans;
-  std::vector<std::int32_t> m_evalTrain, m_evalVal; // [evalBatches * B * T] x and y interleaved
-  std::int64_t m_step = 0;
-  std::int64_t m_skipped = 0;
+  std::unique_ptr<Session> m_session;
   std::optional<std::string> m_divergence;
-  telemetry::TelemetryCollector m_collector;
-  std::vector<std::string> m_telemetryLayers;
   GptStep m_report;
 };
 

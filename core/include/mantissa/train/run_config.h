@@ -35,7 +35,7 @@ inline constexpr std::uint64_t kMaxSeed = (std::uint64_t{1} << 63) - 1;
 
 struct RunConfig {
   std::string data = "mnist";                   // builtin name or path (data::loadDataSpec)
-  std::string model = "mlp:784-256-256-10:relu"; // model::parseMlpSpec or parseCnnSpec ("cnn:...")
+  std::string model = "mlp:784-256-256-10:relu"; // parseMlpSpec, parseCnnSpec ("cnn:...") or parseGptSpec ("gpt:...")
   std::string recipe = "fp32";                  // amp::recipeByName
   // Precision of BatchNorm statistics ("fp32", "bf16", "fp16"; the policy's
   // "batchnorm" class); "" = the recipe's reductions (FP32 in every recipe).
@@ -61,6 +61,14 @@ struct RunConfig {
   double clipNorm = 0.0;                     // clip by global norm; 0 = off
   double initGain = 1.0;                     // multiplies the default weight init
   double lossMultiplier = 1.0;               // the objective is lossMultiplier x mean CE
+  // GPT models (written to JSON for them only): the precision policy ("" =
+  // the recipe's; else amp::parsePolicy's spec, which then decides master
+  // weights and loss scaling too), AdamW's betas, and the fixed batches of
+  // each split that train_loss and val_loss are measured on.
+  std::string policy;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  int evalBatches = 20;
 
   // Every problem found, one message each ("lr: must be a positive finite
   // number, got -1"); empty when valid. Checks names against the recipe,

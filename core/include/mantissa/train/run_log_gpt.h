@@ -53,8 +53,9 @@ GptSummary gptSummary(const GptRun& run, const GptEval& last, double wallSeconds
                       std::string sample);
 nlohmann::json gptLogSummary(const GptRun& run, const GptSummary& summary);
 
-// The op table of a GPT run: one row per op class with the precision it ran
-// in and how (the matmul kernel, 16-bit emulation, max subtraction).
+// The op table of a GPT run (model::GptNetwork::opRows): one row per op class
+// with the precision it ran in and how (the matmul kernel, 16-bit emulation,
+// max subtraction).
 struct GptOpRow {
   std::string op, precision, note;
 };

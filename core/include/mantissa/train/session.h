@@ -21,6 +21,16 @@
 //   clip by global norm; optimizer (recipe's update rounding); working casts
 // Everything is allocated in the constructor: a steady-state step without
 // telemetry allocates nothing and creates no oneDNN primitive.
+//
+// A GPT ("gpt:..." model, model::GptNetwork) trains on text with the same
+// step: its batch is B random windows of the training split (seeded), its
+// precisions the config's policy (or the recipe's), AdamW with weight decay
+// on matrices and embeddings only; evaluation is the mean loss over fixed
+// batches of each split, drawn once from the seed (EvalReport::loss is the
+// validation loss, trainLoss the training one); sample() generates text.
+// Its telemetry frames name the GPT's tensors (GptNetwork::telemetryLayers):
+// the weights and activations after forward, the weight gradients after
+// backward.
 
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/amp/lr_schedule.h>
@@ -28,6 +38,7 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/batcher.h>
 #include <mantissa/data/dataset.h>
+#include <mantissa/data/text.h>
 #include <mantissa/model/network.h>
 #include <mantissa/telemetry/collector.h>
 #include <mantissa/train/run_config.h>
@@ -38,6 +49,10 @@
 #include <optional>
 #include <string_view>
 #include <vector>
+
+namespace mantissa::model {
+class GptNetwork;
+}
 
 namespace mantissa::train {
 
@@ -52,17 +67,25 @@ public:
   // overflow"), since the forward pass never sees the scale.
   static constexpr int kForwardOverflowLimit = 10;
 
-  // Validates the config (ConfigError) and loads the data (data::DataError).
+  // Validates the config (ConfigError) and loads the data (data::DataError):
+  // images for an MLP or CNN, a text (data::loadTextSpec) for a GPT.
   explicit Session(RunConfig config);
   // Same, on data already loaded (shared by several runs; must outlive this).
   Session(RunConfig config, std::shared_ptr<const data::TrainTest> data);
+  // A GPT on a text already loaded (shared by several runs).
+  Session(RunConfig config, std::shared_ptr<const data::TextCorpus> text);
   ~Session();
   Session(Session&&) noexcept;
 
   // Runs one optimizer step. Precondition: !finished().
   const StepReport& step();
-  // Mean loss and accuracy over the whole test set (padded last batch).
+  // Mean loss and accuracy over the whole test set (padded last batch); for
+  // a GPT the mean losses over the fixed batches of each split.
   EvalReport evaluate();
+  // GPT: n characters generated from the current weights, starting after a
+  // newline (or the first vocabulary entry), sampling softmax(logits / t).
+  // Uses the model's batch buffers (the next step draws a new batch).
+  std::string sample(int n, double temperature, std::uint64_t seed);
 
   bool finished() const { return m_step >= m_totalSteps || m_divergence.has_value(); }
   std::int64_t stepsDone() const { return m_step; }
@@ -77,7 +100,12 @@ public:
   model::Network& model() { return *m_model; }
   const amp::Optimizer& optimizer() const { return *m_optimizer; }
   const amp::LossScaler* scaler() const { return m_scaler ? &*m_scaler : nullptr; }
-  const data::TrainTest& data() const { return *m_data; }
+  const data::TrainTest& data() const { return *m_data; } // precondition: !isText()
+  bool isText() const { return m_text != nullptr; }
+  const data::TextCorpus& text() const { return *m_text; } // precondition: isText()
+  // The GPT when the model is one, else nullptr.
+  model::GptNetwork* gpt() { return m_gpt; }
+  const model::GptNetwork* gpt() const { return m_gpt; }
   std::string scalerDescription() const;
   // Model plus optimizer state, at the recipe's precisions.
   std::vector<model::PlanRow> plan() const;
@@ -86,6 +114,13 @@ public:
   std::map<std::string, std::size_t> allocatedBytes() const;
 
 private:
+  void initImages();   // model and batcher of an MLP or CNN on m_data
+  void initText();     // the GPT, its batcher and fixed evaluation batches on m_text
+  void initTraining(); // optimizer, scaler, schedule, telemetry buffers
+  EvalReport evaluateText();
+  // GPT telemetry: weights and activations (after forward) or the weight
+  // gradients (after backward), by telemetry layer.
+  void observeGpt(bool gradients);
   // Activations, their gradients and the weight gradients of every layer,
   // timed as telemetry (before unscaling changes the gradients).
   void observeTelemetry();
@@ -123,8 +158,12 @@ private:
   void applyScalerUpdate(StepReport& r);
 
   RunConfig m_config;
-  const amp::Recipe& m_recipe;
-  std::shared_ptr<const data::TrainTest> m_data;
+  amp::Recipe m_recipe;
+  std::shared_ptr<const data::TrainTest> m_data; // images; null for text
+  std::shared_ptr<const data::TextCorpus> m_text; // text; null for images
+  model::GptNetwork* m_gpt = nullptr;             // m_model, when a GPT
+  std::unique_ptr<data::TextBatcher> m_textBatcher;
+  std::vector<std::int32_t> m_evalTrain, m_evalVal; // per batch: B*T inputs, then B*T targets
   std::unique_ptr<model::Network> m_model;
   std::unique_ptr<data::Batcher> m_batcher;
   std::unique_ptr<amp::Optimizer> m_optimizer;

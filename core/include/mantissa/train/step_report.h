@@ -60,7 +60,8 @@ struct StepReport {
 
 struct EvalReport {
   std::int64_t step = 0; // optimizer steps done when evaluated
-  double loss = 0.0;     // mean test cross-entropy
+  double loss = 0.0;     // mean test cross-entropy (GPT: over the validation split's fixed batches)
+  std::optional<double> trainLoss; // GPT: over the training split's fixed batches
   double accuracy = 0.0; // fraction correct
   std::int64_t samples = 0;
 };

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/model/gpt_network.h>
+#include <mantissa/nn/precision.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace mantissa::model {
+
+namespace {
+
+bool sixteen(DType d) { return d != DType::F32; }
+
+std::string emulatedNote(DType d) {
+  return sixteen(d) ? "FP32 values rounded to " + std::string(amp::precisionKey(d)) +
+                          " (nearest even) after the op"
+                    : std::string();
+}
+
+} // namespace
+
+GptNetwork::GptNetwork(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& policy)
+    : m_gpt(spec, vocabulary, batch, policy) {
+  for (const auto& p : m_gpt.params())
+    m_telemetryLayers.push_back(p.name);
+  for (const auto& a : m_gpt.observedActivations())
+    m_telemetryLayers.push_back(a.name);
+}
+
+void GptNetwork::initialize(std::uint64_t seed, float) {
+  m_gpt.initialize(seed);
+  const DType master = m_gpt.policy()[amp::OpClass::MasterWeights];
+  if (master != DType::F32) {
+    for (auto& p : m_gpt.params())
+      nn::roundSpan(master, p.value.f32());
+    m_gpt.refreshWorkingWeights();
+  }
+}
+
+// The GPT's per-op times as the op kinds every model reports: its products
+// (forward and backward), the casts, the loss, and the rest (embedding,
+// LayerNorm, softmax and AV bookkeeping, GELU, residual adds) as elementwise.
+void GptNetwork::addTimes(OpTimes& times, bool backwardPass) {
+  const GptTimes& now = m_gpt.times();
+  auto delta = [&](GptOp op) {
+    const auto i = static_cast<std::size_t>(op);
+    return now.ms[i] - m_counted.ms[i];
+  };
+  double all = 0.0;
+  for (std::size_t i = 0; i < kGptOpCount; ++i)
+    all += now.ms[i] - m_counted.ms[i];
+  const double matmul = now.matmulMs - m_counted.matmulMs;
+  const double casts = delta(GptOp::Casts);
+  const double loss = delta(GptOp::Loss);
+  (backwardPass ? times.matmulBackward : times.matmulForward) += matmul;
+  times.conversion += casts;
+  times.loss += loss;
+  times.elementwise += std::max(0.0, all - matmul - casts - loss);
+  m_counted = now;
+}
+
+nn::XentResult GptNetwork::forward(OpTimes& times, int) {
+  nn::XentResult r;
+  r.loss = m_gpt.forward(); // resets m_gpt.times()
+  m_counted = GptTimes{};
+  m_matmulForwardMs = m_gpt.times().matmulMs;
+  addTimes(times, false);
+  // Next-character accuracy: positions whose largest logit is the target.
+  const int V = m_gpt.vocabulary();
+  const auto logits = m_gpt.logits().f32();
+  const auto targets = m_gpt.targets();
+  for (std::size_t row = 0; row < targets.size(); ++row) {
+    const float* z = logits.data() + row * static_cast<std::size_t>(V);
+    int best = 0;
+    for (int v = 1; v < V; ++v)
+      if (z[v] > z[best])
+        best = v;
+    r.correct += best == targets[row] ? 1 : 0;
+  }
+  return r;
+}
+
+void GptNetwork::backward(float scale, bool accumulate, OpTimes& times,
+                          const std::function<void(int)>&) {
+  if (accumulate)
+    throw std::logic_error("GptNetwork::backward: gradient accumulation is not supported");
+  m_gpt.backward(scale);
+  addTimes(times, true);
+}
+
+void GptNetwork::refreshWorkingWeights(OpTimes& times) {
+  m_refreshMs = 0.0;
+  {
+    ScopedTimer t(m_refreshMs);
+    m_gpt.refreshWorkingWeights();
+  }
+  times.conversion += m_refreshMs;
+}
+
+std::optional<NonFiniteSite> GptNetwork::firstNonFinite(bool backward) const {
+  if (!backward) {
+    if (auto op = m_gpt.firstNonFinite())
+      return NonFiniteSite{0, false, std::move(*op)};
+    return std::nullopt;
+  }
+  for (const auto& p : m_gpt.params())
+    for (const float v : p.grad.f32())
+      if (!std::isfinite(v))
+        return NonFiniteSite{0, true, p.name + " gradient"};
+  return std::nullopt;
+}
+
+std::vector<amp::Slot> GptNetwork::extraSlots() {
+  std::vector<amp::Slot> slots;
+  for (auto& p : m_gpt.params())
+    slots.push_back({p.name, p.value.f32(), p.grad.f32(), p.matrix});
+  return slots;
+}
+
+bool GptNetwork::matmulEmulated() const {
+  return m_gpt.policy()[amp::OpClass::MatmulAccumulation] != DType::F32;
+}
+
+std::map<std::string, std::size_t> GptNetwork::allocatedBytes() const {
+  std::map<std::string, std::size_t> bytes;
+  for (const auto& p : m_gpt.params()) {
+    bytes["master weights"] += p.value.bytes();
+    bytes["gradients"] += p.grad.bytes();
+    if (p.low.size() > 0)
+      bytes["weights"] += p.low.bytes();
+  }
+  bytes["logits"] = m_gpt.logits().bytes() + m_gpt.probs().bytes();
+  return bytes;
+}
+
+std::vector<amp::RecipeRow> GptNetwork::opRows() const {
+  using amp::OpClass;
+  const amp::Policy& p = m_gpt.policy();
+  std::vector<amp::RecipeRow> rows;
+  for (const OpClass c : amp::opClasses()) {
+    const DType d = p[c];
+    amp::RecipeRow row{std::string(amp::opClassLabel(c)), std::string(amp::precisionKey(d)), ""};
+    switch (c) {
+    case OpClass::MatmulInputs:
+      row.note = m_gpt.matmulImplementation();
+      break;
+    case OpClass::MatmulAccumulation:
+      row.note = !sixteen(d) ? "FP32 sums (oneDNN)"
+                 : p.promoteEvery > 0
+                     ? "running sum rounded after every addition, promoted to FP32 every " +
+                           std::to_string(p.promoteEvery) + " products"
+                     : "running sum rounded after every addition, never promoted";
+      break;
+    case OpClass::Softmax:
+      row.note = std::string(p.softmaxMax ? "row maximum subtracted before exp"
+                                          : "no max subtraction: exp of the raw scores") +
+                 (sixteen(d) ? "; exp, sum and probabilities rounded" : "");
+      break;
+    case OpClass::NormStatistics:
+      row.note = sixteen(d) ? "mean, variance and 1/sqrt rounded" : "FP32 statistics";
+      break;
+    case OpClass::Loss:
+      row.note = sixteen(d) ? "logits and each row's log-sum-exp terms rounded"
+                            : "FP32 softmax cross-entropy";
+      break;
+    case OpClass::MasterWeights:
+      row.note = p.lossScaling ? "updates applied here; dynamic loss scaling (GradScaler)"
+                               : "updates applied here";
+      break;
+    case OpClass::OptimizerState:
+      row.note = "AdamW moments";
+      break;
+    default:
+      row.note = emulatedNote(d);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+} // namespace mantissa::model
