@@ -75,7 +75,9 @@ TEST(AdamW, WeightDecayOnlyOnSlotsThatDecay) {
   c.kind = amp::OptimizerKind::AdamW;
   c.weightDecay = 0.1;
   Optimizer opt(c, recipeByName("fp32"),
-                {amp::Slot{"w", w, gw, true}, amp::Slot{"b", b, gb, false}}, 1);
+                {amp::Slot{.name = "w", .value = w, .grad = gw, .decay = true},
+                 amp::Slot{.name = "b", .value = b, .grad = gb, .decay = false}},
+                1);
   opt.step(0.01);
   EXPECT_NEAR(w[0], 1.0 * (1 - 0.001) - 0.01 * 0.5 / (0.5 + 1e-8), 1e-6);
   EXPECT_NEAR(b[0], 1.0 - 0.01 * 0.5 / (0.5 + 1e-8), 1e-6);

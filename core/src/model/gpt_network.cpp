@@ -115,7 +115,8 @@ std::optional<NonFiniteSite> GptNetwork::firstNonFinite(bool backward) const {
 std::vector<amp::Slot> GptNetwork::extraSlots() {
   std::vector<amp::Slot> slots;
   for (auto& p : m_gpt.params())
-    slots.push_back({p.name, p.value.f32(), p.grad.f32(), p.matrix});
+    slots.push_back(amp::Slot{
+        .name = p.name, .value = p.value.f32(), .grad = p.grad.f32(), .decay = p.matrix});
   return slots;
 }
 
