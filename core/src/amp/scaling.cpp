@@ -245,19 +245,22 @@ telemetry::ScaledTensorStats blockScaled(std::span<const float> in, std::span<fl
       each(b, [&](std::size_t i) {
         element(i, static_cast<float>(double(in[i]) * encodeMx), decode); // exact
       });
-      scales.push_back(std::ldexp(1.0, -e));
+      if (amax > 0.0f) // an all-zero block has no scale worth showing
+        scales.push_back(std::ldexp(1.0, -e));
     } else if (rq.scheme == MatmulScaling::Nvfp4) {
       const float s = amax / 6.0f * encode;
       const float blockDecode = roundElement(s, FormatId::Fp8E4M3).value;
       const float multiplier = blockDecode > 0.0f ? encode / blockDecode : 0.0f;
       const double decode = double(blockDecode) * tensorDecode;
       each(b, [&](std::size_t i) { element(i, in[i] * multiplier, decode); });
-      scales.push_back(multiplier);
+      if (amax > 0.0f) // an all-zero block has no scale worth showing
+        scales.push_back(multiplier);
     } else { // fp8-block
       const float s = amax > 0.0f ? amax / 448.0f : 1.0f;
       const float blockDecode = s > 0.0f ? s : std::numeric_limits<float>::denorm_min();
       each(b, [&](std::size_t i) { element(i, in[i] / blockDecode, double(blockDecode)); });
-      scales.push_back(1.0 / double(blockDecode));
+      if (amax > 0.0f) // an all-zero block has no scale worth showing
+        scales.push_back(1.0 / double(blockDecode));
     }
     clipped += maxClipped ? 1 : 0;
   }
