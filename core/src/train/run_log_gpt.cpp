@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/train/run_log_gpt.h>
 
+#include <mantissa/amp/recipe.h>
+
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
 
@@ -40,6 +42,14 @@ std::vector<GptOpRow> gptOpTable(const GptRun& run) {
     switch (c) {
     case OpClass::MatmulInputs:
       row.note = run.model().matmulImplementation();
+      if (p.scaling.scheme != amp::MatmulScaling::None) {
+        row.precision = std::string(amp::matmulScalingName(p.scaling.scheme)) + ": " +
+                        amp::scalingPrecision(p.scaling.scheme) + "; other products " +
+                        row.precision;
+        row.note = "linear layers (qkv, attention projection, fc, fc projection): " +
+                   std::string(amp::scalingNote(p.scaling.scheme)) +
+                   "; attention and the tied head: " + row.note;
+      }
       break;
     case OpClass::MatmulAccumulation:
       row.note = !sixteen(d) ? "FP32 sums (oneDNN)"
