@@ -30,6 +30,7 @@ int runTrainGpt(const Args& args);
 int runBench(const Args& args);
 int runPlot(const Args& args);
 int runReport(const Args& args);
+int runScales(const Args& args);
 
 std::string versionText(); // the lines `--version` prints
 

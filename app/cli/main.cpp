@@ -33,6 +33,8 @@ constexpr std::array kCommands{
     Command{"plot", "Render one chart of a saved run as SVG, PNG or PDF", mantissa::cli::runPlot},
     Command{"report", "Write a saved run's report as PDF or HTML", mantissa::cli::runReport},
 #endif
+    Command{"scales", "Print the scale and amax trace of an FP8 / microscaling run",
+            mantissa::cli::runScales},
     Command{"bench", "Measure matmul, conversion and training-step speed", mantissa::cli::runBench},
 };
 

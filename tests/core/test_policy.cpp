@@ -115,7 +115,8 @@ TEST(PolicyParser, ErrorsNameTheProblemAndSuggest) {
             "policy \"autocast-cpu-bf16,softmx=fp16\": unknown op class \"softmx\"; did you mean "
             "\"softmax\"? (classes: matmul-inputs, matmul-accumulation, activations, residual, "
             "softmax, norm-stats, gelu, embedding, loss, gradients, master-weights, "
-            "optimizer-state, batchnorm, promote-every, softmax-max, loss-scaling)");
+            "optimizer-state, batchnorm, promote-every, softmax-max, loss-scaling, fp8-history, "
+            "fp8-amax, fp8-margin)");
   EXPECT_NE(errorOf("autocast-cpu-bf1").find("unknown preset \"autocast-cpu-bf1\"; did you mean "
                                              "\"autocast-cpu-bf16\"?"),
             std::string::npos);

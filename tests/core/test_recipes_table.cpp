@@ -15,7 +15,9 @@ using amp::recipeByName;
 TEST(Recipes, AllNamedRecipesExistInOrder) {
   EXPECT_EQ(amp::recipeNames(),
             (std::vector<std::string>{"fp32", "bf16-mixed", "fp16-mixed", "fp16-mixed-noscale",
-                                      "bf16-pure", "bf16-pure-sr", "bf16-pure-kahan"}));
+                                      "bf16-pure", "bf16-pure-sr", "bf16-pure-kahan",
+                                      "fp8-delayed", "fp8-current", "fp8-block", "mxfp8",
+                                      "nvfp4"}));
 }
 
 TEST(Recipes, Fp32IsAllFp32) {

@@ -5,7 +5,8 @@
 // whose message starts with the quoted spec, or a policy whose canonical spec
 // parses back to the same policy, whose table has one row per class plus
 // loss scaling, and whose promote-every is in range and only set with a
-// 16-bit accumulator.
+// 16-bit accumulator; a matmul scaling recipe (matmul-inputs=fp8-delayed, ...)
+// comes with BF16 other products, an FP32 accumulator and its options in range.
 
 #include <mantissa/amp/policy.h>
 
@@ -26,6 +27,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::abort();
     if (p.promoteEvery < 0 || p.promoteEvery > kMaxPromoteEvery ||
         (p.promoteEvery > 0 && p[OpClass::MatmulAccumulation] == mantissa::DType::F32))
+      std::abort();
+    const ScalingOptions& sc = p.scaling;
+    if (sc.historyLength < 1 || sc.historyLength > kMaxAmaxHistory || sc.margin < 0 ||
+        sc.margin > kMaxScalingMargin)
+      std::abort();
+    if (sc.scheme != MatmulScaling::None &&
+        (p[OpClass::MatmulInputs] != mantissa::DType::BF16 ||
+         p[OpClass::MatmulAccumulation] != mantissa::DType::F32))
       std::abort();
   } catch (const PolicyError& e) {
     const std::string_view message(e.what());

@@ -164,7 +164,8 @@ std::vector<RecipeRow> recipeTable(const Recipe& r) {
     rows.push_back({"linear-layer matmul inputs", scalingPrecision(r.scaling),
                     std::string(scalingNote(r.scaling))});
     rows.push_back({"other matmul inputs", precisionName(r.matmulInputs),
-                    "attention's products and the tied output head: rounded to nearest-even"});
+                    "products outside the linear layers (a GPT's attention and tied output "
+                    "head): rounded to nearest-even"});
   } else {
   rows.push_back({"matmul inputs", precisionName(r.matmulInputs),
                   lowIn ? "X, W and dY rounded to nearest-even before each product"

@@ -160,8 +160,14 @@ struct Block {
   int r0, c0, h, w;
 };
 
-std::vector<Block> blocksOf(const OperandRequest& rq, int size) {
-  std::vector<Block> blocks;
+// Scratch reused across calls (the training thread quantizes every step).
+thread_local std::vector<Block> tlBlocks;
+thread_local std::vector<double> tlScales;
+thread_local std::vector<float> tlTransposed, tlTransposedOut;
+
+const std::vector<Block>& blocksOf(const OperandRequest& rq, int size) {
+  std::vector<Block>& blocks = tlBlocks;
+  blocks.clear();
   if (rq.weightBlocks) {
     for (int r = 0; r < rq.rows; r += size)
       for (int c = 0; c < rq.cols; c += size)
@@ -199,10 +205,10 @@ telemetry::ScaledTensorStats blockScaled(std::span<const float> in, std::span<fl
   }
   const double tensorDecode = double(1.0f / encode);
   Tally tally;
-  std::vector<double> scales;
+  std::vector<double>& scales = tlScales;
+  scales.clear();
   std::int64_t clipped = 0;
-  const std::vector<Block> blocks = blocksOf(rq, size);
-  scales.reserve(blocks.size());
+  const std::vector<Block>& blocks = blocksOf(rq, size);
   for (const Block& b : blocks) {
     bool nonFinite = false;
     float amax = 0.0f;
@@ -239,19 +245,22 @@ telemetry::ScaledTensorStats blockScaled(std::span<const float> in, std::span<fl
       each(b, [&](std::size_t i) {
         element(i, static_cast<float>(double(in[i]) * encodeMx), decode); // exact
       });
-      scales.push_back(std::ldexp(1.0, -e));
+      if (amax > 0.0f) // an all-zero block has no scale worth showing
+        scales.push_back(std::ldexp(1.0, -e));
     } else if (rq.scheme == MatmulScaling::Nvfp4) {
       const float s = amax / 6.0f * encode;
       const float blockDecode = roundElement(s, FormatId::Fp8E4M3).value;
       const float multiplier = blockDecode > 0.0f ? encode / blockDecode : 0.0f;
       const double decode = double(blockDecode) * tensorDecode;
       each(b, [&](std::size_t i) { element(i, in[i] * multiplier, decode); });
-      scales.push_back(multiplier);
+      if (amax > 0.0f) // an all-zero block has no scale worth showing
+        scales.push_back(multiplier);
     } else { // fp8-block
       const float s = amax > 0.0f ? amax / 448.0f : 1.0f;
       const float blockDecode = s > 0.0f ? s : std::numeric_limits<float>::denorm_min();
       each(b, [&](std::size_t i) { element(i, in[i] / blockDecode, double(blockDecode)); });
-      scales.push_back(1.0 / double(blockDecode));
+      if (amax > 0.0f) // an all-zero block has no scale worth showing
+        scales.push_back(1.0 / double(blockDecode));
     }
     clipped += maxClipped ? 1 : 0;
   }
@@ -348,7 +357,10 @@ telemetry::ScaledTensorStats quantizeOperand(std::span<const float> in, std::spa
       rq.scheme != MatmulScaling::Fp8Current) {
     // Blocks down the columns: quantize the transpose along its rows.
     const std::size_t R = static_cast<std::size_t>(rq.rows), C = static_cast<std::size_t>(rq.cols);
-    std::vector<float> t(in.size()), q(in.size());
+    std::vector<float>& t = tlTransposed;
+    std::vector<float>& q = tlTransposedOut;
+    t.resize(in.size());
+    q.resize(in.size());
     for (std::size_t r = 0; r < R; ++r)
       for (std::size_t c = 0; c < C; ++c)
         t[c * R + r] = in[r * C + c];

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/model/gpt_network.h>
+#include <mantissa/amp/recipe.h>
+#include <mantissa/amp/scaling.h>
 #include <mantissa/nn/precision.h>
 
 #include <algorithm>
@@ -146,6 +148,14 @@ std::vector<amp::RecipeRow> GptNetwork::opRows() const {
     switch (c) {
     case OpClass::MatmulInputs:
       row.note = m_gpt.matmulImplementation();
+      if (p.scaling.scheme != amp::MatmulScaling::None) {
+        row.precision = std::string(amp::matmulScalingName(p.scaling.scheme)) + ": " +
+                        amp::scalingPrecision(p.scaling.scheme) + "; other products " +
+                        row.precision;
+        row.note = "linear layers (qkv, attention projection, fc, fc projection): " +
+                   std::string(amp::scalingNote(p.scaling.scheme)) +
+                   "; attention and the tied head: " + row.note;
+      }
       break;
     case OpClass::MatmulAccumulation:
       row.note = !sixteen(d) ? "FP32 sums (oneDNN)"

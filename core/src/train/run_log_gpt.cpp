@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/train/run_log_gpt.h>
 
+#include <mantissa/amp/recipe.h>
+
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
 
