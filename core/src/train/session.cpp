@@ -265,8 +265,9 @@ void Session::initTraining() {
   std::vector<amp::Slot> params;
   // Where every layer's working copy is its weights cast to 16 bits (the
   // model's refreshWorkingWeights), the optimizer casts each block of updated
-  // weights while it is in cache instead (the same bits).
-  m_optimizerCastsWorking = true;
+  // weights while it is in cache instead (the same bits). A model whose
+  // parameters are all extra slots (the GPT) casts its own.
+  m_optimizerCastsWorking = m_model->layers() > 0;
   for (int l = 0; l < m_model->layers(); ++l) {
     const auto& p = m_model->params()[l];
     m_optimizerCastsWorking &= p.wLow.dtype() != DType::F32 && p.wLow.size() == p.w.size();
