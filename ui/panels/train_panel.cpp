@@ -432,7 +432,8 @@ void TrainPanel::onSelectedRunChanged() {
       else
         m_layerPicker->addItem(
             tr("layer %1 (%2→%3)").arg(l).arg(widths[l]).arg(widths[l + 1]));
-    m_layerPicker->setCurrentIndex(std::clamp(previous, 0, m_layerPicker->count() - 1));
+    if (m_layerPicker->count() > 0) // a GPT's saved log has no layer widths
+      m_layerPicker->setCurrentIndex(std::clamp(previous, 0, m_layerPicker->count() - 1));
   }
   m_watch->setModelWidths(widths);
   m_controller->setWatch(run, m_watch->layer(), m_watch->flatIndex());
