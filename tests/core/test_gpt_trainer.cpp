@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// train::GptTrainer: a GPT trained on its own thread under the pause /
-// single-step / stop rules, its records forming a run log, and samples made
-// by the run's own thread while paused and after the end (never racing a step).
-#include <mantissa/train/gpt_trainer.h>
+// A GPT on train::Trainer, the thread every model trains on: the pause /
+// single-step / stop rules, its records (train::runLog*) forming a run log,
+// and samples made by the run's own thread while paused and after the end
+// (never racing a step).
+#include <mantissa/train/gpt_run.h>
 #include <mantissa/train/run_log.h>
-#include <mantissa/train/run_log_gpt.h>
+#include <mantissa/train/run_log_rows.h>
+#include <mantissa/train/trainer.h>
 
 #include <gtest/gtest.h>
 
@@ -19,7 +21,7 @@ using namespace mantissa;
 
 namespace {
 
-train::GptRunConfig tinyConfig(std::int64_t steps) {
+train::RunConfig tinyConfig(std::int64_t steps) {
   train::GptRunConfig c;
   c.model = "gpt:layers=1,heads=2,embd=16,ctx=16";
   c.batch = 4;
@@ -28,7 +30,7 @@ train::GptRunConfig tinyConfig(std::int64_t steps) {
   c.evalBatches = 2;
   c.evalEvery = 3;
   c.telemetryEvery = 2;
-  return c;
+  return c.toRunConfig();
 }
 
 // What the training thread handed over, with a wait for a condition on it.
@@ -50,25 +52,42 @@ struct Inbox {
       n += r.contains("step") && !r.contains("eval") && !r.contains("summary");
     return n;
   }
+  void add(nlohmann::json j) {
+    std::lock_guard lock(m);
+    records.push_back(std::move(j));
+    cv.notify_all();
+  }
 };
+
+// Callbacks that write the run's log objects into the inbox, as the GUI's
+// run controller writes them into its live log. `trainer` is set before start.
+train::TrainerCallbacks logInto(Inbox& inbox, train::Trainer*& trainer) {
+  train::TrainerCallbacks cb;
+  cb.onStep = [&inbox, &trainer](const train::StepReport& r) {
+    inbox.add(train::runLogStep(trainer->session(), r));
+  };
+  cb.onEval = [&inbox, &trainer](const train::EvalReport& e) {
+    inbox.add(train::runLogEval(trainer->session(), e));
+  };
+  cb.onDone = [&inbox, &trainer](const train::RunSummary& s) {
+    inbox.add(train::runLogSummary(trainer->session(), s));
+    std::lock_guard lock(inbox.m);
+    inbox.done = true;
+    inbox.cv.notify_all();
+  };
+  return cb;
+}
 
 } // namespace
 
 TEST(GptTrainer, SingleStepsWhilePausedThenRunsToTheEndAndLogsARunLog) {
   Inbox inbox;
-  train::GptTrainerCallbacks cb;
-  cb.onRecord = [&](const nlohmann::json& j) {
-    std::lock_guard lock(inbox.m);
-    inbox.records.push_back(j);
-    inbox.cv.notify_all();
-  };
-  cb.onDone = [&] {
-    std::lock_guard lock(inbox.m);
-    inbox.done = true;
-    inbox.cv.notify_all();
-  };
-  train::GptTrainer trainer(tinyConfig(7), cb);
-  const nlohmann::json header = train::gptLogHeader(trainer.run());
+  train::Trainer* self = nullptr;
+  train::Trainer trainer(tinyConfig(7), logInto(inbox, self));
+  self = &trainer;
+  trainer.keepServing(true);
+  const nlohmann::json header = train::runLogHeader(trainer.session());
+  EXPECT_TRUE(header.contains("gpt_config"));
   trainer.start(true);
   EXPECT_EQ(trainer.state(), train::TrainerState::Paused);
   trainer.stepOnce();
@@ -78,12 +97,12 @@ TEST(GptTrainer, SingleStepsWhilePausedThenRunsToTheEndAndLogsARunLog) {
   EXPECT_EQ(trainer.state(), train::TrainerState::Paused);
 
   // A sample while paused: made by the run's thread, no step taken for it.
-  trainer.sample(25, 0.8, 3, [&](std::string text) {
+  ASSERT_TRUE(trainer.sample(25, 0.8, 3, [&](std::string text) {
     std::lock_guard lock(inbox.m);
     inbox.samples.push_back(std::move(text));
     inbox.stepsAtSample.push_back(trainer.stepsDone());
     inbox.cv.notify_all();
-  });
+  }));
   ASSERT_TRUE(inbox.waitFor([&] { return inbox.samples.size() == 1; }));
   EXPECT_EQ(inbox.samples[0].size(), 25u);
   EXPECT_EQ(inbox.stepsAtSample[0], 2);
@@ -98,11 +117,11 @@ TEST(GptTrainer, SingleStepsWhilePausedThenRunsToTheEndAndLogsARunLog) {
   EXPECT_EQ(trainer.stepsDone(), 7);
 
   // After the end the thread still serves samples, of the final weights.
-  trainer.sample(10, 1.0, 3, [&](std::string text) {
+  ASSERT_TRUE(trainer.sample(10, 1.0, 3, [&](std::string text) {
     std::lock_guard lock(inbox.m);
     inbox.samples.push_back(std::move(text));
     inbox.cv.notify_all();
-  });
+  }));
   ASSERT_TRUE(inbox.waitFor([&] { return inbox.samples.size() == 2; }));
   EXPECT_EQ(inbox.samples[1].size(), 10u);
   trainer.stop();
@@ -120,17 +139,16 @@ TEST(GptTrainer, SingleStepsWhilePausedThenRunsToTheEndAndLogsARunLog) {
   ASSERT_TRUE(log.summary.is_object());
   EXPECT_FALSE(log.summary["stopped_early"].get<bool>());
   EXPECT_EQ(log.summary["val_loss"].get<double>(), log.evals.back().testLoss);
+  EXPECT_EQ(log.summary["train_loss"].get<double>(), log.evals.back().trainLoss);
+  EXPECT_EQ(log.summary["recipe"], "fp32");
 }
 
 TEST(GptTrainer, StopEndsARunEarlyWithItsSummary) {
   Inbox inbox;
-  train::GptTrainerCallbacks cb;
-  cb.onRecord = [&](const nlohmann::json& j) {
-    std::lock_guard lock(inbox.m);
-    inbox.records.push_back(j);
-    inbox.cv.notify_all();
-  };
-  train::GptTrainer trainer(tinyConfig(100000), cb);
+  train::Trainer* self = nullptr;
+  train::Trainer trainer(tinyConfig(100000), logInto(inbox, self));
+  self = &trainer;
+  trainer.keepServing(true);
   trainer.start(false);
   ASSERT_TRUE(inbox.waitFor([&] { return inbox.stepRows() >= 2; }));
   trainer.stop();
@@ -144,17 +162,15 @@ TEST(GptTrainer, StopEndsARunEarlyWithItsSummary) {
 
 TEST(GptTrainer, FinishingEarlyKeepsServingSamples) {
   Inbox inbox;
-  train::GptTrainerCallbacks cb;
-  cb.onRecord = [&](const nlohmann::json& j) {
-    std::lock_guard lock(inbox.m);
-    inbox.records.push_back(j);
-    inbox.cv.notify_all();
-  };
-  train::GptTrainer trainer(tinyConfig(100000), cb);
+  train::Trainer* self = nullptr;
+  train::Trainer trainer(tinyConfig(100000), logInto(inbox, self));
+  self = &trainer;
+  trainer.keepServing(true);
   trainer.start(false);
   ASSERT_TRUE(inbox.waitFor([&] { return inbox.stepRows() >= 1; }));
-  trainer.finishEarly();
-  ASSERT_TRUE(inbox.waitFor([&] { return !inbox.records.empty() && inbox.records.back().contains("summary"); }));
+  trainer.finish();
+  ASSERT_TRUE(inbox.waitFor(
+      [&] { return !inbox.records.empty() && inbox.records.back().contains("summary"); }));
   EXPECT_TRUE(trainer.sample(12, 1.0, 1, [&](std::string text) {
     std::lock_guard lock(inbox.m);
     inbox.samples.push_back(std::move(text));
@@ -162,7 +178,34 @@ TEST(GptTrainer, FinishingEarlyKeepsServingSamples) {
   }));
   ASSERT_TRUE(inbox.waitFor([&] { return inbox.samples.size() == 1; }));
   EXPECT_EQ(inbox.samples[0].size(), 12u);
+  {
+    std::lock_guard lock(inbox.m);
+    EXPECT_TRUE(inbox.records.back()["stopped_early"].get<bool>());
+  }
+  EXPECT_EQ(trainer.state(), train::TrainerState::Finished);
   trainer.stop();
   trainer.wait();
   EXPECT_FALSE(trainer.sample(5, 1.0, 1, [](std::string) {}));
+}
+
+// Without keepServing the thread ends with the run, as it always has for the
+// command line and the tests: a sample asked after that is refused.
+TEST(GptTrainer, WithoutKeepServingTheThreadEndsWithTheRun) {
+  Inbox inbox;
+  train::Trainer* self = nullptr;
+  train::Trainer trainer(tinyConfig(2), logInto(inbox, self));
+  self = &trainer;
+  trainer.start(false);
+  trainer.wait(); // returns: nothing keeps the thread
+  EXPECT_EQ(trainer.stepsDone(), 2);
+  EXPECT_TRUE(inbox.done);
+  EXPECT_FALSE(trainer.sample(5, 1.0, 1, [](std::string) { FAIL() << "sampled after the end"; }));
+}
+
+// Only a GPT has text to generate: an MLP's trainer refuses sample requests.
+TEST(GptTrainer, AnMlpTrainerRefusesToSample) {
+  train::RunConfig c; // MNIST, the default MLP
+  c.steps = 2;
+  train::Trainer trainer(c, {});
+  EXPECT_FALSE(trainer.sample(5, 1.0, 1, [](std::string) { FAIL() << "an MLP sampled"; }));
 }

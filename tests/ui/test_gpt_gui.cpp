@@ -91,8 +91,8 @@ TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
   ASSERT_TRUE(w.train && w.c);
   w.train->gptSetup()->setEvalEvery(3);
   setUpGptRuns(w, 6, 2);
-  EXPECT_EQ(w.c->gptConfig(0).steps, 6);
-  EXPECT_EQ(w.c->gptConfig(0).evalEvery, 3);
+  EXPECT_EQ(w.c->config(0).steps, 6);
+  EXPECT_EQ(w.c->config(0).evalEvery, 3);
   EXPECT_EQ(w.c->runName(0), QStringLiteral("fp32"));
   EXPECT_EQ(w.c->runName(1), QStringLiteral("bf16-mixed"));
   w.train->startAction()->trigger();
@@ -263,7 +263,7 @@ TEST(GptGui, StopEndsGptRunsEarlyAndTheyStillGenerate) {
   ASSERT_EQ(w.c->runCount(), 2);
   EXPECT_TRUE(w.c->isGpt(0));
   EXPECT_EQ(w.c->state(), RunController::State::Ready);
-  EXPECT_EQ(w.c->gptConfig(0).steps, 100000);
+  EXPECT_EQ(w.c->config(0).steps, 100000);
 }
 
 // Start on the Train page trains what the setup dock shows: with its GPT tab
@@ -302,7 +302,7 @@ TEST(GptGui, StartWithTheGptTabShowingTrainsTheGptRuns) {
   ASSERT_EQ(w.c->runCount(), 1);
   EXPECT_TRUE(w.c->isGpt(0));
   EXPECT_EQ(w.c->runName(0), QStringLiteral("bf16-mixed"));
-  EXPECT_EQ(w.c->gptConfig(0).steps, 100000);
+  EXPECT_EQ(w.c->config(0).steps, 100000);
   // The GPT run trains: its steps arrive through its log.
   QTRY_VERIFY_WITH_TIMEOUT(w.c->record(0).lastStep() >= 1, 60000);
   EXPECT_TRUE(w.c->isGpt(0));

@@ -2,30 +2,31 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/bridge/run_controller.h"
 
-#include "ui/bridge/run_follower.h"
-
 #include "ui/app_shell/palette.h"
 #include "ui/bridge/live_run_log.h"
+#include "ui/bridge/run_follower.h"
 
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
+#include <mantissa/data/text.h>
 #include <mantissa/io/atomic_file.h>
+#include <mantissa/model/gpt.h>
 #include <mantissa/numeric/convert.h>
-#include <mantissa/train/gpt_trainer.h>
 #include <mantissa/train/run_log_gpt.h>
 #include <mantissa/train/run_log_rows.h>
-
-#include <nlohmann/json.hpp>
 
 #include <QFile>
 #include <QFileInfo>
 #include <QPointer>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <span>
 #include <stdexcept>
@@ -44,12 +45,9 @@ constexpr double kGuiShare = 0.08; // of one core, for draining and drawing
 
 std::uint32_t bitsIn(DType dtype, float value) {
   switch (dtype) {
-  case DType::BF16:
-    return numeric::f32ToBf16(value);
-  case DType::F16:
-    return numeric::f32ToF16(value);
-  case DType::F32:
-    break;
+  case DType::BF16: return numeric::f32ToBf16(value);
+  case DType::F16: return numeric::f32ToF16(value);
+  case DType::F32: break;
   }
   return std::bit_cast<std::uint32_t>(value);
 }
@@ -75,7 +73,7 @@ struct RunController::Run {
   std::int64_t stepsSincePublish = 0;
   model::OpTimes timesSincePublish;
   double stepMsSincePublish = 0.0; // the steps' own time, without any pacing wait
-  std::int64_t stepsInRun = 0; // what the Ops dock keeps once the run ended
+  std::int64_t stepsInRun = 0;     // what the Ops dock keeps once the run ended
   model::OpTimes timesInRun;
   std::optional<WatchSample> previousWatch;
 
@@ -86,26 +84,30 @@ struct RunController::Run {
   telemetry::TensorClass findClass{}; // guarded by watchMutex
   int findExponent = 0;               // guarded by watchMutex
 
-  std::optional<train::GptRunConfig> gptConfig; // a GPT run
-
   std::unique_ptr<LiveRunLog> log;         // a live run: written by its trainer thread
-  std::unique_ptr<train::GptTrainer> gpt;  // a GPT run's thread (its log is `log`)
   std::unique_ptr<train::Trainer> trainer; // last: its thread goes first; null when loaded
 };
 
 namespace {
 
-// f(thread) for every run's training thread, MLP (Trainer) or GPT (GptTrainer).
+// f(trainer) for every live run's trainer.
 template <class Runs, class F> void eachThread(Runs& runs, F f) {
-  for (auto& run : runs) {
+  for (auto& run : runs)
     if (run->trainer)
       f(*run->trainer);
-    if (run->gpt)
-      f(*run->gpt);
-  }
 }
 
-template <class RunPtr> bool trains(const RunPtr& run) { return run->trainer || run->gpt; }
+template <class RunPtr> bool trains(const RunPtr& run) {
+  return run->trainer != nullptr;
+}
+
+// The fixed parts of a GPT run, as its log's header gives them (the views
+// read a GPT's tensor names and op table from there, live or saved alike).
+RunFacts gptFacts(const train::Session& session) {
+  train::RunLogBuilder builder;
+  builder.add(train::gptLogHeader(session));
+  return runFacts(builder.log());
+}
 
 } // namespace
 
@@ -115,31 +117,51 @@ RunController::RunController(QObject* parent) : QObject(parent) {
   connect(&m_drainTimer, &QTimer::timeout, this, &RunController::drain);
 }
 
-RunController::~RunController() { joinAll(); }
+RunController::~RunController() {
+  joinAll();
+}
 
 QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
   joinAll();
   m_runs.clear();
   m_started = false;
   m_configs = configs;
-  m_gptConfigs.clear();
   QStringList problems;
   // Loaded as train::Session(config) loads it (the built-in generators' own
   // seed, not the run's), so a run here is the run `mantissa-cli train` makes.
   std::map<std::string, std::shared_ptr<const data::TrainTest>> loaded;
+  std::map<std::pair<std::string, int>, std::shared_ptr<const data::TextCorpus>> texts;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     auto run = std::make_unique<Run>();
     run->config = configs[i];
     run->id = QStringLiteral("run%1").arg(i + 1);
-    run->name = QString::fromStdString(configs[i].recipe);
+    run->name =
+        QString::fromStdString(configs[i].policy.empty() ? configs[i].recipe : configs[i].policy);
     run->color = palette::seriesColor(int(i));
     try {
       configs[i].validate();
-      auto& data = loaded[configs[i].data];
-      if (!data)
-        data = std::make_shared<const data::TrainTest>(data::loadDataSpec(configs[i].data));
-      buildTrainer(*run, data);
-      run->facts = runFacts(run->trainer->session());
+      std::shared_ptr<const data::TrainTest> images;
+      std::shared_ptr<const data::TextCorpus> text;
+      if (model::isGptSpec(configs[i].model)) {
+        const int ctx = model::parseGptSpec(configs[i].model).ctx;
+        auto& t = texts[{configs[i].data, ctx}];
+        if (!t)
+          t = std::make_shared<const data::TextCorpus>(data::loadTextSpec(configs[i].data, ctx));
+        text = t;
+      } else {
+        auto& data = loaded[configs[i].data];
+        if (!data)
+          data = std::make_shared<const data::TrainTest>(data::loadDataSpec(configs[i].data));
+        images = data;
+      }
+      buildTrainer(*run, images, text);
+      const train::Session& session = run->trainer->session();
+      if (session.gpt()) {
+        run->name = QString::fromStdString(train::gptRunName(session));
+        run->facts = gptFacts(session);
+      } else {
+        run->facts = runFacts(session);
+      }
       m_runs.push_back(std::move(run));
     } catch (const std::exception& e) {
       problems << QStringLiteral("%1: %2").arg(run->name, QString::fromUtf8(e.what()));
@@ -151,32 +173,36 @@ QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
     const QString path =
         m_logDir.filePath(QStringLiteral("%1-%2.jsonl").arg(run->id).arg(++m_logCount));
     run->log = std::make_unique<LiveRunLog>(QFile::encodeName(path).toStdString());
-    run->log->write(train::logHeader(run->trainer->session()));
+    run->log->write(train::runLogHeader(run->trainer->session()));
+    run->log->flush();
   }
   emit runsChanged();
   emit stateChanged();
   return problems.join(u'\n');
 }
 
-void RunController::buildTrainer(Run& run, std::shared_ptr<const data::TrainTest> data) {
+void RunController::buildTrainer(Run& run, const std::shared_ptr<const data::TrainTest>& data,
+                                 const std::shared_ptr<const data::TextCorpus>& text) {
   train::TrainerCallbacks callbacks;
   Run* r = &run;
   callbacks.onStep = [this, r](const train::StepReport& report) { onTrainerStep(*r, report); };
   callbacks.onEval = [this, r](const train::EvalReport& eval) {
+    const train::Session& session = r->trainer->session();
     if (r->log)
-      r->log->write(train::logEval(eval));
+      r->log->write(train::runLogEval(session, eval));
     StepRow row;
     row.kind = StepRow::Kind::Eval;
     row.step = eval.step;
     row.loss = eval.loss;
-    row.accuracy = eval.accuracy;
+    // A GPT's evaluation is its losses only (no accuracy), as its log reads back.
+    row.accuracy = session.isText() ? std::numeric_limits<double>::quiet_NaN() : eval.accuracy;
     r->mailbox.push(std::move(row));
     if (r->trainer->state() != train::TrainerState::Running)
       nudge();
   };
   callbacks.onDone = [this, r](const train::RunSummary& summary) {
     if (r->log) {
-      r->log->write(train::logSummary(summary));
+      r->log->write(train::runLogSummary(r->trainer->session(), summary));
       r->log->flush();
     }
     auto snapshot = std::make_shared<RunSnapshot>();
@@ -191,7 +217,11 @@ void RunController::buildTrainer(Run& run, std::shared_ptr<const data::TrainTest
     r->mailbox.publish(std::move(snapshot));
     nudge();
   };
-  run.trainer = std::make_unique<train::Trainer>(run.config, std::move(data), std::move(callbacks));
+  run.trainer = text ? std::make_unique<train::Trainer>(run.config, text, std::move(callbacks))
+                     : std::make_unique<train::Trainer>(run.config, data, std::move(callbacks));
+  // A finished run stays readable (requestTensor) and a GPT keeps generating
+  // (sampleGpt) on its own thread until the runs are replaced.
+  run.trainer->keepServing(true);
   run.trainer->setPace(m_pace);
 }
 
@@ -202,8 +232,10 @@ void RunController::setPace(double stepsPerSecond) {
 
 // Training thread: one row per step; a snapshot and a nudge when due.
 void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
+  // The session is only touched by this thread, so reading the model is safe here.
+  const train::Session& session = run.trainer->session();
   if (run.log)
-    run.log->write(train::logStep(report));
+    run.log->write(train::runLogStep(session, report));
   const auto now = Clock::now();
   if (report.step == 0 || run.firstStep == Clock::time_point{}) {
     run.firstStep = now;
@@ -227,12 +259,10 @@ void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
   row.frame = report.telemetry;
   row.divergence = report.divergence;
 
-  // The session is only touched by this thread, so reading the model is safe here.
-  const train::Session& session = run.trainer->session();
   const model::Network& mlp = session.model();
   int layer = 0;
-  std::int64_t index = 0;
-  {
+  std::int64_t index = -1;
+  if (mlp.layers() > 0) { // a GPT has no layer weights to watch
     std::lock_guard lock(run.watchMutex);
     run.watchLayer = std::clamp(run.watchLayer, 0, mlp.layers() - 1);
     if (run.findPending) {
@@ -251,7 +281,8 @@ void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
     layer = run.watchLayer;
     index = run.watchIndex;
   }
-  const auto& w = mlp.params()[std::size_t(layer)].w.f32();
+  const std::span<const float> w =
+      index >= 0 ? mlp.params()[std::size_t(layer)].w.f32() : std::span<const float>();
   if (index >= 0 && std::size_t(index) < w.size()) {
     const amp::Recipe& recipe = session.recipe();
     WatchSample s;
@@ -264,8 +295,9 @@ void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
     s.gradient = mlp.grads()[std::size_t(layer)].w.f32()[std::size_t(index)];
     const auto& prev = run.previousWatch;
     const bool same = prev && prev->layer == layer && prev->index == index;
-    s.swamped = same && !report.skipped && s.gradient != 0.0f && std::isfinite(s.gradient) &&
-                std::bit_cast<std::uint32_t>(s.master) == std::bit_cast<std::uint32_t>(prev->master);
+    s.swamped =
+        same && !report.skipped && s.gradient != 0.0f && std::isfinite(s.gradient) &&
+        std::bit_cast<std::uint32_t>(s.master) == std::bit_cast<std::uint32_t>(prev->master);
     s.swampedSoFar = (same ? prev->swampedSoFar : 0) + (s.swamped ? 1 : 0);
     run.previousWatch = s;
     row.watch = s;
@@ -314,8 +346,8 @@ void RunController::onNudge() {
   m_nudged = false;
   if (m_drainTimer.isActive())
     return;
-  const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
-      m_lastDrain + m_drainGap - Clock::now());
+  const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(m_lastDrain + m_drainGap -
+                                                                          Clock::now());
   m_drainTimer.start(std::max(kMinDrainInterval, wait));
 }
 
@@ -351,7 +383,9 @@ void RunController::drain() {
     emit stateChanged();
 }
 
-void RunController::drainNow() { drain(); }
+void RunController::drainNow() {
+  drain();
+}
 
 void RunController::joinAll() {
   eachThread(m_runs, [](auto& t) { t.stop(); });
@@ -369,7 +403,6 @@ QString RunController::loadRun(const QString& path) {
   if (!m_started) { // built but never started: nothing in them to keep
     std::erase_if(m_runs, [](const auto& run) { return trains(run); });
     m_configs.clear();
-    m_gptConfigs.clear();
   }
   auto run = std::make_unique<Run>();
   run->id = QStringLiteral("run%1").arg(m_runs.size() + 1);
@@ -395,7 +428,6 @@ QString RunController::followRun(const QString& path) {
   if (!m_started) {
     std::erase_if(m_runs, [](const auto& run) { return trains(run); });
     m_configs.clear();
-    m_gptConfigs.clear();
   }
   auto run = std::make_unique<Run>();
   Run* r = run.get();
@@ -413,18 +445,13 @@ QString RunController::followRun(const QString& path) {
   return {};
 }
 
-// The record of a run read from its growing log file: a followed log's, or a
-// GPT run's own (written by its thread into the private folder).
+// The record of a followed log: grows with the file another process writes.
 void RunController::attachFollower(Run* r) {
   const auto refreshFacts = [r] {
     const train::RunLog& log = r->follower->log();
-    if (r->gptConfig) {
-      r->facts = runFacts(log);
-      return;
-    }
     r->name = QStringLiteral("%1 · %2").arg(
         QString::fromStdString(log.header.is_null() && !log.summary.is_object() ? "following"
-                                                                                 : log.name()),
+                                                                                : log.name()),
         QFileInfo(r->follower->path()).completeBaseName());
     r->config = log.config.value_or(train::RunConfig{});
     r->facts = runFacts(log);
@@ -449,90 +476,46 @@ void RunController::attachFollower(Run* r) {
   });
 }
 
-QString RunController::setGptRuns(const std::vector<train::GptRunConfig>& configs) {
-  joinAll();
-  m_runs.clear();
-  m_started = false;
-  m_configs.clear();
-  m_gptConfigs = configs;
-  QStringList problems;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    auto run = std::make_unique<Run>();
-    Run* r = run.get();
-    run->id = QStringLiteral("run%1").arg(i + 1);
-    run->color = palette::seriesColor(int(i));
-    run->gptConfig = configs[i];
-    run->config.telemetryEvery = configs[i].telemetryEvery; // what the views read of it
-    run->name = QString::fromStdString(configs[i].policy.empty() ? configs[i].recipe
-                                                                 : configs[i].policy);
-    try {
-      const QString path =
-          m_logDir.filePath(QStringLiteral("%1-%2.jsonl").arg(run->id).arg(++m_logCount));
-      run->log = std::make_unique<LiveRunLog>(QFile::encodeName(path).toStdString());
-      train::GptTrainerCallbacks callbacks;
-      // Training thread: each record reaches the file at once (a GPT step
-      // takes tens of milliseconds), where the follower reads it.
-      callbacks.onRecord = [r](const nlohmann::json& j) {
-        r->log->write(j);
-        r->log->flush();
-      };
-      run->gpt = std::make_unique<train::GptTrainer>(configs[i], std::move(callbacks));
-      run->gpt->setPace(m_pace);
-      run->name = QString::fromStdString(train::gptRunName(run->gpt->run()));
-      run->log->write(train::gptLogHeader(run->gpt->run()));
-      run->log->flush();
-      run->follower = std::make_unique<RunFollower>(path);
-      if (!run->follower->start())
-        throw std::runtime_error(run->follower->error().toStdString());
-      attachFollower(r);
-      m_runs.push_back(std::move(run));
-    } catch (const std::exception& e) {
-      problems << QStringLiteral("%1: %2").arg(run->name, QString::fromUtf8(e.what()));
-    }
-  }
-  if (!problems.isEmpty())
-    m_runs.clear();
-  emit runsChanged();
-  emit stateChanged();
-  emit updated();
-  return problems.join(u'\n');
+bool RunController::isGpt(int run) const {
+  const Run& r = *m_runs.at(std::size_t(run));
+  return r.trainer && r.trainer->session().gpt() != nullptr;
 }
-
-bool RunController::isGpt(int run) const { return m_runs.at(std::size_t(run))->gptConfig.has_value(); }
 
 bool RunController::hasGptRuns() const {
-  return std::any_of(m_runs.begin(), m_runs.end(), [](const auto& r) { return r->gpt != nullptr; });
-}
-
-const train::GptRunConfig& RunController::gptConfig(int run) const {
-  return m_runs.at(std::size_t(run))->gptConfig.value();
+  for (int i = 0; i < runCount(); ++i)
+    if (isGpt(i))
+      return true;
+  return false;
 }
 
 bool RunController::sampleGpt(int run, int characters, double temperature, std::uint64_t seed,
                               std::function<void(const QString&)> done) {
   Run& r = *m_runs.at(std::size_t(run));
-  if (!r.gpt || r.gpt->state() == train::TrainerState::Ready)
+  if (!r.trainer || r.trainer->state() == train::TrainerState::Ready)
     return false;
   QPointer<RunController> self(this);
-  return r.gpt->sample(characters, temperature, seed, [self, done = std::move(done)](std::string text) {
-    // Training thread: the text goes to the GUI thread; a controller gone by
-    // then (its runs joined first) drops it.
-    const QString t = QString::fromStdString(text);
-    if (self)
-      QMetaObject::invokeMethod(self, [self, done, t] {
-        if (self)
-          done(t);
-      }, Qt::QueuedConnection);
-  });
+  return r.trainer->sample(characters, temperature, seed,
+                           [self, done = std::move(done)](std::string text) {
+                             // Training thread: the text goes to the GUI thread; a controller gone
+                             // by then (its runs joined first) drops it.
+                             const QString t = QString::fromStdString(text);
+                             if (self)
+                               QMetaObject::invokeMethod(
+                                   self,
+                                   [self, done, t] {
+                                     if (self)
+                                       done(t);
+                                   },
+                                   Qt::QueuedConnection);
+                           });
 }
 
 namespace {
 
 TensorSnapshot copyTensor(const train::Session& session, int layer, telemetry::TensorClass cls) {
   const model::Network& net = session.model();
-  const Tensor& t = cls == telemetry::TensorClass::WeightGrads
-                                ? net.grads()[std::size_t(layer)].w
-                                : net.params()[std::size_t(layer)].w;
+  const Tensor& t = cls == telemetry::TensorClass::WeightGrads ? net.grads()[std::size_t(layer)].w
+                                                               : net.params()[std::size_t(layer)].w;
   TensorSnapshot out;
   out.layer = layer;
   out.cls = cls;
@@ -551,52 +534,53 @@ bool RunController::requestTensor(int run, int layer, telemetry::TensorClass cls
   if (run < 0 || run >= runCount())
     return false;
   Run& r = *m_runs[std::size_t(run)];
-  if (!r.trainer || (cls != telemetry::TensorClass::Weights && cls != telemetry::TensorClass::WeightGrads))
+  if (!r.trainer ||
+      (cls != telemetry::TensorClass::Weights && cls != telemetry::TensorClass::WeightGrads))
     return false;
   if (layer < 0 || layer >= r.trainer->session().model().layers())
     return false;
-  const QString subject = tr("%1 · layer %2 %3")
-                              .arg(r.name)
-                              .arg(layer)
-                              .arg(cls == telemetry::TensorClass::Weights ? tr("weights") : tr("weight gradients"));
+  const QString subject =
+      tr("%1 · layer %2 %3")
+          .arg(r.name)
+          .arg(layer)
+          .arg(cls == telemetry::TensorClass::Weights ? tr("weights") : tr("weight gradients"));
   const auto finish = [run, subject](TensorSnapshot s) {
     s.run = run;
     s.subject = subject;
     return s;
   };
-  if (r.trainer->state() == train::TrainerState::Ready || r.trainer->state() == train::TrainerState::Finished) {
-    if (r.trainer->state() == train::TrainerState::Finished)
-      r.trainer->wait(); // its thread is past its last step: join it, then the session is ours
+  if (r.trainer->state() == train::TrainerState::Ready) { // no thread yet: the session is ours
     done(finish(copyTensor(r.trainer->session(), layer, cls)));
     return true;
   }
   QPointer<RunController> self(this);
-  const bool posted = r.trainer->visit([self, layer, cls, finish, done](const train::Session& session) {
-    // Training thread: the copy goes to the GUI thread.
-    auto snapshot = std::make_shared<TensorSnapshot>(finish(copyTensor(session, layer, cls)));
-    if (self)
-      QMetaObject::invokeMethod(self, [self, done, snapshot] {
+  const bool posted =
+      r.trainer->visit([self, layer, cls, finish, done](const train::Session& session) {
+        // Training thread: the copy goes to the GUI thread.
+        auto snapshot = std::make_shared<TensorSnapshot>(finish(copyTensor(session, layer, cls)));
         if (self)
-          done(*snapshot);
-      }, Qt::QueuedConnection);
-  });
-  if (!posted) { // ended between the state check and the visit
+          QMetaObject::invokeMethod(
+              self,
+              [self, done, snapshot] {
+                if (self)
+                  done(*snapshot);
+              },
+              Qt::QueuedConnection);
+      });
+  if (!posted) { // the thread has ended (shut down): join it, then the session is ours
     r.trainer->wait();
     done(finish(copyTensor(r.trainer->session(), layer, cls)));
   }
   return true;
 }
 
-// A GPT run reads its own log through a follower too; it is not a followed
-// log of another writer.
 bool RunController::isFollowing(int run) const {
   const Run& r = *m_runs.at(std::size_t(run));
-  return r.follower && !r.gpt && r.follower->following();
+  return r.follower && r.follower->following();
 }
 
 const RunFollower* RunController::follower(int run) const {
-  const Run& r = *m_runs.at(std::size_t(run));
-  return r.gpt ? nullptr : r.follower.get();
+  return m_runs.at(std::size_t(run))->follower.get();
 }
 
 QString RunController::followError(int run) const {
@@ -604,14 +588,18 @@ QString RunController::followError(int run) const {
   return r.follower ? r.follower->error() : QString();
 }
 
-bool RunController::isLoaded(int run) const { return m_runs.at(std::size_t(run))->loaded != nullptr; }
+bool RunController::isLoaded(int run) const {
+  return m_runs.at(std::size_t(run))->loaded != nullptr;
+}
 
 int RunController::loadedCount() const {
   return int(std::count_if(m_runs.begin(), m_runs.end(),
                            [](const auto& run) { return run->loaded != nullptr; }));
 }
 
-QString RunController::runSource(int run) const { return m_runs.at(std::size_t(run))->source; }
+QString RunController::runSource(int run) const {
+  return m_runs.at(std::size_t(run))->source;
+}
 
 QString RunController::saveRun(int run, const QString& path) const {
   const Run& r = *m_runs.at(std::size_t(run));
@@ -621,9 +609,11 @@ QString RunController::saveRun(int run, const QString& path) const {
       train::saveRun(*r.loaded, target);
     } else {
       r.log->copyTo(target);
-      const nlohmann::json config =
-          r.gptConfig ? r.log->parse(r.name.toStdString()).header.value("gpt_config", nlohmann::json::object())
-                      : train::toJson(r.config);
+      // A GPT's configuration in the keys its log header carries (gpt_config).
+      const nlohmann::json config = r.trainer && r.trainer->session().gpt()
+                                        ? train::gptLogHeader(r.trainer->session())
+                                              .value("gpt_config", nlohmann::json::object())
+                                        : train::toJson(r.config);
       io::writeFileAtomically(train::configPath(target), config.dump(2) + "\n");
     }
   } catch (const std::exception& e) { // AtomicFileError names the path and the reason
@@ -645,13 +635,21 @@ std::optional<train::RunLog> RunController::runLog(int run, QString* error) cons
   return std::nullopt;
 }
 
-QString RunController::runId(int run) const { return m_runs.at(std::size_t(run))->id; }
-QString RunController::runName(int run) const { return m_runs.at(std::size_t(run))->name; }
-QColor RunController::runColor(int run) const { return m_runs.at(std::size_t(run))->color; }
+QString RunController::runId(int run) const {
+  return m_runs.at(std::size_t(run))->id;
+}
+QString RunController::runName(int run) const {
+  return m_runs.at(std::size_t(run))->name;
+}
+QColor RunController::runColor(int run) const {
+  return m_runs.at(std::size_t(run))->color;
+}
 const train::RunConfig& RunController::config(int run) const {
   return m_runs.at(std::size_t(run))->config;
 }
-const RunFacts& RunController::facts(int run) const { return m_runs.at(std::size_t(run))->facts; }
+const RunFacts& RunController::facts(int run) const {
+  return m_runs.at(std::size_t(run))->facts;
+}
 const train::Session& RunController::session(int run) const {
   const Run& r = *m_runs.at(std::size_t(run));
   if (!r.trainer)
@@ -664,7 +662,7 @@ const RunRecord& RunController::record(int run) const {
 }
 train::TrainerState RunController::trainerState(int run) const {
   const Run& r = *m_runs.at(std::size_t(run));
-  return r.trainer ? r.trainer->state() : r.gpt ? r.gpt->state() : train::TrainerState::Finished;
+  return r.trainer ? r.trainer->state() : train::TrainerState::Finished;
 }
 
 RunController::State RunController::state() const {
@@ -678,7 +676,7 @@ RunController::State RunController::state() const {
   for (const auto& run : m_runs) {
     if (!trains(run))
       continue;
-    const auto s = run->trainer ? run->trainer->state() : run->gpt->state();
+    const auto s = run->trainer->state();
     anyRunning = anyRunning || s == train::TrainerState::Running;
     allFinished = allFinished && s == train::TrainerState::Finished;
   }
@@ -708,17 +706,10 @@ void RunController::resume() {
 
 void RunController::togglePause() {
   switch (state()) {
-  case State::Ready:
-    start();
-    break;
-  case State::Running:
-    pause();
-    break;
-  case State::Paused:
-    resume();
-    break;
-  default:
-    break;
+  case State::Ready: start(); break;
+  case State::Running: pause(); break;
+  case State::Paused: resume(); break;
+  default: break;
   }
 }
 
@@ -736,22 +727,13 @@ void RunController::stepOnce() {
 }
 
 void RunController::stop() {
-  for (auto& run : m_runs) {
-    if (run->trainer)
-      run->trainer->stop();
-    if (run->gpt) // its thread stays for samples until the runs are replaced
-      run->gpt->finishEarly();
-  }
+  // Each thread stays, serving tensor copies and samples, until the runs are replaced.
+  eachThread(m_runs, [](auto& t) { t.finish(); });
   m_drainTimer.start();
 }
 
 void RunController::reset() {
   joinAll();
-  if (!m_gptConfigs.empty()) {
-    const auto gpt = m_gptConfigs;
-    setGptRuns(gpt);
-    return;
-  }
   const auto configs = m_configs;
   setRuns(configs);
 }

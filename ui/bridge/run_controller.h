@@ -9,7 +9,6 @@
 
 #include <mantissa/telemetry/histogram.h>
 #include <mantissa/train/run_config.h>
-#include <mantissa/train/gpt_run.h>
 #include <mantissa/train/trainer.h>
 
 #include <QColor>
@@ -30,7 +29,8 @@ namespace mantissa::ui {
 
 class RunFollower;
 
-// Owns one core Trainer per run (several side by side, one colour each) and
+// Owns one core Trainer per run (several side by side, one colour each: MLPs,
+// CNNs and GPTs alike) and
 // brings their progress to the GUI thread. Each trainer thread appends a row
 // per step to its run's mailbox and, at most every ~30 ms (always when
 // paused, finished or diverged), publishes a snapshot and nudges the
@@ -53,20 +53,16 @@ public:
   explicit RunController(QObject* parent = nullptr);
   ~RunController() override; // stops and joins every trainer
 
-  // Replaces the runs (stopping any current ones). Data sets are loaded once
-  // per distinct data spec, as train::Session loads them (so a run equals the
-  // one `mantissa-cli train` makes). Returns "" or the problems, one per line,
-  // naming the run ("bf16-mixed: lr: must be ...").
+  // Replaces the runs (stopping any current ones), each a train::Trainer on
+  // its own thread: MLPs and CNNs on images, GPTs ("gpt:..." models) on text.
+  // Data sets and texts are loaded once per distinct data spec, as
+  // train::Session loads them (so a run equals the one `mantissa-cli train`
+  // makes). Returns "" or the problems, one per line, naming the run
+  // ("bf16-mixed: lr: must be ...").
   QString setRuns(const std::vector<train::RunConfig>& configs);
 
-  // Replaces the runs with GPT runs (train::GptTrainer, one thread each),
-  // Ready to start. Each writes its log (train/run_log_gpt.h) into the
-  // private folder as it trains, and its record is filled from that log as
-  // it grows, as a followed log's is (RunFollower). "" or the problems.
-  QString setGptRuns(const std::vector<train::GptRunConfig>& configs);
-  bool isGpt(int run) const;
+  bool isGpt(int run) const; // a live GPT run
   bool hasGptRuns() const;
-  const train::GptRunConfig& gptConfig(int run) const; // precondition: isGpt(run)
   // Text from a GPT run's current weights, made by the run's own thread
   // between steps (never racing a step); `done` is called on the GUI thread
   // (with this controller alive). False, and no call, when `run` is not a
@@ -92,8 +88,8 @@ public:
   // stops (the file truncated, replaced, removed, or a bad line) the run so
   // far stays and followStopped() says why. "" or the problem.
   QString followRun(const QString& path);
-  bool isFollowing(int run) const;   // still following its file
-  QString followError(int run) const; // why following stopped ("" while it goes on)
+  bool isFollowing(int run) const;            // still following its file
+  QString followError(int run) const;         // why following stopped ("" while it goes on)
   const RunFollower* follower(int run) const; // nullptr unless followed
   bool isLoaded(int run) const;
   int loadedCount() const;
@@ -123,7 +119,8 @@ public:
   void resume();
   void togglePause();
   void stepOnce(); // paused (or Ready: starts paused, then one step)
-  void stop();     // asks every trainer to finish after its current step
+  void stop();     // every run ends after its current step; finished runs stay readable and
+                   // GPT runs keep generating text
   void reset();    // stops, joins, and rebuilds the same runs from scratch
   void shutdown(); // stops and joins every trainer (window closing); the records stay
   // At most this many steps per second per run (0: full speed), now and for
@@ -156,12 +153,12 @@ private:
   void onNudge();
   void drain();
   void joinAll();
-  void buildTrainer(Run& run, std::shared_ptr<const data::TrainTest> data);
+  void buildTrainer(Run& run, const std::shared_ptr<const data::TrainTest>& data,
+                    const std::shared_ptr<const data::TextCorpus>& text);
   void onTrainerStep(Run& run, const train::StepReport& report);
   void attachFollower(Run* run); // a followed log's record: grows with run->follower's file
 
   std::vector<train::RunConfig> m_configs;
-  std::vector<train::GptRunConfig> m_gptConfigs; // the GPT runs of setGptRuns (reset rebuilds them)
   QTemporaryDir m_logDir; // the live runs' logs (outlives m_runs, whose logs live in it)
   int m_logCount = 0;
   std::vector<std::unique_ptr<Run>> m_runs;

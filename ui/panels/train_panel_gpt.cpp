@@ -4,11 +4,10 @@
 // The Train page's GPT parts: the GPT setup (preset, steps, recipes side by
 // side, the policy editor) as a tab beside the MLP setup, and the Generate
 // dock beside the op table.
-#include "ui/panels/train_panel.h"
-
 #include "ui/bridge/run_controller.h"
 #include "ui/panels/generate_panel.h"
 #include "ui/panels/gpt_setup.h"
+#include "ui/panels/train_panel.h"
 
 #include <QDockWidget>
 #include <QLabel>
@@ -81,19 +80,22 @@ void TrainPanel::buildGptDocks() {
           });
   connect(m_controller, &RunController::stateChanged, this, [this] {
     const auto s = m_controller->state();
-    m_gptSetup->setEnabled(s != RunController::State::Running &&
-                           s != RunController::State::Paused);
+    m_gptSetup->setEnabled(s != RunController::State::Running && s != RunController::State::Paused);
   });
 }
 
 bool TrainPanel::setUpGptRuns(const std::vector<train::GptRunConfig>& configs) {
   if (!confirmReplaceLoadedRuns())
     return false;
-  const QString problems = m_controller->setGptRuns(configs);
+  std::vector<train::RunConfig> runs;
+  runs.reserve(configs.size());
+  for (const train::GptRunConfig& c : configs)
+    runs.push_back(c.toRunConfig());
+  const QString problems = m_controller->setRuns(runs);
   if (!problems.isEmpty()) {
-    m_banner->setText(QStringLiteral("<b>%1</b><br>%2").arg(
-        tr("Cannot build the GPT runs:"),
-        problems.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
+    m_banner->setText(QStringLiteral("<b>%1</b><br>%2")
+                          .arg(tr("Cannot build the GPT runs:"),
+                               problems.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
     return false;
   }
   m_presetNote.clear();
@@ -110,9 +112,9 @@ bool TrainPanel::startGptRuns() {
   if (gptTab) {
     const QString problems = m_gptSetup->problems();
     if (!problems.isEmpty()) {
-      m_banner->setText(QStringLiteral("<b>%1</b><br>%2").arg(
-          tr("Cannot build the GPT runs:"),
-          problems.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
+      m_banner->setText(QStringLiteral("<b>%1</b><br>%2")
+                            .arg(tr("Cannot build the GPT runs:"),
+                                 problems.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
       return true;
     }
     if (!setUpGptRuns(m_gptSetup->configs()))

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/train/gpt_run.h>
 #include <mantissa/model/gpt_network.h>
+#include <mantissa/train/gpt_run.h>
 #include <mantissa/train/run_config.h>
 
 #include <algorithm>
@@ -128,16 +128,18 @@ GptRun::GptRun(GptRunConfig config) : m_config(std::move(config)) {
 
 GptRun::~GptRun() = default;
 
-model::Gpt& GptRun::model() { return m_session->gpt()->gpt(); }
-const model::Gpt& GptRun::model() const { return m_session->gpt()->gpt(); }
+model::Gpt& GptRun::model() {
+  return m_session->gpt()->gpt();
+}
+const model::Gpt& GptRun::model() const {
+  return m_session->gpt()->gpt();
+}
 const std::vector<std::string>& GptRun::telemetryLayers() const {
   return m_session->gpt()->telemetryLayers();
 }
 
-const GptStep& GptRun::step() {
-  const StepReport& s = m_session->step();
-  const model::GptNetwork& net = *m_session->gpt();
-  GptStep& r = m_report;
+GptStep gptStepOf(const StepReport& s, const model::GptNetwork& net) {
+  GptStep r;
   r.step = s.step;
   r.loss = s.loss;
   r.lr = s.lr;
@@ -153,21 +155,15 @@ const GptStep& GptRun::step() {
   r.telemetryMs = s.times.telemetry;
   r.telemetry = s.telemetry;
   r.scaling = s.scaling;
-  if (s.divergence && !m_divergence) {
-    const std::string where = " at step " + std::to_string(s.step) + " in policy " +
-                              policy().toSpec();
-    if (s.divergence->reason == "non-finite loss") {
-      const auto site = net.gpt().firstNonFinite();
-      const char* value = std::isnan(s.loss) ? "NaN" : s.loss > 0 ? "inf" : "-inf";
-      m_divergence = std::string("non-finite loss (") + value + ")" + where +
-                     (site ? ": first non-finite value at " + *site : std::string());
-    } else if (s.divergence->reason == "non-finite gradient") {
-      m_divergence = "non-finite gradients" + where;
-    } else {
-      m_divergence = s.divergence->reason + where + ": " + s.divergence->message;
-    }
-  }
   return r;
+}
+
+const GptStep& GptRun::step() {
+  const StepReport& s = m_session->step();
+  m_report = gptStepOf(s, *m_session->gpt());
+  if (s.divergence && !m_divergence)
+    m_divergence = s.divergence->message; // Session::nameGptDivergence
+  return m_report;
 }
 
 GptEval GptRun::evaluate() {

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/train/run_log_gpt.h>
-
 #include <mantissa/amp/recipe.h>
-
+#include <mantissa/model/gpt_network.h>
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
+#include <mantissa/train/run_log_gpt.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,12 +15,19 @@ namespace {
 
 using nlohmann::json;
 
-json finiteOrNull(double v) { return std::isfinite(v) ? json(v) : json(); }
+json finiteOrNull(double v) {
+  return std::isfinite(v) ? json(v) : json();
+}
 
 } // namespace
 
+std::string gptRunName(const Session& session) {
+  return session.config().policy.empty() ? session.config().recipe
+                                         : session.gpt()->gpt().policy().toSpec();
+}
+
 std::string gptRunName(const GptRun& run) {
-  return run.config().policy.empty() ? run.config().recipe : run.policy().toSpec();
+  return gptRunName(run.session());
 }
 
 std::vector<GptOpRow> gptOpTable(const GptRun& run) {
@@ -31,38 +37,54 @@ std::vector<GptOpRow> gptOpTable(const GptRun& run) {
   return rows;
 }
 
-json gptLogHeader(const GptRun& run) {
-  const GptRunConfig& c = run.config();
+json gptLogHeader(const Session& session) {
+  const RunConfig& c = session.config();
+  const model::GptNetwork& net = *session.gpt();
+  const model::Gpt& gpt = net.gpt();
   json policyTable = json::array();
-  for (const auto& row : amp::policyTable(run.policy()))
+  for (const auto& row : amp::policyTable(gpt.policy()))
     policyTable.push_back({{"op", row.op}, {"precision", row.precision}});
   json recipeTable = json::array();
-  for (const auto& row : gptOpTable(run))
+  for (const auto& row : net.opRows())
     recipeTable.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
   return {{"header", true},
-          {"name", gptRunName(run)},
-          {"model", run.model().spec().toString()},
+          {"name", gptRunName(session)},
+          {"model", gpt.spec().toString()},
           {"gpt_config",
-           {{"data", c.data}, {"model", c.model}, {"recipe", c.recipe}, {"policy", c.policy},
-            {"batch", c.batch}, {"steps", c.steps}, {"lr", c.lr}, {"lr_floor", c.lrFloor},
-            {"warmup_steps", c.warmupSteps}, {"weight_decay", c.weightDecay},
-            {"clip_norm", c.clipNorm}, {"seed", c.seed}, {"eval_every", c.evalEvery},
-            {"eval_batches", c.evalBatches}, {"telemetry_every", c.telemetryEvery}}},
-          {"policy", run.policy().toSpec()},
+           {{"data", c.data},
+            {"model", c.model},
+            {"recipe", c.recipe},
+            {"policy", c.policy},
+            {"batch", c.batch},
+            {"steps", c.steps},
+            {"lr", c.lr},
+            {"lr_floor", c.lrFloor},
+            {"warmup_steps", c.warmupSteps},
+            {"weight_decay", c.weightDecay},
+            {"clip_norm", c.clipNorm},
+            {"seed", c.seed},
+            {"eval_every", c.evalEvery},
+            {"eval_batches", c.evalBatches},
+            {"telemetry_every", c.telemetryEvery}}},
+          {"policy", gpt.policy().toSpec()},
           {"policy_table", policyTable},
           {"recipe_table", recipeTable},
-          {"scaler", run.policy().lossScaling ? "dynamic loss scaling (GradScaler)" : "none"},
-          {"layers", run.telemetryLayers()},
-          {"matmul", run.model().matmulImplementation()},
+          {"scaler", gpt.policy().lossScaling ? "dynamic loss scaling (GradScaler)" : "none"},
+          {"layers", net.telemetryLayers()},
+          {"matmul", gpt.matmulImplementation()},
           {"total_steps", c.steps},
           {"telemetry_every", c.telemetryEvery},
-          {"parameters", run.model().parameterCount()},
-          {"vocabulary", run.corpus().vocabularySize()},
-          {"data", run.corpus().name},
+          {"parameters", gpt.parameterCount()},
+          {"vocabulary", session.text().vocabularySize()},
+          {"data", session.text().name},
           {"machine",
            {{"cpu", numeric::cpuFeatures().modelName},
             {"isa", numeric::describeIsa()},
             {"onednn", numeric::onednnVersion() + " (" + numeric::onednnIsa() + ")"}}}};
+}
+
+json gptLogHeader(const GptRun& run) {
+  return gptLogHeader(run.session());
 }
 
 json gptLogStep(const GptStep& r) {
@@ -84,14 +106,15 @@ json gptLogStep(const GptStep& r) {
   // residual adds, embedding); telemetry's own time is outside the op times.
   const auto at = [&](model::GptOp op) { return r.times.ms[std::size_t(op)]; };
   const double casts = at(model::GptOp::Casts), loss = at(model::GptOp::Loss);
-  j["breakdown_ms"] = {{"matmul_fwd", r.matmulForwardMs},
-                       {"matmul_bwd", r.times.matmulMs - r.matmulForwardMs},
-                       {"conversion", casts},
-                       {"elementwise", std::max(0.0, r.times.total() - r.times.matmulMs - casts - loss)},
-                       {"loss", loss},
-                       {"optimizer", r.optimizerMs},
-                       {"telemetry", r.telemetryMs},
-                       {"data", r.dataMs}};
+  j["breakdown_ms"] = {
+      {"matmul_fwd", r.matmulForwardMs},
+      {"matmul_bwd", r.times.matmulMs - r.matmulForwardMs},
+      {"conversion", casts},
+      {"elementwise", std::max(0.0, r.times.total() - r.times.matmulMs - casts - loss)},
+      {"loss", loss},
+      {"optimizer", r.optimizerMs},
+      {"telemetry", r.telemetryMs},
+      {"data", r.dataMs}};
   if (r.telemetry)
     j["telemetry"] = telemetry::toJson(*r.telemetry);
   if (r.scaling)
@@ -107,6 +130,10 @@ json gptLogEval(const GptEval& e) {
           {"train_loss", finiteOrNull(e.trainLoss)}};
 }
 
+json gptLogEval(const EvalReport& e) {
+  return gptLogEval(GptEval{e.step, e.trainLoss.value_or(0.0), e.loss});
+}
+
 GptSummary gptSummary(const GptRun& run, const GptEval& last, double wallSeconds,
                       std::string sample) {
   GptSummary s;
@@ -120,10 +147,23 @@ GptSummary gptSummary(const GptRun& run, const GptEval& last, double wallSeconds
   return s;
 }
 
-json gptLogSummary(const GptRun& run, const GptSummary& s) {
+GptSummary gptSummary(const RunSummary& r, std::string sample) {
+  GptSummary s;
+  s.last = GptEval{r.steps, r.evalTrainLoss.value_or(0.0), r.testLoss};
+  s.steps = r.steps;
+  s.skippedSteps = r.skippedSteps;
+  s.wallSeconds = r.wallSeconds;
+  s.sample = std::move(sample);
+  s.stoppedEarly = r.stoppedEarly;
+  if (r.divergence)
+    s.divergence = r.divergence->message;
+  return s;
+}
+
+json gptLogSummary(const Session& session, const GptSummary& s) {
   json j = {{"summary", true},
-            {"recipe", gptRunName(run)},
-            {"policy", run.policy().toSpec()},
+            {"recipe", gptRunName(session)},
+            {"policy", session.gpt()->gpt().policy().toSpec()},
             {"val_loss", finiteOrNull(s.last.valLoss)},
             {"train_loss", finiteOrNull(s.last.trainLoss)},
             {"test_loss", finiteOrNull(s.last.valLoss)},
@@ -136,6 +176,10 @@ json gptLogSummary(const GptRun& run, const GptSummary& s) {
   if (s.divergence)
     j["divergence"] = {{"message", *s.divergence}};
   return j;
+}
+
+json gptLogSummary(const GptRun& run, const GptSummary& s) {
+  return gptLogSummary(run.session(), s);
 }
 
 } // namespace mantissa::train

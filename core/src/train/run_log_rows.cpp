@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/train/run_log_rows.h>
-
 #include <mantissa/amp/recipe.h>
 #include <mantissa/kernels/matmul_path.h>
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
+#include <mantissa/train/gpt_run.h>
+#include <mantissa/train/run_log_gpt.h>
+#include <mantissa/train/run_log_rows.h>
 
 #include <cmath>
 #include <string>
@@ -17,7 +18,9 @@ namespace {
 
 using nlohmann::json;
 
-json finiteOrNull(double v) { return std::isfinite(v) ? json(v) : json(); }
+json finiteOrNull(double v) {
+  return std::isfinite(v) ? json(v) : json();
+}
 
 // Where a run diverged; the step row also carries the sentence for people.
 json divergenceJson(const Divergence& d, bool withMessage) {
@@ -110,22 +113,22 @@ json logHeader(const Session& s) {
   for (const auto& [name, n] : s.allocatedBytes())
     bytes[name] = n;
   json h = {{"header", true},
-          {"config", toJson(s.config())},
-          {"recipe_table", table},
-          {"scaler", s.scalerDescription()},
-          {"bytes", bytes},
-          {"bytes_at_recipe_precision", nominal},
-          {"matmul", s.model().matmulImplementation()},
-          {"matmul_emulated", s.model().matmulEmulated()},
-          {"matmuls", matmuls},
-          {"total_steps", s.totalSteps()},
-          {"train_samples", s.data().train.size()},
-          {"test_samples", s.data().test.size()},
-          {"data", s.data().train.name},
-          {"machine",
-           {{"cpu", numeric::cpuFeatures().modelName},
-            {"isa", numeric::describeIsa()},
-            {"onednn", numeric::onednnVersion() + " (" + numeric::onednnIsa() + ")"}}}};
+            {"config", toJson(s.config())},
+            {"recipe_table", table},
+            {"scaler", s.scalerDescription()},
+            {"bytes", bytes},
+            {"bytes_at_recipe_precision", nominal},
+            {"matmul", s.model().matmulImplementation()},
+            {"matmul_emulated", s.model().matmulEmulated()},
+            {"matmuls", matmuls},
+            {"total_steps", s.totalSteps()},
+            {"train_samples", s.data().train.size()},
+            {"test_samples", s.data().test.size()},
+            {"data", s.data().train.name},
+            {"machine",
+             {{"cpu", numeric::cpuFeatures().modelName},
+              {"isa", numeric::describeIsa()},
+              {"onednn", numeric::onednnVersion() + " (" + numeric::onednnIsa() + ")"}}}};
   if (const auto conv = s.model().convImplementation(); !conv.empty()) {
     h["conv"] = conv;
     h["conv_emulated"] = s.model().convEmulated();
@@ -214,6 +217,22 @@ json logSummary(const RunSummary& s) {
   if (s.divergence)
     j["divergence"] = divergenceJson(*s.divergence, false);
   return j;
+}
+
+json runLogHeader(const Session& session) {
+  return session.gpt() ? gptLogHeader(session) : logHeader(session);
+}
+
+json runLogStep(const Session& session, const StepReport& report) {
+  return session.gpt() ? gptLogStep(gptStepOf(report, *session.gpt())) : logStep(report);
+}
+
+json runLogEval(const Session& session, const EvalReport& eval) {
+  return session.gpt() ? gptLogEval(eval) : logEval(eval);
+}
+
+json runLogSummary(const Session& session, const RunSummary& summary) {
+  return session.gpt() ? gptLogSummary(session, gptSummary(summary, "")) : logSummary(summary);
 }
 
 } // namespace mantissa::train

@@ -2,13 +2,13 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "background_scans.h"
 
-#include <mantissa/data/dataset.h>
 #include <mantissa/amp/policy.h>
+#include <mantissa/data/dataset.h>
 #include <mantissa/model/cnn.h>
 #include <mantissa/model/gpt_network.h>
 #include <mantissa/model/mlp.h>
-#include <mantissa/train/gpt_run.h>
 #include <mantissa/telemetry/tensor_scan.h>
+#include <mantissa/train/gpt_run.h>
 #include <mantissa/train/session.h>
 
 #include <algorithm>
@@ -165,7 +165,9 @@ Session::Session(Session&&) noexcept = default;
 
 namespace {
 
-bool isGpt(const RunConfig& c) { return model::isGptSpec(c.model); }
+bool isGpt(const RunConfig& c) {
+  return model::isGptSpec(c.model);
+}
 
 // The recipe a run follows: the named one, or for a GPT with a policy spec
 // one built from the policy (its master-weight precision, loss scaling with
@@ -176,10 +178,19 @@ amp::Recipe recipeFor(const RunConfig& c) {
   using amp::OpClass;
   const amp::Policy p = amp::parsePolicy(c.policy);
   const DType master = p[OpClass::MasterWeights];
-  amp::Recipe r{"policy", "", p[OpClass::MatmulInputs], p[OpClass::MatmulAccumulation],
-                p[OpClass::Activations], p[OpClass::Loss], DType::F32, master,
-                p[OpClass::Gradients], p[OpClass::OptimizerState], master == DType::F32,
-                p.lossScaling, amp::UpdateRounding::Nearest,
+  amp::Recipe r{"policy",
+                "",
+                p[OpClass::MatmulInputs],
+                p[OpClass::MatmulAccumulation],
+                p[OpClass::Activations],
+                p[OpClass::Loss],
+                DType::F32,
+                master,
+                p[OpClass::Gradients],
+                p[OpClass::OptimizerState],
+                master == DType::F32,
+                p.lossScaling,
+                amp::UpdateRounding::Nearest,
                 p.lossScaling ? "pytorch" : "none"};
   r.scaling = p.scaling.scheme; // FP8 / microscaling of the linear layers' operands
   return r;
@@ -215,8 +226,9 @@ Session::Session(RunConfig config, std::shared_ptr<const data::TextCorpus> text)
     : m_config(validated(config)), m_recipe(recipeFor(m_config)), m_text(std::move(text)),
       m_telemetry(m_config.telemetryEvery) {
   if (!isGpt(m_config))
-    throw ConfigError("model: '" + m_config.model +
-                      "' trains on images; text data trains a GPT (gpt:layers=4,heads=4,embd=128,ctx=64)");
+    throw ConfigError(
+        "model: '" + m_config.model +
+        "' trains on images; text data trains a GPT (gpt:layers=4,heads=4,embd=128,ctx=64)");
   initText();
   initTraining();
 }
@@ -239,15 +251,15 @@ void Session::initImages() {
 
 void Session::initText() {
   const auto spec = model::parseGptSpec(m_config.model);
-  const amp::Policy policy = m_config.policy.empty() ? policyForRecipe(m_recipe)
-                                                     : amp::parsePolicy(m_config.policy);
-  auto gpt = std::make_unique<model::GptNetwork>(spec, m_text->vocabularySize(), m_config.batch,
-                                                 policy);
+  const amp::Policy policy =
+      m_config.policy.empty() ? policyForRecipe(m_recipe) : amp::parsePolicy(m_config.policy);
+  auto gpt =
+      std::make_unique<model::GptNetwork>(spec, m_text->vocabularySize(), m_config.batch, policy);
   m_gpt = gpt.get();
   m_model = std::move(gpt);
   m_model->initialize(m_config.seed);
-  m_textBatcher = std::make_unique<data::TextBatcher>(*m_text, data::TextSplit::Train, spec.ctx,
-                                                      m_config.seed);
+  m_textBatcher =
+      std::make_unique<data::TextBatcher>(*m_text, data::TextSplit::Train, spec.ctx, m_config.seed);
   // Fixed evaluation batches, drawn once.
   const std::size_t n = std::size_t(m_config.batch) * std::size_t(spec.ctx);
   for (auto [split, store] : {std::pair{data::TextSplit::Train, &m_evalTrain},
@@ -372,6 +384,23 @@ void Session::fail(const model::NonFiniteSite& site, std::string_view reason,
     d.message += ". " + std::string(detail);
   m_divergence = d;
   m_report.divergence = d;
+}
+
+void Session::nameGptDivergence(StepReport& r) {
+  Divergence& d = *r.divergence;
+  const std::string where =
+      " at step " + std::to_string(d.step) + " in policy " + m_gpt->gpt().policy().toSpec();
+  if (d.reason == "non-finite loss") {
+    const auto site = m_gpt->gpt().firstNonFinite();
+    const char* value = std::isnan(r.loss) ? "NaN" : r.loss > 0 ? "inf" : "-inf";
+    d.message = std::string("non-finite loss (") + value + ")" + where +
+                (site ? ": first non-finite value at " + *site : std::string());
+  } else if (d.reason == "non-finite gradient") {
+    d.message = "non-finite gradients" + where;
+  } else {
+    d.message = d.reason + where + ": " + d.message;
+  }
+  m_divergence = d;
 }
 
 const char* Session::inputProblem() const {
@@ -615,8 +644,8 @@ const StepReport& Session::step() {
                                 : amp::globalGradNorm(m_optimizer->parameters());
       if (m_scaler) {
         if (r.foundInf) // rare: locate where the overflow began (forward, else backward order)
-          r.firstNonFinite = forwardOverflow ? m_model->firstNonFinite(false)
-                                             : m_model->firstNonFinite(true);
+          r.firstNonFinite =
+              forwardOverflow ? m_model->firstNonFinite(false) : m_model->firstNonFinite(true);
         // A NaN in the data (hidden from the loss when a ReLU maps it to 0)
         // makes every step containing it "overflow": the scale is not the
         // cause, so report it instead of skipping steps for ever.
@@ -694,6 +723,8 @@ const StepReport& Session::step() {
         telemetry::ScalingFrame{m_step, m_model->scalingStats()});
   r.scaler = m_scaler ? m_scaler->state() : amp::ScalerState{1.0, 0, 0};
   r.scalerEvents = m_events;
+  if (r.divergence && m_gpt)
+    nameGptDivergence(r);
   ++m_step;
   r.stepMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

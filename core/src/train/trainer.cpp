@@ -10,8 +10,11 @@ namespace mantissa::train {
 
 namespace {
 
-// Evaluate every eval_every steps, or once per epoch when 0; always at the end.
+// Evaluate every eval_every steps, or once per epoch when 0 (a GPT: only at
+// the end); always at the end.
 bool evalDueFor(const Session& s, std::int64_t done) {
+  if (s.config().evalEvery <= 0 && s.isText())
+    return false;
   const std::int64_t every = s.config().evalEvery > 0 ? s.config().evalEvery : s.stepsPerEpoch();
   return done % every == 0 && done < s.totalSteps();
 }
@@ -25,6 +28,7 @@ RunSummary summarise(const Session& s, const EvalReport& finalEval, double wallS
   r.wallSeconds = wallSeconds;
   r.testAccuracy = finalEval.accuracy;
   r.testLoss = finalEval.loss;
+  r.evalTrainLoss = finalEval.trainLoss;
   r.finalTrainLoss = lastLoss;
   r.stoppedEarly = stopped;
   r.divergence = s.divergence();
@@ -71,6 +75,11 @@ Trainer::Trainer(RunConfig config, std::shared_ptr<const data::TrainTest> data,
     : m_session(std::make_unique<Session>(std::move(config), std::move(data))),
       m_callbacks(std::move(callbacks)) {}
 
+Trainer::Trainer(RunConfig config, std::shared_ptr<const data::TextCorpus> text,
+                 TrainerCallbacks callbacks)
+    : m_session(std::make_unique<Session>(std::move(config), std::move(text))),
+      m_callbacks(std::move(callbacks)) {}
+
 Trainer::~Trainer() {
   if (m_thread.joinable()) {
     m_thread.request_stop(); // the condition variable wakes on stop requests
@@ -85,11 +94,35 @@ void Trainer::start(bool startPaused) {
   m_thread = std::jthread([this](std::stop_token stop) { run(stop); });
 }
 
-void Trainer::pause() { m_gate.pause(); }
-void Trainer::resume() { m_gate.resume(); }
-void Trainer::stepOnce() { m_gate.stepOnce(); }
-void Trainer::setPace(double stepsPerSecond) { m_gate.setPace(stepsPerSecond); }
-double Trainer::pace() const { return m_gate.pace(); }
+void Trainer::keepServing(bool on) {
+  if (m_thread.joinable())
+    throw std::logic_error("Trainer::keepServing: after start");
+  m_keepServing = on;
+}
+
+void Trainer::pause() {
+  m_gate.pause();
+}
+void Trainer::resume() {
+  m_gate.resume();
+}
+void Trainer::stepOnce() {
+  m_gate.stepOnce();
+}
+void Trainer::setPace(double stepsPerSecond) {
+  m_gate.setPace(stepsPerSecond);
+}
+double Trainer::pace() const {
+  return m_gate.pace();
+}
+
+void Trainer::finish() {
+  {
+    std::lock_guard lock(m_gate.mutex());
+    m_endRun = true;
+  }
+  m_gate.notify();
+}
 
 void Trainer::stop() {
   m_thread.request_stop(); // ends the gate's waits (they wait on the stop token)
@@ -104,10 +137,16 @@ void Trainer::run(std::stop_token stop) {
   Session& s = *m_session;
   const auto start = std::chrono::steady_clock::now();
   double lastLoss = 0.0;
-  const auto pending = [this] { return !m_visits.empty(); };
+  const auto pending = [this] { return !m_visits.empty(); }; // under the gate's mutex
+  const auto work = [this] { return !m_visits.empty() || m_endRun; };
   while (!s.finished()) {
-    const StepGate::Next next = m_gate.waitForStep(stop, pending);
+    const StepGate::Next next = m_gate.waitForStep(stop, work);
     if (next == StepGate::Next::Work) {
+      {
+        std::lock_guard lock(m_gate.mutex());
+        if (m_endRun)
+          break;
+      }
       serveVisits();
       continue;
     }
@@ -124,11 +163,13 @@ void Trainer::run(std::stop_token stop) {
   const EvalReport last = s.evaluate();
   if (m_callbacks.onEval)
     m_callbacks.onEval(last);
-  const RunSummary summary =
-      summarise(s, last, secondsSince(start), lastLoss, !s.finished());
+  const RunSummary summary = summarise(s, last, secondsSince(start), lastLoss, !s.finished());
   m_gate.finish();
   if (m_callbacks.onDone)
     m_callbacks.onDone(summary);
+  if (m_keepServing)
+    while (m_gate.waitUntil(stop, pending))
+      serveVisits();
   {
     std::lock_guard lock(m_gate.mutex());
     m_closed = true;
@@ -137,11 +178,29 @@ void Trainer::run(std::stop_token stop) {
 }
 
 bool Trainer::visit(std::function<void(const Session&)> visit) {
+  return post([f = std::move(visit)](Session& s) {
+    if (f)
+      f(s);
+  });
+}
+
+bool Trainer::sample(int n, double temperature, std::uint64_t seed,
+                     std::function<void(std::string)> done) {
+  if (!m_session->gpt())
+    return false;
+  return post([n, temperature, seed, done = std::move(done)](Session& s) {
+    std::string text = s.divergence() ? std::string() : s.sample(n, temperature, seed);
+    if (done)
+      done(std::move(text));
+  });
+}
+
+bool Trainer::post(std::function<void(Session&)> work) {
   {
     std::lock_guard lock(m_gate.mutex());
     if (m_closed)
       return false;
-    m_visits.push_back(std::move(visit));
+    m_visits.push_back(std::move(work));
   }
   m_gate.notify();
   return true;
@@ -149,7 +208,7 @@ bool Trainer::visit(std::function<void(const Session&)> visit) {
 
 void Trainer::serveVisits() {
   for (;;) {
-    std::function<void(const Session&)> f;
+    std::function<void(Session&)> f;
     {
       std::lock_guard lock(m_gate.mutex());
       if (m_visits.empty())
@@ -162,6 +221,8 @@ void Trainer::serveVisits() {
   }
 }
 
-bool Trainer::evalDue(std::int64_t stepsDone) const { return evalDueFor(*m_session, stepsDone); }
+bool Trainer::evalDue(std::int64_t stepsDone) const {
+  return evalDueFor(*m_session, stepsDone);
+}
 
 } // namespace mantissa::train

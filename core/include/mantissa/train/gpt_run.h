@@ -30,26 +30,30 @@
 #include <string>
 #include <vector>
 
+namespace mantissa::model {
+class GptNetwork;
+}
+
 namespace mantissa::train {
 
 struct GptRunConfig {
   std::string data = "shakespeare"; // built-in text or a UTF-8 .txt path
   std::string model = "gpt:layers=4,heads=4,embd=128,ctx=64";
-  std::string recipe = "fp32";      // a recipe: its policy, master weights and scaler
-  std::string policy;               // "" = the recipe's policy; else parsePolicy spec
+  std::string recipe = "fp32"; // a recipe: its policy, master weights and scaler
+  std::string policy;          // "" = the recipe's policy; else parsePolicy spec
   int batch = 12;
   std::int64_t steps = 2000;
   double lr = 1e-3;
   double beta1 = 0.9;
   double beta2 = 0.99;
-  double weightDecay = 0.1;         // matrices and embeddings only
+  double weightDecay = 0.1; // matrices and embeddings only
   std::int64_t warmupSteps = 100;
-  double lrFloor = 1e-4;            // cosine end value
-  double clipNorm = 1.0;            // 0 = off
+  double lrFloor = 1e-4; // cosine end value
+  double clipNorm = 1.0; // 0 = off
   std::uint64_t seed = 1;
-  int evalBatches = 20;             // fixed batches per split for train_loss / val_loss
-  std::int64_t evalEvery = 250;     // 0 = only at the end
-  int telemetryEvery = 0;           // K: a telemetry frame every K steps; 0 = off
+  int evalBatches = 20;         // fixed batches per split for train_loss / val_loss
+  std::int64_t evalEvery = 250; // 0 = only at the end
+  int telemetryEvery = 0;       // K: a telemetry frame every K steps; 0 = off
 
   // Every problem, one message each; empty when valid.
   std::vector<std::string> problems() const;
@@ -73,14 +77,14 @@ struct GptStep {
   double lr = 0.0;
   double gradNorm = 0.0;
   double lossScale = 1.0;
-  bool foundInf = false;            // non-finite gradients (skipped with a scaler)
+  bool foundInf = false; // non-finite gradients (skipped with a scaler)
   bool skipped = false;
   double stepMs = 0.0;
-  model::GptTimes times;            // per op, forward + backward of this step
-  double matmulForwardMs = 0.0;     // the forward's share of times.matmulMs
-  double dataMs = 0.0;              // drawing the batch
-  double optimizerMs = 0.0;         // unscale + check, clipping, AdamW, working casts
-  double telemetryMs = 0.0;         // this step's telemetry frame
+  model::GptTimes times;        // per op, forward + backward of this step
+  double matmulForwardMs = 0.0; // the forward's share of times.matmulMs
+  double dataMs = 0.0;          // drawing the batch
+  double optimizerMs = 0.0;     // unscale + check, clipping, AdamW, working casts
+  double telemetryMs = 0.0;     // this step's telemetry frame
   // Every telemetryEvery steps: the exponent histograms and cast fractions of
   // each parameter's weights (as used by this step) and gradients (scaled and
   // unscaled views when loss scaling is on), and of the model's observed
@@ -91,6 +95,10 @@ struct GptStep {
   // (Gpt::scalingStats); null otherwise.
   std::shared_ptr<const telemetry::ScalingFrame> scaling;
 };
+
+// The GPT's view of a Session step (its per-op times, read from the network
+// right after the step).
+GptStep gptStepOf(const StepReport& step, const model::GptNetwork& network);
 
 struct GptEval {
   std::int64_t step = 0;

@@ -33,15 +33,18 @@ namespace mantissa::train {
 
 // The run's name in its log (header "name", summary "recipe"): the recipe,
 // or the policy's canonical spec when one was given.
+std::string gptRunName(const Session& session); // precondition: session.gpt()
 std::string gptRunName(const GptRun& run);
 
 // The fixed parts of the run (what construction fixed).
+nlohmann::json gptLogHeader(const Session& session); // precondition: session.gpt()
 nlohmann::json gptLogHeader(const GptRun& run);
 nlohmann::json gptLogStep(const GptStep& step);
 nlohmann::json gptLogEval(const GptEval& eval);
+nlohmann::json gptLogEval(const EvalReport& eval);
 
 struct GptSummary {
-  GptEval last;              // the final evaluation
+  GptEval last; // the final evaluation
   std::int64_t steps = 0;
   std::int64_t skippedSteps = 0;
   double wallSeconds = 0.0;
@@ -51,6 +54,9 @@ struct GptSummary {
 };
 GptSummary gptSummary(const GptRun& run, const GptEval& last, double wallSeconds,
                       std::string sample);
+// The summary of a run a Trainer (or runToCompletion) ended.
+GptSummary gptSummary(const RunSummary& summary, std::string sample);
+nlohmann::json gptLogSummary(const Session& session, const GptSummary& summary);
 nlohmann::json gptLogSummary(const GptRun& run, const GptSummary& summary);
 
 // The op table of a GPT run (model::GptNetwork::opRows): one row per op class

@@ -23,7 +23,8 @@ namespace mantissa::train {
 //  "matmul": the first product's kernel and path (as logs have always had it),
 //  "matmuls": [{"layer", "product" ("forward", "dX", "dW"), "m", "n", "k",
 //  "path" ("native", "fp32-compute"), "inputs", "kernel", "reason", "result"}]
-//  (every product; absent in older logs), "total_steps": ..., "machine": {...}, ...}: the fixed parts
+//  (every product; absent in older logs), "total_steps": ..., "machine": {...}, ...}: the fixed
+//  parts
 // of the session (read only what construction fixed, so any thread may call it
 // before the run starts).
 nlohmann::json logHeader(const Session& session);
@@ -40,5 +41,14 @@ std::vector<nn::MatmulUse> matmulUsesFromJson(const nlohmann::json& array);
 nlohmann::json logEval(const EvalReport& eval);
 // {"summary": true, "test_accuracy": ..., "steps": ..., "wall_s": ..., ...}
 nlohmann::json logSummary(const RunSummary& summary);
+
+// The objects of any run's log, from its session: those above for an MLP or
+// CNN, a GPT's of run_log_gpt.h (its policy and op table, val_loss and
+// train_loss, the per-op times). runLogStep reads the GPT's op times from
+// the network: call it right after the step, on the thread that ran it.
+nlohmann::json runLogHeader(const Session& session);
+nlohmann::json runLogStep(const Session& session, const StepReport& report);
+nlohmann::json runLogEval(const Session& session, const EvalReport& eval);
+nlohmann::json runLogSummary(const Session& session, const RunSummary& summary);
 
 } // namespace mantissa::train

@@ -150,6 +150,11 @@ private:
   // in layer L, op OP (pass). <detail>".
   void fail(const model::NonFiniteSite& site, std::string_view reason,
             std::string_view detail = {});
+  // A GPT's divergence message, once the step's loss is known: the policy,
+  // and for a non-finite loss the first tensor (by name, in forward order)
+  // holding inf or NaN ("non-finite loss (NaN) at step 3 in policy P: first
+  // non-finite value at h0.attention scores").
+  void nameGptDivergence(StepReport& r);
   // "input contains NaN|inf" when a micro-batch of this step held one, else nullptr.
   const char* inputProblem() const;
   // fail() at the input when inputProblem(); returns whether it did.
@@ -159,7 +164,7 @@ private:
 
   RunConfig m_config;
   amp::Recipe m_recipe;
-  std::shared_ptr<const data::TrainTest> m_data; // images; null for text
+  std::shared_ptr<const data::TrainTest> m_data;  // images; null for text
   std::shared_ptr<const data::TextCorpus> m_text; // text; null for images
   model::GptNetwork* m_gpt = nullptr;             // m_model, when a GPT
   std::unique_ptr<data::TextBatcher> m_textBatcher;
@@ -182,7 +187,7 @@ private:
   std::int64_t m_totalSteps = 0;
   std::int64_t m_step = 0;
   std::int64_t m_skipped = 0;
-  int m_forwardOverflowRun = 0; // consecutive steps whose forward pass overflowed (skipped)
+  int m_forwardOverflowRun = 0;         // consecutive steps whose forward pass overflowed (skipped)
   const char* m_inputProblem = nullptr; // this step, with accumulation: first non-finite input
   std::optional<Divergence> m_divergence;
   StepReport m_report;

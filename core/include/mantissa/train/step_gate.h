@@ -3,7 +3,7 @@
 #pragma once
 
 // When a training thread may start its next step: the pause, single-step,
-// pace and stop rules shared by every trainer thread (Trainer, GptTrainer).
+// pace and stop rules shared by every trainer thread.
 //
 //   stop:  the thread's std::stop_token, checked before every step; a stop
 //          request ends any wait at once.

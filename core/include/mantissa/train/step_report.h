@@ -34,23 +34,23 @@ struct Divergence {
 };
 
 struct StepReport {
-  std::int64_t step = 0;       // 0-based index of this optimizer step
+  std::int64_t step = 0; // 0-based index of this optimizer step
   std::int64_t totalSteps = 0;
-  std::int64_t epoch = 0;      // epoch of the last micro-batch
-  double loss = 0.0;           // mean training cross-entropy (unscaled) over the micro-batches
-  double accuracy = 0.0;       // fraction of this step's samples classified correctly
-  double lr = 0.0;             // learning rate used
-  double lossScale = 1.0;      // scale the loss was multiplied by
-  bool foundInf = false;       // scaled gradients had inf/NaN
-  bool skipped = false;        // the optimizer step was not applied
-  double gradNorm = 0.0;       // global norm after unscaling, before clipping (NaN if foundInf)
-  double clipFactor = 1.0;     // < 1 when the gradients were clipped
-  double stepMs = 0.0;         // wall time of the whole step
-  model::OpTimes times;        // its breakdown by op kind
+  std::int64_t epoch = 0;  // epoch of the last micro-batch
+  double loss = 0.0;       // mean training cross-entropy (unscaled) over the micro-batches
+  double accuracy = 0.0;   // fraction of this step's samples classified correctly
+  double lr = 0.0;         // learning rate used
+  double lossScale = 1.0;  // scale the loss was multiplied by
+  bool foundInf = false;   // scaled gradients had inf/NaN
+  bool skipped = false;    // the optimizer step was not applied
+  double gradNorm = 0.0;   // global norm after unscaling, before clipping (NaN if foundInf)
+  double clipFactor = 1.0; // < 1 when the gradients were clipped
+  double stepMs = 0.0;     // wall time of the whole step
+  model::OpTimes times;    // its breakdown by op kind
   amp::ScalerState scaler{1.0, 0, 0};
-  std::span<const amp::ScalerEvent> scalerEvents;   // events of this step
-  amp::UpdateStats updates;                          // summed over parameter tensors
-  std::span<const model::GradUnderflow> underflow;   // [layers], at telemetry steps only (else empty)
+  std::span<const amp::ScalerEvent> scalerEvents;  // events of this step
+  amp::UpdateStats updates;                        // summed over parameter tensors
+  std::span<const model::GradUnderflow> underflow; // [layers], at telemetry steps only (else empty)
   std::shared_ptr<const telemetry::TelemetryFrame> telemetry; // at telemetry steps only
   // FP8 / microscaling recipes: every scaled tensor this step (Network::scalingStats)
   std::shared_ptr<const telemetry::ScalingFrame> scaling;
@@ -62,19 +62,20 @@ struct EvalReport {
   std::int64_t step = 0; // optimizer steps done when evaluated
   double loss = 0.0;     // mean test cross-entropy (GPT: over the validation split's fixed batches)
   std::optional<double> trainLoss; // GPT: over the training split's fixed batches
-  double accuracy = 0.0; // fraction correct
+  double accuracy = 0.0;           // fraction correct
   std::int64_t samples = 0;
 };
 
 struct RunSummary {
   std::string recipe;
-  std::int64_t steps = 0;      // optimizer steps completed
+  std::int64_t steps = 0; // optimizer steps completed
   std::int64_t skippedSteps = 0;
   double wallSeconds = 0.0;
   double testAccuracy = 0.0;
-  double testLoss = 0.0;
-  double finalTrainLoss = 0.0;
-  bool stoppedEarly = false;   // stop() before the planned steps
+  double testLoss = 0.0;               // a GPT's: the final validation loss
+  double finalTrainLoss = 0.0;         // the last step's loss
+  std::optional<double> evalTrainLoss; // a GPT's: the final evaluation's training-split loss
+  bool stoppedEarly = false;           // stop() before the planned steps
   std::optional<Divergence> divergence;
 };
 
