@@ -80,7 +80,7 @@ train::TrainerCallbacks logInto(Inbox& inbox, train::Trainer*& trainer) {
 
 } // namespace
 
-TEST(GptTrainer, SingleStepsWhilePausedThenRunsToTheEndAndLogsARunLog) {
+TEST(TrainerGpt, SingleStepsWhilePausedThenRunsToTheEndAndLogsARunLog) {
   Inbox inbox;
   train::Trainer* self = nullptr;
   train::Trainer trainer(tinyConfig(7), logInto(inbox, self));
@@ -143,7 +143,7 @@ TEST(GptTrainer, SingleStepsWhilePausedThenRunsToTheEndAndLogsARunLog) {
   EXPECT_EQ(log.summary["recipe"], "fp32");
 }
 
-TEST(GptTrainer, StopEndsARunEarlyWithItsSummary) {
+TEST(TrainerGpt, StopEndsARunEarlyWithItsSummary) {
   Inbox inbox;
   train::Trainer* self = nullptr;
   train::Trainer trainer(tinyConfig(100000), logInto(inbox, self));
@@ -160,7 +160,7 @@ TEST(GptTrainer, StopEndsARunEarlyWithItsSummary) {
   EXPECT_LT(trainer.stepsDone(), 100000);
 }
 
-TEST(GptTrainer, FinishingEarlyKeepsServingSamples) {
+TEST(TrainerGpt, FinishingEarlyKeepsServingSamples) {
   Inbox inbox;
   train::Trainer* self = nullptr;
   train::Trainer trainer(tinyConfig(100000), logInto(inbox, self));
@@ -190,7 +190,7 @@ TEST(GptTrainer, FinishingEarlyKeepsServingSamples) {
 
 // Without keepServing the thread ends with the run, as it always has for the
 // command line and the tests: a sample asked after that is refused.
-TEST(GptTrainer, WithoutKeepServingTheThreadEndsWithTheRun) {
+TEST(TrainerGpt, WithoutKeepServingTheThreadEndsWithTheRun) {
   Inbox inbox;
   train::Trainer* self = nullptr;
   train::Trainer trainer(tinyConfig(2), logInto(inbox, self));
@@ -203,7 +203,7 @@ TEST(GptTrainer, WithoutKeepServingTheThreadEndsWithTheRun) {
 }
 
 // Only a GPT has text to generate: an MLP's trainer refuses sample requests.
-TEST(GptTrainer, AnMlpTrainerRefusesToSample) {
+TEST(TrainerGpt, AnMlpTrainerRefusesToSample) {
   train::RunConfig c; // MNIST, the default MLP
   c.steps = 2;
   train::Trainer trainer(c, {});
