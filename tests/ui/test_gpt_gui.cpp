@@ -9,8 +9,9 @@
 // Generate panel samples from paused and finished runs side by side.
 #include "ui/app_shell/main_window.h"
 #include "ui/bridge/run_controller.h"
-#include "ui/panels/generate_panel.h"
 #include "ui/charts/histogram_chart.h"
+#include "ui/charts/steady_label.h"
+#include "ui/panels/generate_panel.h"
 #include "ui/panels/gpt_setup.h"
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/policy_editor.h"
@@ -27,8 +28,8 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QToolBar>
 #include <QTest>
+#include <QToolBar>
 
 #include <gtest/gtest.h>
 
@@ -97,14 +98,28 @@ TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
   EXPECT_EQ(w.c->runName(1), QStringLiteral("bf16-mixed"));
   w.train->startAction()->trigger();
   // Training runs on the runs' own threads: the GUI thread keeps turning its
-  // event loop (QTRY) while the steps arrive through the run logs.
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->state() == RunController::State::Finished; }, 120000));
-  // The summary reaches each record through its log.
+  // event loop (QTRY) while the steps arrive through the runs' mailboxes.
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return w.c->state() == RunController::State::Finished; }, 120000));
+  // The summary reaches each record with the run's last snapshot.
   const auto ended = [&](int run) {
     const auto& snap = w.c->record(run).snapshot();
     return snap && snap->finished;
   };
   ASSERT_TRUE(QTest::qWaitFor([&] { return ended(0) && ended(1); }, 10000));
+  // The toolbar reads each finished run's validation loss; a GPT has no test accuracy.
+  {
+    const auto* progress = w.train->findChild<SteadyTextLine*>(QStringLiteral("trainProgress"));
+    ASSERT_NE(progress, nullptr);
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return progress->fullText().count(QStringLiteral("val_loss")) == 2; }, 10000))
+        << progress->fullText().toStdString();
+    EXPECT_FALSE(progress->fullText().contains(QStringLiteral("test ")))
+        << progress->fullText().toStdString();
+    const double val = w.c->record(0).snapshot()->summary->testLoss;
+    EXPECT_TRUE(progress->fullText().contains(QStringLiteral("val_loss %1").arg(val, 0, 'f', 3)))
+        << progress->fullText().toStdString();
+  }
   for (int run : {0, 1}) {
     const RunRecord& r = w.c->record(run);
     EXPECT_EQ(r.lastStep(), 5);
@@ -118,8 +133,8 @@ TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
   // probabilities and LayerNorm inputs of every block have frames.
   w.train->setSelectedRun(1);
   const QStringList items = layerItems(w.train);
-  for (const char* name : {"h0.attention probs", "h3.attention probs", "h0.ln1 input",
-                           "h2.ln2 input", "h1.qkv.w"}) {
+  for (const char* name :
+       {"h0.attention probs", "h3.attention probs", "h0.ln1 input", "h2.ln2 input", "h1.qkv.w"}) {
     const int layer = layerIndex(w.c, 1, QString::fromLatin1(name));
     ASSERT_GE(layer, 0) << name;
     EXPECT_TRUE(items.contains(QStringLiteral("layer %1: %2").arg(layer).arg(QLatin1String(name))))
@@ -226,7 +241,8 @@ TEST(GptGui, GeneratePanelSamplesFromPausedAndFinishedRunsSideBySide) {
   EXPECT_EQ(w.c->trainerState(0), train::TrainerState::Paused);
 
   w.train->pauseAction()->trigger(); // resume to the end
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->state() == RunController::State::Finished; }, 60000));
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return w.c->state() == RunController::State::Finished; }, 60000));
   gen->charactersBox()->setValue(25);
   EXPECT_EQ(gen->generate(), 2);
   ASSERT_TRUE(QTest::qWaitFor([&] { return gen->pending() == 0; }, 60000));
@@ -246,11 +262,14 @@ TEST(GptGui, StopEndsGptRunsEarlyAndTheyStillGenerate) {
   w.train->startAction()->trigger();
   ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->record(0).lastStep() >= 1; }, 60000));
   w.train->stopAction()->trigger();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->state() == RunController::State::Finished; }, 60000));
-  ASSERT_TRUE(QTest::qWaitFor([&] {
-    const auto& snap = w.c->record(0).snapshot();
-    return snap && snap->summary;
-  }, 10000));
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return w.c->state() == RunController::State::Finished; }, 60000));
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] {
+        const auto& snap = w.c->record(0).snapshot();
+        return snap && snap->summary;
+      },
+      10000));
   EXPECT_TRUE(w.c->record(0).snapshot()->summary->stoppedEarly);
   EXPECT_LT(w.c->record(0).lastStep(), 100);
   GeneratePanel* gen = w.train->generatePanel();
@@ -287,8 +306,7 @@ TEST(GptGui, StartWithTheGptTabShowingTrainsTheGptRuns) {
   ASSERT_NE(tabs, nullptr);
   const int gptTab = tabs->indexOf(w.train->findChild<QWidget*>(QStringLiteral("gptSetupScroll")));
   ASSERT_GE(gptTab, 0);
-  QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {},
-                    tabs->tabBar()->tabRect(gptTab).center());
+  QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {}, tabs->tabBar()->tabRect(gptTab).center());
   ASSERT_EQ(tabs->currentIndex(), gptTab);
   EXPECT_TRUE(setup->isVisible());
 

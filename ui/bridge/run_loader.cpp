@@ -49,9 +49,9 @@ model::OpTimes opTimes(const json& row) {
   if (it == row.end() || !it->is_object())
     return {};
   const json& b = *it;
-  model::OpTimes t{number(b, "matmul_fwd"), number(b, "matmul_bwd"), number(b, "conversion"),
-                   number(b, "elementwise"), number(b, "loss"),      number(b, "optimizer"),
-                   number(b, "telemetry"),  number(b, "data")};
+  model::OpTimes t{number(b, "matmul_fwd"),  number(b, "matmul_bwd"), number(b, "conversion"),
+                   number(b, "elementwise"), number(b, "loss"),       number(b, "optimizer"),
+                   number(b, "telemetry"),   number(b, "data")};
   t.convForward = number(b, "conv_fwd");
   t.convBackward = number(b, "conv_bwd");
   return t;
@@ -81,6 +81,8 @@ std::optional<train::RunSummary> summaryOf(const train::RunLog& log) {
   summary.wallSeconds = number(s, "wall_s");
   summary.testAccuracy = number(s, "test_accuracy");
   summary.testLoss = number(s, "test_loss", std::numeric_limits<double>::quiet_NaN());
+  if (const auto it = s.find("train_loss"); it != s.end() && it->is_number()) // a GPT's
+    summary.evalTrainLoss = it->get<double>();
   summary.finalTrainLoss = log.steps.empty() ? 0.0 : log.steps.back().loss;
   summary.stoppedEarly = s.value("stopped_early", false);
   summary.divergence = divergence(s);
@@ -104,8 +106,8 @@ void addForeignFacts(RunFacts& f, const json& h) {
       const std::size_t recipeRows = amp::recipeTable(*f.recipe).size();
       for (std::size_t i = recipeRows; i < it->size(); ++i)
         if ((*it)[i].is_object())
-          f.modelOpRows.push_back({text((*it)[i], "op"), text((*it)[i], "precision"),
-                                   text((*it)[i], "note")});
+          f.modelOpRows.push_back(
+              {text((*it)[i], "op"), text((*it)[i], "precision"), text((*it)[i], "note")});
     }
   }
   if (f.telemetryEvery == 0)

@@ -41,16 +41,11 @@ QString duration(double seconds) {
 
 QString className(telemetry::TensorClass cls) {
   switch (cls) {
-  case telemetry::TensorClass::Weights:
-    return QObject::tr("weights");
-  case telemetry::TensorClass::Activations:
-    return QObject::tr("activations");
-  case telemetry::TensorClass::ActivationGrads:
-    return QObject::tr("activation gradients");
-  case telemetry::TensorClass::WeightGrads:
-    return QObject::tr("weight gradients");
-  case telemetry::TensorClass::Updates:
-    return QObject::tr("weight updates");
+  case telemetry::TensorClass::Weights: return QObject::tr("weights");
+  case telemetry::TensorClass::Activations: return QObject::tr("activations");
+  case telemetry::TensorClass::ActivationGrads: return QObject::tr("activation gradients");
+  case telemetry::TensorClass::WeightGrads: return QObject::tr("weight gradients");
+  case telemetry::TensorClass::Updates: return QObject::tr("weight updates");
   }
   return {};
 }
@@ -99,7 +94,8 @@ void TrainPanel::redrawAll() {
 // usually a hidden tab): its key says what it was drawn from.
 void TrainPanel::refreshCurves() {
   const auto refreshChart = [this](CurveChart* chart, RunRecord::Column column,
-                                   const std::vector<telemetry::SeriesPoint>& (RunRecord::*test)() const,
+                                   const std::vector<telemetry::SeriesPoint>& (RunRecord::*test)()
+                                       const,
                                    std::vector<std::int64_t>& drawnKey) {
     if (!shows(chart))
       return;
@@ -171,8 +167,8 @@ void TrainPanel::refreshHistogram() {
   const auto& names = m_controller->facts(run).layerNames;
   QString subject =
       std::size_t(layer) < names.size() && !names[std::size_t(layer)].isEmpty()
-          ? tr("%1 · %2 %3").arg(m_controller->runName(run), names[std::size_t(layer)],
-                                 className(cls))
+          ? tr("%1 · %2 %3")
+                .arg(m_controller->runName(run), names[std::size_t(layer)], className(cls))
           : tr("%1 · layer %2 %3").arg(m_controller->runName(run)).arg(layer).arg(className(cls));
   // A loss multiplier (the underflow and scaling presets' 2^-14) is in every
   // gradient as stored, and so in what the chart draws: the title says so.
@@ -180,13 +176,13 @@ void TrainPanel::refreshHistogram() {
       m != 1.0 && (cls == telemetry::TensorClass::WeightGrads ||
                    cls == telemetry::TensorClass::ActivationGrads)) {
     int e = 0;
-    const QString factor = std::frexp(m, &e) == 0.5 ? QStringLiteral("2^%1").arg(e - 1)
-                                                    : QString::number(m, 'g', 4);
+    const QString factor =
+        std::frexp(m, &e) == 0.5 ? QStringLiteral("2^%1").arg(e - 1) : QString::number(m, 'g', 4);
     subject += tr(" · loss × %1").arg(factor);
   }
   QString detail = tr("step %1").arg(frame->step);
-  if (std::size_t(layer) < frame->swamped.size() && !std::isnan(frame->swamped[std::size_t(layer)]) &&
-      cls == telemetry::TensorClass::Updates)
+  if (std::size_t(layer) < frame->swamped.size() &&
+      !std::isnan(frame->swamped[std::size_t(layer)]) && cls == telemetry::TensorClass::Updates)
     detail += tr(" · %1 % swamped").arg(100.0 * frame->swamped[std::size_t(layer)], 0, 'f', 1);
   m_histogram->setSubject(subject, detail);
 }
@@ -228,10 +224,10 @@ void TrainPanel::refreshHeatmap() {
   const auto& frames = r.frames();
   // Rebuild when the subject changed or the record thinned its frames (it
   // keeps the first, so fewer frames than rows tells); else append.
-  const bool rebuild = key != m_heatmapKey ||
-                       (m_heatmap->rowCount() > 0 &&
-                        (frames.empty() || frames.front()->step != m_heatmap->stepOfRow(0) ||
-                         std::size_t(m_heatmap->rowCount()) > frames.size()));
+  const bool rebuild =
+      key != m_heatmapKey || (m_heatmap->rowCount() > 0 &&
+                              (frames.empty() || frames.front()->step != m_heatmap->stepOfRow(0) ||
+                               std::size_t(m_heatmap->rowCount()) > frames.size()));
   const auto note = [&](const telemetry::TelemetryFrame& f) {
     if (f.find(layer, cls, true) == nullptr)
       return QString();
@@ -255,16 +251,20 @@ void TrainPanel::refreshHeatmap() {
     const auto& names = m_controller->facts(run).layerNames;
     m_heatmap->setSubject(
         std::size_t(layer) < names.size() && !names[std::size_t(layer)].isEmpty()
-            ? tr("%1 · %2 %3").arg(m_controller->runName(run), names[std::size_t(layer)],
-                                   className(cls))
-            : tr("%1 · layer %2 %3").arg(m_controller->runName(run)).arg(layer).arg(className(cls)));
+            ? tr("%1 · %2 %3")
+                  .arg(m_controller->runName(run), names[std::size_t(layer)], className(cls))
+            : tr("%1 · layer %2 %3")
+                  .arg(m_controller->runName(run))
+                  .arg(layer)
+                  .arg(className(cls)));
     m_heatmap->setValuesNote(valuesNote);
     m_heatmapKey = key;
     if (m_scrubStep)
       m_heatmap->selectStep(*m_scrubStep);
     return;
   }
-  const std::int64_t last = m_heatmap->rowCount() > 0 ? m_heatmap->stepOfRow(m_heatmap->rowCount() - 1) : -1;
+  const std::int64_t last =
+      m_heatmap->rowCount() > 0 ? m_heatmap->stepOfRow(m_heatmap->rowCount() - 1) : -1;
   auto it = std::upper_bound(frames.begin(), frames.end(), last,
                              [](std::int64_t s, const auto& f) { return s < f->step; });
   for (; it != frames.end(); ++it)
@@ -313,7 +313,7 @@ QString TrainPanel::divergenceText() const {
 void TrainPanel::refreshStatus() {
   QStringList parts;
   QStringList progress;
-  QStringList steps;    // shorter forms for a narrow toolbar
+  QStringList steps; // shorter forms for a narrow toolbar
   QStringList percents;
   double elapsed = 0.0;
   for (int i = 0; i < m_controller->runCount(); ++i) {
@@ -334,8 +334,12 @@ void TrainPanel::refreshStatus() {
       else
         text += tr(" · %1 steps/s").arg(snap->stepsPerSecond, 0, 'f', 0);
     }
-    if (snap && snap->summary)
-      text += tr(" · test %1 %").arg(100.0 * snap->summary->testAccuracy, 0, 'f', 2);
+    if (snap && snap->summary) {
+      if (snap->summary->evalTrainLoss) // a GPT: its validation loss, no accuracy
+        text += tr(" · val_loss %1").arg(snap->summary->testLoss, 0, 'f', 3);
+      else
+        text += tr(" · test %1 %").arg(100.0 * snap->summary->testAccuracy, 0, 'f', 2);
+    }
     if (r.divergence())
       text += tr(" · diverged");
     progress << text;
