@@ -82,8 +82,8 @@ void expectSameCounts(const tl::ExponentHistogram& h, std::span<const float> val
 
 TEST(GptLog, AShortRunsLogLoadsAsARunLogWithNamedFrames) {
   train::GptRun run(tinyConfig());
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("gpt_log_" + std::to_string(::getpid()) + ".jsonl");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("gpt_log_" + std::to_string(::getpid()) + ".jsonl");
   {
     std::ofstream out(path);
     out << train::gptLogHeader(run).dump() << "\n";
@@ -94,7 +94,8 @@ TEST(GptLog, AShortRunsLogLoadsAsARunLogWithNamedFrames) {
     }
     const train::GptEval last = run.evaluate();
     out << train::gptLogEval(last).dump() << "\n";
-    out << train::gptLogSummary(run, train::gptSummary(run, last, 1.5, run.sample(30, 1.0, 7))).dump()
+    out << train::gptLogSummary(run, train::gptSummary(run, last, 1.5, run.sample(30, 1.0, 7)))
+               .dump()
         << "\n";
   }
   const train::RunLog log = train::loadRunLog(path);
@@ -113,6 +114,17 @@ TEST(GptLog, AShortRunsLogLoadsAsARunLogWithNamedFrames) {
   EXPECT_EQ(log.summary["train_loss"].get<double>(), log.evals[2].trainLoss);
   EXPECT_EQ(log.summary["sample"].get<std::string>().size(), 30u); // Tiny Shakespeare is ASCII
   EXPECT_FALSE(log.summary["diverged"].get<bool>());
+
+  // Memory, as every run's header has it: the FP32 master weights and their
+  // gradients take 4 bytes per parameter, AdamW's two FP32 moments 8.
+  const auto params = log.header["parameters"].get<std::int64_t>();
+  EXPECT_EQ(log.header["bytes"]["master weights"].get<std::int64_t>(), 4 * params);
+  EXPECT_EQ(log.header["bytes"]["gradients"].get<std::int64_t>(), 4 * params);
+  EXPECT_EQ(log.header["bytes_at_recipe_precision"]["master weights"].get<std::int64_t>(),
+            4 * params);
+  EXPECT_EQ(log.header["bytes_at_recipe_precision"]["optimizer state"].get<std::int64_t>(),
+            8 * params);
+  EXPECT_GE(log.header["bytes"]["optimizer state"].get<std::int64_t>(), 8 * params);
 
   // The header names every layer of the frames; each block's attention
   // probabilities and both LayerNorm inputs have activation histograms.

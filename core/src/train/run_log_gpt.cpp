@@ -5,6 +5,7 @@
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/train/run_log_gpt.h>
+#include <mantissa/train/run_log_rows.h>
 
 #include <algorithm>
 #include <cmath>
@@ -70,6 +71,8 @@ json gptLogHeader(const Session& session) {
           {"policy_table", policyTable},
           {"recipe_table", recipeTable},
           {"scaler", gpt.policy().lossScaling ? "dynamic loss scaling (GradScaler)" : "none"},
+          {"bytes", allocatedBytesJson(session)},
+          {"bytes_at_recipe_precision", planBytesJson(session)},
           {"layers", net.telemetryLayers()},
           {"matmul", gpt.matmulImplementation()},
           {"total_steps", c.steps},

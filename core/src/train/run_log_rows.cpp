@@ -94,30 +94,38 @@ std::vector<nn::MatmulUse> matmulUsesFromJson(const json& array) {
   return uses;
 }
 
+json allocatedBytesJson(const Session& s) {
+  json bytes = json::object();
+  for (const auto& [name, n] : s.allocatedBytes())
+    bytes[name] = n;
+  return bytes;
+}
+
+json planBytesJson(const Session& s) {
+  const auto plan = s.plan();
+  json nominal = json::object();
+  for (auto role : {model::TensorRole::Weights, model::TensorRole::MasterWeights,
+                    model::TensorRole::Activations, model::TensorRole::Gradients,
+                    model::TensorRole::OptimizerState})
+    nominal[std::string(model::tensorRoleName(role))] = model::bytesFor(plan, role);
+  return nominal;
+}
+
 json logHeader(const Session& s) {
   auto table = json::array();
   for (const auto& row : amp::recipeTable(s.recipe()))
     table.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
   for (const auto& row : s.model().opRows())
     table.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
-  const auto plan = s.plan();
-  json nominal;
-  for (auto role : {model::TensorRole::Weights, model::TensorRole::MasterWeights,
-                    model::TensorRole::Activations, model::TensorRole::Gradients,
-                    model::TensorRole::OptimizerState})
-    nominal[std::string(model::tensorRoleName(role))] = model::bytesFor(plan, role);
   auto matmuls = json::array();
   for (const auto& u : s.model().matmulUses())
     matmuls.push_back(matmulUseJson(u));
-  json bytes; // really allocated, per tensor class
-  for (const auto& [name, n] : s.allocatedBytes())
-    bytes[name] = n;
   json h = {{"header", true},
             {"config", toJson(s.config())},
             {"recipe_table", table},
             {"scaler", s.scalerDescription()},
-            {"bytes", bytes},
-            {"bytes_at_recipe_precision", nominal},
+            {"bytes", allocatedBytesJson(s)},
+            {"bytes_at_recipe_precision", planBytesJson(s)},
             {"matmul", s.model().matmulImplementation()},
             {"matmul_emulated", s.model().matmulEmulated()},
             {"matmuls", matmuls},

@@ -9,6 +9,7 @@
 //   {"header": true, "name": "fp32", "model": "gpt:...", "gpt_config": {...},
 //    "policy": "fp32", "policy_table": [{op, precision}], "recipe_table":
 //    [{op, precision, note}] (note: the kernel or emulation that ran),
+//    "bytes": {...}, "bytes_at_recipe_precision": {...} (as every run's: run_log_rows.h),
 //    "layers": [...] (telemetry layer names: GptRun::telemetryLayers),
 //    "matmul": ..., "total_steps": ..., "telemetry_every": K, "parameters": ...,
 //    "vocabulary": ..., "data": ..., "machine": {...}}

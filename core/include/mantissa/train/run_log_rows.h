@@ -28,6 +28,11 @@ namespace mantissa::train {
 // of the session (read only what construction fixed, so any thread may call it
 // before the run starts).
 nlohmann::json logHeader(const Session& session);
+// The header's memory accounting, for every model: "bytes" (really allocated
+// per tensor class, Session::allocatedBytes) and "bytes_at_recipe_precision"
+// (the plan's tensors at their formats, per role).
+nlohmann::json allocatedBytesJson(const Session& session);
+nlohmann::json planBytesJson(const Session& session);
 // {"step": 0, "loss": ..., ..., "breakdown_ms": {...}, "telemetry": {...}}
 nlohmann::json logStep(const StepReport& report);
 // One entry of the header's "matmuls", and back: nullopt for an entry that is
