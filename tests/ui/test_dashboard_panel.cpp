@@ -127,6 +127,8 @@ TEST(DashboardPanel, OpTableNamesEachMatmulsPathAndWhy) {
   ASSERT_TRUE(QTest::qWaitFor(
       [&] { return ops->recipeRows() > 0 && table->rowCount() == ops->recipeRows() + 8; }, 5000))
       << table->rowCount();
+  for (int r = 0; r < ops->recipeRows(); ++r) // an MLP has no BatchNorm (a CNN's class)
+    EXPECT_NE(table->item(r, 0)->text(), QStringLiteral("BatchNorm statistics"));
   // forward [B,O] = [B,I].[I,O]; dX [B,I] = [B,O].[O,I]; dW [I,O] = [I,B].[B,O]; B = 32.
   const QStringList products{"layer 0 forward", "layer 0 dW",      "layer 1 forward",
                              "layer 1 dX",      "layer 1 dW",      "layer 2 forward",

@@ -21,6 +21,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
@@ -139,10 +140,13 @@ TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
   EXPECT_TRUE(w.train->histogramChart()->title().contains(QStringLiteral("h0.attention probs")))
       << w.train->histogramChart()->title().toStdString();
 
-  // The op table: the policy's twelve op classes, each with its precision
-  // and how it ran (the matmul kernel first).
+  // The op table: the policy's op classes but BatchNorm's (a CNN's class: a
+  // GPT has no BatchNorm), each with its precision and how it ran (the matmul
+  // kernel first).
   const QTableWidget* ops = w.train->opTable()->precisionTable();
-  ASSERT_EQ(ops->rowCount(), int(amp::kOpClassCount));
+  ASSERT_EQ(ops->rowCount(), int(amp::kOpClassCount) - 1);
+  for (int r = 0; r < ops->rowCount(); ++r)
+    EXPECT_NE(ops->item(r, 0)->text(), QStringLiteral("BatchNorm statistics"));
   EXPECT_EQ(ops->item(0, 0)->text(), QStringLiteral("matmul inputs"));
   EXPECT_EQ(ops->item(0, 1)->text(), QStringLiteral("bf16"));
   EXPECT_EQ(ops->item(0, 2)->text(), w.c->facts(1).matmul);
@@ -152,6 +156,20 @@ TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
 TEST(GptGui, PolicyEditorWritesTheCliSpecAndShowsTheParsersRefusalInline) {
   PolicyEditor editor;
   editor.show();
+  // The rows in sight: every op class of a GPT, and no BatchNorm (a CNN's).
+  QStringList shown;
+  for (int r = 0; r < editor.table()->rowCount(); ++r)
+    if (!editor.table()->isRowHidden(r) && editor.table()->rowHeight(r) > 0)
+      shown << editor.table()->item(r, 0)->text();
+  EXPECT_EQ(shown.size(), int(amp::kOpClassCount) - 1) << shown.join(", ").toStdString();
+  EXPECT_FALSE(shown.contains(QStringLiteral("BatchNorm statistics")));
+  EXPECT_TRUE(shown.contains(QStringLiteral("LayerNorm/RMSNorm statistics")));
+  // The table is as tall as its shown rows: no empty band where the hidden one was.
+  int rows = 0;
+  for (int r = 0; r < editor.table()->rowCount(); ++r)
+    rows += editor.table()->isRowHidden(r) ? 0 : editor.table()->rowHeight(r);
+  EXPECT_EQ(editor.table()->height(),
+            rows + editor.table()->horizontalHeader()->height() + 2 * editor.table()->frameWidth());
   // Every preset loads as itself: its spec is its name, its table the preset's.
   for (const auto& preset : amp::policyPresets()) {
     editor.setPreset(QString::fromLatin1(preset.name.data(), qsizetype(preset.name.size())));

@@ -62,6 +62,10 @@ PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
     m_rows[std::size_t(row)] = box;
     connect(box, &QComboBox::currentTextChanged, this, [this] { update(); });
   }
+  // The editor sets the policy of a GPT run (the only model that takes one),
+  // and a GPT has no BatchNorm: that class's row (a CNN's, set by --batchnorm)
+  // stays out of sight; its precision still follows the preset.
+  m_table->setRowHidden(int(amp::OpClass::BatchNorm), true);
   m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   fitTable();
   layout->addWidget(m_table);
@@ -115,7 +119,8 @@ void PolicyEditor::fitTable() {
   m_table->resizeRowsToContents();
   int h = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth();
   for (int r = 0; r < m_table->rowCount(); ++r)
-    h += m_table->rowHeight(r);
+    if (!m_table->isRowHidden(r))
+      h += m_table->rowHeight(r);
   m_table->setMinimumHeight(h);
   m_table->setMaximumHeight(h);
 }

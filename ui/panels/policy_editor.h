@@ -19,13 +19,14 @@ class QTableWidget;
 
 namespace mantissa::ui {
 
-// The precision policy of a run as a table: one row per op class with its
-// precision (FP32 / BF16 / FP16), started from a preset and changed row by
-// row (changed rows in bold), plus promote-every N_C for 16-bit accumulation,
-// softmax max subtraction and loss scaling. It writes the spec the CLI's
-// --policy takes ("autocast-cpu-bf16,softmax=fp16") and reads it back with
-// the same parser (amp::parsePolicy): a combination that parser refuses
-// shows its message inline and spec() is then empty.
+// The precision policy of a GPT run as a table: one row per op class a GPT
+// has (BatchNorm's row, a CNN's, is hidden) with its precision (FP32 / BF16 /
+// FP16), started from a preset and changed row by row (changed rows in
+// bold), plus promote-every N_C for 16-bit accumulation, softmax max
+// subtraction and loss scaling. It writes the spec the CLI's --policy takes
+// ("autocast-cpu-bf16,softmax=fp16") and reads it back with the same parser
+// (amp::parsePolicy): a combination that parser refuses shows its message
+// inline and spec() is then empty.
 class PolicyEditor : public QWidget {
   Q_OBJECT
 public:

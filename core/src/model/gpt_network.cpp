@@ -143,6 +143,8 @@ std::vector<amp::RecipeRow> GptNetwork::opRows() const {
   const amp::Policy& p = m_gpt.policy();
   std::vector<amp::RecipeRow> rows;
   for (const OpClass c : amp::opClasses()) {
+    if (c == OpClass::BatchNorm)
+      continue; // a GPT has no BatchNorm: that class is a CNN's (Cnn::opRows)
     const DType d = p[c];
     amp::RecipeRow row{std::string(amp::opClassLabel(c)), std::string(amp::precisionKey(d)), ""};
     switch (c) {
