@@ -111,6 +111,32 @@ TEST(DashboardPanel, ActionsDriveTheTrainers) {
   EXPECT_EQ(p.record(0).lastStep(), -1);
 }
 
+// The banner under the toolbar says what the runs do: paused while they are
+// paused (not "Training"), training again once they resume.
+TEST(DashboardPanel, TheBannerSaysPausedWhileThePausedRunsWait) {
+  Page p({tiny("fp32", 1000000)});
+  const QLabel* banner = p.panel.findChild<QLabel*>("trainBanner");
+  ASSERT_NE(banner, nullptr);
+  const auto state = [&] { return p.panel.controller()->state(); };
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return p.record(0).lastStep() >= 1; }));
+  EXPECT_TRUE(banner->text().startsWith("Training.")) << banner->text().toStdString();
+  p.panel.pauseAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return state() == RunController::State::Paused; }));
+  EXPECT_TRUE(banner->text().contains("Paused.")) << banner->text().toStdString();
+  EXPECT_FALSE(banner->text().contains("Training")) << banner->text().toStdString();
+  p.panel.stepAction()->trigger(); // a step taken while paused: still paused
+  const std::int64_t paused = p.record(0).lastStep();
+  ASSERT_TRUE(p.waitFor([&] { return p.record(0).lastStep() > paused; }));
+  EXPECT_TRUE(banner->text().contains("Paused.")) << banner->text().toStdString();
+  p.panel.pauseAction()->trigger(); // resume
+  ASSERT_TRUE(p.waitFor([&] { return state() == RunController::State::Running; }));
+  EXPECT_TRUE(banner->text().startsWith("Training.")) << banner->text().toStdString();
+  p.panel.resetAction()->trigger(); // back to step 0: ready, neither training nor paused
+  ASSERT_TRUE(p.waitFor([&] { return state() == RunController::State::Ready; }));
+  EXPECT_TRUE(banner->text().startsWith("Ready")) << banner->text().toStdString();
+}
+
 // The op table names every matmul of the selected run (each layer's forward,
 // dX and dW) with its shape, the path that runs it and why.
 TEST(DashboardPanel, OpTableNamesEachMatmulsPathAndWhy) {

@@ -234,6 +234,10 @@ TEST(GptGui, GeneratePanelSamplesFromPausedAndFinishedRunsSideBySide) {
   ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->record(0).lastStep() == std::int64_t(0); }, 60000));
   ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->record(1).lastStep() == std::int64_t(0); }, 60000));
   EXPECT_EQ(w.c->state(), RunController::State::Paused);
+  const QLabel* banner = w.train->findChild<QLabel*>(QStringLiteral("trainBanner"));
+  ASSERT_NE(banner, nullptr);
+  EXPECT_TRUE(banner->text().contains(QStringLiteral("Paused."))) << banner->text().toStdString();
+  EXPECT_FALSE(banner->text().contains(QStringLiteral("Training"))) << banner->text().toStdString();
   ASSERT_TRUE(QTest::qWaitFor([&] { return gen->generateButton()->isEnabled(); }, 10000));
   gen->charactersBox()->setValue(40);
   EXPECT_EQ(gen->generate(), 2);
