@@ -19,6 +19,8 @@
 #include <mantissa/amp/policy.h>
 
 #include <QAction>
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QHeaderView>
@@ -29,6 +31,10 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QToolBar>
+#include <QFontMetrics>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStyle>
 #include <QTest>
 
 #include <gtest/gtest.h>
@@ -151,6 +157,80 @@ TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
   EXPECT_EQ(ops->item(0, 1)->text(), QStringLiteral("bf16"));
   EXPECT_EQ(ops->item(0, 2)->text(), w.c->facts(1).matmul);
   EXPECT_FALSE(ops->item(0, 2)->text().isEmpty());
+}
+
+// The op-class names of the policy editor in the GPT setup dock that a user
+// cannot read in full: wider than their column (a word cut at the edge) or
+// taller than their row ("..." or a missing line), as "name: why".
+QStringList cutPolicyNames(const PolicyEditor& editor) {
+  const QTableWidget* table = editor.table();
+  const int margin = table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1;
+  const int width = table->columnWidth(0) - 2 * margin;
+  QStringList out;
+  for (int r = 0; r < table->rowCount(); ++r) {
+    if (table->isRowHidden(r))
+      continue;
+    const QTableWidgetItem* item = table->item(r, 0);
+    const QRect needs = QFontMetrics(item->font()).boundingRect(QRect(0, 0, width, 100000),
+                                                                Qt::TextWordWrap, item->text());
+    if (needs.width() > width || needs.height() > table->rowHeight(r))
+      out << QStringLiteral("%1: needs %2x%3, has %4x%5")
+                 .arg(item->text())
+                 .arg(needs.width())
+                 .arg(needs.height())
+                 .arg(width)
+                 .arg(table->rowHeight(r));
+  }
+  return out;
+}
+
+// The GPT setup dock is narrow (about 270 px at the window's default size
+// and on a 1280 x 720 projector): there every op-class name of the policy
+// editor reads in full, in bold when changed too (it wraps onto a second
+// line), and the precision boxes stay in sight.
+TEST(GptGui, PolicyEditorNamesReadInFullInTheNarrowSetupDock) {
+  for (const QSize size : {QSize(1600, 1000), QSize(1280, 720)}) {
+    SCOPED_TRACE(QStringLiteral("%1x%2").arg(size.width()).arg(size.height()).toStdString());
+    QSettings().clear();
+    MainWindow window;
+    window.resize(size);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    auto* train = window.findChild<TrainPanel*>();
+    ASSERT_NE(train, nullptr);
+    window.pages()->setCurrentWidget(train);
+    if (auto* dock = train->findChild<QDockWidget*>(QStringLiteral("setupDock")))
+      dock->raise();
+    auto* tabs = train->findChild<QTabWidget*>(QStringLiteral("setupTabs"));
+    ASSERT_NE(tabs, nullptr);
+    tabs->setCurrentWidget(train->findChild<QWidget*>(QStringLiteral("gptSetupScroll")));
+    PolicyEditor* editor = train->gptSetup()->policyEditor();
+    ASSERT_TRUE(editor->setSpec(QStringLiteral("autocast-cpu-bf16,activations=fp16,norm-stats=bf16")));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return editor->isVisible() && editor->width() > 0; }, 5000));
+    QStringList cut;
+    (void)QTest::qWaitFor([&] { return (cut = cutPolicyNames(*editor)).isEmpty(); }, 3000);
+    EXPECT_EQ(cut.join(u'\n').toStdString(), "") << "column " << editor->table()->columnWidth(0);
+    // The precision column ends inside the dock's scrolled view.
+    const auto* scroll = train->findChild<QScrollArea*>(QStringLiteral("gptSetupScroll"));
+    ASSERT_NE(scroll, nullptr);
+    const QWidget* box = editor->table()->cellWidget(int(amp::OpClass::Softmax), 1);
+    ASSERT_NE(box, nullptr);
+    const int inside = scroll->viewport()->mapToGlobal(QPoint(scroll->viewport()->width(), 0)).x();
+    EXPECT_LE(box->mapToGlobal(QPoint(box->width(), 0)).x(), inside);
+    // The spec for --policy reads whole: wrapped after its commas, as tall as
+    // its lines, and Copy gives the exact text (plain hyphens, no break marks).
+    const auto* spec = editor->findChild<QLabel*>(QStringLiteral("policySpec"));
+    ASSERT_NE(spec, nullptr);
+    EXPECT_EQ(QString(spec->text()).remove(QChar(0x200B)).replace(QChar(0x2011), u'-'),
+              editor->spec());
+    (void)QTest::qWaitFor([&] { return spec->height() >= spec->heightForWidth(spec->width()); }, 3000);
+    EXPECT_GE(spec->height(), spec->heightForWidth(spec->width()));
+    EXPECT_LE(spec->mapToGlobal(QPoint(spec->width(), 0)).x(), inside);
+    auto* copy = editor->findChild<QPushButton*>(QStringLiteral("copyPolicySpec"));
+    ASSERT_NE(copy, nullptr);
+    QTest::mouseClick(copy, Qt::LeftButton);
+    EXPECT_EQ(QGuiApplication::clipboard()->text(), editor->spec());
+  }
 }
 
 TEST(GptGui, PolicyEditorWritesTheCliSpecAndShowsTheParsersRefusalInline) {

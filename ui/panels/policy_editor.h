@@ -13,7 +13,6 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
-class QLineEdit;
 class QSpinBox;
 class QTableWidget;
 
@@ -70,7 +69,7 @@ private:
   QSpinBox* m_promote = nullptr;
   QCheckBox* m_softmaxMax = nullptr;
   QCheckBox* m_lossScaling = nullptr;
-  QLineEdit* m_spec = nullptr;
+  QLabel* m_spec = nullptr; // the spec, wrapped after its commas
   QLabel* m_error = nullptr;
   QLabel* m_summary = nullptr;
   QString m_editedSpec;
