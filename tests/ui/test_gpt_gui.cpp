@@ -151,8 +151,10 @@ TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
   // kernel first).
   const QTableWidget* ops = w.train->opTable()->precisionTable();
   ASSERT_EQ(ops->rowCount(), int(amp::kOpClassCount) - 1);
-  for (int r = 0; r < ops->rowCount(); ++r)
+  for (int r = 0; r < ops->rowCount(); ++r) {
     EXPECT_NE(ops->item(r, 0)->text(), QStringLiteral("BatchNorm statistics"));
+    EXPECT_FALSE(ops->item(r, 2)->text().isEmpty()) << ops->item(r, 0)->text().toStdString();
+  }
   EXPECT_EQ(ops->item(0, 0)->text(), QStringLiteral("matmul inputs"));
   EXPECT_EQ(ops->item(0, 1)->text(), QStringLiteral("bf16"));
   EXPECT_EQ(ops->item(0, 2)->text(), w.c->facts(1).matmul);

@@ -18,7 +18,7 @@ bool sixteen(DType d) { return d != DType::F32; }
 std::string emulatedNote(DType d) {
   return sixteen(d) ? "FP32 values rounded to " + std::string(amp::precisionKey(d)) +
                           " (nearest even) after the op"
-                    : std::string();
+                    : std::string("kept in FP32");
 }
 
 } // namespace
