@@ -428,8 +428,10 @@ int whatIfRowsInSight(const QuantPanel& panel) {
 // The window opens at 1600 x 1000 (and a projector shows 1280 x 720): there
 // the Block scales dock, which shares the short bottom row with the
 // histograms, shows every scheme's row of the what-if table without
-// scrolling, in normal and in presenter type.
-TEST(QuantPanelLive, EveryWhatIfRowIsInSightAtTheDefaultWindowSize) {
+// scrolling, and the heat map beside it, left the width the table does not
+// take, reads its title, axis title and count line in full (they wrap), in
+// normal and in presenter type.
+TEST(QuantPanelLive, TheBlockScalesDockReadsInFullAtTheUsualWindowSizes) {
   for (const QSize size : {QSize(1600, 1000), QSize(1920, 1080), QSize(1280, 720)})
     for (const bool presenter : {false, true}) {
       SCOPED_TRACE(QStringLiteral("%1x%2%3")
@@ -471,6 +473,9 @@ TEST(QuantPanelLive, EveryWhatIfRowIsInSightAtTheDefaultWindowSize) {
       (void)QTest::qWaitFor([&] { return (shown = whatIfRowsInSight(*panel)) == rows; }, 3000);
       EXPECT_EQ(shown, rows) << "dock " << dock->height() << " px high, table "
                              << panel->whatIfTable()->height();
+      QTRY_VERIFY_WITH_TIMEOUT(panel->blockMap()->hasData(), 60000);
+      EXPECT_EQ(panel->blockMap()->cutTexts().join(u'\n').toStdString(), "")
+          << "map " << panel->blockMap()->width() << " px wide";
       window.setPresenterMode(false);
     }
 }
