@@ -9,8 +9,8 @@
 // Generate panel samples from paused and finished runs side by side.
 #include "ui/app_shell/main_window.h"
 #include "ui/bridge/run_controller.h"
-#include "ui/panels/generate_panel.h"
 #include "ui/charts/histogram_chart.h"
+#include "ui/panels/generate_panel.h"
 #include "ui/panels/gpt_setup.h"
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/policy_editor.h"
@@ -20,22 +20,24 @@
 
 #include <QAction>
 #include <QClipboard>
-#include <QGuiApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFontMetrics>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
 #include <QSpinBox>
+#include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QToolBar>
-#include <QFontMetrics>
-#include <QScrollArea>
-#include <QSettings>
-#include <QStyle>
 #include <QTest>
+#include <QTextLayout>
+#include <QTextOption>
+#include <QToolBar>
 
 #include <gtest/gtest.h>
 
@@ -157,8 +159,93 @@ TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
   }
   EXPECT_EQ(ops->item(0, 0)->text(), QStringLiteral("matmul inputs"));
   EXPECT_EQ(ops->item(0, 1)->text(), QStringLiteral("bf16"));
-  EXPECT_EQ(ops->item(0, 2)->text(), w.c->facts(1).matmul);
+  // (shown with break chances after ':' and '_', zero-width spaces)
+  EXPECT_EQ(ops->item(0, 2)->text().remove(QChar(0x200B)), w.c->facts(1).matmul);
+  EXPECT_EQ(ops->item(0, 2)->toolTip(), w.c->facts(1).matmul);
   EXPECT_FALSE(ops->item(0, 2)->text().isEmpty());
+}
+
+// `text` laid out as an item view wraps a cell's text (at word boundaries;
+// a longer word runs past the line): its width and height.
+QSizeF wrappedInCell(const QFont& font, const QString& text, qreal width) {
+  QTextOption option;
+  option.setWrapMode(QTextOption::WordWrap); // as QCommonStyle lays out a view item's text
+  QTextLayout layout(text, font);
+  layout.setTextOption(option);
+  layout.beginLayout();
+  QSizeF size;
+  for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+    line.setLineWidth(width);
+    size.rheight() += line.height();
+    size.setWidth(std::max(size.width(), line.naturalTextWidth()));
+  }
+  layout.endLayout();
+  return size;
+}
+
+// The cells of the op table a user cannot read whole: a cell that ends
+// outside the table's viewport, or whose text, wrapped in its column, is
+// wider or taller than the cell; as "op: column: why".
+QStringList cutOpCells(const QTableWidget& table) {
+  const int margin = table.style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, &table) + 1;
+  const QRect view = table.viewport()->rect();
+  QStringList out;
+  for (int r = 0; r < table.rowCount(); ++r)
+    for (int c = 0; c < table.columnCount(); ++c) {
+      const QTableWidgetItem* item = table.item(r, c);
+      if (item == nullptr || item->text().isEmpty())
+        continue;
+      const QRect cell = table.visualItemRect(item);
+      const int width = cell.width() - 2 * margin;
+      const QSizeF needs = wrappedInCell(item->font(), item->text(), width);
+      QString why;
+      if (cell.right() > view.right() + 1 || cell.left() < view.left() - 1)
+        why = QStringLiteral("cell %1..%2 outside the view's 0..%3")
+                  .arg(cell.left())
+                  .arg(cell.right())
+                  .arg(view.right());
+      else if (needs.width() > width + 0.5 || needs.height() > cell.height() + 0.5)
+        why = QStringLiteral("needs %1x%2, has %3x%4")
+                  .arg(needs.width())
+                  .arg(needs.height())
+                  .arg(width)
+                  .arg(cell.height());
+      if (!why.isEmpty())
+        out << QStringLiteral("%1: column %2: %3").arg(table.item(r, 0)->text()).arg(c).arg(why);
+    }
+  return out;
+}
+
+// On a 1280 x 720 projector the op table of a GPT run shares a narrow dock:
+// every op, precision and note reads whole there (notes wrap; the table
+// scrolls down, never sideways out of sight).
+TEST(GptGui, OpTableOfAGptRunReadsInFullOnAProjector) {
+  QSettings().clear();
+  MainWindow window;
+  window.resize(1280, 720);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  auto* train = window.findChild<TrainPanel*>();
+  ASSERT_NE(train, nullptr);
+  window.pages()->setCurrentWidget(train);
+  GptSetup* setup = train->gptSetup();
+  setup->setSteps(2);
+  setup->setTelemetryEvery(0);
+  setup->setRecipeChecked(QStringLiteral("fp32"), false);
+  setup->setRecipeChecked(QStringLiteral("bf16-mixed"), true);
+  setup->setRecipeChecked(QStringLiteral("fp16-mixed"), false);
+  setup->setRecipeChecked(QStringLiteral("bf16-pure"), false);
+  setup->setPolicyRun(false);
+  QTest::mouseClick(setup->setUpButton(), Qt::LeftButton);
+  ASSERT_TRUE(train->controller()->hasGptRuns());
+  if (auto* dock = train->findChild<QDockWidget*>(QStringLiteral("opTableDock")))
+    dock->raise();
+  train->setSelectedRun(0);
+  const QTableWidget* ops = train->opTable()->precisionTable();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return ops->isVisible() && ops->rowCount() > 0; }, 10000));
+  QStringList cut;
+  (void)QTest::qWaitFor([&] { return (cut = cutOpCells(*ops)).isEmpty(); }, 3000);
+  EXPECT_EQ(cut.join(u'\n').toStdString(), "") << "table " << ops->width() << " px wide";
 }
 
 // The op-class names of the policy editor in the GPT setup dock that a user
