@@ -29,6 +29,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextDocument>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -474,6 +475,19 @@ TEST(QuantPanelLive, TheBlockScalesDockReadsInFullAtTheUsualWindowSizes) {
       EXPECT_EQ(shown, rows) << "dock " << dock->height() << " px high, table "
                              << panel->whatIfTable()->height();
       QTRY_VERIFY_WITH_TIMEOUT(panel->blockMap()->hasData(), 60000);
+      // The line naming the tensor shows a form that fits (the full one in
+      // its tooltip), not a text cut at the edge: in normal type the
+      // tensor's name whole; in a projector's narrow row it may end in "…".
+      const QLabel* subject = panel->subjectLabel();
+      QTextDocument doc;
+      doc.setDefaultFont(subject->font());
+      doc.setDocumentMargin(0);
+      doc.setHtml(subject->text());
+      EXPECT_LE(doc.idealWidth(), subject->contentsRect().width()) << subject->text().toStdString();
+      if (!presenter && size.width() >= 1600)
+        EXPECT_TRUE(subject->text().contains(QStringLiteral("layer 0 weights")))
+            << subject->text().toStdString();
+      EXPECT_TRUE(subject->toolTip().contains(QStringLiteral("(outputs × inputs)")));
       EXPECT_EQ(panel->blockMap()->cutTexts().join(u'\n').toStdString(), "")
           << "map " << panel->blockMap()->width() << " px wide";
       window.setPresenterMode(false);
