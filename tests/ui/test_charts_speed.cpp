@@ -27,15 +27,20 @@ TEST(ChartsSpeed, StepTimeStacksEveryOpKindPerRecipe) {
   chart.setData({{"fp32", fp32, false}, {"bf16-mixed", bf16, true}});
   ASSERT_EQ(chart.partCount(), 7);
   EXPECT_EQ(chart.partSet(0)->label(), "matmul");
-  EXPECT_EQ(chart.partSet(0)->at(0), 3.0); // forward + backward products
-  EXPECT_EQ(chart.partSet(0)->at(1), 4.5);
+  EXPECT_EQ(chart.barValue(0, 0), 3.0); // forward + backward products
+  EXPECT_EQ(chart.barValue(0, 1), 4.5);
   EXPECT_EQ(chart.partSet(1)->label(), "conversion");
-  EXPECT_EQ(chart.partSet(1)->at(1), 0.75);
+  EXPECT_EQ(chart.barValue(1, 1), 0.75);
   EXPECT_EQ(chart.partSet(6)->label(), "data");
-  auto* axis = qobject_cast<QBarCategoryAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
+  // Bars lie horizontally, named at the left, the first recipe on top (Qt
+  // counts a category axis from the bottom up); the one whose 16-bit products
+  // ran as FP32 is marked "*", which the title explains.
+  auto* axis = qobject_cast<QBarCategoryAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
   ASSERT_NE(axis, nullptr);
-  EXPECT_EQ(axis->categories().value(0), "fp32");
-  EXPECT_TRUE(axis->categories().value(1).contains("(FP32 compute)"));
+  EXPECT_EQ(axis->categories(), QStringList({"bf16-mixed *", "fp32"}));
+  EXPECT_EQ(chart.shownCategories(), QStringList({"fp32", "bf16-mixed *"}));
+  EXPECT_TRUE(chart.title().contains("* 16-bit data, FP32 compute")) << chart.title().toStdString();
+  EXPECT_EQ(chart.partSet(0)->at(1), 3.0); // the top bar: fp32's
   const QStringList csv = chart.csv().split('\n', Qt::SkipEmptyParts);
   EXPECT_EQ(csv.size(), 1 + 2 * 7);
   EXPECT_EQ(csv[0], "category,part,value_ms");
@@ -51,11 +56,11 @@ TEST(ChartsSpeed, StepTimeShowsConvolutionApartFromMatmul) {
   chart.setData({{"fp32", cnn, false}});
   ASSERT_EQ(chart.partCount(), 8);
   EXPECT_EQ(chart.partSet(0)->label(), "matmul");
-  EXPECT_EQ(chart.partSet(0)->at(0), 3.0);
+  EXPECT_EQ(chart.barValue(0, 0), 3.0);
   EXPECT_EQ(chart.partSet(1)->label(), "convolution");
-  EXPECT_EQ(chart.partSet(1)->at(0), 12.0);
+  EXPECT_EQ(chart.barValue(1, 0), 12.0);
   EXPECT_EQ(chart.partSet(2)->label(), "conversion");
-  EXPECT_EQ(chart.partSet(2)->at(0), 0.5);
+  EXPECT_EQ(chart.barValue(2, 0), 0.5);
 }
 
 TEST(ChartsSpeed, ThroughputMarksEmulatedBackendsAndThePeak) {
@@ -89,13 +94,13 @@ TEST(ChartsSpeed, MemoryPicksAReadableUnit) {
   MemoryChart chart;
   const QStringList classes{"weights", "gradients"};
   ASSERT_TRUE(chart.setData(classes, {{"fp32", {2.0 * 1048576, 1048576}}, {"bf16", {1048576, 524288}}}));
-  EXPECT_EQ(chart.partSet(0)->at(0), 2.0); // MiB
-  EXPECT_EQ(chart.partSet(1)->at(1), 0.5);
-  auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
+  EXPECT_EQ(chart.barValue(0, 0), 2.0); // MiB
+  EXPECT_EQ(chart.barValue(1, 1), 0.5);
+  auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
   ASSERT_NE(y, nullptr);
   EXPECT_TRUE(y->titleText().contains("MiB"));
   ASSERT_TRUE(chart.setData(classes, {{"tiny", {2048, 1024}}}));
-  EXPECT_EQ(chart.partSet(0)->at(0), 2.0); // KiB
+  EXPECT_EQ(chart.barValue(0, 0), 2.0); // KiB
   EXPECT_FALSE(chart.setData(classes, {{"bad", {1.0}}}));
 }
 

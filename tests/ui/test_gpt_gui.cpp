@@ -20,15 +20,24 @@
 #include <mantissa/amp/policy.h>
 
 #include <QAction>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFontMetrics>
+#include <QGuiApplication>
+#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
 #include <QSpinBox>
+#include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
+#include <QTextLayout>
+#include <QTextOption>
 #include <QToolBar>
 
 #include <gtest/gtest.h>
@@ -154,19 +163,197 @@ TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
   EXPECT_TRUE(w.train->histogramChart()->title().contains(QStringLiteral("h0.attention probs")))
       << w.train->histogramChart()->title().toStdString();
 
-  // The op table: the policy's twelve op classes, each with its precision
-  // and how it ran (the matmul kernel first).
+  // The op table: the policy's op classes but BatchNorm's (a CNN's class: a
+  // GPT has no BatchNorm), each with its precision and how it ran (the matmul
+  // kernel first).
   const QTableWidget* ops = w.train->opTable()->precisionTable();
-  ASSERT_EQ(ops->rowCount(), int(amp::kOpClassCount));
+  ASSERT_EQ(ops->rowCount(), int(amp::kOpClassCount) - 1);
+  for (int r = 0; r < ops->rowCount(); ++r) {
+    EXPECT_NE(ops->item(r, 0)->text(), QStringLiteral("BatchNorm statistics"));
+    EXPECT_FALSE(ops->item(r, 2)->text().isEmpty()) << ops->item(r, 0)->text().toStdString();
+  }
   EXPECT_EQ(ops->item(0, 0)->text(), QStringLiteral("matmul inputs"));
   EXPECT_EQ(ops->item(0, 1)->text(), QStringLiteral("bf16"));
-  EXPECT_EQ(ops->item(0, 2)->text(), w.c->facts(1).matmul);
+  // (shown with break chances after ':' and '_', zero-width spaces)
+  EXPECT_EQ(ops->item(0, 2)->text().remove(QChar(0x200B)), w.c->facts(1).matmul);
+  EXPECT_EQ(ops->item(0, 2)->toolTip(), w.c->facts(1).matmul);
   EXPECT_FALSE(ops->item(0, 2)->text().isEmpty());
+}
+
+// `text` laid out as an item view wraps a cell's text (at word boundaries;
+// a longer word runs past the line): its width and height.
+QSizeF wrappedInCell(const QFont& font, const QString& text, qreal width) {
+  QTextOption option;
+  option.setWrapMode(QTextOption::WordWrap); // as QCommonStyle lays out a view item's text
+  QTextLayout layout(text, font);
+  layout.setTextOption(option);
+  layout.beginLayout();
+  QSizeF size;
+  for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+    line.setLineWidth(width);
+    size.rheight() += line.height();
+    size.setWidth(std::max(size.width(), line.naturalTextWidth()));
+  }
+  layout.endLayout();
+  return size;
+}
+
+// The cells of the op table a user cannot read whole: a cell that ends
+// outside the table's viewport, or whose text, wrapped in its column, is
+// wider or taller than the cell; as "op: column: why".
+QStringList cutOpCells(const QTableWidget& table) {
+  const int margin = table.style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, &table) + 1;
+  const QRect view = table.viewport()->rect();
+  QStringList out;
+  for (int r = 0; r < table.rowCount(); ++r)
+    for (int c = 0; c < table.columnCount(); ++c) {
+      const QTableWidgetItem* item = table.item(r, c);
+      if (item == nullptr || item->text().isEmpty())
+        continue;
+      const QRect cell = table.visualItemRect(item);
+      const int width = cell.width() - 2 * margin;
+      const QSizeF needs = wrappedInCell(item->font(), item->text(), width);
+      QString why;
+      if (cell.right() > view.right() + 1 || cell.left() < view.left() - 1)
+        why = QStringLiteral("cell %1..%2 outside the view's 0..%3")
+                  .arg(cell.left())
+                  .arg(cell.right())
+                  .arg(view.right());
+      else if (needs.width() > width + 0.5 || needs.height() > cell.height() + 0.5)
+        why = QStringLiteral("needs %1x%2, has %3x%4")
+                  .arg(needs.width())
+                  .arg(needs.height())
+                  .arg(width)
+                  .arg(cell.height());
+      if (!why.isEmpty())
+        out << QStringLiteral("%1: column %2: %3").arg(table.item(r, 0)->text()).arg(c).arg(why);
+    }
+  return out;
+}
+
+// On a 1280 x 720 projector the op table of a GPT run shares a narrow dock:
+// every op, precision and note reads whole there (notes wrap; the table
+// scrolls down, never sideways out of sight).
+TEST(GptGui, OpTableOfAGptRunReadsInFullOnAProjector) {
+  QSettings().clear();
+  MainWindow window;
+  window.resize(1280, 720);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  auto* train = window.findChild<TrainPanel*>();
+  ASSERT_NE(train, nullptr);
+  window.pages()->setCurrentWidget(train);
+  GptSetup* setup = train->gptSetup();
+  setup->setSteps(2);
+  setup->setTelemetryEvery(0);
+  setup->setRecipeChecked(QStringLiteral("fp32"), false);
+  setup->setRecipeChecked(QStringLiteral("bf16-mixed"), true);
+  setup->setRecipeChecked(QStringLiteral("fp16-mixed"), false);
+  setup->setRecipeChecked(QStringLiteral("bf16-pure"), false);
+  setup->setPolicyRun(false);
+  QTest::mouseClick(setup->setUpButton(), Qt::LeftButton);
+  ASSERT_TRUE(train->controller()->hasGptRuns());
+  if (auto* dock = train->findChild<QDockWidget*>(QStringLiteral("opTableDock")))
+    dock->raise();
+  train->setSelectedRun(0);
+  const QTableWidget* ops = train->opTable()->precisionTable();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return ops->isVisible() && ops->rowCount() > 0; }, 10000));
+  QStringList cut;
+  (void)QTest::qWaitFor([&] { return (cut = cutOpCells(*ops)).isEmpty(); }, 3000);
+  EXPECT_EQ(cut.join(u'\n').toStdString(), "") << "table " << ops->width() << " px wide";
+}
+
+// The op-class names of the policy editor in the GPT setup dock that a user
+// cannot read in full: wider than their column (a word cut at the edge) or
+// taller than their row ("..." or a missing line), as "name: why".
+QStringList cutPolicyNames(const PolicyEditor& editor) {
+  const QTableWidget* table = editor.table();
+  const int margin = table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1;
+  const int width = table->columnWidth(0) - 2 * margin;
+  QStringList out;
+  for (int r = 0; r < table->rowCount(); ++r) {
+    if (table->isRowHidden(r))
+      continue;
+    const QTableWidgetItem* item = table->item(r, 0);
+    const QRect needs = QFontMetrics(item->font()).boundingRect(QRect(0, 0, width, 100000),
+                                                                Qt::TextWordWrap, item->text());
+    if (needs.width() > width || needs.height() > table->rowHeight(r))
+      out << QStringLiteral("%1: needs %2x%3, has %4x%5")
+                 .arg(item->text())
+                 .arg(needs.width())
+                 .arg(needs.height())
+                 .arg(width)
+                 .arg(table->rowHeight(r));
+  }
+  return out;
+}
+
+// The GPT setup dock is narrow (about 270 px at the window's default size
+// and on a 1280 x 720 projector): there every op-class name of the policy
+// editor reads in full, in bold when changed too (it wraps onto a second
+// line), and the precision boxes stay in sight.
+TEST(GptGui, PolicyEditorNamesReadInFullInTheNarrowSetupDock) {
+  for (const QSize size : {QSize(1600, 1000), QSize(1280, 720)}) {
+    SCOPED_TRACE(QStringLiteral("%1x%2").arg(size.width()).arg(size.height()).toStdString());
+    QSettings().clear();
+    MainWindow window;
+    window.resize(size);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    auto* train = window.findChild<TrainPanel*>();
+    ASSERT_NE(train, nullptr);
+    window.pages()->setCurrentWidget(train);
+    if (auto* dock = train->findChild<QDockWidget*>(QStringLiteral("setupDock")))
+      dock->raise();
+    auto* tabs = train->findChild<QTabWidget*>(QStringLiteral("setupTabs"));
+    ASSERT_NE(tabs, nullptr);
+    tabs->setCurrentWidget(train->findChild<QWidget*>(QStringLiteral("gptSetupScroll")));
+    PolicyEditor* editor = train->gptSetup()->policyEditor();
+    ASSERT_TRUE(editor->setSpec(QStringLiteral("autocast-cpu-bf16,activations=fp16,norm-stats=bf16")));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return editor->isVisible() && editor->width() > 0; }, 5000));
+    QStringList cut;
+    (void)QTest::qWaitFor([&] { return (cut = cutPolicyNames(*editor)).isEmpty(); }, 3000);
+    EXPECT_EQ(cut.join(u'\n').toStdString(), "") << "column " << editor->table()->columnWidth(0);
+    // The precision column ends inside the dock's scrolled view.
+    const auto* scroll = train->findChild<QScrollArea*>(QStringLiteral("gptSetupScroll"));
+    ASSERT_NE(scroll, nullptr);
+    const QWidget* box = editor->table()->cellWidget(int(amp::OpClass::Softmax), 1);
+    ASSERT_NE(box, nullptr);
+    const int inside = scroll->viewport()->mapToGlobal(QPoint(scroll->viewport()->width(), 0)).x();
+    EXPECT_LE(box->mapToGlobal(QPoint(box->width(), 0)).x(), inside);
+    // The spec for --policy reads whole: wrapped after its commas, as tall as
+    // its lines, and Copy gives the exact text (plain hyphens, no break marks).
+    const auto* spec = editor->findChild<QLabel*>(QStringLiteral("policySpec"));
+    ASSERT_NE(spec, nullptr);
+    EXPECT_EQ(QString(spec->text()).remove(QChar(0x200B)).replace(QChar(0x2011), u'-'),
+              editor->spec());
+    (void)QTest::qWaitFor([&] { return spec->height() >= spec->heightForWidth(spec->width()); }, 3000);
+    EXPECT_GE(spec->height(), spec->heightForWidth(spec->width()));
+    EXPECT_LE(spec->mapToGlobal(QPoint(spec->width(), 0)).x(), inside);
+    auto* copy = editor->findChild<QPushButton*>(QStringLiteral("copyPolicySpec"));
+    ASSERT_NE(copy, nullptr);
+    QTest::mouseClick(copy, Qt::LeftButton);
+    EXPECT_EQ(QGuiApplication::clipboard()->text(), editor->spec());
+  }
 }
 
 TEST(GptGui, PolicyEditorWritesTheCliSpecAndShowsTheParsersRefusalInline) {
   PolicyEditor editor;
   editor.show();
+  // The rows in sight: every op class of a GPT, and no BatchNorm (a CNN's).
+  QStringList shown;
+  for (int r = 0; r < editor.table()->rowCount(); ++r)
+    if (!editor.table()->isRowHidden(r) && editor.table()->rowHeight(r) > 0)
+      shown << editor.table()->item(r, 0)->text();
+  EXPECT_EQ(shown.size(), int(amp::kOpClassCount) - 1) << shown.join(", ").toStdString();
+  EXPECT_FALSE(shown.contains(QStringLiteral("BatchNorm statistics")));
+  EXPECT_TRUE(shown.contains(QStringLiteral("LayerNorm/RMSNorm statistics")));
+  // The table is as tall as its shown rows: no empty band where the hidden one was.
+  int rows = 0;
+  for (int r = 0; r < editor.table()->rowCount(); ++r)
+    rows += editor.table()->isRowHidden(r) ? 0 : editor.table()->rowHeight(r);
+  EXPECT_EQ(editor.table()->height(),
+            rows + editor.table()->horizontalHeader()->height() + 2 * editor.table()->frameWidth());
   // Every preset loads as itself: its spec is its name, its table the preset's.
   for (const auto& preset : amp::policyPresets()) {
     editor.setPreset(QString::fromLatin1(preset.name.data(), qsizetype(preset.name.size())));
@@ -231,6 +418,10 @@ TEST(GptGui, GeneratePanelSamplesFromPausedAndFinishedRunsSideBySide) {
   ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->record(0).lastStep() == std::int64_t(0); }, 60000));
   ASSERT_TRUE(QTest::qWaitFor([&] { return w.c->record(1).lastStep() == std::int64_t(0); }, 60000));
   EXPECT_EQ(w.c->state(), RunController::State::Paused);
+  const QLabel* banner = w.train->findChild<QLabel*>(QStringLiteral("trainBanner"));
+  ASSERT_NE(banner, nullptr);
+  EXPECT_TRUE(banner->text().contains(QStringLiteral("Paused."))) << banner->text().toStdString();
+  EXPECT_FALSE(banner->text().contains(QStringLiteral("Training"))) << banner->text().toStdString();
   ASSERT_TRUE(QTest::qWaitFor([&] { return gen->generateButton()->isEnabled(); }, 10000));
   gen->charactersBox()->setValue(40);
   EXPECT_EQ(gen->generate(), 2);

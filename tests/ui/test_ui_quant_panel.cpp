@@ -7,33 +7,35 @@
 // live run's real weights.
 
 #include "drain_wait.h"
-
+#include "ui/app_shell/main_window.h"
+#include "ui/app_shell/palette.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/charts/block_scale_map.h"
 #include "ui/charts/chart_export.h"
 #include "ui/charts/colour_map.h"
-#include "ui/app_shell/palette.h"
+#include "ui/charts/tensor_scale_chart.h"
 #include "ui/formats/block_view.h"
 #include "ui/panels/quant_panel.h"
 #include "ui/panels/tensor_scale_view.h"
-#include "ui/charts/tensor_scale_chart.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/whatif_table.h"
 
+#include <QAbstractScrollArea>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
-#include <QTemporaryDir>
+#include <QSettings>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTextDocument>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-
 #include <cmath>
+#include <fstream>
 
 namespace mantissa::ui {
 namespace {
@@ -405,6 +407,91 @@ TEST(TensorScaleTrace, ASavedRunsScalesAndAmaxesAreDrawnPerTensorAndRole) {
   view->setFrames({}, QStringLiteral("fp32"));
   EXPECT_TRUE(view->message()->text().contains(QStringLiteral("scales no tensors")));
   EXPECT_TRUE(view->chart()->tensorNames().isEmpty());
+}
+
+// Rows of the what-if table a user sees whole: inside the table's viewport
+// and inside the scrolled page and the dock that hold it.
+int whatIfRowsInSight(const QuantPanel& panel) {
+  const WhatIfTable* table = panel.whatIfTable();
+  QRect sight(table->viewport()->mapToGlobal(QPoint(0, 0)), table->viewport()->size());
+  for (const QWidget* up = table->parentWidget(); up != nullptr; up = up->parentWidget())
+    if (const auto* scroll = qobject_cast<const QAbstractScrollArea*>(up))
+      sight &= QRect(scroll->viewport()->mapToGlobal(QPoint(0, 0)), scroll->viewport()->size());
+  int shown = 0;
+  for (int r = 0; r < table->rowCount(); ++r) {
+    const QRect cell = table->visualRect(table->model()->index(r, 0));
+    shown +=
+        sight.contains(QRect(table->viewport()->mapToGlobal(cell.topLeft()), cell.size())) ? 1 : 0;
+  }
+  return shown;
+}
+
+// The window opens at 1600 x 1000 (and a projector shows 1280 x 720): there
+// the Block scales dock, which shares the short bottom row with the
+// histograms, shows every scheme's row of the what-if table without
+// scrolling, and the heat map beside it, left the width the table does not
+// take, reads its title, axis title and count line in full (they wrap), in
+// normal and in presenter type.
+TEST(QuantPanelLive, TheBlockScalesDockReadsInFullAtTheUsualWindowSizes) {
+  for (const QSize size : {QSize(1600, 1000), QSize(1920, 1080), QSize(1280, 720)})
+    for (const bool presenter : {false, true}) {
+      SCOPED_TRACE(QStringLiteral("%1x%2%3")
+                       .arg(size.width())
+                       .arg(size.height())
+                       .arg(presenter ? " presenter" : "")
+                       .toStdString());
+      QSettings().clear();
+      MainWindow window;
+      window.resize(size);
+      window.show();
+      ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+      window.setPresenterMode(presenter);
+      auto* page = window.findChild<TrainPanel*>();
+      ASSERT_NE(page, nullptr);
+      window.pages()->setCurrentWidget(page);
+      train::RunConfig config;
+      config.model = "mlp:784-64-10";
+      config.recipe = "fp32";
+      config.batch = 32;
+      config.steps = 3;
+      config.telemetryEvery = 1;
+      ASSERT_EQ(page->controller()->setRuns({config}), QString());
+      page->controller()->start();
+      ASSERT_TRUE(waitDrained(
+          *page->controller(),
+          [&] { return page->controller()->state() == RunController::State::Finished; }, 60000));
+      auto* dock = page->findChild<QDockWidget*>(QStringLiteral("fp8Dock"));
+      ASSERT_NE(dock, nullptr);
+      dock->raise();
+      page->findChild<QTabWidget*>(QStringLiteral("fp8Pages"))->setCurrentIndex(0);
+      page->setHistogramSelection(0, telemetry::TensorClass::Weights);
+      QuantPanel* panel = page->quantPanel();
+      QTRY_VERIFY_WITH_TIMEOUT(
+          panel->tensor() && panel->whatIfTable()->rowCount() > 0 && !panel->busy(), 60000);
+      const int rows = panel->whatIfTable()->rowCount();
+      EXPECT_EQ(rows, 9);
+      int shown = 0;
+      (void)QTest::qWaitFor([&] { return (shown = whatIfRowsInSight(*panel)) == rows; }, 3000);
+      EXPECT_EQ(shown, rows) << "dock " << dock->height() << " px high, table "
+                             << panel->whatIfTable()->height();
+      QTRY_VERIFY_WITH_TIMEOUT(panel->blockMap()->hasData(), 60000);
+      // The line naming the tensor shows a form that fits (the full one in
+      // its tooltip), not a text cut at the edge: in normal type the
+      // tensor's name whole; in a projector's narrow row it may end in "…".
+      const QLabel* subject = panel->subjectLabel();
+      QTextDocument doc;
+      doc.setDefaultFont(subject->font());
+      doc.setDocumentMargin(0);
+      doc.setHtml(subject->text());
+      EXPECT_LE(doc.idealWidth(), subject->contentsRect().width()) << subject->text().toStdString();
+      if (!presenter && size.width() >= 1600)
+        EXPECT_TRUE(subject->text().contains(QStringLiteral("layer 0 weights")))
+            << subject->text().toStdString();
+      EXPECT_TRUE(subject->toolTip().contains(QStringLiteral("(outputs × inputs)")));
+      EXPECT_EQ(panel->blockMap()->cutTexts().join(u'\n').toStdString(), "")
+          << "map " << panel->blockMap()->width() << " px wide";
+      window.setPresenterMode(false);
+    }
 }
 
 } // namespace

@@ -171,25 +171,76 @@ QString BlockScaleMap::title() const {
   return tr("Block scales, %1 (%2 blocks): %3").arg(qs(info.name), shape, m_subject);
 }
 
+QString BlockScaleMap::xTitleText() const {
+  return tr("%1, %2 values per block").arg(m_colTitle).arg(m_blockCols);
+}
+
+namespace {
+constexpr int kCentred = Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap;
+constexpr int kLeft = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
+
+// Height of `text` wrapped in `width`: at least one line.
+double wrappedHeight(const QFontMetricsF& fm, double width, int flags, const QString& text) {
+  return std::max(fm.height(),
+                  fm.boundingRect(QRectF(0, 0, std::max(1.0, width), 1e6), flags, text).height());
+}
+} // namespace
+
+// The title, the horizontal axis's title and the count line each wrap in the
+// whole width (a narrow dock beside the what-if table left the axis title and
+// the count cut at the plot's edges); the plot takes what height is left.
 BlockScaleMap::Layout BlockScaleMap::layoutFor(const QRectF& target, const ChartStyle& style) const {
   const QFontMetricsF title(style.titleFont()), axis(style.axisTitleFont()), label(style.labelFont());
   Layout l;
   const double pad = 8.0 * style.fontScale;
-  const QString t = title.elidedText(this->title(), Qt::ElideRight, target.width() - 2 * pad);
-  const double titleH = title.height() * (title.horizontalAdvance(this->title()) > target.width() - 2 * pad ? 2 : 1);
-  Q_UNUSED(t);
-  l.title = QRectF(target.left() + pad, target.top() + pad * 0.5, target.width() - 2 * pad, titleH);
-  l.count = QRectF(target.left() + pad, target.bottom() - label.height() - pad * 0.5, target.width() - 2 * pad,
-                   label.height());
+  const double inner = target.width() - 2 * pad;
+  l.title = QRectF(target.left() + pad, target.top() + pad * 0.5, inner,
+                   wrappedHeight(title, inner, kCentred, this->title()));
+  const double swatch = m_markClipped ? label.height() * 0.7 + 6 : 0.0;
+  const double countH = wrappedHeight(label, inner - swatch, kLeft, countText());
+  l.count = QRectF(target.left() + pad, target.bottom() - countH - pad * 0.5, inner, countH);
+  const double xTitleH =
+      m_blocks.empty() ? 0.0 : wrappedHeight(axis, inner, kCentred, xTitleText());
   const double left = target.left() + pad + axis.height() + label.horizontalAdvance(QStringLiteral("00000")) + pad;
   const double barW = 16.0 * style.fontScale;
   const double barLabels = label.horizontalAdvance(QStringLiteral("2^-000")) + axis.height() + pad;
   const double right = target.right() - pad - barW - barLabels - pad;
   const double top = l.title.bottom() + pad;
-  const double bottom = l.count.top() - pad - label.height() - axis.height() - pad * 0.5;
+  const double bottom = l.count.top() - pad - label.height() - xTitleH - pad * 0.5;
   l.plot = QRectF(QPointF(left, top), QPointF(std::max(left + 10, right), std::max(top + 10, bottom)));
   l.bar = QRectF(l.plot.right() + pad * 1.5, l.plot.top(), barW, l.plot.height());
+  l.xTitle = QRectF(target.left() + pad, l.plot.bottom() + 2 + label.height(), inner, xTitleH);
+  if (axis.horizontalAdvance(xTitleText()) <= l.plot.width()) // one line: under the plot
+    l.xTitle = QRectF(l.plot.left(), l.xTitle.top(), l.plot.width(), xTitleH);
   return l;
+}
+
+QStringList BlockScaleMap::cutTexts() const {
+  const Layout l = layoutFor(QRectF(rect()), m_style);
+  const QFontMetricsF title(m_style.titleFont()), axis(m_style.axisTitleFont()),
+      label(m_style.labelFont());
+  const double swatch = m_markClipped ? label.height() * 0.7 + 6 : 0.0;
+  struct Placed {
+    QString text;
+    QRectF box;
+    const QFontMetricsF* fm;
+    int flags;
+  };
+  std::vector<Placed> placed{{this->title(), l.title, &title, kCentred}};
+  if (!m_blocks.empty()) {
+    placed.push_back({xTitleText(), l.xTitle, &axis, kCentred});
+    placed.push_back({countText(), l.count.adjusted(swatch, 0, 0, 0), &label, kLeft});
+  }
+  QStringList out;
+  const QRectF inside = QRectF(rect()).adjusted(-0.5, -0.5, 0.5, 0.5);
+  for (const Placed& p : placed) {
+    const QRectF needs =
+        p.fm->boundingRect(QRectF(p.box.left(), p.box.top(), p.box.width(), 1e6), p.flags, p.text);
+    if (needs.width() > p.box.width() + 0.5 || needs.height() > p.box.height() + 0.5 ||
+        !inside.contains(p.box))
+      out << p.text;
+  }
+  return out;
 }
 
 QRectF BlockScaleMap::plotRect() const { return layoutFor(QRectF(rect()), m_style).plot; }
@@ -219,7 +270,7 @@ void BlockScaleMap::paintFigure(QPainter& painter, const QRectF& target, const C
   const Layout l = layoutFor(target, style);
   painter.setPen(style.text());
   painter.setFont(style.titleFont());
-  painter.drawText(l.title, Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, title());
+  painter.drawText(l.title, kCentred, title());
   if (m_blocks.empty()) {
     painter.setFont(style.labelFont());
     painter.setPen(style.mutedText());
@@ -248,9 +299,7 @@ void BlockScaleMap::paintFigure(QPainter& painter, const QRectF& target, const C
   painter.drawText(QRectF(yLabelRight - 200, l.plot.bottom() - label.height(), 200, label.height()),
                    Qt::AlignRight | Qt::AlignBottom, locale.toString(qulonglong(m_rows)));
   painter.setFont(style.axisTitleFont());
-  painter.drawText(QRectF(l.plot.left(), l.plot.bottom() + 2 + label.height(), l.plot.width(), axis.height()),
-                   Qt::AlignHCenter | Qt::AlignTop,
-                   tr("%1, %2 values per block").arg(m_colTitle).arg(m_blockCols));
+  painter.drawText(l.xTitle, kCentred, xTitleText());
   painter.save();
   painter.translate(target.left() + 8.0 * style.fontScale, l.plot.center().y());
   painter.rotate(-90);
@@ -288,7 +337,8 @@ void BlockScaleMap::paintFigure(QPainter& painter, const QRectF& target, const C
   // The count, with the clipped swatch.
   painter.setFont(style.labelFont());
   const double sw = label.height() * 0.7;
-  QRectF swatch(l.count.left(), l.count.center().y() - sw / 2, sw, sw);
+  QRectF swatch(l.count.left(), l.count.top() + (label.height() - sw) / 2, sw,
+                sw); // by the first line
   if (m_markClipped) {
     painter.fillRect(swatch, palette::kWarning);
     swatch.setWidth(sw + 6);
@@ -296,7 +346,7 @@ void BlockScaleMap::paintFigure(QPainter& painter, const QRectF& target, const C
     swatch.setWidth(0);
   }
   painter.setPen(m_clipped > 0 ? style.text() : style.mutedText());
-  painter.drawText(l.count.adjusted(swatch.width(), 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, countText());
+  painter.drawText(l.count.adjusted(swatch.width(), 0, 0, 0), kLeft, countText());
 }
 
 void BlockScaleMap::paintEvent(QPaintEvent*) {

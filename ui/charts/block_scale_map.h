@@ -58,6 +58,10 @@ public:
   QRectF cellRect(int gridRow, int gridCol) const;
   int blockAtPosition(const QPointF& position) const;
   const QImage& image() const { return m_image; }
+  // The title, the horizontal axis's title and the count line that do not
+  // fit their place in the widget as it is now (each wraps to the width it
+  // has): empty when every one reads in full.
+  QStringList cutTexts() const;
 
   QString title() const override;
   void render(QPainter& painter, const QRectF& target, const ExportStyle& style) const override;
@@ -78,8 +82,10 @@ protected:
 
 private:
   struct Layout {
-    QRectF title, plot, bar, count;
+    QRectF title, plot, bar, xTitle, count;
   };
+  QString xTitleText() const; // "input (K), 32 values per block"
+
   Layout layoutFor(const QRectF& target, const ChartStyle& style) const;
   void paintFigure(QPainter& painter, const QRectF& target, const ChartStyle& style) const;
   void rebuildImage();

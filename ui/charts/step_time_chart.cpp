@@ -23,10 +23,15 @@ void StepTimeChart::setData(const std::vector<RecipeStepTime>& recipes) {
   QStringList names = phaseNames();
   if (conv)
     names.insert(1, tr("convolution"));
-  QStringList categories;
+  // On the axis an emulated recipe is marked "*", explained in the title: a
+  // dozen recipes' names then fit beside their bars whole.
+  QStringList categories, shown;
+  bool emulated = false;
   std::vector<std::vector<double>> values(std::size_t(names.size()));
   for (const RecipeStepTime& r : recipes) {
     categories.append(r.emulated ? tr("%1\n(FP32 compute)").arg(r.recipe) : r.recipe);
+    shown.append(QString(r.recipe).replace(u'\n', u' ') + (r.emulated ? QStringLiteral(" *") : QString()));
+    emulated = emulated || r.emulated;
     const model::OpTimes& t = r.times;
     std::vector<double> parts{t.matmulForward + t.matmulBackward, t.conversion, t.elementwise,
                               t.loss, t.optimizer, t.telemetry, t.data};
@@ -35,7 +40,9 @@ void StepTimeChart::setData(const std::vector<RecipeStepTime>& recipes) {
     for (std::size_t i = 0; i < values.size(); ++i)
       values[i].push_back(parts[i]);
   }
-  setBars(categories, names, values, tr("time per step (ms)"), QStringLiteral("ms"));
+  setTitle(emulated ? tr("Where the step's time goes (* 16-bit data, FP32 compute)")
+                    : tr("Where the step's time goes"));
+  setBars(categories, names, values, tr("time per step (ms)"), QStringLiteral("ms"), shown);
 }
 
 } // namespace mantissa::ui

@@ -19,6 +19,19 @@
 
 namespace mantissa::ui {
 
+namespace {
+
+// A run's name as rich text that breaks only after a comma: a policy run's
+// spec ("autocast-cpu-bf16,softmax=fp16") wraps between its items, never
+// inside "norm-stats" at the hyphen.
+QString wrappable(const QString& name) {
+  return name.toHtmlEscaped()
+      .replace(u'-', QStringLiteral("&#8209;"))
+      .replace(u',', QStringLiteral(",&#8203;"));
+}
+
+} // namespace
+
 GeneratePanel::GeneratePanel(RunController* controller, QWidget* parent)
     : QWidget(parent), m_controller(controller) {
   auto* layout = new QVBoxLayout(this);
@@ -116,7 +129,7 @@ void GeneratePanel::refreshTitles() {
       loss = tr(" · val_loss %1").arg(rec.testLoss().back().y, 0, 'f', 3);
     c.title->setText(tr("<b><span style='color:%1'>■</span> %2</b><br>%3 · %4 steps%5")
                          .arg(m_controller->runColor(c.run).name(),
-                              m_controller->runName(c.run).toHtmlEscaped(), state)
+                              wrappable(m_controller->runName(c.run)), state)
                          .arg(rec.lastStep() + 1)
                          .arg(loss));
   }

@@ -43,6 +43,18 @@ void setRow(QTableWidget* t, int row, const QStringList& cells) {
   }
 }
 
+// A precision-table row: the "How" note may break after ':' and '_' as well
+// (a zero-width space there), so that a kernel name such as
+// "brg:avx512_core_bf16" wraps in a narrow column instead of being cut; its
+// tooltip keeps the note as written.
+void setPrecisionRow(QTableWidget* t, int row, const QString& op, const QString& precision,
+                     const QString& how) {
+  QString shown = how;
+  shown.replace(u':', QStringLiteral(":\u200B")).replace(u'_', QStringLiteral("_\u200B"));
+  setRow(t, row, {op, precision, shown});
+  t->item(row, 2)->setToolTip(how);
+}
+
 } // namespace
 
 OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
@@ -58,7 +70,14 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
   // The "How" notes take the rest of the width and wrap there, never cut at the edge.
   m_precision->setWordWrap(true);
   m_precision->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+  // (A stretched last section keeps at least the default 100 px: in a narrow
+  // dock it ended past the viewport's edge, cut. Stretch alone fills exactly.)
+  m_precision->horizontalHeader()->setStretchLastSection(false);
   m_precision->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // The vertical bar always takes its width: the columns are fitted to a
+  // viewport that does not narrow when rows, wrapped taller, start to scroll
+  // (the notes' column then ended under the bar, cut).
+  m_precision->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
   connect(m_precision->horizontalHeader(), &QHeaderView::sectionResized, this,
           [this](int section) {
             if (section == 2) // the notes' new width wraps them to other heights
@@ -68,6 +87,7 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
   m_times = makeTable({tr("Op kind"), tr("ms / step"), tr("Share")});
   m_times->setObjectName(QStringLiteral("opTimeTable"));
   m_precision->viewport()->installEventFilter(this);
+  m_precision->installEventFilter(this);
   row->addWidget(m_precision, 3);
   row->addWidget(m_times, 2);
   layout->addLayout(row, 1);
@@ -78,9 +98,7 @@ void OpTablePanel::setMatmuls(const std::vector<nn::MatmulUse>& uses) {
   for (int i = 0; i < int(uses.size()); ++i) {
     const QStringList cells = matmulRow(uses[std::size_t(i)]);
     const QString how = cells[1] + QStringLiteral("; ") + cells[3];
-    setRow(m_precision, m_recipeRows + i,
-           {tr("matmul: %1").arg(cells[0]), cells[2], how});
-    m_precision->item(m_recipeRows + i, 2)->setToolTip(how);
+    setPrecisionRow(m_precision, m_recipeRows + i, tr("matmul: %1").arg(cells[0]), cells[2], how);
   }
   m_precision->resizeColumnsToContents();
   fitTables();
@@ -102,15 +120,12 @@ void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,
   m_precision->setRowCount(m_recipeRows);
   for (int i = 0; i < int(rows.size()); ++i) {
     const auto& r = rows[std::size_t(i)];
-    setRow(m_precision, i,
-           {QString::fromStdString(r.op), QString::fromStdString(r.precision),
-            QString::fromStdString(r.note)});
-    m_precision->item(i, 2)->setToolTip(QString::fromStdString(r.note));
+    setPrecisionRow(m_precision, i, QString::fromStdString(r.op),
+                    QString::fromStdString(r.precision), QString::fromStdString(r.note));
   }
   for (std::size_t j = 0; j < modelRows.size(); ++j) {
     const int i = int(rows.size() + j);
-    setRow(m_precision, i, {modelRows[j][0], modelRows[j][1], modelRows[j][2]});
-    m_precision->item(i, 2)->setToolTip(modelRows[j][2]);
+    setPrecisionRow(m_precision, i, modelRows[j][0], modelRows[j][1], modelRows[j][2]);
   }
   m_precision->resizeColumnsToContents();
   fitTables();
@@ -127,8 +142,7 @@ void OpTablePanel::setRun(const QString& title, const std::vector<std::array<QSt
   m_precision->setRowCount(m_recipeRows);
   for (int i = 0; i < int(rows.size()); ++i) {
     const auto& r = rows[std::size_t(i)];
-    setRow(m_precision, i, {r[0], r[1], r[2]});
-    m_precision->item(i, 2)->setToolTip(r[2]);
+    setPrecisionRow(m_precision, i, r[0], r[1], r[2]);
   }
   m_precision->resizeColumnsToContents();
   fitTables();
@@ -144,7 +158,11 @@ void OpTablePanel::fitOpColumn() {
   const auto* view = static_cast<const QAbstractItemView*>(m_precision); // (protected in QTableView)
   const int natural = std::max(view->sizeHintForColumn(0), header->sectionSizeHint(0));
   const int how = kHowChars * m_precision->fontMetrics().averageCharWidth();
-  const int room = m_precision->viewport()->width() - header->sectionSize(1) - how;
+  // The width inside the frame and the (always shown) scroll bar: the
+  // viewport's own width lags behind while the dock is laid out.
+  const int inside = m_precision->width() - 2 * m_precision->frameWidth() -
+                     m_precision->verticalScrollBar()->sizeHint().width();
+  const int room = inside - header->sectionSize(1) - how;
   const int width = natural > room ? std::max(room, header->minimumSectionSize()) : natural;
   if (width != header->sectionSize(0))
     m_precision->setColumnWidth(0, width);
@@ -152,7 +170,8 @@ void OpTablePanel::fitOpColumn() {
 }
 
 bool OpTablePanel::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == m_precision->viewport() && event->type() == QEvent::Resize)
+  if ((watched == m_precision->viewport() || watched == m_precision) &&
+      event->type() == QEvent::Resize)
     fitOpColumn();
   return QWidget::eventFilter(watched, event);
 }

@@ -3,12 +3,15 @@
 #include "ui/panels/policy_editor.h"
 
 #include <QCheckBox>
-#include <QEvent>
+#include <QClipboard>
 #include <QComboBox>
+#include <QEvent>
 #include <QFormLayout>
+#include <QGuiApplication>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -50,6 +53,11 @@ PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
   m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
   m_table->setSelectionMode(QAbstractItemView::NoSelection);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  // In a narrow setup dock the long class names ("activations stored for
+  // backward", "LayerNorm/RMSNorm statistics") wrap onto a second line of
+  // their row instead of ending in "...".
+  m_table->setWordWrap(true);
+  m_table->setTextElideMode(Qt::ElideNone);
   for (const amp::OpClass c : amp::opClasses()) {
     const int row = int(c);
     auto* item = new QTableWidgetItem(qs(amp::opClassLabel(c)));
@@ -58,11 +66,25 @@ PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
     auto* box = new QComboBox;
     box->addItems({QStringLiteral("fp32"), QStringLiteral("bf16"), QStringLiteral("fp16")});
     box->setObjectName(QStringLiteral("precision_") + qs(amp::opClassKey(c)));
-    m_table->setCellWidget(row, 1, box);
+    auto* cell = new QWidget; // the box keeps its height in a row of two lines
+    auto* cellLayout = new QVBoxLayout(cell);
+    cellLayout->setContentsMargins(0, 0, 0, 0);
+    cellLayout->addWidget(box, 0, Qt::AlignVCenter);
+    m_table->setCellWidget(row, 1, cell);
     m_rows[std::size_t(row)] = box;
     connect(box, &QComboBox::currentTextChanged, this, [this] { update(); });
   }
+  // The editor sets the policy of a GPT run (the only model that takes one),
+  // and a GPT has no BatchNorm: that class's row (a CNN's, set by --batchnorm)
+  // stays out of sight; its precision still follows the preset.
+  m_table->setRowHidden(int(amp::OpClass::BatchNorm), true);
   m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // A new width of the names' column wraps them to other heights.
+  connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int section) {
+    if (section == 0)
+      QMetaObject::invokeMethod(this, &PolicyEditor::fitTable, Qt::QueuedConnection);
+  });
   fitTable();
   layout->addWidget(m_table);
 
@@ -86,14 +108,25 @@ PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
   connect(m_softmaxMax, &QCheckBox::toggled, this, [this] { update(); });
   connect(m_lossScaling, &QCheckBox::toggled, this, [this] { update(); });
 
-  m_spec = new QLineEdit;
+  // The spec as the command line takes it, wrapped (after its commas) in a
+  // narrow dock rather than scrolled out of sight; Copy puts the exact text
+  // on the clipboard.
+  m_spec = new QLabel;
   m_spec->setObjectName(QStringLiteral("policySpec"));
-  m_spec->setReadOnly(true);
+  m_spec->setWordWrap(true);
+  m_spec->setTextFormat(Qt::PlainText);
   m_spec->setToolTip(tr("The same text runs this policy from the command line: "
                         "mantissa-cli train --policy SPEC"));
-  auto* specForm = new QFormLayout;
-  specForm->addRow(tr("--policy"), m_spec);
-  layout->addLayout(specForm);
+  auto* copy = new QPushButton(tr("Copy"));
+  copy->setObjectName(QStringLiteral("copyPolicySpec"));
+  copy->setToolTip(tr("Copy the spec for mantissa-cli train --policy"));
+  connect(copy, &QPushButton::clicked, this,
+          [this] { QGuiApplication::clipboard()->setText(m_editedSpec); });
+  auto* specRow = new QHBoxLayout; // "--policy" and Copy, the spec in the whole width below
+  specRow->addWidget(new QLabel(tr("Command line: --policy")), 1);
+  specRow->addWidget(copy);
+  layout->addLayout(specRow);
+  layout->addWidget(m_spec);
   m_error = new QLabel;
   m_error->setObjectName(QStringLiteral("policyError"));
   m_error->setWordWrap(true);
@@ -115,7 +148,8 @@ void PolicyEditor::fitTable() {
   m_table->resizeRowsToContents();
   int h = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth();
   for (int r = 0; r < m_table->rowCount(); ++r)
-    h += m_table->rowHeight(r);
+    if (!m_table->isRowHidden(r))
+      h += m_table->rowHeight(r);
   m_table->setMinimumHeight(h);
   m_table->setMaximumHeight(h);
 }
@@ -190,6 +224,7 @@ void PolicyEditor::update() {
     m_table->item(int(c), 0)->setFont(f);
     m_rows[std::size_t(c)]->setFont(f);
   }
+  fitTable(); // a name in bold may take another line
   if (m_promote->value() != base->policy.promoteEvery)
     spec += QStringLiteral(",promote-every=%1").arg(m_promote->value());
   if (m_softmaxMax->isChecked() != base->policy.softmaxMax)
@@ -206,7 +241,9 @@ void PolicyEditor::update() {
   } catch (const amp::PolicyError& e) {
     m_errorText = QString::fromUtf8(e.what());
   }
-  m_spec->setText(spec);
+  QString shown = spec; // lines break after a comma only: hyphens shown non-breaking
+  shown.replace(u'-', QChar(0x2011)).replace(u',', QStringLiteral(",\u200B"));
+  m_spec->setText(shown);
   m_error->setText(m_errorText);
   m_error->setVisible(!m_errorText.isEmpty());
   emit changed();

@@ -13,19 +13,19 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
-class QLineEdit;
 class QSpinBox;
 class QTableWidget;
 
 namespace mantissa::ui {
 
-// The precision policy of a run as a table: one row per op class with its
-// precision (FP32 / BF16 / FP16), started from a preset and changed row by
-// row (changed rows in bold), plus promote-every N_C for 16-bit accumulation,
-// softmax max subtraction and loss scaling. It writes the spec the CLI's
-// --policy takes ("autocast-cpu-bf16,softmax=fp16") and reads it back with
-// the same parser (amp::parsePolicy): a combination that parser refuses
-// shows its message inline and spec() is then empty.
+// The precision policy of a GPT run as a table: one row per op class a GPT
+// has (BatchNorm's row, a CNN's, is hidden) with its precision (FP32 / BF16 /
+// FP16), started from a preset and changed row by row (changed rows in
+// bold), plus promote-every N_C for 16-bit accumulation, softmax max
+// subtraction and loss scaling. It writes the spec the CLI's --policy takes
+// ("autocast-cpu-bf16,softmax=fp16") and reads it back with the same parser
+// (amp::parsePolicy): a combination that parser refuses shows its message
+// inline and spec() is then empty.
 class PolicyEditor : public QWidget {
   Q_OBJECT
 public:
@@ -69,7 +69,7 @@ private:
   QSpinBox* m_promote = nullptr;
   QCheckBox* m_softmaxMax = nullptr;
   QCheckBox* m_lossScaling = nullptr;
-  QLineEdit* m_spec = nullptr;
+  QLabel* m_spec = nullptr; // the spec, wrapped after its commas
   QLabel* m_error = nullptr;
   QLabel* m_summary = nullptr;
   QString m_editedSpec;

@@ -10,10 +10,12 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTextDocument>
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -46,6 +48,7 @@ QuantPanel::QuantPanel(QWidget* parent) : QWidget(parent) {
   // One line that never heightens the dock group (a hidden tab counts too).
   m_subject->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   m_subject->setMinimumWidth(1);
+  m_subject->installEventFilter(this); // a new width picks the form that fits
   m_take = new QPushButton(tr("&Take tensor"));
   m_take->setObjectName(QStringLiteral("takeTensor"));
   m_take->setToolTip(tr("Copy the tensor from the run now (between two of its steps)"));
@@ -117,6 +120,8 @@ void QuantPanel::clearShown(const QString& why) {
   m_mapQuantized.reset();
   m_table->clearStats();
   m_map->clear(why);
+  m_subjectForms.clear();
+  m_subject->setToolTip({});
   m_subject->setText(tr("No tensor"));
 }
 
@@ -127,6 +132,43 @@ void QuantPanel::fitTable() {
   const int table = m_table->wholeWidth();
   if (total - table >= m_map->minimumSizeHint().width())
     m_split->setSizes({table, total - table});
+}
+
+// The line above the table never widens the dock (it may be narrower than
+// its text): it shows the most detailed form that fits, the full one in its
+// tooltip, instead of a text cut at the edge ("(outputs × input").
+void QuantPanel::fitSubject() {
+  if (m_subjectForms.isEmpty())
+    return;
+  const int room = m_subject->contentsRect().width();
+  QTextDocument doc;
+  doc.setDefaultFont(m_subject->font());
+  doc.setDocumentMargin(0);
+  QString shown;
+  for (const QString& form : m_subjectForms) {
+    doc.setHtml(form);
+    if (doc.idealWidth() <= room) {
+      shown = form;
+      break;
+    }
+  }
+  if (shown.isEmpty()) { // a projector's narrow dock: the name alone, ending in "…"
+    QFont bold = m_subject->font();
+    bold.setBold(true);
+    shown =
+        QStringLiteral("<b>%1</b>")
+            .arg(
+                QFontMetrics(bold).elidedText(m_subjectName, Qt::ElideRight, room).toHtmlEscaped());
+  }
+  m_subject->setToolTip(m_subjectForms.front());
+  if (m_subject->text() != shown)
+    m_subject->setText(shown);
+}
+
+bool QuantPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_subject && event->type() == QEvent::Resize)
+    fitSubject();
+  return QWidget::eventFilter(watched, event);
 }
 
 void QuantPanel::forget() {
@@ -212,11 +254,17 @@ void QuantPanel::setTensor(const TensorSnapshot& tensor) {
   for (std::size_t i = 0; i < in; ++i)
     for (std::size_t o = 0; o < out; ++o)
       m_matrix[o * in + i] = tensor.values[i * out + o];
-  m_subject->setText(tr("<b>%1</b> · after step %2 · %3 × %4 (outputs × inputs)")
-                         .arg(tensor.subject.toHtmlEscaped())
-                         .arg(tensor.stepsDone)
-                         .arg(out)
-                         .arg(in));
+  const QString subject = QStringLiteral("<b>%1</b>").arg(tensor.subject.toHtmlEscaped());
+  m_subjectForms = {
+      tr("%1 · after step %2 · %3 × %4 (outputs × inputs)")
+          .arg(subject)
+          .arg(tensor.stepsDone)
+          .arg(out)
+          .arg(in),
+      tr("%1 · after step %2 · %3 × %4").arg(subject).arg(tensor.stepsDone).arg(out).arg(in),
+      tr("%1 · step %2").arg(subject).arg(tensor.stepsDone), subject};
+  m_subjectName = tensor.subject;
+  fitSubject();
   showMessage({}, false);
   recompute();
 }

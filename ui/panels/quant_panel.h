@@ -79,7 +79,11 @@ public:
 signals:
   void computed(); // the table and the map show the current tensor
 
+protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+  void fitSubject(); // the longest of m_subjectForms that fits the line
   void recompute();
   void showMessage(const QString& text, bool warning);
   void clearShown(const QString& why);
@@ -98,6 +102,8 @@ private:
   int m_pending = 0;              // requests and computations in flight
 
   QLabel* m_subject = nullptr;
+  QStringList m_subjectForms; // rich text, most detailed first
+  QString m_subjectName;      // the last form's text, elided when even it does not fit
   QLabel* m_message = nullptr;
   QComboBox* m_scheme = nullptr;
   QComboBox* m_scaleRounding = nullptr;

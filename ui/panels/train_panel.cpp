@@ -356,11 +356,29 @@ void TrainPanel::startOrResume() {
     return;
   if (applySetup().isEmpty()) {
     m_controller->start();
-    m_banner->setText(m_presetNote.isEmpty()
-                          ? tr("Training. Space pauses, N steps, Ctrl+. stops; pick the run to "
-                               "inspect above, click a histogram bar to watch a weight from it.")
-                          : m_presetNote);
+    m_banner->setText(trainingBanner());
   }
+}
+
+QString TrainPanel::trainingBanner() const {
+  if (m_controller->hasGptRuns())
+    return tr("Training the GPT runs. Space pauses; Generate samples from paused or finished "
+              "runs.");
+  return m_presetNote.isEmpty()
+             ? tr("Training. Space pauses, N steps, Ctrl+. stops; pick the run to inspect above, "
+                  "click a histogram bar to watch a weight from it.")
+             : m_presetNote;
+}
+
+QString TrainPanel::pausedBanner() const {
+  const QString note = m_presetNote.isEmpty() || m_controller->hasGptRuns()
+                           ? QString()
+                           : m_presetNote + QStringLiteral("<br>");
+  return note + (m_controller->hasGptRuns()
+                     ? tr("<b>Paused.</b> Space resumes, N takes one step, Ctrl+. stops; "
+                          "Generate samples from the paused runs.")
+                     : tr("<b>Paused.</b> Space resumes, N takes one step, Ctrl+. stops; the "
+                          "charts hold still for inspection."));
 }
 
 // Loaded runs are read-only: training replaces them, after asking.
@@ -497,6 +515,20 @@ void TrainPanel::onStateChanged() {
   m_stopAction->setEnabled(s == S::Running || s == S::Paused);
   m_start->setEnabled(s != S::Running);
   m_setup->setEnabled(s != S::Running && s != S::Paused);
+  // Pausing says so; resuming says training again; runs rebuilt after
+  // training (Reset) say they are ready. Only on a change: a step taken while paused leaves what
+  // the banner says then (e.g. about the watched weight) in place.
+  const auto before = S(m_bannerState);
+  m_bannerState = int(s);
+  if (s == S::Paused && before != S::Paused)
+    m_banner->setText(pausedBanner());
+  else if (s == S::Running && before == S::Paused)
+    m_banner->setText(trainingBanner());
+  else if (s == S::Ready && (before == S::Running || before == S::Paused || before == S::Finished))
+    m_banner->setText((m_presetNote.isEmpty() ? QString() : m_presetNote + QStringLiteral("<br>")) +
+                      tr("Ready: %n run(s) from step 0. Press Start (Ctrl+R), or Step (N) to go "
+                         "one step at a time.",
+                         nullptr, m_controller->runCount()));
   // Every run has ended: the message says so (a divergence, which
   // refreshStatus() reports, takes its place).
   if (s == S::Finished && m_controller->loadedCount() < m_controller->runCount())

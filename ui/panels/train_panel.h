@@ -111,6 +111,9 @@ private:
   bool confirmReplaceLoadedRuns();
   void onRunsChanged();
   void onStateChanged();
+  // The banner while the runs train, and while they are paused.
+  QString trainingBanner() const;
+  QString pausedBanner() const;
   void onSelectedRunChanged();
   void onBinClicked(int exponent);
   void applyTheme();
@@ -187,6 +190,7 @@ private:
   QSet<const QDockWidget*> m_hiddenDocks; // docks whose tab is not the current one
   QString m_statusText;
   QString m_presetNote;
+  int m_bannerState = -1; // the RunController::State the banner last spoke of
   bool m_closeFilterInstalled = false;
   bool m_sized = false;
   bool m_layoutRestored = false; // a saved dock layout of this version was restored

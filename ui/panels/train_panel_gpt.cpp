@@ -125,8 +125,7 @@ bool TrainPanel::startGptRuns() {
   if (m_controller->state() == RunController::State::Finished)
     m_controller->reset(); // Start again: the same GPT runs from scratch
   m_controller->start();
-  m_banner->setText(tr("Training the GPT runs. Space pauses; Generate samples from paused or "
-                       "finished runs."));
+  m_banner->setText(trainingBanner());
   return true;
 }
 

@@ -18,7 +18,7 @@ bool sixteen(DType d) { return d != DType::F32; }
 std::string emulatedNote(DType d) {
   return sixteen(d) ? "FP32 values rounded to " + std::string(amp::precisionKey(d)) +
                           " (nearest even) after the op"
-                    : std::string();
+                    : std::string("kept in FP32");
 }
 
 } // namespace
@@ -143,6 +143,8 @@ std::vector<amp::RecipeRow> GptNetwork::opRows() const {
   const amp::Policy& p = m_gpt.policy();
   std::vector<amp::RecipeRow> rows;
   for (const OpClass c : amp::opClasses()) {
+    if (c == OpClass::BatchNorm)
+      continue; // a GPT has no BatchNorm: that class is a CNN's (Cnn::opRows)
     const DType d = p[c];
     amp::RecipeRow row{std::string(amp::opClassLabel(c)), std::string(amp::precisionKey(d)), ""};
     switch (c) {

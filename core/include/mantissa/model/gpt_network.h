@@ -72,8 +72,9 @@ public:
   std::int64_t parameterCount() const override { return m_gpt.parameterCount(); }
   std::string matmulImplementation() const override { return m_gpt.matmulImplementation(); }
   bool matmulEmulated() const override;
-  // One row per op class of the policy: its precision and how it ran (the
-  // matmul kernel, 16-bit emulation, max subtraction, ...).
+  // One row per op class of the policy that a GPT has (all but BatchNorm):
+  // its precision and how it ran (the matmul kernel, 16-bit emulation, max
+  // subtraction, ...).
   std::vector<amp::RecipeRow> opRows() const override;
   std::vector<PlanRow> plan() const override { return m_gpt.plan(); }
   std::map<std::string, std::size_t> allocatedBytes() const override;
