@@ -308,7 +308,7 @@ void Gpt::refreshWorkingWeights() {
       std::copy(p.value.f32().begin(), p.value.f32().end(), p.low.f32().begin());
       nn::roundSpan(m.inputs, p.low.f32());
     } else {
-      p.low.convertFrom(p.value);
+      kernels::convertParallel(p.value, p.low);
     }
   }
 }
@@ -339,13 +339,14 @@ std::string Gpt::matmulImplementation() const {
 
 namespace {
 
-// x cast (or rounded) into its low twin for a product.
+// x cast (or rounded) into its low twin for a product (a large tensor shared
+// by the OpenMP team: the bits of Tensor::convertFrom).
 void castInto(const Tensor& x, Tensor& low, DType inputs) {
   if (low.dtype() == DType::F32) {
     std::copy(x.f32().begin(), x.f32().end(), low.f32().begin());
     nn::roundSpan(inputs, low.f32());
   } else {
-    low.convertFrom(x);
+    kernels::convertParallel(x, low);
   }
 }
 
