@@ -308,7 +308,7 @@ void Gpt::refreshWorkingWeights() {
       std::copy(p.value.f32().begin(), p.value.f32().end(), p.low.f32().begin());
       nn::roundSpan(m.inputs, p.low.f32());
     } else {
-      kernels::convertParallel(p.value, p.low);
+      p.low.convertFrom(p.value);
     }
   }
 }
@@ -339,14 +339,13 @@ std::string Gpt::matmulImplementation() const {
 
 namespace {
 
-// x cast (or rounded) into its low twin for a product (a large tensor shared
-// by the OpenMP team: the bits of Tensor::convertFrom).
+// x cast (or rounded) into its low twin for a product.
 void castInto(const Tensor& x, Tensor& low, DType inputs) {
   if (low.dtype() == DType::F32) {
     std::copy(x.f32().begin(), x.f32().end(), low.f32().begin());
     nn::roundSpan(inputs, low.f32());
   } else {
-    kernels::convertParallel(x, low);
+    low.convertFrom(x);
   }
 }
 

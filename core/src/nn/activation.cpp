@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/kernels/elementwise.h>
 #include <mantissa/nn/activation.h>
 
 #include <algorithm>
@@ -119,10 +118,8 @@ void activationForward(Activation activation, std::span<const float> x, std::spa
   case Activation::Relu:
     reluForward(x.data(), y.data(), n);
     break;
-  case Activation::Gelu: // large tensors shared by the OpenMP team
-    kernels::forChunks(n, [&](std::size_t b, std::size_t e) {
-      geluForward(x.data() + b, y.data() + b, e - b);
-    });
+  case Activation::Gelu:
+    geluForward(x.data(), y.data(), n);
     break;
   case Activation::Tanh:
     for (std::size_t i = 0; i < n; ++i)
@@ -143,9 +140,7 @@ void activationBackward(Activation activation, std::span<const float> x, std::sp
     reluBackward(x.data(), dy.data(), dx.data(), n);
     break;
   case Activation::Gelu:
-    kernels::forChunks(n, [&](std::size_t b, std::size_t e) {
-      geluBackward(x.data() + b, dy.data() + b, dx.data() + b, e - b);
-    });
+    geluBackward(x.data(), dy.data(), dx.data(), n);
     break;
   case Activation::Tanh:
     for (std::size_t i = 0; i < n; ++i)

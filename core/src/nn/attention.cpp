@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/kernels/accumulation.h>
-#include <mantissa/kernels/elementwise.h>
 #include <mantissa/nn/attention.h>
 #include <mantissa/nn/precision.h>
 
@@ -157,7 +156,7 @@ void CausalSelfAttention::toInputs(const Tensor& f32, Tensor& low) {
     std::copy(f32.f32().begin(), f32.f32().end(), low.f32().begin());
     roundSpan(m_inputs, low.f32());
   } else {
-    kernels::convertParallel(f32, low);
+    low.convertFrom(f32);
   }
 }
 

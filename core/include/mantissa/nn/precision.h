@@ -6,7 +6,6 @@
 // is an FP32 value rounded (nearest, ties to even) to that format, through
 // the conversion kernels of numeric/convert.h. F32 leaves values untouched.
 
-#include <mantissa/kernels/elementwise.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/tensor/dtype.h>
 
@@ -24,10 +23,12 @@ inline float roundScalar(DType dtype, float value) noexcept {
   return value;
 }
 
-// Every value rounded in place (the batch conversion kernels; a large span
-// is shared by the OpenMP team, kernels::roundToParallel: the same bits).
-inline void roundSpan(DType dtype, std::span<float> values) {
-  kernels::roundToParallel(dtype, values);
+// Every value rounded in place (batch conversion kernels).
+inline void roundSpan(DType dtype, std::span<float> values) noexcept {
+  if (dtype == DType::BF16)
+    numeric::roundTripBf16(values);
+  else if (dtype == DType::F16)
+    numeric::roundTripF16(values);
 }
 
 } // namespace mantissa::nn
