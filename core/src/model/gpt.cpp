@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "network_parts.h"
+
 #include <mantissa/kernels/accumulation.h>
 #include <mantissa/kernels/elementwise.h>
 #include <mantissa/model/gpt.h>
@@ -56,6 +58,7 @@ struct LinearProducts {
 
   bool emulated() const { return accumulator != DType::F32; }
   void forward(const Tensor& x, const Tensor& w, Tensor& y) {
+    detail::InParallelSection section(sections);
     Timer t(*matmulMs);
     if (scaled)
       scaled->forward(x, w, y);
@@ -66,6 +69,7 @@ struct LinearProducts {
       linear.forwardMatmul(x, w, y);
   }
   void backwardData(const Tensor& dy, const Tensor& w, Tensor& dx) {
+    detail::InParallelSection section(sections);
     Timer t(*matmulMs);
     if (scaled)
       scaled->backwardData(dy, w, dx);
@@ -76,6 +80,7 @@ struct LinearProducts {
       linear.backwardData(dy, w, dx);
   }
   void backwardWeights(const Tensor& x, const Tensor& dy, Tensor& dw) {
+    detail::InParallelSection section(sections);
     Timer t(*matmulMs);
     if (scaled)
       scaled->backwardWeights(x, dy, dw);
@@ -91,6 +96,7 @@ struct LinearProducts {
   DType accumulator;
   int promoteEvery;
   double* matmulMs = nullptr; // where product time is added
+  ParallelSections* sections = nullptr; // told as each product starts and ends
   // FP8 / microscaling (policy.scaling): operands given in FP32, quantized here.
   std::optional<nn::ScaledLinear> scaled;
 };
@@ -313,6 +319,15 @@ void Gpt::refreshWorkingWeights() {
   }
 }
 
+void Gpt::setParallelSections(ParallelSections* sections) {
+  m_sections = sections;
+  for (Block& b : m_impl->blocks) {
+    for (LinearProducts* op : {&b.qkvOp, &b.apOp, &b.fcOp, &b.fpOp})
+      op->sections = sections;
+    b.attention.setProductSections(sections);
+  }
+}
+
 GptParam& Gpt::param(std::string_view name) {
   for (GptParam& p : m_params)
     if (p.name == name)
@@ -454,6 +469,7 @@ double Gpt::forward() {
   }
   {
     Timer t(ms(GptOp::Head));
+    detail::InParallelSection section(m_sections);
     Timer mm(m_times.matmulMs);
     if (m.blocks.front().qkvOp.emulated())
       kernels::matmulEmulatedAccumulation({N, V, C, Trans::No, Trans::Yes},
@@ -500,6 +516,7 @@ void Gpt::backward(float scale) {
   const Tensor& lnfIn = low ? m.lnfLow : m.lnf;
   {
     Timer t(ms(GptOp::Head));
+    detail::InParallelSection section(m_sections);
     Timer mm(m_times.matmulMs);
     if (acc16) {
       const DType a = p[OpClass::MatmulAccumulation];

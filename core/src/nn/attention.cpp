@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/kernels/accumulation.h>
+#include <mantissa/model/network.h>
 #include <mantissa/nn/attention.h>
 #include <mantissa/nn/precision.h>
 
@@ -98,14 +99,16 @@ inline void copyRow(float* __restrict dst, const float* __restrict src, std::siz
     dst[i] = src[i];
 }
 
-template <class F> void timed(double* ms, F product) {
-  if (!ms) {
-    product();
-    return;
-  }
+template <class F> void timed(double* ms, model::ParallelSections* sections, F product) {
+  if (sections)
+    sections->enter();
   const auto start = std::chrono::steady_clock::now();
   product();
-  *ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (ms)
+    *ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (sections)
+    sections->leave();
 }
 
 } // namespace
@@ -162,7 +165,7 @@ void CausalSelfAttention::toInputs(const Tensor& f32, Tensor& low) {
 
 void CausalSelfAttention::product(kernels::BatchedMatmul& batched, const Tensor& src,
                                   const Tensor& weights, Tensor& dst) {
-  timed(m_matmulMs, [&] {
+  timed(m_matmulMs, m_sections, [&] {
     if (!accumulationEmulated()) {
       batched.execute(src, weights, dst);
       return;
