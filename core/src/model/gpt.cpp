@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include "network_parts.h"
-
 #include <mantissa/kernels/accumulation.h>
 #include <mantissa/kernels/elementwise.h>
 #include <mantissa/model/gpt.h>
@@ -58,7 +56,6 @@ struct LinearProducts {
 
   bool emulated() const { return accumulator != DType::F32; }
   void forward(const Tensor& x, const Tensor& w, Tensor& y) {
-    detail::InParallelSection section(sections);
     Timer t(*matmulMs);
     if (scaled)
       scaled->forward(x, w, y);
@@ -69,7 +66,6 @@ struct LinearProducts {
       linear.forwardMatmul(x, w, y);
   }
   void backwardData(const Tensor& dy, const Tensor& w, Tensor& dx) {
-    detail::InParallelSection section(sections);
     Timer t(*matmulMs);
     if (scaled)
       scaled->backwardData(dy, w, dx);
@@ -80,7 +76,6 @@ struct LinearProducts {
       linear.backwardData(dy, w, dx);
   }
   void backwardWeights(const Tensor& x, const Tensor& dy, Tensor& dw) {
-    detail::InParallelSection section(sections);
     Timer t(*matmulMs);
     if (scaled)
       scaled->backwardWeights(x, dy, dw);
@@ -96,7 +91,6 @@ struct LinearProducts {
   DType accumulator;
   int promoteEvery;
   double* matmulMs = nullptr; // where product time is added
-  ParallelSections* sections = nullptr; // told as each product starts and ends
   // FP8 / microscaling (policy.scaling): operands given in FP32, quantized here.
   std::optional<nn::ScaledLinear> scaled;
 };
@@ -319,15 +313,6 @@ void Gpt::refreshWorkingWeights() {
   }
 }
 
-void Gpt::setParallelSections(ParallelSections* sections) {
-  m_sections = sections;
-  for (Block& b : m_impl->blocks) {
-    for (LinearProducts* op : {&b.qkvOp, &b.apOp, &b.fcOp, &b.fpOp})
-      op->sections = sections;
-    b.attention.setProductSections(sections);
-  }
-}
-
 GptParam& Gpt::param(std::string_view name) {
   for (GptParam& p : m_params)
     if (p.name == name)
@@ -469,7 +454,6 @@ double Gpt::forward() {
   }
   {
     Timer t(ms(GptOp::Head));
-    detail::InParallelSection section(m_sections);
     Timer mm(m_times.matmulMs);
     if (m.blocks.front().qkvOp.emulated())
       kernels::matmulEmulatedAccumulation({N, V, C, Trans::No, Trans::Yes},
@@ -516,7 +500,6 @@ void Gpt::backward(float scale) {
   const Tensor& lnfIn = low ? m.lnfLow : m.lnf;
   {
     Timer t(ms(GptOp::Head));
-    detail::InParallelSection section(m_sections);
     Timer mm(m_times.matmulMs);
     if (acc16) {
       const DType a = p[OpClass::MatmulAccumulation];

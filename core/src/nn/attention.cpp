@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/kernels/accumulation.h>
-#include <mantissa/model/network.h>
 #include <mantissa/nn/attention.h>
 #include <mantissa/nn/precision.h>
 
@@ -99,16 +98,14 @@ inline void copyRow(float* __restrict dst, const float* __restrict src, std::siz
     dst[i] = src[i];
 }
 
-template <class F> void timed(double* ms, model::ParallelSections* sections, F product) {
-  if (sections)
-    sections->enter();
+template <class F> void timed(double* ms, F product) {
+  if (!ms) {
+    product();
+    return;
+  }
   const auto start = std::chrono::steady_clock::now();
   product();
-  if (ms)
-    *ms +=
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (sections)
-    sections->leave();
+  *ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 } // namespace
@@ -165,7 +162,7 @@ void CausalSelfAttention::toInputs(const Tensor& f32, Tensor& low) {
 
 void CausalSelfAttention::product(kernels::BatchedMatmul& batched, const Tensor& src,
                                   const Tensor& weights, Tensor& dst) {
-  timed(m_matmulMs, m_sections, [&] {
+  timed(m_matmulMs, [&] {
     if (!accumulationEmulated()) {
       batched.execute(src, weights, dst);
       return;

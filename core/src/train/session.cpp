@@ -298,8 +298,6 @@ void Session::initTraining() {
   m_updateScans.resize(layers);
   m_background = std::make_unique<BackgroundScans>();
   m_model->setParallelSections(m_background.get());
-  if (m_gpt)
-    m_gptScans.resize(m_gpt->telemetryLayers().size());
   if (m_recipe.lossScaling) {
     auto sc = amp::scalerPreset(m_config.scaler.empty() ? m_recipe.defaultScaler : m_config.scaler);
     if (m_config.scalerInitScale)
@@ -392,53 +390,26 @@ bool Session::failAtInput() {
   return true;
 }
 
-void Session::postGptWeights() {
+void Session::observeGpt(bool gradients) {
   model::ScopedTimer t(m_report.times.telemetry);
-  const auto& params = m_gpt->gpt().params();
-  for (std::size_t i = 0; i < params.size() && i < m_gptScans.size(); ++i) {
-    m_gptScans[i] = telemetry::TensorScan{};
-    m_background->post({params[i].value.f32(), &m_gptScans[i]});
-  }
-  m_gptPosted = true;
-}
-
-void Session::postGptActivations() {
-  model::ScopedTimer t(m_report.times.telemetry);
-  const std::size_t first = m_gpt->gpt().params().size();
-  const auto acts = m_gpt->gpt().observedActivations();
-  for (std::size_t i = 0; i < acts.size() && first + i < m_gptScans.size(); ++i) {
-    m_gptScans[first + i] = telemetry::TensorScan{};
-    m_background->post({acts[i].values, &m_gptScans[first + i]});
-  }
-}
-
-void Session::recordGptForward() {
-  if (!m_gptPosted)
-    return;
-  model::ScopedTimer t(m_report.times.telemetry);
-  m_background->wait();
-  m_gptPosted = false;
   using telemetry::TensorClass;
-  const std::size_t params = m_gpt->gpt().params().size();
-  for (std::size_t i = 0; i < params; ++i)
-    m_telemetry.record(int(i), TensorClass::Weights, m_gptScans[i]);
-  for (std::size_t i = params; i < m_gptScans.size(); ++i)
-    m_telemetry.record(int(i), TensorClass::Activations, m_gptScans[i]);
-}
-
-void Session::observeGpt() {
-  recordGptForward();
-  model::ScopedTimer t(m_report.times.telemetry);
   const auto& params = m_gpt->gpt().params();
-  // As backward left them (x the loss scale), and unscaled.
+  if (gradients) { // as backward left them (x the loss scale), and unscaled
+    for (std::size_t i = 0; i < params.size(); ++i)
+      m_telemetry.observe(int(i), TensorClass::WeightGrads, params[i].grad.f32(),
+                          static_cast<float>(m_report.lossScale));
+    return;
+  }
   for (std::size_t i = 0; i < params.size(); ++i)
-    m_telemetry.observe(int(i), telemetry::TensorClass::WeightGrads, params[i].grad.f32(),
-                        static_cast<float>(m_report.lossScale));
+    m_telemetry.observe(int(i), TensorClass::Weights, params[i].value.f32());
+  const auto acts = m_gpt->gpt().observedActivations();
+  for (std::size_t i = 0; i < acts.size(); ++i)
+    m_telemetry.observe(int(params.size() + i), TensorClass::Activations, acts[i].values);
 }
 
 void Session::observeTelemetry() {
   if (m_gpt) {
-    observeGpt();
+    observeGpt(true);
     return;
   }
   model::ScopedTimer t(m_report.times.telemetry);
@@ -564,8 +535,6 @@ const StepReport& Session::step() {
   const Drained drained(*m_background);
   if (beside)
     postWeightScans();
-  if (observe && m_gpt)
-    postGptWeights();
   bool parametersObserved = false;
 
   const int micro = m_config.gradAccumulation;
@@ -598,7 +567,7 @@ const StepReport& Session::step() {
     lossSum += x.loss;
     correct += x.correct;
     if (observe && m_gpt)
-      postGptActivations();
+      observeGpt(false);
     if (!std::isfinite(x.loss)) {
       if (failAtInput())
         break;
@@ -716,8 +685,6 @@ const StepReport& Session::step() {
     observeWeightsApart(beside);
   m_skipped += r.skipped ? 1 : 0;
   if (observe) {
-    if (m_gpt)
-      recordGptForward(); // a step that diverged before observeTelemetry()
     model::ScopedTimer t(r.times.telemetry);
     r.telemetry = m_telemetry.finish(m_step, r.times.telemetry);
     r.underflow = m_model->underflow();

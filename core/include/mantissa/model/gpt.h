@@ -122,9 +122,6 @@ public:
   void backward(float scale);
   // Casts the FP32 weights into the matmul input dtype after an update.
   void refreshWorkingWeights();
-  // When set, told as each matrix product starts and ends (every product
-  // runs on all of the OpenMP team's threads).
-  void setParallelSections(ParallelSections* sections);
 
   std::vector<GptParam>& params() { return m_params; }
   const std::vector<GptParam>& params() const { return m_params; }
@@ -186,7 +183,6 @@ private:
   Tensor m_logits;
   Tensor m_probs;
   GptTimes m_times;
-  ParallelSections* m_sections = nullptr;
 };
 
 } // namespace mantissa::model

@@ -51,9 +51,7 @@ public:
   void refreshWorkingWeights(OpTimes& times) override;
   void setMeasureUnderflow(bool) override {}
   std::span<const GradUnderflow> underflow() const override { return {}; }
-  void setParallelSections(ParallelSections* sections) override {
-    m_gpt.setParallelSections(sections);
-  }
+  void setParallelSections(ParallelSections*) override {}
   // Forward: the first op whose output holds an inf or NaN (its name in op);
   // backward: the first parameter whose gradient does ("h0.qkv.w gradient").
   std::optional<NonFiniteSite> firstNonFinite(bool backward) const override;

@@ -36,10 +36,6 @@
 #include <span>
 #include <string>
 
-namespace mantissa::model {
-class ParallelSections;
-}
-
 namespace mantissa::nn {
 
 struct SoftmaxPrecision {
@@ -61,8 +57,6 @@ public:
   void setSoftmaxPrecision(SoftmaxPrecision precision) { m_softmax = precision; }
   // When set, the wall time of the six products (ms) is added to *ms.
   void setMatmulClock(double* ms) { m_matmulMs = ms; }
-  // When set, told as each product starts and ends (see model::ParallelSections).
-  void setProductSections(model::ParallelSections* sections) { m_sections = sections; }
   SoftmaxPrecision softmaxPrecision() const { return m_softmax; }
 
   void forward(std::span<const float> qkv, std::span<float> out);
@@ -89,7 +83,6 @@ private:
   bool m_low = false; // products read the input-dtype twins (16-bit inputs)
   SoftmaxPrecision m_softmax;
   double* m_matmulMs = nullptr;
-  model::ParallelSections* m_sections = nullptr;
   kernels::BatchedMatmul m_qk;  // {G, T, T, D}, weights transposed: S = q k^T, dP = dO v^T
   kernels::BatchedMatmul m_pv;  // {G, T, D, T}: O = P v, dq = dS k
   kernels::BatchedMatmul m_tn;  // {G, T, D, T}, src transposed: dv = P^T dO, dk = dS^T q

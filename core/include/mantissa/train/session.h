@@ -118,16 +118,9 @@ private:
   void initText();     // the GPT, its batcher and fixed evaluation batches on m_text
   void initTraining(); // optimizer, scaler, schedule, telemetry buffers
   EvalReport evaluateText();
-  // GPT telemetry, by telemetry layer: the weights are posted to
-  // m_background before forward and the activations after it (backward
-  // changes neither; the background counts them while backward runs on one
-  // core), recordGptForward() waits for and records them (every telemetry
-  // step, also one that diverged); observeGpt() counts the weight gradients
-  // as backward left them, on this thread.
-  void postGptWeights();
-  void postGptActivations();
-  void recordGptForward();
-  void observeGpt();
+  // GPT telemetry: weights and activations (after forward) or the weight
+  // gradients (after backward), by telemetry layer.
+  void observeGpt(bool gradients);
   // Activations, their gradients and the weight gradients of every layer,
   // timed as telemetry (before unscaling changes the gradients).
   void observeTelemetry();
@@ -186,10 +179,6 @@ private:
   std::vector<telemetry::TensorScan> m_activationScans;
   std::vector<telemetry::TensorScan> m_gradScans;
   std::vector<telemetry::TensorScan> m_updateScans;
-  // GPT: [parameters] weights, then [observed activations]; m_gptPosted:
-  // counts posted this step and not yet recorded.
-  std::vector<telemetry::TensorScan> m_gptScans;
-  bool m_gptPosted = false;
   std::int64_t m_totalSteps = 0;
   std::int64_t m_step = 0;
   std::int64_t m_skipped = 0;
