@@ -2,10 +2,10 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// Which instruction set the GPT's step kernels run on: the LayerNorm and
-// RMSNorm statistics, the attention's softmax rows, and AdamW with FP32
-// state. Each kernel is one loop body compiled three times (AVX-512, AVX2,
-// baseline x86-64) and picked here from CPUID. The files that hold them are
+// Which instruction set the GPT's step kernels run on: LayerNorm (forward
+// and backward, FP32 statistics) and AdamW with FP32 state. Each kernel is
+// one loop body compiled three times (AVX-512, AVX2, baseline x86-64) and
+// picked here from CPUID. The files that hold them are
 // built without FMA contraction and without reassociation, so the three
 // builds do the same FP32 operations in the same order: their results are
 // the same bits (the tests run each path the CPU has and compare).
