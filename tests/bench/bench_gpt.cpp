@@ -13,7 +13,8 @@
 // rounds' medians. The telemetry pairs alternate step by step (K = 0, then
 // K = 1) and the cost is the median of the per-pair ratios.
 //
-//   bench_gpt [--quick] [--reps N] [--rounds R] [--policy SPEC | --policy recipe:NAME]...
+//   bench_gpt [--quick] [--reps N] [--rounds R] [--only step|telemetry] [--policy SPEC | --policy
+//   recipe:NAME]...
 // (recipe:NAME runs a recipe, e.g. recipe:bf16-mixed, with its own policy)
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
@@ -67,6 +68,7 @@ bool ruled(const std::string& policy) { return policy == "fp32" || policy == "re
 
 int main(int argc, char** argv) {
   int warmup = 5, reps = 10, rounds = 5;
+  bool stepTable = true, telemetryTable = true;
   std::vector<std::string> policies;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
@@ -77,11 +79,20 @@ int main(int argc, char** argv) {
       reps = std::max(2, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
       rounds = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      const std::string table = argv[++i];
+      stepTable = table == "step";
+      telemetryTable = table == "telemetry";
+      if (!stepTable && !telemetryTable) {
+        std::fprintf(stderr, "bench_gpt: --only takes step or telemetry, got '%s'\n",
+                     table.c_str());
+        return 2;
+      }
     } else if (std::strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
       policies.emplace_back(argv[++i]);
     } else {
       std::fprintf(stderr, "usage: bench_gpt [--quick] [--reps N] [--rounds R] "
-                           "[--policy SPEC|recipe:NAME]...\n");
+                           "[--only step|telemetry] [--policy SPEC|recipe:NAME]...\n");
       return 2;
     }
   }
@@ -95,125 +106,134 @@ int main(int argc, char** argv) {
   std::printf("CPU: %s; oneDNN %s (%s)\n\n", numeric::describeIsa().c_str(),
               numeric::onednnVersion().c_str(), numeric::onednnIsa().c_str());
 
-  // Step time by op, beside the matmul time.
-  struct Timed {
-    std::string policy;
-    std::unique_ptr<train::GptRun> run;
-    std::string error;
-    std::vector<double> step, matmul, ratio, roundStep, roundRatio;
-    std::vector<std::vector<double>> ops = std::vector<std::vector<double>>(model::kGptOpCount);
-  };
-  std::vector<Timed> timed;
-  for (const std::string& policy : policies) {
-    Timed t;
-    t.policy = policy;
-    try {
-      t.run = std::make_unique<train::GptRun>(configFor(policy, steps, 0));
-      for (int i = 0; i < warmup; ++i)
-        t.run->step();
-    } catch (const std::exception& e) {
-      t.error = e.what();
-      t.run.reset();
-    }
-    timed.push_back(std::move(t));
-  }
-  for (int round = 0; round < rounds; ++round)
-    for (Timed& t : timed) {
-      if (!t.run)
-        continue;
-      std::vector<double> stepMs, ratio;
-      for (int i = 0; i < reps && !t.run->finished(); ++i) {
-        const train::GptStep& s = t.run->step();
-        stepMs.push_back(s.stepMs);
-        ratio.push_back(s.stepMs / s.times.matmulMs);
-        t.matmul.push_back(s.times.matmulMs);
-        for (std::size_t o = 0; o < model::kGptOpCount; ++o)
-          t.ops[o].push_back(s.times.ms[o]);
+  if (stepTable) {
+    // Step time by op, beside the matmul time.
+    struct Timed {
+      std::string policy;
+      std::unique_ptr<train::GptRun> run;
+      std::string error;
+      std::vector<double> step, matmul, ratio, roundStep, roundRatio, optimizer, rest;
+      std::vector<std::vector<double>> ops = std::vector<std::vector<double>>(model::kGptOpCount);
+    };
+    std::vector<Timed> timed;
+    for (const std::string& policy : policies) {
+      Timed t;
+      t.policy = policy;
+      try {
+        t.run = std::make_unique<train::GptRun>(configFor(policy, steps, 0));
+        for (int i = 0; i < warmup; ++i)
+          t.run->step();
+      } catch (const std::exception& e) {
+        t.error = e.what();
+        t.run.reset();
       }
-      t.step.insert(t.step.end(), stepMs.begin(), stepMs.end());
-      t.ratio.insert(t.ratio.end(), ratio.begin(), ratio.end());
-      t.roundStep.push_back(median(stepMs));
-      t.roundRatio.push_back(median(ratio));
+      timed.push_back(std::move(t));
     }
-  std::printf("%-20s %9s %17s %9s %6s %13s |", "policy", "median ms", "spread (rounds)",
-              "matmul ms", "ratio", "ratio spread");
-  for (std::size_t o = 0; o < model::kGptOpCount; ++o)
-    std::printf(" %8.8s", std::string(model::gptOpName(model::GptOp(o))).c_str());
-  std::printf(" | rule (ratio <= 2) | matmul kernel\n");
-  for (const Timed& t : timed) {
-    if (!t.run) {
-      std::printf("%-20s error: %s\n", t.policy.c_str(), t.error.c_str());
-      continue;
+    for (int round = 0; round < rounds; ++round)
+      for (Timed& t : timed) {
+        if (!t.run)
+          continue;
+        std::vector<double> stepMs, ratio;
+        for (int i = 0; i < reps && !t.run->finished(); ++i) {
+          const train::GptStep& s = t.run->step();
+          stepMs.push_back(s.stepMs);
+          ratio.push_back(s.stepMs / s.times.matmulMs);
+          t.matmul.push_back(s.times.matmulMs);
+          t.optimizer.push_back(s.optimizerMs);
+          t.rest.push_back(s.stepMs - s.times.total() - s.optimizerMs);
+          for (std::size_t o = 0; o < model::kGptOpCount; ++o)
+            t.ops[o].push_back(s.times.ms[o]);
+        }
+        t.step.insert(t.step.end(), stepMs.begin(), stepMs.end());
+        t.ratio.insert(t.ratio.end(), ratio.begin(), ratio.end());
+        t.roundStep.push_back(median(stepMs));
+        t.roundRatio.push_back(median(ratio));
+      }
+    std::printf("%-20s %9s %17s %9s %6s %13s |", "policy", "median ms", "spread (rounds)",
+                "matmul ms", "ratio", "ratio spread");
+    for (std::size_t o = 0; o < model::kGptOpCount; ++o)
+      std::printf(" %8.8s", std::string(model::gptOpName(model::GptOp(o))).c_str());
+    std::printf(" | %9s %8s | rule (ratio <= 2) | matmul kernel\n", "optimizer", "rest");
+    for (const Timed& t : timed) {
+      if (!t.run) {
+        std::printf("%-20s error: %s\n", t.policy.c_str(), t.error.c_str());
+        continue;
+      }
+      const double m = median(t.step), mm = median(t.matmul), ratio = median(t.ratio);
+      const Spread s = spreadOf(t.roundStep), r = spreadOf(t.roundRatio);
+      std::printf("%-20s %9.2f %7.2f - %7.2f %9.2f %6.2f %5.2f - %5.2f |", t.policy.c_str(), m,
+                  s.lo, s.hi, mm, ratio, r.lo, r.hi);
+      for (const auto& o : t.ops)
+        std::printf(" %8.2f", median(o));
+      std::printf(" | %9.2f %8.2f", median(t.optimizer), median(t.rest));
+      std::printf(" | %-17s | %s\n", ruled(t.policy) ? (ratio <= 2.0 ? "met" : "NOT met") : "-",
+                  t.run->model().matmulImplementation().c_str());
     }
-    const double m = median(t.step), mm = median(t.matmul), ratio = median(t.ratio);
-    const Spread s = spreadOf(t.roundStep), r = spreadOf(t.roundRatio);
-    std::printf("%-20s %9.2f %7.2f - %7.2f %9.2f %6.2f %5.2f - %5.2f |", t.policy.c_str(), m, s.lo,
-                s.hi, mm, ratio, r.lo, r.hi);
-    for (const auto& o : t.ops)
-      std::printf(" %8.2f", median(o));
-    std::printf(" | %-17s | %s\n",
-                ruled(t.policy) ? (ratio <= 2.0 ? "met" : "NOT met") : "-",
-                t.run->model().matmulImplementation().c_str());
   }
 
-  std::printf("\nTelemetry K = 1 (weights, gradients and activations of every op, each step) "
-              "against K = 0, alternating steps:\n");
-  std::printf("%-20s %11s %11s %8s %17s %13s %s\n", "policy", "K=0 med ms", "K=1 med ms", "cost",
-              "spread (rounds)", "frame med ms", "rule (cost <= 5 %)");
-  struct Pair {
-    std::string policy;
-    std::unique_ptr<train::GptRun> off, on;
-    std::string error;
-    std::vector<double> offMs, onMs, pairCost, roundCost, frameMs;
-  };
-  std::vector<Pair> pairs;
-  for (const std::string& policy : policies) {
-    Pair p;
-    p.policy = policy;
-    try {
-      p.off = std::make_unique<train::GptRun>(configFor(policy, steps, 0));
-      p.on = std::make_unique<train::GptRun>(configFor(policy, steps, 1));
-      for (int i = 0; i < warmup; ++i) {
-        p.off->step();
-        p.on->step();
+  if (telemetryTable) {
+    std::printf("\nTelemetry K = 1 (weights, gradients and activations of every op, each step) "
+                "against K = 0, alternating steps:\n");
+    std::printf("%-20s %11s %11s %8s %17s %13s %s\n", "policy", "K=0 med ms", "K=1 med ms", "cost",
+                "spread (rounds)", "frame med ms", "rule (cost <= 5 %)");
+    struct Pair {
+      std::string policy;
+      std::unique_ptr<train::GptRun> off, on;
+      std::string error;
+      std::vector<double> offMs, onMs, pairCost, roundCost, frameMs;
+    };
+    std::vector<Pair> pairs;
+    for (const std::string& policy : policies) {
+      Pair p;
+      p.policy = policy;
+      try {
+        p.off = std::make_unique<train::GptRun>(configFor(policy, steps, 0));
+        p.on = std::make_unique<train::GptRun>(configFor(policy, steps, 1));
+        for (int i = 0; i < warmup; ++i) {
+          p.off->step();
+          p.on->step();
+        }
+      } catch (const std::exception& e) {
+        p.error = e.what();
+        p.off.reset();
+        p.on.reset();
       }
-    } catch (const std::exception& e) {
-      p.error = e.what();
-      p.off.reset();
-      p.on.reset();
+      pairs.push_back(std::move(p));
     }
-    pairs.push_back(std::move(p));
-  }
-  for (int round = 0; round < rounds; ++round)
-    for (Pair& p : pairs) {
-      if (!p.on)
+    for (int round = 0; round < rounds; ++round)
+      for (Pair& p : pairs) {
+        if (!p.on)
+          continue;
+        std::vector<double> cost;
+        for (int i = 0; i < reps && !p.on->finished() && !p.off->finished(); ++i) {
+          const double a = p.off->step().stepMs;
+          const train::GptStep& s = p.on->step();
+          p.offMs.push_back(a);
+          p.onMs.push_back(s.stepMs);
+          cost.push_back(s.stepMs / a - 1.0);
+          if (s.telemetry)
+            p.frameMs.push_back(s.telemetry->telemetryMs);
+        }
+        p.pairCost.insert(p.pairCost.end(), cost.begin(), cost.end());
+        p.roundCost.push_back(median(cost));
+      }
+    for (const Pair& p : pairs) {
+      if (!p.on) {
+        std::printf("%-20s error: %s\n", p.policy.c_str(), p.error.c_str());
         continue;
-      std::vector<double> cost;
-      for (int i = 0; i < reps && !p.on->finished() && !p.off->finished(); ++i) {
-        const double a = p.off->step().stepMs;
-        const train::GptStep& s = p.on->step();
-        p.offMs.push_back(a);
-        p.onMs.push_back(s.stepMs);
-        cost.push_back(s.stepMs / a - 1.0);
-        if (s.telemetry)
-          p.frameMs.push_back(s.telemetry->telemetryMs);
       }
-      p.pairCost.insert(p.pairCost.end(), cost.begin(), cost.end());
-      p.roundCost.push_back(median(cost));
+      const double cost = median(p.pairCost);
+      const Spread s = spreadOf(p.roundCost);
+      std::printf("%-20s %11.2f %11.2f %7.1f%% %6.1f%% - %6.1f%% %13.2f %s\n", p.policy.c_str(),
+                  median(p.offMs), median(p.onMs), 100 * cost, 100 * s.lo, 100 * s.hi,
+                  median(p.frameMs), cost <= 0.05 ? "met" : "NOT met");
     }
-  for (const Pair& p : pairs) {
-    if (!p.on) {
-      std::printf("%-20s error: %s\n", p.policy.c_str(), p.error.c_str());
-      continue;
-    }
-    const double cost = median(p.pairCost);
-    const Spread s = spreadOf(p.roundCost);
-    std::printf("%-20s %11.2f %11.2f %7.1f%% %6.1f%% - %6.1f%% %13.2f %s\n", p.policy.c_str(),
-                median(p.offMs), median(p.onMs), 100 * cost, 100 * s.lo, 100 * s.hi,
-                median(p.frameMs), cost <= 0.05 ? "met" : "NOT met");
   }
-  std::printf("\nratio: step time / the step's own matrix-product time (forward + backward, "
-              "linear, attention and head products), median over the steps; cost: K = 1 step "
-              "time / the K = 0 step before it, less 1, median over the pairs.\n");
+  std::printf(
+      "\nratio: step time / the step's own matrix-product time (forward + backward, "
+      "linear, attention and head products), median over the steps; per op: forward + backward ms, "
+      "each op's products included; optimizer: unscale and check, gradient norm, clipping, AdamW "
+      "and the working casts; rest: data and bookkeeping; cost: K = 1 step "
+      "time / the K = 0 step before it, less 1, median over the pairs.\n");
   return 0;
 }

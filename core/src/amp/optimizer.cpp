@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "kernels/step_isa_variants.h"
+
 #include <mantissa/amp/optimizer.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/numeric/convert.h>
@@ -103,6 +105,68 @@ MANTISSA_KERNEL_CLONES Counts applyFp32(float* __restrict w, const float* __rest
   return {nonzero, unchanged};
 }
 
+// AdamW with FP32 state: m, v and the update u of each value, in the
+// operations and order of torch.optim.AdamW (see optimizer.h); with
+// kApply, u is also added to FP32 (or master) weights in the same pass,
+// counting the swamped values as applyFp32 does, and kept only with kKeep.
+struct AdamwConstants {
+  float b1, b2, flr, wd, bias1, bias2Sqrt, eps;
+};
+template <bool kApply, bool kKeep>
+[[gnu::always_inline]] inline Counts
+adamwFp32(const float* __restrict g, float* __restrict w, float* __restrict m1,
+          float* __restrict m2, float* __restrict u, std::size_t n, AdamwConstants k) {
+  const float b1 = k.b1, b2 = k.b2, flr = k.flr, wd = k.wd, bias1 = k.bias1,
+              bias2Sqrt = k.bias2Sqrt, eps = k.eps;
+  std::int64_t nonzero = 0, unchanged = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float m = b1 * m1[i] + (1.0f - b1) * g[i];
+    const float v = b2 * m2[i] + (1.0f - b2) * g[i] * g[i];
+    m1[i] = m;
+    m2[i] = v;
+    const float step = -flr * wd * w[i] - flr * (m / bias1) / (std::sqrt(v) / bias2Sqrt + eps);
+    if constexpr (kKeep)
+      u[i] = step;
+    if constexpr (kApply) {
+      const float updated = w[i] + step;
+      nonzero += step != 0.0f ? 1 : 0;
+      unchanged += (step != 0.0f && updated == w[i]) ? 1 : 0;
+      w[i] = updated;
+    }
+  }
+  return {nonzero, unchanged};
+}
+[[gnu::always_inline]] inline Counts adamwPassBody(const float* g, float* w, float* m1, float* m2,
+                                                   float* u, std::size_t n, AdamwConstants k) {
+  return adamwFp32<true, true>(g, w, m1, m2, u, n, k);
+}
+[[gnu::always_inline]] inline Counts adamwPassNoUpdateBody(const float* g, float* w, float* m1,
+                                                           float* m2, float* u, std::size_t n,
+                                                           AdamwConstants k) {
+  return adamwFp32<true, false>(g, w, m1, m2, u, n, k);
+}
+[[gnu::always_inline]] inline Counts adamwUpdateBody(const float* g, float* w, float* m1, float* m2,
+                                                     float* u, std::size_t n, AdamwConstants k) {
+  return adamwFp32<false, true>(g, w, m1, m2, u, n, k);
+}
+#define MANTISSA_ADAMW_PARAMS                                                                      \
+  (const float* g, float* w, float* m1, float* m2, float* u, std::size_t n, AdamwConstants k)
+MANTISSA_STEP_VARIANTS(Counts, adamwPass, MANTISSA_ADAMW_PARAMS, (g, w, m1, m2, u, n, k))
+MANTISSA_STEP_VARIANTS(Counts, adamwPassNoUpdate, MANTISSA_ADAMW_PARAMS, (g, w, m1, m2, u, n, k))
+MANTISSA_STEP_VARIANTS(Counts, adamwUpdate, MANTISSA_ADAMW_PARAMS, (g, w, m1, m2, u, n, k))
+#undef MANTISSA_ADAMW_PARAMS
+
+AdamwConstants adamwConstants(const OptimizerConfig& c, bool decay, float flr, float bias1,
+                              float bias2Sqrt) {
+  return {static_cast<float>(c.beta1),
+          static_cast<float>(c.beta2),
+          flr,
+          decay ? static_cast<float>(c.weightDecay) : 0.0f,
+          bias1,
+          bias2Sqrt,
+          static_cast<float>(c.eps)};
+}
+
 } // namespace
 
 std::string_view optimizerName(OptimizerKind kind) {
@@ -203,13 +267,27 @@ int Optimizer::workersFor(std::size_t s) const {
 
 void Optimizer::updateRange(std::size_t s, int worker, std::size_t begin, std::size_t end,
                             float flr, StepObserver* observer, UpdateStats& stats) {
-  // Unobserved SGD with FP32 state into FP32 weights: one pass per block.
-  const bool fused = observer == nullptr && m_config.kind == OptimizerKind::Sgd &&
-                     m_recipe.optimizerState == DType::F32 &&
-                     (m_recipe.masterWeights || m_recipe.weights == DType::F32);
+  // Unobserved SGD or AdamW with FP32 state into FP32 weights: one pass per block.
+  const bool fp32 = observer == nullptr && m_recipe.optimizerState == DType::F32 &&
+                    (m_recipe.masterWeights || m_recipe.weights == DType::F32);
+  const bool fused = fp32 && m_config.kind == OptimizerKind::Sgd;
+  const bool fusedAdamw = fp32 && m_config.kind == OptimizerKind::AdamW;
   for (std::size_t off = begin; off < end; off += kStepBlock) {
     const std::size_t len = std::min(kStepBlock, end - off);
-    if (fused) {
+    if (fusedAdamw) {
+      const AdamwConstants k =
+          adamwConstants(m_config, m_slots[s].decay, flr, m_bias1, m_bias2Sqrt);
+      const float* g = m_slots[s].grad.data() + off;
+      float* w = m_slots[s].value.data() + off;
+      float* m1 = m_first[s].data() + off;
+      float* m2 = m_second[s].data() + off;
+      float* u = m_updates[s].data() + off;
+      const Counts c = m_keepUpdates
+                           ? MANTISSA_STEP_DISPATCH(adamwPass, (g, w, m1, m2, u, len, k))
+                           : MANTISSA_STEP_DISPATCH(adamwPassNoUpdate, (g, w, m1, m2, u, len, k));
+      stats.nonzero += c.nonzero;
+      stats.unchanged += c.unchanged;
+    } else if (fused) {
       const float wd = static_cast<float>(m_config.weightDecay);
       const auto c =
           m_keepUpdates
@@ -255,6 +333,12 @@ void Optimizer::computeUpdate(std::size_t s, std::size_t off, std::size_t n, flo
   const float* g = m_slots[s].grad.data() + off;
   float* u = m_updates[s].data() + off;
   float* m1 = m_first[s].data() + off;
+  if (c.kind == OptimizerKind::AdamW && state == DType::F32) {
+    const AdamwConstants k = adamwConstants(c, m_slots[s].decay, flr, m_bias1, m_bias2Sqrt);
+    float* m2 = m_second[s].data() + off;
+    MANTISSA_STEP_DISPATCH(adamwUpdate, (g, m_slots[s].value.data() + off, m1, m2, u, n, k));
+    return;
+  }
   if (c.kind == OptimizerKind::AdamW) {
     float* m2 = m_second[s].data() + off;
     const float b1 = static_cast<float>(c.beta1), b2 = static_cast<float>(c.beta2);

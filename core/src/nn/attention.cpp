@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
+#include <limits>
 #include <stdexcept>
 
 namespace mantissa::nn {
@@ -25,9 +27,52 @@ Tensor lowTwin(DType inputs, bool emulated, std::int64_t rows, std::int64_t cols
 }
 
 // Row t of one head: softmax over columns 0..t of scale * s, zero after.
+// The FP32 row: the operations of the general row below with every rounding
+// the identity, its maximum, quotients and zeros in loops that vectorise.
+// The maximum ignores NaN as std::fmax does (a row holding a NaN ends up all
+// NaN either way: its exp joins the sum); -inf as the start changes nothing
+// else, and the sign of a zero maximum does not reach exp.
+void softmaxCausalRowF32(const float* __restrict s, float* __restrict p, int valid, int T,
+                         float scale, bool subtractMax) {
+  float maxValue = 0.0f;
+  if (subtractMax) {
+    // Eight interleaved maxima (a maximum does not depend on the order).
+    constexpr int kLanes = 8;
+    float lane[kLanes];
+    for (float& m : lane)
+      m = -std::numeric_limits<float>::infinity();
+    int j = 0;
+    for (; j + kLanes <= valid; j += kLanes)
+      for (int k = 0; k < kLanes; ++k) {
+        const float v = scale * s[j + k];
+        lane[k] = v > lane[k] ? v : lane[k];
+      }
+    for (; j < valid; ++j) {
+      const float v = scale * s[j];
+      lane[0] = v > lane[0] ? v : lane[0];
+    }
+    maxValue = lane[0];
+    for (int k = 1; k < kLanes; ++k)
+      maxValue = lane[k] > maxValue ? lane[k] : maxValue;
+  }
+  float sum = 0.0f;
+  for (int j = 0; j < valid; ++j) {
+    p[j] = std::exp(scale * s[j] - maxValue);
+    sum += p[j];
+  }
+  for (int j = 0; j < valid; ++j)
+    p[j] = p[j] / sum;
+  for (int j = valid; j < T; ++j)
+    p[j] = 0.0f;
+}
+
 void softmaxCausalRow(const float* s, float* p, int valid, int T, float scale,
                       SoftmaxPrecision precision) {
   const DType d = precision.dtype;
+  if (d == DType::F32) {
+    softmaxCausalRowF32(s, p, valid, T, scale, precision.subtractMax);
+    return;
+  }
   float maxValue = 0.0f;
   if (precision.subtractMax) {
     maxValue = roundScalar(d, scale * s[0]);
@@ -47,6 +92,12 @@ void softmaxCausalRow(const float* s, float* p, int valid, int T, float scale,
 }
 
 // Adds the wall time of one product to *ms (when set).
+// n floats from src to dst (distinct arrays): inline vector moves.
+inline void copyRow(float* __restrict dst, const float* __restrict src, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    dst[i] = src[i];
+}
+
 template <class F> void timed(double* ms, F product) {
   if (!ms) {
     product();
@@ -152,11 +203,9 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
       const float* row = qkv.data() + (b * T + t) * 3 * C;
       for (std::size_t h = 0; h < H; ++h) {
         const std::size_t dst = ((b * H + h) * T + t) * D;
-        for (std::size_t d = 0; d < D; ++d) {
-          q[dst + d] = row[h * D + d];
-          k[dst + d] = row[C + h * D + d];
-          v[dst + d] = row[2 * C + h * D + d];
-        }
+        copyRow(q + dst, row + h * D, D);
+        copyRow(k + dst, row + C + h * D, D);
+        copyRow(v + dst, row + 2 * C + h * D, D);
       }
     }
   toInputs(m_qF, m_q);
@@ -182,9 +231,7 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
     for (std::size_t h = 0; h < H; ++h)
       for (std::size_t t = 0; t < T; ++t) {
         const float* src = o + ((b * H + h) * T + t) * D;
-        float* dst = out.data() + (b * T + t) * C + h * D;
-        for (std::size_t d = 0; d < D; ++d)
-          dst[d] = src[d];
+        copyRow(out.data() + (b * T + t) * C + h * D, src, D);
       }
 }
 
@@ -197,9 +244,7 @@ void CausalSelfAttention::backward(std::span<const float> dout, std::span<float>
     for (std::size_t h = 0; h < H; ++h)
       for (std::size_t t = 0; t < T; ++t) {
         const float* src = dout.data() + (b * T + t) * C + h * D;
-        float* dst = dO + ((b * H + h) * T + t) * D;
-        for (std::size_t d = 0; d < D; ++d)
-          dst[d] = src[d];
+        copyRow(dO + ((b * H + h) * T + t) * D, src, D);
       }
   toInputs(m_dO, m_dOLow);
   const bool low = m_low;
@@ -236,11 +281,9 @@ void CausalSelfAttention::backward(std::span<const float> dout, std::span<float>
       float* row = dqkv.data() + (b * T + t) * 3 * C;
       for (std::size_t h = 0; h < H; ++h) {
         const std::size_t src = ((b * H + h) * T + t) * D;
-        for (std::size_t d = 0; d < D; ++d) {
-          row[h * D + d] = dq[src + d];
-          row[C + h * D + d] = dk[src + d];
-          row[2 * C + h * D + d] = dv[src + d];
-        }
+        copyRow(row + h * D, dq + src, D);
+        copyRow(row + C + h * D, dk + src, D);
+        copyRow(row + 2 * C + h * D, dv + src, D);
       }
     }
 }

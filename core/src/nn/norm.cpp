@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "kernels/step_isa_variants.h"
+
 #include <mantissa/nn/norm.h>
 #include <mantissa/nn/precision.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -22,13 +25,124 @@ template <class F> float reduce(const float* x, int C, DType stats, F f) {
   return sum;
 }
 
+// FP32 row sums, kRows rows at a time: lane k of an accumulator vector is
+// row k's running sum, which adds that row's terms in column order, one
+// rounding per addition, exactly as a scalar loop over the row does. (A row
+// summed alone is one chain of dependent additions; kRows rows side by side
+// fill a vector.) The terms of a tile of columns are written transposed
+// into `tile` ([column][row]) so that the additions read whole vectors.
+constexpr int kRows = 16;
+constexpr int kTile = 64;
+
+// The kRows rows at x (row stride C): mean[k] = sum_c x / C,
+// rstd[k] = 1 / sqrt(sum_c (x - mean)^2 / C + eps), and the rows of out.
+[[gnu::always_inline]] inline void
+layerNormRowsBody(float* __restrict out, const float* __restrict x, const float* __restrict w,
+                  const float* __restrict b, int C, float* __restrict mean,
+                  float* __restrict rstd) {
+  alignas(64) float tile[kTile * kRows];
+  alignas(64) float acc[kRows] = {};
+  const std::size_t c = static_cast<std::size_t>(C);
+  for (int c0 = 0; c0 < C; c0 += kTile) {
+    const int cn = std::min(kTile, C - c0);
+    for (int j = 0; j < cn; ++j)
+      for (int k = 0; k < kRows; ++k)
+        tile[j * kRows + k] = x[std::size_t(k) * c + std::size_t(c0 + j)];
+    for (int j = 0; j < cn; ++j)
+      for (int k = 0; k < kRows; ++k)
+        acc[k] += tile[j * kRows + k];
+  }
+  alignas(64) float m[kRows], sq[kRows] = {};
+  for (int k = 0; k < kRows; ++k)
+    m[k] = acc[k] / float(C);
+  for (int c0 = 0; c0 < C; c0 += kTile) {
+    const int cn = std::min(kTile, C - c0);
+    for (int j = 0; j < cn; ++j)
+      for (int k = 0; k < kRows; ++k) {
+        const float d = x[std::size_t(k) * c + std::size_t(c0 + j)] - m[k];
+        tile[j * kRows + k] = d * d;
+      }
+    for (int j = 0; j < cn; ++j)
+      for (int k = 0; k < kRows; ++k)
+        sq[k] += tile[j * kRows + k];
+  }
+  for (int k = 0; k < kRows; ++k) {
+    const float s = 1.0f / std::sqrt(sq[k] / float(C) + kNormEps);
+    const float mk = m[k];
+    const float* __restrict xr = x + std::size_t(k) * c;
+    float* __restrict o = out + std::size_t(k) * c;
+    for (std::size_t i = 0; i < c; ++i)
+      o[i] = (xr[i] - mk) * s * w[i] + b[i];
+    mean[k] = mk;
+    rstd[k] = s;
+  }
+}
+
+// The backward of the kRows rows at x, dout (row stride C): their row sums
+// gMean = sum_c g / C and gxMean = sum_c g * xhat / C (g = dout * w,
+// xhat = (x - mean) * rstd), then row by row dw, db and din accumulated.
+[[gnu::always_inline]] inline void
+layerNormBackwardRowsBody(float* __restrict din, float* __restrict dw, float* __restrict db,
+                          const float* __restrict d, const float* __restrict x,
+                          const float* __restrict w, const float* __restrict mean,
+                          const float* __restrict rstd, int C) {
+  alignas(64) float tileG[kTile * kRows], tileGx[kTile * kRows];
+  alignas(64) float sumG[kRows] = {}, sumGx[kRows] = {};
+  const std::size_t c = static_cast<std::size_t>(C);
+  for (int c0 = 0; c0 < C; c0 += kTile) {
+    const int cn = std::min(kTile, C - c0);
+    for (int j = 0; j < cn; ++j)
+      for (int k = 0; k < kRows; ++k) {
+        const std::size_t i = std::size_t(k) * c + std::size_t(c0 + j);
+        const float xhat = (x[i] - mean[k]) * rstd[k];
+        const float g = d[i] * w[c0 + j];
+        tileG[j * kRows + k] = g;
+        tileGx[j * kRows + k] = g * xhat;
+      }
+    for (int j = 0; j < cn; ++j)
+      for (int k = 0; k < kRows; ++k) {
+        sumG[k] += tileG[j * kRows + k];
+        sumGx[k] += tileGx[j * kRows + k];
+      }
+  }
+  for (int k = 0; k < kRows; ++k) {
+    const float gMean = sumG[k] / float(C), gxMean = sumGx[k] / float(C);
+    const float m = mean[k], s = rstd[k];
+    const float* __restrict xr = x + std::size_t(k) * c;
+    const float* __restrict dr = d + std::size_t(k) * c;
+    float* __restrict dx = din + std::size_t(k) * c;
+    for (std::size_t i = 0; i < c; ++i) {
+      const float xhat = (xr[i] - m) * s;
+      dw[i] += dr[i] * xhat;
+      db[i] += dr[i];
+      dx[i] += s * (dr[i] * w[i] - gMean - xhat * gxMean);
+    }
+  }
+}
+
+MANTISSA_STEP_VARIANTS(void, layerNormRows,
+                       (float* out, const float* x, const float* w, const float* b, int C,
+                        float* mean, float* rstd),
+                       (out, x, w, b, C, mean, rstd))
+MANTISSA_STEP_VARIANTS(void, layerNormBackwardRows,
+                       (float* din, float* dw, float* db, const float* d, const float* x,
+                        const float* w, const float* mean, const float* rstd, int C),
+                       (din, dw, db, d, x, w, mean, rstd, C))
+
 } // namespace
 
 void layerNormForward(std::span<float> out, std::span<float> mean, std::span<float> rstd,
                       std::span<const float> in, std::span<const float> w,
                       std::span<const float> b, int N, int C, DType stats) {
   const std::size_t c = static_cast<std::size_t>(C);
-  for (std::size_t n = 0; n < static_cast<std::size_t>(N); ++n) {
+  std::size_t n = 0;
+  // FP32 statistics: whole blocks of rows at a time (the same bits as the
+  // row loop below).
+  if (stats == DType::F32)
+    for (; n + kRows <= static_cast<std::size_t>(N); n += kRows)
+      MANTISSA_STEP_DISPATCH(layerNormRows, (out.data() + n * c, in.data() + n * c, w.data(),
+                                             b.data(), C, mean.data() + n, rstd.data() + n));
+  for (; n < static_cast<std::size_t>(N); ++n) {
     const float* x = in.data() + n * c;
     const float m = roundScalar(stats, reduce(x, C, stats, [](float v) { return v; }) / float(C));
     const float var = roundScalar(
@@ -47,7 +161,14 @@ void layerNormBackward(std::span<float> din, std::span<float> dw, std::span<floa
                        std::span<const float> w, std::span<const float> mean,
                        std::span<const float> rstd, int N, int C) {
   const std::size_t c = static_cast<std::size_t>(C);
-  for (std::size_t n = 0; n < static_cast<std::size_t>(N); ++n) {
+  std::size_t n = 0;
+  // Whole blocks of rows first, in row order (the same bits as the row loop
+  // below, dw and db summed in row order).
+  for (; n + kRows <= static_cast<std::size_t>(N); n += kRows)
+    MANTISSA_STEP_DISPATCH(layerNormBackwardRows,
+                           (din.data() + n * c, dw.data(), db.data(), dout.data() + n * c,
+                            in.data() + n * c, w.data(), mean.data() + n, rstd.data() + n, C));
+  for (; n < static_cast<std::size_t>(N); ++n) {
     const float* x = in.data() + n * c;
     const float* d = dout.data() + n * c;
     float* dx = din.data() + n * c;

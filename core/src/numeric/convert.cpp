@@ -22,6 +22,7 @@ struct Kernels {
   HalfToF32Kernel f16ToF32;
   ConvertPath bf16Path;
   ConvertPath f16Path;
+  void (*roundTripBf16)(float* values, std::size_t n) = nullptr; // fused; else through a buffer
 };
 
 constexpr Kernels kPortable{f32ToBf16Portable, bf16ToF32Portable, f32ToF16Portable,
@@ -38,6 +39,7 @@ Kernels pickFastest() {
   if (cpu.avx512bf16) {
     k.f32ToBf16 = f32ToBf16Avx512Bf16;
     k.bf16Path = ConvertPath::Hardware;
+    k.roundTripBf16 = roundTripBf16Avx512Bf16;
   }
   if (cpu.avx2 && cpu.f16c) {
     k.f32ToF16 = f32ToF16F16c;
@@ -168,7 +170,10 @@ void roundTrip(std::span<float> values, F32ToHalfKernel down, HalfToF32Kernel up
 } // namespace
 
 void roundTripBf16(std::span<float> values) noexcept {
-  roundTrip(values, kernels().f32ToBf16, kernels().bf16ToF32);
+  if (const auto fused = kernels().roundTripBf16)
+    fused(values.data(), values.size());
+  else
+    roundTrip(values, kernels().f32ToBf16, kernels().bf16ToF32);
 }
 
 void roundTripF16(std::span<float> values) noexcept {

@@ -30,6 +30,7 @@ void f32ToF16F16c(const float* src, std::uint16_t* dst, std::size_t n);
 void f16ToF32F16c(const std::uint16_t* src, float* dst, std::size_t n);
 // AVX512_BF16: VCVTNEPS2BF16. Only called where the CPU has it.
 void f32ToBf16Avx512Bf16(const float* src, std::uint16_t* dst, std::size_t n);
+void roundTripBf16Avx512Bf16(float* values, std::size_t n); // in place, one pass
 #endif
 
 } // namespace mantissa::numeric::detail

@@ -92,5 +92,25 @@ f32ToBf16Avx512Bf16(const float* src, std::uint16_t* dst, std::size_t n) {
     dst[i] = bf16FromF32Bits(std::bit_cast<std::uint32_t>(src[i]));
 }
 
+// values = bf16(values) widened back, in one pass: the bits of
+// f32ToBf16Avx512Bf16 followed by the exact widening.
+__attribute__((target("avx512bf16,avx512f,avx512vl"))) void roundTripBf16Avx512Bf16(float* values,
+                                                                                   std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256bh h = _mm512_cvtneps_pbh(_mm512_loadu_ps(values + i));
+    __m256i bits;
+    std::memcpy(&bits, &h, sizeof h);
+    // (The zero-masking forms: the plain ones start from an undefined
+    // register that GCC 12 reports as maybe uninitialized.)
+    const __mmask16 all = 0xFFFF;
+    _mm512_storeu_si512(values + i,
+                        _mm512_maskz_slli_epi32(all, _mm512_maskz_cvtepu16_epi32(all, bits), 16));
+  }
+  for (; i < n; ++i)
+    values[i] = std::bit_cast<float>(
+        f32BitsFromBf16(bf16FromF32Bits(std::bit_cast<std::uint32_t>(values[i]))));
+}
+
 } // namespace mantissa::numeric::detail
 #endif
