@@ -9,6 +9,8 @@
 #include <mantissa/amp/optimizer.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/kernels/step_isa.h>
+#include <mantissa/kernels/step_math.h>
+#include <mantissa/nn/activation.h>
 #include <mantissa/nn/attention.h>
 #include <mantissa/nn/norm.h>
 
@@ -17,6 +19,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <omp.h>
 #include <optional>
@@ -364,6 +367,226 @@ TEST(AttentionSoftmax, ANaNScoreMakesOnlyItsRowNaN) {
   for (int t = 0; t < T; ++t)
     for (int j = 0; j <= t; ++j)
       EXPECT_EQ(std::isnan(probs[std::size_t(t) * T + j]), t == 5) << "row " << t << " col " << j;
+}
+
+// The error of y against the double-precision value want, in units of the
+// float spacing at want (the spacing of subnormals below the normal range).
+double ulpError(float y, double want) {
+  if (std::isinf(want) || std::isinf(y))
+    return double(y) == want ? 0.0 : std::numeric_limits<double>::infinity();
+  const double a = std::fabs(want);
+  const double minNormal = double(std::numeric_limits<float>::min());
+  const double ulp = a < minNormal ? std::ldexp(1.0, -149) : std::ldexp(1.0, std::ilogb(a) - 23);
+  return std::fabs(double(y) - want) / ulp;
+}
+
+// Every float from lo to hi with its bit pattern stepped by `stride`, plus lo
+// and hi themselves.
+std::vector<float> floatsBetween(float lo, float hi, std::uint32_t stride) {
+  std::vector<float> out;
+  auto push = [&](float from, float to) { // same sign, |from| <= |to|
+    for (std::uint32_t b = bits(from); b < bits(to); b += stride)
+      out.push_back(std::bit_cast<float>(b));
+  };
+  if (lo < 0.0f) {
+    push(-0.0f, lo);
+    push(0.0f, hi);
+  } else {
+    push(lo, hi);
+  }
+  out.push_back(lo);
+  out.push_back(hi);
+  return out;
+}
+
+// On every path this CPU has: fn(out) fills out; all paths give the same bits.
+template <class F> std::vector<float> sameOnEveryIsa(const char* what, F fn) {
+  std::vector<float> first;
+  for (StepIsa isa : availableIsas()) {
+    std::vector<float> out;
+    onIsa(isa, [&] { out = fn(); });
+    if (first.empty()) {
+      first = out;
+      continue;
+    }
+    EXPECT_EQ(out.size(), first.size());
+    for (std::size_t i = 0; i < out.size() && i < first.size(); ++i)
+      if (bits(out[i]) != bits(first[i])) {
+        ADD_FAILURE() << what << " on " << kernels::stepIsaName(isa) << " differs from "
+                      << kernels::stepIsaName(availableIsas().front()) << " at " << i << ": "
+                      << out[i] << " vs " << first[i];
+        break;
+      }
+  }
+  return first;
+}
+
+// exp over its whole range against double-precision std::exp: within 2 ulp
+// wherever the result is a normal float, within 1 subnormal spacing below;
+// exactly 0 far below, inf above the largest float, NaN for NaN. The same
+// bits on every instruction set.
+TEST(StepMath, ExpIsWithinTwoUlpOfDoublePrecisionOverTheWholeRange) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const float kNaN = std::numeric_limits<float>::quiet_NaN();
+  auto x = floatsBetween(-110.0f, 95.0f, 97);
+  for (float v : {-kInf, kInf, kNaN, -0.0f, 0.0f, -87.3365f, -103.97f, -103.98f, 88.7228f, 88.7229f,
+                  1e-30f, -1e-30f})
+    x.push_back(v);
+  const auto y = sameOnEveryIsa("exp", [&] {
+    std::vector<float> out(x.size());
+    kernels::expSpan(x, out);
+    return out;
+  });
+  double worstNormal = 0.0, worstSub = 0.0;
+  float worstAt = 0.0f;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i])) {
+      EXPECT_TRUE(std::isnan(y[i]));
+      continue;
+    }
+    const double want = std::exp(double(x[i]));
+    if (want > double(std::numeric_limits<float>::max())) {
+      ASSERT_EQ(y[i], kInf) << "exp(" << x[i] << ")";
+      continue;
+    }
+    if (want < std::ldexp(1.0, -150) * 0.999) { // below half the smallest subnormal
+      ASSERT_EQ(bits(y[i]), 0u) << "exp(" << x[i] << ")";
+      continue;
+    }
+    const double e = ulpError(y[i], want);
+    if (want >= double(std::numeric_limits<float>::min())) {
+      if (e > worstNormal)
+        worstAt = x[i];
+      worstNormal = std::max(worstNormal, e);
+    } else {
+      worstSub = std::max(worstSub, e);
+    }
+  }
+  RecordProperty("exp_max_ulp", std::to_string(worstNormal));
+  std::printf("exp: max %.3f ulp (at %.9g) for normal results, %.3f subnormal spacings below\n",
+              worstNormal, double(worstAt), worstSub);
+  EXPECT_LE(worstNormal, 2.0);
+  EXPECT_LE(worstSub, 1.0);
+}
+
+// tanh against double-precision std::tanh: within 3 ulp everywhere (the
+// polynomial near 0 keeps the relative accuracy of small values), odd,
+// +-1 for large inputs, NaN for NaN; the same bits on every instruction set.
+TEST(StepMath, TanhIsWithinThreeUlpOfDoublePrecisionOverTheWholeRange) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  auto x = floatsBetween(-100.0f, 100.0f, 61);
+  for (float v : {-kInf, kInf, std::numeric_limits<float>::quiet_NaN(), -0.0f, 0.0f, 0.625f,
+                  -0.625f, std::nextafter(0.625f, 0.0f), 1e-38f, 1e-45f, 9.0f, 1e30f})
+    x.push_back(v);
+  const auto y = sameOnEveryIsa("tanh", [&] {
+    std::vector<float> out(x.size());
+    kernels::tanhSpan(x, out);
+    return out;
+  });
+  double worst = 0.0;
+  float worstAt = 0.0f;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i])) {
+      EXPECT_TRUE(std::isnan(y[i]));
+      continue;
+    }
+    const double e = ulpError(y[i], std::tanh(double(x[i])));
+    if (e > worst)
+      worstAt = x[i];
+    worst = std::max(worst, e);
+    ASSERT_EQ(std::signbit(y[i]), std::signbit(x[i])) << "tanh(" << x[i] << ")";
+  }
+  std::printf("tanh: max %.3f ulp (at %.9g)\n", worst, double(worstAt));
+  EXPECT_LE(worst, 3.0);
+  EXPECT_EQ(y[y.size() - 12], -1.0f); // tanh(-inf)
+  EXPECT_EQ(y[y.size() - 11], 1.0f);  // tanh(inf)
+}
+
+// GELU (tanh form) and its derivative against the same formulas in double
+// precision. The float argument a = sqrt(2/pi) (x + 0.044715 x^3) carries a
+// rounding error of a few units in its last place, which the function
+// amplifies by |2a| (1 - s) where s = 0.5 (1 + tanh a): the bound is 3 ulp
+// plus that amplification of 3 units of a's last place. Large negative x
+// goes to -0 and large positive x to x; NaN propagates. Forward and backward
+// give the same bits on every instruction set.
+TEST(StepMath, GeluAndItsDerivativeTrackDoublePrecisionOnEveryPath) {
+  auto x = floatsBetween(-30.0f, 30.0f, 211);
+  for (float v : {std::numeric_limits<float>::quiet_NaN(), -1e30f, 1e30f, -0.0f, 0.0f})
+    x.push_back(v);
+  const auto dy = normalValues(x.size(), 0.0f, 1.0f, 31);
+  std::vector<float> none(x.size());
+  const auto y = sameOnEveryIsa("GELU forward", [&] {
+    std::vector<float> out(x.size());
+    nn::activationForward(nn::Activation::Gelu, x, out);
+    return out;
+  });
+  const auto dx = sameOnEveryIsa("GELU backward", [&] {
+    std::vector<float> out(x.size());
+    nn::activationBackward(nn::Activation::Gelu, x, none, dy, out);
+    return out;
+  });
+  constexpr double k = 0.7978845608028654, c = 0.044715;
+  double worstY = 0.0, worstDx = 0.0, worstPlainY = 0.0;
+  float worstYAt = 0.0f;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double v = x[i];
+    if (std::isnan(v)) {
+      EXPECT_TRUE(std::isnan(y[i]));
+      EXPECT_TRUE(std::isnan(dx[i]));
+      continue;
+    }
+    if (std::fabs(v) > 1e3) { // outside, GELU is x or -0 and its slope 1 or 0
+      EXPECT_EQ(y[i], v > 0 ? x[i] : 0.0f);
+      EXPECT_EQ(dx[i], v > 0 ? dy[i] : 0.0f);
+      continue;
+    }
+    const double a = k * (v + c * v * v * v);
+    // 0.5 (1 + tanh a) = 1 / (1 + e^-2a): the second form, because 1 + tanh a
+    // cancels in double too once a is below about -18.
+    const double s = a >= 0.0 ? 0.5 * (1.0 + std::tanh(a)) : 1.0 / (1.0 + std::exp(-2.0 * a));
+    const double oneMinusS = 1.0 / (1.0 + std::exp(2.0 * a));
+    const double wantY = v * s;
+    const double wantDx =
+        double(dy[i]) * (s + 2.0 * v * s * oneMinusS * k * (1.0 + 3.0 * c * v * v));
+    const double amplify = 2.0 * std::fabs(a) * oneMinusS;
+    const double eY = ulpError(y[i], wantY) / (3.0 + 3.0 * amplify);
+    if (eY > worstY)
+      worstYAt = x[i];
+    worstY = std::max(worstY, eY);
+    if (std::fabs(v) <= 3.0)
+      worstPlainY = std::max(worstPlainY, ulpError(y[i], wantY));
+    // The derivative: relative to the larger of its two terms' magnitudes
+    // (down to 1e-30 of dy: smaller terms are products of subnormal floats).
+    const double scaleDx =
+        std::fabs(double(dy[i])) *
+        std::max({s, std::fabs(2.0 * v * s * oneMinusS * k * (1.0 + 3.0 * c * v * v)), 1e-30});
+    if (scaleDx > 0.0)
+      worstDx = std::max(worstDx, std::fabs(double(dx[i]) - wantDx) / scaleDx);
+  }
+  std::printf(
+      "GELU: max %.3f (at %.9g) of the bound (3 ulp + 3 ulp of a times |2a|(1-s)); %.3f ulp for "
+      "|x| <= 3; derivative: max relative error %.3g\n",
+      worstY, double(worstYAt), worstPlainY, worstDx);
+  EXPECT_LE(worstY, 1.0);
+  EXPECT_LT(worstDx, 2e-5); // measured 1.2e-5, in the tail where a's rounding is amplified
+}
+
+// The FP32 attention softmax, forward and backward, gives the same bits on
+// every instruction set.
+TEST(AttentionSoftmax, Fp32ForwardAndBackwardAreTheSameBitsOnEveryPath) {
+  const int B = 2, T = 37, H = 3, C = 24;
+  const auto qkv = normalValues(std::size_t(B) * T * 3 * C, 0.0f, 2.0f, 23);
+  const auto dout = normalValues(std::size_t(B) * T * C, 0.0f, 1.0f, 24);
+  sameOnEveryIsa("attention forward and backward", [&] {
+    nn::CausalSelfAttention attention(B, T, H, C, DType::F32);
+    std::vector<float> out(std::size_t(B) * T * C), dqkv(qkv.size());
+    attention.forward(qkv, out);
+    attention.backward(dout, dqkv);
+    std::vector<float> all(attention.probs().f32().begin(), attention.probs().f32().end());
+    all.insert(all.end(), out.begin(), out.end());
+    all.insert(all.end(), dqkv.begin(), dqkv.end());
+    return all;
+  });
 }
 
 } // namespace

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "kernels/step_isa_variants.h"
+#include "kernels/step_math.h"
+
 #include <mantissa/nn/activation.h>
 
 #include <algorithm>
@@ -14,64 +17,67 @@ namespace {
 constexpr float kSqrt2OverPi = 0.7978845608028654f;
 constexpr float kGeluCubic = 0.044715f;
 
-// exp(x) for x in [-87, 87] (callers clamp) in straight-line float arithmetic
-// that compilers vectorise: x = n ln2 + r with |r| <= ln2/2, a degree-6
-// polynomial for exp(r) (Cephes coefficients, within 2 ulp of expf), and 2^n
-// built in the exponent bits. n is rounded with the 1.5 * 2^23 trick, which
-// needs no rounding instruction.
-inline float expPoly(float x) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693359375f;
-  constexpr float kLn2Lo = -2.12194440e-4f;
-  constexpr float kShifter = 12582912.0f; // 1.5 * 2^23
-  const float shifted = x * kLog2e + kShifter;
-  const float n = shifted - kShifter;
-  const std::int32_t ni = std::bit_cast<std::int32_t>(shifted) - std::bit_cast<std::int32_t>(kShifter);
-  const float r = (x - n * kLn2Hi) - n * kLn2Lo;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
-  return p * std::bit_cast<float>((ni + 127) << 23);
+// GELU, tanh form: 0.5 x (1 + tanh(a)) with a = sqrt(2/pi) (x + c x^3).
+// 0.5 (1 + tanh(a)) is the logistic sigmoid s of 2a: with t = e^-2|a| (in
+// (0, 1], never overflowing), s = 1 / (1 + t) for a >= 0 and t / (1 + t)
+// below, and 1 - s the other one. That avoids the cancellation of 1 + tanh(a)
+// near -1: accurate in the negative tail down to the subnormals. x is
+// clamped to [-30, 30] inside a (beyond, s is 0 or 1 in float). One loop body
+// built for AVX-512, AVX2 and baseline x86-64 (kernels/step_isa.h), the same
+// bits on each.
+struct GeluParts {
+  float s, oneMinusS, w;
+};
+
+[[gnu::always_inline]] inline GeluParts geluParts(float v) {
+  const float w = v < -30.0f ? -30.0f : (v > 30.0f ? 30.0f : v);
+  const float a = kSqrt2OverPi * (w + kGeluCubic * w * w * w);
+  const float absA = a < 0.0f ? -a : a;
+  const float t = kernels::expStep(-2.0f * absA);
+  const float q = 1.0f / (1.0f + t);
+  const float tq = t * q;
+  return a >= 0.0f ? GeluParts{q, tq, w} : GeluParts{tq, q, w};
 }
 
-// tanh(u) = 1 - 2 / (exp(2u) + 1), with 2u clamped to [-87, 87] (tanh is
-// +-1 in float well before that). Absolute error below 3e-7 everywhere.
-inline float tanhFast(float u) {
-  float u2 = 2.0f * u;
-  u2 = std::max(-87.0f, std::min(u2, 87.0f));
-  return 1.0f - 2.0f / (expPoly(u2) + 1.0f);
+[[gnu::always_inline]] inline void geluForwardBody(const float* x, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    y[i] = v * geluParts(v).s;
+  }
 }
 
-// GELU, tanh form, and its derivative, over plain arrays so the loops vectorise;
-// built for AVX-512, AVX2 and baseline x86-64, the loader picks the one the CPU
-// runs (GCC/Clang function multiversioning).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__)
+// d/dx x s = s + 2 x s (1 - s) sqrt(2/pi) (1 + 3 c x^2).
+[[gnu::always_inline]] inline void geluBackwardBody(const float* x, const float* dy, float* dx,
+                                                    std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    const GeluParts g = geluParts(v);
+    const float inner = kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * g.w * g.w);
+    dx[i] = dy[i] * (g.s + 2.0f * v * g.s * g.oneMinusS * inner);
+  }
+}
+
+MANTISSA_STEP_VARIANTS(void, geluForward, (const float* x, float* y, std::size_t n), (x, y, n))
+MANTISSA_STEP_VARIANTS(void, geluBackward,
+                       (const float* x, const float* dy, float* dx, std::size_t n), (x, dy, dx, n))
+
+void geluForward(const float* x, float* y, std::size_t n) {
+  MANTISSA_STEP_DISPATCH(geluForward, (x, y, n));
+}
+
+void geluBackward(const float* x, const float* dy, float* dx, std::size_t n) {
+  MANTISSA_STEP_DISPATCH(geluBackward, (x, dy, dx, n));
+}
+
+// ReLU: built for AVX-512, AVX2 and baseline x86-64, the loader picks the one
+// the CPU runs (GCC/Clang function multiversioning).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                            \
+    !defined(__SANITIZE_ADDRESS__)
 #define MANTISSA_ELEMENTWISE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define MANTISSA_ELEMENTWISE_CLONES
 #endif
 
-MANTISSA_ELEMENTWISE_CLONES void geluForward(const float* x, float* y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    const float t = tanhFast(kSqrt2OverPi * (v + kGeluCubic * v * v * v));
-    y[i] = 0.5f * v * (1.0f + t);
-  }
-}
-
-// d/dx 0.5 x (1 + t) = 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 c x^2)
-MANTISSA_ELEMENTWISE_CLONES void geluBackward(const float* x, const float* dy, float* dx, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    const float t = tanhFast(kSqrt2OverPi * (v + kGeluCubic * v * v * v));
-    const float inner = kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * v * v);
-    dx[i] = dy[i] * (0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * inner);
-  }
-}
 // ReLU and its gradient without branches: both operands are loaded, then
 // selected, so the loops vectorise (a branch per value mispredicts on
 // random signs). x > 0 is false for NaN: NaN maps to 0, as before.
@@ -93,14 +99,10 @@ MANTISSA_ELEMENTWISE_CLONES void reluBackward(const float* x, const float* dy, f
 
 std::string_view activationName(Activation activation) {
   switch (activation) {
-  case Activation::Relu:
-    return "relu";
-  case Activation::Gelu:
-    return "gelu";
-  case Activation::Tanh:
-    return "tanh";
-  case Activation::Sigmoid:
-    return "sigmoid";
+  case Activation::Relu: return "relu";
+  case Activation::Gelu: return "gelu";
+  case Activation::Tanh: return "tanh";
+  case Activation::Sigmoid: return "sigmoid";
   }
   return "?";
 }
@@ -115,12 +117,8 @@ std::optional<Activation> parseActivation(std::string_view name) {
 void activationForward(Activation activation, std::span<const float> x, std::span<float> y) {
   const std::size_t n = x.size();
   switch (activation) {
-  case Activation::Relu:
-    reluForward(x.data(), y.data(), n);
-    break;
-  case Activation::Gelu:
-    geluForward(x.data(), y.data(), n);
-    break;
+  case Activation::Relu: reluForward(x.data(), y.data(), n); break;
+  case Activation::Gelu: geluForward(x.data(), y.data(), n); break;
   case Activation::Tanh:
     for (std::size_t i = 0; i < n; ++i)
       y[i] = std::tanh(x[i]);
@@ -136,12 +134,8 @@ void activationBackward(Activation activation, std::span<const float> x, std::sp
                         std::span<const float> dy, std::span<float> dx) {
   const std::size_t n = dy.size();
   switch (activation) {
-  case Activation::Relu:
-    reluBackward(x.data(), dy.data(), dx.data(), n);
-    break;
-  case Activation::Gelu:
-    geluBackward(x.data(), dy.data(), dx.data(), n);
-    break;
+  case Activation::Relu: reluBackward(x.data(), dy.data(), dx.data(), n); break;
+  case Activation::Gelu: geluBackward(x.data(), dy.data(), dx.data(), n); break;
   case Activation::Tanh:
     for (std::size_t i = 0; i < n; ++i)
       dx[i] = dy[i] * (1.0f - y[i] * y[i]);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "kernels/step_isa_variants.h"
+#include "kernels/step_math.h"
+
 #include <mantissa/kernels/accumulation.h>
 #include <mantissa/nn/attention.h>
 #include <mantissa/nn/precision.h>
@@ -28,16 +31,19 @@ Tensor lowTwin(DType inputs, bool emulated, std::int64_t rows, std::int64_t cols
 
 // Row t of one head: softmax over columns 0..t of scale * s, zero after.
 // The FP32 row: the operations of the general row below with every rounding
-// the identity, its maximum, quotients and zeros in loops that vectorise.
+// the identity, in loops that vectorise: the maximum and the sum each in
+// eight interleaved lanes (fixed order, the same on every path), the step
+// kernels' exp (kernels/step_math.h), quotients and zeros. One body built for
+// AVX-512, AVX2 and baseline x86-64 (kernels/step_isa.h), the same bits on each.
 // The maximum ignores NaN as std::fmax does (a row holding a NaN ends up all
 // NaN either way: its exp joins the sum); -inf as the start changes nothing
 // else, and the sign of a zero maximum does not reach exp.
-void softmaxCausalRowF32(const float* __restrict s, float* __restrict p, int valid, int T,
-                         float scale, bool subtractMax) {
+[[gnu::always_inline]] inline void softmaxCausalRowF32Body(const float* __restrict s,
+                                                           float* __restrict p, int valid, int T,
+                                                           float scale, bool subtractMax) {
+  constexpr int kLanes = 8;
   float maxValue = 0.0f;
   if (subtractMax) {
-    // Eight interleaved maxima (a maximum does not depend on the order).
-    constexpr int kLanes = 8;
     float lane[kLanes];
     for (float& m : lane)
       m = -std::numeric_limits<float>::infinity();
@@ -55,22 +61,33 @@ void softmaxCausalRowF32(const float* __restrict s, float* __restrict p, int val
     for (int k = 1; k < kLanes; ++k)
       maxValue = lane[k] > maxValue ? lane[k] : maxValue;
   }
-  float sum = 0.0f;
-  for (int j = 0; j < valid; ++j) {
-    p[j] = std::exp(scale * s[j] - maxValue);
-    sum += p[j];
-  }
   for (int j = 0; j < valid; ++j)
-    p[j] = p[j] / sum;
-  for (int j = valid; j < T; ++j)
-    p[j] = 0.0f;
+    p[j] = kernels::expStep(scale * s[j] - maxValue);
+  float lane[kLanes] = {};
+  int j = 0;
+  for (; j + kLanes <= valid; j += kLanes)
+    for (int k = 0; k < kLanes; ++k)
+      lane[k] += p[j + k];
+  for (; j < valid; ++j)
+    lane[0] += p[j];
+  const float sum =
+      ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  for (int i = 0; i < valid; ++i)
+    p[i] = p[i] / sum;
+  for (int i = valid; i < T; ++i)
+    p[i] = 0.0f;
 }
+
+MANTISSA_STEP_VARIANTS(void, softmaxCausalRowF32,
+                       (const float* __restrict s, float* __restrict p, int valid, int T,
+                        float scale, bool subtractMax),
+                       (s, p, valid, T, scale, subtractMax))
 
 void softmaxCausalRow(const float* s, float* p, int valid, int T, float scale,
                       SoftmaxPrecision precision) {
   const DType d = precision.dtype;
   if (d == DType::F32) {
-    softmaxCausalRowF32(s, p, valid, T, scale, precision.subtractMax);
+    MANTISSA_STEP_DISPATCH(softmaxCausalRowF32, (s, p, valid, T, scale, precision.subtractMax));
     return;
   }
   float maxValue = 0.0f;
@@ -91,6 +108,38 @@ void softmaxCausalRow(const float* s, float* p, int valid, int T, float scale,
     p[j] = 0.0f;
 }
 
+// dS = P * (dP - rowsum(dP * P)) * scale over rows of T (row r holds r % T + 1
+// valid columns, zeros after), in place in dP. The row sum in eight
+// interleaved lanes (fixed order, the same on every path), so it vectorises.
+[[gnu::always_inline]] inline void softmaxCausalBackwardBody(const float* __restrict p,
+                                                             float* __restrict dP, std::size_t rows,
+                                                             std::size_t T, float scale) {
+  constexpr std::size_t kLanes = 8;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::size_t valid = r % T + 1;
+    const float* pr = p + r * T;
+    float* dr = dP + r * T;
+    float lane[kLanes] = {};
+    std::size_t j = 0;
+    for (; j + kLanes <= valid; j += kLanes)
+      for (std::size_t k = 0; k < kLanes; ++k)
+        lane[k] += pr[j + k] * dr[j + k];
+    for (; j < valid; ++j)
+      lane[0] += pr[j] * dr[j];
+    const float dot =
+        ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+    for (std::size_t i = 0; i < valid; ++i)
+      dr[i] = pr[i] * (dr[i] - dot) * scale;
+    for (std::size_t i = valid; i < T; ++i)
+      dr[i] = 0.0f;
+  }
+}
+
+MANTISSA_STEP_VARIANTS(void, softmaxCausalBackward,
+                       (const float* __restrict p, float* __restrict dP, std::size_t rows,
+                        std::size_t T, float scale),
+                       (p, dP, rows, T, scale))
+
 // Adds the wall time of one product to *ms (when set).
 // n floats from src to dst (distinct arrays): inline vector moves.
 inline void copyRow(float* __restrict dst, const float* __restrict src, std::size_t n) {
@@ -105,14 +154,14 @@ template <class F> void timed(double* ms, F product) {
   }
   const auto start = std::chrono::steady_clock::now();
   product();
-  *ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  *ms +=
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 } // namespace
 
 CausalSelfAttention::CausalSelfAttention(int batch, int context, int heads, int channels,
-                                         DType matmulInputs,
-                                         AccumulationPrecision accumulation)
+                                         DType matmulInputs, AccumulationPrecision accumulation)
     : m_batch(batch), m_context(context), m_heads(heads), m_channels(channels),
       m_headSize(heads > 0 ? channels / heads : 0), m_inputs(matmulInputs),
       m_accumulation(accumulation), m_low(matmulInputs != DType::F32),
@@ -191,9 +240,8 @@ std::string CausalSelfAttention::implementation() const {
 }
 
 void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> out) {
-  const std::size_t B = std::size_t(m_batch), T = std::size_t(m_context),
-                    H = std::size_t(m_heads), D = std::size_t(m_headSize),
-                    C = std::size_t(m_channels);
+  const std::size_t B = std::size_t(m_batch), T = std::size_t(m_context), H = std::size_t(m_heads),
+                    D = std::size_t(m_headSize), C = std::size_t(m_channels);
   // Permute qkv [B, T, 3, H, D] -> q, k, v [B, H, T, D].
   float* q = m_qF.f32().data();
   float* k = m_kF.f32().data();
@@ -236,9 +284,8 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
 }
 
 void CausalSelfAttention::backward(std::span<const float> dout, std::span<float> dqkv) {
-  const std::size_t B = std::size_t(m_batch), T = std::size_t(m_context),
-                    H = std::size_t(m_heads), D = std::size_t(m_headSize),
-                    C = std::size_t(m_channels);
+  const std::size_t B = std::size_t(m_batch), T = std::size_t(m_context), H = std::size_t(m_heads),
+                    D = std::size_t(m_headSize), C = std::size_t(m_channels);
   float* dO = m_dO.f32().data();
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t h = 0; h < H; ++h)
@@ -256,18 +303,7 @@ void CausalSelfAttention::backward(std::span<const float> dout, std::span<float>
   const float scale = 1.0f / std::sqrt(float(m_headSize));
   const float* p = m_probs.f32().data();
   float* dP = m_dP.f32().data();
-  for (std::size_t r = 0; r < B * H * T; ++r) {
-    const std::size_t valid = r % T + 1;
-    const float* pr = p + r * T;
-    float* dr = dP + r * T;
-    float dot = 0.0f;
-    for (std::size_t j = 0; j < valid; ++j)
-      dot += pr[j] * dr[j];
-    for (std::size_t j = 0; j < valid; ++j)
-      dr[j] = pr[j] * (dr[j] - dot) * scale;
-    for (std::size_t j = valid; j < T; ++j)
-      dr[j] = 0.0f;
-  }
+  MANTISSA_STEP_DISPATCH(softmaxCausalBackward, (p, dP, B * H * T, T, scale));
   toInputs(m_dP, m_dSLow);
   const Tensor& dS = low ? m_dSLow : m_dP;
   product(m_pv, dS, low ? m_k : m_kF, m_dq); // dq = dS k
