@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "kernels/step_isa_variants.h"
 #include "kernels/step_math.h"
+#include "kernels/step_parallel.h"
 
 #include <mantissa/nn/activation.h>
 
@@ -61,12 +62,17 @@ MANTISSA_STEP_VARIANTS(void, geluForward, (const float* x, float* y, std::size_t
 MANTISSA_STEP_VARIANTS(void, geluBackward,
                        (const float* x, const float* dy, float* dx, std::size_t n), (x, dy, dx, n))
 
+// Both split between the OpenMP threads when large (kernels/step_parallel.h).
 void geluForward(const float* x, float* y, std::size_t n) {
-  MANTISSA_STEP_DISPATCH(geluForward, (x, y, n));
+  kernels::forStepPieces(n, n, 64, [&](std::size_t b, std::size_t e) {
+    MANTISSA_STEP_DISPATCH(geluForward, (x + b, y + b, e - b));
+  });
 }
 
 void geluBackward(const float* x, const float* dy, float* dx, std::size_t n) {
-  MANTISSA_STEP_DISPATCH(geluBackward, (x, dy, dx, n));
+  kernels::forStepPieces(n, n, 64, [&](std::size_t b, std::size_t e) {
+    MANTISSA_STEP_DISPATCH(geluBackward, (x + b, dy + b, dx + b, e - b));
+  });
 }
 
 // ReLU: built for AVX-512, AVX2 and baseline x86-64, the loader picks the one

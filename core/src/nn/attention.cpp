@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "kernels/step_isa_variants.h"
 #include "kernels/step_math.h"
+#include "kernels/step_parallel.h"
 
 #include <mantissa/kernels/accumulation.h>
 #include <mantissa/nn/attention.h>
@@ -265,11 +266,13 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
   const float scale = 1.0f / std::sqrt(float(m_headSize));
   const float* s = m_scores.f32().data();
   float* p = m_probs.f32().data();
-  for (std::size_t g = 0; g < B * H; ++g)
-    for (std::size_t t = 0; t < T; ++t) {
-      const std::size_t r = (g * T + t) * T;
-      softmaxCausalRow(s + r, p + r, int(t) + 1, int(T), scale, m_softmax);
+  // Rows split between the OpenMP threads (kernels/step_parallel.h).
+  kernels::forStepPieces(B * H * T, B * H * T * T / 2, 1, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t row = r0; row < r1; ++row) {
+      const std::size_t r = row * T;
+      softmaxCausalRow(s + r, p + r, int(row % T) + 1, int(T), scale, m_softmax);
     }
+  });
   toInputs(m_probs, m_probsLow);
   product(m_pv, low ? m_probsLow : m_probs, low ? m_v : m_vF, m_o);
 
@@ -303,7 +306,9 @@ void CausalSelfAttention::backward(std::span<const float> dout, std::span<float>
   const float scale = 1.0f / std::sqrt(float(m_headSize));
   const float* p = m_probs.f32().data();
   float* dP = m_dP.f32().data();
-  MANTISSA_STEP_DISPATCH(softmaxCausalBackward, (p, dP, B * H * T, T, scale));
+  kernels::forStepPieces(B * H * T, B * H * T * T, T, [&](std::size_t r0, std::size_t r1) {
+    MANTISSA_STEP_DISPATCH(softmaxCausalBackward, (p + r0 * T, dP + r0 * T, r1 - r0, T, scale));
+  });
   toInputs(m_dP, m_dSLow);
   const Tensor& dS = low ? m_dSLow : m_dP;
   product(m_pv, dS, low ? m_k : m_kF, m_dq); // dq = dS k

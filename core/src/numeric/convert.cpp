@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
-#include <mantissa/numeric/convert.h>
-#include <mantissa/numeric/cpu_features.h>
-
+#include "kernels/step_parallel.h"
 #include "numeric/convert_bits.h"
 #include "numeric/convert_kernels.h"
+
+#include <mantissa/numeric/convert.h>
+#include <mantissa/numeric/cpu_features.h>
 
 #include <array>
 #include <atomic>
@@ -25,7 +26,7 @@ struct Kernels {
   void (*roundTripBf16)(float* values, std::size_t n) = nullptr; // fused; else through a buffer
 };
 
-constexpr Kernels kPortable{f32ToBf16Portable, bf16ToF32Portable, f32ToF16Portable,
+constexpr Kernels kPortable{f32ToBf16Portable, bf16ToF32Portable,     f32ToF16Portable,
                             f16ToF32Portable,  ConvertPath::Portable, ConvertPath::Portable};
 
 Kernels pickFastest() {
@@ -75,10 +76,18 @@ std::uint32_t stochasticShift(std::uint64_t significand, int shift, std::uint32_
 
 } // namespace
 
-Bf16Bits f32ToBf16(float value) noexcept { return bf16FromF32Bits(std::bit_cast<std::uint32_t>(value)); }
-float bf16ToF32(Bf16Bits bits) noexcept { return std::bit_cast<float>(f32BitsFromBf16(bits)); }
-F16Bits f32ToF16(float value) noexcept { return f16FromF32Bits(std::bit_cast<std::uint32_t>(value)); }
-float f16ToF32(F16Bits bits) noexcept { return std::bit_cast<float>(f32BitsFromF16(bits)); }
+Bf16Bits f32ToBf16(float value) noexcept {
+  return bf16FromF32Bits(std::bit_cast<std::uint32_t>(value));
+}
+float bf16ToF32(Bf16Bits bits) noexcept {
+  return std::bit_cast<float>(f32BitsFromBf16(bits));
+}
+F16Bits f32ToF16(float value) noexcept {
+  return f16FromF32Bits(std::bit_cast<std::uint32_t>(value));
+}
+float f16ToF32(F16Bits bits) noexcept {
+  return std::bit_cast<float>(f32BitsFromF16(bits));
+}
 
 Bf16Bits f32ToBf16Stochastic(float value, std::uint32_t random) noexcept {
   const auto u = std::bit_cast<std::uint32_t>(value);
@@ -109,8 +118,15 @@ F16Bits f32ToF16Stochastic(float value, std::uint32_t random) noexcept {
   return static_cast<F16Bits>(sign | stochasticShift(m, shift, random));
 }
 
+// The large conversions are split between the OpenMP threads
+// (kernels/step_parallel.h); each value converts alone, so the split does not
+// change the bits.
 void convertF32ToBf16(std::span<const float> src, std::span<Bf16Bits> dst) noexcept {
-  kernels().f32ToBf16(src.data(), dst.data(), std::min(src.size(), dst.size()));
+  const auto kernel = kernels().f32ToBf16;
+  const std::size_t n = std::min(src.size(), dst.size());
+  mantissa::kernels::forStepPieces(n, n, 64, [&](std::size_t b, std::size_t e) {
+    kernel(src.data() + b, dst.data() + b, e - b);
+  });
 }
 
 void convertBf16ToF32(std::span<const Bf16Bits> src, std::span<float> dst) noexcept {
@@ -138,7 +154,9 @@ namespace {
   return zerosBody(x, n);
 }
 #endif
-std::uint64_t zerosBase(const float* x, std::size_t n) { return zerosBody(x, n); }
+std::uint64_t zerosBase(const float* x, std::size_t n) {
+  return zerosBody(x, n);
+}
 
 using ZerosKernel = std::uint64_t (*)(const float*, std::size_t);
 ZerosKernel zerosKernel() {
@@ -171,7 +189,9 @@ void roundTrip(std::span<float> values, F32ToHalfKernel down, HalfToF32Kernel up
 
 void roundTripBf16(std::span<float> values) noexcept {
   if (const auto fused = kernels().roundTripBf16)
-    fused(values.data(), values.size());
+    mantissa::kernels::forStepPieces(
+        values.size(), values.size(), 64,
+        [&](std::size_t b, std::size_t e) { fused(values.data() + b, e - b); });
   else
     roundTrip(values, kernels().f32ToBf16, kernels().bf16ToF32);
 }
@@ -192,8 +212,12 @@ RoundTripZeros roundTripF16CountingZeros(std::span<float> values) noexcept {
   return zeros;
 }
 
-ConvertPath bf16ConvertPath() noexcept { return kernels().bf16Path; }
-ConvertPath f16ConvertPath() noexcept { return kernels().f16Path; }
+ConvertPath bf16ConvertPath() noexcept {
+  return kernels().bf16Path;
+}
+ConvertPath f16ConvertPath() noexcept {
+  return kernels().f16Path;
+}
 
 void setForcePortableConversions(bool force) noexcept {
   g_forcePortable.store(force, std::memory_order_relaxed);
