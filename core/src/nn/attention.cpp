@@ -247,16 +247,19 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
   float* q = m_qF.f32().data();
   float* k = m_kF.f32().data();
   float* v = m_vF.f32().data();
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t t = 0; t < T; ++t) {
-      const float* row = qkv.data() + (b * T + t) * 3 * C;
-      for (std::size_t h = 0; h < H; ++h) {
-        const std::size_t dst = ((b * H + h) * T + t) * D;
-        copyRow(q + dst, row + h * D, D);
-        copyRow(k + dst, row + C + h * D, D);
-        copyRow(v + dst, row + 2 * C + h * D, D);
+  // The permutes copy whole batch items: split between the OpenMP threads.
+  kernels::forStepPieces(B, B * T * 3 * C, 1, [&](std::size_t b0, std::size_t b1) {
+    for (std::size_t b = b0; b < b1; ++b)
+      for (std::size_t t = 0; t < T; ++t) {
+        const float* row = qkv.data() + (b * T + t) * 3 * C;
+        for (std::size_t h = 0; h < H; ++h) {
+          const std::size_t dst = ((b * H + h) * T + t) * D;
+          copyRow(q + dst, row + h * D, D);
+          copyRow(k + dst, row + C + h * D, D);
+          copyRow(v + dst, row + 2 * C + h * D, D);
+        }
       }
-    }
+  });
   toInputs(m_qF, m_q);
   toInputs(m_kF, m_k);
   toInputs(m_vF, m_v);
@@ -278,24 +281,28 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
 
   // Unpermute O [B, H, T, D] -> out [B, T, H*D].
   const float* o = m_o.f32().data();
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t h = 0; h < H; ++h)
-      for (std::size_t t = 0; t < T; ++t) {
-        const float* src = o + ((b * H + h) * T + t) * D;
-        copyRow(out.data() + (b * T + t) * C + h * D, src, D);
-      }
+  kernels::forStepPieces(B, B * T * C, 1, [&](std::size_t b0, std::size_t b1) {
+    for (std::size_t b = b0; b < b1; ++b)
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t t = 0; t < T; ++t) {
+          const float* src = o + ((b * H + h) * T + t) * D;
+          copyRow(out.data() + (b * T + t) * C + h * D, src, D);
+        }
+  });
 }
 
 void CausalSelfAttention::backward(std::span<const float> dout, std::span<float> dqkv) {
   const std::size_t B = std::size_t(m_batch), T = std::size_t(m_context), H = std::size_t(m_heads),
                     D = std::size_t(m_headSize), C = std::size_t(m_channels);
   float* dO = m_dO.f32().data();
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t h = 0; h < H; ++h)
-      for (std::size_t t = 0; t < T; ++t) {
-        const float* src = dout.data() + (b * T + t) * C + h * D;
-        copyRow(dO + ((b * H + h) * T + t) * D, src, D);
-      }
+  kernels::forStepPieces(B, B * T * C, 1, [&](std::size_t b0, std::size_t b1) {
+    for (std::size_t b = b0; b < b1; ++b)
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t t = 0; t < T; ++t) {
+          const float* src = dout.data() + (b * T + t) * C + h * D;
+          copyRow(dO + ((b * H + h) * T + t) * D, src, D);
+        }
+  });
   toInputs(m_dO, m_dOLow);
   const bool low = m_low;
   const Tensor& dOIn = low ? m_dOLow : m_dO;
@@ -317,16 +324,18 @@ void CausalSelfAttention::backward(std::span<const float> dout, std::span<float>
   const float* dq = m_dq.f32().data();
   const float* dk = m_dk.f32().data();
   const float* dv = m_dv.f32().data();
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t t = 0; t < T; ++t) {
-      float* row = dqkv.data() + (b * T + t) * 3 * C;
-      for (std::size_t h = 0; h < H; ++h) {
-        const std::size_t src = ((b * H + h) * T + t) * D;
-        copyRow(row + h * D, dq + src, D);
-        copyRow(row + C + h * D, dk + src, D);
-        copyRow(row + 2 * C + h * D, dv + src, D);
+  kernels::forStepPieces(B, B * T * 3 * C, 1, [&](std::size_t b0, std::size_t b1) {
+    for (std::size_t b = b0; b < b1; ++b)
+      for (std::size_t t = 0; t < T; ++t) {
+        float* row = dqkv.data() + (b * T + t) * 3 * C;
+        for (std::size_t h = 0; h < H; ++h) {
+          const std::size_t src = ((b * H + h) * T + t) * D;
+          copyRow(row + h * D, dq + src, D);
+          copyRow(row + C + h * D, dk + src, D);
+          copyRow(row + 2 * C + h * D, dv + src, D);
+        }
       }
-    }
+  });
 }
 
 } // namespace mantissa::nn

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "kernels/step_isa_variants.h"
+#include "kernels/step_parallel.h"
 
 #include <mantissa/nn/norm.h>
 #include <mantissa/nn/precision.h>
@@ -132,16 +133,25 @@ MANTISSA_STEP_VARIANTS(void, layerNormBackwardRows,
 } // namespace
 
 void layerNormForward(std::span<float> out, std::span<float> mean, std::span<float> rstd,
-                      std::span<const float> in, std::span<const float> w,
-                      std::span<const float> b, int N, int C, DType stats) {
+                      std::span<const float> in, std::span<const float> w, std::span<const float> b,
+                      int N, int C, DType stats) {
   const std::size_t c = static_cast<std::size_t>(C);
   std::size_t n = 0;
   // FP32 statistics: whole blocks of rows at a time (the same bits as the
   // row loop below).
-  if (stats == DType::F32)
-    for (; n + kRows <= static_cast<std::size_t>(N); n += kRows)
-      MANTISSA_STEP_DISPATCH(layerNormRows, (out.data() + n * c, in.data() + n * c, w.data(),
-                                             b.data(), C, mean.data() + n, rstd.data() + n));
+  // The blocks are independent: split between the OpenMP threads
+  // (kernels/step_parallel.h).
+  if (stats == DType::F32) {
+    const std::size_t blocks = static_cast<std::size_t>(N) / kRows;
+    kernels::forStepPieces(blocks, blocks * kRows * c, 1, [&](std::size_t b0, std::size_t b1) {
+      for (std::size_t k = b0; k < b1; ++k) {
+        const std::size_t r = k * kRows;
+        MANTISSA_STEP_DISPATCH(layerNormRows, (out.data() + r * c, in.data() + r * c, w.data(),
+                                               b.data(), C, mean.data() + r, rstd.data() + r));
+      }
+    });
+    n = blocks * kRows;
+  }
   for (; n < static_cast<std::size_t>(N); ++n) {
     const float* x = in.data() + n * c;
     const float m = roundScalar(stats, reduce(x, C, stats, [](float v) { return v; }) / float(C));
