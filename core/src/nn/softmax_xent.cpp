@@ -1,11 +1,39 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "kernels/step_isa_variants.h"
+#include "kernels/step_math.h"
+
 #include <mantissa/nn/softmax_xent.h>
 
 #include <cmath>
 #include <cstddef>
 
 namespace mantissa::nn {
+namespace {
+
+// p[c] = e^(x[c] - shift) (the step kernels' exp, kernels/step_math.h) and
+// their sum in eight interleaved lanes, a fixed order: one body built for
+// AVX-512, AVX2 and baseline x86-64 (kernels/step_isa.h), the same bits on each.
+[[gnu::always_inline]] inline float expShiftedSumBody(const float* __restrict x,
+                                                      float* __restrict p, int n, float shift) {
+  for (int c = 0; c < n; ++c)
+    p[c] = kernels::expStep(x[c] - shift);
+  constexpr int kLanes = 8;
+  float lane[kLanes] = {};
+  int c = 0;
+  for (; c + kLanes <= n; c += kLanes)
+    for (int k = 0; k < kLanes; ++k)
+      lane[k] += p[c + k];
+  for (; c < n; ++c)
+    lane[0] += p[c];
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+MANTISSA_STEP_VARIANTS(float, expShiftedSum,
+                       (const float* __restrict x, float* __restrict p, int n, float shift),
+                       (x, p, n, shift))
+
+} // namespace
 
 XentResult softmaxXentForward(std::span<const float> logits, std::span<const std::int32_t> labels,
                               int batch, int classes, std::span<float> probs) {
@@ -21,11 +49,7 @@ XentResult softmaxXentForward(std::span<const float> logits, std::span<const std
         maxValue = row[c];
         argMax = c;
       }
-    float sum = 0.0f;
-    for (int c = 0; c < classes; ++c) {
-      p[c] = std::exp(row[c] - maxValue);
-      sum += p[c];
-    }
+    const float sum = MANTISSA_STEP_DISPATCH(expShiftedSum, (row, p, classes, maxValue));
     const float inv = 1.0f / sum;
     for (int c = 0; c < classes; ++c)
       p[c] *= inv;
