@@ -79,14 +79,14 @@ layerNormRowsBody(float* __restrict out, const float* __restrict x, const float*
   }
 }
 
-// The backward of the kRows rows at x, dout (row stride C): their row sums
-// gMean = sum_c g / C and gxMean = sum_c g * xhat / C (g = dout * w,
-// xhat = (x - mean) * rstd), then row by row dw, db and din accumulated.
+// The input gradient of the kRows rows at x, dout (row stride C): their row
+// sums gMean = sum_c g / C and gxMean = sum_c g * xhat / C (g = dout * w,
+// xhat = (x - mean) * rstd), then row by row din accumulated. dw and db are
+// layerNormWeightGrad's.
 [[gnu::always_inline]] inline void
-layerNormBackwardRowsBody(float* __restrict din, float* __restrict dw, float* __restrict db,
-                          const float* __restrict d, const float* __restrict x,
-                          const float* __restrict w, const float* __restrict mean,
-                          const float* __restrict rstd, int C) {
+layerNormBackwardRowsBody(float* __restrict din, const float* __restrict d,
+                          const float* __restrict x, const float* __restrict w,
+                          const float* __restrict mean, const float* __restrict rstd, int C) {
   alignas(64) float tileG[kTile * kRows], tileGx[kTile * kRows];
   alignas(64) float sumG[kRows] = {}, sumGx[kRows] = {};
   const std::size_t c = static_cast<std::size_t>(C);
@@ -114,9 +114,26 @@ layerNormBackwardRowsBody(float* __restrict din, float* __restrict dw, float* __
     float* __restrict dx = din + std::size_t(k) * c;
     for (std::size_t i = 0; i < c; ++i) {
       const float xhat = (xr[i] - m) * s;
+      dx[i] += s * (dr[i] * w[i] - gMean - xhat * gxMean);
+    }
+  }
+}
+
+// dw and db of the rows [0, rows) at x, dout (row stride C), columns
+// [c0, c1): each column summed in row order, as in the row-by-row rule.
+[[gnu::always_inline]] inline void
+layerNormWeightGradBody(float* __restrict dw, float* __restrict db, const float* __restrict d,
+                        const float* __restrict x, const float* __restrict mean,
+                        const float* __restrict rstd, std::size_t rows, std::size_t C,
+                        std::size_t c0, std::size_t c1) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float m = mean[r], s = rstd[r];
+    const float* __restrict xr = x + r * C;
+    const float* __restrict dr = d + r * C;
+    for (std::size_t i = c0; i < c1; ++i) {
+      const float xhat = (xr[i] - m) * s;
       dw[i] += dr[i] * xhat;
       db[i] += dr[i];
-      dx[i] += s * (dr[i] * w[i] - gMean - xhat * gxMean);
     }
   }
 }
@@ -126,9 +143,14 @@ MANTISSA_STEP_VARIANTS(void, layerNormRows,
                         float* mean, float* rstd),
                        (out, x, w, b, C, mean, rstd))
 MANTISSA_STEP_VARIANTS(void, layerNormBackwardRows,
-                       (float* din, float* dw, float* db, const float* d, const float* x,
-                        const float* w, const float* mean, const float* rstd, int C),
-                       (din, dw, db, d, x, w, mean, rstd, C))
+                       (float* din, const float* d, const float* x, const float* w,
+                        const float* mean, const float* rstd, int C),
+                       (din, d, x, w, mean, rstd, C))
+MANTISSA_STEP_VARIANTS(void, layerNormWeightGrad,
+                       (float* dw, float* db, const float* d, const float* x, const float* mean,
+                        const float* rstd, std::size_t rows, std::size_t C, std::size_t c0,
+                        std::size_t c1),
+                       (dw, db, d, x, mean, rstd, rows, C, c0, c1))
 
 } // namespace
 
@@ -172,12 +194,24 @@ void layerNormBackward(std::span<float> din, std::span<float> dw, std::span<floa
                        std::span<const float> rstd, int N, int C) {
   const std::size_t c = static_cast<std::size_t>(C);
   std::size_t n = 0;
-  // Whole blocks of rows first, in row order (the same bits as the row loop
-  // below, dw and db summed in row order).
-  for (; n + kRows <= static_cast<std::size_t>(N); n += kRows)
-    MANTISSA_STEP_DISPATCH(layerNormBackwardRows,
-                           (din.data() + n * c, dw.data(), db.data(), dout.data() + n * c,
-                            in.data() + n * c, w.data(), mean.data() + n, rstd.data() + n, C));
+  // Whole blocks of rows first (the same bits as the row loop below): din
+  // block by block, the blocks split between the OpenMP threads; then dw and
+  // db, each column summed in row order, the columns split between the
+  // threads (kernels/step_parallel.h).
+  const std::size_t blocks = static_cast<std::size_t>(N) / kRows;
+  kernels::forStepPieces(blocks, blocks * kRows * c, 1, [&](std::size_t b0, std::size_t b1) {
+    for (std::size_t k = b0; k < b1; ++k) {
+      const std::size_t r = k * kRows;
+      MANTISSA_STEP_DISPATCH(layerNormBackwardRows,
+                             (din.data() + r * c, dout.data() + r * c, in.data() + r * c, w.data(),
+                              mean.data() + r, rstd.data() + r, C));
+    }
+  });
+  n = blocks * kRows;
+  kernels::forStepPieces(c, n * c, 16, [&](std::size_t c0, std::size_t c1) {
+    MANTISSA_STEP_DISPATCH(layerNormWeightGrad, (dw.data(), db.data(), dout.data(), in.data(),
+                                                 mean.data(), rstd.data(), n, c, c0, c1));
+  });
   for (; n < static_cast<std::size_t>(N); ++n) {
     const float* x = in.data() + n * c;
     const float* d = dout.data() + n * c;
