@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "kernels/step_parallel.h"
+
 #include <mantissa/nn/precision.h>
 #include <mantissa/nn/residual.h>
 
@@ -9,8 +11,11 @@ namespace mantissa::nn {
 
 void residualForward(std::span<float> out, std::span<const float> a, std::span<const float> b,
                      DType stream) {
-  for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = a[i] + b[i];
+  // Split between the OpenMP threads when large (kernels/step_parallel.h).
+  kernels::forStepPieces(out.size(), out.size(), 64, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+      out[i] = a[i] + b[i];
+  });
   roundSpan(stream, out);
 }
 
