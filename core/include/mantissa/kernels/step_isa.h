@@ -3,7 +3,9 @@
 #pragma once
 
 // Which instruction set the GPT's step kernels run on: LayerNorm (forward
-// and backward, FP32 statistics) and AdamW with FP32 state. Each kernel is
+// and backward, FP32 statistics), AdamW with FP32 state, GELU, the FP32
+// attention softmax (forward and backward), the softmax cross-entropy's
+// exp and sum, and exp and tanh over arrays (kernels/step_math.h). Each kernel is
 // one loop body compiled three times (AVX-512, AVX2, baseline x86-64) and
 // picked here from CPUID. The files that hold them are
 // built without FMA contraction and without reassociation, so the three
