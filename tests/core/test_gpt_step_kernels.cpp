@@ -2,10 +2,11 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
 // The GPT step's own kernels (kernels/step_isa.h): LayerNorm forward and
-// backward, AdamW with FP32 state and the FP32 attention softmax. Each is checked against its rule
-// written out here, scalar and in the documented order (bit for bit), or against double precision;
-// the LayerNorm and AdamW kernels run on every instruction set this CPU has
-// (AVX-512, AVX2, portable) and must give the same bits on each.
+// backward, AdamW with FP32 state, the FP32 attention softmax, and exp, tanh
+// and GELU (kernels/step_math.h). Each is checked against its rule written out
+// here, scalar and in the documented order (bit for bit), or against double
+// precision; each runs on every instruction set this CPU has (AVX-512, AVX2,
+// portable) and must give the same bits on each.
 #include <mantissa/amp/optimizer.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/kernels/step_isa.h>
