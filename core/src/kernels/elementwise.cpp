@@ -3,9 +3,8 @@
 #include <mantissa/kernels/elementwise.h>
 #include <mantissa/numeric/convert.h>
 
-#include <omp.h>
-
 #include <algorithm>
+#include <omp.h>
 #include <stdexcept>
 #include <string>
 
@@ -13,7 +12,8 @@
 // the CPU runs (function multiversioning, dispatched on CPUID). None of these
 // targets enables FMA, so no multiply-add is contracted and every clone
 // rounds alike.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                            \
+    !defined(__SANITIZE_ADDRESS__)
 #define MANTISSA_KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define MANTISSA_KERNEL_CLONES
@@ -85,13 +85,21 @@ void addBias(Tensor& dst, const Tensor& bias) {
   checkBias("addBias", "bias", dst, bias);
   const std::int64_t rows = dst.rows();
   const std::int64_t cols = dst.cols();
-  float* __restrict d = dst.data<float>();
-  const float* __restrict b = bias.data<float>();
-  for (std::int64_t r = 0; r < rows; ++r) {
-    float* __restrict row = d + r * cols;
-    for (std::int64_t c = 0; c < cols; ++c)
-      row[c] += b[c];
-  }
+  float* d = dst.data<float>();
+  const float* b = bias.data<float>();
+  // Rows split between the threads when large.
+  auto piece = [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r) {
+      float* __restrict row = d + static_cast<std::int64_t>(r) * cols;
+      const float* __restrict bb = b;
+      for (std::int64_t c = 0; c < cols; ++c)
+        row[c] += bb[c];
+    }
+  };
+  using Piece = decltype(piece);
+  forPieces(
+      static_cast<std::size_t>(rows), static_cast<std::size_t>(rows * cols),
+      [](void* c, std::size_t b0, std::size_t e) { (*static_cast<Piece*>(c))(b0, e); }, &piece);
 }
 
 void biasGradient(const Tensor& dY, Tensor& dBias, bool accumulate) {
