@@ -20,45 +20,36 @@ constexpr float kGeluCubic = 0.044715f;
 
 // GELU, tanh form: 0.5 x (1 + tanh(a)) with a = sqrt(2/pi) (x + c x^3).
 // 0.5 (1 + tanh(a)) is the logistic sigmoid s of 2a: with t = e^-2|a| (in
-// (0, 1], never overflowing), s = 1 / (1 + t) for a >= 0 and t / (1 + t)
-// below, and 1 - s the other one. That avoids the cancellation of 1 + tanh(a)
-// near -1: accurate in the negative tail down to the subnormals. x is
-// clamped to [-30, 30] inside a (beyond, s is 0 or 1 in float). One loop body
-// built for AVX-512, AVX2 and baseline x86-64 (kernels/step_isa.h), the same
-// bits on each.
-struct GeluParts {
-  float s, oneMinusS, w;
-};
-
-[[gnu::always_inline]] inline GeluParts geluParts(float v) {
-  const float w = v < -30.0f ? -30.0f : (v > 30.0f ? 30.0f : v);
-  const float a = kSqrt2OverPi * (w + kGeluCubic * w * w * w);
-  const float t = kernels::expStep(-2.0f * std::fabs(a));
-  const float q = 1.0f / (1.0f + t);
-  const float tq = t * q;
-  return a >= 0.0f ? GeluParts{q, tq, w} : GeluParts{tq, q, w};
-}
-
-// The forward needs no clamp: where x^3 overflows, a is +-inf, t is 0 and s
-// is 1 or 0 (y = x or -0).
+// [0, 1], never overflowing) and q = 1 / (1 + t), s = q for a >= 0 and t q
+// below. That avoids the cancellation of 1 + tanh(a) near -1: accurate in the
+// negative tail down to the subnormals. Where x^3 overflows, a is +-inf, t is
+// 0 and s is 1 or 0 (y = x or -0). One loop body built for AVX-512, AVX2 and
+// baseline x86-64 (kernels/step_isa.h), the same bits on each.
 [[gnu::always_inline]] inline void geluForwardBody(const float* x, float* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     const float v = x[i];
-    const float a = kSqrt2OverPi * (v + kGeluCubic * v * v * v);
+    const float a = kSqrt2OverPi * (v + kGeluCubic * v * (v * v));
     const float t = kernels::expStep(-2.0f * std::fabs(a));
     const float q = 1.0f / (1.0f + t);
     y[i] = v * (a >= 0.0f ? q : t * q);
   }
 }
 
-// d/dx x s = s + 2 x s (1 - s) sqrt(2/pi) (1 + 3 c x^2).
+// d/dx x s = s + 2 x s (1 - s) sqrt(2/pi) (1 + 3 c x^2), where s (1 - s) is
+// q (t q) whatever the sign of a. x^2 is capped at 900 (|x| = 30, where t is
+// already 0) so that 1 + 3 c x^2 stays finite.
 [[gnu::always_inline]] inline void geluBackwardBody(const float* x, const float* dy, float* dx,
                                                     std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     const float v = x[i];
-    const GeluParts g = geluParts(v);
-    const float inner = kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * g.w * g.w);
-    dx[i] = dy[i] * (g.s + 2.0f * v * g.s * g.oneMinusS * inner);
+    float v2 = v * v;
+    v2 = v2 > 900.0f ? 900.0f : v2;
+    const float a = kSqrt2OverPi * (v + kGeluCubic * v * v2);
+    const float t = kernels::expStep(-2.0f * std::fabs(a));
+    const float q = 1.0f / (1.0f + t);
+    const float tq = t * q;
+    const float inner = kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * v2);
+    dx[i] = dy[i] * ((a >= 0.0f ? q : tq) + 2.0f * v * (q * tq) * inner);
   }
 }
 
