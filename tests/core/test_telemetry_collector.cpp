@@ -88,6 +88,42 @@ TEST(TelemetryCollector, UnscaledOnlyWhenScaleIsOne) {
   EXPECT_EQ(frame->tensors[0].hist, h);
 }
 
+// observeAll: every item's entry, in order, equal to the histogram and the
+// cast fractions computed directly from its values; empty, tiny and large
+// tensors (cut between the threads), with zeros, subnormals, inf and NaN.
+TEST(TelemetryCollector, ObserveAllRecordsEachItemAsTheDirectComputation) {
+  std::vector<std::vector<float>> tensors;
+  for (std::size_t n : {0, 1, 7, 1000, 70000, 200001})
+    tensors.push_back(gradientLike(n, -140.0f, 20.0f, unsigned(n) + 3));
+  auto& big = tensors.back();
+  big[5] = std::numeric_limits<float>::infinity();
+  big[100000] = -std::numeric_limits<float>::infinity();
+  big[150000] = std::numeric_limits<float>::quiet_NaN();
+  big[199999] = std::numeric_limits<float>::denorm_min();
+  std::vector<tl::TelemetryCollector::Observed> items;
+  for (std::size_t i = 0; i < tensors.size(); ++i)
+    items.push_back(
+        {int(i) + 10, i % 2 ? TensorClass::Activations : TensorClass::Weights, tensors[i]});
+  tl::TelemetryCollector c(1);
+  c.observeAll(items);
+  const auto frame = c.finish(0);
+  ASSERT_EQ(frame->tensors.size(), tensors.size());
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const tl::TensorTelemetry& t = frame->tensors[i];
+    EXPECT_EQ(t.layer, int(i) + 10);
+    EXPECT_EQ(t.cls, items[i].cls);
+    EXPECT_FALSE(t.scaled);
+    tl::ExponentHistogram direct;
+    tl::accumulate(tensors[i], direct);
+    EXPECT_EQ(t.hist, direct) << "tensor " << i;
+    EXPECT_EQ(t.hist.total, tensors[i].size()) << "tensor " << i;
+    EXPECT_EQ(t.fractions, tl::castFractions(tensors[i])) << "tensor " << i;
+  }
+  EXPECT_THROW(
+      c.observeAll(std::vector<tl::TelemetryCollector::Observed>{{-1, TensorClass::Weights, {}}}),
+      std::invalid_argument);
+}
+
 TEST(TelemetryCollector, ObserveUpdateRecordsSwampingPerLayerAndTheUpdateHistogram) {
   tl::TelemetryCollector c(1);
   const std::vector<float> w = {1.0f, 1.0f, 1.0f, 1.0f};

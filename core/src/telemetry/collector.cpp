@@ -4,15 +4,15 @@
 
 #include <mantissa/telemetry/collector.h>
 
-#include <omp.h>
-
 #include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <omp.h>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace mantissa::telemetry {
 namespace {
@@ -198,6 +198,46 @@ void TelemetryCollector::checkLayer(int layer) const {
   if (layer < 0)
     throw std::invalid_argument("telemetry: layer index must be >= 0, got " +
                                 std::to_string(layer));
+}
+
+void TelemetryCollector::observeAll(std::span<const Observed> items) {
+  for (const Observed& item : items)
+    checkLayer(item.layer);
+  ScopedTimer timer(m_frame.telemetryMs);
+  const Thresholds& kBase = base();
+  const std::size_t n = items.size();
+  std::size_t total = 0;
+  for (const Observed& item : items)
+    total += item.values.size();
+  const int workers = workersFor(total);
+  const auto w = static_cast<std::size_t>(workers);
+  std::vector<ExponentHistogram> hists(n * w);
+  std::vector<Below> belows(n * w, Below{});
+  const auto scanPart = [&](std::size_t t, std::size_t nt) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::span<const float> v = items[i].values;
+      const std::size_t begin = v.size() * t / nt, end = v.size() * (t + 1) / nt;
+      detail::scan(v.subspan(begin, end - begin), 1.0f, kBase, hists[i * w + t],
+                   std::span(belows[i * w + t]).first(kBase.size()));
+    }
+  };
+  if (workers == 1) {
+    scanPart(0, 1);
+  } else {
+#pragma omp parallel num_threads(workers)
+    scanPart(static_cast<std::size_t>(omp_get_thread_num()),
+             static_cast<std::size_t>(omp_get_num_threads()));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    ExponentHistogram hist;
+    Below below{};
+    for (std::size_t t = 0; t < w; ++t) {
+      hist += hists[i * w + t];
+      for (std::size_t j = 0; j < below.size(); ++j)
+        below[j] += belows[i * w + t][j];
+    }
+    m_frame.tensors.push_back(makeEntry(items[i].layer, items[i].cls, false, 1.0, hist, below));
+  }
 }
 
 void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const float> values,

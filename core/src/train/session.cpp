@@ -423,17 +423,27 @@ void Session::observeGpt(bool gradients) {
   model::ScopedTimer t(m_report.times.telemetry);
   using telemetry::TensorClass;
   const auto& params = m_gpt->gpt().params();
+  std::vector<telemetry::TelemetryCollector::Observed> items;
   if (gradients) { // as backward left them (x the loss scale), and unscaled
+    const auto scale = static_cast<float>(m_report.lossScale);
+    if (scale != 1.0f) {
+      for (std::size_t i = 0; i < params.size(); ++i)
+        m_telemetry.observe(int(i), TensorClass::WeightGrads, params[i].grad.f32(), scale);
+      return;
+    }
     for (std::size_t i = 0; i < params.size(); ++i)
-      m_telemetry.observe(int(i), TensorClass::WeightGrads, params[i].grad.f32(),
-                          static_cast<float>(m_report.lossScale));
+      items.push_back({int(i), TensorClass::WeightGrads, params[i].grad.f32()});
+    m_telemetry.observeAll(items);
     return;
   }
-  for (std::size_t i = 0; i < params.size(); ++i)
-    m_telemetry.observe(int(i), TensorClass::Weights, params[i].value.f32());
+  // Every tensor in one pass of the OpenMP team (TelemetryCollector::observeAll).
   const auto acts = m_gpt->gpt().observedActivations();
+  items.reserve(params.size() + acts.size());
+  for (std::size_t i = 0; i < params.size(); ++i)
+    items.push_back({int(i), TensorClass::Weights, params[i].value.f32()});
   for (std::size_t i = 0; i < acts.size(); ++i)
-    m_telemetry.observe(int(params.size() + i), TensorClass::Activations, acts[i].values);
+    items.push_back({int(params.size() + i), TensorClass::Activations, acts[i].values});
+  m_telemetry.observeAll(items);
 }
 
 void Session::observeTelemetry() {

@@ -64,6 +64,16 @@ public:
   // Throws std::invalid_argument for layer < 0 or a lossScale that is not a
   // positive finite number.
   void observe(int layer, TensorClass cls, std::span<const float> values, float lossScale = 1.0f);
+  // observe(layer, cls, values) (loss scale 1) of every item, in order, with
+  // the same entries: the items' values cut in parts for the calling
+  // thread's OpenMP team in one parallel region (one wake-up of the team
+  // instead of one per large tensor; small tensors are shared too).
+  struct Observed {
+    int layer;
+    TensorClass cls;
+    std::span<const float> values;
+  };
+  void observeAll(std::span<const Observed> items);
 
   // Records the entry observe(layer, cls, values) (lossScale 1) records,
   // from counts taken apart from the collector (scanInto).
