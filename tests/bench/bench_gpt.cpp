@@ -16,6 +16,8 @@
 //   bench_gpt [--quick] [--reps N] [--rounds R] [--only step|telemetry] [--policy SPEC | --policy
 //   recipe:NAME]...
 // (recipe:NAME runs a recipe, e.g. recipe:bf16-mixed, with its own policy)
+#include "../../app/omp_wait_policy.h"
+
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/train/gpt_run.h>
@@ -67,6 +69,9 @@ bool ruled(const std::string& policy) { return policy == "fp32" || policy == "re
 } // namespace
 
 int main(int argc, char** argv) {
+  // As the apps run: OMP_WAIT_POLICY=passive unless the caller set a policy
+  // (OMP_WAIT_POLICY=active measures spinning threads).
+  mantissa::app::reexecWithPassiveOmpWait(argv);
   int warmup = 5, reps = 10, rounds = 5;
   bool stepTable = true, telemetryTable = true;
   std::vector<std::string> policies;
@@ -103,8 +108,10 @@ int main(int argc, char** argv) {
               "Shakespeare; %d warm-up steps, then %d rounds of %d steps per policy, the "
               "policies taking turns\n",
               warmup, rounds, reps);
-  std::printf("CPU: %s; oneDNN %s (%s)\n\n", numeric::describeIsa().c_str(),
-              numeric::onednnVersion().c_str(), numeric::onednnIsa().c_str());
+  const char* waitPolicy = std::getenv("OMP_WAIT_POLICY");
+  std::printf("CPU: %s; oneDNN %s (%s); OMP_WAIT_POLICY=%s\n\n", numeric::describeIsa().c_str(),
+              numeric::onednnVersion().c_str(), numeric::onednnIsa().c_str(),
+              waitPolicy ? waitPolicy : "unset (libgomp default)");
 
   if (stepTable) {
     // Step time by op, beside the matmul time.
