@@ -38,14 +38,18 @@ void checkBias(const char* who, const char* name, const Tensor& matrix, const Te
 }
 
 // fn over pieces of [0, n) (starts at multiples of 64), one per thread, for
-// `work` values in all: one thread per kParallelMinValues of work.
-void forPieces(std::size_t n, std::size_t work, ChunkFn fn, void* context) {
+// `work` values in all: one thread per minWork values of work
+// (kParallelMinValues when 0).
+void forPieces(std::size_t n, std::size_t work, ChunkFn fn, void* context,
+               std::size_t minWork = 0) {
   if (n == 0)
     return;
+  if (minWork == 0)
+    minWork = kParallelMinValues;
   int threads = 1;
-  if (work >= 2 * kParallelMinValues && n > 64 && omp_in_parallel() == 0)
+  if (work >= 2 * minWork && n > 64 && omp_in_parallel() == 0)
     threads = static_cast<int>(std::min<std::size_t>(
-        work / kParallelMinValues, static_cast<std::size_t>(std::max(1, omp_get_max_threads()))));
+        work / minWork, static_cast<std::size_t>(std::max(1, omp_get_max_threads()))));
   if (threads <= 1) {
     fn(context, 0, n);
     return;
@@ -81,7 +85,7 @@ void forChunks(std::size_t n, ChunkFn fn, void* context) {
   forPieces(n, n, fn, context);
 }
 
-void addBias(Tensor& dst, const Tensor& bias) {
+void addBias(Tensor& dst, const Tensor& bias, std::size_t minValuesPerThread) {
   checkBias("addBias", "bias", dst, bias);
   const std::int64_t rows = dst.rows();
   const std::int64_t cols = dst.cols();
@@ -99,10 +103,12 @@ void addBias(Tensor& dst, const Tensor& bias) {
   using Piece = decltype(piece);
   forPieces(
       static_cast<std::size_t>(rows), static_cast<std::size_t>(rows * cols),
-      [](void* c, std::size_t b0, std::size_t e) { (*static_cast<Piece*>(c))(b0, e); }, &piece);
+      [](void* c, std::size_t b0, std::size_t e) { (*static_cast<Piece*>(c))(b0, e); }, &piece,
+      minValuesPerThread);
 }
 
-void biasGradient(const Tensor& dY, Tensor& dBias, bool accumulate) {
+void biasGradient(const Tensor& dY, Tensor& dBias, bool accumulate,
+                  std::size_t minValuesPerThread) {
   checkBias("biasGradient", "dBias", dY, dBias);
   const std::int64_t rows = dY.rows();
   const std::int64_t cols = dY.cols();
@@ -115,7 +121,8 @@ void biasGradient(const Tensor& dY, Tensor& dBias, bool accumulate) {
   using Piece = decltype(piece);
   forPieces(
       static_cast<std::size_t>(cols), static_cast<std::size_t>(rows * cols),
-      [](void* c, std::size_t b, std::size_t e) { (*static_cast<Piece*>(c))(b, e); }, &piece);
+      [](void* c, std::size_t b, std::size_t e) { (*static_cast<Piece*>(c))(b, e); }, &piece,
+      minValuesPerThread);
 }
 
 void convertParallel(const Tensor& src, Tensor& dst) {

@@ -8,6 +8,8 @@
 // it, so the results do not depend on the split. A file using this must be
 // compiled with OpenMP.
 
+#include <mantissa/kernels/elementwise.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <omp.h>
@@ -18,12 +20,8 @@
 
 namespace mantissa::kernels {
 
-// Below this many values of work per thread, one thread does it all. The
-// applications run OpenMP with passive waiting (OMP_WAIT_POLICY=passive), so
-// each split wakes a sleeping thread: at the shakespeare-char GPT's sizes
-// (at most 393,216 GELU values) that costs more than the second core saves
-// (bf16-mixed step 34.6 ms split at 16,384 against 23.2-24.8 ms unsplit).
-inline constexpr std::size_t kStepParallelMinWork = std::size_t{1} << 20;
+// Below this many values of work per thread, one thread does it all.
+inline constexpr std::size_t kStepParallelMinWork = kStepParallelMinValues;
 
 // fn(begin, end) over pieces of [0, n) whose starts are multiples of `align`;
 // `work` is the total number of values touched.

@@ -397,7 +397,7 @@ double Gpt::forward() {
     }
     Timer t(ms(op));
     products.forward(cast ? xLow : x, cast ? W(w) : P(w).value, y);
-    kernels::addBias(y, P(b).value);
+    kernels::addBias(y, P(b).value, kernels::kStepParallelMinValues);
     nn::roundSpan(act, y.f32());
   };
   auto layerNorm = [&](Tensor& out, Tensor& mean, Tensor& rstd, const Tensor& in, std::size_t w,
@@ -539,7 +539,7 @@ void Gpt::backward(float scale) {
     Timer t(ms(op));
     const Tensor& dyIn = cast ? dyLow : dy;
     products.backwardWeights(cast ? xLow : x, dyIn, P(w).grad);
-    kernels::biasGradient(dy, P(b).grad);
+    kernels::biasGradient(dy, P(b).grad, false, kernels::kStepParallelMinValues);
     products.backwardData(dyIn, cast ? W(w) : P(w).value, dx);
     nn::roundSpan(grad, P(w).grad.f32());
     nn::roundSpan(grad, P(b).grad.f32());

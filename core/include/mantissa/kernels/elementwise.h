@@ -25,13 +25,17 @@ namespace mantissa::kernels {
 
 // dst[M,N] += bias[1,N] broadcast over rows (bias also accepted as [N,1]).
 // Throws std::invalid_argument if a tensor is not F32 or the shapes differ.
-void addBias(Tensor& dst, const Tensor& bias);
+// Rows are split between the OpenMP threads when each gets at least
+// minValuesPerThread values (the default: kParallelMinValues).
+void addBias(Tensor& dst, const Tensor& bias, std::size_t minValuesPerThread = 0);
 
 // dBias[1,N] (+)= sum over rows of dY[M,N] (column sums, FP32, rows in
 // order 0..M-1). With accumulate the sums are added to dBias's contents
 // (gradient accumulation); otherwise they overwrite it. Large matrices are
-// split by columns, so each column is still summed in row order.
-void biasGradient(const Tensor& dY, Tensor& dBias, bool accumulate = false);
+// split by columns, so each column is still summed in row order; as for
+// addBias, each thread gets at least minValuesPerThread values.
+void biasGradient(const Tensor& dY, Tensor& dBias, bool accumulate = false,
+                  std::size_t minValuesPerThread = 0);
 
 // Calls fn(begin, end) for contiguous pieces [begin, end) covering [0, n),
 // on up to all threads of the OpenMP team when n is large (pieces start at
@@ -49,6 +53,13 @@ void forChunks(std::size_t n, F&& f) {
 
 // Pieces of [0, n) smaller than this stay on the calling thread.
 inline constexpr std::size_t kParallelMinValues = std::size_t{1} << 15;
+
+// The same for the GPT step's kernels (kernels/step_parallel.h). The
+// applications run OpenMP with passive waiting (OMP_WAIT_POLICY=passive),
+// so each split wakes a sleeping thread: at the shakespeare-char GPT's sizes
+// (at most 393,216 values per op) that costs more than the second core saves
+// (bf16-mixed step 34.6 ms split at 16,384 against 23.2-24.8 ms unsplit).
+inline constexpr std::size_t kStepParallelMinValues = std::size_t{1} << 20;
 
 // dst = src converted (the bits of Tensor::convertFrom: F32 -> BF16/F16 to
 // nearest-even as numeric::convertF32ToBf16/F16, BF16/F16 -> F32 exactly),
