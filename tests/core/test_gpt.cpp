@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -143,6 +144,31 @@ TEST(GptPolicies, SixteenBitPoliciesChangeTheLossALittle) {
     for (const auto& p : gpt.params())
       for (float g : p.grad.f32())
         ASSERT_TRUE(std::isfinite(g)) << name << " " << p.name;
+  }
+}
+
+// Telemetry reads the activations after backward, in one pass with the
+// gradients: backward must leave every observed activation as forward wrote it.
+TEST(GptPolicies, BackwardLeavesEveryObservedActivationUnchanged) {
+  Tiny tiny;
+  for (const amp::PolicyPreset& preset : amp::policyPresets()) {
+    model::Gpt gpt(tiny.spec, Tiny::kVocab, Tiny::kBatch,
+                   amp::parsePolicy(std::string(preset.name)));
+    tiny.fill(gpt);
+    (void)gpt.forward();
+    std::vector<std::vector<float>> before;
+    for (const auto& a : gpt.observedActivations())
+      before.emplace_back(a.values.begin(), a.values.end());
+    gpt.backward(preset.name == std::string("autocast-cuda-fp16") ? 1024.0f : 1.0f);
+    const auto after = gpt.observedActivations();
+    ASSERT_EQ(after.size(), before.size());
+    for (std::size_t i = 0; i < after.size(); ++i) {
+      ASSERT_EQ(after[i].values.size(), before[i].size());
+      EXPECT_EQ(
+          std::memcmp(after[i].values.data(), before[i].data(), before[i].size() * sizeof(float)),
+          0)
+          << preset.name << ": backward changed " << after[i].name;
+    }
   }
 }
 

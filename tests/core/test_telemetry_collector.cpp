@@ -90,7 +90,9 @@ TEST(TelemetryCollector, UnscaledOnlyWhenScaleIsOne) {
 
 // observeAll: every item's entry, in order, equal to the histogram and the
 // cast fractions computed directly from its values; empty, tiny and large
-// tensors (cut between the threads), with zeros, subnormals, inf and NaN.
+// tensors, with zeros, subnormals, inf and NaN. The items are cut between
+// the threads end to end: in one order the cut falls in the last tensor,
+// in the other in the first.
 TEST(TelemetryCollector, ObserveAllRecordsEachItemAsTheDirectComputation) {
   std::vector<std::vector<float>> tensors;
   for (std::size_t n : {0, 1, 7, 1000, 70000, 200001})
@@ -100,24 +102,30 @@ TEST(TelemetryCollector, ObserveAllRecordsEachItemAsTheDirectComputation) {
   big[100000] = -std::numeric_limits<float>::infinity();
   big[150000] = std::numeric_limits<float>::quiet_NaN();
   big[199999] = std::numeric_limits<float>::denorm_min();
-  std::vector<tl::TelemetryCollector::Observed> items;
-  for (std::size_t i = 0; i < tensors.size(); ++i)
-    items.push_back(
-        {int(i) + 10, i % 2 ? TensorClass::Activations : TensorClass::Weights, tensors[i]});
   tl::TelemetryCollector c(1);
-  c.observeAll(items);
-  const auto frame = c.finish(0);
-  ASSERT_EQ(frame->tensors.size(), tensors.size());
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    const tl::TensorTelemetry& t = frame->tensors[i];
-    EXPECT_EQ(t.layer, int(i) + 10);
-    EXPECT_EQ(t.cls, items[i].cls);
-    EXPECT_FALSE(t.scaled);
-    tl::ExponentHistogram direct;
-    tl::accumulate(tensors[i], direct);
-    EXPECT_EQ(t.hist, direct) << "tensor " << i;
-    EXPECT_EQ(t.hist.total, tensors[i].size()) << "tensor " << i;
-    EXPECT_EQ(t.fractions, tl::castFractions(tensors[i])) << "tensor " << i;
+  for (const bool reversed : {false, true}) {
+    std::vector<std::size_t> order(tensors.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+      order[i] = reversed ? order.size() - 1 - i : i;
+    std::vector<tl::TelemetryCollector::Observed> items;
+    for (const std::size_t i : order)
+      items.push_back(
+          {int(i) + 10, i % 2 ? TensorClass::Activations : TensorClass::Weights, tensors[i]});
+    c.observeAll(items);
+    const auto frame = c.finish(0);
+    ASSERT_EQ(frame->tensors.size(), tensors.size());
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const std::size_t i = order[k];
+      const tl::TensorTelemetry& t = frame->tensors[k];
+      EXPECT_EQ(t.layer, int(i) + 10);
+      EXPECT_EQ(t.cls, items[k].cls);
+      EXPECT_FALSE(t.scaled);
+      tl::ExponentHistogram direct;
+      tl::accumulate(tensors[i], direct);
+      EXPECT_EQ(t.hist, direct) << "tensor " << i << (reversed ? ", reversed" : "");
+      EXPECT_EQ(t.hist.total, tensors[i].size()) << "tensor " << i;
+      EXPECT_EQ(t.fractions, tl::castFractions(tensors[i])) << "tensor " << i;
+    }
   }
   EXPECT_THROW(
       c.observeAll(std::vector<tl::TelemetryCollector::Observed>{{-1, TensorClass::Weights, {}}}),

@@ -5,6 +5,7 @@
 #include <mantissa/telemetry/collector.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -210,34 +211,65 @@ void TelemetryCollector::observeAll(std::span<const Observed> items) {
   for (const Observed& item : items)
     total += item.values.size();
   const int workers = workersFor(total);
-  const auto w = static_cast<std::size_t>(workers);
-  std::vector<ExponentHistogram> hists(n * w);
-  std::vector<Below> belows(n * w, Below{});
-  const auto scanPart = [&](std::size_t t, std::size_t nt) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::span<const float> v = items[i].values;
-      const std::size_t begin = v.size() * t / nt, end = v.size() * (t + 1) / nt;
-      detail::scan(v.subspan(begin, end - begin), 1.0f, kBase, hists[i * w + t],
-                   std::span(belows[i * w + t]).first(kBase.size()));
+  // Pieces of about kPiece values, taken by the team's threads one at a
+  // time: a run of whole small items, or a part of a large one (counted
+  // apart, added to its item after the region). A thread that wakes late
+  // (passive waiting) leaves more pieces to the others instead of making
+  // them wait for its half.
+  constexpr std::size_t kPiece = std::size_t{1} << 16;
+  struct Piece {
+    std::size_t first, last; // items [first, last) whole, or item `first`'s values [begin, end)
+    std::size_t begin = 0, end = 0;
+    std::size_t part = 0; // its counts' index among the parts
+  };
+  std::vector<Piece> pieces;
+  std::size_t parts = 0;
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t size = items[i].values.size();
+    if (size > kPiece) {
+      const std::size_t cuts = (size + kPiece - 1) / kPiece;
+      for (std::size_t k = 0; k < cuts; ++k)
+        pieces.push_back({i, i, size * k / cuts, size * (k + 1) / cuts, parts++});
+      ++i;
+      continue;
     }
+    std::size_t last = i, values = 0;
+    while (last < n && items[last].values.size() <= kPiece && values < kPiece)
+      values += items[last++].values.size();
+    pieces.push_back({i, last});
+    i = last;
+  }
+  std::vector<ExponentHistogram> hists(n), partHists(parts);
+  std::vector<Below> belows(n, Below{}), partBelows(parts, Below{});
+  const auto scanPiece = [&](const Piece& p) {
+    if (p.last == p.first) {
+      detail::scan(items[p.first].values.subspan(p.begin, p.end - p.begin), 1.0f, kBase,
+                   partHists[p.part], std::span(partBelows[p.part]).first(kBase.size()));
+      return;
+    }
+    for (std::size_t i = p.first; i < p.last; ++i)
+      detail::scan(items[i].values, 1.0f, kBase, hists[i],
+                   std::span(belows[i]).first(kBase.size()));
   };
   if (workers == 1) {
-    scanPart(0, 1);
+    for (const Piece& p : pieces)
+      scanPiece(p);
   } else {
-#pragma omp parallel num_threads(workers)
-    scanPart(static_cast<std::size_t>(omp_get_thread_num()),
-             static_cast<std::size_t>(omp_get_num_threads()));
+    const auto count = static_cast<long>(pieces.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(workers)
+    for (long k = 0; k < count; ++k)
+      scanPiece(pieces[static_cast<std::size_t>(k)]);
   }
-  for (std::size_t i = 0; i < n; ++i) {
-    ExponentHistogram hist;
-    Below below{};
-    for (std::size_t t = 0; t < w; ++t) {
-      hist += hists[i * w + t];
-      for (std::size_t j = 0; j < below.size(); ++j)
-        below[j] += belows[i * w + t][j];
-    }
-    m_frame.tensors.push_back(makeEntry(items[i].layer, items[i].cls, false, 1.0, hist, below));
+  for (const Piece& p : pieces) {
+    if (p.last != p.first)
+      continue;
+    hists[p.first] += partHists[p.part];
+    for (std::size_t j = 0; j < kBase.size(); ++j)
+      belows[p.first][j] += partBelows[p.part][j];
   }
+  for (std::size_t i = 0; i < n; ++i)
+    m_frame.tensors.push_back(
+        makeEntry(items[i].layer, items[i].cls, false, 1.0, hists[i], belows[i]));
 }
 
 void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const float> values,

@@ -419,36 +419,41 @@ bool Session::failAtInput() {
   return true;
 }
 
-void Session::observeGpt(bool gradients) {
+void Session::observeGpt(GptFrame part) {
   model::ScopedTimer t(m_report.times.telemetry);
   using telemetry::TensorClass;
   const auto& params = m_gpt->gpt().params();
+  const auto scale = static_cast<float>(m_report.lossScale);
   std::vector<telemetry::TelemetryCollector::Observed> items;
-  if (gradients) { // as backward left them (x the loss scale), and unscaled
-    const auto scale = static_cast<float>(m_report.lossScale);
-    if (scale != 1.0f) {
-      for (std::size_t i = 0; i < params.size(); ++i)
-        m_telemetry.observe(int(i), TensorClass::WeightGrads, params[i].grad.f32(), scale);
-      return;
-    }
+  if (part == GptFrame::Gradients && scale != 1.0f) {
+    // As backward left them (x the loss scale), and unscaled.
     for (std::size_t i = 0; i < params.size(); ++i)
-      items.push_back({int(i), TensorClass::WeightGrads, params[i].grad.f32()});
-    m_telemetry.observeAll(items);
+      m_telemetry.observe(int(i), TensorClass::WeightGrads, params[i].grad.f32(), scale);
     return;
   }
   // Every tensor in one pass of the OpenMP team (TelemetryCollector::observeAll).
-  const auto acts = m_gpt->gpt().observedActivations();
-  items.reserve(params.size() + acts.size());
-  for (std::size_t i = 0; i < params.size(); ++i)
-    items.push_back({int(i), TensorClass::Weights, params[i].value.f32()});
-  for (std::size_t i = 0; i < acts.size(); ++i)
-    items.push_back({int(params.size() + i), TensorClass::Activations, acts[i].values});
+  const auto acts = part == GptFrame::Gradients ? std::vector<model::Gpt::Activation>{}
+                                                : m_gpt->gpt().observedActivations();
+  items.reserve(2 * params.size() + acts.size());
+  if (part != GptFrame::Gradients) {
+    for (std::size_t i = 0; i < params.size(); ++i)
+      items.push_back({int(i), TensorClass::Weights, params[i].value.f32()});
+    for (std::size_t i = 0; i < acts.size(); ++i)
+      items.push_back({int(params.size() + i), TensorClass::Activations, acts[i].values});
+    m_gptForwardObserved = true;
+  }
+  if (part != GptFrame::Forward)
+    for (std::size_t i = 0; i < params.size(); ++i)
+      items.push_back({int(i), TensorClass::WeightGrads, params[i].grad.f32()});
   m_telemetry.observeAll(items);
 }
 
 void Session::observeTelemetry() {
   if (m_gpt) {
-    observeGpt(true);
+    // Unscaled gradients need no second view: weights, activations and
+    // gradients then share one pass (one wake-up of the OpenMP team).
+    observeGpt(m_gptForwardObserved || m_report.lossScale != 1.0 ? GptFrame::Gradients
+                                                                 : GptFrame::All);
     return;
   }
   model::ScopedTimer t(m_report.times.telemetry);
@@ -562,6 +567,7 @@ const StepReport& Session::step() {
   r.lossScale = m_scaler ? m_scaler->scale() : 1.0;
   const bool observe = m_telemetry.wants(m_step);
   m_model->setMeasureUnderflow(observe);
+  m_gptForwardObserved = false;
   // Without a loss scaler or multiplier nothing changes the weights before
   // the optimizer, nor the activations and gradients once backward stored
   // them: the background counts the weights during forward and backward, the
@@ -605,8 +611,11 @@ const StepReport& Session::step() {
     const auto x = m_model->forward(r.times);
     lossSum += x.loss;
     correct += x.correct;
-    if (observe && m_gpt)
-      observeGpt(false);
+    // The GPT's activations are read again after backward, in one pass with
+    // the gradients, unless the loss is scaled, accumulation overwrites them
+    // or the forward pass already diverged.
+    if (observe && m_gpt && (micro > 1 || r.lossScale != 1.0 || !std::isfinite(x.loss)))
+      observeGpt(GptFrame::Forward);
     if (!std::isfinite(x.loss)) {
       if (failAtInput())
         break;

@@ -118,12 +118,15 @@ private:
   void initText();     // the GPT, its batcher and fixed evaluation batches on m_text
   void initTraining(); // optimizer, scaler, schedule, telemetry buffers
   EvalReport evaluateText();
-  // GPT telemetry: weights and activations (after forward) or the weight
-  // gradients (after backward), by telemetry layer.
-  void observeGpt(bool gradients);
+  // GPT telemetry, by telemetry layer: weights and activations (after
+  // forward), the weight gradients (after backward), or all three in one
+  // pass after backward (backward reads the activations and writes none).
+  enum class GptFrame { Forward, Gradients, All };
+  void observeGpt(GptFrame part);
   // Activations, their gradients and the weight gradients of every layer,
   // timed as telemetry (before unscaling changes the gradients).
   void observeTelemetry();
+  bool m_gptForwardObserved = false; // this step's weights and activations are in the frame
   // Without a loss scaler or multiplier nothing changes the weights before
   // the optimizer, nor the activations and gradients after backward: their
   // counts are taken by m_background while the model runs on one core.
