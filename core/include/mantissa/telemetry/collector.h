@@ -65,9 +65,11 @@ public:
   // positive finite number.
   void observe(int layer, TensorClass cls, std::span<const float> values, float lossScale = 1.0f);
   // observe(layer, cls, values) (loss scale 1) of every item, in order, with
-  // the same entries: the items' values cut in parts for the calling
-  // thread's OpenMP team in one parallel region (one wake-up of the team
-  // instead of one per large tensor; small tensors are shared too).
+  // the same entries, in one parallel region of the calling thread's OpenMP
+  // team (one wake-up of the team instead of one per large tensor): the
+  // items are cut into pieces (runs of whole small tensors, or parts of a
+  // large one) that the threads take one at a time, so a thread that wakes
+  // late leaves more pieces to the others.
   struct Observed {
     int layer;
     TensorClass cls;
