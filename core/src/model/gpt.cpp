@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <initializer_list>
 #include <random>
 #include <stdexcept>
 
@@ -623,6 +624,27 @@ std::optional<std::string> Gpt::firstNonFinite() const {
   if (bad(m_probs))
     return std::string("loss (softmax cross-entropy)");
   return std::nullopt;
+}
+
+Gpt::BufferBytes Gpt::bufferBytes() const {
+  const Impl& m = *m_impl;
+  BufferBytes b;
+  const auto add = [](std::size_t& to, std::initializer_list<const Tensor*> tensors) {
+    for (const Tensor* t : tensors)
+      to += t->bytes();
+  };
+  for (const Block& k : m.blocks) {
+    add(b.activations, {&k.x, &k.ln1, &k.ln1Low, &k.ln1Mean, &k.ln1Rstd, &k.qkv, &k.atty,
+                        &k.attyLow, &k.attproj, &k.r, &k.ln2, &k.ln2Low, &k.ln2Mean, &k.ln2Rstd,
+                        &k.fch, &k.gelu, &k.geluLow, &k.fcproj});
+    const auto a = k.attention.bufferBytes();
+    b.activations += a.activations;
+    b.gradients += a.gradients;
+  }
+  add(b.activations, {&m.encoded, &m.xL, &m.lnf, &m.lnfLow, &m.lnfMean, &m.lnfRstd});
+  add(b.gradients, {&m.headScratch, &m.dres, &m.dln, &m.datty, &m.dqkv, &m.dfch, &m.dgelu,
+                    &m.dlogits, &m.dLowC, &m.dLow3C, &m.dLow4C, &m.dLowV});
+  return b;
 }
 
 std::vector<Gpt::Activation> Gpt::observedActivations() const {

@@ -135,6 +135,9 @@ std::map<std::string, std::size_t> GptNetwork::allocatedBytes() const {
       bytes["weights"] += p.low.bytes();
   }
   bytes["logits"] = m_gpt.logits().bytes() + m_gpt.probs().bytes();
+  const auto buffers = m_gpt.bufferBytes();
+  bytes["activations"] = buffers.activations;
+  bytes["gradients"] += buffers.gradients; // as an MLP's: activation and weight gradients
   return bytes;
 }
 

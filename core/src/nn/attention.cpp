@@ -229,6 +229,16 @@ void CausalSelfAttention::product(kernels::BatchedMatmul& batched, const Tensor&
   });
 }
 
+CausalSelfAttention::BufferBytes CausalSelfAttention::bufferBytes() const {
+  BufferBytes b;
+  for (const Tensor* t :
+       {&m_qF, &m_kF, &m_vF, &m_q, &m_k, &m_v, &m_scores, &m_probs, &m_probsLow, &m_o})
+    b.activations += t->bytes();
+  for (const Tensor* t : {&m_dO, &m_dOLow, &m_dP, &m_dSLow, &m_dq, &m_dk, &m_dv})
+    b.gradients += t->bytes();
+  return b;
+}
+
 std::string CausalSelfAttention::implementation() const {
   if (!accumulationEmulated())
     return m_qk.implementation();

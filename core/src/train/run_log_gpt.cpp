@@ -42,9 +42,11 @@ json gptLogHeader(const Session& session) {
   const RunConfig& c = session.config();
   const model::GptNetwork& net = *session.gpt();
   const model::Gpt& gpt = net.gpt();
+  // Every op class a GPT has: BatchNorm's is a CNN's.
   json policyTable = json::array();
   for (const auto& row : amp::policyTable(gpt.policy()))
-    policyTable.push_back({{"op", row.op}, {"precision", row.precision}});
+    if (row.op != amp::opClassLabel(amp::OpClass::BatchNorm))
+      policyTable.push_back({{"op", row.op}, {"precision", row.precision}});
   json recipeTable = json::array();
   for (const auto& row : net.opRows())
     recipeTable.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});

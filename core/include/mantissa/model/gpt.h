@@ -151,6 +151,13 @@ public:
   int batch() const { return m_batch; }
   const amp::Policy& policy() const { return m_policy; }
   std::string matmulImplementation() const;
+  // Bytes of the activations kept for backward (every block's tensors, the
+  // attention buffers, the embedding output and the final LayerNorm's; not
+  // the logits) and of backward's activation-gradient scratch.
+  struct BufferBytes {
+    std::size_t activations = 0, gradients = 0;
+  };
+  BufferBytes bufferBytes() const;
 
   // The first op of the last forward pass, in execution order, whose output
   // holds an inf or NaN ("layer 0 attention (softmax, AV)", "loss"); nullopt

@@ -66,6 +66,13 @@ public:
   // head g % H of sample g / H, query t; zero above the diagonal).
   const Tensor& probs() const { return m_probs; }
   std::string implementation() const;
+  // Bytes of the buffers forward keeps for backward (q, k, v, scores,
+  // probabilities, output and their input-dtype twins) and of backward's
+  // gradient scratch.
+  struct BufferBytes {
+    std::size_t activations = 0, gradients = 0;
+  };
+  BufferBytes bufferBytes() const;
   bool emulated() const { return accumulationEmulated() || m_qk.emulated(); }
   bool accumulationEmulated() const { return m_accumulation.dtype != DType::F32; }
   AccumulationPrecision accumulation() const { return m_accumulation; }
