@@ -137,6 +137,27 @@ TEST(DashboardPanel, TheBannerSaysPausedWhileThePausedRunsWait) {
   EXPECT_TRUE(banner->text().startsWith("Ready")) << banner->text().toStdString();
 }
 
+// The toolbar's progress gives the runs' pace while they train; paused, it
+// says so instead of keeping the last pace, and the pace returns on resuming.
+TEST(DashboardPanel, TheProgressDropsThePaceWhilePaused) {
+  Page p({tiny("fp32", 1000000)});
+  const auto status = [&] { return p.panel.statusText(); };
+  p.panel.startAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return status().contains("steps/s"); })) << status().toStdString();
+  EXPECT_FALSE(status().contains("paused")) << status().toStdString();
+  p.panel.pauseAction()->trigger();
+  ASSERT_TRUE(
+      p.waitFor([&] { return p.panel.controller()->state() == RunController::State::Paused; }));
+  ASSERT_TRUE(p.waitFor([&] { return !status().contains("steps/s"); })) << status().toStdString();
+  EXPECT_TRUE(status().contains(" · paused")) << status().toStdString();
+  p.panel.pauseAction()->trigger(); // resume
+  ASSERT_TRUE(p.waitFor([&] { return status().contains("steps/s"); })) << status().toStdString();
+  EXPECT_FALSE(status().contains("paused")) << status().toStdString();
+  p.panel.stopAction()->trigger();
+  ASSERT_TRUE(
+      p.waitFor([&] { return p.panel.controller()->state() == RunController::State::Finished; }));
+}
+
 // The op table names every matmul of the selected run (each layer's forward,
 // dX and dW) with its shape, the path that runs it and why.
 TEST(DashboardPanel, OpTableNamesEachMatmulsPathAndWhy) {

@@ -316,6 +316,7 @@ void TrainPanel::refreshStatus() {
   QStringList steps; // shorter forms for a narrow toolbar
   QStringList percents;
   double elapsed = 0.0;
+  const bool paused = m_controller->state() == RunController::State::Paused;
   for (int i = 0; i < m_controller->runCount(); ++i) {
     const RunRecord& r = m_controller->record(i);
     const auto& snap = r.snapshot();
@@ -326,7 +327,9 @@ void TrainPanel::refreshStatus() {
     percents << tr("%1 %2 %").arg(m_controller->runName(i)).arg(total > 0 ? 100 * done / total : 0);
     if (m_controller->isLoaded(i))
       text += tr(" · loaded");
-    if (snap && !snap->finished && snap->stepsPerSecond > 0) {
+    if (snap && !snap->finished && paused) {
+      text += tr(" · paused"); // the last pace is no longer the runs' pace
+    } else if (snap && !snap->finished && snap->stepsPerSecond > 0) {
       if (snap->pace > 0 && snap->fullSpeedStepsPerSecond > 0)
         text += tr(" · %1 steps/s paced (%2 at full speed)")
                     .arg(snap->stepsPerSecond, 0, 'f', snap->stepsPerSecond < 10 ? 1 : 0)
