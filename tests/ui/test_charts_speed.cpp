@@ -61,6 +61,12 @@ TEST(ChartsSpeed, StepTimeShowsConvolutionApartFromMatmul) {
   EXPECT_EQ(chart.barValue(1, 0), 12.0);
   EXPECT_EQ(chart.partSet(2)->label(), "conversion");
   EXPECT_EQ(chart.barValue(2, 0), 0.5);
+  // Eight parts, eight colours: "data" does not repeat the matmuls' colour.
+  for (int a = 0; a < chart.partCount(); ++a)
+    for (int b = a + 1; b < chart.partCount(); ++b)
+      EXPECT_NE(chart.partSet(a)->color(), chart.partSet(b)->color())
+          << chart.partSet(a)->label().toStdString() << " and "
+          << chart.partSet(b)->label().toStdString();
 }
 
 TEST(ChartsSpeed, ThroughputMarksEmulatedBackendsAndThePeak) {

@@ -40,6 +40,14 @@ inline QColor seriesColor(int index) {
   return kSeries[static_cast<std::size_t>(index) % kSeries.size()];
 }
 
+// One colour per segment of a stacked bar: the series' colours, then yellow,
+// which reads as a filled area where a line of it would vanish on white.
+inline const std::array<QColor, 8> kParts{kBlue,          kOrange,  kBluishGreen, kVermillion,
+                                          kReddishPurple, kSkyBlue, kGrey,        kYellow};
+inline QColor partColor(int index) {
+  return kParts[static_cast<std::size_t>(index) % kParts.size()];
+}
+
 // `color` blended towards `background` (amount 0 = color, 1 = background).
 inline QColor blend(const QColor& color, const QColor& background, double amount) {
   auto mix = [amount](int a, int b) { return static_cast<int>(a + (b - a) * amount + 0.5); };

@@ -42,6 +42,7 @@ struct ChartStyle {
 };
 
 // Series colours come from the one palette the whole UI shares.
+using palette::partColor;
 using palette::seriesColor;
 
 // `text` broken into lines at its spaces so that each line is at most `room`

@@ -117,7 +117,7 @@ void StackedBarChart::setBars(const QStringList& categories, const QStringList& 
 void StackedBarChart::restyleSeries(const ChartStyle& style) {
   const QList<QBarSet*> sets = m_series->barSets();
   for (qsizetype i = 0; i < sets.size(); ++i) {
-    sets[i]->setColor(seriesColor(static_cast<int>(i)));
+    sets[i]->setColor(partColor(static_cast<int>(i)));
     sets[i]->setBorderColor(style.background().alpha() == 0 ? QColor(Qt::white) : style.background());
     sets[i]->setLabelColor(style.text());
   }
