@@ -246,12 +246,12 @@ void Scanner::add(std::span<const float> values, float scale) {
         scaleBase(x, n, scale, scaled.data());
       x = scaled.data();
     }
-    addChunk(x, n);
+    addChunk(x, n, !m_lastAdd || off + kChunk < values.size());
   }
   m_total += values.size();
 }
 
-void Scanner::addChunk(const float* x, std::size_t n) {
+void Scanner::addChunk(const float* x, std::size_t n, bool later) {
   const std::size_t nt = m_count;
   std::array<std::uint64_t, kMaxThresholds> before;
   for (std::size_t j = 0; j < nt; ++j)
@@ -277,7 +277,7 @@ void Scanner::addChunk(const float* x, std::size_t n) {
   // Scalar chunks look for a window after the first and then every 8th; a
   // window is chosen again when a chunk leaves more than 1/64 outside.
   const bool repick =
-      m_windowed ? outside * 64 > n : m_scalarChunks == 1 || m_scalarChunks % 8 == 0;
+      later && (m_windowed ? outside * 64 > n : m_scalarChunks == 1 || m_scalarChunks % 8 == 0);
   if (repick && useAvx2()) {
     m_window = pickWindow(m_bytes);
     m_windowed = m_window.covered * 8 >= m_window.total * 7;
@@ -331,7 +331,7 @@ void Scanner::addChunk(const float* x, std::size_t n) {
   }
   if (m_bytes.bin(255) != before255)
     binSpecials(x, n, m_hist);
-  if (!m_directChosen && useAvx2())
+  if (later && !m_directChosen && useAvx2())
     chooseDirect();
 }
 
@@ -356,20 +356,29 @@ void Scanner::chooseDirect() {
   }
 }
 
-void Scanner::finish(ExponentHistogram& hist, std::span<std::uint64_t> below) {
+void Scanner::collect(ExponentHistogram& hist, std::span<std::uint64_t> below) {
   assert(below.size() == m_count);
-  // Fold: normal binades (biased 1..254 -> exponent b - 127 -> index b + 22).
-  for (unsigned b = 1; b < 255; ++b)
-    m_hist.bins[b + 22] += m_bytes.bin(b);
+  // Fold: normal binades (biased 1..254 -> exponent b - 127 -> index b + 22);
+  // the running sum gives the counts below each binade.
+  std::array<std::uint64_t, 257> cumulative;
+  cumulative[0] = 0;
+  for (unsigned b = 0; b < 256; ++b) {
+    const std::uint64_t count = m_bytes.bin(b);
+    cumulative[b + 1] = cumulative[b] + count;
+    if (b >= 1 && b < 255)
+      m_hist.bins[b + 22] += count;
+  }
   m_hist.zeros += m_zeros;
   m_hist.total += m_total;
   hist += m_hist;
 
   // Cumulative counts below each threshold's binade, plus the within part.
-  const auto cumulative = cumulativeCounts(m_bytes);
   for (std::size_t j = 0; j < m_count; ++j)
     below[j] += m_isDirect[j] ? m_directBelow[j] : cumulative[m_binadeOf[j]] + m_within[j];
+}
 
+void Scanner::finish(ExponentHistogram& hist, std::span<std::uint64_t> below) {
+  collect(hist, below);
   const std::array<std::uint32_t, kMaxThresholds> thresholds = m_thresholds;
   *this = Scanner(std::span<const std::uint32_t>(thresholds.data(), m_count));
 }
@@ -378,8 +387,9 @@ void scan(std::span<const float> values, float scale, std::span<const std::uint3
           ExponentHistogram& hist, std::span<std::uint64_t> below) {
   assert(thresholds.size() == below.size() && thresholds.size() <= kMaxThresholds);
   Scanner scanner(thresholds);
+  scanner.lastAddFollows();
   scanner.add(values, scale);
-  scanner.finish(hist, below);
+  scanner.collect(hist, below);
 }
 
 } // namespace mantissa::telemetry::detail

@@ -52,13 +52,20 @@ public:
   // hist += what was added; below[j] += #{bits(|x * scale|) < thresholds[j]};
   // below.size() == thresholds.size(). Then starts over, as if just constructed.
   void finish(ExponentHistogram& hist, std::span<std::uint64_t> below);
+  // What finish() adds, without starting over: the last call on this scanner.
+  void collect(ExponentHistogram& hist, std::span<std::uint64_t> below);
+  // Tells the scanner that the values of the next add() are its last (scan()
+  // does): the choices that only serve later chunks (the window, the direct
+  // limits) are then not made after the last chunk.
+  void lastAddFollows() { m_lastAdd = true; }
   // How many of the values added since the last finish() were inf or NaN.
   std::uint64_t nonFinite() const { return m_bytes.bin(255); }
 
 private:
   static constexpr int kZerosLimit = -1;
 
-  void addChunk(const float* x, std::size_t n);
+  // later: more chunks may follow this one.
+  void addChunk(const float* x, std::size_t n, bool later);
   // After the first chunk (with AVX2): the thresholds inside binades that
   // hold at least 1/512 of the values so far, and exact zeros when as common,
   // are counted directly from then on (addWindowed's limits: a compare per
@@ -67,6 +74,7 @@ private:
   void chooseDirect();
 
   std::size_t m_count = 0; // thresholds in use
+  bool m_lastAdd = false;
   std::array<std::uint32_t, kMaxThresholds> m_thresholds{};
   std::array<unsigned, kMaxThresholds> m_binadeOf{};         // biased exponent of each threshold
   std::array<std::uint32_t, kMaxThresholds> m_binadeStart{}; // bits of its binade's start
