@@ -147,8 +147,8 @@ TEST(GptPolicies, SixteenBitPoliciesChangeTheLossALittle) {
   }
 }
 
-// Telemetry reads the activations after backward, in one pass with the
-// gradients: backward must leave every observed activation as forward wrote it.
+// Telemetry counts the activations while backward runs: backward must leave
+// every observed activation as forward wrote it.
 TEST(GptPolicies, BackwardLeavesEveryObservedActivationUnchanged) {
   Tiny tiny;
   for (const amp::PolicyPreset& preset : amp::policyPresets()) {

@@ -3,12 +3,17 @@
 #include "background_scans.h"
 
 #include <algorithm>
+#include <omp.h>
+#include <pthread.h>
+#include <sched.h>
 
 namespace mantissa::train {
 namespace {
 
 // ~10-15 us of counting: how long a product may wait for the cores.
 constexpr std::size_t kPiece = std::size_t{1} << 15;
+// Values still queued at wait() per thread of the team that takes them.
+constexpr std::size_t kTeamMin = std::size_t{1} << 18;
 
 } // namespace
 
@@ -29,8 +34,11 @@ void BackgroundScans::post(const Task& task) {
   {
     std::lock_guard lock(m_mutex);
     m_queue.push_back(task);
-    if (!m_thread.joinable())
+    if (!m_thread.joinable()) {
       m_thread = std::thread([this] { run(); });
+      if (m_idlePriority)
+        setIdle(true);
+    }
   }
   m_wake.notify_one();
 }
@@ -63,14 +71,52 @@ void BackgroundScans::count(std::unique_lock<std::mutex>& lock, const Piece& pie
 void BackgroundScans::wait() {
   std::unique_lock lock(m_mutex);
   Piece piece;
+  // At idle priority with much still queued (the thread found little idle
+  // time): the calling thread's OpenMP team takes the pieces, as a frame
+  // counted in one pass would.
+  std::size_t queued = 0;
+  for (const Task& t : m_queue)
+    queued += t.values.size();
+  if (m_idlePriority && queued - m_taken >= 2 * kTeamMin && omp_get_max_threads() > 1 &&
+      omp_in_parallel() == 0) {
+    lock.unlock();
+#pragma omp parallel num_threads(2)
+    {
+      std::unique_lock mine(m_mutex);
+      Piece p;
+      while (take(p))
+        count(mine, p);
+    }
+    lock.lock();
+  }
   while (take(piece))
     count(lock, piece);
+  if (m_inFlight == 0)
+    return;
+  // A piece still being counted at idle priority could wait behind any
+  // other work on its core: at normal priority it ends within its ~10 us.
+  if (m_idlePriority)
+    setIdle(false);
   m_done.wait(lock, [&] { return m_inFlight == 0; });
+  if (m_idlePriority)
+    setIdle(true);
 }
 
 bool BackgroundScans::idle() const {
   std::lock_guard lock(m_mutex);
   return m_queue.empty() && m_inFlight == 0;
+}
+
+int BackgroundScans::threadPolicy() const {
+  std::lock_guard lock(m_mutex);
+  if (!m_thread.joinable())
+    return -1;
+  int policy = -1;
+  sched_param param{};
+  if (pthread_getschedparam(const_cast<std::thread&>(m_thread).native_handle(), &policy, &param) !=
+      0)
+    return -1;
+  return policy;
 }
 
 void BackgroundScans::enter() {
@@ -86,6 +132,12 @@ void BackgroundScans::leave() {
   }
   if (resume)
     m_wake.notify_one();
+}
+
+void BackgroundScans::setIdle(bool idle) {
+  // Best effort: at another priority the counts are the same.
+  const sched_param none{};
+  (void)pthread_setschedparam(m_thread.native_handle(), idle ? SCHED_IDLE : SCHED_OTHER, &none);
 }
 
 void BackgroundScans::run() {

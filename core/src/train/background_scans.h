@@ -11,8 +11,10 @@
 // wait() are posted here and counted (telemetry::scanInto) piece by piece on
 // a thread started at the first post(). While the model runs a product on
 // both cores (enter() .. leave(), told by model::Mlp), no new piece starts:
-// the product gets the cores back within one piece. wait() counts the
-// pieces still queued on the calling thread too, and returns once every
+// the product gets the cores back within one piece. At idle priority (a
+// GPT's, which does not tell its products) the scheduler does that instead.
+// wait() counts the pieces still queued on the calling thread too (with its
+// OpenMP team, at idle priority, when much is left), and returns once every
 // posted tensor is counted.
 
 #include <mantissa/model/mlp.h>
@@ -34,7 +36,10 @@ public:
     telemetry::TensorScan* into; // += the counts of values; untouched by the caller until wait()
   };
 
-  BackgroundScans() = default;
+  // idlePriority: the thread runs under SCHED_IDLE (Linux), so that it only
+  // takes time a core would otherwise idle: any other thread that wakes on
+  // its core (an OpenMP worker starting a product) preempts it at once.
+  explicit BackgroundScans(bool idlePriority = false) : m_idlePriority(idlePriority) {}
   ~BackgroundScans() override; // drops what is still queued, joins the thread
   BackgroundScans(const BackgroundScans&) = delete;
   BackgroundScans& operator=(const BackgroundScans&) = delete;
@@ -42,6 +47,9 @@ public:
   void post(const Task& task);
   void wait();
   bool idle() const;
+  // The thread's scheduling policy (SCHED_IDLE, SCHED_OTHER, ...); -1 before
+  // the first post() starts it.
+  int threadPolicy() const;
 
   void enter() override;
   void leave() override;
@@ -56,6 +64,7 @@ private:
   // Counts `piece` unlocked and adds its counts under the lock.
   void count(std::unique_lock<std::mutex>& lock, const Piece& piece);
   void run();
+  void setIdle(bool idle); // the thread's policy: SCHED_IDLE or SCHED_OTHER
 
   mutable std::mutex m_mutex;
   std::condition_variable m_wake; // work queued, a product ended, or stop
@@ -65,6 +74,7 @@ private:
   std::size_t m_inFlight = 0; // pieces being counted
   int m_products = 0;         // enter() - leave()
   bool m_stop = false;
+  bool m_idlePriority = false;
   std::thread m_thread;
 };
 

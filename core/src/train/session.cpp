@@ -308,7 +308,7 @@ void Session::initTraining() {
   m_activationScans.resize(2 * layers);
   m_gradScans.resize(layers);
   m_updateScans.resize(layers);
-  m_background = std::make_unique<BackgroundScans>();
+  m_background = std::make_unique<BackgroundScans>(m_gpt != nullptr);
   m_model->setParallelSections(m_background.get());
   if (m_recipe.lossScaling) {
     auto sc = amp::scalerPreset(m_config.scaler.empty() ? m_recipe.defaultScaler : m_config.scaler);
@@ -432,28 +432,44 @@ void Session::observeGpt(GptFrame part) {
     return;
   }
   // Every tensor in one pass of the OpenMP team (TelemetryCollector::observeAll).
-  const auto acts = part == GptFrame::Gradients ? std::vector<model::Gpt::Activation>{}
-                                                : m_gpt->gpt().observedActivations();
-  items.reserve(2 * params.size() + acts.size());
-  if (part != GptFrame::Gradients) {
+  if (part == GptFrame::Gradients) {
+    for (std::size_t i = 0; i < params.size(); ++i)
+      items.push_back({int(i), TensorClass::WeightGrads, params[i].grad.f32()});
+  } else {
+    const auto acts = m_gpt->gpt().observedActivations();
     for (std::size_t i = 0; i < params.size(); ++i)
       items.push_back({int(i), TensorClass::Weights, params[i].value.f32()});
     for (std::size_t i = 0; i < acts.size(); ++i)
       items.push_back({int(params.size() + i), TensorClass::Activations, acts[i].values});
-    m_gptForwardObserved = true;
   }
-  if (part != GptFrame::Forward)
-    for (std::size_t i = 0; i < params.size(); ++i)
-      items.push_back({int(i), TensorClass::WeightGrads, params[i].grad.f32()});
   m_telemetry.observeAll(items);
+}
+
+void Session::postGptForward() {
+  model::ScopedTimer t(m_report.times.telemetry);
+  const auto& params = m_gpt->gpt().params();
+  const auto acts = m_gpt->gpt().observedActivations();
+  m_gptScans.assign(params.size() + acts.size(), telemetry::TensorScan{});
+  for (std::size_t i = 0; i < params.size(); ++i)
+    m_background->post({params[i].value.f32(), &m_gptScans[i]});
+  for (std::size_t i = 0; i < acts.size(); ++i)
+    m_background->post({acts[i].values, &m_gptScans[params.size() + i]});
+  m_gptForwardPosted = true;
 }
 
 void Session::observeTelemetry() {
   if (m_gpt) {
-    // Unscaled gradients need no second view: weights, activations and
-    // gradients then share one pass (one wake-up of the OpenMP team).
-    observeGpt(m_gptForwardObserved || m_report.lossScale != 1.0 ? GptFrame::Gradients
-                                                                 : GptFrame::All);
+    if (m_gptForwardPosted) {
+      model::ScopedTimer t(m_report.times.telemetry);
+      m_background->wait();
+      const std::size_t params = m_gpt->gpt().params().size();
+      for (std::size_t i = 0; i < m_gptScans.size(); ++i)
+        m_telemetry.record(int(i),
+                           i < params ? telemetry::TensorClass::Weights
+                                      : telemetry::TensorClass::Activations,
+                           m_gptScans[i]);
+    }
+    observeGpt(GptFrame::Gradients);
     return;
   }
   model::ScopedTimer t(m_report.times.telemetry);
@@ -567,7 +583,7 @@ const StepReport& Session::step() {
   r.lossScale = m_scaler ? m_scaler->scale() : 1.0;
   const bool observe = m_telemetry.wants(m_step);
   m_model->setMeasureUnderflow(observe);
-  m_gptForwardObserved = false;
+  m_gptForwardPosted = false;
   // Without a loss scaler or multiplier nothing changes the weights before
   // the optimizer, nor the activations and gradients once backward stored
   // them: the background counts the weights during forward and backward, the
@@ -611,11 +627,14 @@ const StepReport& Session::step() {
     const auto x = m_model->forward(r.times);
     lossSum += x.loss;
     correct += x.correct;
-    // The GPT's activations are read again after backward, in one pass with
-    // the gradients, unless the loss is scaled, accumulation overwrites them
-    // or the forward pass already diverged.
+    // The GPT's weights and activations are counted during backward on the
+    // core it leaves idle (backward writes neither), unless the loss is
+    // scaled, accumulation overwrites them or the forward pass diverged:
+    // then at once.
     if (observe && m_gpt && (micro > 1 || r.lossScale != 1.0 || !std::isfinite(x.loss)))
       observeGpt(GptFrame::Forward);
+    else if (observe && m_gpt)
+      postGptForward();
     if (!std::isfinite(x.loss)) {
       if (failAtInput())
         break;

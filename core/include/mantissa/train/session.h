@@ -119,14 +119,18 @@ private:
   void initTraining(); // optimizer, scaler, schedule, telemetry buffers
   EvalReport evaluateText();
   // GPT telemetry, by telemetry layer: weights and activations (after
-  // forward), the weight gradients (after backward), or all three in one
-  // pass after backward (backward reads the activations and writes none).
-  enum class GptFrame { Forward, Gradients, All };
+  // forward) or the weight gradients (after backward).
+  enum class GptFrame { Forward, Gradients };
   void observeGpt(GptFrame part);
+  // A GPT's weights and activations, final once forward ran, posted to
+  // m_background (at idle priority): counted during backward on the core the
+  // step leaves idle, recorded by observeTelemetry() after backward.
+  void postGptForward();
   // Activations, their gradients and the weight gradients of every layer,
   // timed as telemetry (before unscaling changes the gradients).
   void observeTelemetry();
-  bool m_gptForwardObserved = false; // this step's weights and activations are in the frame
+  bool m_gptForwardPosted = false; // this step's weights and activations: see postGptForward()
+  std::vector<telemetry::TensorScan> m_gptScans; // weights, then activations
   // Without a loss scaler or multiplier nothing changes the weights before
   // the optimizer, nor the activations and gradients after backward: their
   // counts are taken by m_background while the model runs on one core.
