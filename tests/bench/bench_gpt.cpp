@@ -241,6 +241,9 @@ int main(int argc, char** argv) {
       "linear, attention and head products), median over the steps; per op: forward + backward ms, "
       "each op's products included; optimizer: unscale and check, gradient norm, clipping, AdamW "
       "and the working casts; rest: data and bookkeeping; cost: K = 1 step "
-      "time / the K = 0 step before it, less 1, median over the pairs.\n");
+      "time / the K = 0 step before it, less 1, median over the pairs; frame: telemetry time on "
+      "the step's path (without a loss scale, weights and activations are counted during "
+      "backward by a thread at idle priority: the wait for what it left, then the gradients' "
+      "pass).\n");
   return 0;
 }
