@@ -64,15 +64,7 @@ Tensor lowTwin(DType inputs, bool emulated, std::int64_t rows, std::int64_t cols
   }
   for (int j = 0; j < valid; ++j)
     p[j] = kernels::expStep(scale * s[j] - maxValue);
-  float lane[kLanes] = {};
-  int j = 0;
-  for (; j + kLanes <= valid; j += kLanes)
-    for (int k = 0; k < kLanes; ++k)
-      lane[k] += p[j + k];
-  for (; j < valid; ++j)
-    lane[0] += p[j];
-  const float sum =
-      ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  const float sum = kernels::laneSum8(p, valid);
   for (int i = 0; i < valid; ++i)
     p[i] = p[i] / sum;
   for (int i = valid; i < T; ++i)

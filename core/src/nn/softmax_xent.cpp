@@ -18,15 +18,7 @@ namespace {
                                                       float* __restrict p, int n, float shift) {
   for (int c = 0; c < n; ++c)
     p[c] = kernels::expStep(x[c] - shift);
-  constexpr int kLanes = 8;
-  float lane[kLanes] = {};
-  int c = 0;
-  for (; c + kLanes <= n; c += kLanes)
-    for (int k = 0; k < kLanes; ++k)
-      lane[k] += p[c + k];
-  for (; c < n; ++c)
-    lane[0] += p[c];
-  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  return kernels::laneSum8(p, n);
 }
 
 MANTISSA_STEP_VARIANTS(float, expShiftedSum,
