@@ -38,7 +38,10 @@ float roundStochastic(DType dtype, float v, std::uint32_t random) {
 // the CPU runs (function multiversioning, dispatched on CPUID). None of these
 // targets enables FMA, so no multiply-add is contracted and every clone
 // rounds alike.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__)
+// Not under ASan or TSan: the loader runs the clones' resolver before the
+// sanitizer's runtime is set up (under TSan the instrumented resolver crashes).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                            \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define MANTISSA_KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define MANTISSA_KERNEL_CLONES

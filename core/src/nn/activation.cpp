@@ -72,8 +72,10 @@ void geluBackward(const float* x, const float* dy, float* dx, std::size_t n) {
 
 // ReLU: built for AVX-512, AVX2 and baseline x86-64, the loader picks the one
 // the CPU runs (GCC/Clang function multiversioning).
+// Not under ASan or TSan: the loader runs the clones' resolver before the
+// sanitizer's runtime is set up (under TSan the instrumented resolver crashes).
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                            \
-    !defined(__SANITIZE_ADDRESS__)
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define MANTISSA_ELEMENTWISE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define MANTISSA_ELEMENTWISE_CLONES

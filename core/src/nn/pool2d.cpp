@@ -45,7 +45,10 @@ void checkShape(const char* who, std::size_t inSize, std::size_t outSize, std::s
 // loader picks one); on CPUs with AVX-512 the AVX-512 versions below run, 16
 // outputs at a time with masked tails, so short rows (LeNet's 14 and 7) stay
 // vectorised.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__)
+// Not under ASan or TSan: the loader runs the clones' resolver before the
+// sanitizer's runtime is set up (under TSan the instrumented resolver crashes).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                            \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define MANTISSA_POOL_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define MANTISSA_POOL_CLONES
