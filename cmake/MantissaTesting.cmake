@@ -6,8 +6,55 @@
 # One GoogleTest executable, registered test by test with gtest_discover_tests.
 # GUI tests are labelled `gui` and run on the offscreen platform with their own
 # XDG dirs, so `ctest -L core` needs no display and no test touches real settings.
+#
+# Every test executable of a kind (core or GUI) reuses one precompiled header
+# of GoogleTest, the standard headers and the project headers most tests
+# include, so they are parsed once per build rather than once per file. Each
+# kind's header is built by a host executable (tests/pch_host.cpp, no tests)
+# linked like that kind's tests and made in their directory, so the compile
+# flags match. A test built with OpenMP reads the headers as text: its flags
+# differ (GCC would ignore the header, clang would refuse it).
+#
+# Test executables link with gold where the toolchain has it: each links the
+# whole static core and UI libraries, and gold does that about a quarter
+# faster than the default linker.
 include(GoogleTest)
+include(CheckLinkerFlag)
 find_package(GTest REQUIRED)
+check_linker_flag(CXX "-fuse-ld=gold" MANTISSA_HAVE_GOLD)
+
+function(mantissa_test_link_options target)
+  if(MANTISSA_HAVE_GOLD)
+    target_link_options(${target} PRIVATE -fuse-ld=gold)
+  endif()
+endfunction()
+
+set(MANTISSA_TEST_PCH_core
+  <gtest/gtest.h>
+  <algorithm> <array> <atomic> <bit> <chrono> <cmath> <cstdint> <cstdlib> <cstring>
+  <filesystem> <fstream> <functional> <limits> <map> <memory> <optional> <random>
+  <set> <sstream> <stdexcept> <string> <thread> <utility> <vector>
+  <nlohmann/json.hpp>
+  <mantissa/amp/recipe.h> <mantissa/kernels/matmul.h> <mantissa/numeric/codec.h>
+  <mantissa/train/run_log.h> <mantissa/train/session.h> <mantissa/train/trainer.h>)
+set(MANTISSA_TEST_PCH_gui ${MANTISSA_TEST_PCH_core}
+  <QApplication> <QComboBox> <QDir> <QFile> <QImage> <QLabel> <QPushButton>
+  <QSettings> <QSignalSpy> <QTabWidget> <QTableWidget> <QTemporaryDir> <QTest> <QWidget>
+  <QChart> <QLineSeries> <QValueAxis>
+  <ui/app_shell/main_window.h> <ui/bridge/run_controller.h> <ui/panels/train_panel.h>)
+
+function(mantissa_test_pch_host kind)
+  set(host mantissa_test_pch_${kind})
+  add_executable(${host} ${PROJECT_SOURCE_DIR}/tests/pch_host.cpp)
+  target_compile_features(${host} PRIVATE cxx_std_20)
+  mantissa_set_warnings(${host})
+  target_link_libraries(${host} PRIVATE ${ARGN} GTest::gtest GTest::gtest_main mantissa_sanitizers)
+  target_precompile_headers(${host} PRIVATE ${MANTISSA_TEST_PCH_${kind}})
+  mantissa_test_link_options(${host})
+endfunction()
+mantissa_test_pch_host(core mantissa::core)
+# The GUI host is made in tests/ui (mantissa_test_pch_host(gui ...)): Qt6::Test
+# defines QT_TESTCASE_BUILDDIR as the directory of the target using it.
 
 function(mantissa_add_test)
   cmake_parse_arguments(T "GUI" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
@@ -18,11 +65,16 @@ function(mantissa_add_test)
   target_compile_features(${T_NAME} PRIVATE cxx_std_20)
   mantissa_set_warnings(${T_NAME})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest mantissa_sanitizers)
+  mantissa_test_link_options(${T_NAME})
   if(T_GUI)
+    target_precompile_headers(${T_NAME} REUSE_FROM mantissa_test_pch_gui)
     target_link_libraries(${T_NAME} PRIVATE mantissa_gui_test_main)
     set(labels gui ${T_LABELS})
     set(env "QT_QPA_PLATFORM=offscreen;XDG_CONFIG_HOME=${CMAKE_CURRENT_BINARY_DIR}/xdg/${T_NAME}/config;XDG_DATA_HOME=${CMAKE_CURRENT_BINARY_DIR}/xdg/${T_NAME}/data;XDG_RUNTIME_DIR=${CMAKE_CURRENT_BINARY_DIR}/xdg/${T_NAME}/run")
   else()
+    if(NOT "OpenMP::OpenMP_CXX" IN_LIST T_LIBS)
+      target_precompile_headers(${T_NAME} REUSE_FROM mantissa_test_pch_core)
+    endif()
     target_link_libraries(${T_NAME} PRIVATE GTest::gtest_main)
     set(labels core ${T_LABELS})
     set(env "")
