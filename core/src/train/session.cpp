@@ -424,36 +424,41 @@ void Session::observeGpt(GptFrame part) {
   using telemetry::TensorClass;
   const auto& params = m_gpt->gpt().params();
   const auto scale = static_cast<float>(m_report.lossScale);
-  std::vector<telemetry::TelemetryCollector::Observed> items;
   if (part == GptFrame::Gradients && scale != 1.0f) {
     // As backward left them (x the loss scale), and unscaled.
     for (std::size_t i = 0; i < params.size(); ++i)
       m_telemetry.observe(int(i), TensorClass::WeightGrads, params[i].grad.f32(), scale);
     return;
   }
-  // Every tensor in one pass of the OpenMP team (TelemetryCollector::observeAll).
-  if (part == GptFrame::Gradients) {
-    for (std::size_t i = 0; i < params.size(); ++i)
-      items.push_back({int(i), TensorClass::WeightGrads, params[i].grad.f32()});
-  } else {
-    const auto acts = m_gpt->gpt().observedActivations();
-    for (std::size_t i = 0; i < params.size(); ++i)
-      items.push_back({int(i), TensorClass::Weights, params[i].value.f32()});
-    for (std::size_t i = 0; i < acts.size(); ++i)
-      items.push_back({int(params.size() + i), TensorClass::Activations, acts[i].values});
+  if (part == GptFrame::Forward) {
+    m_telemetry.observeAll(gptForwardItems());
+    return;
   }
+  // Every tensor in one pass of the OpenMP team (TelemetryCollector::observeAll).
+  std::vector<telemetry::TelemetryCollector::Observed> items;
+  for (std::size_t i = 0; i < params.size(); ++i)
+    items.push_back({int(i), TensorClass::WeightGrads, params[i].grad.f32()});
   m_telemetry.observeAll(items);
+}
+
+const std::vector<telemetry::TelemetryCollector::Observed>& Session::gptForwardItems() {
+  using telemetry::TensorClass;
+  const auto& params = m_gpt->gpt().params();
+  const auto acts = m_gpt->gpt().observedActivations();
+  m_gptForward.clear();
+  for (std::size_t i = 0; i < params.size(); ++i)
+    m_gptForward.push_back({int(i), TensorClass::Weights, params[i].value.f32()});
+  for (std::size_t i = 0; i < acts.size(); ++i)
+    m_gptForward.push_back({int(params.size() + i), TensorClass::Activations, acts[i].values});
+  return m_gptForward;
 }
 
 void Session::postGptForward() {
   model::ScopedTimer t(m_report.times.telemetry);
-  const auto& params = m_gpt->gpt().params();
-  const auto acts = m_gpt->gpt().observedActivations();
-  m_gptScans.assign(params.size() + acts.size(), telemetry::TensorScan{});
-  for (std::size_t i = 0; i < params.size(); ++i)
-    m_background->post({params[i].value.f32(), &m_gptScans[i]});
-  for (std::size_t i = 0; i < acts.size(); ++i)
-    m_background->post({acts[i].values, &m_gptScans[params.size() + i]});
+  const auto& items = gptForwardItems();
+  m_gptScans.assign(items.size(), telemetry::TensorScan{});
+  for (std::size_t k = 0; k < items.size(); ++k)
+    m_background->post({items[k].values, &m_gptScans[k]});
   m_gptForwardPosted = true;
 }
 
@@ -462,12 +467,8 @@ void Session::observeTelemetry() {
     if (m_gptForwardPosted) {
       model::ScopedTimer t(m_report.times.telemetry);
       m_background->wait();
-      const std::size_t params = m_gpt->gpt().params().size();
-      for (std::size_t i = 0; i < m_gptScans.size(); ++i)
-        m_telemetry.record(int(i),
-                           i < params ? telemetry::TensorClass::Weights
-                                      : telemetry::TensorClass::Activations,
-                           m_gptScans[i]);
+      for (std::size_t k = 0; k < m_gptScans.size(); ++k)
+        m_telemetry.record(m_gptForward[k].layer, m_gptForward[k].cls, m_gptScans[k]);
     }
     observeGpt(GptFrame::Gradients);
     return;

@@ -126,11 +126,15 @@ private:
   // m_background (at idle priority): counted during backward on the core the
   // step leaves idle, recorded by observeTelemetry() after backward.
   void postGptForward();
+  // The GPT's weights, then its observed activations, by telemetry layer:
+  // what observeGpt(Forward) counts at once and postGptForward() posts.
+  const std::vector<telemetry::TelemetryCollector::Observed>& gptForwardItems();
   // Activations, their gradients and the weight gradients of every layer,
   // timed as telemetry (before unscaling changes the gradients).
   void observeTelemetry();
   bool m_gptForwardPosted = false; // this step's weights and activations: see postGptForward()
-  std::vector<telemetry::TensorScan> m_gptScans; // weights, then activations
+  std::vector<telemetry::TelemetryCollector::Observed> m_gptForward; // gptForwardItems()
+  std::vector<telemetry::TensorScan> m_gptScans; // m_gptForward's counts, in its order
   // Without a loss scaler or multiplier nothing changes the weights before
   // the optimizer, nor the activations and gradients after backward: their
   // counts are taken by m_background while the model runs on one core.
