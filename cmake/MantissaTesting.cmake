@@ -23,6 +23,16 @@ include(CheckLinkerFlag)
 find_package(GTest REQUIRED)
 check_linker_flag(CXX "-fuse-ld=gold" MANTISSA_HAVE_GOLD)
 
+# Release builds compile the tests' own code at -O1: GoogleTest-heavy code
+# takes about a third less time to compile than at -O3, and the code under
+# test (core, ui, the apps) keeps the build type's flags. Benchmarks are not
+# tests and keep them too. The precompiled-header hosts take the same option,
+# so the headers still match their tests' flags.
+set(MANTISSA_TEST_COMPILE_OPTIONS "")
+if(CMAKE_BUILD_TYPE STREQUAL "Release")
+  set(MANTISSA_TEST_COMPILE_OPTIONS -O1)
+endif()
+
 function(mantissa_test_link_options target)
   if(MANTISSA_HAVE_GOLD)
     target_link_options(${target} PRIVATE -fuse-ld=gold)
@@ -50,6 +60,7 @@ function(mantissa_test_pch_host kind)
   mantissa_set_warnings(${host})
   target_link_libraries(${host} PRIVATE ${ARGN} GTest::gtest GTest::gtest_main mantissa_sanitizers)
   target_precompile_headers(${host} PRIVATE ${MANTISSA_TEST_PCH_${kind}})
+  target_compile_options(${host} PRIVATE ${MANTISSA_TEST_COMPILE_OPTIONS})
   mantissa_test_link_options(${host})
 endfunction()
 mantissa_test_pch_host(core mantissa::core)
@@ -65,6 +76,7 @@ function(mantissa_add_test)
   target_compile_features(${T_NAME} PRIVATE cxx_std_20)
   mantissa_set_warnings(${T_NAME})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest mantissa_sanitizers)
+  target_compile_options(${T_NAME} PRIVATE ${MANTISSA_TEST_COMPILE_OPTIONS})
   mantissa_test_link_options(${T_NAME})
   if(T_GUI)
     target_precompile_headers(${T_NAME} REUSE_FROM mantissa_test_pch_gui)
