@@ -263,11 +263,14 @@ TEST_F(HostileReader, OutOfRangeFieldsAreErrorsNamingLineAndField) {
     const std::string e = loadError(kStep0 + c.line);
     EXPECT_NE(e.find(c.expected), std::string::npos) << c.line << e;
   }
-  // The ends of the ranges, and null (a non-finite value as logged), load.
+  // The ends of the ranges, 0 (a float32 scale backed off below its
+  // subnormals) and null (a non-finite value as logged) load.
   EXPECT_EQ(loadError(kStep0 +
                       R"({"step": 1, "loss": 1, "loss_scale": 1.4012984643248171e-45, "train_accuracy": 1})"
                       "\n"
-                      R"({"step": 2, "loss": 1, "loss_scale": 3.4028234663852886e+38, "train_accuracy": null})"
+                      R"({"step": 3, "loss": 1, "loss_scale": 0, "train_accuracy": 0})"
+                      "\n"
+                      R"({"step": 4, "loss": 1, "loss_scale": 3.4028234663852886e+38, "train_accuracy": null})"
                       "\n"),
             "no error");
 }

@@ -96,10 +96,15 @@ double numberIn(const json& o, const char* key, const std::string& where, const 
   return v;
 }
 
-// A loss scale as any scaler keeps it: a positive float32 (subnormals
-// included); -1, 0, 5e-324 or 1e308 are no scale a run could have had.
+// A loss scale as any scaler keeps it: a float32, positive (subnormals
+// included), or 0 when a scale held in float32 has backed off below its
+// smallest subnormal (PyTorch's, Keras' after some 166 overflows in a row);
+// -1, 5e-324 or 1e308 are no scale a run could have had.
 double lossScaleIn(const json& o, const char* key, const std::string& where, const char* kind,
                    std::optional<double> fallback = std::nullopt) {
+  const double v = numberOrNull(o, key, where, kind, fallback);
+  if (v == 0.0)
+    return v;
   return numberIn(o, key, where, kind, kMinLoggedLossScale, kMaxLoggedLossScale, fallback);
 }
 

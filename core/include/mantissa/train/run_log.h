@@ -29,7 +29,7 @@
 //                     frame's step equal to its row's)
 // and the telemetry frame limits of telemetry/frame.h (277 bins, exponents,
 // counts that add up without overflow). Fields are range-checked: a loss
-// scale lies in [kMinLoggedLossScale, kMaxLoggedLossScale], accuracies are
+// scale is 0 or lies in [kMinLoggedLossScale, kMaxLoggedLossScale], accuracies are
 // fractions in [0, 1]. The header's and the summary's fields the program
 // reads ("matmul_emulated", "stopped_early", "divergence", ...) are
 // type-checked when the line is read, so a wrong type is an error naming the
@@ -64,7 +64,8 @@ inline constexpr std::size_t kMaxRunLogRows = std::size_t{1} << 20;          // 
 inline constexpr std::size_t kMaxRunLogLineBytes = std::size_t{8} << 20; // 8 MiB
 inline constexpr std::size_t kMaxRunLogDepth = io::kMaxJsonDepth;
 inline constexpr std::int64_t kMaxRunLogStep = std::int64_t{1} << 62;
-// A loss scale as any scaler stores it: a positive float32, subnormals included.
+// A loss scale as any scaler stores it: a float32, positive (subnormals
+// included) or 0 (one held in float32 that backed off below them).
 inline constexpr double kMinLoggedLossScale = std::numeric_limits<float>::denorm_min();
 inline constexpr double kMaxLoggedLossScale = std::numeric_limits<float>::max();
 
