@@ -191,7 +191,7 @@ std::optional<std::string> closestName(const std::string& given,
 
 std::string didYouMean(const std::string& given, const std::vector<std::string>& choices) {
   const auto best = closestName(given, choices);
-  return best ? " (did you mean '" + *best + "'?)" : std::string();
+  return best ? " (did you mean '" + quoteInput(*best) + "'?)" : std::string();
 }
 
 std::string lowerCase(std::string text) {

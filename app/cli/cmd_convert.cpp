@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "numeric_cli.h"
 
+#include <mantissa/io/line_reader.h>
 #include <mantissa/numeric/codec.h>
 
 #include <iostream>
@@ -19,6 +20,10 @@ namespace {
 using namespace numeric;
 
 constexpr int kMaxReportedErrors = 20;
+// One value per line: the longest exact decimal of a double has under 800
+// digits, so a line over 1 MiB is no value (and is refused before more of it
+// is held; a shorter bad line is quoted, cut short, in its error).
+constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
 
 std::string trim(const std::string& s) {
   const auto begin = s.find_first_not_of(" \t\r");
@@ -71,9 +76,17 @@ int runConvert(const Args& args) {
       std::cerr << "mantissa-cli convert: line " << line << ": '" << quoteInput(text) << "' " << why
                 << "\n";
   };
-  long lineNumber = 0;
-  for (std::string raw; std::getline(std::cin, raw);) {
-    ++lineNumber;
+  io::LineReader lines(std::cin, kMaxLineBytes);
+  std::string raw;
+  for (;;) {
+    try {
+      if (!lines.next(raw))
+        break;
+    } catch (const io::LineTooLongError& e) {
+      std::cerr << "mantissa-cli convert: " << e.what() << " (one value per line)\n";
+      return 1;
+    }
+    const long lineNumber = long(lines.lineNumber());
     const std::string text = trim(raw);
     EncodeOptions o = settings->options;
     o.random = rng(); // one draw per line, used or not: line N always gets draw N

@@ -11,6 +11,7 @@
 #include "args.h"
 #include "commands.h"
 
+#include <mantissa/telemetry/csv_writer.h>
 #include <mantissa/train/run_log.h>
 
 #include <nlohmann/json.hpp>
@@ -45,10 +46,17 @@ void csvHeader() {
                "count,saturated,lost_to_zero,subnormal,sqnr_db,blocks,blocks_clipped\n";
 }
 
+// Text from the log as the terminal gets it: control characters (escape
+// sequences, newlines) and non-ASCII bytes escaped as \xNN.
+std::string shown(const std::string& text) { return quoteInput(text, 1024); }
+
+// Names from the log are CSV fields (RFC 4180: quoted when they hold a comma,
+// a quote or a line break), so no name can forge a row.
 void csvRow(std::int64_t step, const telemetry::ScaledTensorStats& t) {
   auto n = [](double v) { return std::isfinite(v) ? number(v, "%.9g") : std::string(); };
-  std::cout << step << ',' << t.name << ',' << telemetry::scaledRoleKey(t.role) << ','
-            << t.format << ',' << n(t.scale) << ',' << n(t.scaleMin) << ',' << n(t.scaleMax)
+  std::cout << step << ',' << telemetry::formatCsvField(t.name) << ','
+            << telemetry::scaledRoleKey(t.role) << ',' << telemetry::formatCsvField(t.format)
+            << ',' << n(t.scale) << ',' << n(t.scaleMin) << ',' << n(t.scaleMax)
             << ',' << n(t.amax) << ',' << n(t.amaxHistory) << ',' << t.history << ',' << t.count
             << ',' << n(t.fractionSaturated) << ',' << n(t.fractionLostToZero) << ','
             << n(t.fractionSubnormal) << ',' << n(t.sqnrDb) << ',' << t.blocks << ','
@@ -102,10 +110,16 @@ int runScales(const Args& args) {
       if (std::find(names.begin(), names.end(), t.name) == names.end())
         names.push_back(t.name);
   const auto tensor = p.optionalValue("tensor");
+  if (tensor && names.empty()) {
+    std::cerr << "mantissa-cli scales: no tensor named '" << quoteInput(*tensor) << "' in "
+              << quoteInput(path) << ": its " << log.scaling.size()
+              << " scaling frames list no tensors\n";
+    return 1;
+  }
   if (tensor && std::find(names.begin(), names.end(), *tensor) == names.end()) {
     std::cerr << "mantissa-cli scales: no tensor named '" << quoteInput(*tensor) << "' in "
               << quoteInput(path) << didYouMean(*tensor, names) << " (" << names.size()
-              << " scaled tensors: " << names.front() << ", ...)\n";
+              << " scaled tensors: " << shown(names.front()) << ", ...)\n";
     return 1;
   }
   auto wanted = [&](const telemetry::ScaledTensorStats& t) { return !tensor || t.name == *tensor; };
@@ -131,7 +145,7 @@ int runScales(const Args& args) {
     return 0;
   }
   if (tensor) {
-    std::printf("%s: %s\n", log.name().c_str(), tensor->c_str());
+    std::printf("%s: %s\n", shown(log.name()).c_str(), shown(*tensor).c_str());
     std::printf("%8s %12s %12s %12s %10s %10s %10s %9s\n", "step", "scale", "amax", "amax_hist",
                 "saturated", "to_zero", "subnormal", "SQNR_dB");
     for (std::size_t i = 0; i < log.scaling.size(); i += std::size_t(every))
@@ -170,7 +184,7 @@ int runScales(const Args& args) {
     }
   std::printf("%s: %zu scaled tensors over %zu steps (%lld to %lld); fractions and SQNR are means "
               "over the steps\n",
-              log.name().c_str(), names.size(), log.scaling.size(),
+              shown(log.name()).c_str(), names.size(), log.scaling.size(),
               static_cast<long long>(log.scaling.front().step),
               static_cast<long long>(log.scaling.back().step));
   std::printf("%-18s %-9s %12s %12s %23s %10s %10s %10s %8s\n", "tensor", "format", "scale",
@@ -179,8 +193,8 @@ int runScales(const Args& args) {
     const Summary& s = byName[name];
     const double n = double(s.steps);
     const std::string range = number(s.scaleMin, "%.3g") + " .. " + number(s.scaleMax, "%.3g");
-    std::printf("%-18s %-9s %12s %12s %23s %10s %10s %10s %8s\n", name.c_str(),
-                s.last->format.c_str(), number(s.last->scale).c_str(),
+    std::printf("%-18s %-9s %12s %12s %23s %10s %10s %10s %8s\n", shown(name).c_str(),
+                shown(s.last->format).c_str(), number(s.last->scale).c_str(),
                 number(s.last->amax).c_str(), range.c_str(), percent(s.saturated / n).c_str(),
                 percent(s.lost / n).c_str(), percent(s.subnormal / n).c_str(),
                 s.sqnrSteps ? number(s.sqnr / double(s.sqnrSteps), "%.2f").c_str() : "-");

@@ -29,8 +29,10 @@
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
+#include <mantissa/io/regular_file.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/train/presets.h>
+#include <mantissa/train/run_config_file.h>
 #include <mantissa/train/run_log.h>
 #include <mantissa/train/run_log_rows.h>
 #include <mantissa/train/trainer.h>
@@ -85,52 +87,19 @@ std::optional<int> applyInteger(const ArgParser& p, const char* name, Int& out, 
   return std::nullopt;
 }
 
-// The configuration a --config file holds: a JSON object of a RunConfig, or
-// a run log (JSON Lines) whose first line is the header written by --log.
-// Prints the problem and returns nullopt when it holds neither.
+// The configuration a --config file holds (train/run_config_file.h), read
+// as every outside file is: a regular file within the run log's size limit.
+// Prints the problem, naming the file, the line and the field, and returns
+// nullopt when it holds none.
 std::optional<train::RunConfig> readConfigFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    std::cerr << "mantissa-cli train: --config: cannot open '" << path << "': " << std::strerror(errno)
-              << "\n";
-    return std::nullopt;
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // Not one JSON value: perhaps a run log, whose first line is the header.
-    const std::string first = text.substr(0, text.find('\n'));
-    try {
-      j = nlohmann::json::parse(first);
-    } catch (const nlohmann::json::parse_error&) {
-      std::cerr << "mantissa-cli train: --config " << path
-                << ": not a JSON configuration or a run log (JSON syntax error at byte " << e.byte
-                << ")\n";
-      return std::nullopt;
-    }
-  }
-  if (j.is_object() && j.value("header", false)) {
-    if (!j.contains("config") || !j["config"].is_object()) {
-      std::cerr << "mantissa-cli train: --config " << path
-                << ": this run log's header holds no \"config\" object\n";
-      return std::nullopt;
-    }
-    j = j["config"];
-  } else if (j.is_object() && (j.contains("step") || j.contains("eval") || j.contains("summary"))) {
-    std::cerr << "mantissa-cli train: --config " << path
-              << ": a run log must start with its header line (written by train --log)\n";
-    return std::nullopt;
-  }
-  try {
-    return train::runConfigFromJson(j);
-  } catch (const nlohmann::json::exception&) {
-    std::cerr << "mantissa-cli train: --config " << path
-              << ": not a run configuration (a JSON object such as {\"recipe\": \"bf16-mixed\"}, "
-                 "or a log of train --log)\n";
+    return train::runConfigFromText(
+        io::readRegularFile(path, train::kMaxRunLogBytes, "configuration"));
+  } catch (const io::FileReadError& e) {
+    std::cerr << "mantissa-cli train: --config: " << e.what() << "\n";
   } catch (const train::ConfigError& e) {
-    std::cerr << "mantissa-cli train: --config " << path << ": " << e.what() << "\n";
+    std::cerr << "mantissa-cli train: --config " << quoteInput(path, 200) << ": " << e.what()
+              << "\n";
   }
   return std::nullopt;
 }

@@ -3,8 +3,14 @@
 #include "cli_runner.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <thread>
 
 #include <cstdio>
 #include <cstdlib>
@@ -64,6 +70,61 @@ CliResult runCli(const std::vector<std::string>& args, const std::string& stdinT
   r.out = slurp(outPath);
   r.err = slurp(errPath);
   std::remove(inPath.c_str());
+  std::remove(outPath.c_str());
+  std::remove(errPath.c_str());
+  return r;
+}
+
+CliResult runCliLimited(const std::vector<std::string>& args, const CliLimits& limits) {
+  const std::string outPath = tempPath("out"), errPath = tempPath("err");
+  std::vector<std::string> argvStore{MANTISSA_CLI};
+  argvStore.insert(argvStore.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argvStore)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> environment = limits.environment;
+
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int in = open(limits.stdinPath.empty() ? "/dev/null" : limits.stdinPath.c_str(), O_RDONLY);
+    const int out = open(outPath.c_str(), O_WRONLY | O_TRUNC);
+    const int err = open(errPath.c_str(), O_WRONLY | O_TRUNC);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    for (auto& e : environment)
+      putenv(e.data());
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    if (limits.addressSpaceBytes > 0) {
+      rlimit cap{rlim_t(limits.addressSpaceBytes), rlim_t(limits.addressSpaceBytes)};
+      setrlimit(RLIMIT_AS, &cap);
+    }
+#endif
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  CliResult r;
+  int status = 0;
+  rusage usage{};
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(limits.timeoutMs);
+  for (;;) {
+    const pid_t done = wait4(pid, &status, WNOHANG, &usage);
+    if (done == pid)
+      break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      r.timedOut = true;
+      kill(pid, SIGKILL);
+      wait4(pid, &status, 0, &usage);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20)); // polling the child's exit
+  }
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.peakResidentBytes = static_cast<long long>(usage.ru_maxrss) * 1024;
+  r.out = slurp(outPath);
+  r.err = slurp(errPath);
   std::remove(outPath.c_str());
   std::remove(errPath.c_str());
   return r;

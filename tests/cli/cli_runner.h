@@ -13,9 +13,23 @@ struct CliResult {
   int exitCode = -1; // -1 when the process died of a signal
   std::string out;
   std::string err;
+  bool timedOut = false;           // runCliLimited: killed at the time limit
+  long long peakResidentBytes = 0; // runCliLimited: the child's peak resident set
 };
 
 // Runs MANTISSA_CLI with args; stdinText is fed to its standard input.
 CliResult runCli(const std::vector<std::string>& args, const std::string& stdinText = {});
+
+// How a hostile input is run: killed after timeoutMs (a hang fails the test
+// instead of hanging it), its address space capped (an unbounded allocation
+// fails there instead of taking the machine; not under sanitizers, whose
+// shadow memory needs more), and its peak resident set reported.
+struct CliLimits {
+  int timeoutMs = 60000;
+  long long addressSpaceBytes = 4ll << 30;
+  std::string stdinPath;                  // a file as standard input ("" : empty)
+  std::vector<std::string> environment;   // NAME=VALUE set in the child
+};
+CliResult runCliLimited(const std::vector<std::string>& args, const CliLimits& limits);
 
 } // namespace mantissa::test

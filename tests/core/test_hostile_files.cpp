@@ -8,6 +8,7 @@
 #include "test_data_util.h"
 
 #include <mantissa/data/csv_loader.h>
+#include <mantissa/io/json_text.h>
 #include <mantissa/data/dataset.h>
 #include <mantissa/data/idx_loader.h>
 #include <mantissa/lessons/lesson_set.h>
@@ -175,8 +176,8 @@ TEST_F(HostileRunLog, DeepNestingIsRefusedBeforeParsing) {
             std::string::npos)
       << e.substr(0, 200);
   // Brackets inside strings are text, not nesting.
-  EXPECT_EQ(mantissa::train::jsonNestingDepth(R"({"a": "[[[[{{{{\"[[["})"), 1u);
-  EXPECT_EQ(mantissa::train::jsonNestingDepth(R"({"a": [[1], {"b": [2]}]})"), 4u);
+  EXPECT_EQ(mantissa::io::jsonNestingDepth(R"({"a": "[[[[{{{{\"[[["})"), 1u);
+  EXPECT_EQ(mantissa::io::jsonNestingDepth(R"({"a": [[1], {"b": [2]}]})"), 4u);
   // At the limit it loads.
   std::string ok = R"({"header": true, "x": )" + std::string(63, '[') + std::string(63, ']') + "}\n";
   EXPECT_NO_THROW(loadRunLog(write(ok + stepLine(0), "ok.jsonl")));

@@ -29,6 +29,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+
 namespace {
 
 using namespace mantissa;
@@ -276,6 +279,71 @@ TEST(TapRuns, FollowsAPyTorchRunWhileItTrains) {
   EXPECT_TRUE(w.c->runName(0).startsWith(QStringLiteral("torch bf16 autocast")))
       << w.c->runName(0).toStdString();
   EXPECT_EQ(w.c->followError(0), "");
+}
+
+// A FIFO blocked open() forever before the window was usable; a 2 GB sparse
+// file with no newline grew the follower to 1.2 GB and more. The follower
+// reads as Open Run does: no FIFO, the run log's size and line limits.
+TEST(TapRuns, FollowRefusesAFifoAndStopsAtTheSizeAndLineLimits) {
+  QTemporaryDir dir;
+  Window w;
+  const QString fifo = dir.filePath("fifo.jsonl");
+  ASSERT_EQ(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+  const int runs = w.c->runCount();
+  const QString refused = w.files->followRun(fifo); // returns at once: nothing writes to it
+  EXPECT_TRUE(refused.contains(QStringLiteral("fifo.jsonl"))) << refused.toStdString();
+  EXPECT_TRUE(refused.contains(QStringLiteral("not a regular file"))) << refused.toStdString();
+  EXPECT_EQ(w.c->runCount(), runs) << "nothing added";
+
+  const QList<QByteArray> lines = fixtureLines();
+  const auto sparse = [&](const QString& name, qint64 size) {
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    EXPECT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(lines[0] + '\n' + lines[1] + '\n');
+    EXPECT_TRUE(f.resize(size)); // zero bytes to the end, no newline, no disk used
+    return path;
+  };
+  const QString huge = sparse(QStringLiteral("huge.jsonl"), qint64(2) << 30);
+  ASSERT_EQ(w.files->followRun(huge), "");
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.c->isFollowing(0); }, 60000));
+  EXPECT_TRUE(w.c->followError(0).contains(QStringLiteral("over the limit of 256 MiB")))
+      << w.c->followError(0).toStdString();
+
+  const QString endless = sparse(QStringLiteral("endless.jsonl"), qint64(100) << 20);
+  ASSERT_EQ(w.files->followRun(endless), "");
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.c->isFollowing(1); }, 60000));
+  EXPECT_TRUE(w.c->followError(1).contains(
+      QStringLiteral("endless.jsonl:3: line longer than the limit of 8 MiB")))
+      << w.c->followError(1).toStdString();
+  EXPECT_EQ(w.c->record(1).lastStep(), 0) << "the run before the endless line is kept";
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  EXPECT_LT(static_cast<long long>(usage.ru_maxrss) * 1024, 768ll << 20);
+#endif
+}
+
+// "matmul_emulated": "no" in a header, "stopped_early": 1 in a summary ended
+// the GUI with an uncaught nlohmann::type_error: Open Run shows an error
+// naming the file, the line and the field, and opens nothing.
+TEST(TapRuns, OpenRunNamesTheLineAndFieldOfAWrongType) {
+  QTemporaryDir dir;
+  Window w;
+  const QByteArray step = R"({"step": 0, "loss": 1})" "\n";
+  const QString header = dir.filePath("header.jsonl");
+  append(header, R"({"header": true, "matmul_emulated": "no"})" "\n" + step);
+  QString error = w.files->openRun(header);
+  EXPECT_TRUE(error.contains(
+      QStringLiteral(":1: header: \"matmul_emulated\" must be true or false, got \"no\"")))
+      << error.toStdString();
+  const QString summary = dir.filePath("summary.jsonl");
+  append(summary, step + R"({"summary": true, "stopped_early": 1})" "\n");
+  error = w.files->openRun(summary);
+  EXPECT_TRUE(error.contains(QStringLiteral("summary.jsonl:2: summary: \"stopped_early\" must be "
+                                            "true or false, got 1")))
+      << error.toStdString();
+  EXPECT_EQ(w.c->loadedCount(), 0);
 }
 
 TEST(TapRuns, CommandLineFollowNamesAMissingFile) {

@@ -3,6 +3,7 @@
 #include "ui/bridge/live_run_log.h"
 
 #include <mantissa/io/atomic_file.h>
+#include <mantissa/io/json_text.h>
 
 #include <nlohmann/json.hpp>
 
@@ -96,8 +97,7 @@ train::RunLog LiveRunLog::parse(const std::string& name) const {
   while (begin < text.size()) {
     const std::size_t end = std::min(text.find('\n', begin), text.size());
     ++lineNo;
-    builder.add(nlohmann::json::parse(text.begin() + std::ptrdiff_t(begin),
-                                      text.begin() + std::ptrdiff_t(end)),
+    builder.add(io::parseJsonText(std::string_view(text).substr(begin, end - begin)),
                 name + ":" + std::to_string(lineNo));
     begin = end + 1;
   }

@@ -394,10 +394,14 @@ void RunController::joinAll() {
 
 QString RunController::loadRun(const QString& path) {
   std::shared_ptr<const train::RunLog> log;
+  RunFacts facts;
+  RunMailbox::Drained drained;
   try {
     log = std::make_shared<const train::RunLog>(
         train::loadRunLog(QFile::encodeName(path).toStdString()));
-  } catch (const std::exception& e) { // RunLogError names the file and line
+    facts = runFacts(*log);
+    drained = drainedFromLog(*log);
+  } catch (const std::exception& e) { // RunLogError names the file, line and field
     return QString::fromStdString(e.what());
   }
   if (!m_started) { // built but never started: nothing in them to keep
@@ -410,9 +414,9 @@ QString RunController::loadRun(const QString& path) {
                                             QFileInfo(path).completeBaseName());
   run->color = palette::seriesColor(int(m_runs.size()));
   run->config = log->config.value_or(train::RunConfig{});
-  run->facts = runFacts(*log);
+  run->facts = std::move(facts);
   run->source = path;
-  run->record.apply(drainedFromLog(*log));
+  run->record.apply(std::move(drained));
   run->loaded = std::move(log);
   m_runs.push_back(std::move(run));
   emit runsChanged();

@@ -4,6 +4,8 @@
 
 #include "ui/bridge/run_loader.h"
 
+#include <mantissa/io/regular_file.h>
+
 #include <QFile>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
@@ -45,15 +47,14 @@ RunFollower::RunFollower(QString path, QObject* parent)
 RunFollower::~RunFollower() = default;
 
 bool RunFollower::start() {
-  const FileId id = fileId(m_path);
-  QFile probe(m_path);
-  if (!id.exists || !probe.open(QIODevice::ReadOnly)) {
-    m_error = tr("Cannot open '%1' to follow it: %2")
-                  .arg(m_path, id.exists ? probe.errorString() : tr("no such file"));
+  try {
+    m_file = std::make_unique<io::RegularFile>(QFile::encodeName(m_path).toStdString(), "run log");
+  } catch (const io::FileReadError& e) { // names the file and why
+    m_error = tr("Cannot follow: %1").arg(QString::fromStdString(e.what()));
     return false;
   }
-  m_device = id.device;
-  m_inode = id.inode;
+  m_device = m_file->device();
+  m_inode = m_file->inode();
   m_following = true;
   m_watcher = new QFileSystemWatcher(this);
   m_watcher->addPath(m_path);
@@ -95,19 +96,23 @@ void RunFollower::poll() {
   }
   if (id.size == m_offset)
     return;
-  QFile file(m_path);
-  if (!file.open(QIODevice::ReadOnly) || !file.seek(m_offset)) {
-    stop(tr("Cannot read '%1': %2; following stopped, the run so far is kept")
-             .arg(m_path, file.errorString()));
+  if (std::uintmax_t(id.size) > train::kMaxRunLogBytes) {
+    stop(tr("'%1' grew to %2 bytes, over the limit of %3 MiB for run logs; following stopped, "
+            "the run so far is kept")
+             .arg(m_path)
+             .arg(id.size)
+             .arg(train::kMaxRunLogBytes >> 20));
     return;
   }
-  const QByteArray bytes = file.read(std::min<qint64>(id.size - m_offset, kMaxReadPerPoll));
-  if (bytes.isEmpty())
-    return;
-  m_offset += bytes.size();
+  std::string bytes;
   std::size_t added = 0;
   try {
-    added = m_stream.feed(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    bytes = m_file->readAt(std::uintmax_t(m_offset),
+                           std::size_t(std::min<qint64>(id.size - m_offset, kMaxReadPerPoll)));
+    if (bytes.empty())
+      return;
+    m_offset += qint64(bytes.size());
+    added = m_stream.feed(bytes);
   } catch (const std::exception& e) { // RunLogError names the file and line
     stop(tr("%1; following stopped, the run so far is kept").arg(QString::fromUtf8(e.what())));
     emit grew(); // the records before the bad line

@@ -11,6 +11,11 @@
 // shrinks (truncated), is replaced by another file or removed stops the
 // following with a problem() message; the run read so far is kept. So does a
 // complete line that is not a valid record (named by file and line).
+//
+// The file is read as Open Run reads one (io/regular_file.h): a FIFO, device
+// or socket is refused at start() without blocking in open(); the run log
+// limits hold (kMaxRunLogBytes in all, kMaxRunLogLineBytes per line, a line
+// that never ends included), and passing one stops the following.
 
 #include "ui/bridge/run_data.h"
 
@@ -25,6 +30,10 @@
 #include <optional>
 
 class QFileSystemWatcher;
+
+namespace mantissa::io {
+class RegularFile;
+}
 
 namespace mantissa::ui {
 
@@ -61,6 +70,7 @@ private:
 
   QString m_path;
   QFileSystemWatcher* m_watcher = nullptr;
+  std::unique_ptr<io::RegularFile> m_file; // open from start() on
   QTimer m_timer;
   train::RunLogStream m_stream;
   std::int64_t m_offset = 0;    // bytes read from the file

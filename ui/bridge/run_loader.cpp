@@ -38,6 +38,13 @@ std::int64_t integer(const json& o, const char* key, std::int64_t lo, std::int64
 
 constexpr std::int64_t kMaxStep = std::int64_t{1} << 62;
 
+// A true/false field (train::RunLogBuilder has checked the type of those a
+// log's header and summary hold; anything else reads as false).
+bool flag(const json& o, const char* key) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_boolean() && it->get<bool>();
+}
+
 QString text(const json& o, const char* key) {
   const auto it = o.find(key);
   return it != o.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
@@ -84,7 +91,7 @@ std::optional<train::RunSummary> summaryOf(const train::RunLog& log) {
   if (const auto it = s.find("train_loss"); it != s.end() && it->is_number()) // a GPT's
     summary.evalTrainLoss = it->get<double>();
   summary.finalTrainLoss = log.steps.empty() ? 0.0 : log.steps.back().loss;
-  summary.stoppedEarly = s.value("stopped_early", false);
+  summary.stoppedEarly = flag(s, "stopped_early");
   summary.divergence = divergence(s);
   return summary;
 }
@@ -151,7 +158,7 @@ RunFacts runFacts(const train::RunLog& log) {
   // there does not mean the MLP recipe's table.
   f.recipe = h.contains("gpt_config") ? nullptr : amp::findRecipe(log.name());
   f.matmul = text(h, "matmul");
-  f.matmulEmulated = h.value("matmul_emulated", false);
+  f.matmulEmulated = flag(h, "matmul_emulated");
   f.conv = text(h, "conv");
   if (const auto it = h.find("conv_emulated"); it != h.end() && it->is_boolean())
     f.convEmulated = it->get<bool>();

@@ -9,6 +9,8 @@
 #include "ui/panels/matmul_rows.h"
 
 #include <mantissa/io/atomic_file.h>
+#include <mantissa/io/json_text.h>
+#include <mantissa/io/regular_file.h>
 #include <mantissa/kernels/matmul_path.h>
 #include <mantissa/numeric/cpu_features.h>
 
@@ -469,11 +471,13 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
 }
 
 void SpeedPanel::loadRemembered() {
-  QFile f(rememberedPath());
-  if (!f.open(QIODevice::ReadOnly))
+  if (!QFileInfo::exists(rememberedPath()))
     return;
   try {
-    const auto previous = bench::fromJson(nlohmann::json::parse(f.readAll().toStdString()));
+    // A regular file of at most 16 MiB, parsed as all outside JSON is.
+    const auto previous = bench::fromJson(io::parseJsonText(io::readRegularFile(
+        QFile::encodeName(rememberedPath()).toStdString(), std::uintmax_t{16} << 20,
+        "benchmark report")));
     showReport(previous); // shown as it was, before it becomes the one to compare with
     m_previous = previous;
     m_status->setText(tr("Last run on this machine remembered (%1 mode); run again to compare.")

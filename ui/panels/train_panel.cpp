@@ -13,6 +13,7 @@
 #include "ui/panels/train_panel_setup.h"
 #include "ui/panels/watch_panel.h"
 
+#include <mantissa/io/json_text.h>
 #include <mantissa/train/run_config.h>
 
 #include <nlohmann/json.hpp>
@@ -794,7 +795,7 @@ void TrainPanel::restoreLayout() {
     return;
   try {
     std::vector<train::RunConfig> runs;
-    for (const auto& j : nlohmann::json::parse(saved.toStdString()))
+    for (const auto& j : io::parseJsonText(saved.toStdString()))
       runs.push_back(train::runConfigFromJson(j));
     if (!runs.empty())
       m_setup->setConfigs(runs);

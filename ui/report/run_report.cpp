@@ -54,6 +54,11 @@ QString jsonText(const json& v) {
   return QString::fromStdString(v.dump());
 }
 
+bool jsonFlag(const json& o, const char* key) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_boolean() && it->get<bool>();
+}
+
 double jsonNumber(const json& o, const char* key) {
   const auto it = o.find(key);
   return it != o.end() && it->is_number() ? it->get<double>() : std::nan("");
@@ -191,8 +196,8 @@ void RunReport::addTables() {
     summary.rows.append({QObject::tr("wall time"),
                          QString::number(jsonNumber(s, "wall_s"), 'g', 3) + QStringLiteral(" s")});
     summary.rows.append({QObject::tr("stopped early"),
-                         s.value("stopped_early", false) ? QObject::tr("yes") : QObject::tr("no")});
-    QString diverged = s.value("diverged", false) ? QObject::tr("yes") : QObject::tr("no");
+                         jsonFlag(s, "stopped_early") ? QObject::tr("yes") : QObject::tr("no")});
+    QString diverged = jsonFlag(s, "diverged") ? QObject::tr("yes") : QObject::tr("no");
     if (const auto it = s.find("divergence"); it != s.end() && it->is_object())
       diverged = QObject::tr("at step %1, layer %2, %3 (%4)")
                      .arg(jsonText(it->value("step", json())), jsonText(it->value("layer", json())),

@@ -4,6 +4,8 @@
 
 #include <mantissa/bench/isa_probe.h>
 #include <mantissa/io/atomic_file.h>
+#include <mantissa/io/json_text.h>
+#include <mantissa/io/regular_file.h>
 #include <mantissa/kernels/matmul_path.h>
 #include <mantissa/numeric/cpu_features.h>
 
@@ -197,15 +199,12 @@ IsaProbe isaProbe(const std::optional<std::filesystem::path>& cacheFile) {
   const std::filesystem::path file = cacheFile.value_or(defaultProbeCacheFile());
   const std::string key = probeMachineKey();
   try {
-    std::ifstream in(file);
-    if (in) {
-      std::stringstream ss;
-      ss << in.rdbuf();
-      IsaProbe cached = probeFromJson(nlohmann::json::parse(ss.str()));
-      if (cached.machineKey == key) {
-        cached.fromCache = true;
-        return cached;
-      }
+    // A regular file of at most 1 MiB (a FIFO or a link to /dev/zero is not read).
+    IsaProbe cached = probeFromJson(
+        io::parseJsonText(io::readRegularFile(file, std::uintmax_t{1} << 20, "ISA probe cache")));
+    if (cached.machineKey == key) {
+      cached.fromCache = true;
+      return cached;
     }
   } catch (const std::exception&) {
     // Unreadable or from an older layout: measure again below.

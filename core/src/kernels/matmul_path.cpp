@@ -4,6 +4,8 @@
 #include "onednn_context.h"
 
 #include <mantissa/io/atomic_file.h>
+#include <mantissa/io/json_text.h>
+#include <mantissa/io/regular_file.h>
 #include <mantissa/kernels/matmul_path.h>
 #include <mantissa/numeric/cpu_features.h>
 
@@ -20,6 +22,8 @@
 
 namespace mantissa::kernels {
 namespace {
+
+constexpr std::uintmax_t kMaxCacheBytes = std::uintmax_t{1} << 20; // a few hundred entries
 
 std::atomic<MatmulPath> g_path{MatmulPath::Native};
 std::atomic<bool> g_setByUser{false};
@@ -42,15 +46,12 @@ std::string machineKey() {
 }
 
 // Reads the cache file's entries for this machine into the store (caller
-// holds the mutex). Unreadable or foreign files are ignored.
+// holds the mutex). Unreadable or foreign files are ignored; so is what is
+// not a regular file of at most kMaxCacheBytes (a FIFO or a link to /dev/zero
+// planted there is never read).
 void load(ChoiceStore& s) {
   try {
-    std::ifstream in(s.file);
-    if (!in)
-      return;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const auto j = nlohmann::json::parse(ss.str());
+    const auto j = io::parseJsonText(io::readRegularFile(s.file, kMaxCacheBytes, "matmul path cache"));
     if (j.value("machine", std::string()) != machineKey())
       return;
     for (const auto& [key, v] : j.at("choices").items())

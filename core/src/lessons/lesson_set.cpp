@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/lessons/lesson_set.h>
 
+#include <mantissa/io/json_text.h>
 #include <mantissa/io/resource_paths.h>
 #include <mantissa/lessons/demo_registry.h>
 #include <mantissa/numeric/format.h>
@@ -197,8 +198,8 @@ LessonSet parseLessons(std::string_view manifestText, const fs::path& dir,
   set.manifest = dir / "lessons.json";
   json manifest;
   try {
-    manifest = json::parse(manifestText);
-  } catch (const json::exception& e) {
+    manifest = io::parseJsonText(manifestText);
+  } catch (const io::JsonTextError& e) {
     set.error = set.manifest.string() + " is not valid JSON: " + e.what();
     return set;
   }

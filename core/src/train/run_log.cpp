@@ -2,16 +2,14 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/train/run_log.h>
 
-#include <mantissa/io/atomic_file.h>
+#include "run_log_line.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <mantissa/io/atomic_file.h>
+#include <mantissa/io/json_fields.h>
+#include <mantissa/io/regular_file.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace mantissa::train {
@@ -88,14 +86,36 @@ std::int64_t integerIn(const json& o, const char* key, const std::string& where,
   return v;
 }
 
+// A number or null (NaN) that must lie in [lo, hi] when it is a number.
+double numberIn(const json& o, const char* key, const std::string& where, const char* kind,
+                double lo, double hi, std::optional<double> fallback = std::nullopt) {
+  const double v = numberOrNull(o, key, where, kind, fallback);
+  if (!std::isnan(v) && !(v >= lo && v <= hi))
+    fail(where, std::string(kind) + ": \"" + key + "\" must be in [" + io::shownNumber(lo) + ", " +
+                    io::shownNumber(hi) + "], got " + io::shownValue(o.at(key)));
+  return v;
+}
+
+// A loss scale as any scaler keeps it: a float32, positive (subnormals
+// included), or 0 when a scale held in float32 has backed off below its
+// smallest subnormal (PyTorch's, Keras' after some 166 overflows in a row);
+// -1, 5e-324 or 1e308 are no scale a run could have had.
+double lossScaleIn(const json& o, const char* key, const std::string& where, const char* kind,
+                   std::optional<double> fallback = std::nullopt) {
+  const double v = numberOrNull(o, key, where, kind, fallback);
+  if (v == 0.0)
+    return v;
+  return numberIn(o, key, where, kind, kMinLoggedLossScale, kMaxLoggedLossScale, fallback);
+}
+
 RunStepRow stepRow(const json& o, const std::string& where) {
   const char* kind = "step row";
   RunStepRow r;
   r.step = integerIn(o, "step", where, kind, 0, kMaxRunLogStep);
   r.loss = numberOrNull(o, "loss", where, kind);
-  r.trainAccuracy = numberOrNull(o, "train_accuracy", where, kind, 0.0);
+  r.trainAccuracy = numberIn(o, "train_accuracy", where, kind, 0.0, 1.0, 0.0);
   r.lr = numberOrNull(o, "lr", where, kind, 0.0);
-  r.lossScale = numberOrNull(o, "loss_scale", where, kind, 1.0);
+  r.lossScale = lossScaleIn(o, "loss_scale", where, kind, 1.0);
   r.gradNorm = numberOrNull(o, "grad_norm", where, kind, 0.0);
   r.stepMs = numberOrNull(o, "step_ms", where, kind, 0.0);
   r.foundInf = boolean(o, "found_inf", where, kind);
@@ -111,8 +131,8 @@ RunStepRow stepRow(const json& o, const std::string& where) {
       if (!e.is_object())
         fail(where, "step row: each of \"events\" must be an object");
       r.events.push_back({r.step, eventKind(e.value("event", json()), where),
-                          numberOrNull(e, "scale_before", where, "scaler event"),
-                          numberOrNull(e, "scale_after", where, "scaler event")});
+                          lossScaleIn(e, "scale_before", where, "scaler event"),
+                          lossScaleIn(e, "scale_after", where, "scaler event")});
     }
   }
   r.raw = o;
@@ -126,13 +146,64 @@ RunEvalRow evalRow(const json& o, const std::string& where) {
   RunEvalRow e;
   e.step = integerIn(o, "step", where, kind, 0, kMaxRunLogStep);
   e.testLoss = numberOrNull(o, "test_loss", where, kind);
-  e.testAccuracy =
-      numberOrNull(o, "test_accuracy", where, kind, std::numeric_limits<double>::quiet_NaN());
+  e.testAccuracy = numberIn(o, "test_accuracy", where, kind, 0.0, 1.0,
+                            std::numeric_limits<double>::quiet_NaN());
   e.samples = integerIn(o, "samples", where, kind, 0, kMaxRunLogStep, 0);
   e.trainLoss =
       numberOrNull(o, "train_loss", where, kind, std::numeric_limits<double>::quiet_NaN());
   e.raw = o;
   return e;
+}
+
+// The header's fields the program reads, type-checked once here so every
+// reader after this one (the GUI, the report, the CLI) can take them as they are.
+void checkHeader(const json& o, const std::string& where) {
+  const io::JsonFields f(o, where, "header");
+  for (const char* key : {"matmul_emulated", "conv_emulated"})
+    f.boolean(key);
+  for (const char* key : {"name", "source", "matmul", "conv", "scaler", "data"})
+    if (const auto it = o.find(key); it != o.end() && !it->is_null())
+      f.string(key);
+  for (const char* key : {"machine", "gpt_config"})
+    f.object(key);
+  for (const char* key : {"layers", "matmuls"})
+    f.array(key);
+  f.integer("telemetry_every", 0, kMaxRunLogStep);
+  for (const char* key : {"total_steps", "train_samples", "test_samples"})
+    f.integer(key, 0, kMaxRunLogStep);
+  if (const json* table = f.array("recipe_table"))
+    for (const json& row : *table) {
+      if (!row.is_object())
+        f.fail("recipe_table", "must hold objects {\"op\", \"precision\", \"note\"}, got " +
+                                   io::shownValue(row));
+      const io::JsonFields r(row, where, "header: recipe_table");
+      for (const char* key : {"op", "precision", "note"})
+        if (const auto it = row.find(key); it != row.end() && !it->is_null())
+          r.string(key);
+    }
+}
+
+// The summary's fields, checked as the header's are.
+void checkSummary(const json& o, const std::string& where) {
+  const io::JsonFields f(o, where, "summary");
+  for (const char* key : {"stopped_early", "diverged"})
+    f.boolean(key);
+  for (const char* key : {"steps", "skipped_steps"})
+    f.integer(key, 0, kMaxRunLogStep);
+  f.numberIn("test_accuracy", 0.0, 1.0);
+  f.numberIn("wall_s", 0.0, 1e12);
+  for (const char* key : {"test_loss", "train_loss", "val_loss"})
+    f.numberOrNull(key);
+  if (const auto it = o.find("recipe"); it != o.end() && !it->is_null())
+    f.string("recipe");
+  if (const json* d = f.object("divergence")) {
+    const io::JsonFields g(*d, where, "summary: divergence");
+    g.integer("step", 0, kMaxRunLogStep);
+    g.integer("layer", -1, std::numeric_limits<int>::max());
+    for (const char* key : {"pass", "op", "message", "reason"})
+      if (const auto it = d->find(key); it != d->end() && !it->is_null())
+        g.string(key);
+  }
 }
 
 } // namespace
@@ -158,9 +229,18 @@ void RunLogBuilder::add(const json& o, const std::string& where) {
     fail(where, "expected a JSON object, got " + std::string(o.type_name()));
   if (m_log.steps.size() + m_log.evals.size() >= kMaxRunLogRows)
     fail(where, "more than " + std::to_string(kMaxRunLogRows) + " rows, the limit of a run log");
+  try {
+    addChecked(o, where);
+  } catch (const io::JsonFieldError& e) {
+    throw RunLogError(e.what()); // names the file, line and field
+  }
+}
+
+void RunLogBuilder::addChecked(const json& o, const std::string& where) {
   if (o.contains("header")) {
     if (!m_log.steps.empty() || !m_log.header.is_null())
       fail(where, "a header must come first and only once");
+    checkHeader(o, where);
     m_log.header = o;
     if (const auto it = o.find("config"); it != o.end()) {
       try {
@@ -171,10 +251,8 @@ void RunLogBuilder::add(const json& o, const std::string& where) {
       if (const auto problems = m_log.config->rangeProblems(); !problems.empty())
         fail(where, "header: config: " + problems.front());
     }
-    for (const char* key : {"total_steps", "train_samples", "test_samples"})
-      if (o.contains(key))
-        integerIn(o, key, where, "header", 0, kMaxRunLogStep);
   } else if (o.contains("summary")) {
+    checkSummary(o, where);
     m_log.summary = o;
   } else if (o.contains("eval")) {
     RunEvalRow e = evalRow(o, where);
@@ -346,73 +424,33 @@ std::size_t RunLogDecimator::stepRows() const { return m_stepRows; }
 std::size_t RunLogDecimator::frames() const { return m_frames; }
 std::size_t RunLogDecimator::evals() const { return m_evals; }
 
-std::size_t jsonNestingDepth(std::string_view text) {
-  std::size_t depth = 0, deepest = 0;
-  bool inString = false, escaped = false;
-  for (const char c : text) {
-    if (inString) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
+namespace detail {
+
+std::optional<json> parseRunLogLine(std::string_view line, const std::string& where,
+                                    bool mayBeCut) {
+  if (line.size() > kMaxRunLogLineBytes)
+    fail(where, "line of " + std::to_string(line.size()) + " bytes, over the limit of " +
+                    io::byteLimitText(kMaxRunLogLineBytes) + " for one line of a run log");
+  try {
+    return io::parseJsonText(line, kMaxRunLogDepth);
+  } catch (const io::JsonTextError& e) {
+    // A killed run: the last line is cut short and has no newline.
+    if (mayBeCut && e.kind() == io::JsonTextError::Kind::Syntax)
+      return std::nullopt;
+    fail(where, e.detail() + (e.column() > 0 ? " (column " + std::to_string(e.column()) + ")"
+                                             : std::string()));
   }
-  return deepest;
 }
 
-namespace {
-
-// The whole file, refusing what is not a regular file (a FIFO would block,
-// /dev/zero never ends) and anything over kMaxRunLogBytes.
-std::string readLogFile(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  // O_NONBLOCK: opening a FIFO must not wait for a writer before fstat says what it is.
-  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0)
-    throw RunLogError("cannot open run log '" + name + "': " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0)
-    throw RunLogError("cannot read run log '" + name + "': " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode))
-    throw RunLogError("run log '" + name + "' is a directory, expected a file");
-  if (!S_ISREG(st.st_mode))
-    throw RunLogError("run log '" + name + "' is not a regular file (a device, FIFO or socket)");
-  if (static_cast<std::uintmax_t>(st.st_size) > kMaxRunLogBytes)
-    throw RunLogError("run log '" + name + "': " + std::to_string(st.st_size) +
-                      " bytes, over the limit of " + std::to_string(kMaxRunLogBytes >> 20) +
-                      " MiB for run logs");
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      throw RunLogError("cannot read run log '" + name + "': " + std::strerror(errno));
-    if (n == 0)
-      break; // shrank while reading: what is there
-    got += static_cast<std::size_t>(n);
-  }
-  text.resize(got);
-  return text;
-}
-
-} // namespace
+} // namespace detail
 
 RunLog loadRunLog(const std::filesystem::path& path) {
-  const std::string text = readLogFile(path);
+  std::string text;
+  try {
+    text = io::readRegularFile(path, kMaxRunLogBytes, "run log");
+  } catch (const io::FileReadError& e) {
+    throw RunLogError(e.what());
+  }
 
   RunLogBuilder builder;
   std::size_t begin = 0;
@@ -427,25 +465,16 @@ RunLog loadRunLog(const std::filesystem::path& path) {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos)
       continue;
     const std::string where = path.string() + ":" + std::to_string(lineNo);
-    // Copying or printing a parsed value recurses once per level: a deeper line
-    // is refused before it is parsed.
-    if (const std::size_t depth = jsonNestingDepth(line); depth > kMaxRunLogDepth)
-      fail(where, "JSON nested " + std::to_string(depth) + " levels deep, over the limit of " +
-                      std::to_string(kMaxRunLogDepth));
-    json object = json::parse(line, nullptr, false);
-    if (object.is_discarded()) {
-      // A killed run: the last line is cut short and has no newline.
-      if (!complete) {
-        RunLog log = builder.take();
-        log.truncated = true;
-        if (!any)
-          throw RunLogError(where + ": the only line is incomplete (no complete record)");
-        log.source = path.string();
-        return log;
-      }
-      fail(where, "not valid JSON");
+    std::optional<json> object = detail::parseRunLogLine(line, where, !complete);
+    if (!object) {
+      RunLog log = builder.take();
+      log.truncated = true;
+      if (!any)
+        throw RunLogError(where + ": the only line is incomplete (no complete record)");
+      log.source = path.string();
+      return log;
     }
-    builder.add(object, where);
+    builder.add(*object, where);
     any = true;
   }
   if (!any)

@@ -20,14 +20,23 @@
 // of its size; one that breaks them is refused with a message naming the limit):
 //   kMaxRunLogBytes   file size (only regular files: no FIFO, device, socket)
 //   kMaxRunLogRows    step + eval rows
-//   kMaxRunLogDepth   JSON nesting depth of one line
+//   kMaxRunLogLineBytes  bytes of one line (a longer one is refused before it
+//                     is parsed, or, in a stream, before the rest of it is kept)
+//   kMaxRunLogDepth   JSON nesting depth of one line, no key twice in one
+//                     object (io/json_text.h: every JSON of outside input)
 //   kMaxRunLogStep    step indices (>= 0; steps strictly increasing, evals in
 //                     order and after the step rows they follow, a telemetry
 //                     frame's step equal to its row's)
 // and the telemetry frame limits of telemetry/frame.h (277 bins, exponents,
-// counts that add up without overflow).
+// counts that add up without overflow). Fields are range-checked: a loss
+// scale is 0 or lies in [kMinLoggedLossScale, kMaxLoggedLossScale], accuracies are
+// fractions in [0, 1]. The header's and the summary's fields the program
+// reads ("matmul_emulated", "stopped_early", "divergence", ...) are
+// type-checked when the line is read, so a wrong type is an error naming the
+// file, the line and the field, never an exception in a later reader.
 
 #include <mantissa/amp/loss_scaler.h>
+#include <mantissa/io/json_text.h>
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/telemetry/scaling.h>
 #include <mantissa/train/run_config.h>
@@ -52,11 +61,13 @@ public:
 
 inline constexpr std::uintmax_t kMaxRunLogBytes = std::uintmax_t{256} << 20; // 256 MiB
 inline constexpr std::size_t kMaxRunLogRows = std::size_t{1} << 20;          // 1,048,576
-inline constexpr std::size_t kMaxRunLogDepth = 64;
+inline constexpr std::size_t kMaxRunLogLineBytes = std::size_t{8} << 20; // 8 MiB
+inline constexpr std::size_t kMaxRunLogDepth = io::kMaxJsonDepth;
 inline constexpr std::int64_t kMaxRunLogStep = std::int64_t{1} << 62;
-
-// The deepest nesting of [ and { in JSON text (outside strings); 0 for a scalar.
-std::size_t jsonNestingDepth(std::string_view text);
+// A loss scale as any scaler stores it: a float32, positive (subnormals
+// included) or 0 (one held in float32 that backed off below them).
+inline constexpr double kMinLoggedLossScale = std::numeric_limits<float>::denorm_min();
+inline constexpr double kMaxLoggedLossScale = std::numeric_limits<float>::max();
 
 // One optimizer step. Non-finite values were logged as null and read as NaN.
 struct RunStepRow {
@@ -115,6 +126,7 @@ public:
   RunLog take() { return std::move(m_log); }
 
 private:
+  void addChecked(const nlohmann::json& object, const std::string& where);
   RunLog m_log;
 };
 
