@@ -25,6 +25,7 @@
 #include "args.h"
 #include "commands.h"
 #include "run_outputs.h"
+#include "train_config.h"
 
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/amp/recipe.h>
@@ -81,56 +82,6 @@ std::optional<int> applyInteger(const ArgParser& p, const char* name, Int& out, 
     if (!x)
       return 2;
     out = static_cast<Int>(*x);
-  }
-  return std::nullopt;
-}
-
-// The configuration a --config file holds: a JSON object of a RunConfig, or
-// a run log (JSON Lines) whose first line is the header written by --log.
-// Prints the problem and returns nullopt when it holds neither.
-std::optional<train::RunConfig> readConfigFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    std::cerr << "mantissa-cli train: --config: cannot open '" << path << "': " << std::strerror(errno)
-              << "\n";
-    return std::nullopt;
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // Not one JSON value: perhaps a run log, whose first line is the header.
-    const std::string first = text.substr(0, text.find('\n'));
-    try {
-      j = nlohmann::json::parse(first);
-    } catch (const nlohmann::json::parse_error&) {
-      std::cerr << "mantissa-cli train: --config " << path
-                << ": not a JSON configuration or a run log (JSON syntax error at byte " << e.byte
-                << ")\n";
-      return std::nullopt;
-    }
-  }
-  if (j.is_object() && j.value("header", false)) {
-    if (!j.contains("config") || !j["config"].is_object()) {
-      std::cerr << "mantissa-cli train: --config " << path
-                << ": this run log's header holds no \"config\" object\n";
-      return std::nullopt;
-    }
-    j = j["config"];
-  } else if (j.is_object() && (j.contains("step") || j.contains("eval") || j.contains("summary"))) {
-    std::cerr << "mantissa-cli train: --config " << path
-              << ": a run log must start with its header line (written by train --log)\n";
-    return std::nullopt;
-  }
-  try {
-    return train::runConfigFromJson(j);
-  } catch (const nlohmann::json::exception&) {
-    std::cerr << "mantissa-cli train: --config " << path
-              << ": not a run configuration (a JSON object such as {\"recipe\": \"bf16-mixed\"}, "
-                 "or a log of train --log)\n";
-  } catch (const train::ConfigError& e) {
-    std::cerr << "mantissa-cli train: --config " << path << ": " << e.what() << "\n";
   }
   return std::nullopt;
 }
@@ -220,11 +171,12 @@ int runTrain(const Args& args) {
   }
 
   train::RunConfig config;
+  std::optional<ConfigFile> configFile;
   if (auto path = p.optionalValue("config")) {
-    auto read = readConfigFile(*path);
-    if (!read)
+    configFile = readConfigFile(*path);
+    if (!configFile)
       return 2;
-    config = *read;
+    config = configFile->config;
   } else if (auto name = p.optionalValue("preset")) {
     const train::Preset* preset = train::findPreset(lowerCase(*name));
     if (!preset) {
@@ -349,7 +301,12 @@ int runTrain(const Args& args) {
     }
     session = std::make_unique<train::Session>(config, std::move(loaded));
   } catch (const data::DataError& e) {
-    std::cerr << "mantissa-cli train: --data: " << e.what() << "\n";
+    // The data named by the configuration file is that file's field.
+    if (configFile && !p.has("data") && configFile->sets("data"))
+      std::cerr << "mantissa-cli train: --config " << configFile->path << ": \"data\": " << e.what()
+                << "\n";
+    else
+      std::cerr << "mantissa-cli train: --data: " << e.what() << "\n";
     return 2;
   } catch (const train::ConfigError& e) {
     std::cerr << "mantissa-cli train: " << e.what() << "\n";
@@ -416,21 +373,6 @@ int runTrain(const Args& args) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 
-  // A run that ends with a non-finite test loss diverged, even when no single
-  // step's values were caught becoming non-finite.
-  if (!s.divergence && !s.stoppedEarly && s.steps > 0 && !std::isfinite(s.testLoss)) {
-    train::Divergence d;
-    d.step = s.steps - 1;
-    d.layer = 0;
-    d.op = "evaluation";
-    d.reason = "non-finite test loss";
-    std::ostringstream loss;
-    loss << s.testLoss;
-    d.message = "non-finite test loss at step " + std::to_string(d.step) +
-                ": the test loss after the last step is " + loss.str() +
-                " (the weights hold non-finite or overflowing values)";
-    s.divergence = std::move(d);
-  }
   const nlohmann::json summary = train::logSummary(s);
   if (log)
     log->write(summary);
