@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "args.h"
 
+#include <mantissa/io/excerpt.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -66,9 +68,12 @@ std::optional<int> ArgParser::parse(const std::vector<std::string>& args) {
         for (const auto& s : m_specs)
           names.push_back(s.name);
         const auto near = closestName(name, names);
-        return fail("unknown option '--" + name + "'" +
+        return fail("unknown option '--" + quoteInput(name) + "'" +
                     (near ? " (did you mean '--" + *near + "'?)" : std::string()));
       }
+      // A setting given twice would silently keep one of the two values.
+      if (m_values.count(name) != 0)
+        return fail("option '--" + name + "' given more than once; give it once");
       if (spec->valueName.empty()) {
         if (inlineValue)
           return fail("option '--" + name + "' takes no value");
@@ -80,12 +85,16 @@ std::optional<int> ArgParser::parse(const std::vector<std::string>& args) {
           return fail("option '--" + name + "' needs a value (" + spec->valueName + ")");
         m_values[name] = args[++i];
       }
+      // An empty value would quietly mean the default (--policy "" the recipe's).
+      if (!spec->valueName.empty() && m_values[name].empty())
+        return fail("option '--" + name + "' has an empty value; give " + spec->valueName +
+                    " or leave the option out");
       continue;
     }
     if (!onlyPositionals && !looksNegativeNumber && arg.size() > 1 && arg[0] == '-')
-      return fail("unknown option '" + arg + "'");
+      return fail("unknown option '" + quoteInput(arg) + "'");
     if (nextPositional >= m_positionals.size())
-      return fail("unexpected argument '" + arg + "'");
+      return fail("unexpected argument '" + quoteInput(arg) + "'");
     m_positionalValues[m_positionals[nextPositional++].name] = arg;
   }
   if (has("help")) {
@@ -201,24 +210,7 @@ std::string lowerCase(std::string text) {
 }
 
 std::string quoteInput(const std::string& text, std::size_t limit) {
-  std::string out;
-  std::size_t shown = 0;
-  for (unsigned char c : text) {
-    if (shown == limit)
-      break;
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-    ++shown;
-  }
-  if (shown < text.size())
-    out += "... (" + std::to_string(text.size()) + " bytes)";
-  return out;
+  return io::excerpt(text, limit);
 }
 
 std::optional<long long> parseInteger(const std::string& command, const std::string& name,
@@ -227,7 +219,7 @@ std::optional<long long> parseInteger(const std::string& command, const std::str
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc() || ptr != end || value < min || value > max) {
-    std::cerr << "mantissa-cli " << command << ": --" << name << ": '" << text
+    std::cerr << "mantissa-cli " << command << ": --" << name << ": '" << quoteInput(text)
               << "' is not a whole number from " << min << " to " << max << "\n";
     return std::nullopt;
   }
@@ -239,7 +231,7 @@ std::optional<double> parseReal(const std::string& command, const std::string& n
   char* end = nullptr;
   const double value = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value)) {
-    std::cerr << "mantissa-cli " << command << ": --" << name << ": '" << text
+    std::cerr << "mantissa-cli " << command << ": --" << name << ": '" << quoteInput(text)
               << "' is not a finite number\n";
     return std::nullopt;
   }

@@ -25,6 +25,7 @@
 #include "args.h"
 #include "commands.h"
 #include "run_outputs.h"
+#include "train_config.h"
 
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/amp/recipe.h>
@@ -83,23 +84,6 @@ std::optional<int> applyInteger(const ArgParser& p, const char* name, Int& out, 
     if (!x)
       return 2;
     out = static_cast<Int>(*x);
-  }
-  return std::nullopt;
-}
-
-// The configuration a --config file holds (train/run_config_file.h), read
-// as every outside file is: a regular file within the run log's size limit.
-// Prints the problem, naming the file, the line and the field, and returns
-// nullopt when it holds none.
-std::optional<train::RunConfig> readConfigFile(const std::string& path) {
-  try {
-    return train::runConfigFromText(
-        io::readRegularFile(path, train::kMaxRunLogBytes, "configuration"));
-  } catch (const io::FileReadError& e) {
-    std::cerr << "mantissa-cli train: --config: " << e.what() << "\n";
-  } catch (const train::ConfigError& e) {
-    std::cerr << "mantissa-cli train: --config " << quoteInput(path, 200) << ": " << e.what()
-              << "\n";
   }
   return std::nullopt;
 }
@@ -189,11 +173,12 @@ int runTrain(const Args& args) {
   }
 
   train::RunConfig config;
+  std::optional<ConfigFile> configFile;
   if (auto path = p.optionalValue("config")) {
-    auto read = readConfigFile(*path);
-    if (!read)
+    configFile = readConfigFile(*path);
+    if (!configFile)
       return 2;
-    config = *read;
+    config = configFile->config;
   } else if (auto name = p.optionalValue("preset")) {
     const train::Preset* preset = train::findPreset(lowerCase(*name));
     if (!preset) {
@@ -318,7 +303,12 @@ int runTrain(const Args& args) {
     }
     session = std::make_unique<train::Session>(config, std::move(loaded));
   } catch (const data::DataError& e) {
-    std::cerr << "mantissa-cli train: --data: " << e.what() << "\n";
+    // The data named by the configuration file is that file's field.
+    if (configFile && !p.has("data") && configFile->sets("data"))
+      std::cerr << "mantissa-cli train: --config " << configFile->path << ": \"data\": " << e.what()
+                << "\n";
+    else
+      std::cerr << "mantissa-cli train: --data: " << e.what() << "\n";
     return 2;
   } catch (const train::ConfigError& e) {
     std::cerr << "mantissa-cli train: " << e.what() << "\n";
@@ -385,21 +375,6 @@ int runTrain(const Args& args) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 
-  // A run that ends with a non-finite test loss diverged, even when no single
-  // step's values were caught becoming non-finite.
-  if (!s.divergence && !s.stoppedEarly && s.steps > 0 && !std::isfinite(s.testLoss)) {
-    train::Divergence d;
-    d.step = s.steps - 1;
-    d.layer = 0;
-    d.op = "evaluation";
-    d.reason = "non-finite test loss";
-    std::ostringstream loss;
-    loss << s.testLoss;
-    d.message = "non-finite test loss at step " + std::to_string(d.step) +
-                ": the test loss after the last step is " + loss.str() +
-                " (the weights hold non-finite or overflowing values)";
-    s.divergence = std::move(d);
-  }
   const nlohmann::json summary = train::logSummary(s);
   if (log)
     log->write(summary);

@@ -15,6 +15,7 @@
 #include "args.h"
 #include "commands.h"
 #include "run_outputs.h"
+#include "train_config.h"
 
 #include <mantissa/data/dataset.h>
 #include <mantissa/train/gpt_run.h>
@@ -39,16 +40,15 @@ namespace {
 std::atomic<bool> g_gptInterrupted{false};
 extern "C" void onGptInterrupt(int) { g_gptInterrupted.store(true); }
 
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 } // namespace
 
 bool wantsGptTraining(const Args& args) {
+  std::optional<std::string> config;
+  bool modelOrDataGiven = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
+    if (a == "--")
+      break;
     const std::string next = i + 1 < args.size() ? args[i + 1] : "";
     auto valueOf = [&](const std::string& name) -> std::optional<std::string> {
       if (a == "--" + name)
@@ -57,20 +57,35 @@ bool wantsGptTraining(const Args& args) {
         return a.substr(name.size() + 3);
       return std::nullopt;
     };
-    if (auto v = valueOf("model"); v && (*v == "gpt" || v->rfind("gpt:", 0) == 0))
-      return true;
+    if (auto v = valueOf("model")) {
+      modelOrDataGiven = true;
+      if (*v == "gpt" || v->rfind("gpt:", 0) == 0)
+        return true;
+    }
     if (auto v = valueOf("preset"); v && *v == "shakespeare-char")
       return true;
-    if (auto v = valueOf("data"); v && (*v == "shakespeare" || endsWith(*v, ".txt")))
-      return true;
+    if (auto v = valueOf("data")) {
+      modelOrDataGiven = true;
+      if (namesText(*v))
+        return true;
+    }
     if (valueOf("policy") || valueOf("sample"))
       return true;
+    if (auto v = valueOf("config"))
+      config = *v;
   }
+  // No flag decides: the configuration file's model and data do (a file that
+  // cannot be read is reported by the path that reads it again).
+  if (config && !modelOrDataGiven)
+    if (const auto file = readConfigFile(*config, /*quiet=*/true))
+      return configWantsGpt(file->config, file->sets("model"), file->sets("data"));
   return false;
 }
 
 int runTrainGpt(const Args& args) {
   ArgParser p("train", "Train a character-level GPT on a text in a recipe or a precision policy.");
+  p.option("config", "FILE", "Start from a run configuration: a JSON file, or a run log (.jsonl) "
+                             "whose header holds one; flags override it (default: none)");
   p.option("preset", "NAME", "shakespeare-char: nanoGPT's CPU configuration (the defaults)");
   p.option("data", "NAME|PATH", "shakespeare, or a UTF-8 text file (default shakespeare)");
   p.option("model", "SPEC", "gpt:layers=4,heads=4,embd=128,ctx=64");
@@ -102,6 +117,36 @@ int runTrainGpt(const Args& args) {
     std::cerr << "mantissa-cli train: --preset: '" << *name
               << "' is not a GPT preset (shakespeare-char); see mantissa-cli train --list-presets\n";
     return 2;
+  }
+  std::optional<ConfigFile> configFile;
+  if (auto path = p.optionalValue("config")) {
+    configFile = readConfigFile(*path);
+    if (!configFile)
+      return 2;
+    // The fields the file sets that a GPT reads, over the preset's values
+    // (a file's optimizer, schedule and epochs are those of an image model).
+    const train::RunConfig& c = configFile->config;
+    const auto take = [&](const char* key, auto& out, const auto& value) {
+      if (configFile->sets(key))
+        out = static_cast<std::remove_reference_t<decltype(out)>>(value);
+    };
+    take("data", config.data, c.data);
+    take("model", config.model, c.model);
+    take("recipe", config.recipe, c.recipe);
+    take("policy", config.policy, c.policy);
+    take("batch", config.batch, c.batch);
+    take("steps", config.steps, c.steps);
+    take("lr", config.lr, c.lr);
+    take("lr_floor", config.lrFloor, c.lrFloor);
+    take("warmup_steps", config.warmupSteps, c.warmupSteps);
+    take("weight_decay", config.weightDecay, c.weightDecay);
+    take("clip_norm", config.clipNorm, c.clipNorm);
+    take("seed", config.seed, c.seed);
+    take("beta1", config.beta1, c.beta1);
+    take("beta2", config.beta2, c.beta2);
+    take("eval_batches", config.evalBatches, c.evalBatches);
+    take("eval_every", config.evalEvery, c.evalEvery);
+    take("telemetry_every", config.telemetryEvery, c.telemetryEvery);
   }
   for (const char* key : {"data", "model", "recipe", "policy"})
     if (auto v = p.optionalValue(key)) {
@@ -144,7 +189,10 @@ int runTrainGpt(const Args& args) {
     std::cerr << "mantissa-cli train: --temperature: must be in (0, 100], got " << temperature << "\n";
     return 2;
   }
-  if (p.has("steps") && !p.has("warmup-steps") && config.warmupSteps >= config.steps)
+  const bool stepsGiven = p.has("steps") || (configFile && configFile->sets("steps"));
+  const bool warmupGiven =
+      p.has("warmup-steps") || (configFile && configFile->sets("warmup_steps"));
+  if (stepsGiven && !warmupGiven && config.warmupSteps >= config.steps)
     config.warmupSteps = config.steps / 10;
   if (const auto problems = config.problems(); !problems.empty()) {
     for (const auto& problem : problems)
@@ -156,7 +204,7 @@ int runTrainGpt(const Args& args) {
   // (--config or the --data text), is refused before the data is read.
   std::unique_ptr<JsonlLog> log;
   if (auto path = p.optionalValue("log")) {
-    log = openRunLog(*path, inputFiles(std::nullopt, config.data));
+    log = openRunLog(*path, inputFiles(p.optionalValue("config"), config.data));
     if (!log)
       return 2;
   }
@@ -165,7 +213,12 @@ int runTrainGpt(const Args& args) {
   try {
     run = std::make_unique<train::GptRun>(config);
   } catch (const data::DataError& e) {
-    std::cerr << "mantissa-cli train: --data: " << e.what() << "\n";
+    // The data named by the configuration file is that file's field.
+    if (configFile && !p.has("data") && configFile->sets("data"))
+      std::cerr << "mantissa-cli train: --config " << configFile->path << ": \"data\": " << e.what()
+                << "\n";
+    else
+      std::cerr << "mantissa-cli train: --data: " << e.what() << "\n";
     return 2;
   } catch (const train::ConfigError& e) {
     std::cerr << "mantissa-cli train: " << e.what() << "\n";

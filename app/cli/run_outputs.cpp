@@ -3,14 +3,18 @@
 #include "run_outputs.h"
 
 #include <mantissa/data/dataset.h>
+#include <mantissa/data/file_kind.h>
 #include <mantissa/data/text.h>
+#include <mantissa/io/atomic_file.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -18,33 +22,96 @@
 
 namespace mantissa::cli {
 
+namespace {
+
+// Paths the system makes (/dev/stdout, /proc/self/fd/1): written as they are.
+bool systemPath(const std::string& path) {
+  return path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0;
+}
+
+} // namespace
+
 JsonlLog::JsonlLog(const std::string& path) : m_path(path) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
-  m_created = fd >= 0;
-  if (fd < 0 && errno == EEXIST)
-    fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  namespace fs = std::filesystem;
+  std::string target = path;
+  if (!systemPath(path)) {
+    // The atomic writer's rule: a symlink owned by another user (planted in
+    // a folder others can write to) is never followed.
+    try {
+      target = io::writeTarget(path, /*allowSpecial=*/true).string();
+    } catch (const io::AtomicFileError& e) {
+      const std::string what = e.what();
+      const auto colon = what.find("': ");
+      m_openError = colon == std::string::npos ? what : what.substr(colon + 3);
+      return;
+    }
+  }
+  struct stat st {};
+  const bool exists = ::stat(target.c_str(), &st) == 0;
+  if (systemPath(path) || (exists && !S_ISREG(st.st_mode))) {
+    // A FIFO, a terminal or /dev/stdout: written as it is.
+    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+      m_openError = std::strerror(errno);
+      return;
+    }
+    m_direct = true;
+    m_file = ::fdopen(fd, "w");
+    if (!m_file) {
+      m_openError = std::strerror(errno);
+      ::close(fd);
+    }
+    return;
+  }
+  // A regular file: the rows go to a temporary file beside it, renamed over
+  // it once the first row is written, so an earlier log survives a run
+  // refused before it starts or a disk too full for that row.
+  if (exists && ::access(target.c_str(), W_OK) != 0) {
+    m_openError = std::strerror(errno);
+    return;
+  }
+  const fs::path dir = fs::path(target).parent_path();
+  std::string temp = ((dir.empty() ? fs::path(".") : dir) /
+                      ("." + fs::path(target).filename().string().substr(0, 200) + ".XXXXXX"))
+                         .string();
+  const int fd = ::mkostemp(temp.data(), O_CLOEXEC); // O_EXCL: never an existing file or link
   if (fd < 0) {
     m_openError = std::strerror(errno);
     return;
   }
+  // An existing log keeps its permission bits; a new one gets 0666 less the umask.
+  mode_t mode = 0;
+  if (exists) {
+    mode = st.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  (void)::fchmod(fd, mode);
+  m_tempPath = temp;
+  m_target = target;
+  m_hadFile = exists;
   m_file = ::fdopen(fd, "w");
   if (!m_file) {
     m_openError = std::strerror(errno);
     ::close(fd);
+    ::unlink(m_tempPath.c_str());
+    m_tempPath.clear();
   }
 }
 
 JsonlLog::~JsonlLog() {
   if (m_file)
     std::fclose(m_file);
-  if (m_created && !m_started) // refused before it started: leave no empty log behind
-    ::unlink(m_path.c_str());
+  if (!m_tempPath.empty()) // never written: whatever was at the path stays as it was
+    ::unlink(m_tempPath.c_str());
 }
 
 void JsonlLog::start() {
-  m_started = true;
+  // A regular file reached as /dev/stdout (a redirection) starts empty.
   struct stat st {};
-  if (m_file && ::fstat(::fileno(m_file), &st) == 0 && S_ISREG(st.st_mode) &&
+  if (m_direct && m_file && ::fstat(::fileno(m_file), &st) == 0 && S_ISREG(st.st_mode) &&
       ::ftruncate(::fileno(m_file), 0) != 0 && m_error.empty())
     m_error = std::strerror(errno);
 }
@@ -57,6 +124,19 @@ void JsonlLog::write(const nlohmann::json& j) {
        std::fflush(m_file) != 0) &&
       m_error.empty())
     m_error = std::strerror(errno);
+  if (m_tempPath.empty())
+    return;
+  // The first row: the new log replaces the old one only once it holds it.
+  if (m_error.empty() && ::rename(m_tempPath.c_str(), m_target.c_str()) != 0)
+    m_error = std::strerror(errno);
+  if (!m_error.empty()) {
+    std::fclose(m_file);
+    m_file = nullptr;
+    ::unlink(m_tempPath.c_str());
+    if (m_hadFile)
+      m_error += "; the log that was there before this run is kept";
+  }
+  m_tempPath.clear();
 }
 
 namespace {
@@ -87,10 +167,15 @@ std::vector<std::string> inputFiles(const std::optional<std::string>& config,
     return out;
   out.push_back(data);
   fs::path dir;
-  const fs::path ext = fs::path(data).extension();
-  if (fs::is_directory(data, ec))
+  const data::DataFileKind kind = data::dataFileKind(data);
+  std::string ext = fs::path(data).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (kind == data::DataFileKind::Directory)
     dir = data;
-  else if (ext != ".csv" && ext != ".txt") // a CSV or a text is one file
+  else if (kind != data::DataFileKind::Csv && kind != data::DataFileKind::Text &&
+           !(kind == data::DataFileKind::Missing &&
+             (ext == ".csv" || ext == ".txt"))) // a CSV or a text is one file
     dir = fs::path(data).parent_path().empty() ? fs::path(".") : fs::path(data).parent_path();
   if (!dir.empty()) {
     std::size_t n = 0;

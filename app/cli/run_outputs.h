@@ -17,8 +17,11 @@
 namespace mantissa::cli {
 
 // A line-flushed JSONL writer (C stdio: one fwrite + fflush per object).
-// Opened without truncating, so a run refused before it starts leaves an
-// existing log as it was; start() empties it.
+// A regular file is written through a temporary file beside it, renamed over
+// it once the first row is written: a run refused before it starts, or a
+// disk too full for that row, leaves an existing log as it was. A FIFO,
+// terminal or /dev/stdout is written as it is. A symlink owned by another
+// user is refused (io::writeTarget, the atomic writer's rule).
 class JsonlLog {
 public:
   explicit JsonlLog(const std::string& path);
@@ -26,7 +29,7 @@ public:
   JsonlLog(const JsonlLog&) = delete;
   JsonlLog& operator=(const JsonlLog&) = delete;
   bool ok() const { return m_file != nullptr; }
-  // Empties a regular file (a FIFO or /dev/stdout is written as it is).
+  // Before the first row: empties a regular file reached as /dev/stdout.
   void start();
   // A full disk fails the write or the flush: the first reason is kept, so
   // the run can say its log is incomplete instead of exiting 0.
@@ -36,11 +39,13 @@ public:
 
 private:
   std::string m_path;
+  std::string m_target;   // the regular file replaced (m_path, or where its symlink points)
+  std::string m_tempPath; // until the first row: the file written, beside m_target
   std::FILE* m_file = nullptr;
   std::string m_error;
   std::string m_openError;
-  bool m_created = false; // this run made the file
-  bool m_started = false;
+  bool m_direct = false;  // written as it is (FIFO, terminal, /dev/stdout)
+  bool m_hadFile = false; // m_target existed before this run
 };
 
 // The files a run reads: --config, and for a --data path the path itself, every

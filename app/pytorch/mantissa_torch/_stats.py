@@ -31,6 +31,13 @@ _FORMATS = {
     "fp8-e5m2": (2, -14, 57344.0, 1),
 }
 
+_FP32_MAX = (2.0 - 2.0 ** -23) * 2.0 ** 127
+_FP32_MIN_SUBNORMAL = 2.0 ** -149
+
+# The most layers (leaf modules) a run log can name: layer indices 0..4096, the
+# range Mantissa's log readers accept (core/src/telemetry/frame_json.cpp).
+MAX_LAYERS = 4097
+
 # Layout of one stats vector (int64): bins, then these counters.
 ZEROS = BIN_COUNT
 POS_INF = BIN_COUNT + 1
@@ -115,15 +122,29 @@ def tensor_stats(tensor, scale=None):
     |x| bit pattern reaches. A bucket of zeros, infs or NaNs holds nothing
     else, so their binade (frexp's exponent is meaningless there) is ignored."""
     x = tensor.detach().reshape(-1)
-    if x.dtype != torch.float32:
-        x = x.float()  # exact for fp16/bf16/fp8 inputs
-    if scale is not None and scale != 1.0:
-        x = x * torch.tensor(scale, dtype=torch.float32, device=x.device)
-    x = x.contiguous()
+    if x.dtype == torch.float64:
+        # Counted in FP64: the binade of the true value (frexp in FP64), and a
+        # finite value past FP32's range stays finite (it is not FP32's inf or
+        # zero): its magnitude is saturated into [2^-149, FP32 max] for the
+        # cast thresholds (it overflows, or becomes zero in, every target)
+        # and its binade clamped to the histogram's ends.
+        if scale is not None and scale != 1.0:
+            x = x * float(scale)
+        x = x.contiguous()
+        _, k = torch.frexp(x)
+        finite_nonzero = torch.isfinite(x) & (x != 0)
+        saturated = x.abs().clamp(_FP32_MIN_SUBNORMAL, _FP32_MAX).copysign(x)
+        x = torch.where(finite_nonzero, saturated, x).float()
+    else:
+        if x.dtype != torch.float32:
+            x = x.float()  # exact for fp16/bf16/fp8 inputs
+        if scale is not None and scale != 1.0:
+            x = x * torch.tensor(scale, dtype=torch.float32, device=x.device)
+        x = x.contiguous()
+        _, k = torch.frexp(x)
     sorted_t, rank = _constants(x.device)
     bits = x.abs().view(torch.int32)  # sign cleared: bit order is value order; NaN above all
     bucket = torch.bucketize(bits, sorted_t, right=True)
-    _, k = torch.frexp(x)
     key = k.to(torch.int64).add_(-1 - MIN_EXPONENT).clamp_(0, BIN_COUNT - 1)
     key.mul_(_BUCKETS).add_(bucket)
     counts = _count(key, BIN_COUNT * _BUCKETS).view(BIN_COUNT, _BUCKETS)

@@ -16,6 +16,8 @@ gradients the parameters it owns.
 import json
 import math
 import os
+import stat
+import tempfile
 import time
 
 import torch
@@ -90,7 +92,6 @@ class Tap:
         self.world_size, self.rank = _world()
         self.path = rank_log_path(log, self.rank) if self.world_size > 1 else log
         self.name = name  # None: from the precisions seen, when the header is written
-        self._file = open(self.path, "w", encoding="utf-8")
         self._closed = False
         self._step = 0
         self._skipped_steps = 0
@@ -108,11 +109,19 @@ class Tap:
                 continue
             self._index[module] = len(self._layers)
             self._layers.append((qual or type(module).__name__, module))
+        if len(self._layers) > _stats.MAX_LAYERS:
+            raise ValueError(
+                "the model has %d leaf modules; a Mantissa run log names at most %d layers "
+                "(indices 0 to %d): tap a smaller part of the model"
+                % (len(self._layers), _stats.MAX_LAYERS, _stats.MAX_LAYERS - 1))
         self._params = [[p for p in m.parameters(recurse=False)] for _, m in self._layers]
         self._out_shape = [None] * len(self._layers)
         self._out_dtypes = [set() for _ in self._layers]
         self._in_dtypes = [set() for _ in self._layers]
         self._autocast_dtypes = set()
+        # Opened last, once the model is accepted: nothing at the path changes
+        # until the first line is written (see _LogFile).
+        self._file = _LogFile(self.path)
         self._hooks = [m.register_forward_hook(self._forward_hook) for _, m in self._layers]
         self._hooks += [m.register_forward_pre_hook(self._forward_pre_hook)
                         for _, m in self._layers[:1]]
@@ -397,6 +406,91 @@ class Tap:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+class _LogFile:
+    """The log, as Mantissa's own logs are written: a symlink at the path is
+    followed only when the user (or root) owns every link on the way (the
+    rule of the kernel's protected_symlinks: a link another user planted in a
+    folder anyone can write to is refused); the lines go to a temporary file
+    beside the target, renamed over it once the first line is written, so an
+    earlier log stays whole until then (a Tap made and dropped, a full disk)."""
+
+    def __init__(self, path):
+        self.temp = None
+        if path.startswith(("/dev/", "/proc/")):  # /dev/stdout and the like: written as they are
+            self.target = path
+            self._file = open(path, "w", encoding="utf-8")
+            return
+        self.target = _write_target(path)
+        directory = os.path.dirname(self.target) or "."
+        existing = None
+        try:
+            existing = os.stat(self.target)
+        except FileNotFoundError:
+            pass
+        if existing is not None and not stat.S_ISREG(existing.st_mode):  # a FIFO: as it is
+            self._file = open(self.target, "w", encoding="utf-8")
+            return
+        if existing is not None and not os.access(self.target, os.W_OK):
+            raise PermissionError("cannot write the log %r: permission denied" % path)
+        fd, self.temp = tempfile.mkstemp(dir=directory,
+                                         prefix="." + os.path.basename(self.target)[:200] + ".")
+        if existing is not None:
+            os.chmod(self.temp, existing.st_mode & 0o7777)
+        else:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(self.temp, 0o666 & ~mask)
+        self._file = os.fdopen(fd, "w", encoding="utf-8")
+
+    def write(self, text):
+        self._file.write(text)
+
+    def flush(self):
+        self._file.flush()
+        if self.temp is not None:  # the first line: the new log replaces the old one
+            os.replace(self.temp, self.target)
+            self.temp = None
+
+    def close(self):
+        self._file.close()
+        self.discard()
+
+    def discard(self):
+        if getattr(self, "temp", None) is not None:
+            try:
+                os.unlink(self.temp)
+            except OSError:
+                pass
+            self.temp = None
+
+    def __del__(self):
+        self.discard()
+
+
+def _write_target(path):
+    """`path`, or where its symlink chain ends when the user (or root) owns
+    every link; ValueError for another user's link or a dangling one."""
+    p = path
+    for _ in range(40):
+        try:
+            st = os.lstat(p)
+        except FileNotFoundError:
+            if p != path:
+                raise ValueError("cannot write the log %r: it is a symlink to %r, which does "
+                                 "not exist" % (path, p))
+            return p
+        if not stat.S_ISLNK(st.st_mode):
+            if stat.S_ISDIR(st.st_mode):
+                raise ValueError("cannot write the log %r: it is a directory" % path)
+            return p
+        if st.st_uid not in (os.geteuid(), 0):
+            raise ValueError("cannot write the log %r: it is a symlink owned by another user; "
+                             "refusing to follow it" % path)
+        to = os.readlink(p)
+        p = to if os.path.isabs(to) else os.path.join(os.path.dirname(p), to)
+    raise ValueError("cannot write the log %r: too many levels of symbolic links" % path)
 
 
 def _finite_json(obj):

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/amp/policy.h>
+#include <mantissa/io/excerpt.h>
 #include <mantissa/amp/recipe.h>
 
 #include <algorithm>
@@ -72,8 +73,9 @@ const std::vector<PolicyPreset>& presets() {
   return list;
 }
 
+// Outside input in a message: a bounded excerpt (a 120 KB spec is not echoed whole).
 std::string quoted(std::string_view s) {
-  return "\"" + std::string(s) + "\"";
+  return "\"" + io::excerpt(s) + "\"";
 }
 
 template <class Range> std::string joined(const Range& names) {
@@ -275,17 +277,24 @@ Policy parsePolicy(std::string_view spec) {
   }
   const ScalingOptions defaults;
   const MatmulScaling scheme = policy.scaling.scheme;
-  if ((policy.scaling.historyLength != defaults.historyLength ||
+  // A setting given that cannot apply is an error, even at its default value
+  // (fp8-history=1024 without FP8 would otherwise be accepted and dropped).
+  const auto given = [&](std::string_view key) {
+    return std::find(seen.begin(), seen.end(), key) != seen.end();
+  };
+  if ((given("fp8-history") || given("fp8-amax") ||
+       policy.scaling.historyLength != defaults.historyLength ||
        policy.scaling.amaxCompute != defaults.amaxCompute) &&
       scheme != MatmulScaling::Fp8Delayed)
     fail(spec, "fp8-history and fp8-amax tune delayed scaling: they need matmul-inputs=fp8-delayed");
-  if (policy.scaling.margin != defaults.margin && scheme != MatmulScaling::Fp8Delayed &&
-      scheme != MatmulScaling::Fp8Current)
+  if ((given("fp8-margin") || policy.scaling.margin != defaults.margin) &&
+      scheme != MatmulScaling::Fp8Delayed && scheme != MatmulScaling::Fp8Current)
     fail(spec, "fp8-margin needs matmul-inputs=fp8-delayed or fp8-current");
   if (scheme != MatmulScaling::None && policy[OpClass::MatmulAccumulation] != F32)
     fail(spec, "matmul-inputs=" + std::string(matmulScalingName(scheme)) +
                    " multiplies in FP32: it cannot take a 16-bit matmul-accumulation");
-  if (policy.promoteEvery > 0 && policy[OpClass::MatmulAccumulation] == F32)
+  if ((given("promote-every") || policy.promoteEvery > 0) &&
+      policy[OpClass::MatmulAccumulation] == F32)
     fail(spec, "promote-every needs a 16-bit matmul-accumulation (e.g. matmul-accumulation=fp16)");
   return policy;
 }

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/data/csv_loader.h>
 #include <mantissa/data/dataset.h>
+#include <mantissa/data/file_kind.h>
 #include <mantissa/data/idx_loader.h>
 #include <mantissa/data/synthetic.h>
 
@@ -215,11 +216,16 @@ TrainTest loadDataSpec(std::string_view spec, std::uint64_t seed) {
     throw DataError("'" + std::string(spec) +
                     "': not a built-in data set (mnist, fashion, spirals, blobs) and no such file "
                     "or directory");
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (ext == ".csv")
+  switch (dataFileKind(path)) {
+  case DataFileKind::Csv:
     return splitTrainTest(loadCsv(path));
-  return loadIdxFile(path);
+  case DataFileKind::Text:
+    throw DataError(path.string() +
+                    ": a text, not images or points: text trains a GPT "
+                    "(--model gpt:layers=4,heads=4,embd=128,ctx=64)");
+  default:
+    return loadIdxFile(path);
+  }
 }
 
 std::string_view builtinAttribution() {

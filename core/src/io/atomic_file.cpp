@@ -56,9 +56,9 @@ std::string randomHex() {
   return out;
 }
 
-// Where the write goes: the path itself, or the file its symlink (chain) ends
-// at when every link on the way is the user's own (or root's).
-std::filesystem::path resolveTarget(const std::filesystem::path& path) {
+} // namespace
+
+std::filesystem::path writeTarget(const std::filesystem::path& path, bool allowSpecial) {
   std::filesystem::path p = path;
   for (int hops = 0; hops < 40; ++hops) {
     struct stat st {};
@@ -70,7 +70,7 @@ std::filesystem::path resolveTarget(const std::filesystem::path& path) {
       }
       fail(path, "cannot inspect it", errno);
     }
-    if (S_ISREG(st.st_mode))
+    if (S_ISREG(st.st_mode) || (allowSpecial && !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode)))
       return p;
     if (!S_ISLNK(st.st_mode))
       fail(path, "not a regular file (a directory, FIFO, socket or device)", 0);
@@ -84,8 +84,6 @@ std::filesystem::path resolveTarget(const std::filesystem::path& path) {
   }
   fail(path, "too many levels of symbolic links", ELOOP);
 }
-
-} // namespace
 
 // An output buffer over a file descriptor, keeping the first write error.
 class AtomicFileWriter::FdBuf : public std::streambuf {
@@ -132,7 +130,7 @@ AtomicFileWriter::AtomicFileWriter(std::filesystem::path path)
     : m_path(std::move(path)), m_out(nullptr) {
   if (m_path.empty() || !m_path.has_filename())
     throw AtomicFileError("cannot write '" + m_path.string() + "': not a file path");
-  m_target = resolveTarget(m_path);
+  m_target = writeTarget(m_path);
   struct stat old {};
   const bool exists = ::stat(m_target.c_str(), &old) == 0;
   const std::filesystem::path dir = m_target.parent_path();

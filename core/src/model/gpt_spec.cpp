@@ -9,11 +9,13 @@
 #include <charconv>
 #include <stdexcept>
 
+#include <mantissa/io/excerpt.h>
+
 namespace mantissa::model {
 namespace {
 
 [[noreturn]] void fail(std::string_view spec, const std::string& problem) {
-  throw std::invalid_argument("model spec '" + std::string(spec) + "': " + problem +
+  throw std::invalid_argument("model spec '" + io::excerpt(spec) + "': " + problem +
                               " (expected e.g. gpt:layers=4,heads=4,embd=128,ctx=64)");
 }
 
@@ -49,7 +51,7 @@ GptSpec parseGptSpec(std::string_view spec) {
     const std::string_view item = rest.substr(0, comma);
     const std::size_t eq = item.find('=');
     if (eq == std::string_view::npos || eq == 0)
-      fail(spec, "'" + std::string(item) + "' is not key=value");
+      fail(spec, "'" + io::excerpt(item) + "' is not key=value");
     const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
     std::size_t index = kFields.size();
     for (std::size_t i = 0; i < kFields.size(); ++i)
@@ -60,19 +62,19 @@ GptSpec parseGptSpec(std::string_view spec) {
       for (const Field& f : kFields)
         if (amp::editDistance(key, f.key) <= 2)
           hint = "; did you mean '" + std::string(f.key) + "'?";
-      fail(spec, "unknown key '" + std::string(key) + "'" + hint +
+      fail(spec, "unknown key '" + io::excerpt(key) + "'" + hint +
                      " (keys: layers, heads, embd, ctx)");
     }
     if (seen[index])
-      fail(spec, "'" + std::string(key) + "' is given twice");
+      fail(spec, "'" + io::excerpt(key) + "' is given twice");
     seen[index] = true;
     const Field& f = kFields[index];
     int n = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (value.empty() || ec == std::errc::invalid_argument || end != value.data() + value.size())
-      fail(spec, std::string(key) + " '" + std::string(value) + "' is not a whole number");
+      fail(spec, io::excerpt(key) + " '" + io::excerpt(value) + "' is not a whole number");
     if (ec == std::errc::result_out_of_range || n < 1 || n > f.max)
-      fail(spec, std::string(key) + " " + std::string(value) + " is outside [1, " +
+      fail(spec, io::excerpt(key) + " " + io::excerpt(value) + " is outside [1, " +
                      std::to_string(f.max) + "]");
     result.*(f.member) = n;
     if (comma == std::string_view::npos)

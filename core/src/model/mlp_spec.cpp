@@ -10,6 +10,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include <mantissa/io/excerpt.h>
+
 namespace mantissa::model {
 
 using detail::allFinite;
@@ -19,7 +21,7 @@ using detail::InParallelSection;
 namespace {
 
 [[noreturn]] void fail(std::string_view spec, const std::string& problem) {
-  throw std::invalid_argument("model spec '" + std::string(spec) + "': " + problem +
+  throw std::invalid_argument("model spec '" + io::excerpt(spec) + "': " + problem +
                               " (expected e.g. mlp:784-256-256-10 or mlp:784-256-10:gelu)");
 }
 
@@ -42,7 +44,7 @@ MlpSpec parseMlpSpec(std::string_view spec) {
     const std::string_view name = rest.substr(colon + 1);
     const auto activation = nn::parseActivation(name);
     if (!activation)
-      fail(spec, "unknown activation '" + std::string(name) + "' (relu, gelu, tanh, sigmoid)");
+      fail(spec, "unknown activation '" + io::excerpt(name) + "' (relu, gelu, tanh, sigmoid)");
     result.activation = *activation;
     rest = rest.substr(0, colon);
   }
@@ -52,7 +54,7 @@ MlpSpec parseMlpSpec(std::string_view spec) {
     int width = 0;
     const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), width);
     if (item.empty() || ec != std::errc() || ptr != item.data() + item.size())
-      fail(spec, "'" + std::string(item) + "' is not a layer width");
+      fail(spec, "'" + io::excerpt(item) + "' is not a layer width");
     if (width < 1 || width > 65536)
       fail(spec, "width " + std::to_string(width) + " is outside [1, 65536]");
     if (result.widths.size() > static_cast<std::size_t>(kMaxMlpLayers))

@@ -168,6 +168,8 @@ const GptStep& GptRun::step() {
 
 GptEval GptRun::evaluate() {
   const EvalReport e = m_session->evaluate();
+  if (m_session->divergence() && !m_divergence) // a non-finite evaluation (Session::evaluate)
+    m_divergence = m_session->divergence()->message;
   return GptEval{e.step, e.trainLoss.value_or(0.0), e.loss};
 }
 

@@ -75,8 +75,15 @@ std::vector<std::string> RunConfig::problems() const {
       model::parseMlpSpec(model);
   });
   if (gpt) {
-    if (!policy.empty())
+    if (!policy.empty()) {
       check(out, "policy", [&] { amp::parsePolicy(policy); });
+      // A class the policy table holds for other models: naming it for a
+      // GPT would be echoed and never applied.
+      for (std::size_t at = policy.find(','); at != std::string::npos; at = policy.find(',', at + 1))
+        if (policy.compare(at + 1, 10, "batchnorm=") == 0)
+          out.emplace_back("policy: batchnorm cannot apply: a GPT has no BatchNorm (the "
+                           "batchnorm setting is a CNN's)");
+    }
     if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1))
       out.emplace_back("beta1/beta2: must be in [0, 1)");
     if (evalBatches < 1 || evalBatches > 10000)

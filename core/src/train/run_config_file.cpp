@@ -8,10 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 
 namespace mantissa::train {
 
-RunConfig runConfigFromText(std::string_view text) {
+ConfigText configFromText(std::string_view text) {
   nlohmann::json j;
   std::string where; // "line 1: " when the configuration is a run log's header
   try {
@@ -44,10 +45,13 @@ RunConfig runConfigFromText(std::string_view text) {
     throw ConfigError(where + "not a run configuration (a JSON object such as "
                               "{\"recipe\": \"bf16-mixed\"}, or a log of train --log)");
   try {
-    return runConfigFromJson(j);
+    RunConfig config = runConfigFromJson(j);
+    return {std::move(j), std::move(config)};
   } catch (const ConfigError& e) {
     throw ConfigError(where + e.what());
   }
 }
+
+RunConfig runConfigFromText(std::string_view text) { return configFromText(text).config; }
 
 } // namespace mantissa::train

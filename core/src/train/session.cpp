@@ -4,11 +4,13 @@
 
 #include <mantissa/amp/policy.h>
 #include <mantissa/data/dataset.h>
+#include <mantissa/io/excerpt.h>
 #include <mantissa/model/cnn.h>
 #include <mantissa/model/gpt_network.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/telemetry/tensor_scan.h>
 #include <mantissa/train/gpt_run.h>
+#include <mantissa/train/memory_budget.h>
 #include <mantissa/train/session.h>
 
 #include <algorithm>
@@ -196,6 +198,39 @@ amp::Recipe recipeFor(const RunConfig& c) {
   return r;
 }
 
+// The divergence an evaluation after `steps` steps shows, if any.
+std::optional<Divergence> evaluationDivergence(const EvalReport& e, std::int64_t steps,
+                                               const model::GptNetwork* gpt) {
+  // After a step, a non-finite evaluation loss means the weights hold
+  // non-finite or overflowing values: the run diverged, in every model, even
+  // when no single step's values were caught becoming non-finite (a scaler
+  // that skips steps, a NaN the loss of a batch hid).
+  const bool finite = std::isfinite(e.loss) && (!e.trainLoss || std::isfinite(*e.trainLoss));
+  if (finite || steps == 0)
+    return std::nullopt;
+  const double bad = std::isfinite(e.loss) ? *e.trainLoss : e.loss;
+  char value[32];
+  std::snprintf(value, sizeof value, "%g", bad);
+  Divergence d;
+  d.step = steps - 1;
+  d.layer = 0;
+  d.op = "evaluation";
+  d.reason = "non-finite test loss";
+  if (gpt) {
+    d.message = std::string("non-finite ") +
+                (std::isfinite(e.loss) ? "training" : "validation") + " loss (" +
+                (std::isnan(bad) ? "NaN" : bad > 0 ? "inf" : "-inf") + ") at step " +
+                std::to_string(d.step) + " in policy " + gpt->gpt().policy().toSpec() +
+                ": the evaluation after the step gives it (the weights hold non-finite or "
+                "overflowing values)";
+  } else {
+    d.message = "non-finite test loss at step " + std::to_string(d.step) +
+                ": the test loss after the last step is " + value +
+                " (the weights hold non-finite or overflowing values)";
+  }
+  return d;
+}
+
 } // namespace
 
 Session::Session(RunConfig config)
@@ -244,6 +279,8 @@ void Session::initImages() {
   if (static_cast<std::size_t>(m_config.batch) > train.size())
     throw ConfigError("batch: " + std::to_string(m_config.batch) + " exceeds the " +
                       std::to_string(train.size()) + " training samples of " + train.name);
+  // The bytes of the model and optimizer, before any is allocated.
+  checkMemory(imageMemoryNeed(m_config, train), availableMemory());
   m_model = makeNetwork(m_config, m_recipe, train);
   m_model->initialize(m_config.seed, static_cast<float>(m_config.initGain));
   m_batcher = std::make_unique<data::Batcher>(train, m_config.batch, m_config.seed + 1);
@@ -251,8 +288,22 @@ void Session::initImages() {
 
 void Session::initText() {
   const auto spec = model::parseGptSpec(m_config.model);
+  // A model that predicts the next character has nothing to choose from in
+  // a text of one distinct character.
+  if (m_text->vocabularySize() < 2) {
+    const std::int32_t only[] = {0};
+    std::string shown = m_text->vocabularySize() == 1 ? m_text->decode(only) : std::string();
+    shown = shown == "\n" ? "the newline" : shown == " " ? "the space" : "'" + io::excerpt(shown) + "'";
+    throw data::DataError(m_text->name + ": only one distinct character (" + shown +
+                          "): a GPT predicts the next character, so a text needs at least two "
+                          "distinct characters");
+  }
   const amp::Policy policy =
       m_config.policy.empty() ? policyForRecipe(m_recipe) : amp::parsePolicy(m_config.policy);
+  // The bytes of the model, optimizer and evaluation batches, before any is allocated.
+  checkMemory(gptMemoryNeed(spec, m_text->vocabularySize(), m_config.batch, m_config.evalBatches,
+                            m_recipe.updateRounding == amp::UpdateRounding::Kahan),
+              availableMemory());
   auto gpt =
       std::make_unique<model::GptNetwork>(spec, m_text->vocabularySize(), m_config.batch, policy);
   m_gpt = gpt.get();
@@ -835,14 +886,22 @@ std::string Session::sample(int n, double temperature, std::uint64_t seed) {
     std::copy(context.end() - std::ptrdiff_t(len), context.end(), tokens.begin());
     m_model->forward(ignored);
     const float* logits = gpt.logits().f32().data() + (len - 1) * std::size_t(V);
-    double mx = -1e300;
-    for (int v = 0; v < V; ++v)
-      mx = std::max(mx, double(logits[v]) / temperature);
+    // The largest logit is subtracted before dividing by t: each exponent
+    // (logit - max) / t is <= 0 for any t > 0, and exp of it is in [0, 1]
+    // with the largest logit's weight exactly 1 (so z >= 1). A tiny t sends
+    // every other exponent to -inf: the pick is greedy, the first largest.
+    int best = 0;
+    for (int v = 1; v < V; ++v)
+      if (logits[v] > logits[best])
+        best = v;
+    const double mx = logits[best];
     double z = 0;
-    for (int v = 0; v < V; ++v)
-      z += (p[std::size_t(v)] = std::exp(double(logits[v]) / temperature - mx));
+    for (int v = 0; v < V; ++v) {
+      const double w = v == best ? 1.0 : std::exp((double(logits[v]) - mx) / temperature);
+      z += (p[std::size_t(v)] = std::isnan(w) ? 0.0 : w); // a NaN logit is never picked
+    }
     double u = std::uniform_real_distribution<double>(0.0, z)(rng);
-    int pick = V - 1;
+    int pick = best; // rounding can leave u >= 0 after the loop: the likeliest, not the last
     for (int v = 0; v < V; ++v) {
       u -= p[std::size_t(v)];
       if (u < 0) {
@@ -857,8 +916,12 @@ std::string Session::sample(int n, double temperature, std::uint64_t seed) {
 }
 
 EvalReport Session::evaluate() {
-  if (m_text)
-    return evaluateText();
+  if (m_text) {
+    EvalReport e = evaluateText();
+    if (!m_divergence)
+      m_divergence = evaluationDivergence(e, m_step, m_gpt);
+    return e;
+  }
   const auto& test = m_data->test;
   const int batch = m_config.batch;
   const int features = test.features;
@@ -893,7 +956,10 @@ EvalReport Session::evaluate() {
   e.samples = static_cast<std::int64_t>(n);
   e.loss = n ? lossSum / double(n) : 0.0;
   e.accuracy = n ? double(correct) / double(n) : 0.0;
+  if (!m_divergence)
+    m_divergence = evaluationDivergence(e, m_step, m_gpt);
   return e;
 }
+
 
 } // namespace mantissa::train

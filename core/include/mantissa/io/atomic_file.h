@@ -40,6 +40,14 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// Where a write to `path` goes: `path` itself, or the file its symlink chain
+// ends at when every link on the way is owned by the user (or root), the rule
+// above. Throws AtomicFileError naming `path` for a link owned by another
+// user, a dangling link, a directory, or (unless allowSpecial: a FIFO or
+// device, written as it is) any other file that is not a regular one. The
+// atomic writer and streaming logs both follow it.
+std::filesystem::path writeTarget(const std::filesystem::path& path, bool allowSpecial = false);
+
 // Writes `content` to `path` atomically (temp file + fsync + rename).
 void writeFileAtomically(const std::filesystem::path& path, std::string_view content);
 

@@ -16,10 +16,20 @@
 
 #include <mantissa/train/run_config.h>
 
+#include <nlohmann/json.hpp>
+
 #include <string_view>
 
 namespace mantissa::train {
 
+// A configuration file's fields as written (their keys say what the file
+// sets) and the configuration they give over RunConfig's defaults.
+struct ConfigText {
+  nlohmann::json fields;
+  RunConfig config;
+};
+
+ConfigText configFromText(std::string_view text);
 RunConfig runConfigFromText(std::string_view text);
 
 } // namespace mantissa::train
