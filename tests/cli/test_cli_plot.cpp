@@ -5,6 +5,8 @@
 // writing; the same chart as train --export wrote live; usage errors.
 #include "test_cli_report_run.h"
 
+#include <nlohmann/json.hpp>
+
 using mantissa::test::readFile;
 using mantissa::test::reportRun;
 using mantissa::test::runCli;
@@ -98,4 +100,31 @@ TEST(CliPlot, ErrorsAreClearAndLeaveGoodFilesAlone) {
   EXPECT_NE(r.err.find("no telemetry at step 5 (telemetry steps: 0, 10, 20, 30)"), std::string::npos)
       << r.err;
   EXPECT_EQ(readFile(good), "<svg/>\n");
+}
+
+// plot draws the regions of the format the run stored the weight gradients
+// in (BF16 for bf16-mixed and fp8-delayed), labelled as such, and no FP16.
+TEST(CliPlot, HistogramRegionsAreTheRunsOwnFormat) {
+  const auto& run = reportRun();
+  ASSERT_EQ(run.train.exitCode, 0) << run.train.err;
+  for (const std::string recipe : {"bf16-mixed", "fp8-delayed"}) {
+    const fs::path log = run.dir / ("plot_formats_" + recipe + ".jsonl");
+    auto r = runCli({"train", "--data", "spirals", "--model", "mlp:2-16-16-2:tanh", "--recipe",
+                     recipe, "--steps", "12", "--batch", "32", "--telemetry-every", "4", "--log",
+                     log.string(), "--quiet"});
+    ASSERT_EQ(r.exitCode, 0) << recipe << ": " << r.err;
+    const fs::path out = run.dir / ("plot_formats_" + recipe + ".json");
+    r = runCli({"plot", log.string(), "--chart", "histogram", "--out", out.string()});
+    ASSERT_EQ(r.exitCode, 0) << recipe << ": " << r.err;
+    const auto doc = nlohmann::json::parse(readFile(out));
+    EXPECT_EQ(doc.value("runFormat", ""), "BF16") << recipe;
+    ASSERT_TRUE(doc["regions"].is_array()) << recipe;
+    ASSERT_FALSE(doc["regions"].empty()) << recipe;
+    for (const auto& region : doc["regions"]) {
+      const std::string label = region.value("label", "");
+      EXPECT_EQ(label.rfind("BF16", 0), 0u) << recipe << ": " << label;
+    }
+    // The run's own limit: BF16 flushes below its smallest normal, 2^-126.
+    EXPECT_EQ(doc["regions"][0].value("toLog2", 0.0), -126.0) << recipe;
+  }
 }

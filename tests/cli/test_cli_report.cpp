@@ -184,3 +184,25 @@ TEST(CliReport, ChartCountIsBounded) {
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("--steps: more than 16 steps"), std::string::npos) << r.err;
 }
+
+// The histograms' caption names the format the run stored its weight
+// gradients in, read from the log's recipe: BF16 for bf16-mixed and for
+// fp8-delayed (whose dW is BF16; only X, W and dY are FP8), never FP16.
+TEST(CliReport, HistogramCaptionNamesTheRunsOwnFormat) {
+  const auto& run = reportRun();
+  ASSERT_EQ(run.train.exitCode, 0) << run.train.err;
+  for (const std::string recipe : {"bf16-mixed", "fp8-delayed"}) {
+    const fs::path log = run.dir / ("formats_" + recipe + ".jsonl");
+    auto r = runCli({"train", "--data", "spirals", "--model", "mlp:2-16-16-2:tanh", "--recipe",
+                     recipe, "--steps", "12", "--batch", "32", "--telemetry-every", "4", "--log",
+                     log.string(), "--quiet"});
+    ASSERT_EQ(r.exitCode, 0) << recipe << ": " << r.err;
+    const fs::path html = run.dir / ("formats_" + recipe + ".html");
+    r = runCli({"report", log.string(), "--out", html.string()});
+    ASSERT_EQ(r.exitCode, 0) << recipe << ": " << r.err;
+    const std::string text = readFile(html);
+    EXPECT_NE(text.find("BF16, the format the run stores them in"), std::string::npos) << recipe;
+    EXPECT_EQ(text.find("16-bit format"), std::string::npos) << recipe;
+    EXPECT_EQ(text.find("FP16"), std::string::npos) << recipe << ": the run has no FP16 tensor";
+  }
+}

@@ -207,6 +207,31 @@ TEST(BenchReport, RecipesAreComparedWithFp32InWords) {
   EXPECT_TRUE(bench::compareWithFp32(r).empty()); // nothing to compare with
 }
 
+// An FP8 or MX recipe is emulated whatever the CPU: quantize, dequantize,
+// FP32 products. Its reason says so in one sentence, without FP16 words.
+TEST(BenchReport, Fp8RecipesAreSaidToBeEmulated) {
+  bench::BenchReport r;
+  train::StepBenchResult fp32, fp8, mx;
+  fp32.recipe = "fp32";
+  fp32.medianMs = fp32.meanMs = 10;
+  fp8.recipe = "fp8-delayed";
+  fp8.medianMs = fp8.meanMs = 14;
+  mx.recipe = "mxfp8";
+  mx.medianMs = mx.meanMs = 15;
+  r.steps = {fp32, fp8, mx};
+  const auto c = bench::compareWithFp32(r);
+  ASSERT_EQ(c.size(), 3u);
+  for (std::size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(c[i].reason.rfind("emulated: each linear layer's X, W and dY are quantized to ", 0), 0u)
+        << c[i].reason;
+    EXPECT_NE(c[i].reason.find("dequantized, and the products run in FP32"), std::string::npos)
+        << c[i].reason;
+    EXPECT_EQ(c[i].reason.find("FP16"), std::string::npos) << c[i].reason;
+    EXPECT_EQ(c[i].reason.find("native"), std::string::npos) << c[i].reason;
+  }
+  EXPECT_NE(c[1].reason.find("fp8-e4m3 (X, W), fp8-e5m2 (dY)"), std::string::npos) << c[1].reason;
+}
+
 TEST(BenchReport, ProgressNeverGoesBackAndReachesOne) {
   std::vector<double> seen;
   bench::runBenchmarks(bench::BenchOptions::tiny(), [&](double f, std::string_view) {

@@ -179,6 +179,15 @@ TEST(LessonIslands, WhatTheLessonSaysHoldsOnItsMeasuredGpt) {
     named += line.find("no max subtraction") != std::string::npos &&
              line.find("first non-finite value at layer 0 attention softmax") != std::string::npos;
   EXPECT_EQ(named, 1);
+  // The figure carries the headline case as a NaN bar, not as a missing one.
+  ASSERT_EQ(o.series.size(), 1u);
+  int nanBars = 0;
+  for (std::size_t i = 0; i < o.series[0].y.size(); ++i)
+    if (std::isnan(o.series[0].y[i])) {
+      ++nanBars;
+      EXPECT_EQ(d.rows.at(std::size_t(o.series[0].x[i])).change, "softmax in FP16, no max subtraction");
+    }
+  EXPECT_EQ(nanBars, 1);
 }
 
 TEST(LessonRegistry, EveryIdRunsExceptUnknown) {

@@ -3,6 +3,7 @@
 //
 // Decode/encode against published bit patterns and exact decimal expansions.
 #include <mantissa/numeric/codec.h>
+#include <mantissa/numeric/neighbour.h>
 
 #include <gtest/gtest.h>
 
@@ -209,6 +210,41 @@ TEST(NumericCodec, UlpPerBinade) {
   EXPECT_EQ(ulp(fmt(FormatId::Fp8E5M2), 0x7b), 8192.0);
   EXPECT_TRUE(std::isnan(ulp(fmt(FormatId::Fp16), 0x7c00)));
   EXPECT_TRUE(std::isnan(ulp(fmt(FormatId::Fp16), 0x7e00)));
+}
+
+// Beyond the largest finite value: FP16 has +inf; E4M3 has nothing, so a
+// larger value converts to NaN (0x7F), or saturates at 448 (0x7E); FP4 E2M1
+// always saturates at 6; +inf has nothing beyond. Inside the range the
+// neighbour is nextUp's.
+TEST(Neighbour, AboveTheLargestValueIsWhatAValueBeyondConvertsTo) {
+  const FloatFormat& fp16 = formatInfo(FormatId::Fp16);
+  const FloatFormat& e4m3 = formatInfo(FormatId::Fp8E4M3);
+  const FloatFormat& e2m1 = formatInfo(FormatId::Fp4E2M1);
+  EncodeOptions toInf;
+  EncodeOptions saturate;
+  saturate.overflow = OverflowMode::Saturate;
+
+  Neighbour n = neighbourAbove(fp16, 0x7BFF, toInf); // 65504
+  EXPECT_EQ(n.kind, NeighbourKind::Infinity);
+  EXPECT_EQ(n.bits, 0x7C00u);
+  EXPECT_EQ(neighbourAbove(fp16, 0x7C00, toInf).kind, NeighbourKind::None);
+
+  n = neighbourAbove(e4m3, 0x7E, toInf); // 448
+  EXPECT_EQ(n.kind, NeighbourKind::NaN);
+  EXPECT_EQ(n.bits, 0x7Fu);
+  n = neighbourAbove(e4m3, 0x7E, saturate);
+  EXPECT_EQ(n.kind, NeighbourKind::Saturates);
+  EXPECT_EQ(n.bits, 0x7Eu);
+  n = neighbourBelow(e4m3, 0xFE, saturate); // -448
+  EXPECT_EQ(n.kind, NeighbourKind::Saturates);
+  EXPECT_EQ(n.bits, 0xFEu);
+  n = neighbourAbove(e4m3, 0x7D, toInf); // 416 -> 448
+  EXPECT_EQ(n.kind, NeighbourKind::Value);
+  EXPECT_EQ(n.bits, 0x7Eu);
+
+  n = neighbourAbove(e2m1, 0x7, toInf); // 6: FP4 has neither inf nor NaN
+  EXPECT_EQ(n.kind, NeighbourKind::Saturates);
+  EXPECT_EQ(n.bits, 0x7u);
 }
 
 } // namespace

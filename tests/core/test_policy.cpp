@@ -7,7 +7,11 @@
 // emulated 16-bit accumulator against sums whose rounded values follow from
 // the formats' spacing.
 #include <mantissa/amp/policy.h>
+#include <mantissa/amp/recipe.h>
+#include <mantissa/amp/tensor_format.h>
 #include <mantissa/kernels/accumulation.h>
+#include <mantissa/train/gpt_run.h>
+#include <mantissa/train/run_precision.h>
 
 #include <gtest/gtest.h>
 
@@ -187,4 +191,50 @@ TEST(EmulatedAccumulation, TransposedOperandsMatchAPlainProduct) {
                                         tw == Trans::No ? b : bT, dst, F16, 0);
     EXPECT_EQ(dst, expected);
   }
+}
+
+// The format each class of tensor is held in: bf16-mixed's gradients and
+// weights as multiplied are BF16; fp8-delayed quantizes X and W to E4M3 and
+// dY to E5M2 (each with its scale), while dW stays BF16; fp32 keeps FP32.
+TEST(TensorFormat, FollowsThePolicyTable) {
+  using numeric::FormatId;
+  using telemetry::ScaledRole;
+  using telemetry::TensorClass;
+  const auto of = [](const char* recipe, TensorClass cls) {
+    return amp::tensorFormat(train::policyForRecipe(amp::recipeByName(recipe)), cls);
+  };
+  EXPECT_EQ(of("bf16-mixed", TensorClass::WeightGrads).format, FormatId::Bf16);
+  EXPECT_EQ(of("bf16-mixed", TensorClass::Weights).format, FormatId::Bf16);
+  EXPECT_EQ(of("bf16-mixed", TensorClass::Updates).format, FormatId::Fp32); // master weights
+  EXPECT_EQ(of("bf16-pure", TensorClass::Updates).format, FormatId::Bf16);
+  EXPECT_EQ(of("fp16-mixed", TensorClass::ActivationGrads).format, FormatId::Fp16);
+  EXPECT_EQ(of("fp32", TensorClass::WeightGrads).format, FormatId::Fp32);
+  const amp::TensorFormat dy = of("fp8-delayed", TensorClass::ActivationGrads);
+  EXPECT_EQ(dy.format, FormatId::Fp8E5M2);
+  EXPECT_EQ(dy.scaledOperand, ScaledRole::GradOutput);
+  EXPECT_EQ(of("fp8-delayed", TensorClass::Weights).format, FormatId::Fp8E4M3);
+  EXPECT_EQ(of("fp8-delayed", TensorClass::Activations).format, FormatId::Fp8E4M3);
+  EXPECT_EQ(of("fp8-delayed", TensorClass::WeightGrads).format, FormatId::Bf16);
+  EXPECT_FALSE(of("fp8-delayed", TensorClass::WeightGrads).scaledOperand.has_value());
+  EXPECT_EQ(of("mxfp8", TensorClass::ActivationGrads).format, FormatId::Fp8E4M3);
+}
+
+// The scaler a run trains with, when its config names none: the recipe's
+// default for a recipe that scales (a GPT's included), PyTorch's for a GPT
+// policy that scales, none for one that does not.
+TEST(RunPrecision, ScalerPresetIsTheOneTheRunUses) {
+  train::RunConfig gpt;
+  gpt.model = "gpt:layers=1,heads=1,embd=16,ctx=8";
+  gpt.recipe = "fp16-mixed";
+  EXPECT_EQ(train::runScalerPreset(gpt), "pytorch");
+  gpt.recipe = "bf16-mixed";
+  EXPECT_EQ(train::runScalerPreset(gpt), "");
+  gpt.policy = "autocast-cuda-fp16";
+  EXPECT_EQ(train::runScalerPreset(gpt), "pytorch");
+  EXPECT_EQ(train::runPolicy(gpt)[OpClass::Gradients], DType::F16);
+  train::RunConfig mlp;
+  mlp.model = "mlp:2-8-2";
+  mlp.recipe = "fp16-mixed";
+  mlp.scaler = "deepspeed";
+  EXPECT_EQ(train::runScalerPreset(mlp), "deepspeed");
 }

@@ -257,6 +257,27 @@ int main(int argc, char** argv) {
         if (!grab(QStringLiteral("scale-trace-role%1").arg(role)))
           return 1;
       }
+    } else if (page == "log") {
+      // A saved run (MANTISSA_SHOT_LOG): its loss curve, the histogram and
+      // the heat map of its weight gradients, then of its activation gradients.
+      show(QStringLiteral("Train"));
+      auto* train = window.findChild<mantissa::ui::TrainPanel*>();
+      const QString error = train->controller()->loadRun(qEnvironmentVariable("MANTISSA_SHOT_LOG"));
+      if (!error.isEmpty()) {
+        std::fprintf(stderr, "%s\n", qPrintable(error));
+        return 1;
+      }
+      train->setSelectedRun(train->controller()->runCount() - 1);
+      for (const auto cls : {mantissa::telemetry::TensorClass::WeightGrads,
+                             mantissa::telemetry::TensorClass::ActivationGrads}) {
+        train->setHistogramSelection(1, cls);
+        for (const char* dock : {"histogramDock", "heatmapDock"}) {
+          if (auto* d = train->findChild<QDockWidget*>(QLatin1String(dock)))
+            d->raise();
+          if (!grab(QStringLiteral("log-%1-%2").arg(QLatin1String(dock)).arg(int(cls))))
+            return 1;
+        }
+      }
     } else if (page == "explorer") {
       show(QStringLiteral("Explorer"));
       if (auto* explorer = window.findChild<mantissa::ui::FloatExplorer*>()) {

@@ -81,6 +81,7 @@ TEST(ChartsHistogram, ShadedRegionsAreDrawnAtTheSpecExponents) {
   HistogramChart chart;
   ExponentHistogram h;
   h.bins[h.index(-20)] = 100;
+  chart.setRunFormat(FormatId::Fp16); // the run's format; the others are "as it would be"
   chart.setHistograms(h);
   ASSERT_TRUE(chart.isFormatVisible(FormatId::Fp16));
   EXPECT_TRUE(chart.regionSeries(FormatId::Fp16, RegionKind::Subnormal)->isVisible());
@@ -98,11 +99,21 @@ TEST(ChartsHistogram, ShadedRegionsAreDrawnAtTheSpecExponents) {
   EXPECT_EQ(drawnSpan(chart, FormatId::Bf16, RegionKind::FlushToZero).second, -126.0);
   EXPECT_LE(chart.xMin(), -127.0); // the axis grows to show BF16's limit
   EXPECT_EQ(chart.regionLabel(FormatId::Bf16, RegionKind::FlushToZero),
-            "BF16 → 0 (casts flush subnormals)");
+            "if BF16: → 0");
 
   chart.setFormatVisible(FormatId::Fp8E4M3, true);
   EXPECT_DOUBLE_EQ(drawnSpan(chart, FormatId::Fp8E4M3, RegionKind::Overflow).first, std::log2(448.0));
-  EXPECT_EQ(chart.regionLabel(FormatId::Fp8E4M3, RegionKind::Overflow), "FP8 E4M3 overflow");
+  EXPECT_EQ(chart.regionLabel(FormatId::Fp8E4M3, RegionKind::Overflow),
+            "if E4M3: overflow");
+  EXPECT_TRUE(chart.detailText().contains("shaded as it would be in BF16, FP8 E4M3"))
+      << chart.detailText().toStdString();
+  // A BF16 run: its own regions by default, named as its own; FP16 only when asked.
+  chart.setRunFormat(FormatId::Bf16);
+  EXPECT_TRUE(chart.isFormatVisible(FormatId::Bf16));
+  EXPECT_FALSE(chart.isFormatVisible(FormatId::Fp16));
+  EXPECT_FALSE(chart.isFormatVisible(FormatId::Fp8E4M3));
+  EXPECT_EQ(chart.regionLabel(FormatId::Bf16, RegionKind::FlushToZero),
+            "BF16 → 0 (casts flush subnormals)");
 }
 
 TEST(ChartsHistogram, BarsStandOnTheirBinades) {
@@ -379,7 +390,7 @@ TEST(ChartsHistogram, RegionLabelsAreNotCrossedByRegionEdges) {
         int labels = 0;
         for (const QGraphicsItem* item : chart.chart()->scene()->items()) {
           const auto* text = dynamic_cast<const QGraphicsSimpleTextItem*>(item);
-          if (text == nullptr || !text->isVisible() || !text->text().contains(QStringLiteral("FP")))
+          if (text == nullptr || !text->isVisible() || !(text->text().contains(QStringLiteral("FP")) || text->text().startsWith(QStringLiteral("if "))))
             continue;
           ++labels;
           const QRectF box = text->mapRectToItem(chart.chart(), text->boundingRect());

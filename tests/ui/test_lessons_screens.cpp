@@ -76,7 +76,11 @@ int main(int argc, char** argv) {
     std::printf("%s\n", qPrintable(file));
     return true;
   };
+  // MANTISSA_SHOT_LESSON=N: lesson N only.
+  const int only = qEnvironmentVariableIntValue("MANTISSA_SHOT_LESSON");
   for (int i = 0; i < page.lessonList()->count(); ++i) {
+    if (only > 0 && i + 1 != only)
+      continue;
     page.showLesson(i);
     const int demos = page.demoChoice()->count();
     if (!presenter) {

@@ -124,7 +124,7 @@ TEST(ReportGui, PlotAndReportChooseScaledOrUnscaledHistograms) {
       << err.toStdString();
   EXPECT_TRUE(readAll(dir.filePath("r.html")).contains("moved by the loss scale"));
   ASSERT_EQ(cli({"report", log, "--out", dir.filePath("s.html")}, &err), 0) << err.toStdString();
-  EXPECT_TRUE(readAll(dir.filePath("s.html")).contains("as the 16-bit format stores them"));
+  EXPECT_TRUE(readAll(dir.filePath("s.html")).contains("as the run stores them"));
 }
 
 TEST(ReportGui, OpenRunShowsItOnTheTrainPageAndExportsLikeTheCli) {

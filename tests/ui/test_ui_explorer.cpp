@@ -257,6 +257,27 @@ TEST_F(ExplorerTest, StochasticRoundingIsReproducibleForASeed) {
   EXPECT_TRUE(first == "0x2E" || first == "0x2F") << first.toStdString();
 }
 
+// At the top of a format, "next" says what lies beyond: FP16's 65504 has
+// +inf above it; E4M3's 448 has nothing above, so a larger value converts
+// to NaN, or to 448 under saturation; never 448 shown as its own neighbour.
+TEST_F(ExplorerTest, NextAboveTheLargestValueSaysWhatLiesBeyond) {
+  type(QStringLiteral("448"));
+  const QString e4m3 = shown(FormatId::Fp8E4M3, "neighbours");
+  EXPECT_TRUE(e4m3.endsWith(QStringLiteral("↑ NaN"))) << e4m3.toStdString();
+  type(QStringLiteral("65504"));
+  const QString fp16 = shown(FormatId::Fp16, "neighbours");
+  EXPECT_TRUE(fp16.endsWith(QStringLiteral("↑ ∞"))) << fp16.toStdString();
+
+  m_explorer.findChild<QCheckBox*>("saturate")->setChecked(true);
+  type(QStringLiteral("448"));
+  const QString saturated = shown(FormatId::Fp8E4M3, "neighbours");
+  EXPECT_TRUE(saturated.endsWith(QStringLiteral("↑ saturates at 448"))) << saturated.toStdString();
+  type(QStringLiteral("-448"));
+  const QString below = shown(FormatId::Fp8E4M3, "neighbours");
+  EXPECT_TRUE(below.startsWith(QStringLiteral("↓ saturates at ")) && below.contains(QStringLiteral("448  ↑"))) << below.toStdString();
+  m_explorer.findChild<QCheckBox*>("saturate")->setChecked(false);
+}
+
 // Rows line up bit for bit, and nothing falls off the right edge: at a wide
 // window the details sit beside the bits, in presenter mode at 1280 px below.
 void expectRowsFitAndAlign(FloatExplorer& explorer, bool detailsBeside) {

@@ -105,6 +105,7 @@ struct RunSnapshot {
   double pace = 0.0;             // the trainer's cap in steps per second, 0 = none
   model::OpTimes meanTimes;      // mean per step over the last publication interval
                                  // (once finished: over the whole run)
+  bool timesRecorded = true;     // false: a loaded log without per-op times (a PyTorch tap's)
   bool finished = false;
   std::optional<train::RunSummary> summary; // once finished
 };

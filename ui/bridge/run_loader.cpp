@@ -5,6 +5,7 @@
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/train/run_log_rows.h>
+#include <mantissa/train/run_precision.h>
 
 #include <nlohmann/json.hpp>
 
@@ -73,6 +74,7 @@ std::optional<train::Divergence> divergence(const json& o) {
   d.layer = int(integer(*it, "layer", 0, std::numeric_limits<int>::max()));
   d.backward = text(*it, "pass") == QLatin1String("backward");
   d.op = text(*it, "op").toStdString();
+  d.reason = text(*it, "reason").toStdString();
   d.message = text(*it, "message").toStdString();
   return d;
 }
@@ -86,7 +88,8 @@ std::optional<train::RunSummary> summaryOf(const train::RunLog& log) {
   summary.steps = integer(s, "steps", 0, kMaxStep, std::int64_t(log.steps.size()));
   summary.skippedSteps = integer(s, "skipped_steps", 0, kMaxStep);
   summary.wallSeconds = number(s, "wall_s");
-  summary.testAccuracy = number(s, "test_accuracy");
+  // Absent (a PyTorch tap's log, a GPT's) is not 0 %: NaN, shown as "—".
+  summary.testAccuracy = number(s, "test_accuracy", std::numeric_limits<double>::quiet_NaN());
   summary.testLoss = number(s, "test_loss", std::numeric_limits<double>::quiet_NaN());
   if (const auto it = s.find("train_loss"); it != s.end() && it->is_number()) // a GPT's
     summary.evalTrainLoss = it->get<double>();
@@ -135,6 +138,11 @@ RunFacts runFacts(const train::Session& session) {
       f.layerNames.push_back(QString::fromStdString(layer.name));
   }
   f.recipe = &session.recipe();
+  try {
+    f.policy = train::runPolicy(session.config());
+  } catch (const std::exception&) {
+    // A configuration this version cannot read: the charts do not claim a format.
+  }
   f.matmul = QString::fromStdString(session.model().matmulImplementation());
   f.matmulEmulated = session.model().matmulEmulated();
   f.conv = QString::fromStdString(session.model().convImplementation());
@@ -165,6 +173,7 @@ RunFacts runFacts(const train::RunLog& log) {
   if (h.contains("matmuls"))
     f.matmuls = train::matmulUsesFromJson(h["matmuls"]);
   f.scalerDescription = text(h, "scaler");
+  f.policy = train::runPolicy(log);
   f.totalSteps = integer(h, "total_steps", 0, kMaxStep, std::int64_t(log.steps.size()));
   if (log.config) {
     try {
@@ -173,15 +182,18 @@ RunFacts runFacts(const train::RunLog& log) {
       // A model this version cannot parse: the layer pickers stay empty.
     }
     f.telemetryEvery = log.config->telemetryEvery;
-    std::string scaler = log.config->scaler;
-    if (scaler.empty() && f.recipe && f.recipe->lossScaling)
-      scaler = std::string(f.recipe->defaultScaler);
-    if (!scaler.empty()) {
-      try {
-        f.scalerPreset = QString::fromStdString(amp::scalerPreset(scaler).preset);
-      } catch (const std::exception&) {
-        f.scalerPreset = QString::fromStdString(scaler);
-      }
+  }
+  std::string scaler;
+  try {
+    scaler = train::runScalerPreset(log);
+  } catch (const std::exception&) {
+    scaler = log.config ? log.config->scaler : std::string(); // a recipe this version does not know
+  }
+  if (!scaler.empty()) {
+    try {
+      f.scalerPreset = QString::fromStdString(amp::scalerPreset(scaler).preset);
+    } catch (const std::exception&) {
+      f.scalerPreset = QString::fromStdString(scaler);
     }
   }
   if (f.widths.empty() && !log.frames.empty()) // no config: at least the layers that were recorded
@@ -219,6 +231,7 @@ RunMailbox::Drained drainedFromLog(const train::RunLog& log) {
       drained.rows.push_back(std::move(row));
     }
   };
+  bool timesRecorded = false;
   for (const train::RunStepRow& s : log.steps) {
     evalsUpTo(s.step); // an evaluation after `step` steps follows step index step - 1
     StepRow row;
@@ -236,6 +249,7 @@ RunMailbox::Drained drainedFromLog(const train::RunLog& log) {
       if (row.eventCount < int(row.events.size()))
         row.events[std::size_t(row.eventCount++)] = e;
     row.times = opTimes(s.raw);
+    timesRecorded = timesRecorded || s.raw.contains("breakdown_ms");
     totalTimes += row.times;
     while (frame < log.frames.size() && log.frames[frame].step < s.step)
       ++frame;
@@ -255,6 +269,7 @@ RunMailbox::Drained drainedFromLog(const train::RunLog& log) {
     wall += s.stepMs / 1000.0;
   snapshot->elapsedSeconds = snapshot->summary ? snapshot->summary->wallSeconds : wall;
   snapshot->meanTimes = meanOpTimes(totalTimes, std::int64_t(log.steps.size()));
+  snapshot->timesRecorded = timesRecorded;
   snapshot->finished = true;
   drained.snapshot = std::move(snapshot);
   return drained;

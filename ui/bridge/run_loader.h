@@ -11,6 +11,7 @@
 
 #include "ui/bridge/run_data.h"
 
+#include <mantissa/amp/policy.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/train/run_log.h>
 #include <mantissa/train/session.h>
@@ -19,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace mantissa::ui {
@@ -26,6 +28,9 @@ namespace mantissa::ui {
 struct RunFacts {
   std::vector<int> widths;             // [features, hidden..., classes]; empty if unknown
   const amp::Recipe* recipe = nullptr; // nullptr: the log names no known recipe
+  // The precision policy the run's tensors follow (train::runPolicy);
+  // nullopt when the log does not say.
+  std::optional<amp::Policy> policy;
   QString matmul;                      // "gemm:jit", "" if unknown
   bool matmulEmulated = false;         // 16-bit storage, FP32 compute
   QString conv;                        // the convolutions' kernel; "" without convolutions

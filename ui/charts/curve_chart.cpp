@@ -7,6 +7,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
+#include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -98,10 +99,12 @@ CurveChart::CurveChart(const QString& title, const QString& yTitle, bool offerLo
 
 void CurveChart::clearRuns() {
   for (RunSeries& run : m_runs) {
-    for (QAbstractSeries* series : std::initializer_list<QAbstractSeries*>{run.train, run.skipped}) {
+    for (QAbstractSeries* series :
+         std::initializer_list<QAbstractSeries*>{run.train, run.skipped, run.divergence}) {
       chart()->removeSeries(series);
       delete series;
     }
+    delete run.divergenceLabel;
   }
   m_runs.clear();
 }
@@ -125,8 +128,18 @@ void CurveChart::setRuns(const QList<ChartRun>& runs) {
       series->attachAxis(m_x);
       series->attachAxis(m_y);
     }
-    for (QLegendMarker* marker : chart()->legend()->markers(run.skipped))
-      marker->setVisible(false);
+    run.divergence = new QLineSeries(this);
+    run.divergence->setName(tr("%1 diverged").arg(info.name));
+    chart()->addSeries(run.divergence);
+    run.divergence->attachAxis(m_x);
+    run.divergence->attachAxis(m_y);
+    run.divergence->setVisible(false);
+    run.divergenceLabel = new QGraphicsSimpleTextItem(chart());
+    run.divergenceLabel->setZValue(20);
+    run.divergenceLabel->setVisible(false);
+    for (QAbstractSeries* series : std::initializer_list<QAbstractSeries*>{run.skipped, run.divergence})
+      for (QLegendMarker* marker : chart()->legend()->markers(series))
+        marker->setVisible(false);
     m_runs.push_back(run);
     ++index;
   }
@@ -147,6 +160,69 @@ bool CurveChart::updateRun(const QString& runId, const QList<QPointF>& train,
   updateRanges();
   pushToLayer();
   return true;
+}
+
+void CurveChart::setDivergence(const QString& runId, std::optional<double> step,
+                               const QString& label) {
+  auto it = std::find_if(m_runs.begin(), m_runs.end(),
+                         [&](const RunSeries& r) { return r.run.id == runId; });
+  if (it == m_runs.end())
+    return;
+  if (step && !std::isfinite(*step))
+    step.reset();
+  if (it->divergenceStep == step && it->divergenceText == label)
+    return;
+  it->divergenceStep = step;
+  it->divergenceText = step ? label : QString();
+  it->divergenceLabel->setText(it->divergenceText);
+  updateRanges();
+  pushToLayer();
+}
+
+QLineSeries* CurveChart::divergenceSeries(const QString& runId) const {
+  const RunSeries* run = find(runId);
+  return run != nullptr ? run->divergence : nullptr;
+}
+
+QString CurveChart::divergenceLabel(const QString& runId) const {
+  const RunSeries* run = find(runId);
+  return run != nullptr && run->divergenceStep ? run->divergenceText : QString();
+}
+
+double CurveChart::xAxisMin() const { return m_x->min(); }
+double CurveChart::xAxisMax() const { return m_x->max(); }
+
+double CurveChart::yAxisMax() const {
+  return m_log ? static_cast<const QLogValueAxis*>(m_y)->max() : static_cast<const QValueAxis*>(m_y)->max();
+}
+
+void CurveChart::setYCeiling(double ceiling) {
+  m_yCeiling = ceiling;
+  updateRanges();
+  pushToLayer();
+}
+
+// Each label at the top of its line, right of it (left when it would leave
+// the plot), a row lower than a label it would cover.
+void CurveChart::placeDivergenceLabels() {
+  const QRectF plot = chart()->plotArea();
+  std::vector<QRectF> placed;
+  for (RunSeries& run : m_runs) {
+    const bool shown = run.divergenceStep.has_value() && run.divergence->isVisible();
+    run.divergenceLabel->setVisible(shown);
+    if (!shown)
+      continue;
+    const double x = chart()->mapToPosition(QPointF(*run.divergenceStep, 0.0), run.divergence).x();
+    const QRectF text = run.divergenceLabel->boundingRect();
+    double left = x + 4.0;
+    if (left + text.width() > plot.right() - 2.0)
+      left = std::max(plot.left() + 2.0, x - 4.0 - text.width());
+    QRectF box(left, plot.top() + 4.0, text.width(), text.height());
+    while (std::any_of(placed.begin(), placed.end(), [&](const QRectF& r) { return r.intersects(box); }))
+      box.translate(0.0, text.height() + 2.0);
+    placed.push_back(box);
+    run.divergenceLabel->setPos(box.topLeft());
+  }
 }
 
 QList<QPointF> CurveChart::plotted(const QList<QPointF>& points) const {
@@ -217,11 +293,36 @@ void CurveChart::onChartResized() {
 
 // The run's shown curves and skip marks (the layer is given them by pushToLayer).
 void CurveChart::pushToSeries(RunSeries& run) {
+  // A point the axis cannot show (a non-finite loss, or <= 0 on a log axis)
+  // ends a segment: the curve has a gap there.
+  run.plottedSegments.clear();
+  run.lastStep = std::numeric_limits<double>::quiet_NaN();
+  QList<QPointF> segment;
+  for (const QPointF& p : run.trainData) {
+    if (std::isfinite(p.x()) && !(p.x() <= run.lastStep))
+      run.lastStep = p.x();
+    if (std::isfinite(p.x()) && std::isfinite(p.y()) && (!m_log || p.y() > 0.0)) {
+      segment.append(p);
+    } else if (!segment.isEmpty()) {
+      run.plottedSegments.append(segment);
+      segment.clear();
+    }
+  }
+  if (!segment.isEmpty())
+    run.plottedSegments.append(segment);
   const QList<QPointF> train = plotted(run.trainData);
   const std::size_t columns = columnsFor(run.trainPen);
   run.dense = std::size_t(train.size()) > 2 * columns;
   run.plottedTrain = train;
-  run.shownTrain = thinned(train, columns);
+  run.shownSegments.clear();
+  run.shownTrain.clear();
+  for (const QList<QPointF>& piece : run.plottedSegments) {
+    // Each piece keeps its share of the columns.
+    const std::size_t share = std::max<std::size_t>(
+        1, std::size_t(double(columns) * double(piece.size()) / double(std::max<qsizetype>(1, train.size()))));
+    run.shownSegments.append(thinned(piece, share));
+    run.shownTrain.append(run.shownSegments.back());
+  }
   run.shownTest = plotted(run.testData);
   QList<QPointF> marks;
   for (double step : run.skippedSteps)
@@ -241,8 +342,11 @@ void CurveChart::pushToLayer() {
   for (const RunSeries& run : m_runs) {
     // A band from every plotted point: its pixel columns each hold a whole
     // min/max bucket of the decimated history (thinned pairs may straddle two).
-    curves.push_back({run.shownTrain, run.trainPen, run.dense ? run.plottedTrain : QList<QPointF>(),
-                      run.bandRadius});
+    if (run.shownSegments.isEmpty())
+      curves.push_back({{}, run.trainPen, {}, run.bandRadius});
+    for (qsizetype i = 0; i < run.shownSegments.size(); ++i)
+      curves.push_back({run.shownSegments[i], run.trainPen,
+                        run.dense ? run.plottedSegments[i] : QList<QPointF>(), run.bandRadius});
     curves.push_back({run.shownTest, run.testPen, {}, 0.0});
   }
   m_layer->setCurves(std::move(curves));
@@ -271,6 +375,7 @@ void CurveChart::syncFrame() {
     frame.yMax = axis->max();
   }
   m_layer->setFrame(frame);
+  placeDivergenceLabels();
 }
 
 void CurveChart::replaceYAxis() {
@@ -326,6 +431,13 @@ void CurveChart::updateRanges() {
         yMax = std::max(yMax, p.y());
       }
     }
+    // The axis reaches the last step logged, a gap at the end included, and
+    // the step the run diverged at.
+    for (const double step : {run.lastStep, run.divergenceStep.value_or(run.lastStep)})
+      if (std::isfinite(step)) {
+        xMin = std::min(xMin, step);
+        xMax = std::max(xMax, step);
+      }
   }
   if (!(xMin <= xMax)) {
     xMin = 0.0;
@@ -353,8 +465,34 @@ void CurveChart::updateRanges() {
     }
     const double pad = yMax > yMin ? 0.05 * (yMax - yMin) : 0.5;
     auto* axis = static_cast<QValueAxis*>(m_y);
-    setNiceRange(axis, yMin >= 0.0 && yMin - pad < 0.0 ? 0.0 : yMin - pad, yMax + pad);
+    const double top = yMax <= m_yCeiling ? std::min(yMax + pad, m_yCeiling) : yMax + pad;
+    setNiceRange(axis, yMin >= 0.0 && yMin - pad < 0.0 ? 0.0 : yMin - pad, top);
+    if (yMax <= m_yCeiling && axis->max() > m_yCeiling) // nice ticks past the ceiling: stop at it
+      axis->setRange(axis->min(), m_yCeiling);
   }
+  double y0 = 0.0;
+  double y1 = 1.0;
+  if (m_log) {
+    y0 = static_cast<QLogValueAxis*>(m_y)->min();
+    y1 = static_cast<QLogValueAxis*>(m_y)->max();
+  } else {
+    y0 = static_cast<QValueAxis*>(m_y)->min();
+    y1 = static_cast<QValueAxis*>(m_y)->max();
+  }
+  for (RunSeries& run : m_runs) {
+    if (run.divergence == nullptr)
+      continue;
+    if (run.divergence->isVisible() != run.divergenceStep.has_value()) {
+      run.divergence->setVisible(run.divergenceStep.has_value());
+      // Showing a series shows its legend marker again: the line has none
+      // (its label says what it is).
+      for (QLegendMarker* marker : chart()->legend()->markers(run.divergence))
+        marker->setVisible(false);
+    }
+    if (run.divergenceStep)
+      run.divergence->replace({QPointF(*run.divergenceStep, y0), QPointF(*run.divergenceStep, y1)});
+  }
+  placeDivergenceLabels();
 }
 
 void CurveChart::restyleSeries(const ChartStyle& style) {
@@ -385,6 +523,10 @@ void CurveChart::restyleSeries(const ChartStyle& style) {
     run.skipped->setColor(run.run.color);
     run.skipped->setPen(QPen(style.text(), std::max(1.0, style.penScale)));
     run.skipped->setMarkerSize(style.markerSize());
+    QPen diverged(run.run.color, std::max(1.5, 1.5 * style.penScale), Qt::DashLine);
+    run.divergence->setPen(diverged);
+    run.divergenceLabel->setFont(style.labelFont());
+    run.divergenceLabel->setBrush(style.dark ? run.run.color.lighter(130) : run.run.color.darker(130));
   }
   m_skippedLegend->setColor(style.mutedText());
   m_skippedLegend->setPen(QPen(style.text(), std::max(1.0, style.penScale)));
@@ -409,6 +551,11 @@ QLineSeries* CurveChart::trainSeries(const QString& runId) const {
 QList<QPointF> CurveChart::shownTrain(const QString& runId) const {
   const RunSeries* run = find(runId);
   return run != nullptr ? run->shownTrain : QList<QPointF>();
+}
+
+QList<QList<QPointF>> CurveChart::shownTrainSegments(const QString& runId) const {
+  const RunSeries* run = find(runId);
+  return run != nullptr ? run->shownSegments : QList<QList<QPointF>>();
 }
 
 QList<QPointF> CurveChart::shownTest(const QString& runId) const {

@@ -10,11 +10,14 @@
 #include <QPen>
 #include <QPointF>
 
+#include <limits>
+#include <optional>
 #include <span>
 #include <vector>
 
 class QAbstractAxis;
 class QCheckBox;
+class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QScatterSeries;
 class QValueAxis;
@@ -44,13 +47,26 @@ public:
              QWidget* parent = nullptr);
 
   void setRuns(const QList<ChartRun>& runs);
-  // Points are (step, value), already decimated by the caller. Non-finite values
-  // (a diverged run) are left out of the series. False if runId is unknown.
+  // Points are (step, value), already decimated by the caller. A non-finite
+  // value (a loss logged as null) is a gap in the curve, never bridged; the x
+  // axis still reaches its step. False if runId is unknown.
   bool updateRun(const QString& runId, const QList<QPointF>& train, const QList<QPointF>& test,
                  const QList<double>& skippedSteps = {});
 
+  // The step a run diverged at: a vertical line in the run's colour, labelled
+  // `label` (what the banner says), inside the x axis. nullopt removes it.
+  void setDivergence(const QString& runId, std::optional<double> step, const QString& label);
+  QLineSeries* divergenceSeries(const QString& runId) const;
+  QString divergenceLabel(const QString& runId) const; // "" when none is drawn
+
   void setLogScale(bool on);
   bool logScale() const { return m_log; }
+  double xAxisMin() const;
+  double xAxisMax() const;
+  double yAxisMax() const;
+  // The largest value the quantity can take (accuracy: 100 %): the linear y
+  // axis stops there instead of padding past it.
+  void setYCeiling(double ceiling);
 
   // The run's legend entry: no points, the train curve's pen.
   QLineSeries* trainSeries(const QString& runId) const;
@@ -58,6 +74,8 @@ public:
   // What the chart draws of the run, in data units: the train curve (thinned)
   // and the test curve, without what the y axis cannot show.
   QList<QPointF> shownTrain(const QString& runId) const;
+  // The train curve's pieces between gaps (non-finite values), each drawn on its own.
+  QList<QList<QPointF>> shownTrainSegments(const QString& runId) const;
   QList<QPointF> shownTest(const QString& runId) const;
   QPen testPen(const QString& runId) const;
   // True if the run's train curve is painted as a band of columns.
@@ -83,6 +101,13 @@ private:
     QList<double> skippedSteps;
     QList<QPointF> plottedTrain; // what the y axis can show
     QList<QPointF> shownTrain;   // plottedTrain thinned
+    QList<QList<QPointF>> plottedSegments; // plottedTrain cut at the gaps
+    QList<QList<QPointF>> shownSegments;   // each thinned
+    double lastStep = std::numeric_limits<double>::quiet_NaN(); // of any point, finite or not
+    std::optional<double> divergenceStep;
+    QString divergenceText;
+    QLineSeries* divergence = nullptr;                   // the vertical line
+    QGraphicsSimpleTextItem* divergenceLabel = nullptr;  // its label, at the top
     QList<QPointF> shownTest;
     QPen trainPen;
     QPen testPen;
@@ -100,6 +125,7 @@ private:
   void onChartResized();
   void pushToLayer();
   void syncFrame();
+  void placeDivergenceLabels();
 
   std::vector<RunSeries> m_runs;
   QString m_yTitle;
@@ -109,6 +135,7 @@ private:
   CurveLayer* m_layer = nullptr;              // owned by the chart
   QCheckBox* m_logToggle = nullptr;
   bool m_log = false;
+  double m_yCeiling = std::numeric_limits<double>::infinity();
   double m_thinnedForWidth = 0.0; // chart width the train curves were thinned for
 };
 

@@ -9,7 +9,9 @@
 
 namespace mantissa::ui {
 
-std::vector<FormatRegion> formatRegions(numeric::FormatId format) {
+namespace {
+
+std::vector<FormatRegion> runFormatRegions(numeric::FormatId format) {
   const numeric::FloatFormat& info = numeric::formatInfo(format);
   const QString name = QString::fromUtf8(info.displayName.data(),
                                          static_cast<qsizetype>(info.displayName.size()));
@@ -40,6 +42,35 @@ std::vector<FormatRegion> formatRegions(numeric::FormatId format) {
        info.hasInfinity() ? QObject::tr("%1 → inf").arg(name)
                           : QObject::tr("%1 overflow").arg(name)},
   };
+}
+
+} // namespace
+
+std::vector<FormatRegion> formatRegions(numeric::FormatId format, RegionVoice voice) {
+  std::vector<FormatRegion> regions = runFormatRegions(format);
+  if (voice == RegionVoice::RunFormat)
+    return regions;
+  const numeric::FloatFormat& info = numeric::formatInfo(format);
+  const QString name = QString::fromUtf8(info.displayName.data(),
+                                         static_cast<qsizetype>(info.displayName.size()));
+  // Short: a label must fit between the edges of a narrow plot; the chart's
+  // title says the rest ("shaded as it would be in FP16").
+  const QString shortName = name.startsWith(QStringLiteral("FP8 ")) ? name.mid(4) : name;
+  for (FormatRegion& region : regions) {
+    switch (region.kind) {
+    case RegionKind::FlushToZero:
+      region.label = QObject::tr("if %1: → 0").arg(shortName);
+      break;
+    case RegionKind::Subnormal:
+      region.label = QObject::tr("if %1: subnormal").arg(shortName);
+      break;
+    case RegionKind::Overflow:
+      region.label = info.hasInfinity() ? QObject::tr("if %1: → inf").arg(shortName)
+                                        : QObject::tr("if %1: overflow").arg(shortName);
+      break;
+    }
+  }
+  return regions;
 }
 
 const std::vector<numeric::FormatId>& histogramFormats() {

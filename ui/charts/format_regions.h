@@ -29,8 +29,14 @@ struct FormatRegion {
   QString label;
 };
 
+// How a region's label speaks: of the format the run holds the values in
+// ("BF16 → 0"), or of another one the user asked to see, as it would be if
+// the values were held in it ("if FP16: → 0").
+enum class RegionVoice : std::uint8_t { RunFormat, AsIf };
+
 // The three regions of one format, in the order FlushToZero, Subnormal, Overflow.
-std::vector<FormatRegion> formatRegions(numeric::FormatId format);
+std::vector<FormatRegion> formatRegions(numeric::FormatId format,
+                                        RegionVoice voice = RegionVoice::RunFormat);
 
 // The formats the histogram offers, narrowest range last.
 const std::vector<numeric::FormatId>& histogramFormats();

@@ -18,6 +18,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QSignalBlocker>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -72,7 +73,7 @@ HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
 
   for (numeric::FormatId format : histogramFormats()) {
     m_formatVisible[format] = format == numeric::FormatId::Fp16;
-    for (const FormatRegion& region : formatRegions(format)) {
+    for (const FormatRegion& region : formatRegions(format, RegionVoice::AsIf)) {
       Region r;
       r.region = region;
       r.upper = new QLineSeries(this);
@@ -174,6 +175,14 @@ void HistogramChart::updateTitle() {
 
 QString HistogramChart::detailText() const {
   QString text = m_detail;
+  // Formats shaded that the run does not hold these values in.
+  QStringList asIf;
+  for (numeric::FormatId format : histogramFormats())
+    if (isFormatVisible(format) && m_runFormat != format)
+      asIf << formatName(format);
+  if (!asIf.isEmpty())
+    text += (text.isEmpty() ? QString() : QStringLiteral(" · ")) +
+            tr("shaded as it would be in %1").arg(asIf.join(QStringLiteral(", ")));
   if (m_hasScaled && m_lossScale != 1.0)
     text += (text.isEmpty() ? QString() : QStringLiteral(" · ")) +
             tr("loss scale %1").arg(scaleText(m_lossScale));
@@ -194,9 +203,13 @@ QString HistogramChart::valuesNote() const {
   return tr("unscaled values, format limits moved by the loss scale");
 }
 
+double HistogramChart::regionShiftOf(numeric::FormatId format) const {
+  return regionShift() + (m_runFormat == format ? m_operandShift : 0.0);
+}
+
 std::pair<double, double> HistogramChart::regionBounds(numeric::FormatId format,
                                                        RegionKind kind) const {
-  const double shift = regionShift();
+  const double shift = regionShiftOf(format);
   for (const Region& r : m_regions)
     if (r.region.format == format && r.region.kind == kind)
       return {r.region.x0 + shift, r.region.x1 + shift};
@@ -225,12 +238,48 @@ const ExponentHistogram& HistogramChart::shown() const {
   return showScaled() ? m_scaled : m_unscaled;
 }
 
+void HistogramChart::setRunFormat(std::optional<numeric::FormatId> format, double operandShift) {
+  if (!std::isfinite(operandShift))
+    operandShift = 0.0;
+  if (format == m_runFormat && operandShift == m_operandShift)
+    return;
+  const bool newFormat = format != m_runFormat;
+  m_runFormat = format;
+  m_operandShift = operandShift;
+  if (newFormat) {
+    const numeric::FormatId shaded = format.value_or(numeric::FormatId::Fp16);
+    for (Region& r : m_regions) {
+      const RegionVoice voice = r.region.format == format ? RegionVoice::RunFormat : RegionVoice::AsIf;
+      for (const FormatRegion& region : formatRegions(r.region.format, voice))
+        if (region.kind == r.region.kind)
+          r.region.label = region.label;
+      r.area->setName(r.region.label);
+      r.label->setText(r.region.label);
+    }
+    for (auto& [f, visible] : m_formatVisible) {
+      visible = f == shaded;
+      const QSignalBlocker block(m_formatToggles[f]);
+      m_formatToggles[f]->setChecked(visible);
+      m_formatToggles[f]->setToolTip(
+          f == format ? tr("Shade where %1, the format the run holds these values in, flushes to "
+                           "zero, is subnormal, overflows")
+                            .arg(formatName(f))
+                      : tr("Shade where these values would flush to zero, be subnormal, overflow "
+                           "if they were held in %1 (the run does not hold them in it)")
+                            .arg(formatName(f)));
+    }
+  }
+  updateTitle();
+  updateChart();
+}
+
 void HistogramChart::setFormatVisible(numeric::FormatId format, bool visible) {
   if (!m_formatVisible.contains(format) || m_formatVisible[format] == visible)
     return;
   m_formatVisible[format] = visible;
   if (m_formatToggles[format]->isChecked() != visible)
     m_formatToggles[format]->setChecked(visible);
+  updateTitle(); // says which formats are shaded as they would be
   updateChart();
 }
 
@@ -304,10 +353,10 @@ void HistogramChart::updateChart() {
     if (const auto e = h->highestExponent())
       hi = std::max(hi, *e + 3.0);
   }
-  const double shift = regionShift();
   for (const Region& r : m_regions) {
     if (!isFormatVisible(r.region.format))
       continue;
+    const double shift = regionShiftOf(r.region.format);
     if (r.region.kind == RegionKind::FlushToZero)
       lo = std::min(lo, std::floor(r.region.x1 + shift) - 2.0);
     if (r.region.kind == RegionKind::Overflow)
@@ -382,8 +431,8 @@ void HistogramChart::updateChart() {
 }
 
 void HistogramChart::updateRegions(double x0, double x1, double y0, double y1) {
-  const double shift = regionShift();
   for (Region& r : m_regions) {
+    const double shift = regionShiftOf(r.region.format);
     const double a = std::max(r.region.x0 + shift, x0);
     const double b = std::min(r.region.x1 + shift, x1);
     const bool visible = isFormatVisible(r.region.format) && a < b;
@@ -567,14 +616,17 @@ QJsonDocument HistogramChart::json() const {
     if (!isFormatVisible(r.region.format))
       continue;
     const auto bound = [](double x) { return std::isfinite(x) ? QJsonValue(x) : QJsonValue(); };
+    const double formatShift = regionShiftOf(r.region.format);
     regions.append(QJsonObject{{QStringLiteral("label"), r.region.label},
-                               {QStringLiteral("fromLog2"), bound(r.region.x0 + shift)},
-                               {QStringLiteral("toLog2"), bound(r.region.x1 + shift)}});
+                               {QStringLiteral("fromLog2"), bound(r.region.x0 + formatShift)},
+                               {QStringLiteral("toLog2"), bound(r.region.x1 + formatShift)}});
   }
   QJsonObject root{{QStringLiteral("chart"), title()},
                    {QStringLiteral("x"), QStringLiteral("binade exponent e: 2^e <= |x| < 2^(e+1)")},
                    {QStringLiteral("unscaled"), histogram(m_unscaled)},
                    {QStringLiteral("regions"), regions}};
+  if (m_runFormat)
+    root.insert(QStringLiteral("runFormat"), formatName(*m_runFormat));
   if (m_hasScaled) {
     root.insert(QStringLiteral("scaled"), histogram(m_scaled));
     root.insert(QStringLiteral("lossScale"), m_lossScale);

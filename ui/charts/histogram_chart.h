@@ -8,6 +8,7 @@
 #include <mantissa/telemetry/histogram.h>
 
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,15 @@ public:
   QString title() const override;
   void render(QPainter& painter, const QRectF& target, const ExportStyle& style) const override;
 
+  // The format the run holds these values in (amp::tensorFormat): shaded by
+  // default, labelled "BF16 → 0"; another format is shaded only when its box
+  // is checked, labelled "→ 0 as it would be in FP16". operandShift moves the
+  // run format's regions by that many binades: -log2(scale) for an FP8 / MX
+  // element format, which meets the values times a scale. nullopt: the run
+  // does not say; FP16 is shaded, as a format it would be in. A new format
+  // resets the boxes; the same one keeps what the user checked.
+  void setRunFormat(std::optional<numeric::FormatId> format, double operandShift = 0.0);
+  std::optional<numeric::FormatId> runFormat() const { return m_runFormat; }
   void setFormatVisible(numeric::FormatId format, bool visible);
   bool isFormatVisible(numeric::FormatId format) const;
   void setLogScale(bool on);
@@ -58,6 +68,9 @@ public:
   bool showScaledChecked() const { return m_showScaled; }
   // Binades the regions are moved by (0 unless unscaled values of a scaled run are shown).
   double regionShift() const;
+  // Binades one format's regions are moved by: regionShift(), plus the run
+  // format's operand shift.
+  double regionShiftOf(numeric::FormatId format) const;
   // What the bars are, as the title says it: "" for a run without a loss scale.
   QString valuesNote() const;
   // A region's bounds as drawn (log2 |value|, after regionShift()).
@@ -111,6 +124,8 @@ private:
   QString m_subject;
   QString m_detail;
   std::map<numeric::FormatId, bool> m_formatVisible;
+  std::optional<numeric::FormatId> m_runFormat;
+  double m_operandShift = 0.0;
   std::vector<Region> m_regions;
 
   QAreaSeries* m_bars = nullptr;

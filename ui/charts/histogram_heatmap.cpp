@@ -27,9 +27,6 @@ namespace {
 
 using telemetry::ExponentHistogram;
 
-// The columns always shown: FP16's subnormal range and a margin (moved with a row's shift).
-constexpr double kShownLow = -27.0;
-constexpr double kShownHigh = -12.0;
 
 double cellValue(std::uint64_t count, std::uint64_t maxCount) {
   // log(1 + count) / log(1 + max): one value already reads as colour.
@@ -103,8 +100,9 @@ bool HistogramHeatmap::appendImageRow() {
   if (rows < 2 || m_image.height() != rows - 1)
     return false;
   const double shift = m_shifts.back();
-  if ((kShownLow + shift < m_firstExponent && m_firstExponent > ExponentHistogram::kMinExponent) ||
-      (kShownHigh + shift > m_lastExponent && m_lastExponent < ExponentHistogram::kMaxExponent))
+  if (const auto shown = alwaysShown();
+      shown && ((shown->first + shift < m_firstExponent && m_firstExponent > ExponentHistogram::kMinExponent) ||
+                (shown->second + shift > m_lastExponent && m_lastExponent < ExponentHistogram::kMaxExponent)))
     return false;
   if (first && last) {
     if (*first - 1 < m_firstExponent && m_firstExponent > ExponentHistogram::kMinExponent)
@@ -167,18 +165,22 @@ void HistogramHeatmap::rebuildImage() {
     for (int e = *first; e <= *last; ++e)
       m_maxCount = std::max(m_maxCount, h.count(e));
   }
-  // Always show the FP16 subnormal range (where each row has it) and a little
-  // margin around the data.
+  // Always show the format's flush-to-zero edge and subnormal range (where
+  // each row has them) and a little margin around the data.
   double shiftLo = 0.0;
   double shiftHi = 0.0;
   for (double shift : m_shifts) {
     shiftLo = std::min(shiftLo, shift);
     shiftHi = std::max(shiftHi, shift);
   }
-  m_firstExponent = std::max(ExponentHistogram::kMinExponent,
-                             std::min(any ? lo - 1 : -40, static_cast<int>(std::floor(kShownLow + shiftLo))));
-  m_lastExponent = std::min(ExponentHistogram::kMaxExponent,
-                            std::max(any ? hi + 1 : 8, static_cast<int>(std::ceil(kShownHigh + shiftHi))));
+  m_firstExponent = any ? lo - 1 : -40;
+  m_lastExponent = any ? hi + 1 : 8;
+  if (const auto shown = alwaysShown()) {
+    m_firstExponent = std::min(m_firstExponent, static_cast<int>(std::floor(shown->first + shiftLo)));
+    m_lastExponent = std::max(m_lastExponent, static_cast<int>(std::ceil(shown->second + shiftHi)));
+  }
+  m_firstExponent = std::max(ExponentHistogram::kMinExponent, m_firstExponent);
+  m_lastExponent = std::min(ExponentHistogram::kMaxExponent, m_lastExponent);
 
   const int cols = m_lastExponent - m_firstExponent + 1;
   m_image = QImage(cols, std::max(1, rowCount()), QImage::Format_ARGB32);
@@ -304,7 +306,7 @@ std::vector<std::pair<QString, QRectF>> HistogramHeatmap::regionLabels(const Lay
   };
   const auto inRange = [&](double edge) { return edge >= m_firstExponent && edge <= m_lastExponent + 1; };
   const QFontMetricsF fm(style.labelFont(), const_cast<HistogramHeatmap*>(this));
-  auto fp16 = formatRegions(numeric::FormatId::Fp16);
+  auto fp16 = limits();
   const double shift = m_shifts.empty() ? 0.0 : m_shifts.front(); // the labels sit by the top row
   for (auto& region : fp16) {
     region.x0 += shift;
@@ -318,7 +320,7 @@ std::vector<std::pair<QString, QRectF>> HistogramHeatmap::regionLabels(const Lay
     const double width = fm.horizontalAdvance(fp16[0].label) + 6.0;
     out.emplace_back(fp16[0].label, box(fp16[0].label, std::max(plot.left(), xOf(fp16[0].x1) - width - 2.0)));
   }
-  if (inRange(fp16[1].x0) && inRange(fp16[1].x1)) {
+  if (inRange(fp16[1].x0) && inRange(fp16[1].x1) && fp16[1].x1 > fp16[1].x0) { // BF16's is empty
     const double width = fm.horizontalAdvance(fp16[1].label) + 6.0;
     out.emplace_back(fp16[1].label, box(fp16[1].label, (xOf(fp16[1].x0) + xOf(fp16[1].x1) - width) / 2.0));
   }
@@ -327,6 +329,47 @@ std::vector<std::pair<QString, QRectF>> HistogramHeatmap::regionLabels(const Lay
   for (std::size_t i = 1; i < out.size(); ++i)
     if (out[i].second.intersects(out[i - 1].second))
       out[i].second.moveTop(out[i - 1].second.bottom() + 2.0);
+  return out;
+}
+
+void HistogramHeatmap::setRunFormat(std::optional<numeric::FormatId> format, double operandShift) {
+  if (!std::isfinite(operandShift))
+    operandShift = 0.0;
+  if (format == m_runFormat && operandShift == m_operandShift)
+    return;
+  m_runFormat = format;
+  m_operandShift = operandShift;
+  rebuildImage();
+  update();
+}
+
+// The columns always shown: the format's flush-to-zero edge and subnormal
+// range with a margin (each row's shift moves them). None for FP32, whose
+// limits sit at the ends of the histogram.
+std::optional<std::pair<double, double>> HistogramHeatmap::alwaysShown() const {
+  if (limitsFormat() == numeric::FormatId::Fp32)
+    return std::nullopt;
+  const auto regions = limits();
+  return std::pair{std::floor(regions[0].x1) - 2.0, std::ceil(regions[1].x1) + 2.0};
+}
+
+numeric::FormatId HistogramHeatmap::limitsFormat() const {
+  return m_runFormat.value_or(numeric::FormatId::Fp16);
+}
+
+std::vector<FormatRegion> HistogramHeatmap::limits() const {
+  auto regions = formatRegions(limitsFormat(), m_runFormat ? RegionVoice::RunFormat : RegionVoice::AsIf);
+  for (FormatRegion& region : regions) {
+    region.x0 += m_operandShift;
+    region.x1 += m_operandShift;
+  }
+  return regions;
+}
+
+QStringList HistogramHeatmap::regionLabelTexts() const {
+  QStringList out;
+  for (const auto& label : regionLabels(layoutFor(QRectF(rect()), m_style), m_style))
+    out.append(label.first);
   return out;
 }
 
@@ -384,7 +427,7 @@ void HistogramHeatmap::paintAxes(QPainter& painter, const Layout& layout,
   QPen limit(warn, 1.5 * style.penScale, Qt::DashLine);
   QColor box = style.background();
   box.setAlpha(210);
-  const auto fp16 = formatRegions(numeric::FormatId::Fp16);
+  const auto fp16 = limits();
   const auto inRange = [&](double edge) {
     return edge >= m_firstExponent && edge <= m_lastExponent + 1;
   };

@@ -4,11 +4,14 @@
 
 #include "chart_export.h"
 #include "chart_style.h"
+#include "format_regions.h"
 
+#include <mantissa/numeric/format.h>
 #include <mantissa/telemetry/histogram.h>
 
 #include <QFontMetricsF>
 #include <QImage>
+#include <QStringList>
 #include <QWidget>
 
 #include <cstdint>
@@ -41,6 +44,16 @@ public:
   bool appendRow(std::int64_t step, const telemetry::ExponentHistogram& histogram,
                  double shift = 0.0);
   void setSubject(const QString& subject);
+  // The format whose limits are drawn: the one the run holds these values in
+  // (amp::tensorFormat), its lines moved by operandShift binades (-log2 of an
+  // FP8 / MX element format's scale). nullopt: the run does not say; FP16's
+  // limits are drawn, labelled "as it would be in FP16".
+  void setRunFormat(std::optional<numeric::FormatId> format, double operandShift = 0.0);
+  std::optional<numeric::FormatId> runFormat() const { return m_runFormat; }
+  // The limits drawn: the run's format, else FP16.
+  numeric::FormatId limitsFormat() const;
+  // The region names as drawn ("BF16 → 0 (casts flush subnormals)", ...).
+  QStringList regionLabelTexts() const;
   // What the rows are, appended to the title ("scaled values, as stored"); "" for none.
   void setValuesNote(const QString& note);
   double regionShiftOfRow(int row) const { return m_shifts.at(static_cast<std::size_t>(row)); }
@@ -67,7 +80,7 @@ public:
   QString colourBarTitleShown() const;
   // Binades between labelled x ticks (wider apart on a narrow plot).
   int xTickEvery() const;
-  // Where the FP16 region names ("FP16 → 0", "FP16 subnormal", ...) are drawn.
+  // Where the region names ("BF16 → 0", "→ 0 as it would be in FP16", ...) are drawn.
   std::vector<QRectF> regionLabelRects() const;
   int rowAt(const QPointF& position) const; // -1 outside the plot
   const QImage& image() const { return m_image; }
@@ -102,6 +115,8 @@ private:
   void paintAxes(QPainter& painter, const Layout& layout, const ChartStyle& style) const;
   void paintColourBar(QPainter& painter, const Layout& layout, const ChartStyle& style) const;
   std::vector<std::pair<QString, QRectF>> regionLabels(const Layout& layout, const ChartStyle& style) const;
+  std::vector<FormatRegion> limits() const; // of limitsFormat(), moved by the operand shift
+  std::optional<std::pair<double, double>> alwaysShown() const;
   static int tickEvery(double plotWidth, int columns, const QFontMetricsF& labels);
   void rebuildImage();
   bool appendImageRow();
@@ -111,7 +126,9 @@ private:
 
   std::vector<std::int64_t> m_steps;
   std::vector<telemetry::ExponentHistogram> m_rows;
-  std::vector<double> m_shifts; // [row]: binades the FP16 limits move by
+  std::vector<double> m_shifts; // [row]: binades the format limits move by
+  std::optional<numeric::FormatId> m_runFormat;
+  double m_operandShift = 0.0;
   QString m_valuesNote;
   int m_firstExponent = -40;
   int m_lastExponent = 8;

@@ -3,9 +3,11 @@
 #include "lesson_chart.h"
 
 #include "chart_style.h"
+#include "ui/app_shell/palette.h"
 
 #include <QAreaSeries>
 #include <QBarCategoryAxis>
+#include <QGraphicsSimpleTextItem>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QCategoryAxis>
@@ -100,6 +102,9 @@ void LessonChart::rebuildAxes(bool logY, bool barCategories, const std::vector<s
 
 void LessonChart::clearDemo() {
   chart()->removeAllSeries(); // deletes them (and the bins' boundary lines, their children)
+  for (const NonFiniteBar& bar : m_nonFinite)
+    delete bar.text;
+  m_nonFinite.clear();
   m_series.clear();
   m_seriesColour.clear();
   m_bars = nullptr;
@@ -137,6 +142,15 @@ void LessonChart::addBars(const lessons::DemoOutput& demo, double logFloor) {
     std::vector<bool> missing(static_cast<std::size_t>(n), true);
     for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
       const auto at = static_cast<qsizetype>(std::lround(s.x[i]));
+      if (at >= 0 && at < n && !std::isfinite(s.y[i])) {
+        // Not out of range: the value itself is NaN or infinite. Said in its slot, in red.
+        auto* text = new QGraphicsSimpleTextItem(std::isnan(s.y[i]) ? QStringLiteral("NaN")
+                                                 : s.y[i] > 0       ? QStringLiteral("inf")
+                                                                    : QStringLiteral("-inf"),
+                                                 chart());
+        text->setZValue(20);
+        m_nonFinite.push_back({int(m_missing.size()), int(at), text});
+      }
       if (at < 0 || at >= n || !std::isfinite(s.y[i]) || (log && s.y[i] <= 0))
         continue;
       values[at] = s.y[i];
@@ -333,6 +347,7 @@ void LessonChart::fitTexts() {
   fitTitle(m_y, m_demo.yLabel, plot.height());
   fitBarLabels();
   fitLegend();
+  placeNonFiniteBars();
   // Markers on a few samples only where they stand apart, 2.5 marker widths (presenter markers
   // are 16 px: 30 of them on a narrow plot were a string of beads).
   for (QXYSeries* series : m_series) {
@@ -398,6 +413,36 @@ void LessonChart::fitCategories(QBarCategoryAxis* axis) {
 // Side by side, a bar's value label gets the width of its bar: wider ones
 // ("0.0072" beside "0.0051") would run into each other, so they stand upright,
 // and the y axis grows until the tallest one fits above its bar.
+std::vector<std::pair<std::string, QString>> LessonChart::nonFiniteBars() const {
+  std::vector<std::pair<std::string, QString>> out;
+  for (const NonFiniteBar& bar : m_nonFinite)
+    out.emplace_back(std::size_t(bar.category) < m_demo.categories.size()
+                         ? m_demo.categories[std::size_t(bar.category)]
+                         : std::string(),
+                     bar.text->text());
+  return out;
+}
+
+// Each "NaN" stands in its bar's slot, just above the axis floor.
+void LessonChart::placeNonFiniteBars() {
+  if (m_bars == nullptr || m_nonFinite.empty())
+    return;
+  const QRectF plot = chart()->plotArea();
+  const qsizetype sets = std::max<qsizetype>(1, m_bars->count());
+  const double slot = plot.width() / double(std::max<std::size_t>(1, m_demo.categories.size()));
+  const double barWidth = slot * m_bars->barWidth() / double(sets);
+  for (const NonFiniteBar& bar : m_nonFinite) {
+    QFont font = chartStyle().labelFont();
+    font.setBold(true);
+    bar.text->setFont(font);
+    bar.text->setBrush(palette::kVermillion);
+    const QRectF box = bar.text->boundingRect();
+    const double centre = plot.left() + slot * (bar.category + 0.5) +
+                          barWidth * (bar.set - (double(sets) - 1.0) / 2.0);
+    bar.text->setPos(centre - box.width() / 2.0, plot.bottom() - box.height() - 4.0);
+  }
+}
+
 void LessonChart::fitBarLabels() {
   if (m_bars == nullptr || m_bars->barSets().isEmpty() || m_demo.categories.empty() ||
       !m_bars->isLabelsVisible())

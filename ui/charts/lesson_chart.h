@@ -7,12 +7,14 @@
 #include <mantissa/lessons/demo_registry.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 class QAbstractAxis;
 class QBarCategoryAxis;
 class QAreaSeries;
 class QBarSeries;
+class QGraphicsSimpleTextItem;
 class QXYSeries;
 
 namespace mantissa::ui {
@@ -38,6 +40,9 @@ public:
   const std::vector<QAreaSeries*>& bins() const { return m_bins; }
   // Points in all line series plus bars and bins (what the GUI test checks).
   qsizetype pointCount() const;
+  // The bars whose value is NaN or infinite, drawn as a red "NaN" / "inf" in
+  // their slot: (category, text), in category order.
+  std::vector<std::pair<std::string, QString>> nonFiniteBars() const;
 
   QString csv() const override;
   QJsonDocument json() const override;
@@ -61,6 +66,13 @@ private:
   std::vector<QAreaSeries*> m_bins;
   std::vector<int> m_binColour;
   std::vector<std::vector<bool>> m_missing; // [bar set][category]: no value (out of range)
+  struct NonFiniteBar {
+    int set = 0;
+    int category = 0;
+    QGraphicsSimpleTextItem* text = nullptr; // "NaN" or "inf", in the bar's slot
+  };
+  std::vector<NonFiniteBar> m_nonFinite;
+  void placeNonFiniteBars();
   QAbstractAxis* m_x = nullptr;
   QAbstractAxis* m_y = nullptr;
   double m_yHigh = 1.0; // the top of the y range setDemo() chose (before room for upright labels)

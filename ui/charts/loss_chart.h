@@ -19,7 +19,9 @@ class AccuracyChart : public CurveChart {
   Q_OBJECT
 public:
   explicit AccuracyChart(QWidget* parent = nullptr)
-      : CurveChart(tr("Accuracy"), tr("accuracy (%)"), false, parent) {}
+      : CurveChart(tr("Accuracy"), tr("accuracy (%)"), false, parent) {
+    setYCeiling(100.0);
+  }
 };
 
 } // namespace mantissa::ui

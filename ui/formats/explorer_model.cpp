@@ -236,8 +236,12 @@ void ExplorerModel::recompute() {
                                        : std::numeric_limits<double>::infinity();
     }
     r.ulp = numeric::ulp(f, r.bits);
-    r.prevBits = numeric::nextDown(f, r.bits);
-    r.nextBits = numeric::nextUp(f, r.bits);
+    const numeric::Neighbour below = numeric::neighbourBelow(f, r.bits, eo);
+    const numeric::Neighbour above = numeric::neighbourAbove(f, r.bits, eo);
+    r.prevBits = below.bits;
+    r.prevKind = below.kind;
+    r.nextBits = above.bits;
+    r.nextKind = above.kind;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <mantissa/numeric/codec.h>
 #include <mantissa/numeric/exact_value.h>
 #include <mantissa/numeric/format.h>
+#include <mantissa/numeric/neighbour.h>
 
 #include <QString>
 
@@ -34,8 +35,13 @@ struct FormatReading {
   double absError = 0.0;    // stored - typed (approximate, in double); NaN if undefined
   double relError = 0.0;    // absError / |typed|
   double ulp = 0.0;         // NaN for inf/NaN
+  // The neighbours below and above (numeric::neighbourBelow / neighbourAbove
+  // under the chosen conversion): a value, infinity, or at the format's end
+  // what a value beyond becomes (NaN, or the end itself when it saturates).
   std::uint64_t prevBits = 0;
   std::uint64_t nextBits = 0;
+  numeric::NeighbourKind prevKind = numeric::NeighbourKind::Value;
+  numeric::NeighbourKind nextKind = numeric::NeighbourKind::Value;
 };
 
 // What the text field parsed into: a value, or raw bits of one format.

@@ -254,12 +254,35 @@ void FormatCard::showReading(const FormatReading& r, double typedValue) {
     m_ulp->setText(tr("%1 ≈ %2").arg(powerOfTwoText(r.ulp), shortNumber(r.ulp, 3)));
     m_ulp->setToolTip(
         tr("ULP: the spacing of %1 values around this one").arg(qs(m_format.displayName)));
-    m_neighbours->setText(
-        tr("↓ %1  ↑ %2").arg(shortNumber(prev.value, digits), shortNumber(next.value, digits)));
+    // At the format's end the neighbour is what a value beyond converts to.
+    const auto shown = [&](numeric::NeighbourKind kind, const numeric::Decoded& n) {
+      switch (kind) {
+      case numeric::NeighbourKind::NaN: return tr("NaN");
+      case numeric::NeighbourKind::Saturates:
+        return tr("saturates at %1").arg(shortNumber(n.value, digits));
+      case numeric::NeighbourKind::None: return tr("none");
+      case numeric::NeighbourKind::Value:
+      case numeric::NeighbourKind::Infinity: break;
+      }
+      return shortNumber(n.value, digits);
+    };
+    const auto exact = [&](numeric::NeighbourKind kind, const numeric::Decoded& n, bool up) {
+      const QString end = up ? tr("no larger value") : tr("no smaller value");
+      switch (kind) {
+      case numeric::NeighbourKind::NaN: return tr("%1; a value beyond converts to NaN").arg(end);
+      case numeric::NeighbourKind::Saturates:
+        return tr("%1; a value beyond saturates to %2")
+            .arg(end, QString::fromStdString(n.exactDecimal));
+      case numeric::NeighbourKind::None: return tr("nothing beyond");
+      case numeric::NeighbourKind::Value:
+      case numeric::NeighbourKind::Infinity: break;
+      }
+      return QString::fromStdString(n.exactDecimal);
+    };
+    m_neighbours->setText(tr("↓ %1  ↑ %2").arg(shown(r.prevKind, prev), shown(r.nextKind, next)));
     m_neighbours->setToolTip(tr("Neighbouring %1 values, exactly\nbelow: %2\nabove: %3")
-                                 .arg(qs(m_format.displayName),
-                                      QString::fromStdString(prev.exactDecimal),
-                                      QString::fromStdString(next.exactDecimal)));
+                                 .arg(qs(m_format.displayName), exact(r.prevKind, prev, false),
+                                      exact(r.nextKind, next, true)));
   }
   m_strip->setValue(typedValue, m_flagged);
   update();

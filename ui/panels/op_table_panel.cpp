@@ -199,7 +199,7 @@ void OpTablePanel::resizeEvent(QResizeEvent* event) {
   fitTables();
 }
 
-void OpTablePanel::setTimes(const model::OpTimes& t) {
+void OpTablePanel::setTimes(const model::OpTimes& t, bool recorded) {
   std::vector<std::pair<QString, double>> kinds{
       {tr("matmul forward"), t.matmulForward},
       {tr("matmul backward"), t.matmulBackward},
@@ -223,6 +223,14 @@ void OpTablePanel::setTimes(const model::OpTimes& t) {
             total > 0 ? QStringLiteral("%1 %").arg(100.0 * ms / total, 0, 'f', 1) : QString()});
   }
   setRow(m_times, int(kinds.size()), {tr("whole step"), QString::number(total, 'f', 3), QString()});
+  const QString absent = tr("This run's log records no per-op times (its steps have no "
+                            "breakdown_ms)");
+  for (int row = 0; row < m_times->rowCount(); ++row)
+    for (int col = 1; col < m_times->columnCount(); ++col)
+      if (QTableWidgetItem* item = m_times->item(row, col)) {
+        item->setText(recorded ? item->text() : QStringLiteral("—"));
+        item->setToolTip(recorded ? QString() : absent);
+      }
   m_times->resizeColumnsToContents();
   fitTables();
 }

@@ -35,7 +35,9 @@ public:
   // per op {op, precision, note}.
   void setRun(const QString& title, const std::vector<std::array<QString, 3>>& rows,
               const QString& backend, const QString& scaler);
-  void setTimes(const model::OpTimes& mean);
+  // recorded false: the run's log has no per-op times; every cell shows "—"
+  // and its tooltip says so.
+  void setTimes(const model::OpTimes& mean, bool recorded = true);
   // After setRun: one more precision-table row per product (each layer's
   // forward, dX, dW: "matmul: layer 1 dW", its path, shape, kernel and why).
   // None for a log written before products were recorded or another

@@ -8,6 +8,7 @@
 #include "ui/charts/throughput_chart.h"
 #include "ui/panels/matmul_rows.h"
 
+#include <mantissa/amp/recipe.h>
 #include <mantissa/io/atomic_file.h>
 #include <mantissa/io/json_text.h>
 #include <mantissa/io/regular_file.h>
@@ -42,6 +43,13 @@
 namespace mantissa::ui {
 
 namespace {
+
+// An FP8 / microscaling recipe: its products are emulated on every CPU
+// (quantized, dequantized, multiplied in FP32).
+bool scaledRecipe(const std::string& name) {
+  const amp::Recipe* recipe = amp::findRecipe(name);
+  return recipe != nullptr && recipe->scaling != amp::MatmulScaling::None;
+}
 
 QString dtypeLabel(DType d) {
   return d == DType::F32 ? QStringLiteral("fp32") : d == DType::BF16 ? QStringLiteral("bf16")
@@ -436,7 +444,7 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
                                : nullptr;
     setRow(m_steps, i,
            {(isCnn ? cnn + QStringLiteral(" ") : QString()) + QString::fromStdString(s.recipe) +
-                (s.matmulEmulated ? tr(" (emulated)") : QString()),
+                (s.matmulEmulated || scaledRecipe(s.recipe) ? tr(" (emulated)") : QString()),
             QString::number(s.medianMs, 'f', 2),
             QString::number(100 * s.cv, 'f', 1) + QStringLiteral(" %"),
             p ? QString::number(p->medianMs, 'f', 2) : QStringLiteral("-"),

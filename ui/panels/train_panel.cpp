@@ -100,6 +100,13 @@ TrainPanel::TrainPanel(QWidget* parent) : QMainWindow(parent) {
             m_banner->setText(m_presetNote + tr("<br>Press Start (Ctrl+R)."));
             applySetup();
           });
+  connect(m_setup, &TrainSetup::presetEnded, this, [this] {
+    m_presetNote.clear();
+    if (applySetup().isEmpty())
+      m_banner->setText(tr("Ready: %1 runs side by side. Press Start (Ctrl+R), or Step (N) to go "
+                           "one step at a time.")
+                            .arg(m_controller->runCount()));
+  });
 
   restoreLayout();
   applyTheme();

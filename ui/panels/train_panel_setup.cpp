@@ -121,7 +121,7 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
     auto* chip = new RecipeChip(qs(recipe.name));
     chip->setObjectName(QStringLiteral("recipe_") + qs(recipe.name));
     chip->setToolTip(qs(recipe.summary));
-    connect(chip, &QPushButton::toggled, this, &TrainSetup::validate);
+    connect(chip, &QPushButton::toggled, this, &TrainSetup::editedByHand);
     m_recipeChips[qs(recipe.name)] = chip;
     chipGrid->addWidget(chip, i / 2, i % 2);
     ++i;
@@ -208,14 +208,15 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_problems);
   layout->addStretch(1);
 
+  // setConfigs() blocks these signals: they fire only for edits by hand.
   for (QLineEdit* e : {m_model})
-    connect(e, &QLineEdit::textChanged, this, &TrainSetup::validate);
-  connect(m_data, &QComboBox::currentTextChanged, this, &TrainSetup::validate);
+    connect(e, &QLineEdit::textChanged, this, &TrainSetup::editedByHand);
+  connect(m_data, &QComboBox::currentTextChanged, this, &TrainSetup::editedByHand);
   for (QComboBox* c : {m_scaler, m_optimizer, m_lengthUnit})
-    connect(c, &QComboBox::currentIndexChanged, this, &TrainSetup::validate);
-  connect(m_lr, &QDoubleSpinBox::valueChanged, this, &TrainSetup::validate);
+    connect(c, &QComboBox::currentIndexChanged, this, &TrainSetup::editedByHand);
+  connect(m_lr, &QDoubleSpinBox::valueChanged, this, &TrainSetup::editedByHand);
   for (QSpinBox* s : {m_batch, m_length, m_seed, m_telemetry})
-    connect(s, &QSpinBox::valueChanged, this, &TrainSetup::validate);
+    connect(s, &QSpinBox::valueChanged, this, &TrainSetup::editedByHand);
 
   setConfigs(defaultConfigs());
 }
@@ -255,8 +256,21 @@ void TrainSetup::applyPreset(const QString& name) {
   if (!preset)
     return;
   setConfigs(preset->runs);
+  m_presetActive = true;
   emit presetApplied(QString::fromStdString(preset->title),
                      QString::fromStdString(preset->explanation));
+}
+
+// Anything chosen by hand ends a preset: its values the form does not show
+// (the loss multiplier, the scaler's initial scale and growth interval, ...)
+// go back to the defaults, so every run trains with what Setup shows.
+void TrainSetup::editedByHand() {
+  if (m_presetActive) {
+    m_presetActive = false;
+    m_base = defaultConfigs();
+    emit presetEnded();
+  }
+  validate();
 }
 
 QStringList TrainSetup::checkedRecipes() const {

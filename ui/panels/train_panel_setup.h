@@ -43,9 +43,12 @@ public:
 signals:
   void changed();
   void presetApplied(const QString& name, const QString& explanation);
+  // A field was changed by hand after a preset: the preset no longer applies.
+  void presetEnded();
 
 private:
   void validate();
+  void editedByHand();
   void offerModels(); // fills m_modelChoice for the data named
   train::RunConfig baseFor(const std::string& recipe) const;
 
@@ -64,6 +67,7 @@ private:
   QSpinBox* m_telemetry = nullptr;
   QLabel* m_problems = nullptr;
   std::vector<train::RunConfig> m_base; // the preset's runs (fields the form does not show)
+  bool m_presetActive = false;          // m_base holds a preset's runs, untouched by hand
 };
 
 } // namespace mantissa::ui

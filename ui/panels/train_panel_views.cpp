@@ -14,6 +14,8 @@
 #include "ui/panels/train_panel.h"
 #include "ui/panels/watch_panel.h"
 
+#include <mantissa/amp/tensor_format.h>
+
 #include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
@@ -24,6 +26,14 @@
 namespace mantissa::ui {
 
 namespace {
+
+// The format the run holds this class of tensor in (amp::tensorFormat);
+// nullopt when the run's log does not say.
+std::optional<numeric::FormatId> runFormatOf(const RunFacts& facts, telemetry::TensorClass cls) {
+  if (!facts.policy)
+    return std::nullopt;
+  return amp::tensorFormat(*facts.policy, cls).format;
+}
 
 QList<QPointF> toPoints(const std::vector<telemetry::SeriesPoint>& points) {
   QList<QPointF> out;
@@ -48,6 +58,12 @@ QString className(telemetry::TensorClass cls) {
   case telemetry::TensorClass::Updates: return QObject::tr("weight updates");
   }
   return {};
+}
+
+// The divergence line's label: what the banner says, in short.
+QString divergenceLabel(const train::Divergence& d) {
+  const std::string& why = d.reason.empty() ? d.message : d.reason;
+  return QObject::tr("diverged at step %1: %2").arg(d.step).arg(QString::fromStdString(why));
 }
 
 } // namespace
@@ -116,6 +132,10 @@ void TrainPanel::refreshCurves() {
           r.skippedSteps(), 0.0, double(std::max<std::int64_t>(1, r.lastStep())), pixels);
       chart->updateRun(m_controller->runId(i), toPoints(r.history().series(column, pixels)),
                        toPoints((r.*test)()), skipped);
+      const auto& d = r.divergence();
+      chart->setDivergence(m_controller->runId(i),
+                           d ? std::optional<double>(double(d->step)) : std::nullopt,
+                           d ? divergenceLabel(*d) : QString());
     }
   };
   refreshChart(m_loss, RunRecord::Loss, &RunRecord::testLoss, m_curvesKey);
@@ -145,6 +165,8 @@ void TrainPanel::refreshHistogram() {
     return;
   m_histogramFrame = frame;
   m_histogramKey = key;
+  if (run >= 0)
+    m_histogram->setRunFormat(runFormatOf(m_controller->facts(run), cls));
   if (!frame) {
     m_histogram->setHistograms(telemetry::ExponentHistogram{});
     m_histogram->setSubject(run >= 0 && m_controller->config(run).telemetryEvery == 0
@@ -232,8 +254,9 @@ void TrainPanel::refreshHeatmap() {
     if (f.find(layer, cls, true) == nullptr)
       return QString();
     return scaled ? tr("scaled values, as stored")
-                  : tr("unscaled values, FP16 limits moved by the loss scale");
+                  : tr("unscaled values, format limits moved by the loss scale");
   };
+  m_heatmap->setRunFormat(runFormatOf(m_controller->facts(run), cls));
   if (rebuild) {
     std::vector<std::int64_t> steps;
     std::vector<telemetry::ExponentHistogram> hists;
@@ -293,7 +316,7 @@ void TrainPanel::refreshWatch() {
   const RunRecord& r = m_controller->record(run);
   m_watch->setSample(r.watch(), r.lastStep());
   if (r.snapshot())
-    m_opTable->setTimes(r.snapshot()->meanTimes);
+    m_opTable->setTimes(r.snapshot()->meanTimes, r.snapshot()->timesRecorded);
 }
 
 QString TrainPanel::divergenceText() const {
@@ -315,6 +338,7 @@ void TrainPanel::refreshStatus() {
   QStringList progress;
   QStringList steps; // shorter forms for a narrow toolbar
   QStringList percents;
+  QStringList absent; // what a run's log does not record, for the tooltip
   double elapsed = 0.0;
   const bool paused = m_controller->state() == RunController::State::Paused;
   for (int i = 0; i < m_controller->runCount(); ++i) {
@@ -340,6 +364,10 @@ void TrainPanel::refreshStatus() {
     if (snap && snap->summary) {
       if (snap->summary->evalTrainLoss) // a GPT: its validation loss, no accuracy
         text += tr(" · val_loss %1").arg(snap->summary->testLoss, 0, 'f', 3);
+      else if (std::isnan(snap->summary->testAccuracy)) { // the log records none
+        text += tr(" · test —");
+        absent << tr("%1: the log records no test accuracy").arg(m_controller->runName(i));
+      }
       else
         text += tr(" · test %1 %").arg(100.0 * snap->summary->testAccuracy, 0, 'f', 2);
     }
@@ -351,6 +379,7 @@ void TrainPanel::refreshStatus() {
   }
   m_progress->setForms({progress.join(QStringLiteral("   ")), steps.join(QStringLiteral("   ")),
                         percents.join(QStringLiteral("   "))});
+  m_progress->setToolTip(absent.join(QLatin1Char('\n')));
   if (elapsed > 0)
     parts << tr("elapsed %1").arg(duration(elapsed));
   const QString diverged = divergenceText();

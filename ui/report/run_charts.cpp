@@ -6,6 +6,9 @@
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
 
+#include <mantissa/amp/tensor_format.h>
+#include <mantissa/train/run_precision.h>
+
 #include <QDir>
 #include <QObject>
 
@@ -38,14 +41,40 @@ std::unique_ptr<ChartWidget> curveChart(const train::RunLog& log, bool accuracy)
   for (const auto& e : log.evals)
     testPoints.append(QPointF(double(e.step), (accuracy ? e.testAccuracy : e.testLoss) * factor));
   chart->updateRun(id, trainPoints, testPoints, skipped);
+  // The step the run diverged at, as its log records it (the step row's or the summary's).
+  const nlohmann::json* divergence = nullptr;
+  for (const auto& row : log.steps)
+    if (const auto it = row.raw.find("divergence"); it != row.raw.end() && it->is_object()) {
+      divergence = &*it;
+      break;
+    }
+  if (divergence == nullptr && log.summary.is_object())
+    if (const auto it = log.summary.find("divergence"); it != log.summary.end() && it->is_object())
+      divergence = &*it;
+  if (divergence != nullptr) {
+    const auto step = divergence->find("step");
+    if (step != divergence->end() && step->is_number()) {
+      std::string why = divergence->value("reason", std::string());
+      if (why.empty())
+        why = divergence->value("message", std::string());
+      chart->setDivergence(id, step->get<double>(),
+                           QObject::tr("diverged at step %1: %2")
+                               .arg(step->get<std::int64_t>())
+                               .arg(QString::fromStdString(why)));
+    }
+  }
   return chart;
 }
 
 std::unique_ptr<ChartWidget> lossScaleChart(const train::RunLog& log) {
   auto chart = std::make_unique<LossScaleChart>();
   QString preset;
-  if (log.config)
-    preset = QString::fromStdString(log.config->scaler);
+  try {
+    preset = QString::fromStdString(train::runScalerPreset(log));
+  } catch (const std::exception&) {
+    if (log.config) // a recipe this version does not know: the scaler as logged
+      preset = QString::fromStdString(log.config->scaler);
+  }
   chart->setPreset(preset);
   std::vector<telemetry::LossScaleRecord> records;
   std::vector<amp::ScalerEvent> events;
@@ -87,6 +116,7 @@ std::unique_ptr<ChartWidget> histogramChart(const train::RunLog& log, const RunC
   }
   const auto* scaled = frame->find(spec.layer, TensorClass::WeightGrads, true);
   auto chart = std::make_unique<HistogramChart>();
+  chart->setRunFormat(runTensorFormat(log, TensorClass::WeightGrads));
   chart->setHistograms(unscaled->hist, scaled ? &scaled->hist : nullptr,
                        scaled ? scaled->lossScale : 1.0);
   chart->setShowScaled(spec.scaled);
@@ -95,6 +125,13 @@ std::unique_ptr<ChartWidget> histogramChart(const train::RunLog& log, const RunC
 }
 
 } // namespace
+
+std::optional<numeric::FormatId> runTensorFormat(const train::RunLog& log, TensorClass cls) {
+  const auto policy = train::runPolicy(log);
+  if (!policy)
+    return std::nullopt;
+  return amp::tensorFormat(*policy, cls).format;
+}
 
 std::optional<RunChartSpec> parseRunChartSpec(const QString& text, QString* error) {
   const QStringList parts = text.split(QLatin1Char(':'));

@@ -6,6 +6,7 @@
 // window on screen: what `mantissa-cli plot`, `train --export`, the run report
 // and File -> Open run all draw, so every one of them gives the same picture.
 
+#include <mantissa/numeric/format.h>
 #include <mantissa/telemetry/histogram.h>
 #include <mantissa/train/run_log.h>
 
@@ -41,6 +42,11 @@ std::optional<RunChartSpec> parseRunChartSpec(const QString& text, QString* erro
 
 // File name stem: "loss", "accuracy", "loss_scale", "histogram_layer1_step200".
 QString runChartStem(const RunChartSpec& spec);
+
+// The format the run holds one class of tensor in (amp::tensorFormat of
+// train::runPolicy(log)); nullopt when the log does not say.
+std::optional<numeric::FormatId> runTensorFormat(const train::RunLog& log,
+                                                 telemetry::TensorClass cls);
 
 // Builds the chart; nullptr with *error set when the log lacks what it needs
 // (no telemetry frame at that step, no such layer).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/amp/recipe.h>
 #include <mantissa/bench/bench_report.h>
 
 #include <mantissa/kernels/fp16_gemm.h>
@@ -149,14 +150,24 @@ std::string reasonFor(const BenchReport& r, const train::StepBenchResult& s,
                       const train::StepBenchResult& fp32) {
   if (s.recipe == "fp32")
     return "the baseline: FP32 storage and FP32 arithmetic";
+  const amp::Recipe* recipe = amp::findRecipe(s.recipe);
+  const amp::MatmulScaling scaling = recipe ? recipe->scaling : amp::MatmulScaling::None;
   const bool bf16 = s.recipe.rfind("bf16", 0) == 0;
-  const std::string fmt = bf16 ? "BF16" : "FP16";
+  std::string fmt = bf16 ? "BF16" : "FP16";
   std::string why;
+  if (scaling != amp::MatmulScaling::None) {
+    // FP8 / microscaling: no FP8 (or FP4) arithmetic is used on any CPU here.
+    fmt = scaling == amp::MatmulScaling::Nvfp4 ? "FP4" : "FP8";
+    why = "emulated: each linear layer's X, W and dY are quantized to " +
+          amp::scalingPrecision(scaling) + " and dequantized, and the products run in FP32";
+  }
   const ProbePath* path = r.probe.find(bf16 ? "bf16_dot_avx512" : "fp16_fma_avx512");
   const ProbePath* amx = bf16 ? r.probe.find("bf16_amx") : nullptr;
   if (amx && amx->present)
     path = amx;
-  if (path && path->present && r.probe.fp32()) {
+  if (!why.empty()) {
+    // said above, in full
+  } else if (path && path->present && r.probe.fp32()) {
     const double rate = r.probe.ratioToFp32(*path);
     why = fmt + " arithmetic runs at " + ratioWords(rate) + " FP32's rate on this CPU (" +
           path->instruction + ", measured)";
@@ -165,8 +176,9 @@ std::string reasonFor(const BenchReport& r, const train::StepBenchResult& s,
   } else {
     why = "this CPU has no " + fmt + " arithmetic";
   }
-  why += s.matmulEmulated ? "; Mantissa uses FP32 compute for " + fmt + " data here"
-                          : "; Mantissa uses oneDNN's native " + fmt + " kernel here";
+  if (scaling == amp::MatmulScaling::None)
+    why += s.matmulEmulated ? "; Mantissa uses FP32 compute for " + fmt + " data here"
+                            : "; Mantissa uses oneDNN's native " + fmt + " kernel here";
   const double conv = s.breakdownMs.conversion;
   if (conv > 0.05 * s.meanMs)
     why += "; converting to and from " + fmt + " costs " + fixed(conv, 2) + " ms per step";

@@ -346,6 +346,10 @@ DemoOutput islandsOut() {
       o.lines.push_back(fmt("  %s: loss %.6f, off by %.2e", r.change.c_str(), r.loss,
                             r.deviation));
     } else {
+      // The headline case (FP16 softmax without max subtraction): its bar
+      // reads "NaN" (or "inf"), not an empty slot.
+      s.x.push_back(double(i));
+      s.y.push_back(r.loss);
       o.lines.push_back(fmt("  %s: loss %s, first non-finite value at %s", r.change.c_str(),
                             std::isnan(r.loss) ? "NaN" : "inf",
                             r.nonFinite.empty() ? "an unnamed op" : r.nonFinite.c_str()));

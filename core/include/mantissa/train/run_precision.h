@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// What precision a run executes, read from its configuration or its log: the
+// policy table its tensors follow and the loss scaler it trains with. The
+// charts and reports ask here instead of guessing from the recipe's name.
+
+#include <mantissa/amp/policy.h>
+#include <mantissa/train/run_config.h>
+#include <mantissa/train/run_log.h>
+
+#include <optional>
+#include <string>
+
+namespace mantissa::train {
+
+// A GPT's policy spec when it has one, else its recipe's table
+// (policyForRecipe). Throws amp::PolicyError / std::invalid_argument for an
+// unknown policy or recipe.
+amp::Policy runPolicy(const RunConfig& config);
+
+// The log's header config's policy; a GPT's log (no config): its header's
+// "policy" spec; a PyTorch tap's: its autocast dtype, bf16 ->
+// autocast-cpu-bf16, fp16 -> autocast-cuda-fp16.
+// nullopt when the log does not say, or names a recipe or policy this
+// version does not know.
+std::optional<amp::Policy> runPolicy(const RunLog& log);
+
+// The scaler preset the run trains with: its own, else the recipe's default
+// ("pytorch" for a GPT policy that scales); "" when the run has no loss scaling.
+std::string runScalerPreset(const RunConfig& config);
+// The same from a log: its config's; a GPT's log: "pytorch" when its policy
+// scales the loss (a GPT trains with PyTorch's GradScaler rules); "" otherwise
+// or when the log does not say.
+std::string runScalerPreset(const RunLog& log);
+
+} // namespace mantissa::train

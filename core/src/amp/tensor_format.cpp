@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/amp/tensor_format.h>
+
+namespace mantissa::amp {
+
+numeric::FormatId formatOfDType(DType dtype) {
+  switch (dtype) {
+  case DType::BF16: return numeric::FormatId::Bf16;
+  case DType::F16: return numeric::FormatId::Fp16;
+  case DType::F32: break;
+  }
+  return numeric::FormatId::Fp32;
+}
+
+TensorFormat tensorFormat(const Policy& policy, telemetry::TensorClass cls) {
+  using telemetry::ScaledRole;
+  using telemetry::TensorClass;
+  const MatmulScaling scheme = policy.scaling.scheme;
+  const auto operand = [&](ScaledRole role) {
+    return TensorFormat{operandFormat(scheme, role), role};
+  };
+  const bool scaled = scheme != MatmulScaling::None;
+  switch (cls) {
+  case TensorClass::Weights:
+    return scaled ? operand(ScaledRole::Weight)
+                  : TensorFormat{formatOfDType(policy[OpClass::MatmulInputs]), std::nullopt};
+  case TensorClass::Activations:
+    return scaled ? operand(ScaledRole::Input)
+                  : TensorFormat{formatOfDType(policy[OpClass::Activations]), std::nullopt};
+  case TensorClass::ActivationGrads:
+    return scaled ? operand(ScaledRole::GradOutput)
+                  : TensorFormat{formatOfDType(policy[OpClass::Gradients]), std::nullopt};
+  case TensorClass::WeightGrads:
+    return {formatOfDType(policy[OpClass::Gradients]), std::nullopt};
+  case TensorClass::Updates:
+    return {formatOfDType(policy[OpClass::MasterWeights]), std::nullopt};
+  }
+  return {};
+}
+
+} // namespace mantissa::amp

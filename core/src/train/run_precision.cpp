@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/train/run_precision.h>
+
+#include <mantissa/amp/recipe.h>
+#include <mantissa/model/gpt.h>
+#include <mantissa/train/gpt_run.h>
+
+namespace mantissa::train {
+
+namespace {
+
+bool hasPolicySpec(const RunConfig& config) {
+  return model::isGptSpec(config.model) && !config.policy.empty();
+}
+
+} // namespace
+
+amp::Policy runPolicy(const RunConfig& config) {
+  if (hasPolicySpec(config))
+    return amp::parsePolicy(config.policy);
+  return policyForRecipe(amp::recipeByName(config.recipe));
+}
+
+std::optional<amp::Policy> runPolicy(const RunLog& log) {
+  try {
+    if (log.config)
+      return runPolicy(*log.config);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (!log.header.is_object())
+    return std::nullopt;
+  if (const auto spec = log.header.find("policy"); spec != log.header.end() && spec->is_string()) {
+    try {
+      return amp::parsePolicy(spec->get<std::string>());
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  const auto it = log.header.find("autocast_dtypes");
+  if (it == log.header.end() || !it->is_array() || it->size() != 1 || !it->front().is_string())
+    return std::nullopt;
+  const std::string dtype = it->front().get<std::string>();
+  if (dtype == "bf16")
+    return amp::parsePolicy("autocast-cpu-bf16");
+  if (dtype == "fp16")
+    return amp::parsePolicy("autocast-cuda-fp16");
+  return std::nullopt;
+}
+
+std::string runScalerPreset(const RunConfig& config) {
+  if (!runPolicy(config).lossScaling)
+    return {};
+  if (!config.scaler.empty())
+    return config.scaler;
+  if (hasPolicySpec(config))
+    return "pytorch";
+  return std::string(amp::recipeByName(config.recipe).defaultScaler);
+}
+
+std::string runScalerPreset(const RunLog& log) {
+  if (log.config)
+    return runScalerPreset(*log.config);
+  if (!log.header.is_object() || !log.header.contains("gpt_config"))
+    return {};
+  const auto policy = runPolicy(log);
+  return policy && policy->lossScaling ? "pytorch" : "";
+}
+
+} // namespace mantissa::train

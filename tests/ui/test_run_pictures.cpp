@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// What the Train page's pictures say agrees with the run: the histogram and
+// the heat map shade the limits of the format the run holds each tensor in
+// (BF16 for a bf16 run, FP8 E5M2 for an fp8-delayed run's dY), and another
+// format only when asked, said as "as it would be in".
+
+#include "drain_wait.h"
+#include "ui/bridge/run_controller.h"
+#include "ui/bridge/run_loader.h"
+#include "ui/charts/histogram_chart.h"
+#include "ui/charts/chart_widget.h"
+#include "ui/charts/curve_layer.h"
+#include "ui/charts/histogram_heatmap.h"
+#include "ui/charts/lesson_chart.h"
+#include "ui/charts/loss_chart.h"
+#include "ui/panels/op_table_panel.h"
+#include "ui/panels/train_panel.h"
+#include "ui/panels/train_panel_setup.h"
+#include "ui/report/run_charts.h"
+
+#include <mantissa/amp/recipe.h>
+#include <mantissa/lessons/demo_registry.h>
+#include <mantissa/train/gpt_run.h>
+#include <mantissa/train/run_log.h>
+
+#include <QAction>
+#include <QFile>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QTemporaryDir>
+#include <QSettings>
+#include <QTableWidget>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <limits>
+
+namespace mantissa::ui {
+namespace {
+
+using numeric::FormatId;
+using telemetry::TensorClass;
+
+train::RunConfig tiny(const std::string& recipe, std::int64_t steps) {
+  train::RunConfig c;
+  c.data = "spirals";
+  c.model = "mlp:2-32-32-2:tanh";
+  c.recipe = recipe;
+  c.batch = 32;
+  c.steps = steps;
+  c.telemetryEvery = 2;
+  c.evalEvery = 10;
+  return c;
+}
+
+struct Page {
+  explicit Page(std::vector<train::RunConfig> runs) {
+    QSettings().clear();
+    panel.resize(1400, 1000);
+    panel.show();
+    panel.setup()->setConfigs(runs);
+    EXPECT_EQ(panel.applySetup(), QString());
+  }
+  bool trainToTheEnd() {
+    panel.startAction()->trigger();
+    RunController& c = *panel.controller();
+    return waitDrained(c, [&] { return c.state() == RunController::State::Finished; }, 60000);
+  }
+  TrainPanel panel;
+};
+
+TEST(RunPictures, HistogramAndHeatMapShadeTheRunsOwnFormat) {
+  Page p({tiny("bf16-mixed", 12), tiny("fp8-delayed", 12)});
+  ASSERT_TRUE(p.trainToTheEnd());
+  HistogramChart& hist = *p.panel.histogramChart();
+  HistogramHeatmap& heat = *p.panel.heatmap();
+
+  // bf16-mixed: weight gradients are BF16; nothing is said of FP16.
+  p.panel.setSelectedRun(0);
+  p.panel.setHistogramSelection(1, TensorClass::WeightGrads);
+  p.panel.redrawAll();
+  EXPECT_EQ(hist.runFormat(), FormatId::Bf16);
+  EXPECT_TRUE(hist.isFormatVisible(FormatId::Bf16));
+  EXPECT_FALSE(hist.isFormatVisible(FormatId::Fp16));
+  EXPECT_EQ(hist.regionBounds(FormatId::Bf16, RegionKind::FlushToZero).second, -126.0);
+  EXPECT_EQ(heat.limitsFormat(), FormatId::Bf16);
+  for (const QString& label : heat.regionLabelTexts())
+    EXPECT_FALSE(label.contains(QStringLiteral("FP16"))) << label.toStdString();
+  // FP16 only when asked, and then as a format the run is not in.
+  hist.setFormatVisible(FormatId::Fp16, true);
+  EXPECT_EQ(hist.regionLabel(FormatId::Fp16, RegionKind::FlushToZero), QStringLiteral("if FP16: → 0"));
+  EXPECT_TRUE(hist.title().contains(QStringLiteral("shaded as it would be in FP16")))
+      << hist.title().toStdString();
+
+  // fp8-delayed: dY is quantized to E5M2 (weight gradients stay BF16).
+  p.panel.setSelectedRun(1);
+  p.panel.setHistogramSelection(1, TensorClass::WeightGrads);
+  p.panel.redrawAll();
+  EXPECT_EQ(hist.runFormat(), FormatId::Bf16);
+  EXPECT_EQ(heat.limitsFormat(), FormatId::Bf16);
+  p.panel.setHistogramSelection(1, TensorClass::ActivationGrads);
+  p.panel.redrawAll();
+  EXPECT_EQ(hist.runFormat(), FormatId::Fp8E5M2);
+  EXPECT_TRUE(hist.isFormatVisible(FormatId::Fp8E5M2));
+  EXPECT_FALSE(hist.isFormatVisible(FormatId::Fp16));
+  EXPECT_FALSE(hist.isFormatVisible(FormatId::Bf16));
+  EXPECT_EQ(heat.limitsFormat(), FormatId::Fp8E5M2);
+  p.panel.setHistogramSelection(1, TensorClass::Weights);
+  p.panel.redrawAll();
+  EXPECT_EQ(hist.runFormat(), FormatId::Fp8E4M3);
+  EXPECT_EQ(heat.limitsFormat(), FormatId::Fp8E4M3);
+  EXPECT_TRUE(hist.regionLabel(FormatId::Fp8E4M3, RegionKind::FlushToZero)
+                  .startsWith(QStringLiteral("FP8 E4M3")))
+      << hist.regionLabel(FormatId::Fp8E4M3, RegionKind::FlushToZero).toStdString();
+}
+
+// A PyTorch tap's log records neither a test accuracy nor per-op times:
+// both read "—", with a tooltip saying what the log lacks, not 0.00 % and 0.000 ms.
+TEST(RunPictures, WhatTheLogDoesNotRecordIsADashNotAZero) {
+  QSettings().clear();
+  TrainPanel panel;
+  panel.resize(1400, 1000);
+  panel.show();
+  ASSERT_EQ(panel.controller()->loadRun(QStringLiteral(MANTISSA_TAP_FIXTURE)), QString());
+  panel.setSelectedRun(0);
+  panel.redrawAll();
+  const QString status = panel.statusText();
+  EXPECT_TRUE(status.contains(QStringLiteral("test —"))) << status.toStdString();
+  EXPECT_FALSE(status.contains(QStringLiteral("test 0.00 %"))) << status.toStdString();
+  const QTableWidget* times = panel.opTable()->timeTable();
+  ASSERT_GT(times->rowCount(), 0);
+  for (int row = 0; row < times->rowCount(); ++row) {
+    ASSERT_NE(times->item(row, 1), nullptr);
+    EXPECT_EQ(times->item(row, 1)->text(), QStringLiteral("—")) << "row " << row;
+    EXPECT_TRUE(times->item(row, 1)->toolTip().contains(QStringLiteral("records no per-op times")));
+  }
+}
+
+// A GPT fp16-mixed run trains with PyTorch's GradScaler (its log's header
+// has the policy, with loss scaling, and no MLP config): the loss-scale chart
+// names that scaler, on the Train page and in exports, never "no scaler".
+TEST(RunPictures, LossScaleChartOfAGptRunNamesItsScaler) {
+  const amp::Policy policy = train::policyForRecipe(amp::recipeByName("fp16-mixed"));
+  train::RunLogBuilder builder;
+  builder.add({{"header", true},
+               {"name", "fp16-mixed"},
+               {"model", "gpt:layers=1,heads=1,embd=16,ctx=8"},
+               {"gpt_config", {{"recipe", "fp16-mixed"}}},
+               {"policy", policy.toSpec()}});
+  builder.add({{"step", 0}, {"loss", 4.2}, {"loss_scale", 65536.0}});
+  const train::RunLog log = builder.take();
+  EXPECT_EQ(runFacts(log).scalerPreset, QStringLiteral("pytorch"));
+  QString error;
+  const auto chart = makeRunChart(log, {RunChartKind::LossScale}, &error);
+  ASSERT_NE(chart, nullptr) << error.toStdString();
+  EXPECT_TRUE(chart->title().contains(QStringLiteral("pytorch scaler"))) << chart->title().toStdString();
+}
+
+// A diverged run's log: steps 0-19 with a loss growing to about 6600, steps
+// 20-29 with "loss": null, the divergence recorded at step 20.
+std::vector<nlohmann::json> divergedLog() {
+  const nlohmann::json divergence = {{"step", 20},      {"layer", 1},
+                                     {"op", "linear"},  {"pass", "forward"},
+                                     {"reason", "non-finite loss"},
+                                     {"message", "step 20: the loss is not finite"}};
+  std::vector<nlohmann::json> lines;
+  lines.push_back({{"header", true},
+                   {"config", {{"data", "spirals"}, {"model", "mlp:2-8-2"}, {"recipe", "fp16-mixed-noscale"}}}});
+  double loss = 2.3;
+  for (int step = 0; step < 30; ++step) {
+    nlohmann::json row = {{"step", step}, {"lr", 0.1}, {"loss_scale", 1.0}};
+    row["loss"] = step < 20 ? nlohmann::json(loss) : nlohmann::json(nullptr);
+    if (step == 20)
+      row["divergence"] = divergence;
+    lines.push_back(row);
+    loss *= 1.52;
+  }
+  lines.push_back({{"summary", true}, {"steps", 30}, {"divergence", divergence}});
+  return lines;
+}
+
+// Missing losses are a gap, not a plateau; the axis reaches the last logged
+// step; the divergence step is a labelled line. On the Train page (the log
+// opened) and in exports (plot, report) alike.
+TEST(RunPictures, DivergenceIsDrawnWithItsGapAndItsStep) {
+  train::RunLogBuilder builder;
+  for (const auto& line : divergedLog())
+    builder.add(line);
+  const train::RunLog log = builder.take();
+  QString error;
+  const auto exported = makeRunChart(log, {RunChartKind::Loss}, &error);
+  ASSERT_NE(exported, nullptr) << error.toStdString();
+  auto* chart = dynamic_cast<CurveChart*>(exported.get());
+  ASSERT_NE(chart, nullptr);
+  const QString id = QStringLiteral("run1");
+  EXPECT_GE(chart->xAxisMax(), 29.0);
+  const auto segments = chart->shownTrainSegments(id);
+  ASSERT_EQ(segments.size(), 1);
+  EXPECT_EQ(segments.front().back().x(), 19.0) << "nothing drawn where the loss is missing";
+  EXPECT_EQ(chart->divergenceLabel(id), QStringLiteral("diverged at step 20: non-finite loss"));
+  ASSERT_NE(chart->divergenceSeries(id), nullptr);
+  ASSERT_EQ(chart->divergenceSeries(id)->count(), 2);
+  EXPECT_EQ(chart->divergenceSeries(id)->at(0).x(), 20.0);
+  EXPECT_TRUE(chart->divergenceSeries(id)->isVisible());
+  for (QLegendMarker* marker : chart->chart()->legend()->markers(chart->divergenceSeries(id)))
+    EXPECT_FALSE(marker->isVisible()) << "one legend entry per run; the line has its label";
+
+  // The same log opened on the Train page.
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("diverged.jsonl"));
+  {
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    for (const auto& line : divergedLog())
+      file.write(QByteArray::fromStdString(line.dump() + "\n"));
+  }
+  QSettings().clear();
+  TrainPanel panel;
+  panel.resize(1400, 1000);
+  panel.show();
+  ASSERT_EQ(panel.controller()->loadRun(path), QString());
+  panel.redrawAll();
+  CurveChart& loss = *panel.lossChart();
+  const QString run = panel.controller()->runId(0);
+  EXPECT_GE(loss.xAxisMax(), 29.0);
+  for (const auto& piece : loss.shownTrainSegments(run))
+    for (const QPointF& p : piece)
+      EXPECT_LE(p.x(), 19.0) << "a point drawn at step " << p.x() << ", y " << p.y();
+  EXPECT_EQ(loss.divergenceLabel(run), QStringLiteral("diverged at step 20: non-finite loss"));
+  EXPECT_TRUE(panel.divergenceText().contains(QStringLiteral("diverged at step 20")));
+}
+
+// A loss missing in the middle of a run splits its curve in two.
+TEST(RunPictures, AMissingLossInTheMiddleIsAGap) {
+  LossChart chart;
+  chart.setRuns({ChartRun{QStringLiteral("a"), QStringLiteral("a"), QColor()}});
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  QList<QPointF> points;
+  for (int step = 0; step < 12; ++step)
+    points.append(QPointF(step, step >= 5 && step <= 7 ? nan : 1.0 + step));
+  chart.updateRun(QStringLiteral("a"), points, {});
+  const auto segments = chart.shownTrainSegments(QStringLiteral("a"));
+  ASSERT_EQ(segments.size(), 2);
+  EXPECT_EQ(segments[0].back().x(), 4.0);
+  EXPECT_EQ(segments[1].front().x(), 8.0);
+  EXPECT_EQ(chart.curveLayer()->curves().size(), 3u) << "two train pieces and the test curve";
+}
+
+// Accuracy cannot pass 100 %: its axis stops there (it ran to 150 %).
+TEST(RunPictures, AccuracyAxisStopsAtOneHundredPercent) {
+  AccuracyChart chart;
+  chart.setRuns({ChartRun{QStringLiteral("a"), QStringLiteral("a"), QColor()}});
+  chart.updateRun(QStringLiteral("a"), {QPointF(0, 12.0), QPointF(1, 80.0), QPointF(2, 100.0)}, {});
+  EXPECT_EQ(chart.yAxisMax(), 100.0);
+  chart.updateRun(QStringLiteral("a"), {QPointF(0, 12.0), QPointF(1, 55.0)}, {});
+  EXPECT_LE(chart.yAxisMax(), 100.0);
+  EXPECT_GE(chart.yAxisMax(), 55.0);
+}
+
+// Lesson 7's headline case, FP16 softmax without max subtraction, has a NaN
+// loss: its bar slot says "NaN" (in red) instead of standing empty.
+TEST(RunPictures, LessonSevenShowsItsNaNBar) {
+  LessonChart chart;
+  chart.resize(1000, 600);
+  chart.show();
+  chart.setDemo(lessons::runDemo("fp32-islands"));
+  const auto marks = chart.nonFiniteBars();
+  ASSERT_EQ(marks.size(), 1u);
+  EXPECT_EQ(marks.front().second, QStringLiteral("NaN"));
+}
+
+// Choosing anything by hand ends a preset: its banner goes, and the values
+// Setup does not show (the loss multiplier 2^-14, the scaler's 2^32 initial
+// scale and 50-step growth interval) go back to the defaults.
+TEST(RunPictures, ChoosingByHandEndsThePreset) {
+  QSettings().clear();
+  TrainPanel panel;
+  panel.show();
+  auto* banner = panel.findChild<QLabel*>(QStringLiteral("trainBanner"));
+  ASSERT_NE(banner, nullptr);
+  RunController& c = *panel.controller();
+
+  panel.setup()->applyPreset(QStringLiteral("underflow"));
+  ASSERT_GT(c.runCount(), 0);
+  EXPECT_EQ(c.config(0).lossMultiplier, 1.0 / 16384.0);
+  EXPECT_TRUE(banner->text().contains(QStringLiteral("small gradients become zero")));
+  panel.setup()->setRecipeChecked(QStringLiteral("bf16-mixed"), true); // a click on its chip
+  ASSERT_GT(c.runCount(), 0);
+  for (int i = 0; i < c.runCount(); ++i)
+    EXPECT_EQ(c.config(i).lossMultiplier, 1.0) << c.config(i).recipe;
+  EXPECT_FALSE(banner->text().contains(QStringLiteral("small gradients become zero")))
+      << banner->text().toStdString();
+
+  panel.setup()->applyPreset(QStringLiteral("scaling"));
+  ASSERT_TRUE(c.config(0).scalerInitScale.has_value());
+  panel.setup()->setRecipeChecked(QStringLiteral("bf16-pure"), true); // not in the preset
+  for (int i = 0; i < c.runCount(); ++i) {
+    EXPECT_FALSE(c.config(i).scalerInitScale.has_value()) << c.config(i).recipe;
+    EXPECT_FALSE(c.config(i).scalerGrowthInterval.has_value()) << c.config(i).recipe;
+    EXPECT_EQ(c.config(i).lossMultiplier, 1.0) << c.config(i).recipe;
+  }
+}
+
+} // namespace
+} // namespace mantissa::ui
