@@ -17,28 +17,38 @@ namespace {
 
 using telemetry::TensorClass;
 
-std::unique_ptr<ChartWidget> curveChart(const train::RunLog& log, bool accuracy) {
+std::unique_ptr<ChartWidget> curveChart(const std::vector<NamedRunLog>& runs, bool accuracy) {
   std::unique_ptr<CurveChart> chart;
   if (accuracy)
     chart = std::make_unique<AccuracyChart>();
   else
     chart = std::make_unique<LossChart>();
-  const QString id = QStringLiteral("run1");
-  chart->setRuns({ChartRun{id, QString::fromStdString(log.name()), QColor()}});
+  QList<ChartRun> chartRuns;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    chartRuns.append(ChartRun{QStringLiteral("run%1").arg(i + 1), runs[i].name, runs[i].color});
+  chart->setRuns(chartRuns);
   const double factor = accuracy ? 100.0 : 1.0; // accuracy in percent
-  QList<QPointF> trainPoints;
-  QList<QPointF> testPoints;
-  QList<double> skipped;
-  trainPoints.reserve(qsizetype(log.steps.size()));
-  for (const auto& row : log.steps) {
-    trainPoints.append(QPointF(double(row.step), (accuracy ? row.trainAccuracy : row.loss) * factor));
-    if (row.skipped)
-      skipped.append(double(row.step));
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const train::RunLog& log = *runs[i].log;
+    QList<QPointF> trainPoints;
+    QList<QPointF> testPoints;
+    QList<double> skipped;
+    trainPoints.reserve(qsizetype(log.steps.size()));
+    for (const auto& row : log.steps) {
+      trainPoints.append(
+          QPointF(double(row.step), (accuracy ? row.trainAccuracy : row.loss) * factor));
+      if (row.skipped)
+        skipped.append(double(row.step));
+    }
+    for (const auto& e : log.evals)
+      testPoints.append(QPointF(double(e.step), (accuracy ? e.testAccuracy : e.testLoss) * factor));
+    chart->updateRun(chartRuns[qsizetype(i)].id, trainPoints, testPoints, skipped);
   }
-  for (const auto& e : log.evals)
-    testPoints.append(QPointF(double(e.step), (accuracy ? e.testAccuracy : e.testLoss) * factor));
-  chart->updateRun(id, trainPoints, testPoints, skipped);
   return chart;
+}
+
+std::unique_ptr<ChartWidget> curveChart(const train::RunLog& log, bool accuracy) {
+  return curveChart({NamedRunLog{&log, QString::fromStdString(log.name()), QColor()}}, accuracy);
 }
 
 std::unique_ptr<ChartWidget> lossScaleChart(const train::RunLog& log) {
@@ -177,6 +187,11 @@ std::vector<RunChartSpec> allRunCharts(const train::RunLog& log) {
     for (int layer : histogramLayers(log, step))
       specs.push_back({RunChartKind::Histogram, layer, step});
   return specs;
+}
+
+std::unique_ptr<ChartWidget> makeRunsCurveChart(const std::vector<NamedRunLog>& runs,
+                                                bool accuracy) {
+  return curveChart(runs, accuracy);
 }
 
 QString exportRunCharts(const train::RunLog& log, const QString& dir, const ExportOptions& options,
