@@ -219,6 +219,22 @@ TEST(ReportGui, SeveralRunsSideBySideAndABadLogLeavesThemAsTheyWere) {
   }
   EXPECT_EQ(train->selectedRun(), 1) << "the run just opened is the one inspected";
 
+  // Export Run Charts… covers every run, not only the inspected one: the
+  // loss and accuracy charts name both (legend, data), and each run's own
+  // charts and report go to a folder named after it.
+  const QString both = dir.filePath("both");
+  QStringList written;
+  ASSERT_EQ(files->exportCharts(both, &written), "");
+  for (const char* chart : {"loss.svg", "accuracy.svg", "loss.csv", "accuracy.csv"})
+    for (int r = 0; r < 2; ++r)
+      EXPECT_TRUE(readAll(both + "/" + chart).contains(c->runName(r).toUtf8()))
+          << chart << " lacks " << c->runName(r).toStdString();
+  EXPECT_EQ(QDir(both).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name),
+            (QStringList{"bf16-mixed-b", "fp32-a"}));
+  EXPECT_TRUE(QFile::exists(both + "/fp32-a/report.html"));
+  EXPECT_TRUE(QFile::exists(both + "/bf16-mixed-b/loss_scale.svg"));
+  EXPECT_TRUE(written.contains(both + "/accuracy.svg"));
+
   // Line 3 broken: the error names the file and the line; nothing changes.
   QByteArray lines = readAll(a);
   const qsizetype second = lines.indexOf('\n', lines.indexOf('\n') + 1);

@@ -4,6 +4,8 @@
 
 #include "ui/bridge/run_controller.h"
 #include "ui/panels/train_panel.h"
+#include "ui/charts/chart_export.h"
+#include "ui/charts/chart_widget.h"
 #include "ui/report/run_charts.h"
 #include "ui/report/run_report.h"
 
@@ -138,19 +140,73 @@ QString RunFiles::exportReport(const QString& path) const {
 }
 
 QString RunFiles::exportCharts(const QString& dir, QStringList* written) const {
-  const int run = m_train->selectedRun();
-  if (run < 0)
+  const RunController* c = m_train->controller();
+  const int selected = m_train->selectedRun();
+  if (selected < 0)
     return tr("There is no run to export.");
-  QString error;
-  const auto log = m_train->controller()->runLog(run, &error);
-  return log ? exportRun(*log, dir, written) : error;
+  // Every run with a step, as the Train page shows them.
+  std::vector<int> runs;
+  for (int i = 0; i < c->runCount(); ++i)
+    if (c->record(i).lastStep() >= 0)
+      runs.push_back(i);
+  if (runs.size() <= 1) { // what `mantissa-cli train --export` writes, byte for byte
+    QString error;
+    const auto log = c->runLog(selected, &error);
+    return log ? exportRun(*log, dir, written) : error;
+  }
+  // Several runs: their loss and accuracy curves side by side (names and
+  // colours as on the Train page), then each run's own export in a folder
+  // named after it.
+  std::vector<train::RunLog> logs;
+  logs.reserve(runs.size());
+  std::vector<NamedRunLog> named;
+  for (const int run : runs) {
+    QString error;
+    auto log = c->runLog(run, &error);
+    if (!log)
+      return error;
+    logs.push_back(std::move(*log));
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    named.push_back({&logs[i], c->runName(runs[i]), c->runColor(runs[i])});
+  if (!QDir().mkpath(dir))
+    return tr("cannot create directory %1").arg(dir);
+  for (const bool accuracy : {false, true}) {
+    const auto chart = makeRunsCurveChart(named, accuracy);
+    for (const char* extension : {"svg", "png", "csv"}) {
+      const QString path = QDir(dir).filePath((accuracy ? QStringLiteral("accuracy.")
+                                                        : QStringLiteral("loss.")) +
+                                              QLatin1String(extension));
+      if (const QString failure = exportChart(*chart, path); !failure.isEmpty())
+        return failure;
+      if (written)
+        written->append(path);
+    }
+  }
+  QStringList folders;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    QString folder = fileNameFor(c->runName(runs[i]));
+    for (int n = 2; folders.contains(folder); ++n)
+      folder = fileNameFor(c->runName(runs[i])) + QStringLiteral("_%1").arg(n);
+    folders << folder;
+    if (QString error = exportRun(logs[i], QDir(dir).filePath(folder), written); !error.isEmpty())
+      return error;
+  }
+  return {};
+}
+
+// A run's name as a file or folder name: "fp16-mixed · scaler pytorch" ->
+// "fp16-mixed-scaler_pytorch".
+QString RunFiles::fileNameFor(QString name) {
+  name.replace(QStringLiteral(" · "), QStringLiteral("-"));
+  static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._+-]+"));
+  name.replace(unsafe, QStringLiteral("_"));
+  return name.isEmpty() || name.startsWith(u'.') ? QStringLiteral("run") + name : name;
 }
 
 QString RunFiles::selectedName() const {
   const int run = m_train->selectedRun();
-  QString name = run >= 0 ? m_train->controller()->runName(run) : QStringLiteral("run");
-  name.replace(QStringLiteral(" · "), QStringLiteral("-"));
-  return name;
+  return fileNameFor(run >= 0 ? m_train->controller()->runName(run) : QStringLiteral("run"));
 }
 
 void RunFiles::openWithDialog() {

@@ -14,7 +14,9 @@
 //   Save Run…           the selected run's full JSONL log + config, any time;
 //   Export Report…      its report (PDF or HTML), as `mantissa-cli report`;
 //   Export Run Charts…  every chart (SVG, PNG, CSV) into a folder, as
-//                       `mantissa-cli train --export`.
+//                       `mantissa-cli train --export`; with several runs,
+//                       their loss and accuracy curves side by side, and
+//                       each run's export in a folder named after it.
 // Save and exports work on live runs too (mid-run: the steps so far).
 
 #include <QObject>
@@ -61,6 +63,7 @@ private:
   void reportWithDialog();
   void chartsWithDialog();
   QString selectedName() const;
+  static QString fileNameFor(QString runName);
 
   TrainPanel* m_train;
   QWidget* m_window;

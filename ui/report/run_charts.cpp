@@ -20,28 +20,9 @@ namespace {
 
 using telemetry::TensorClass;
 
-std::unique_ptr<ChartWidget> curveChart(const train::RunLog& log, bool accuracy) {
-  std::unique_ptr<CurveChart> chart;
-  if (accuracy)
-    chart = std::make_unique<AccuracyChart>();
-  else
-    chart = std::make_unique<LossChart>();
-  const QString id = QStringLiteral("run1");
-  chart->setRuns({ChartRun{id, QString::fromStdString(log.name()), QColor()}});
-  const double factor = accuracy ? 100.0 : 1.0; // accuracy in percent
-  QList<QPointF> trainPoints;
-  QList<QPointF> testPoints;
-  QList<double> skipped;
-  trainPoints.reserve(qsizetype(log.steps.size()));
-  for (const auto& row : log.steps) {
-    trainPoints.append(QPointF(double(row.step), (accuracy ? row.trainAccuracy : row.loss) * factor));
-    if (row.skipped)
-      skipped.append(double(row.step));
-  }
-  for (const auto& e : log.evals)
-    testPoints.append(QPointF(double(e.step), (accuracy ? e.testAccuracy : e.testLoss) * factor));
-  chart->updateRun(id, trainPoints, testPoints, skipped);
-  // The step the run diverged at, as its log records it (the step row's or the summary's).
+// Draws the step the run diverged at, as its log records it (the step row's
+// or the summary's), as a labelled line.
+void markDivergence(CurveChart& chart, const QString& id, const train::RunLog& log) {
   const nlohmann::json* divergence = nullptr;
   for (const auto& row : log.steps)
     if (const auto it = row.raw.find("divergence"); it != row.raw.end() && it->is_object()) {
@@ -51,19 +32,53 @@ std::unique_ptr<ChartWidget> curveChart(const train::RunLog& log, bool accuracy)
   if (divergence == nullptr && log.summary.is_object())
     if (const auto it = log.summary.find("divergence"); it != log.summary.end() && it->is_object())
       divergence = &*it;
-  if (divergence != nullptr) {
-    const auto step = divergence->find("step");
-    if (step != divergence->end() && step->is_number()) {
-      std::string why = divergence->value("reason", std::string());
-      if (why.empty())
-        why = divergence->value("message", std::string());
-      chart->setDivergence(id, step->get<double>(),
-                           QObject::tr("diverged at step %1: %2")
-                               .arg(step->get<std::int64_t>())
-                               .arg(QString::fromStdString(why)));
+  if (divergence == nullptr)
+    return;
+  const auto step = divergence->find("step");
+  if (step == divergence->end() || !step->is_number())
+    return;
+  std::string why = divergence->value("reason", std::string());
+  if (why.empty())
+    why = divergence->value("message", std::string());
+  chart.setDivergence(id, step->get<double>(),
+                      QObject::tr("diverged at step %1: %2")
+                          .arg(step->get<std::int64_t>())
+                          .arg(QString::fromStdString(why)));
+}
+
+std::unique_ptr<ChartWidget> curveChart(const std::vector<NamedRunLog>& runs, bool accuracy) {
+  std::unique_ptr<CurveChart> chart;
+  if (accuracy)
+    chart = std::make_unique<AccuracyChart>();
+  else
+    chart = std::make_unique<LossChart>();
+  QList<ChartRun> chartRuns;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    chartRuns.append(ChartRun{QStringLiteral("run%1").arg(i + 1), runs[i].name, runs[i].color});
+  chart->setRuns(chartRuns);
+  const double factor = accuracy ? 100.0 : 1.0; // accuracy in percent
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const train::RunLog& log = *runs[i].log;
+    QList<QPointF> trainPoints;
+    QList<QPointF> testPoints;
+    QList<double> skipped;
+    trainPoints.reserve(qsizetype(log.steps.size()));
+    for (const auto& row : log.steps) {
+      trainPoints.append(
+          QPointF(double(row.step), (accuracy ? row.trainAccuracy : row.loss) * factor));
+      if (row.skipped)
+        skipped.append(double(row.step));
     }
+    for (const auto& e : log.evals)
+      testPoints.append(QPointF(double(e.step), (accuracy ? e.testAccuracy : e.testLoss) * factor));
+    chart->updateRun(chartRuns[qsizetype(i)].id, trainPoints, testPoints, skipped);
+    markDivergence(*chart, chartRuns[qsizetype(i)].id, log);
   }
   return chart;
+}
+
+std::unique_ptr<ChartWidget> curveChart(const train::RunLog& log, bool accuracy) {
+  return curveChart({NamedRunLog{&log, QString::fromStdString(log.name()), QColor()}}, accuracy);
 }
 
 std::unique_ptr<ChartWidget> lossScaleChart(const train::RunLog& log) {
@@ -214,6 +229,11 @@ std::vector<RunChartSpec> allRunCharts(const train::RunLog& log) {
     for (int layer : histogramLayers(log, step))
       specs.push_back({RunChartKind::Histogram, layer, step});
   return specs;
+}
+
+std::unique_ptr<ChartWidget> makeRunsCurveChart(const std::vector<NamedRunLog>& runs,
+                                                bool accuracy) {
+  return curveChart(runs, accuracy);
 }
 
 QString exportRunCharts(const train::RunLog& log, const QString& dir, const ExportOptions& options,

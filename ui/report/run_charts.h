@@ -12,6 +12,7 @@
 
 #include "ui/charts/chart_export.h"
 
+#include <QColor>
 #include <QString>
 #include <QStringList>
 
@@ -47,6 +48,19 @@ QString runChartStem(const RunChartSpec& spec);
 // train::runPolicy(log)); nullopt when the log does not say.
 std::optional<numeric::FormatId> runTensorFormat(const train::RunLog& log,
                                                  telemetry::TensorClass cls);
+
+// A run's log with the name and colour it has on the Train page (an invalid
+// colour: the next Okabe-Ito colour by position).
+struct NamedRunLog {
+  const train::RunLog* log = nullptr;
+  QString name;
+  QColor color;
+};
+
+// The loss (or, with `accuracy`, the accuracy) curves of several runs side by
+// side, one legend entry each.
+std::unique_ptr<ChartWidget> makeRunsCurveChart(const std::vector<NamedRunLog>& runs,
+                                                bool accuracy);
 
 // Builds the chart; nullptr with *error set when the log lacks what it needs
 // (no telemetry frame at that step, no such layer).
