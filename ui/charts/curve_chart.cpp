@@ -97,6 +97,7 @@ CurveChart::CurveChart(const QString& title, const QString& yTitle, bool offerLo
 }
 
 void CurveChart::clearRuns() {
+  forgetLegendNames();
   for (RunSeries& run : m_runs) {
     for (QAbstractSeries* series : std::initializer_list<QAbstractSeries*>{run.train, run.skipped}) {
       chart()->removeSeries(series);
@@ -115,7 +116,6 @@ void CurveChart::setRuns(const QList<ChartRun>& runs) {
     if (!run.run.color.isValid())
       run.run.color = seriesColor(index);
     run.train = new QLineSeries(this);
-    run.train->setName(info.name);
     run.skipped = new QScatterSeries(this);
     run.skipped->setName(tr("%1 skipped steps").arg(info.name));
     run.skipped->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
@@ -127,6 +127,7 @@ void CurveChart::setRuns(const QList<ChartRun>& runs) {
     }
     for (QLegendMarker* marker : chart()->legend()->markers(run.skipped))
       marker->setVisible(false);
+    setLegendName(run.train, info.name); // once its marker exists
     m_runs.push_back(run);
     ++index;
   }
@@ -146,6 +147,7 @@ bool CurveChart::updateRun(const QString& runId, const QList<QPointF>& train,
   pushToSeries(*it);
   updateRanges();
   pushToLayer();
+  refitLegend(); // a long name elided once its entry is laid out (cheap when it is)
   return true;
 }
 
