@@ -115,6 +115,18 @@ if [ -n "$gui" ]; then
   else
     fail "mantissa --help exited non-zero: $gui_help"
   fi
+  # A failing --follow exits with a status the EXIT STATUS section lists
+  # (settings written to a scratch folder, not the user's).
+  scratch=$(mktemp -d)
+  rc=0
+  XDG_CONFIG_HOME=$scratch QT_QPA_PLATFORM=offscreen timeout 60 "$gui" \
+    --follow "$scratch/missing.jsonl" >/dev/null 2>&1 || rc=$?
+  rm -rf "$scratch"
+  [ "$rc" -ne 0 ] || fail "mantissa --follow of a missing file exited 0"
+  exit_codes=$(awk '/^\.SH / { on = ($0 == ".SH \"EXIT STATUS\"" || $0 == ".SH EXIT STATUS") }
+                    on && take { print $2; take = 0 } on && /^\.TP/ { take = 1 }' "$man_dir/mantissa.1")
+  grep -qx "$rc" <<<"$exit_codes" ||
+    fail "mantissa --follow of a missing file exits $rc, which mantissa.1's EXIT STATUS does not list ($(echo $exit_codes))"
 fi
 
 if [ "$failures" -ne 0 ]; then

@@ -3,7 +3,9 @@
 //
 // Not a test: the driver of tests/ui/app_screenshots.sh. Shows the main
 // window over the whole screen and grabs the X root window of each page:
-//   <dir>/<page>-<mode>-<w>x<h>.png   (train: the default runs mid-run)
+//   <dir>/<page>-<mode>-<w>x<h>.png   (train: the default runs mid-run; runs: two
+//   runs of one recipe, then a third with a 100-character name, presenter mode
+//   toggled and back)
 #include "ui/app_shell/main_window.h"
 #include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
@@ -15,6 +17,8 @@
 #include "ui/panels/tensor_scale_view.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
+
+#include <mantissa/train/presets.h>
 
 #include <QAction>
 #include <QComboBox>
@@ -278,6 +282,39 @@ int main(int argc, char** argv) {
             return 1;
         }
       }
+    } else if (page == "runs") {
+      // Two runs of one recipe (told apart by their scalers), then a third
+      // loaded from a log with a 100-character name.
+      show(QStringLiteral("Train"));
+      auto* train = window.findChild<mantissa::ui::TrainPanel*>();
+      auto* c = train->controller();
+      mantissa::train::RunConfig scaled = mantissa::train::referenceRun("fp16-mixed");
+      scaled.epochs = 0;
+      scaled.steps = 180;
+      scaled.telemetryEvery = 10;
+      scaled.scaler = "pytorch";
+      mantissa::train::RunConfig unscaled = scaled;
+      unscaled.scaler = "none";
+      if (!c->setRuns({scaled, unscaled}).isEmpty())
+        return 1;
+      c->start();
+      (void)QTest::qWaitFor([&] { return c->state() == mantissa::ui::RunController::State::Finished; },
+                            300000);
+      if (!grab(QStringLiteral("runs-two")))
+        return 1;
+      const QString longLog = dir + QStringLiteral("/fp16-mixed-") + QString(78, u'x') +
+                              QStringLiteral("-end.jsonl");
+      if (!c->saveRun(1, longLog).isEmpty() || !c->loadRun(longLog).isEmpty())
+        return 1;
+      train->setSelectedRun(c->runCount() - 1);
+      if (!grab(QStringLiteral("runs-long-name")))
+        return 1;
+      window.setPresenterMode(!presenter);
+      if (!grab(QStringLiteral("runs-toggled")))
+        return 1;
+      window.setPresenterMode(presenter);
+      if (!grab(QStringLiteral("runs-back")))
+        return 1;
     } else if (page == "explorer") {
       show(QStringLiteral("Explorer"));
       if (auto* explorer = window.findChild<mantissa::ui::FloatExplorer*>()) {

@@ -7,6 +7,7 @@
 // the skipped steps sit on the train curve, log y drops what a log axis cannot
 // show, the legend names every run, and the CSV / JSON hold every point.
 
+#include "chart_text.h"
 #include "loss_fixtures.h"
 #include "ui/app_shell/theme.h"
 #include "ui/charts/chart_export.h"
@@ -25,6 +26,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QImage>
+#include <QTest>
 
 #include <gtest/gtest.h>
 
@@ -271,6 +273,42 @@ TEST(ChartsCurves, JsonHoldsTheRunsAndTheirSkippedSteps) {
   EXPECT_EQ(runs[0].toObject()["name"].toString(), "fp16-mixed");
   EXPECT_EQ(runs[0].toObject()["train"].toArray().size(), 101);
   EXPECT_EQ(runs[0].toObject()["skippedSteps"].toArray().at(0).toDouble(), 250.0);
+}
+
+} // namespace
+} // namespace mantissa::ui
+
+namespace mantissa::ui {
+namespace {
+
+// A run named at length (100 characters) keeps the chart readable: its
+// legend entry is elided in the middle to at most a third of the chart's
+// width, the whole name in the entry's tooltip, and no axis tick or title
+// is elided (the whole name beside the plot took 40 % of it and every tick
+// became "...").
+TEST(ChartsCurves, ALongRunNameIsElidedInTheLegendNeverOnTheAxes) {
+  const QString longName = QStringLiteral("fp16-mixed · ") + QString(87, u'x');
+  ASSERT_EQ(longName.size(), 100);
+  LossChart chart;
+  chart.resize(700, 450);
+  chart.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+  chart.setRuns({{"a", longName, {}}, {"b", "fp32", {}}});
+  ASSERT_TRUE(chart.updateRun("a", straightLoss(), {}));
+  ASSERT_TRUE(chart.updateRun("b", straightLoss(), {}));
+  QLegendMarker* marker = chart.chart()->legend()->markers(chart.trainSeries("a")).value(0);
+  ASSERT_NE(marker, nullptr);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return marker->label() != longName; }, 5000)) << "not elided";
+  EXPECT_TRUE(marker->label().contains(QChar(0x2026))) << marker->label().toStdString();
+  EXPECT_TRUE(marker->label().startsWith(QStringLiteral("fp16-mixed"))) << marker->label().toStdString();
+  EXPECT_LE(QFontMetricsF(chart.chart()->legend()->font()).horizontalAdvance(marker->label()),
+            chart.chart()->size().width() / 3.0 + 1.0);
+  EXPECT_EQ(chart.wholeLegendName(marker->label()), longName);
+  EXPECT_EQ(chart.chart()->legend()->markers(chart.trainSeries("b")).value(0)->label(), "fp32");
+  QStringList cut;
+  (void)QTest::qWaitFor([&] { return (cut = unreadableChartTexts(chart, Legends::Skip)).isEmpty(); }, 3000);
+  EXPECT_TRUE(cut.isEmpty()) << cut.join(u'\n').toStdString();
+  EXPECT_GT(chart.chart()->plotArea().width(), chart.chart()->size().width() * 0.6);
 }
 
 } // namespace

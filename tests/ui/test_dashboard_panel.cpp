@@ -36,6 +36,7 @@
 #include <QPushButton>
 #include <QToolBar>
 #include <QScatterSeries>
+#include <QSet>
 #include <QSettings>
 #include <QTabBar>
 #include <QTableWidget>
@@ -777,6 +778,50 @@ TEST(DashboardPanel, ACnnRunShowsItsConvLayersAndConvolutionOps) {
   EXPECT_TRUE(kinds.contains(QStringLiteral("convolution forward"))) << kinds.join(", ").toStdString();
   EXPECT_TRUE(kinds.contains(QStringLiteral("convolution backward")));
   EXPECT_TRUE(kinds.contains(QStringLiteral("matmul forward")));
+}
+
+} // namespace
+} // namespace mantissa::ui
+
+namespace mantissa::ui {
+namespace {
+
+// Runs of one recipe are told apart by what differs between them, in the
+// Inspect-run box and the legends; the box's selection stays on the run it
+// was on when the runs change (here a preset replaces them), not on the index.
+TEST(DashboardPanel, RunsOfOneRecipeHaveDistinctNamesAndTheInspectedRunStaysSelected) {
+  Page p({tiny("fp32", 10), tiny("bf16-mixed", 10), tiny("fp16-mixed", 10)});
+  RunController* c = p.panel.controller();
+  auto* picker = p.panel.findChild<QComboBox*>(QStringLiteral("runPicker"));
+  ASSERT_NE(picker, nullptr);
+
+  train::RunConfig scaled = tiny("fp16-mixed", 10);
+  scaled.scaler = "pytorch";
+  train::RunConfig unscaled = tiny("fp16-mixed", 10);
+  unscaled.scaler = "none";
+  ASSERT_EQ(c->setRuns({scaled, unscaled, tiny("fp32", 10)}), QString());
+  ASSERT_EQ(c->runCount(), 3);
+  EXPECT_EQ(c->runName(0), QStringLiteral("fp16-mixed · scaler pytorch"));
+  EXPECT_EQ(c->runName(1), QStringLiteral("fp16-mixed · no scaler"));
+  EXPECT_EQ(c->runName(2), QStringLiteral("fp32"));
+  ASSERT_EQ(picker->count(), 3);
+  QStringList items;
+  for (int i = 0; i < picker->count(); ++i)
+    items << picker->itemText(i);
+  EXPECT_EQ(items.size(), QSet<QString>(items.begin(), items.end()).size()) << items.join(" | ").toStdString();
+  EXPECT_EQ(p.panel.lossChart()->trainSeries(c->runId(1))->name(), c->runName(1));
+
+  // The default runs again, bf16-mixed inspected (the second run); the
+  // swamping preset's runs are bf16-pure, bf16-pure-sr, bf16-mixed.
+  ASSERT_EQ(c->setRuns({tiny("fp32", 10), tiny("bf16-mixed", 10), tiny("fp16-mixed", 10)}), QString());
+  p.panel.setSelectedRun(1);
+  ASSERT_EQ(picker->currentText(), QStringLiteral("bf16-mixed"));
+  p.panel.setup()->applyPreset(QStringLiteral("swamping"));
+  ASSERT_EQ(c->runCount(), 3);
+  ASSERT_EQ(c->runName(1), QStringLiteral("bf16-pure-sr"));
+  ASSERT_GE(p.panel.selectedRun(), 0);
+  EXPECT_EQ(c->runName(p.panel.selectedRun()), QStringLiteral("bf16-mixed"));
+  EXPECT_EQ(picker->currentText(), QStringLiteral("bf16-mixed"));
 }
 
 } // namespace

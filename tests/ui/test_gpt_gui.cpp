@@ -16,8 +16,10 @@
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/policy_editor.h"
 #include "ui/panels/train_panel.h"
+#include "ui/panels/train_panel_setup.h"
 
 #include <mantissa/amp/policy.h>
+#include <mantissa/train/run_config.h>
 
 #include <QAction>
 #include <QClipboard>
@@ -517,4 +519,100 @@ TEST(GptGui, StartWithTheGptTabShowingTrainsTheGptRuns) {
   EXPECT_TRUE(w.c->isGpt(0));
   w.train->stopAction()->trigger();
   QTRY_VERIFY_WITH_TIMEOUT(w.c->state() == RunController::State::Finished, 60000);
+}
+
+// After GPT runs, Start and Reset train what the setup dock shows: with its
+// MLP tab current, the MLP form's recipes (not the GPT runs again); with the
+// GPT tab current again, the GPT setup's runs.
+TEST(GptGui, AfterGptRunsStartAndResetWithTheMlpTabShowingTrainTheMlpRecipes) {
+  Window w;
+  ASSERT_TRUE(w.train && w.c);
+  setUpGptRuns(w, 2, 0);
+  auto* tabs = w.train->findChild<QTabWidget*>(QStringLiteral("setupTabs"));
+  ASSERT_NE(tabs, nullptr);
+  QWidget* gptPage = w.train->findChild<QWidget*>(QStringLiteral("gptSetupScroll"));
+  EXPECT_EQ(tabs->currentWidget(), gptPage) << "Set up GPT runs shows the tab Start trains";
+  w.train->startAction()->trigger();
+  QTRY_VERIFY_WITH_TIMEOUT(w.c->state() == RunController::State::Finished, 120000);
+  QTRY_VERIFY_WITH_TIMEOUT(w.train->startAction()->isEnabled(), 10000); // the page has seen it end
+  ASSERT_TRUE(w.c->isGpt(0));
+
+  train::RunConfig small;
+  small.data = "spirals";
+  small.model = "mlp:2-8-2:tanh";
+  small.steps = 5;
+  small.epochs = 0;
+  small.recipe = "fp32";
+  train::RunConfig other = small;
+  other.recipe = "bf16-mixed";
+  w.train->setup()->setConfigs({small, other});
+  const int mlpTab = tabs->indexOf(tabs->widget(0));
+  ASSERT_NE(tabs->widget(mlpTab), gptPage);
+  QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {}, tabs->tabBar()->tabRect(mlpTab).center());
+  ASSERT_EQ(tabs->currentIndex(), mlpTab);
+
+  w.train->startAction()->trigger();
+  ASSERT_EQ(w.c->runCount(), 2);
+  EXPECT_FALSE(w.c->hasGptRuns())
+      << w.train->findChild<QLabel*>(QStringLiteral("trainBanner"))->text().toStdString();
+  EXPECT_EQ(w.c->runName(0), QStringLiteral("fp32"));
+  EXPECT_EQ(w.c->runName(1), QStringLiteral("bf16-mixed"));
+  EXPECT_EQ(w.c->config(0).data, "spirals");
+  QTRY_VERIFY_WITH_TIMEOUT(w.c->state() == RunController::State::Finished, 60000);
+  QTRY_VERIFY_WITH_TIMEOUT(w.train->resetAction()->isEnabled() && w.train->startAction()->isEnabled(), 10000);
+  QTRY_COMPARE_WITH_TIMEOUT(w.c->record(0).lastStep(), std::int64_t(4), 10000);
+
+  // Reset rebuilds the MLP form's runs too.
+  w.train->resetAction()->trigger();
+  ASSERT_EQ(w.c->runCount(), 2);
+  EXPECT_FALSE(w.c->hasGptRuns());
+  EXPECT_EQ(w.c->config(1).recipe, "bf16-mixed");
+  EXPECT_EQ(w.c->state(), RunController::State::Ready);
+
+  // The GPT tab again: Reset builds the GPT setup's runs.
+  tabs->setCurrentWidget(gptPage);
+  w.train->resetAction()->trigger();
+  ASSERT_EQ(w.c->runCount(), 2);
+  EXPECT_TRUE(w.c->isGpt(0) && w.c->isGpt(1));
+  EXPECT_EQ(w.c->state(), RunController::State::Ready);
+}
+
+// The FP8 and microscaling recipes run on the GPT from the command line;
+// the GUI offers them too: as recipes of the GPT setup, and as the policy
+// editor's matmul-input precision, whose spec the CLI's --policy takes.
+TEST(GptGui, TheGptSetupOffersTheFp8AndMicroscalingRecipes) {
+  PolicyEditor editor;
+  auto* box = editor.findChild<QComboBox*>(QStringLiteral("precision_matmul-inputs"));
+  ASSERT_NE(box, nullptr);
+  QStringList offered;
+  for (int i = 0; i < box->count(); ++i)
+    offered << box->itemText(i);
+  for (const char* recipe : {"fp8-delayed", "fp8-current", "fp8-block", "mxfp8", "nvfp4"})
+    EXPECT_TRUE(offered.contains(QLatin1String(recipe))) << recipe << " not in " << offered.join(", ").toStdString();
+
+  editor.setPreset(QStringLiteral("autocast-cpu-bf16"));
+  editor.setPrecision(amp::OpClass::MatmulInputs, QStringLiteral("mxfp8"));
+  EXPECT_EQ(editor.spec(), QStringLiteral("autocast-cpu-bf16,matmul-inputs=mxfp8"));
+  ASSERT_TRUE(editor.policy().has_value()) << editor.error().toStdString();
+  EXPECT_EQ(editor.policy()->scaling.scheme, amp::MatmulScaling::Mxfp8);
+  EXPECT_TRUE(editor.table()->item(int(amp::OpClass::MatmulInputs), 0)->font().bold());
+  // A spec with FP8 options loads as itself, the recipe in the box.
+  ASSERT_TRUE(editor.setSpec(QStringLiteral("llm.c,matmul-inputs=fp8-delayed,fp8-margin=2")));
+  EXPECT_EQ(editor.precision(amp::OpClass::MatmulInputs), QStringLiteral("fp8-delayed"));
+  EXPECT_EQ(editor.spec(), QStringLiteral("llm.c,matmul-inputs=fp8-delayed,fp8-margin=2"));
+
+  GptSetup setup;
+  setup.setSteps(2);
+  for (const char* recipe : {"fp32", "bf16-mixed", "fp16-mixed", "bf16-pure"})
+    setup.setRecipeChecked(QLatin1String(recipe), false);
+  setup.setRecipeChecked(QStringLiteral("fp8-current"), true);
+  setup.setPolicyRun(false);
+  ASSERT_TRUE(setup.setUpButton()->isEnabled()) << setup.problems().toStdString();
+  const auto configs = setup.configs();
+  ASSERT_EQ(configs.size(), 1u);
+  EXPECT_EQ(configs[0].toRunConfig().recipe, "fp8-current");
+  RunController controller;
+  ASSERT_EQ(controller.setRuns({configs[0].toRunConfig()}), QString());
+  EXPECT_TRUE(controller.isGpt(0));
+  EXPECT_EQ(controller.runName(0), QStringLiteral("fp8-current"));
 }

@@ -270,5 +270,53 @@ TEST_F(PresenterChromeTest, LeavingPresenterModeGivesBackTheSmallWindowsTwoGroup
   EXPECT_EQ(settled([&] { return train->lossChart()->width(); }), loss);
 }
 
+// Leaving presenter mode gives the window back the geometry it had: shown
+// normal while the presenter type was still set, it took the presenter
+// minimum size (1312 px wide on a 1280 px screen, its title bar off the
+// screen) and kept it.
+TEST_F(PresenterChromeTest, LeavingPresenterModeGivesBackTheWindowsGeometry) {
+  MainWindow w;
+  w.setGeometry(QRect(QPoint(0, 0), QSize(1280, 720)));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  settled([&] { return w.width(); });
+  const QRect before = w.geometry();
+  w.setPresenterMode(true);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.isFullScreen(); }, 5000));
+  w.setPresenterMode(false);
+  (void)QTest::qWaitFor([&] { return w.geometry() == before; }, 5000);
+  EXPECT_EQ(settled([&] { return w.width(); }), before.width());
+  EXPECT_EQ(w.geometry(), before);
+}
+
+// A saved dock layout that leaves a chart too small to read on this window
+// (saved on a larger screen) gives way to the default arrangement, and the
+// restored tab bars show whole titles ("Loss …" and "Accu…" at a relaunch).
+TEST_F(PresenterChromeTest, ARestoredLayoutThatSquashesTheChartsGivesWayToTheDefault) {
+  {
+    MainWindow first;
+    first.resize(1920, 1080);
+    first.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&first));
+    TrainPanel* train = trainPage(first);
+    QDockWidget* setup = train->findChild<QDockWidget*>(QStringLiteral("setupDock"));
+    ASSERT_NE(setup, nullptr);
+    train->resizeDocks({setup}, {1400}, Qt::Horizontal);
+    (void)QTest::qWaitFor([&] { return setup->width() >= 1300; }, 5000);
+    first.close(); // saves the layout
+  }
+  MainWindow w;
+  w.resize(1280, 720);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  TrainPanel* train = trainPage(w);
+  QStringList illegible;
+  (void)QTest::qWaitFor([&] { return (illegible = train->illegibleCharts()).isEmpty(); }, 5000);
+  EXPECT_TRUE(illegible.isEmpty()) << illegible.join(u'\n').toStdString();
+  for (const QTabBar* bar : train->findChildren<QTabBar*>(Qt::FindDirectChildrenOnly))
+    if (bar->isVisible())
+      EXPECT_EQ(bar->elideMode(), Qt::ElideNone) << bar->tabText(0).toStdString();
+}
+
 } // namespace
 } // namespace mantissa::ui

@@ -236,3 +236,63 @@ TEST(RunReport, UnwritablePathGivesAnErrorNamingIt) {
 }
 
 } // namespace
+
+namespace {
+
+// Every zlib-compressed stream of a PDF, inflated (the others as they are).
+QList<QByteArray> pdfStreams(const QByteArray& pdf) {
+  QList<QByteArray> out;
+  for (qsizetype at = pdf.indexOf("stream"); at >= 0; at = pdf.indexOf("stream", at + 1)) {
+    if (at >= 3 && pdf.mid(at - 3, 3) == "end")
+      continue;
+    qsizetype begin = at + 6;
+    if (pdf.mid(begin, 2) == "\r\n")
+      begin += 2;
+    else if (pdf.mid(begin, 1) == "\n")
+      begin += 1;
+    const qsizetype end = pdf.indexOf("endstream", begin);
+    if (end < 0)
+      break;
+    const QByteArray raw = pdf.mid(begin, end - begin);
+    QByteArray sized(4, '\0');
+    sized[1] = char(0x40); // a 4 MiB first guess of the inflated size
+    const QByteArray inflated = qUncompress(sized + raw);
+    out << (inflated.isEmpty() ? raw : inflated);
+  }
+  return out;
+}
+
+} // namespace
+
+// The first page's Machine and ISA rows wrap a long ISA list and a long
+// kernel name onto more lines instead of ending them in "…": no "…" is
+// drawn (no font of the PDF maps a glyph to U+2026).
+TEST(RunReport, PdfWrapsLongIsaAndKernelRowsInsteadOfElidingThem) {
+  QStringList isa;
+  for (const char* x : {"SSE4.2", "AVX", "AVX2", "FMA", "F16C", "AVX512F", "AVX512BW", "AVX512VL",
+                        "AVX512DQ", "AVX512_VNNI", "AVX512_BF16", "AVX512_FP16", "AMX-TILE",
+                        "AMX-BF16", "AMX-INT8", "AVX_VNNI", "GFNI", "VAES", "VPCLMULQDQ"})
+    for (int i = 0; i < 2; ++i)
+      isa << QString::fromLatin1(x);
+  train::RunLogBuilder b;
+  b.add({{"header", true},
+         {"config", {{"data", "spirals"}, {"model", "mlp:2-16-3:relu"}, {"recipe", "fp32"}, {"steps", 2}}},
+         {"machine", {{"isa", isa.join(u' ').toStdString()}}},
+         {"matmul", "gemm:jit (oneDNN brgemm avx512_core_amx_bf16, blocked 32x32 with FP32 "
+                    "accumulation, weights reordered once per step, threads 16)"}});
+  for (int s = 0; s < 2; ++s)
+    b.add({{"step", s}, {"loss", 1.0}, {"train_accuracy", 0.5}, {"step_ms", 1.0}});
+  b.add({{"summary", true}, {"test_accuracy", 0.5}, {"steps", 2}, {"recipe", "fp32"}});
+  const auto log = b.take();
+  const QByteArray pdf = ui::RunReport(log).pdf();
+  ASSERT_TRUE(pdf.startsWith("%PDF"));
+  const QList<QByteArray> streams = pdfStreams(pdf);
+  bool anyUnicodeMap = false;
+  for (const QByteArray& s : streams) {
+    if (!s.contains("beginbfchar") && !s.contains("beginbfrange"))
+      continue;
+    anyUnicodeMap = true;
+    EXPECT_FALSE(s.toLower().contains("<2026>")) << "an elided text: " << s.toStdString();
+  }
+  EXPECT_TRUE(anyUnicodeMap) << "no ToUnicode map found in " << streams.size() << " streams";
+}

@@ -228,21 +228,63 @@ void MainWindow::setPresenterMode(bool on) {
     return;
   }
   if (Theme::instance().presenter() != on) {
+    if (on && !isFullScreen()) {
+      m_wasMaximized = isMaximized();
+      m_geometryBeforePresenter = isMaximized() ? normalGeometry() : geometry();
+    }
     Theme::instance().setPresenter(on);
     if (on) {
-      m_wasMaximized = isMaximized();
       showFullScreen();
     } else if (isFullScreen()) {
       m_wasMaximized ? showMaximized() : showNormal();
+      // Once the normal type has reached every widget (Qt posts font
+      // changes) and the pages have relaid out: shown normal under presenter
+      // type, the window took the presenter minimum size (1312 px wide on a
+      // 1280 px screen, its title bar off the screen) and kept it.
+      QMetaObject::invokeMethod(this, [this] {
+        QMetaObject::invokeMethod(this, &MainWindow::restoreNormalGeometry, Qt::QueuedConnection);
+      }, Qt::QueuedConnection);
     }
   }
   Settings().setPresenterMode(on);
 }
 
+void MainWindow::restoreNormalGeometry() {
+  if (Theme::instance().presenter() || isFullScreen() || isMaximized() ||
+      !m_geometryBeforePresenter.isValid())
+    return;
+  setGeometry(m_geometryBeforePresenter);
+  m_geometryBeforePresenter = QRect();
+}
+
+// A geometry saved on another screen (a 1080p desktop, then a 720p
+// projector) is cut to this screen's available area, its title bar on it.
+void MainWindow::fitToScreen() {
+  if (isFullScreen() || isMaximized())
+    return;
+  const QRect available = screen()->availableGeometry();
+  const QRect inner = geometry();
+  const QRect outer = frameGeometry();
+  const QMargins frame(inner.left() - outer.left(), inner.top() - outer.top(),
+                       outer.right() - inner.right(), outer.bottom() - inner.bottom());
+  const QSize size = inner.size().boundedTo(available.size().shrunkBy(frame));
+  const QSize outerSize = size.grownBy(frame);
+  const int x = std::clamp(outer.left(), available.left(),
+                           std::max(available.left(), available.right() + 1 - outerSize.width()));
+  const int y = std::clamp(outer.top(), available.top(),
+                           std::max(available.top(), available.bottom() + 1 - outerSize.height()));
+  if (size != inner.size())
+    resize(size);
+  if (QPoint(x, y) != outer.topLeft())
+    move(x, y);
+}
+
 void MainWindow::restoreSettings() {
   Settings settings;
   m_pageToRestore = settings.lastPage();
-  if (!restoreGeometry(settings.windowGeometry())) {
+  if (restoreGeometry(settings.windowGeometry())) {
+    fitToScreen();
+  } else {
     const QRect available = screen()->availableGeometry();
     resize(QSize(1600, 1000).boundedTo(available.size() * 0.92));
     move(available.center() - rect().center());

@@ -47,6 +47,8 @@ private:
   void buildMenus();
   void buildStatusBar();
   void restoreSettings();
+  void fitToScreen();           // the normal window within the screen's available area
+  void restoreNormalGeometry(); // after presenter mode: the geometry it found
   void saveSettings();
   void exportWithDialog();
   void showShortcuts();
@@ -61,6 +63,7 @@ private:
   QLabel* m_statusDetail = nullptr;
   QString m_pageToRestore;
   bool m_wasMaximized = false;
+  QRect m_geometryBeforePresenter; // the normal geometry presenter mode found; null outside it
 };
 
 } // namespace mantissa::ui

@@ -5,6 +5,7 @@
 #include "ui/app_shell/palette.h"
 #include "ui/bridge/live_run_log.h"
 #include "ui/bridge/run_follower.h"
+#include "ui/bridge/run_names.h"
 
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
@@ -56,7 +57,9 @@ std::uint32_t bitsIn(DType dtype, float value) {
 
 struct RunController::Run {
   QString id;
-  QString name;
+  std::uint64_t key = 0; // never reused: which run this is, across changes of the others
+  QString baseName;      // the recipe, a GPT's policy, "name · file" of a log
+  QString name;          // baseName, with what differs from runs of the same baseName
   QColor color;
   train::RunConfig config;
   RunMailbox mailbox{kRowCapacity};
@@ -109,6 +112,18 @@ RunFacts gptFacts(const train::Session& session) {
   return runFacts(builder.log());
 }
 
+QString settingText(const nlohmann::json& value) {
+  if (value.is_string())
+    return QString::fromStdString(value.get<std::string>());
+  if (value.is_number_float())
+    return QString::number(value.get<double>(), 'g', 6);
+  if (value.is_boolean())
+    return value.get<bool>() ? QStringLiteral("on") : QStringLiteral("off");
+  if (value.is_null())
+    return {};
+  return QString::fromStdString(value.dump());
+}
+
 } // namespace
 
 RunController::RunController(QObject* parent) : QObject(parent) {
@@ -135,6 +150,7 @@ QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
     auto run = std::make_unique<Run>();
     run->config = configs[i];
     run->id = QStringLiteral("run%1").arg(i + 1);
+    run->key = ++m_lastKey;
     run->name =
         QString::fromStdString(configs[i].policy.empty() ? configs[i].recipe : configs[i].policy);
     run->color = palette::seriesColor(int(i));
@@ -162,6 +178,7 @@ QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
       } else {
         run->facts = runFacts(session);
       }
+      run->baseName = run->name;
       m_runs.push_back(std::move(run));
     } catch (const std::exception& e) {
       problems << QStringLiteral("%1: %2").arg(run->name, QString::fromUtf8(e.what()));
@@ -169,6 +186,7 @@ QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
   }
   if (!problems.isEmpty())
     m_runs.clear();
+  nameRuns();
   for (auto& run : m_runs) {
     const QString path =
         m_logDir.filePath(QStringLiteral("%1-%2.jsonl").arg(run->id).arg(++m_logCount));
@@ -410,8 +428,9 @@ QString RunController::loadRun(const QString& path) {
   }
   auto run = std::make_unique<Run>();
   run->id = QStringLiteral("run%1").arg(m_runs.size() + 1);
-  run->name = QStringLiteral("%1 · %2").arg(QString::fromStdString(log->name()),
-                                            QFileInfo(path).completeBaseName());
+  run->key = ++m_lastKey;
+  run->baseName = QStringLiteral("%1 · %2").arg(QString::fromStdString(log->name()),
+                                                QFileInfo(path).completeBaseName());
   run->color = palette::seriesColor(int(m_runs.size()));
   run->config = log->config.value_or(train::RunConfig{});
   run->facts = std::move(facts);
@@ -419,6 +438,7 @@ QString RunController::loadRun(const QString& path) {
   run->record.apply(std::move(drained));
   run->loaded = std::move(log);
   m_runs.push_back(std::move(run));
+  nameRuns();
   emit runsChanged();
   emit stateChanged();
   emit updated();
@@ -436,6 +456,7 @@ QString RunController::followRun(const QString& path) {
   auto run = std::make_unique<Run>();
   Run* r = run.get();
   run->id = QStringLiteral("run%1").arg(m_runs.size() + 1);
+  run->key = ++m_lastKey;
   run->color = palette::seriesColor(int(m_runs.size()));
   run->source = path;
   // The follower's log, not owned (the follower lives as long as the run).
@@ -443,6 +464,7 @@ QString RunController::followRun(const QString& path) {
   run->follower = std::move(follower);
   attachFollower(r);
   m_runs.push_back(std::move(run));
+  nameRuns();
   emit runsChanged();
   emit stateChanged();
   emit updated();
@@ -451,14 +473,15 @@ QString RunController::followRun(const QString& path) {
 
 // The record of a followed log: grows with the file another process writes.
 void RunController::attachFollower(Run* r) {
-  const auto refreshFacts = [r] {
+  const auto refreshFacts = [this, r] {
     const train::RunLog& log = r->follower->log();
-    r->name = QStringLiteral("%1 · %2").arg(
+    r->baseName = QStringLiteral("%1 · %2").arg(
         QString::fromStdString(log.header.is_null() && !log.summary.is_object() ? "following"
                                                                                 : log.name()),
         QFileInfo(r->follower->path()).completeBaseName());
     r->config = log.config.value_or(train::RunConfig{});
     r->facts = runFacts(log);
+    nameRuns();
   };
   refreshFacts();
   r->record.apply(r->follower->takeNew());
@@ -644,6 +667,26 @@ QString RunController::runId(int run) const {
 }
 QString RunController::runName(int run) const {
   return m_runs.at(std::size_t(run))->name;
+}
+std::uint64_t RunController::runKey(int run) const {
+  return m_runs.at(std::size_t(run))->key;
+}
+
+void RunController::nameRuns() {
+  std::vector<RunNaming> naming;
+  naming.reserve(m_runs.size());
+  for (const auto& run : m_runs) {
+    RunNaming n;
+    n.base = run->baseName.isEmpty() ? run->name : run->baseName;
+    const nlohmann::json config = train::toJson(run->config);
+    for (auto it = config.begin(); it != config.end(); ++it)
+      n.settings[it.key()] = settingText(it.value());
+    n.settings["scaler"] = run->facts.scalerPreset; // what scales the loss; "" for none
+    naming.push_back(std::move(n));
+  }
+  const std::vector<QString> names = distinctRunNames(naming);
+  for (std::size_t i = 0; i < m_runs.size(); ++i)
+    m_runs[i]->name = names[i];
 }
 QColor RunController::runColor(int run) const {
   return m_runs.at(std::size_t(run))->color;

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -105,7 +106,12 @@ public:
 
   int runCount() const { return int(m_runs.size()); }
   QString runId(int run) const;   // "run1"
-  QString runName(int run) const; // "bf16-mixed"
+  // "bf16-mixed"; distinct among the runs: runs of one recipe add what
+  // differs ("fp16-mixed · scaler pytorch", "fp16-mixed · no scaler").
+  QString runName(int run) const;
+  // Which run this is: never given to another run by this controller, so a
+  // view can keep its selection on a run while runs come and go.
+  std::uint64_t runKey(int run) const;
   QColor runColor(int run) const;
   const train::RunConfig& config(int run) const;
   const RunFacts& facts(int run) const; // fixed parts: widths, recipe, backend, scaler, steps
@@ -157,6 +163,7 @@ private:
                     const std::shared_ptr<const data::TextCorpus>& text);
   void onTrainerStep(Run& run, const train::StepReport& report);
   void attachFollower(Run* run); // a followed log's record: grows with run->follower's file
+  void nameRuns();               // every run's name from its base name (distinctRunNames)
 
   std::vector<train::RunConfig> m_configs;
   QTemporaryDir m_logDir; // the live runs' logs (outlives m_runs, whose logs live in it)
@@ -171,6 +178,7 @@ private:
   double m_lastDrainCpu = -1.0;
   std::chrono::milliseconds m_drainGap{33}; // between drains, from the GUI's CPU use
   bool m_started = false;
+  std::uint64_t m_lastKey = 0; // the last Run::key given
   double m_pace = 0.0;
 };
 

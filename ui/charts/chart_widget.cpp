@@ -14,6 +14,9 @@
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QHBoxLayout>
+#include <QToolTip>
+#include <QHelpEvent>
+#include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -148,6 +151,7 @@ ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent), m_style(ChartStyle:
   m_view->setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
   m_view->setContextMenuPolicy(Qt::CustomContextMenu);
   m_view->setMinimumSize(240, 160);
+  m_view->viewport()->installEventFilter(this); // tooltips of elided legend entries
   // Queued: the title and the legend change the layout that emits this.
   connect(m_chart, &QChart::plotAreaChanged, this, &ChartWidget::fitTitle, Qt::QueuedConnection);
   connect(m_chart, &QChart::plotAreaChanged, this, &ChartWidget::fitLegend, Qt::QueuedConnection);
@@ -205,11 +209,78 @@ void ChartWidget::keepLegendWhole() {
 // the row is wider than the chart ("loss s…" at 394 px): a legend whose row
 // does not fit goes to the right of the plot, one entry per line, whole.
 // The row is estimated a little wider than Qt lays it out.
+QStringList ChartWidget::elidedTexts() const {
+  QStringList out;
+  for (QGraphicsItem* item : m_view->scene()->items()) {
+    const auto* text = qgraphicsitem_cast<QGraphicsTextItem*>(item);
+    if (text == nullptr || !text->isVisible())
+      continue;
+    bool inLegend = false;
+    for (const QGraphicsItem* up = text; up != nullptr && !inLegend; up = up->parentItem())
+      inLegend = up == m_chart->legend();
+    const QString plain = text->toPlainText();
+    if (!inLegend && (plain.contains(QStringLiteral("...")) || plain.contains(QChar(0x2026))))
+      out << plain;
+  }
+  return out;
+}
+
+void ChartWidget::setLegendName(QAbstractSeries* series, const QString& name) {
+  m_legendNames.insert(series, name);
+  series->setName(name);
+  QMetaObject::invokeMethod(this, &ChartWidget::fitLegend, Qt::QueuedConnection);
+}
+
+void ChartWidget::refitLegend() {
+  if (!m_legendNames.isEmpty())
+    QMetaObject::invokeMethod(this, &ChartWidget::fitLegend, Qt::QueuedConnection);
+}
+
+void ChartWidget::forgetLegendNames() {
+  m_legendNames.clear();
+  m_elidedLegendNames.clear();
+}
+
+bool ChartWidget::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_view->viewport() && event->type() == QEvent::ToolTip &&
+      !m_elidedLegendNames.isEmpty()) {
+    const auto* help = static_cast<QHelpEvent*>(event);
+    for (QGraphicsItem* item : m_view->items(help->pos()))
+      if (const auto* text = qgraphicsitem_cast<QGraphicsTextItem*>(item))
+        if (const auto it = m_elidedLegendNames.constFind(text->toPlainText());
+            it != m_elidedLegendNames.cend()) {
+          QToolTip::showText(help->globalPos(), *it, m_view);
+          return true;
+        }
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
 void ChartWidget::fitLegend() {
-  if (!m_keepLegendWhole)
-    return;
   QLegend* legend = m_chart->legend();
   const QFontMetricsF metrics(legend->font());
+  // Long names (a run named at length) are elided in the middle to at most a
+  // third of the chart's width, between 12 and 40 characters: a legend
+  // beside the plot took 40 % of it and every axis tick became "...".
+  m_elidedLegendNames.clear();
+  if (!m_legendNames.isEmpty()) {
+    const double chars = metrics.averageCharWidth();
+    const double widest = std::clamp(m_chart->size().width() / 3.0, 12.0 * chars, 40.0 * chars);
+    for (QLegendMarker* marker : legend->markers()) {
+      const auto it = m_legendNames.constFind(marker->series());
+      if (it == m_legendNames.cend())
+        continue;
+      const QString shown = metrics.horizontalAdvance(*it) <= widest
+                                ? *it
+                                : metrics.elidedText(*it, Qt::ElideMiddle, widest);
+      if (shown != *it)
+        m_elidedLegendNames.insert(shown, *it);
+      if (marker->label() != shown)
+        marker->setLabel(shown);
+    }
+  }
+  if (!m_keepLegendWhole)
+    return;
   double row = 0.0;
   for (QLegendMarker* marker : legend->markers()) {
     if (!marker->isVisible())

@@ -5,11 +5,14 @@
 #include "chart_export.h"
 #include "chart_style.h"
 
+#include <QHash>
+#include <QStringList>
 #include <QWidget>
 
 class QChart;
 class QChartView;
 class QAbstractAxis;
+class QAbstractSeries;
 class QHBoxLayout;
 class QValueAxis;
 class QXYSeries;
@@ -38,6 +41,11 @@ public:
 
   QString title() const override;
   void render(QPainter& painter, const QRectF& target, const ExportStyle& style) const override;
+  // The chart's texts outside the legend (axis ticks and titles, the title)
+  // that Qt Charts shortened to "..." for want of room; empty when all read whole.
+  QStringList elidedTexts() const;
+  // The whole name of a legend entry shown elided as `shown` (its tooltip; "" if none).
+  QString wholeLegendName(const QString& shown) const { return m_elidedLegendNames.value(shown); }
 
 protected:
   // The row above the chart where subclasses put their toggles.
@@ -46,6 +54,13 @@ protected:
   // A legend whose one row would be elided goes to the right of the plot,
   // one entry per line (charts whose legend names what a reader must tell apart).
   void keepLegendWhole();
+  // The series' name, shown in the legend elided in the middle when long (at
+  // most a third of the chart's width: the axes keep their room), whole in
+  // the entry's tooltip. Forget the names before deleting their series.
+  void setLegendName(QAbstractSeries* series, const QString& name);
+  void refitLegend(); // again, once the chart has laid out new entries
+  void forgetLegendNames();
+  bool eventFilter(QObject* watched, QEvent* event) override;
   // Restyles everything: background, title, legend, axes, then restyleSeries().
   void applyStyle(const ChartStyle& style);
   void styleAxis(QAbstractAxis* axis, const ChartStyle& style) const;
@@ -68,6 +83,8 @@ private:
   ChartStyle m_style;
   QString m_title; // as set; on screen it may be broken into lines to fit
   bool m_keepLegendWhole = false;
+  QHash<const QAbstractSeries*, QString> m_legendNames; // whole, by series (setLegendName)
+  QHash<QString, QString> m_elidedLegendNames;           // as shown -> whole
 };
 
 // Sets a range rounded out to 1, 2 or 5 x 10^k with about `ticks` ticks (as

@@ -98,6 +98,7 @@ CurveChart::CurveChart(const QString& title, const QString& yTitle, bool offerLo
 }
 
 void CurveChart::clearRuns() {
+  forgetLegendNames();
   for (RunSeries& run : m_runs) {
     for (QAbstractSeries* series :
          std::initializer_list<QAbstractSeries*>{run.train, run.skipped, run.divergence}) {
@@ -118,7 +119,6 @@ void CurveChart::setRuns(const QList<ChartRun>& runs) {
     if (!run.run.color.isValid())
       run.run.color = seriesColor(index);
     run.train = new QLineSeries(this);
-    run.train->setName(info.name);
     run.skipped = new QScatterSeries(this);
     run.skipped->setName(tr("%1 skipped steps").arg(info.name));
     run.skipped->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
@@ -140,6 +140,7 @@ void CurveChart::setRuns(const QList<ChartRun>& runs) {
     for (QAbstractSeries* series : std::initializer_list<QAbstractSeries*>{run.skipped, run.divergence})
       for (QLegendMarker* marker : chart()->legend()->markers(series))
         marker->setVisible(false);
+    setLegendName(run.train, info.name); // once its marker exists
     m_runs.push_back(run);
     ++index;
   }
@@ -159,6 +160,7 @@ bool CurveChart::updateRun(const QString& runId, const QList<QPointF>& train,
   pushToSeries(*it);
   updateRanges();
   pushToLayer();
+  refitLegend(); // a long name elided once its entry is laid out (cheap when it is)
   return true;
 }
 

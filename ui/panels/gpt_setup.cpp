@@ -20,8 +20,11 @@ namespace mantissa::ui {
 
 namespace {
 
-// The recipes offered side by side: the ones a GPT lesson compares.
-const char* const kRecipes[] = {"fp32", "bf16-mixed", "fp16-mixed", "bf16-pure"};
+// The recipes offered side by side: the ones a GPT lesson compares, then the
+// FP8 and microscaling recipes (bf16-mixed with the linear layers' operands quantized).
+const char* const kRecipes[] = {"fp32",        "bf16-mixed",  "fp16-mixed", "bf16-pure",
+                                "fp8-delayed", "fp8-current", "fp8-block",  "mxfp8",
+                                "nvfp4"};
 
 } // namespace
 

@@ -23,6 +23,14 @@ namespace {
 
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 
+// A row's precision as its box shows it: matmul inputs under an FP8 or
+// microscaling recipe show the recipe ("fp8-delayed"), as the spec names it.
+QString shownPrecision(const amp::Policy& p, amp::OpClass c) {
+  if (c == amp::OpClass::MatmulInputs && p.scaling.scheme != amp::MatmulScaling::None)
+    return qs(amp::matmulScalingName(p.scaling.scheme));
+  return qs(amp::precisionKey(p[c]));
+}
+
 const amp::PolicyPreset* presetNamed(const QString& name) {
   for (const auto& p : amp::policyPresets())
     if (qs(p.name) == name)
@@ -65,6 +73,13 @@ PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
     m_table->setItem(row, 0, item);
     auto* box = new QComboBox;
     box->addItems({QStringLiteral("fp32"), QStringLiteral("bf16"), QStringLiteral("fp16")});
+    if (c == amp::OpClass::MatmulInputs) { // FP8 and microscaling of the linear layers' X, W, dY
+      for (const amp::MatmulScaling scheme : amp::matmulScalings())
+        box->addItem(qs(amp::matmulScalingName(scheme)));
+      box->setToolTip(tr("fp8-delayed, fp8-current, fp8-block, mxfp8 and nvfp4 quantize every "
+                         "linear layer's X, W and dY with that recipe and multiply in FP32; "
+                         "attention's products then take BF16 inputs"));
+    }
     box->setObjectName(QStringLiteral("precision_") + qs(amp::opClassKey(c)));
     auto* cell = new QWidget; // the box keeps its height in a row of two lines
     auto* cellLayout = new QVBoxLayout(cell);
@@ -162,13 +177,14 @@ void PolicyEditor::changeEvent(QEvent* event) {
 
 void PolicyEditor::load(const amp::Policy& p) {
   m_loading = true;
+  m_loadedScaling = p.scaling;
   {
     const QSignalBlocker b(m_preset);
     m_preset->setCurrentText(QString::fromStdString(p.name));
   }
   for (const amp::OpClass c : amp::opClasses()) {
     const QSignalBlocker b(m_rows[std::size_t(c)]);
-    m_rows[std::size_t(c)]->setCurrentText(qs(amp::precisionKey(p[c])));
+    m_rows[std::size_t(c)]->setCurrentText(shownPrecision(p, c));
   }
   {
     const QSignalBlocker b1(m_promote), b2(m_softmaxMax), b3(m_lossScaling);
@@ -216,7 +232,7 @@ void PolicyEditor::update() {
   QString spec = m_preset->currentText();
   for (const amp::OpClass c : amp::opClasses()) {
     const QString value = m_rows[std::size_t(c)]->currentText();
-    const bool overridden = value != qs(amp::precisionKey(base->policy[c]));
+    const bool overridden = value != shownPrecision(base->policy, c);
     if (overridden)
       spec += QStringLiteral(",%1=%2").arg(qs(amp::opClassKey(c)), value);
     QFont f = m_table->item(int(c), 0)->font();
@@ -225,6 +241,18 @@ void PolicyEditor::update() {
     m_rows[std::size_t(c)]->setFont(f);
   }
   fitTable(); // a name in bold may take another line
+  // The FP8 options a loaded spec set (no box of their own), while its recipe stays.
+  const amp::ScalingOptions defaults;
+  if (m_loadedScaling.scheme != amp::MatmulScaling::None &&
+      m_rows[std::size_t(amp::OpClass::MatmulInputs)]->currentText() ==
+          qs(amp::matmulScalingName(m_loadedScaling.scheme))) {
+    if (m_loadedScaling.historyLength != defaults.historyLength)
+      spec += QStringLiteral(",fp8-history=%1").arg(m_loadedScaling.historyLength);
+    if (m_loadedScaling.amaxCompute != defaults.amaxCompute)
+      spec += QStringLiteral(",fp8-amax=%1").arg(qs(amp::amaxComputeName(m_loadedScaling.amaxCompute)));
+    if (m_loadedScaling.margin != defaults.margin)
+      spec += QStringLiteral(",fp8-margin=%1").arg(m_loadedScaling.margin);
+  }
   if (m_promote->value() != base->policy.promoteEvery)
     spec += QStringLiteral(",promote-every=%1").arg(m_promote->value());
   if (m_softmaxMax->isChecked() != base->policy.softmaxMax)

@@ -74,6 +74,7 @@ private:
   QLabel* m_summary = nullptr;
   QString m_editedSpec;
   QString m_errorText;
+  amp::ScalingOptions m_loadedScaling; // the FP8 options of the policy last loaded
   bool m_loading = false;
 };
 

@@ -48,6 +48,10 @@ constexpr int kCompactNormalHeight = 800; // compactHeight() outside presenter m
 // 2: accuracy tabbed with the loss scale on small pages; 3: watch and ops
 // behind the setup on short pages (an older layout is replaced by the new one).
 constexpr int kLayoutVersion = 3;
+// A restored layout that gives a shown chart less than this is not kept:
+// its axes' ticks end in "…" (the loss curve came back 100 px wide).
+constexpr int kLegibleChartWidth = 240;
+constexpr int kLegibleChartHeight = 120;
 
 // The message line above the toolbar: as tall as its wrapped text at the
 // page's width (a plain word-wrapped QLabel asks for the height of a narrow
@@ -87,6 +91,7 @@ TrainPanel::TrainPanel(QWidget* parent) : QMainWindow(parent) {
   m_controller = new RunController(this);
   buildActions();
   buildDocks();
+  m_defaultLayout = saveState(kLayoutVersion); // arrangeFirstShow() sizes it
 
   // All on the GUI thread: the controller emits after draining its mailboxes.
   connect(m_controller, &RunController::updated, this, &TrainPanel::refresh);
@@ -150,12 +155,13 @@ void TrainPanel::buildActions() {
   connect(m_step, &QAction::triggered, m_controller, &RunController::stepOnce);
   connect(m_stopAction, &QAction::triggered, m_controller, &RunController::stop);
   connect(m_reset, &QAction::triggered, this, [this] {
-    if (!confirmReplaceLoadedRuns())
-      return;
-    if (m_controller->hasGptRuns()) { // the same GPT runs, from scratch
-      m_controller->reset();
+    // Rebuilds what the setup dock shows: the GPT tab's runs, or the MLP form's.
+    if (gptTabShown()) {
+      buildGptRunsFromSetup(); // asks first when loaded runs would close
       return;
     }
+    if (!confirmReplaceLoadedRuns())
+      return;
     m_controller->shutdown();
     applySetup();
   });
@@ -176,7 +182,10 @@ void TrainPanel::buildActions() {
   bar->addWidget(new QLabel(tr(" Inspect run: ")));
   m_runPicker = new QComboBox;
   m_runPicker->setObjectName(QStringLiteral("runPicker"));
-  m_runPicker->setToolTip(tr("The run the histogram, heat map, loss scale, watch and op table show"));
+  // As wide as the longest name, up to a bound (a longer one is elided, its
+  // item's tooltip whole).
+  m_runPicker->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  m_runPicker->setMaximumWidth(m_runPicker->fontMetrics().averageCharWidth() * 48);
   connect(m_runPicker, &QComboBox::currentIndexChanged, this, &TrainPanel::onSelectedRunChanged);
   bar->addWidget(m_runPicker);
   // The rest of the toolbar's width (never in its "»" overflow); a new text
@@ -403,14 +412,20 @@ bool TrainPanel::confirmReplaceLoadedRuns() {
 void TrainPanel::onRunsChanged() {
   QList<ChartRun> runs;
   {
+    // The selection stays on the run it was on (its key), or on a run of the
+    // same name (the runs rebuilt); else the first run.
     const QSignalBlocker block(m_runPicker);
-    const int previous = m_runPicker->currentIndex();
     m_runPicker->clear();
+    int keep = -1;
     for (int i = 0; i < m_controller->runCount(); ++i) {
-      runs.append({m_controller->runId(i), m_controller->runName(i), m_controller->runColor(i)});
-      m_runPicker->addItem(m_controller->runName(i));
+      const QString name = m_controller->runName(i);
+      runs.append({m_controller->runId(i), name, m_controller->runColor(i)});
+      m_runPicker->addItem(name, QVariant::fromValue(quint64(m_controller->runKey(i))));
+      m_runPicker->setItemData(i, name, Qt::ToolTipRole); // whole, when the box elides it
+      if (m_controller->runKey(i) == m_selectedKey || (keep < 0 && name == m_selectedName))
+        keep = i;
     }
-    m_runPicker->setCurrentIndex(previous >= 0 && previous < m_runPicker->count() ? previous : 0);
+    m_runPicker->setCurrentIndex(keep >= 0 ? keep : 0);
   }
   m_loss->setRuns(runs);
   m_accuracy->setRuns(runs);
@@ -442,7 +457,17 @@ void TrainPanel::onRunsChanged() {
   onSelectedRunChanged();
 }
 
+void TrainPanel::rememberSelectedRun() {
+  const int run = selectedRun();
+  m_selectedKey = run >= 0 ? m_controller->runKey(run) : 0;
+  m_selectedName = run >= 0 ? m_controller->runName(run) : QString();
+}
+
 void TrainPanel::onSelectedRunChanged() {
+  rememberSelectedRun();
+  m_runPicker->setToolTip(
+      (m_selectedName.isEmpty() ? QString() : m_selectedName + QStringLiteral("\n")) +
+      tr("The run the histogram, heat map, loss scale, watch and op table show"));
   const int run = selectedRun();
   if (run < 0)
     return;
@@ -637,6 +662,7 @@ void TrainPanel::arrangeForPresenter() {
           return; // presenter mode again, or restored already
         restoreState(m_layoutBeforePresenter, kLayoutVersion);
         m_layoutBeforePresenter.clear();
+        QMetaObject::invokeMethod(this, &TrainPanel::keepLegibleLayout, Qt::QueuedConnection);
       }, Qt::QueuedConnection);
       return;
     }
@@ -752,6 +778,37 @@ void TrainPanel::arrangeFirstShow() {
   showWholeTabTitles();
 }
 
+// The shown charts that a restored layout (saved on another screen, or
+// found by presenter mode at another size) leaves too small to read.
+QStringList TrainPanel::illegibleCharts() const {
+  QStringList out;
+  const std::pair<const ChartWidget*, const char*> charts[] = {
+      {m_loss, "loss"}, {m_accuracy, "accuracy"}, {m_lossScale, "loss scale"}, {m_histogram, "histogram"}};
+  for (const auto& [chart, name] : charts) {
+    if (!shows(chart))
+      continue;
+    if (chart->width() < kLegibleChartWidth || chart->height() < kLegibleChartHeight)
+      out << QStringLiteral("%1: %2x%3").arg(QLatin1String(name)).arg(chart->width()).arg(chart->height());
+    if (chart == m_loss) // the chart always in sight; the others may be read in a tab of their own
+      for (const QString& text : chart->elidedTexts())
+        out << QStringLiteral("%1: \"%2\"").arg(QLatin1String(name), text);
+  }
+  if (shows(m_heatmap) &&
+      (m_heatmap->width() < kLegibleChartWidth || m_heatmap->height() < kLegibleChartHeight))
+    out << QStringLiteral("heat map: %1x%2").arg(m_heatmap->width()).arg(m_heatmap->height());
+  return out;
+}
+
+void TrainPanel::keepLegibleLayout() {
+  if (Theme::instance().presenter() || !isVisible())
+    return; // presenter mode arranges its own
+  if (!illegibleCharts().isEmpty()) {
+    restoreState(m_defaultLayout, kLayoutVersion);
+    arrangeFirstShow();
+  }
+  showWholeTabTitles(); // the restored tab bars too
+}
+
 void TrainPanel::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
   QMetaObject::invokeMethod(this, &TrainPanel::refresh, Qt::QueuedConnection); // skipped while hidden
@@ -760,6 +817,8 @@ void TrainPanel::showEvent(QShowEvent* event) {
     fitWatchWidth();
     if (!m_layoutRestored)
       arrangeFirstShow();
+    else // once the restored layout has the window's size
+      QMetaObject::invokeMethod(this, &TrainPanel::keepLegibleLayout, Qt::QueuedConnection);
     arrangeForPresenter(); // started in presenter mode
   }
   if (!m_closeFilterInstalled && window() != this) {

@@ -93,6 +93,10 @@ public:
   void redrawAll();
   QString statusText() const { return m_statusText; }
   QString divergenceText() const;
+  // Each shown chart smaller than the legible minimum ("loss: 98x400"), and
+  // the loss curve's ticks and titles that Qt Charts elided ("loss: \"0.0...\"");
+  // empty when all read.
+  QStringList illegibleCharts() const;
 
 signals:
   void statusTextChanged(const QString& text);
@@ -115,6 +119,7 @@ private:
   QString trainingBanner() const;
   QString pausedBanner() const;
   void onSelectedRunChanged();
+  void rememberSelectedRun(); // m_selectedKey and m_selectedName from the picker
   void onBinClicked(int exponent);
   void applyTheme();
   void fitDocks();
@@ -129,13 +134,22 @@ private:
   int roomyHeight() const;
   int compactHeight() const;
   void saveLayout() const;
+  // A restored layout in which a shown chart is too small to read (see
+  // illegibleCharts()) gives way to the default arrangement for this window.
+  void keepLegibleLayout();
   void restoreLayout();
 
   // train_panel_gpt.cpp: the GPT setup and Generate docks
   void buildGptDocks();
-  // Start while the GPT tab shows (its runs built from it first) or with GPT
-  // runs set up: true when it handled Start.
+  // Start while the GPT tab shows (its runs built from it first): true when
+  // it handled Start. With the MLP tab showing, Start and Reset build the MLP
+  // form's runs, even after GPT runs.
   bool startGptRuns();
+  bool gptTabShown() const; // the setup dock's GPT tab is its current tab
+  void showGptTab();
+  // Builds the GPT setup's runs as it stands; false (the problems in the
+  // banner) when they were not built.
+  bool buildGptRunsFromSetup();
   // Builds GPT runs (asking first when loaded runs would close); false when
   // they were not built (cancelled, or the problems shown in the banner).
   bool setUpGptRuns(const std::vector<train::GptRunConfig>& configs);
@@ -167,6 +181,8 @@ private:
   QuantPanel* m_quant = nullptr;
   TensorScaleView* m_tensorScales = nullptr;
   QComboBox* m_runPicker = nullptr;
+  std::uint64_t m_selectedKey = 0; // RunController::runKey of the inspected run
+  QString m_selectedName;          // its name (a rebuilt run has a new key)
   QComboBox* m_layerPicker = nullptr;
   QComboBox* m_classPicker = nullptr;
   QToolButton* m_followLatest = nullptr;
@@ -196,6 +212,7 @@ private:
   bool m_layoutRestored = false; // a saved dock layout of this version was restored
   bool m_presenterCompact = false; // presenter mode arranged for a short screen
   QByteArray m_layoutBeforePresenter; // restored when presenter mode ends; empty outside it
+  QByteArray m_defaultLayout;         // the docks as built, before any saved layout
 };
 
 } // namespace mantissa::ui

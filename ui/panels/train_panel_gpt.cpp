@@ -72,6 +72,7 @@ void TrainPanel::buildGptDocks() {
           [this](const std::vector<train::GptRunConfig>& configs) {
             if (!setUpGptRuns(configs))
               return;
+            showGptTab(); // the setup dock shows what Start trains
             m_banner->setText(tr("<b>GPT on Tiny Shakespeare</b>: %1 run(s) side by side. Press "
                                  "Start (Ctrl+R). Histograms: pick a layer such as "
                                  "“h0.attention probs” or “h0.ln1 input”; Generate samples "
@@ -102,30 +103,39 @@ bool TrainPanel::setUpGptRuns(const std::vector<train::GptRunConfig>& configs) {
   return true;
 }
 
+bool TrainPanel::gptTabShown() const {
+  const auto* tabs = findChild<QTabWidget*>(QStringLiteral("setupTabs"));
+  return tabs != nullptr && tabs->currentWidget() != nullptr &&
+         tabs->currentWidget()->isAncestorOf(m_gptSetup);
+}
+
+void TrainPanel::showGptTab() {
+  if (auto* tabs = findChild<QTabWidget*>(QStringLiteral("setupTabs")))
+    tabs->setCurrentWidget(findChild<QWidget*>(QStringLiteral("gptSetupScroll")));
+}
+
+bool TrainPanel::buildGptRunsFromSetup() {
+  const QString problems = m_gptSetup->problems();
+  if (!problems.isEmpty()) {
+    m_banner->setText(QStringLiteral("<b>%1</b><br>%2")
+                          .arg(tr("Cannot build the GPT runs:"),
+                               problems.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
+    return false;
+  }
+  return setUpGptRuns(m_gptSetup->configs());
+}
+
 bool TrainPanel::startGptRuns() {
   // Start trains what the setup dock shows: with the GPT tab current, the
   // runs of the GPT setup as it stands (built afresh, as Start builds the
-  // MLP runs from the MLP form).
-  const auto* tabs = findChild<QTabWidget*>(QStringLiteral("setupTabs"));
-  const bool gptTab = tabs != nullptr && tabs->currentWidget() != nullptr &&
-                      tabs->currentWidget()->isAncestorOf(m_gptSetup);
-  if (gptTab) {
-    const QString problems = m_gptSetup->problems();
-    if (!problems.isEmpty()) {
-      m_banner->setText(QStringLiteral("<b>%1</b><br>%2")
-                            .arg(tr("Cannot build the GPT runs:"),
-                                 problems.toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
-      return true;
-    }
-    if (!setUpGptRuns(m_gptSetup->configs()))
-      return true;
-  } else if (!m_controller->hasGptRuns()) {
+  // MLP runs from the MLP form); with the MLP tab current, the MLP form's
+  // runs, whatever ran before.
+  if (!gptTabShown())
     return false;
+  if (buildGptRunsFromSetup()) {
+    m_controller->start();
+    m_banner->setText(trainingBanner());
   }
-  if (m_controller->state() == RunController::State::Finished)
-    m_controller->reset(); // Start again: the same GPT runs from scratch
-  m_controller->start();
-  m_banner->setText(trainingBanner());
   return true;
 }
 

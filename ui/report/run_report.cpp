@@ -425,9 +425,24 @@ QByteArray RunReport::pdf(int* pages) const {
     painter.fillRect(QRectF(page.left(), y, page.width(), 2.5), kAccent);
     y += 10;
 
+    // A cell's text wraps onto as many lines as it needs (the ISA list, the
+    // matmul kernels), never cut; its row is as tall as its tallest cell.
+    constexpr int kCellFlags = Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap;
+    const auto rowHeightOf = [&](const QStringList& row, const std::vector<double>& widths,
+                                 bool header) {
+      const QFontMetricsF metrics(header ? boldFont : bodyFont, &writer);
+      double h = rowHeight;
+      for (qsizetype c = 0; c < row.size() && c < qsizetype(widths.size()); ++c) {
+        const double w = page.width() * widths[std::size_t(c)] - 10;
+        const QRectF needed = metrics.boundingRect(QRectF(0, 0, w, 1e6), kCellFlags, row[c]);
+        h = std::max(h, needed.height() + (rowHeight - body.height()));
+      }
+      return h;
+    };
     const auto drawRow = [&](const QStringList& row, const std::vector<double>& widths, bool header,
                              bool stripe, bool keyed) {
-      const QRectF band(page.left(), y, page.width(), rowHeight);
+      const double height = rowHeightOf(row, widths, header);
+      const QRectF band(page.left(), y, page.width(), height);
       if (header || stripe)
         painter.fillRect(band, header ? kHeaderFill : kStripe);
       painter.setPen(QPen(kRule, 0.75));
@@ -435,15 +450,13 @@ QByteArray RunReport::pdf(int* pages) const {
       double x = page.left() + 6;
       for (qsizetype c = 0; c < row.size() && c < qsizetype(widths.size()); ++c) {
         const double w = page.width() * widths[std::size_t(c)];
-        const QRectF cell(x, y, w - 10, rowHeight);
+        const QRectF cell(x, y, w - 10, height);
         painter.setFont(header ? boldFont : bodyFont);
         painter.setPen(keyed && c == 0 ? kMuted : QColor(Qt::black));
-        painter.drawText(cell, Qt::AlignLeft | Qt::AlignVCenter,
-                         QFontMetricsF(painter.font(), &writer)
-                             .elidedText(row[c], Qt::ElideRight, cell.width()));
+        painter.drawText(cell, kCellFlags, row[c]);
         x += w;
       }
-      y += rowHeight;
+      y += height;
     };
 
     for (const ReportTable& table : m_tables) {
@@ -472,15 +485,15 @@ QByteArray RunReport::pdf(int* pages) const {
       if (!keyed)
         drawRow(table.columns, widths, true, false, false);
       for (qsizetype i = 0; i < lines - (keyed ? 0 : 1); ++i) {
-        if (y + rowHeight > page.bottom())
-          newPage();
         QStringList row = rows[i];
         if (twoUp && i + lines < rows.size())
           row += rows[i + lines];
+        if (y + rowHeightOf(row, widths, false) > page.bottom())
+          newPage();
         drawRow(row, widths, false, i % 2 == 1, keyed);
       }
       for (qsizetype i = 0; i < wide.size(); ++i) {
-        if (y + rowHeight > page.bottom())
+        if (y + rowHeightOf(wide[i], {0.2, 0.8}, false) > page.bottom())
           newPage();
         drawRow(wide[i], {0.2, 0.8}, false, (lines + i) % 2 == 1, true);
       }
