@@ -47,6 +47,7 @@ signals:
 private:
   void validate();
   void offerModels(); // fills m_modelChoice for the data named
+  void showMemory();  // m_memory: the bytes the runs need (train::MemoryNeed) and what is available
   train::RunConfig baseFor(const std::string& recipe) const;
 
   QComboBox* m_data = nullptr;
@@ -63,6 +64,7 @@ private:
   QSpinBox* m_seed = nullptr;
   QSpinBox* m_telemetry = nullptr;
   QLabel* m_problems = nullptr;
+  QLabel* m_memory = nullptr;
   std::vector<train::RunConfig> m_base; // the preset's runs (fields the form does not show)
 };
 
