@@ -12,13 +12,13 @@
 //   {"summary": true, "test_accuracy": 0.92, "test_loss": 0.25, "steps": 186,
 //    "wall_s": 36.1, "recipe": "fp32", ...}
 // Exit status: 0 finished, 1 error, 2 bad usage, 3 diverged (a step produced
-// a non-finite value, or the finished run's test loss is not finite), 130
+// a non-finite value, or an evaluation's loss is not finite: Session::evaluate), 130
 // interrupted (Ctrl+C or SIGTERM: the log and --export still hold every step run).
 //
 // Outputs are checked before any data is loaded: --log and --export must be
 // writable and must not be one of the inputs (--config, --data, or a file
-// beside an IDX --data file or in a --data directory). The log file is only
-// emptied once the run is about to start. --export keeps at most
+// beside an IDX --data file or in a --data directory). An existing log is
+// replaced only once the new one holds its first row (JsonlLog). --export keeps at most
 // train::kMaxExportStepRows step rows and kMaxExportFrames telemetry frames in
 // memory, evenly spaced (the first, the last and every scaler event and
 // divergence row are kept), so a long run's charts cost bounded memory.

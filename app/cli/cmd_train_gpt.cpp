@@ -2,8 +2,9 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
 // mantissa-cli train with a GPT: character-level language modelling on a text
-// (--model gpt:..., --data shakespeare or a .txt file, --preset
-// shakespeare-char), in a recipe or a precision policy.
+// (--model gpt:..., --data shakespeare or a text file, --preset
+// shakespeare-char, or a --config file naming one), in a recipe or a
+// precision policy.
 //
 // Log (--log FILE.jsonl), flushed line by line: the run-log format of every
 // run (core/include/mantissa/train/run_log_gpt.h), read by report, plot and

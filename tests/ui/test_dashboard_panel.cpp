@@ -32,6 +32,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSpinBox>
 #include <QLineSeries>
 #include <QPushButton>
 #include <QToolBar>
@@ -576,6 +577,33 @@ TEST(DashboardPanel, ScrubbingShowsTheRecordedStep) {
   // The step-4 histogram differs from the last one, so the check above means something.
   const auto* last = p.record(0).frames().back()->find(1, telemetry::TensorClass::WeightGrads);
   EXPECT_NE(last->hist, recorded->hist);
+}
+
+// The setup shows the bytes its runs need as the user edits, and the
+// refusal a run past the memory available would meet.
+TEST(DashboardPanel, SetupShowsTheMemoryTheRunsNeed) {
+  QSettings().clear();
+  TrainSetup setup;
+  auto* memory = setup.findChild<QLabel*>(QStringLiteral("setupMemory"));
+  ASSERT_NE(memory, nullptr);
+  EXPECT_TRUE(memory->isVisibleTo(&setup));
+  EXPECT_TRUE(memory->text().startsWith(QStringLiteral("Memory: the runs need "))) << memory->text().toStdString();
+  auto* model = setup.findChild<QLineEdit*>(QStringLiteral("modelSpec"));
+  auto* batch = setup.findChild<QSpinBox*>(QStringLiteral("batch"));
+  ASSERT_NE(model, nullptr);
+  ASSERT_NE(batch, nullptr);
+  // Three runs of 105 GB each: past any machine's memory.
+  model->setText(QStringLiteral("cnn:c1024k3-c1024k3"));
+  batch->setValue(4096);
+  const std::string text = memory->text().toStdString();
+  EXPECT_EQ(text.rfind("memory: the runs need ", 0), 0u) << text;
+  EXPECT_NE(text.find(" GB) but "), std::string::npos) << text;
+  EXPECT_NE(text.find("(gradients "), std::string::npos) << text;
+  EXPECT_NE(text.find(" is available"), std::string::npos) << text;
+  // Back to a small model: the figure again, no refusal.
+  model->setText(QStringLiteral("mlp:784-64-10"));
+  EXPECT_TRUE(memory->text().startsWith(QStringLiteral("Memory: the runs need ")))
+      << memory->text().toStdString();
 }
 
 TEST(DashboardPanel, SetupShowsModelProblemsInline) {

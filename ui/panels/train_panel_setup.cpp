@@ -8,6 +8,7 @@
 #include <mantissa/data/dataset.h>
 #include <mantissa/model/cnn.h>
 #include <mantissa/model/mlp.h>
+#include <mantissa/train/memory_budget.h>
 #include <mantissa/train/presets.h>
 
 #include <QComboBox>
@@ -180,6 +181,7 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   m_lr->setSingleStep(0.005);
   form->addRow(tr("Learning rate"), m_lr);
   m_batch = new QSpinBox;
+  m_batch->setObjectName(QStringLiteral("batch"));
   m_batch->setRange(1, 4096);
   form->addRow(tr("Batch"), m_batch);
   auto* length = new QHBoxLayout;
@@ -206,6 +208,10 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   m_problems->setWordWrap(true);
   m_problems->setStyleSheet(QStringLiteral("color: %1").arg(palette::kWarning.name()));
   layout->addWidget(m_problems);
+  m_memory = new QLabel;
+  m_memory->setObjectName(QStringLiteral("setupMemory"));
+  m_memory->setWordWrap(true);
+  layout->addWidget(m_memory);
   layout->addStretch(1);
 
   // setConfigs() blocks these signals: they fire only for edits by hand.
@@ -343,12 +349,63 @@ QString TrainSetup::problems() const {
   return out.join(u'\n');
 }
 
+namespace {
+
+// The built-in image sets, and IDX image files, are 28x28 (or other) images.
+bool namesImages(const QString& data) {
+  return data == QLatin1String("mnist") || data == QLatin1String("fashion") ||
+         data == QLatin1String("mnist-10k") || data == QLatin1String("fashion-12k") ||
+         data.contains(QLatin1String("idx3"), Qt::CaseInsensitive);
+}
+
+} // namespace
+
+void TrainSetup::showMemory() {
+  // The shape of the data for a CNN's layout: the built-in image sets are
+  // 28x28 digits or clothes in 10 classes (an MLP's spec holds its own).
+  data::Dataset shape;
+  shape.features = 784;
+  shape.imageWidth = shape.imageHeight = 28;
+  shape.classes = 10;
+  const auto runs = configs();
+  const bool known = !runs.empty() && (namesImages(m_data->currentText().trimmed()) ||
+                                       !model::isCnnSpec(runs.front().model));
+  train::MemoryNeed need; // the runs are built side by side: their terms add up
+  for (const auto& c : known ? runs : std::vector<train::RunConfig>{}) {
+    const auto one = train::imageMemoryNeed(c, shape);
+    for (const auto& t : one.terms) {
+      auto it = std::find_if(need.terms.begin(), need.terms.end(),
+                             [&](const auto& n) { return n.name == t.name; });
+      if (it == need.terms.end())
+        need.terms.push_back(t);
+      else
+        it->bytes += t.bytes;
+    }
+  }
+  if (need.terms.empty()) {
+    m_memory->hide();
+    return;
+  }
+  const auto available = train::availableMemory();
+  QString text;
+  bool over = false;
+  try {
+    train::checkMemory(need, available, "the runs need");
+    text = tr("Memory: the runs need %1").arg(QString::fromStdString(train::formatBytes(need.total())));
+    if (available)
+      text += tr(" of %1 available").arg(QString::fromStdString(train::formatBytes(*available)));
+  } catch (const train::ConfigError& e) {
+    text = QString::fromStdString(e.what()); // the refusal the runs would meet
+    over = true;
+  }
+  m_memory->setText(text);
+  m_memory->setStyleSheet(over ? QStringLiteral("color: %1").arg(palette::kWarning.name())
+                               : QString());
+  m_memory->show();
+}
+
 void TrainSetup::offerModels() {
-  // The built-in image sets, and IDX image files, are 28x28 (or other) images.
-  const QString data = m_data->currentText().trimmed();
-  const bool images = data == QLatin1String("mnist") || data == QLatin1String("fashion") ||
-                      data == QLatin1String("mnist-10k") || data == QLatin1String("fashion-12k") ||
-                      data.contains(QLatin1String("idx3"), Qt::CaseInsensitive);
+  const bool images = namesImages(m_data->currentText().trimmed());
   const QSignalBlocker block(m_modelChoice);
   m_modelChoice->clear();
   m_modelChoice->addItem(tr("choose…"), QString());
@@ -386,6 +443,7 @@ void TrainSetup::validate() {
                              ? QString()
                              : QStringLiteral("border: 2px solid %1").arg(palette::kWarning.name()));
   m_problems->setText(problems());
+  showMemory();
   emit changed();
 }
 

@@ -206,7 +206,8 @@ std::string formatBytes(std::uint64_t bytes) {
   return text;
 }
 
-void checkMemory(const MemoryNeed& need, std::optional<std::uint64_t> available) {
+void checkMemory(const MemoryNeed& need, std::optional<std::uint64_t> available,
+                 const std::string& subject) {
   const MemoryTerm* top = need.largest();
   if (!available || !top || need.total() <= *available)
     return;
@@ -215,7 +216,7 @@ void checkMemory(const MemoryNeed& need, std::optional<std::uint64_t> available)
                            : top->name == "activations" || top->name == "gradients"
                                ? "a smaller batch or model"
                                : "a smaller model";
-  throw ConfigError("memory: this run needs " + formatBytes(need.total()) + " (" + top->name +
+  throw ConfigError("memory: " + subject + " " + formatBytes(need.total()) + " (" + top->name +
                     " " + formatBytes(top->bytes) + ") but " + formatBytes(*available) +
                     " is available; choose " + hint);
 }

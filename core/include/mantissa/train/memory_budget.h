@@ -51,7 +51,9 @@ std::optional<std::uint64_t> availableMemory();
 std::string formatBytes(std::uint64_t bytes);
 
 // Throws ConfigError "memory: this run needs 42.0 GB (evaluation batches
-// 41.9 GB) but 22.1 GB is available ..." when need exceeds `available`.
-void checkMemory(const MemoryNeed& need, std::optional<std::uint64_t> available);
+// 41.9 GB) but 22.1 GB is available ..." when need exceeds `available`;
+// `subject` names what needs it ("this run needs", "the runs need").
+void checkMemory(const MemoryNeed& need, std::optional<std::uint64_t> available,
+                 const std::string& subject = "this run needs");
 
 } // namespace mantissa::train
