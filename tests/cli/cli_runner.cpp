@@ -101,6 +101,15 @@ CliResult runCliLimited(const std::vector<std::string>& args, const CliLimits& l
       setrlimit(RLIMIT_AS, &cap);
     }
 #endif
+    if (limits.cpuSeconds > 0) {
+      rlimit cap{rlim_t(limits.cpuSeconds), rlim_t(limits.cpuSeconds)};
+      setrlimit(RLIMIT_CPU, &cap);
+    }
+    if (limits.fileSizeBytes > 0) {
+      std::signal(SIGXFSZ, SIG_IGN); // a write past the cap fails (EFBIG) instead
+      rlimit cap{rlim_t(limits.fileSizeBytes), rlim_t(limits.fileSizeBytes)};
+      setrlimit(RLIMIT_FSIZE, &cap);
+    }
     execv(argv[0], argv.data());
     _exit(127);
   }

@@ -24,9 +24,14 @@ CliResult runCli(const std::vector<std::string>& args, const std::string& stdinT
 // instead of hanging it), its address space capped (an unbounded allocation
 // fails there instead of taking the machine; not under sanitizers, whose
 // shadow memory needs more), and its peak resident set reported.
+// A CPU-time cap (cpuSeconds) and a cap on the size a file may grow to
+// (fileSizeBytes: a write past it fails with EFBIG, as on a full disk) are
+// set where nonzero.
 struct CliLimits {
   int timeoutMs = 60000;
   long long addressSpaceBytes = 4ll << 30;
+  long long cpuSeconds = 0;
+  long long fileSizeBytes = 0;
   std::string stdinPath;                  // a file as standard input ("" : empty)
   std::vector<std::string> environment;   // NAME=VALUE set in the child
 };

@@ -10,17 +10,14 @@
 // address-space, CPU-time and file-size cap, so a regression is a failed
 // assertion, not an exhausted machine.
 
+#include "cli_runner.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <csignal>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -29,20 +26,11 @@
 #include <vector>
 
 namespace fs = std::filesystem;
+using mantissa::test::CliLimits;
+using mantissa::test::CliResult;
+using mantissa::test::runCliLimited;
 
 namespace {
-
-struct Result {
-  int exitCode = -1; // -1 when killed by a signal
-  std::string out;
-  std::string err;
-};
-
-struct Caps {
-  rlim_t addressSpace = rlim_t(4) << 30; // bytes
-  rlim_t cpuSeconds = 240;
-  rlim_t fileSize = RLIM_INFINITY; // bytes a file may grow to
-};
 
 fs::path tempDir() {
   const fs::path dir =
@@ -58,43 +46,12 @@ std::string readText(const fs::path& p) {
   return ss.str();
 }
 
-// Runs mantissa-cli under the caps; stdout and stderr go to files that the
-// file-size cap does not reach (opened before it is set, written by the
-// child up to the cap: the caps keep messages short anyway).
-Result runCapped(const std::vector<std::string>& args, Caps caps = {}) {
-  const fs::path dir = tempDir();
-  const fs::path out = dir / "stdout", err = dir / "stderr";
-  std::vector<std::string> store{MANTISSA_CLI};
-  store.insert(store.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : store)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int in = ::open("/dev/null", O_RDONLY);
-    ::dup2(in, 0);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    std::signal(SIGXFSZ, SIG_IGN); // a write past the file-size cap fails (EFBIG) instead
-    const rlimit as{caps.addressSpace, caps.addressSpace};
-    const rlimit cpu{caps.cpuSeconds, caps.cpuSeconds};
-    const rlimit fsize{caps.fileSize, caps.fileSize};
-    ::setrlimit(RLIMIT_AS, &as);
-    ::setrlimit(RLIMIT_CPU, &cpu);
-    ::setrlimit(RLIMIT_FSIZE, &fsize);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  Result r;
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = readText(out);
-  r.err = readText(err);
-  return r;
+// Runs mantissa-cli with an address-space cap (not under sanitizers), a
+// CPU-time cap and, where a test asks, a file-size cap.
+CliResult runCapped(const std::vector<std::string>& args, CliLimits limits = {}) {
+  limits.timeoutMs = 300000;
+  limits.cpuSeconds = 240;
+  return runCliLimited(args, limits);
 }
 
 const std::vector<std::string> kTinyGpt{"train", "--model", "gpt:layers=1,heads=2,embd=16,ctx=16",
@@ -203,8 +160,8 @@ TEST(CliHostileLog, TheEarlierLogSurvivesADiskTooFullForTheFirstRow) {
   const fs::path log = dir / "run.jsonl";
   const std::string earlier = "{\"an\": \"earlier run\"}\n";
   std::ofstream(log) << earlier;
-  Caps caps;
-  caps.fileSize = 1024; // the header row is longer
+  CliLimits caps;
+  caps.fileSizeBytes = 1024; // the header row is longer
   const auto r = runCapped(tinyGpt({"--steps", "2", "--log", log.string()}), caps);
   EXPECT_EQ(r.exitCode, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "--log: cannot write")) << r.err;
