@@ -167,6 +167,15 @@ void HistogramChart::updateTitle() {
     text += QStringLiteral(": ") + m_subject;
   if (const QString note = valuesNote(); !note.isEmpty())
     text += QStringLiteral(" (") + note + QLatin1Char(')');
+  // Formats shaded that the run does not hold these values in (in the title,
+  // which changes only with the boxes, not beside them, where a longer text
+  // would widen the whole row of toggles).
+  QStringList asIf;
+  for (numeric::FormatId format : histogramFormats())
+    if (isFormatVisible(format) && m_runFormat != format)
+      asIf << formatName(format);
+  if (!asIf.isEmpty())
+    text += QStringLiteral(" · ") + tr("shaded as it would be in %1").arg(asIf.join(QStringLiteral(", ")));
   if (text != ChartWidget::title())
     setTitle(text);
   const QString detail = detailText();
@@ -175,14 +184,6 @@ void HistogramChart::updateTitle() {
 
 QString HistogramChart::detailText() const {
   QString text = m_detail;
-  // Formats shaded that the run does not hold these values in.
-  QStringList asIf;
-  for (numeric::FormatId format : histogramFormats())
-    if (isFormatVisible(format) && m_runFormat != format)
-      asIf << formatName(format);
-  if (!asIf.isEmpty())
-    text += (text.isEmpty() ? QString() : QStringLiteral(" · ")) +
-            tr("shaded as it would be in %1").arg(asIf.join(QStringLiteral(", ")));
   if (m_hasScaled && m_lossScale != 1.0)
     text += (text.isEmpty() ? QString() : QStringLiteral(" · ")) +
             tr("loss scale %1").arg(scaleText(m_lossScale));
