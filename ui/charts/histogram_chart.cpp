@@ -239,14 +239,16 @@ const ExponentHistogram& HistogramChart::shown() const {
   return showScaled() ? m_scaled : m_unscaled;
 }
 
-void HistogramChart::setRunFormat(std::optional<numeric::FormatId> format, double operandShift) {
+void HistogramChart::setRunFormat(std::optional<numeric::FormatId> format, double operandShift,
+                                  bool shade) {
   if (!std::isfinite(operandShift))
     operandShift = 0.0;
-  if (format == m_runFormat && operandShift == m_operandShift)
+  if (format == m_runFormat && operandShift == m_operandShift && shade == m_shadeRunFormat)
     return;
-  const bool newFormat = format != m_runFormat;
+  const bool newFormat = format != m_runFormat || shade != m_shadeRunFormat;
   m_runFormat = format;
   m_operandShift = operandShift;
+  m_shadeRunFormat = shade;
   if (newFormat) {
     const numeric::FormatId shaded = format.value_or(numeric::FormatId::Fp16);
     for (Region& r : m_regions) {
@@ -258,7 +260,7 @@ void HistogramChart::setRunFormat(std::optional<numeric::FormatId> format, doubl
       r.label->setText(r.region.label);
     }
     for (auto& [f, visible] : m_formatVisible) {
-      visible = f == shaded;
+      visible = f == shaded && shade;
       const QSignalBlocker block(m_formatToggles[f]);
       m_formatToggles[f]->setChecked(visible);
       m_formatToggles[f]->setToolTip(
