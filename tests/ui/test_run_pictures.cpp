@@ -38,6 +38,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <limits>
 
 namespace mantissa::ui {
@@ -110,6 +111,21 @@ TEST(RunPictures, HistogramAndHeatMapShadeTheRunsOwnFormat) {
   EXPECT_FALSE(hist.isFormatVisible(FormatId::Fp16));
   EXPECT_FALSE(hist.isFormatVisible(FormatId::Bf16));
   EXPECT_EQ(heat.limitsFormat(), FormatId::Fp8E5M2);
+  // E5M2 holds dY times its delayed scale: the limits sit -log2(scale)
+  // binades from the format's own (smallest subnormal 2^-16, zero below 2^-17),
+  // with the scale the log recorded for that step.
+  const auto log = p.panel.controller()->runLog(1, nullptr);
+  ASSERT_TRUE(log.has_value());
+  const std::int64_t shown = p.panel.controller()->record(1).frames().back()->step;
+  const telemetry::ScaledTensorStats* dy = nullptr;
+  for (const auto& frame : log->scaling)
+    if (frame.step == shown)
+      dy = frame.find("layer1.dy");
+  ASSERT_NE(dy, nullptr) << "no scale of layer1.dy at step " << shown;
+  ASSERT_NE(dy->scale, 1.0) << "a scale that moves nothing tests nothing";
+  EXPECT_DOUBLE_EQ(hist.regionBounds(FormatId::Fp8E5M2, RegionKind::FlushToZero).second,
+                   -17.0 - std::log2(dy->scale));
+  EXPECT_DOUBLE_EQ(heat.regionShiftOfRow(heat.rowCount() - 1), -std::log2(dy->scale));
   p.panel.setHistogramSelection(1, TensorClass::Weights);
   p.panel.redrawAll();
   EXPECT_EQ(hist.runFormat(), FormatId::Fp8E4M3);

@@ -167,6 +167,15 @@ void HistogramChart::updateTitle() {
     text += QStringLiteral(": ") + m_subject;
   if (const QString note = valuesNote(); !note.isEmpty())
     text += QStringLiteral(" (") + note + QLatin1Char(')');
+  // Formats shaded that the run does not hold these values in (in the title,
+  // which changes only with the boxes, not beside them, where a longer text
+  // would widen the whole row of toggles).
+  QStringList asIf;
+  for (numeric::FormatId format : histogramFormats())
+    if (isFormatVisible(format) && m_runFormat != format)
+      asIf << formatName(format);
+  if (!asIf.isEmpty())
+    text += QStringLiteral(" · ") + tr("shaded as it would be in %1").arg(asIf.join(QStringLiteral(", ")));
   if (text != ChartWidget::title())
     setTitle(text);
   const QString detail = detailText();
@@ -175,14 +184,6 @@ void HistogramChart::updateTitle() {
 
 QString HistogramChart::detailText() const {
   QString text = m_detail;
-  // Formats shaded that the run does not hold these values in.
-  QStringList asIf;
-  for (numeric::FormatId format : histogramFormats())
-    if (isFormatVisible(format) && m_runFormat != format)
-      asIf << formatName(format);
-  if (!asIf.isEmpty())
-    text += (text.isEmpty() ? QString() : QStringLiteral(" · ")) +
-            tr("shaded as it would be in %1").arg(asIf.join(QStringLiteral(", ")));
   if (m_hasScaled && m_lossScale != 1.0)
     text += (text.isEmpty() ? QString() : QStringLiteral(" · ")) +
             tr("loss scale %1").arg(scaleText(m_lossScale));
@@ -238,14 +239,16 @@ const ExponentHistogram& HistogramChart::shown() const {
   return showScaled() ? m_scaled : m_unscaled;
 }
 
-void HistogramChart::setRunFormat(std::optional<numeric::FormatId> format, double operandShift) {
+void HistogramChart::setRunFormat(std::optional<numeric::FormatId> format, double operandShift,
+                                  bool shade) {
   if (!std::isfinite(operandShift))
     operandShift = 0.0;
-  if (format == m_runFormat && operandShift == m_operandShift)
+  if (format == m_runFormat && operandShift == m_operandShift && shade == m_shadeRunFormat)
     return;
-  const bool newFormat = format != m_runFormat;
+  const bool newFormat = format != m_runFormat || shade != m_shadeRunFormat;
   m_runFormat = format;
   m_operandShift = operandShift;
+  m_shadeRunFormat = shade;
   if (newFormat) {
     const numeric::FormatId shaded = format.value_or(numeric::FormatId::Fp16);
     for (Region& r : m_regions) {
@@ -257,7 +260,7 @@ void HistogramChart::setRunFormat(std::optional<numeric::FormatId> format, doubl
       r.label->setText(r.region.label);
     }
     for (auto& [f, visible] : m_formatVisible) {
-      visible = f == shaded;
+      visible = f == shaded && shade;
       const QSignalBlocker block(m_formatToggles[f]);
       m_formatToggles[f]->setChecked(visible);
       m_formatToggles[f]->setToolTip(

@@ -52,7 +52,10 @@ public:
   // element format, which meets the values times a scale. nullopt: the run
   // does not say; FP16 is shaded, as a format it would be in. A new format
   // resets the boxes; the same one keeps what the user checked.
-  void setRunFormat(std::optional<numeric::FormatId> format, double operandShift = 0.0);
+  // shade false: the run format's limits are not known here (an FP8
+  // operand whose scale is not at hand): nothing is shaded by default.
+  void setRunFormat(std::optional<numeric::FormatId> format, double operandShift = 0.0,
+                    bool shade = true);
   std::optional<numeric::FormatId> runFormat() const { return m_runFormat; }
   void setFormatVisible(numeric::FormatId format, bool visible);
   bool isFormatVisible(numeric::FormatId format) const;
@@ -126,6 +129,7 @@ private:
   std::map<numeric::FormatId, bool> m_formatVisible;
   std::optional<numeric::FormatId> m_runFormat;
   double m_operandShift = 0.0;
+  bool m_shadeRunFormat = true;
   std::vector<Region> m_regions;
 
   QAreaSeries* m_bars = nullptr;

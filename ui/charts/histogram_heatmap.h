@@ -36,6 +36,8 @@ public:
   // shifts[i] (empty: all 0) moves the FP16 limits of row i by that many
   // binades: -log2(loss scale) when a row holds the unscaled values of a
   // loss-scaled step, so the limits stay where the stored values meet them.
+  // A NaN shift: the row's limits are not known (an FP8 operand's scale not
+  // at hand), and none are drawn on it.
   // Returns false (and keeps the old data) if the sizes differ or steps do not increase.
   bool setHistory(const std::vector<std::int64_t>& steps,
                   const std::vector<telemetry::ExponentHistogram>& histograms,

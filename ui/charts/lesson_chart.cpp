@@ -434,6 +434,7 @@ void LessonChart::placeNonFiniteBars() {
   for (const NonFiniteBar& bar : m_nonFinite) {
     QFont font = chartStyle().labelFont();
     font.setBold(true);
+    font.setPointSizeF(font.pointSizeF() * 1.4); // the lesson's headline: readable from the back
     bar.text->setFont(font);
     bar.text->setBrush(palette::kVermillion);
     const QRectF box = bar.text->boundingRect();

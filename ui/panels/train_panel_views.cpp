@@ -15,6 +15,11 @@
 #include "ui/panels/watch_panel.h"
 
 #include <mantissa/amp/tensor_format.h>
+#include <mantissa/train/run_precision.h>
+
+#include <limits>
+#include <string>
+#include <vector>
 
 #include <QComboBox>
 #include <QDockWidget>
@@ -29,10 +34,26 @@ namespace {
 
 // The format the run holds this class of tensor in (amp::tensorFormat);
 // nullopt when the run's log does not say.
-std::optional<numeric::FormatId> runFormatOf(const RunFacts& facts, telemetry::TensorClass cls) {
+std::optional<amp::TensorFormat> runFormatOf(const RunFacts& facts, telemetry::TensorClass cls) {
   if (!facts.policy)
     return std::nullopt;
-  return amp::tensorFormat(*facts.policy, cls).format;
+  return amp::tensorFormat(*facts.policy, cls);
+}
+
+// The FP8 / MX scales a run recorded, read from its log; none while it
+// trains (the log is read whole).
+std::vector<telemetry::ScalingFrame> scalingFrames(const RunController& c, int run) {
+  if (c.trainerState(run) == train::TrainerState::Running)
+    return {};
+  QString error;
+  const auto log = c.runLog(run, &error);
+  return log ? log->scaling : std::vector<telemetry::ScalingFrame>{};
+}
+
+// The name a scaled operand of telemetry layer `layer` has in the scaling
+// frames: "layer1.dy".
+std::string operandName(int layer, telemetry::ScaledRole role) {
+  return "layer" + std::to_string(layer) + "." + std::string(telemetry::scaledRoleKey(role));
 }
 
 QList<QPointF> toPoints(const std::vector<telemetry::SeriesPoint>& points) {
@@ -165,8 +186,18 @@ void TrainPanel::refreshHistogram() {
     return;
   m_histogramFrame = frame;
   m_histogramKey = key;
-  if (run >= 0)
-    m_histogram->setRunFormat(runFormatOf(m_controller->facts(run), cls));
+  if (run >= 0) {
+    // An FP8 / MX operand meets its format times its scale: the limits move
+    // by -log2(scale) of that step, and are not shaded when it is not at hand.
+    const auto format = runFormatOf(m_controller->facts(run), cls);
+    std::optional<double> shift = 0.0;
+    if (format && format->scaledOperand)
+      shift = frame ? train::operandShift(scalingFrames(*m_controller, run), frame->step,
+                                          operandName(layer, *format->scaledOperand))
+                    : std::nullopt;
+    m_histogram->setRunFormat(format ? std::optional(format->format) : std::nullopt,
+                              shift.value_or(0.0), shift.has_value());
+  }
   if (!frame) {
     m_histogram->setHistograms(telemetry::ExponentHistogram{});
     m_histogram->setSubject(run >= 0 && m_controller->config(run).telemetryEvery == 0
@@ -256,7 +287,18 @@ void TrainPanel::refreshHeatmap() {
     return scaled ? tr("scaled values, as stored")
                   : tr("unscaled values, format limits moved by the loss scale");
   };
-  m_heatmap->setRunFormat(runFormatOf(m_controller->facts(run), cls));
+  const auto format = runFormatOf(m_controller->facts(run), cls);
+  m_heatmap->setRunFormat(format ? std::optional(format->format) : std::nullopt);
+  // An FP8 / MX operand's limits move row by row with its scale (NaN: not at hand).
+  std::optional<std::vector<telemetry::ScalingFrame>> scales; // read when a row needs them
+  const auto operandShiftAt = [&](std::int64_t step) {
+    if (!format || !format->scaledOperand)
+      return 0.0;
+    if (!scales)
+      scales = scalingFrames(*m_controller, run);
+    return train::operandShift(*scales, step, operandName(layer, *format->scaledOperand))
+        .value_or(std::numeric_limits<double>::quiet_NaN());
+  };
   if (rebuild) {
     std::vector<std::int64_t> steps;
     std::vector<telemetry::ExponentHistogram> hists;
@@ -266,7 +308,7 @@ void TrainPanel::refreshHeatmap() {
       if (const HeatmapRow row = heatmapRow(*f, layer, cls, scaled); row.entry != nullptr) {
         steps.push_back(f->step);
         hists.push_back(row.entry->hist);
-        shifts.push_back(row.shift);
+        shifts.push_back(row.shift + operandShiftAt(f->step));
         if (valuesNote.isEmpty())
           valuesNote = note(*f);
       }
@@ -294,7 +336,7 @@ void TrainPanel::refreshHeatmap() {
     if (const HeatmapRow row = heatmapRow(**it, layer, cls, scaled); row.entry != nullptr) {
       if (m_heatmap->rowCount() == 0)
         m_heatmap->setValuesNote(note(**it));
-      m_heatmap->appendRow((*it)->step, row.entry->hist, row.shift);
+      m_heatmap->appendRow((*it)->step, row.entry->hist, row.shift + operandShiftAt((*it)->step));
     }
 }
 

@@ -6,6 +6,9 @@
 #include <mantissa/model/gpt.h>
 #include <mantissa/train/gpt_run.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace mantissa::train {
 
 namespace {
@@ -66,6 +69,18 @@ std::string runScalerPreset(const RunLog& log) {
     return {};
   const auto policy = runPolicy(log);
   return policy && policy->lossScaling ? "pytorch" : "";
+}
+
+std::optional<double> operandShift(const std::vector<telemetry::ScalingFrame>& frames,
+                                   std::int64_t step, std::string_view tensor) {
+  const auto it = std::lower_bound(frames.begin(), frames.end(), step,
+                                   [](const telemetry::ScalingFrame& f, std::int64_t s) { return f.step < s; });
+  if (it == frames.end() || it->step != step)
+    return std::nullopt;
+  const telemetry::ScaledTensorStats* t = it->find(tensor);
+  if (t == nullptr || !(t->scale > 0.0) || !std::isfinite(t->scale))
+    return std::nullopt;
+  return -std::log2(t->scale);
 }
 
 } // namespace mantissa::train

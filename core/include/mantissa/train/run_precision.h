@@ -10,8 +10,11 @@
 #include <mantissa/train/run_config.h>
 #include <mantissa/train/run_log.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace mantissa::train {
 
@@ -34,5 +37,13 @@ std::string runScalerPreset(const RunConfig& config);
 // scales the loss (a GPT trains with PyTorch's GradScaler rules); "" otherwise
 // or when the log does not say.
 std::string runScalerPreset(const RunLog& log);
+
+// Binades an FP8 / MX element format's limits move by for the values of one
+// operand at `step`: -log2(scale), the scale the operand named `tensor`
+// ("layer1.dy") was quantized with (telemetry/scaling.h: the format holds
+// value x scale; a block recipe's median block scale). nullopt when `frames`
+// has no such tensor at that step, or its scale is not a positive number.
+std::optional<double> operandShift(const std::vector<telemetry::ScalingFrame>& frames,
+                                   std::int64_t step, std::string_view tensor);
 
 } // namespace mantissa::train
