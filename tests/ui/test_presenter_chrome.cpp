@@ -313,9 +313,11 @@ TEST_F(PresenterChromeTest, ARestoredLayoutThatSquashesTheChartsGivesWayToTheDef
   QStringList illegible;
   (void)QTest::qWaitFor([&] { return (illegible = train->illegibleCharts()).isEmpty(); }, 5000);
   EXPECT_TRUE(illegible.isEmpty()) << illegible.join(u'\n').toStdString();
-  for (const QTabBar* bar : train->findChildren<QTabBar*>(Qt::FindDirectChildrenOnly))
-    if (bar->isVisible())
+  for (const QTabBar* bar : train->findChildren<QTabBar*>(Qt::FindDirectChildrenOnly)) {
+    if (bar->isVisible()) {
       EXPECT_EQ(bar->elideMode(), Qt::ElideNone) << bar->tabText(0).toStdString();
+    }
+  }
 }
 
 } // namespace
