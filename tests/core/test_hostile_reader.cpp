@@ -128,6 +128,17 @@ TEST(HostileJsonText, MessagesSayWhatAndWhereInTheProgramsWords) {
 }
 
 // 200,000 levels: refused at level 65 while parsing, in little memory.
+// A NUL byte would end nlohmann's input: "{}\0" followed by anything must not
+// read as {} (a --config file so made trained on defaults).
+TEST(HostileJsonText, ANulByteIsRefusedWithItsPlaceNotTakenForTheEnd) {
+  using namespace std::string_literals;
+  std::string e = errorOf([] { io::parseJsonText("{}\0\0\0s[[[["s); });
+  EXPECT_EQ(e.rfind("line 1, column 3: ", 0), 0u) << e;
+  EXPECT_NE(e.find("NUL byte"), std::string::npos) << e;
+  e = errorOf([] { io::parseJsonText("{\"a\": 1,\n \"b\": \"x\0y\"}"s); });
+  EXPECT_EQ(e.rfind("line 2, column 9: ", 0), 0u) << e;
+}
+
 TEST(HostileJsonText, DeepNestingIsRefusedWhileParsing) {
   const std::string e = capped(
       [] { return errorOf([] { io::parseJsonText(R"({"config": )" + nested(200000) + "}"); }); },

@@ -121,6 +121,16 @@ JsonTextError::JsonTextError(Kind kind, std::string detail, std::size_t line, st
       m_line(line), m_column(column) {}
 
 json parseJsonText(std::string_view text, std::size_t maxDepth) {
+  // nlohmann's lexer reads a NUL byte as the end of the input, so "{}\0..."
+  // would parse as {} with the rest unread: JSON text holds no NUL byte.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const std::size_t line =
+        1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(nul), '\n'));
+    const std::size_t nl = nul > 0 ? text.rfind('\n', nul - 1) : std::string_view::npos;
+    const std::size_t column = nul - (nl == std::string_view::npos ? 0 : nl + 1) + 1;
+    throw JsonTextError(JsonTextError::Kind::Syntax, "a NUL byte, which JSON text cannot hold",
+                        line, column);
+  }
   json root;
   BoundedDomBuilder builder(root, maxDepth);
   const bool ok = json::sax_parse(text.data(), text.data() + text.size(), &builder,
