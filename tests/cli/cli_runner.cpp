@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -40,38 +41,19 @@ std::string tempPath(const char* tag) {
 } // namespace
 
 CliResult runCli(const std::vector<std::string>& args, const std::string& stdinText) {
-  const std::string inPath = tempPath("in"), outPath = tempPath("out"), errPath = tempPath("err");
+  // The same child as a capped run, with no cap and no time limit a test
+  // could reach: stdin from a file holding stdinText.
+  const std::string inPath = tempPath("in");
   {
     std::ofstream in(inPath, std::ios::binary);
     in << stdinText;
   }
-  std::vector<std::string> argvStore{MANTISSA_CLI};
-  argvStore.insert(argvStore.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argvStore)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int in = open(inPath.c_str(), O_RDONLY);
-    const int out = open(outPath.c_str(), O_WRONLY | O_TRUNC);
-    const int err = open(errPath.c_str(), O_WRONLY | O_TRUNC);
-    dup2(in, 0);
-    dup2(out, 1);
-    dup2(err, 2);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  CliResult r;
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(outPath);
-  r.err = slurp(errPath);
+  CliLimits unlimited;
+  unlimited.timeoutMs = std::numeric_limits<int>::max();
+  unlimited.addressSpaceBytes = 0;
+  unlimited.stdinPath = inPath;
+  CliResult r = runCliLimited(args, unlimited);
   std::remove(inPath.c_str());
-  std::remove(outPath.c_str());
-  std::remove(errPath.c_str());
   return r;
 }
 
