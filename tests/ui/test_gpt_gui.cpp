@@ -20,6 +20,7 @@
 
 #include <mantissa/amp/policy.h>
 #include <mantissa/train/run_config.h>
+#include <mantissa/train/session.h>
 
 #include <QAction>
 #include <QClipboard>
@@ -615,4 +616,56 @@ TEST(GptGui, TheGptSetupOffersTheFp8AndMicroscalingRecipes) {
   ASSERT_EQ(controller.setRuns({configs[0].toRunConfig()}), QString());
   EXPECT_TRUE(controller.isGpt(0));
   EXPECT_EQ(controller.runName(0), QStringLiteral("fp8-current"));
+}
+
+namespace {
+
+// "Memory: the runs need 74.3 MB of 7.8 GB available": the first figure, in bytes.
+double shownNeedBytes(const QLabel* memory) {
+  const QString text = memory->text();
+  const QString lead = QStringLiteral("Memory: the runs need ");
+  if (!text.startsWith(lead))
+    return -1.0;
+  const QStringList words = text.mid(lead.size()).split(u' ');
+  if (words.size() < 2)
+    return -1.0;
+  const double unit = words[1] == QLatin1String("GB")   ? 1e9
+                      : words[1] == QLatin1String("MB") ? 1e6
+                      : words[1] == QLatin1String("kB") ? 1e3
+                                                        : 1.0;
+  return words[0].toDouble() * unit;
+}
+
+} // namespace
+
+// The GPT setup shows the bytes its runs need as the user edits: one
+// shakespeare-char run's figure is what a built Session of it allocates, and
+// a second recipe beside it doubles the figure.
+TEST(GptGui, SetupShowsTheMemoryTheRunsNeed) {
+  GptSetup setup;
+  auto* memory = setup.findChild<QLabel*>(QStringLiteral("gptMemory"));
+  ASSERT_NE(memory, nullptr);
+  for (const char* recipe : {"fp32", "bf16-mixed", "fp16-mixed", "bf16-pure"})
+    setup.setRecipeChecked(QLatin1String(recipe), false);
+  setup.setPolicyRun(false);
+  setup.setRecipeChecked(QStringLiteral("fp32"), true);
+  ASSERT_TRUE(memory->isVisibleTo(&setup));
+  const double one = shownNeedBytes(memory);
+  ASSERT_GT(one, 0.0) << memory->text().toStdString();
+
+  const auto configs = setup.configs();
+  ASSERT_EQ(configs.size(), 1u);
+  const train::Session built(configs[0].toRunConfig());
+  double allocated = 0.0;
+  for (const auto& [name, bytes] : built.allocatedBytes())
+    allocated += double(bytes);
+  EXPECT_NEAR(one / allocated, 1.0, 0.05) << memory->text().toStdString() << " vs " << allocated;
+
+  setup.setRecipeChecked(QStringLiteral("bf16-mixed"), true);
+  const double two = shownNeedBytes(memory);
+  EXPECT_NEAR(two / one, 2.0, 0.02) << memory->text().toStdString();
+  // No run, no figure.
+  setup.setRecipeChecked(QStringLiteral("fp32"), false);
+  setup.setRecipeChecked(QStringLiteral("bf16-mixed"), false);
+  EXPECT_FALSE(memory->isVisibleTo(&setup));
 }

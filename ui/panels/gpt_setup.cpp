@@ -2,9 +2,13 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/panels/gpt_setup.h"
 
+#include "ui/panels/memory_need_text.h"
 #include "ui/panels/policy_editor.h"
 
 #include <mantissa/amp/recipe.h>
+#include <mantissa/data/text.h>
+#include <mantissa/model/gpt.h>
+#include <mantissa/train/memory_budget.h>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -98,6 +102,10 @@ GptSetup::GptSetup(QWidget* parent) : QWidget(parent) {
   m_problems->setWordWrap(true);
   m_problems->setStyleSheet(QStringLiteral("color: #c0392b; font-weight: bold"));
   layout->addWidget(m_problems);
+  m_memory = new QLabel;
+  m_memory->setObjectName(QStringLiteral("gptMemory"));
+  m_memory->setWordWrap(true);
+  layout->addWidget(m_memory);
   m_setUp = new QPushButton(tr("Set up GPT runs"));
   m_setUp->setObjectName(QStringLiteral("gptSetUp"));
   m_setUp->setToolTip(tr("Replaces the runs with these GPT runs; Start trains them"));
@@ -158,6 +166,23 @@ void GptSetup::validate() {
   m_problems->setText(p);
   m_problems->setVisible(!p.isEmpty());
   m_setUp->setEnabled(p.isEmpty());
+  showMemory();
+}
+
+void GptSetup::showMemory() {
+  train::MemoryNeed need; // the runs are built side by side: their terms add up
+  try {
+    for (const auto& c : configs()) {
+      if (m_vocabulary == 0) // the distinct characters of the text: the embedding's rows
+        m_vocabulary = data::loadTextSpec(c.data, model::parseGptSpec(c.model).ctx).vocabularySize();
+      const bool kahan = amp::recipeByName(c.recipe).updateRounding == amp::UpdateRounding::Kahan;
+      need.add(train::gptMemoryNeed(model::parseGptSpec(c.model), m_vocabulary, c.batch,
+                                    c.evalBatches, kahan));
+    }
+  } catch (const std::exception&) {
+    need = {}; // the problems label says what is wrong with the runs
+  }
+  showMemoryNeed(m_memory, need);
 }
 
 void GptSetup::setSteps(int steps) { m_steps->setValue(steps); }

@@ -48,6 +48,7 @@ signals:
 
 private:
   void validate();
+  void showMemory(); // m_memory: the bytes the runs need and the memory available
 
   QComboBox* m_preset = nullptr;
   QSpinBox* m_steps = nullptr;
@@ -57,7 +58,9 @@ private:
   QCheckBox* m_policyRun = nullptr;
   PolicyEditor* m_policy = nullptr;
   QLabel* m_problems = nullptr;
+  QLabel* m_memory = nullptr;
   QPushButton* m_setUp = nullptr;
+  int m_vocabulary = 0; // of the preset's text, read once when first needed
 };
 
 } // namespace mantissa::ui

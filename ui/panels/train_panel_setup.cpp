@@ -3,6 +3,7 @@
 #include "ui/panels/train_panel_setup.h"
 
 #include "ui/app_shell/palette.h"
+#include "ui/panels/memory_need_text.h"
 
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
@@ -371,37 +372,9 @@ void TrainSetup::showMemory() {
   const bool known = !runs.empty() && (namesImages(m_data->currentText().trimmed()) ||
                                        !model::isCnnSpec(runs.front().model));
   train::MemoryNeed need; // the runs are built side by side: their terms add up
-  for (const auto& c : known ? runs : std::vector<train::RunConfig>{}) {
-    const auto one = train::imageMemoryNeed(c, shape);
-    for (const auto& t : one.terms) {
-      auto it = std::find_if(need.terms.begin(), need.terms.end(),
-                             [&](const auto& n) { return n.name == t.name; });
-      if (it == need.terms.end())
-        need.terms.push_back(t);
-      else
-        it->bytes += t.bytes;
-    }
-  }
-  if (need.terms.empty()) {
-    m_memory->hide();
-    return;
-  }
-  const auto available = train::availableMemory();
-  QString text;
-  bool over = false;
-  try {
-    train::checkMemory(need, available, "the runs need");
-    text = tr("Memory: the runs need %1").arg(QString::fromStdString(train::formatBytes(need.total())));
-    if (available)
-      text += tr(" of %1 available").arg(QString::fromStdString(train::formatBytes(*available)));
-  } catch (const train::ConfigError& e) {
-    text = QString::fromStdString(e.what()); // the refusal the runs would meet
-    over = true;
-  }
-  m_memory->setText(text);
-  m_memory->setStyleSheet(over ? QStringLiteral("color: %1").arg(palette::kWarning.name())
-                               : QString());
-  m_memory->show();
+  for (const auto& c : known ? runs : std::vector<train::RunConfig>{})
+    need.add(train::imageMemoryNeed(c, shape));
+  showMemoryNeed(m_memory, need);
 }
 
 void TrainSetup::offerModels() {

@@ -76,7 +76,7 @@ std::optional<std::uint64_t> fileNumber(const char* path) {
 std::uint64_t MemoryNeed::total() const {
   std::uint64_t sum = 0;
   for (const auto& t : terms)
-    sum = add(sum, t.bytes);
+    sum = train::add(sum, t.bytes);
   return sum;
 }
 
@@ -84,6 +84,16 @@ const MemoryTerm* MemoryNeed::largest() const {
   const auto it = std::max_element(terms.begin(), terms.end(),
                                     [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
   return it == terms.end() ? nullptr : &*it;
+}
+
+void MemoryNeed::add(const MemoryNeed& other) {
+  for (const auto& t : other.terms) {
+    auto it = std::find_if(terms.begin(), terms.end(), [&](const auto& n) { return n.name == t.name; });
+    if (it == terms.end())
+      terms.push_back(t);
+    else
+      it->bytes = train::add(it->bytes, t.bytes);
+  }
 }
 
 MemoryNeed gptMemoryNeed(const model::GptSpec& spec, int vocabulary, int batch, int evalBatches,

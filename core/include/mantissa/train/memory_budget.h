@@ -30,6 +30,8 @@ struct MemoryNeed {
   std::vector<MemoryTerm> terms;
   std::uint64_t total() const;
   const MemoryTerm* largest() const; // nullptr when there are no terms
+  // Adds `other` term by term: runs built side by side need the sum.
+  void add(const MemoryNeed& other);
 };
 
 // A GPT of `spec` on a vocabulary of `vocabulary` characters: batch windows
