@@ -92,6 +92,26 @@ TEST(RunConfigJson, RejectsUnknownKeysAndWrongTypesByName) {
   expectError(R"([1, 2])", "object");
 }
 
+// The settings a run's title adds to its recipe: only those that differ
+// from the defaults and have no field in the setup, with powers of two as
+// the presets write them.
+TEST(RunConfigText, SettingsBeyondSetupNameWhatDiffersFromTheDefaults) {
+  train::RunConfig c;
+  EXPECT_TRUE(train::settingsBeyondSetup(c).empty());
+  c.lossMultiplier = 0.00006103515625; // 2^-14
+  c.scalerInitScale = 4294967296.0;   // 2^32
+  c.scalerGrowthInterval = 50;
+  c.momentum = 0.0;
+  c.initGain = 0.3;
+  c.lr = 0.5; // a field of its own: not listed
+  EXPECT_EQ(train::settingsBeyondSetup(c),
+            (std::vector<std::string>{"loss × 2^-14", "scaler initial scale 2^32",
+                                      "scaler growth every 50 steps", "momentum 0",
+                                      "init gain 0.3"}));
+  c.optimizer = "adamw"; // no momentum to speak of
+  EXPECT_EQ(train::settingsBeyondSetup(c).size(), 4u);
+}
+
 TEST(RunConfigValidate, NamesEveryProblem) {
   RunConfig c;
   c.lr = -1;

@@ -26,6 +26,7 @@
 #include <mantissa/train/run_log.h>
 
 #include <QAction>
+#include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QLegend>
@@ -320,6 +321,82 @@ TEST(RunPictures, ChoosingByHandEndsThePreset) {
     EXPECT_FALSE(c.config(i).scalerGrowthInterval.has_value()) << c.config(i).recipe;
     EXPECT_EQ(c.config(i).lossMultiplier, 1.0) << c.config(i).recipe;
   }
+}
+
+// Every setting a run uses is visible: the values the underflow and scaling
+// presets set that Setup has no field for are listed in Setup while the
+// preset holds, and they are in the run's name (its title in every legend and
+// picker), its tooltip, and the titles of its exported charts.
+TEST(RunPictures, SettingsWithoutAFieldAreShownWhereverTheRunIs) {
+  QSettings().clear();
+  TrainPanel panel;
+  panel.show();
+  auto* beyond = panel.findChild<QLabel*>(QStringLiteral("setupBeyondFields"));
+  auto* picker = panel.findChild<QComboBox*>(QStringLiteral("runPicker"));
+  ASSERT_NE(beyond, nullptr);
+  ASSERT_NE(picker, nullptr);
+  RunController& c = *panel.controller();
+  EXPECT_FALSE(beyond->isVisibleTo(&panel)) << beyond->text().toStdString();
+
+  panel.setup()->applyPreset(QStringLiteral("underflow"));
+  ASSERT_GT(c.runCount(), 0);
+  ASSERT_EQ(c.config(0).lossMultiplier, 1.0 / 16384.0);
+  EXPECT_TRUE(beyond->isVisibleTo(&panel));
+  EXPECT_TRUE(beyond->text().contains(QStringLiteral("loss × 2^-14"))) << beyond->text().toStdString();
+  EXPECT_TRUE(c.runName(0).contains(QStringLiteral("loss × 2^-14"))) << c.runName(0).toStdString();
+  EXPECT_TRUE(picker->itemText(0).contains(QStringLiteral("loss × 2^-14")));
+  const QString tip = picker->itemData(0, Qt::ToolTipRole).toString();
+  EXPECT_TRUE(tip.contains(QStringLiteral("loss_multiplier: 6.10352e-05"))) << tip.toStdString();
+  EXPECT_TRUE(tip.contains(QStringLiteral("lr: "))) << tip.toStdString();
+
+  panel.setup()->applyPreset(QStringLiteral("scaling"));
+  ASSERT_GT(c.runCount(), 0);
+  int scaled = -1;
+  for (int i = 0; i < c.runCount(); ++i)
+    if (c.config(i).scalerInitScale)
+      scaled = i;
+  ASSERT_GE(scaled, 0);
+  const double init = *c.config(scaled).scalerInitScale;
+  int e = 0;
+  ASSERT_EQ(std::frexp(init, &e), 0.5);
+  const QString initText = QStringLiteral("scaler initial scale 2^%1").arg(e - 1);
+  EXPECT_TRUE(beyond->text().contains(initText)) << beyond->text().toStdString();
+  EXPECT_TRUE(c.runName(scaled).contains(initText)) << c.runName(scaled).toStdString();
+
+  // Chosen by hand: nothing beyond the fields, nothing extra in the names.
+  panel.setup()->setRecipeChecked(QStringLiteral("bf16-pure"), true);
+  EXPECT_FALSE(beyond->isVisibleTo(&panel)) << beyond->text().toStdString();
+  for (int i = 0; i < c.runCount(); ++i)
+    EXPECT_FALSE(c.runName(i).contains(QStringLiteral(" · "))) << c.runName(i).toStdString();
+}
+
+// Exported charts of a log whose run had a loss multiplier name it in their
+// titles, as the Train page does.
+TEST(RunPictures, ExportedChartsNameTheSettingsWithoutAField) {
+  train::RunConfig config = tiny("fp16-mixed", 4);
+  config.lossMultiplier = 1.0 / 16384.0;
+  config.scalerGrowthInterval = 50;
+  train::RunLog log;
+  log.config = config;
+  for (int i = 0; i < 4; ++i) {
+    train::RunStepRow row;
+    row.step = i;
+    row.loss = 2.0 - 0.1 * i;
+    row.lossScale = 65536.0;
+    log.steps.push_back(row);
+  }
+  QString error;
+  const auto loss = makeRunChart(log, {RunChartKind::Loss}, &error);
+  ASSERT_NE(loss, nullptr) << error.toStdString();
+  QStringList names;
+  for (auto* s : loss->chart()->series())
+    names << s->name();
+  EXPECT_TRUE(names.join(u'|').contains(QStringLiteral("fp16-mixed · loss × 2^-14"))) << names.join(u'|').toStdString();
+  const auto scale = makeRunChart(log, {RunChartKind::LossScale}, &error);
+  ASSERT_NE(scale, nullptr) << error.toStdString();
+  EXPECT_TRUE(scale->title().contains(QStringLiteral("loss × 2^-14"))) << scale->title().toStdString();
+  EXPECT_TRUE(scale->title().contains(QStringLiteral("scaler growth every 50 steps")))
+      << scale->title().toStdString();
 }
 
 } // namespace

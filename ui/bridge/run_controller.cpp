@@ -668,6 +668,13 @@ QString RunController::runId(int run) const {
 QString RunController::runName(int run) const {
   return m_runs.at(std::size_t(run))->name;
 }
+QString RunController::runSettings(int run) const {
+  QStringList lines;
+  const nlohmann::json config = train::toJson(m_runs.at(std::size_t(run))->config);
+  for (auto it = config.begin(); it != config.end(); ++it)
+    lines << QStringLiteral("%1: %2").arg(QString::fromStdString(it.key()), settingText(it.value()));
+  return lines.join(u'\n');
+}
 std::uint64_t RunController::runKey(int run) const {
   return m_runs.at(std::size_t(run))->key;
 }
@@ -678,6 +685,10 @@ void RunController::nameRuns() {
   for (const auto& run : m_runs) {
     RunNaming n;
     n.base = run->baseName.isEmpty() ? run->name : run->baseName;
+    // What Setup has no field for, in the title (the underflow preset's
+    // "loss × 2^-14").
+    for (const std::string& s : train::settingsBeyondSetup(run->config))
+      n.base += QStringLiteral(" · ") + QString::fromStdString(s);
     const nlohmann::json config = train::toJson(run->config);
     for (auto it = config.begin(); it != config.end(); ++it)
       n.settings[it.key()] = settingText(it.value());

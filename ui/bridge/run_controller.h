@@ -109,6 +109,9 @@ public:
   // "bf16-mixed"; distinct among the runs: runs of one recipe add what
   // differs ("fp16-mixed · scaler pytorch", "fp16-mixed · no scaler").
   QString runName(int run) const;
+  // Every setting the run was built with, one "key: value" a line (the
+  // run's tooltip).
+  QString runSettings(int run) const;
   // Which run this is: never given to another run by this controller, so a
   // view can keep its selection on a run while runs come and go.
   std::uint64_t runKey(int run) const;

@@ -77,4 +77,11 @@ std::vector<QString> distinctRunNames(const std::vector<RunNaming>& runs) {
   return names;
 }
 
+QStringList settingsBeyondSetupText(const train::RunConfig& config) {
+  QStringList out;
+  for (const std::string& s : train::settingsBeyondSetup(config))
+    out << QString::fromStdString(s);
+  return out;
+}
+
 } // namespace mantissa::ui

@@ -2,7 +2,10 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
+#include <mantissa/train/run_config.h>
+
 #include <QString>
+#include <QStringList>
 
 #include <map>
 #include <string>
@@ -24,5 +27,9 @@ struct RunNaming {
 // "fp16-mixed · no scaler"); runs alike in those too are numbered
 // ("fp32 (2)").
 std::vector<QString> distinctRunNames(const std::vector<RunNaming>& runs);
+
+// train::settingsBeyondSetup as text: what a run's title and charts add to
+// its name ("loss × 2^-14", "scaler initial scale 2^32").
+QStringList settingsBeyondSetupText(const train::RunConfig& config);
 
 } // namespace mantissa::ui

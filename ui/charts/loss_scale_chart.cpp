@@ -109,9 +109,12 @@ LossScaleChart::LossScaleChart(QWidget* parent) : ChartWidget(parent) {
   applyStyle(chartStyle());
 }
 
-void LossScaleChart::setPreset(const QString& preset) {
+void LossScaleChart::setPreset(const QString& preset, const QStringList& settings) {
   m_preset = preset;
-  setTitle(preset.isEmpty() ? tr("Loss scale") : tr("Loss scale (%1 scaler)").arg(preset));
+  QString title = preset.isEmpty() ? tr("Loss scale") : tr("Loss scale (%1 scaler)").arg(preset);
+  for (const QString& s : settings)
+    title += QStringLiteral(" · ") + s;
+  setTitle(title);
 }
 
 void LossScaleChart::setCountersVisible(bool on) {

@@ -24,7 +24,9 @@ class LossScaleChart : public ChartWidget {
 public:
   explicit LossScaleChart(QWidget* parent = nullptr);
 
-  void setPreset(const QString& preset); // "pytorch", "deepspeed", ...
+  // "pytorch", "deepspeed", ...; `settings` (train::settingsBeyondSetup:
+  // "scaler initial scale 2^32") follow it in the title.
+  void setPreset(const QString& preset, const QStringList& settings = {});
   // records: one per step in step order (the scaler state after the update);
   // events: the scaler's events in any order. Records may be decimated; the
   // step line only needs the steps where the scale changed.

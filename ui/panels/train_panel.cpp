@@ -4,6 +4,7 @@
 
 #include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
+#include "ui/bridge/run_names.h"
 #include "ui/charts/histogram_chart.h"
 #include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
@@ -413,19 +414,26 @@ void TrainPanel::onRunsChanged() {
   QList<ChartRun> runs;
   {
     // The selection stays on the run it was on (its key), or on a run of the
-    // same name (the runs rebuilt); else the first run.
+    // same name (the runs rebuilt), or of the same recipe (a preset's runs
+    // carry its settings in their names); else the first run.
     const QSignalBlocker block(m_runPicker);
     m_runPicker->clear();
-    int keep = -1;
+    int keep = -1, sameRecipe = -1;
+    // The recipe part of a name, before the settings that tell runs apart.
+    const auto recipeOf = [](const QString& name) { return name.section(QStringLiteral(" · "), 0, 0); };
     for (int i = 0; i < m_controller->runCount(); ++i) {
       const QString name = m_controller->runName(i);
       runs.append({m_controller->runId(i), name, m_controller->runColor(i)});
       m_runPicker->addItem(name, QVariant::fromValue(quint64(m_controller->runKey(i))));
-      m_runPicker->setItemData(i, name, Qt::ToolTipRole); // whole, when the box elides it
+      // Whole, when the box elides it, with every setting of the run.
+      m_runPicker->setItemData(i, name + QStringLiteral("\n\n") + m_controller->runSettings(i),
+                               Qt::ToolTipRole);
       if (m_controller->runKey(i) == m_selectedKey || (keep < 0 && name == m_selectedName))
         keep = i;
+      if (sameRecipe < 0 && !m_selectedName.isEmpty() && recipeOf(name) == recipeOf(m_selectedName))
+        sameRecipe = i;
     }
-    m_runPicker->setCurrentIndex(keep >= 0 ? keep : 0);
+    m_runPicker->setCurrentIndex(keep >= 0 ? keep : sameRecipe >= 0 ? sameRecipe : 0);
   }
   m_loss->setRuns(runs);
   m_accuracy->setRuns(runs);
@@ -465,10 +473,11 @@ void TrainPanel::rememberSelectedRun() {
 
 void TrainPanel::onSelectedRunChanged() {
   rememberSelectedRun();
+  const int run = selectedRun();
   m_runPicker->setToolTip(
       (m_selectedName.isEmpty() ? QString() : m_selectedName + QStringLiteral("\n")) +
-      tr("The run the histogram, heat map, loss scale, watch and op table show"));
-  const int run = selectedRun();
+      tr("The run the histogram, heat map, loss scale, watch and op table show") +
+      (run < 0 ? QString() : QStringLiteral("\n\n") + m_controller->runSettings(run)));
   if (run < 0)
     return;
   const RunFacts& facts = m_controller->facts(run);
@@ -506,7 +515,8 @@ void TrainPanel::onSelectedRunChanged() {
     m_opTable->setRun(m_controller->runName(run), rows, backend, facts.scalerDescription);
   }
   m_opTable->setMatmuls(facts.matmuls);
-  m_lossScale->setPreset(facts.scalerPreset.isEmpty() ? tr("no") : facts.scalerPreset);
+  m_lossScale->setPreset(facts.scalerPreset.isEmpty() ? tr("no") : facts.scalerPreset,
+                         settingsBeyondSetupText(m_controller->config(run)));
   m_histogramKey.clear();
   m_heatmapKey.clear();
   m_scaleDrawnStep = -2;

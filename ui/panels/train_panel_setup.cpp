@@ -3,6 +3,7 @@
 #include "ui/panels/train_panel_setup.h"
 
 #include "ui/app_shell/palette.h"
+#include "ui/bridge/run_names.h"
 #include "ui/panels/memory_need_text.h"
 
 #include <mantissa/amp/recipe.h>
@@ -209,6 +210,12 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   m_problems->setWordWrap(true);
   m_problems->setStyleSheet(QStringLiteral("color: %1").arg(palette::kWarning.name()));
   layout->addWidget(m_problems);
+  m_beyond = new QLabel;
+  m_beyond->setObjectName(QStringLiteral("setupBeyondFields"));
+  m_beyond->setWordWrap(true);
+  m_beyond->setToolTip(tr("Settings of the preset that have no field here; choosing anything "
+                          "by hand returns them to their defaults"));
+  layout->addWidget(m_beyond);
   m_memory = new QLabel;
   m_memory->setObjectName(QStringLiteral("setupMemory"));
   m_memory->setWordWrap(true);
@@ -361,6 +368,15 @@ bool namesImages(const QString& data) {
 
 } // namespace
 
+void TrainSetup::showBeyondFields() {
+  QStringList lines;
+  for (const auto& c : configs())
+    if (const QStringList s = settingsBeyondSetupText(c); !s.isEmpty())
+      lines << tr("%1: %2").arg(QString::fromStdString(c.recipe), s.join(QStringLiteral(", ")));
+  m_beyond->setText(tr("Also set by the preset:\n%1").arg(lines.join(u'\n')));
+  m_beyond->setVisible(!lines.isEmpty());
+}
+
 void TrainSetup::showMemory() {
   // The shape of the data for a CNN's layout: the built-in image sets are
   // 28x28 digits or clothes in 10 classes (an MLP's spec holds its own).
@@ -416,6 +432,7 @@ void TrainSetup::validate() {
                              ? QString()
                              : QStringLiteral("border: 2px solid %1").arg(palette::kWarning.name()));
   m_problems->setText(problems());
+  showBeyondFields();
   showMemory();
   emit changed();
 }

@@ -50,6 +50,7 @@ private:
   void validate();
   void editedByHand();
   void offerModels(); // fills m_modelChoice for the data named
+  void showBeyondFields(); // m_beyond: the runs' settings that have no field (the preset's)
   void showMemory();  // m_memory: the bytes the runs need (train::MemoryNeed) and what is available
   train::RunConfig baseFor(const std::string& recipe) const;
 
@@ -67,6 +68,7 @@ private:
   QSpinBox* m_seed = nullptr;
   QSpinBox* m_telemetry = nullptr;
   QLabel* m_problems = nullptr;
+  QLabel* m_beyond = nullptr;
   QLabel* m_memory = nullptr;
   std::vector<train::RunConfig> m_base; // the preset's runs (fields the form does not show)
   bool m_presetActive = false;          // m_base holds a preset's runs, untouched by hand

@@ -224,15 +224,7 @@ void TrainPanel::refreshHistogram() {
                 .arg(m_controller->runName(run), names[std::size_t(layer)], className(cls))
           : tr("%1 · layer %2 %3").arg(m_controller->runName(run)).arg(layer).arg(className(cls));
   // A loss multiplier (the underflow and scaling presets' 2^-14) is in every
-  // gradient as stored, and so in what the chart draws: the title says so.
-  if (const double m = m_controller->config(run).lossMultiplier;
-      m != 1.0 && (cls == telemetry::TensorClass::WeightGrads ||
-                   cls == telemetry::TensorClass::ActivationGrads)) {
-    int e = 0;
-    const QString factor =
-        std::frexp(m, &e) == 0.5 ? QStringLiteral("2^%1").arg(e - 1) : QString::number(m, 'g', 4);
-    subject += tr(" · loss × %1").arg(factor);
-  }
+  // gradient as stored: the run's name says so (settingsBeyondSetup).
   QString detail = tr("step %1").arg(frame->step);
   if (std::size_t(layer) < frame->swamped.size() &&
       !std::isnan(frame->swamped[std::size_t(layer)]) && cls == telemetry::TensorClass::Updates)

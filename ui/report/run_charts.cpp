@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "run_charts.h"
 
+#include "ui/bridge/run_names.h"
 #include "ui/charts/histogram_chart.h"
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
@@ -77,8 +78,16 @@ std::unique_ptr<ChartWidget> curveChart(const std::vector<NamedRunLog>& runs, bo
   return chart;
 }
 
+// What the run's settings add to its name (the underflow preset's "loss ×
+// 2^-14"), as the Train page titles it; none for a log without a config.
+QStringList logSettings(const train::RunLog& log) {
+  return log.config ? settingsBeyondSetupText(*log.config) : QStringList{};
+}
+
 std::unique_ptr<ChartWidget> curveChart(const train::RunLog& log, bool accuracy) {
-  return curveChart({NamedRunLog{&log, QString::fromStdString(log.name()), QColor()}}, accuracy);
+  const QString name =
+      (QStringList{QString::fromStdString(log.name())} + logSettings(log)).join(QStringLiteral(" · "));
+  return curveChart({NamedRunLog{&log, name, QColor()}}, accuracy);
 }
 
 std::unique_ptr<ChartWidget> lossScaleChart(const train::RunLog& log) {
@@ -90,7 +99,7 @@ std::unique_ptr<ChartWidget> lossScaleChart(const train::RunLog& log) {
     if (log.config) // a recipe this version does not know: the scaler as logged
       preset = QString::fromStdString(log.config->scaler);
   }
-  chart->setPreset(preset);
+  chart->setPreset(preset, logSettings(log));
   std::vector<telemetry::LossScaleRecord> records;
   std::vector<amp::ScalerEvent> events;
   records.reserve(log.steps.size());
@@ -135,7 +144,11 @@ std::unique_ptr<ChartWidget> histogramChart(const train::RunLog& log, const RunC
   chart->setHistograms(unscaled->hist, scaled ? &scaled->hist : nullptr,
                        scaled ? scaled->lossScale : 1.0);
   chart->setShowScaled(spec.scaled);
-  chart->setSubject(QObject::tr("layer %1 weight gradients, step %2").arg(spec.layer).arg(frame->step));
+  chart->setSubject((QStringList{QObject::tr("layer %1 weight gradients, step %2")
+                                     .arg(spec.layer)
+                                     .arg(frame->step)} +
+                     logSettings(log))
+                        .join(QStringLiteral(" · ")));
   return chart;
 }
 

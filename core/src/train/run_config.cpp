@@ -61,6 +61,37 @@ std::vector<std::string> RunConfig::rangeProblems() const {
   return out;
 }
 
+namespace {
+
+// 2^-14 for a power of two, else up to six significant digits.
+std::string factorText(double v) {
+  int e = 0;
+  if (v > 0.0 && std::isfinite(v) && std::frexp(v, &e) == 0.5)
+    return "2^" + std::to_string(e - 1);
+  std::ostringstream out;
+  out.precision(6);
+  out << v;
+  return out.str();
+}
+
+} // namespace
+
+std::vector<std::string> settingsBeyondSetup(const RunConfig& c) {
+  const RunConfig d;
+  std::vector<std::string> out;
+  if (c.lossMultiplier != d.lossMultiplier)
+    out.push_back("loss × " + factorText(c.lossMultiplier));
+  if (c.scalerInitScale)
+    out.push_back("scaler initial scale " + factorText(*c.scalerInitScale));
+  if (c.scalerGrowthInterval)
+    out.push_back("scaler growth every " + std::to_string(*c.scalerGrowthInterval) + " steps");
+  if (c.optimizer == "sgd" && c.momentum != d.momentum)
+    out.push_back("momentum " + factorText(c.momentum));
+  if (c.initGain != d.initGain)
+    out.push_back("init gain " + factorText(c.initGain));
+  return out;
+}
+
 std::vector<std::string> RunConfig::problems() const {
   std::vector<std::string> out = rangeProblems();
   if (data.empty())

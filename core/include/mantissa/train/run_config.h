@@ -81,6 +81,13 @@ struct RunConfig {
   void validate() const;
 };
 
+// The settings of `c` that change what a run computes but that neither its
+// recipe nor the setup's fields show, where they differ from a default
+// RunConfig: "loss × 2^-14", "scaler initial scale 2^32", "scaler growth
+// every 50 steps", "momentum 0", "init gain 0.5". A run's title and every
+// chart of it name them, so no setting that shapes a run is invisible.
+std::vector<std::string> settingsBeyondSetup(const RunConfig& c);
+
 nlohmann::json toJson(const RunConfig& config);
 // Missing keys keep their defaults; unknown keys and wrong types throw
 // ConfigError naming the key, and so does an integer that does not fit its
