@@ -5,7 +5,8 @@
 // window over the whole screen and grabs the X root window of each page:
 //   <dir>/<page>-<mode>-<w>x<h>.png   (train: the default runs mid-run; runs: two
 //   runs of one recipe, then a third with a 100-character name, presenter mode
-//   toggled and back)
+//   toggled and back; preset: MANTISSA_SHOT_PRESET, default bf16-no-scaler,
+//   trained to its end)
 #include "ui/app_shell/main_window.h"
 #include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
@@ -282,6 +283,21 @@ int main(int argc, char** argv) {
             return 1;
         }
       }
+    } else if (page == "preset") {
+      // A phenomenon preset (MANTISSA_SHOT_PRESET, by default bf16-no-scaler)
+      // trained to its end: its banner, curves and the first run's histogram.
+      show(QStringLiteral("Train"));
+      auto* train = window.findChild<mantissa::ui::TrainPanel*>();
+      const QString preset = qEnvironmentVariable("MANTISSA_SHOT_PRESET", QStringLiteral("bf16-no-scaler"));
+      train->setup()->applyPreset(preset);
+      train->startAction()->trigger();
+      (void)QTest::qWaitFor([&] {
+        return train->controller()->state() == mantissa::ui::RunController::State::Finished;
+      }, 600000);
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("histogramDock")))
+        d->raise();
+      if (!grab(QStringLiteral("preset-") + preset))
+        return 1;
     } else if (page == "runs") {
       // Two runs of one recipe (told apart by their scalers), then a third
       // loaded from a log with a 100-character name.
