@@ -578,3 +578,36 @@ TEST(LessonsPage, LessonFiveSumAxisFitsPositiveSums) {
   EXPECT_GE(y1, largest);
   EXPECT_LE(y1, 1.5 * largest) << "the axis fits the sums, not far beyond them";
 }
+
+// Beside a slide at 1280x720 (an 840 x 440 figure in presenter mode), lesson
+// 8's scheme names stand upright and read in full: "mxfp8-e4m3" breaks after
+// its hyphen rather than being cut to "mxfp8-e4...".
+TEST(LessonsPage, SchemeNamesReadInFullBesideA1280x720Slide) {
+  PresenterMode presenter;
+  Theme::instance().apply();
+  LessonChart chart;
+  chart.resize(840, 440);
+  chart.show();
+  chart.setDemo(lessons::runDemo("fp8-schemes"));
+  // Laid out: the scheme names are on the scene (before, nothing is elided
+  // because nothing is there).
+  const auto drawnNames = [&] {
+    int names = 0;
+    for (QGraphicsItem* item : chart.view()->scene()->items())
+      if (const auto* text = dynamic_cast<const QGraphicsTextItem*>(item);
+          text != nullptr && text->isVisible() && text->toPlainText().startsWith(QLatin1String("mx")))
+        ++names;
+    return names;
+  };
+  ASSERT_TRUE(QTest::qWaitFor([&] { return drawnNames() >= 5; }, 5000));
+  QStringList unreadable;
+  const bool readable = QTest::qWaitFor(
+      [&] {
+        unreadable = unreadableChartTexts(chart) + overlappingTexts(chart);
+        return unreadable.isEmpty();
+      },
+      5000);
+  EXPECT_TRUE(readable) << unreadable.join(u'\n').toStdString();
+  Theme::instance().setPresenter(false);
+  Theme::instance().apply();
+}

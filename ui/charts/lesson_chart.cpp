@@ -441,7 +441,11 @@ void LessonChart::fitCategories(QBarCategoryAxis* axis) {
     labels.clear();
     for (const std::string& category : m_demo.categories) {
       const QString line = QString::fromStdString(category).toHtmlEscaped();
-      const QString words = breakLines(QString::fromStdString(category), metrics, 0.0); // a word per line
+      // A word per line; a name without spaces ("mxfp8-e4m3") breaks after its hyphens.
+      QString name = QString::fromStdString(category);
+      if (!name.contains(u' '))
+        name.replace(u'-', QStringLiteral("- "));
+      const QString words = breakLines(name, metrics, 0.0);
       const QSizeF oneLine = textSize(font, line), stacked = textSize(font, words);
       labels << (oneLine.width() <= tall || stacked.height() > slot ? line : words);
     }
