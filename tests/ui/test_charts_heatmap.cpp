@@ -82,6 +82,34 @@ TEST(ChartsHeatmap, ShiftedRowsMoveTheFp16LimitsIntoView) {
   EXPECT_FALSE(map.setHistory({0, 10}, {single(-20, 5), single(-21, 5)}, {0.0}));
 }
 
+// A BF16 run's weight gradients, 2^-40 to 2^-5: the columns hold the values,
+// not the 80-odd empty binades down to BF16's flush edge at 2^-126 (three
+// quarters of the width stood empty); that edge is named at the plot's left
+// side instead, and a live row keeps the columns.
+TEST(ChartsHeatmap, Bf16RowsFillTheWidth) {
+  HistogramHeatmap map;
+  map.resize(900, 400);
+  map.setRunFormat(numeric::FormatId::Bf16);
+  ExponentHistogram h;
+  for (int e = -40; e <= -5; ++e) {
+    h.bins[h.index(e)] = 10;
+    h.total += 10;
+  }
+  ASSERT_TRUE(map.setHistory(kSteps, std::vector<ExponentHistogram>(kSteps.size(), h)));
+  EXPECT_LE(map.firstExponent(), -40);
+  EXPECT_GE(map.lastExponent(), -5);
+  const int valueColumns = -5 - (-40) + 1;
+  const int columns = map.lastExponent() - map.firstExponent() + 1;
+  EXPECT_GE(double(valueColumns) / columns, 0.9) << "columns " << map.firstExponent() << " to " << map.lastExponent();
+  const QStringList labels = map.regionLabelTexts();
+  ASSERT_EQ(labels.size(), 1) << labels.join(u'|').toStdString();
+  EXPECT_TRUE(labels.front().startsWith(QStringLiteral("\u2190 BF16 \u2192 0"))) << labels.front().toStdString();
+  EXPECT_TRUE(labels.front().endsWith(QStringLiteral("2^-126"))) << labels.front().toStdString();
+  EXPECT_LE(map.regionLabelRects().front().right(), map.plotRect().right());
+  ASSERT_TRUE(map.appendRow(250, h));
+  EXPECT_EQ(map.lastExponent() - map.firstExponent() + 1, columns);
+}
+
 // Live rows colour one more scanline when they fit the columns and the colour
 // scale, and rebuild when they do not: either way the picture is the one a
 // rebuild from the whole history gives.

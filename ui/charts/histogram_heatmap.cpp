@@ -101,7 +101,8 @@ bool HistogramHeatmap::appendImageRow() {
     return false;
   const double shift = m_shifts.back();
   if (const auto shown = alwaysShown();
-      shown && ((shown->first + shift < m_firstExponent && m_firstExponent > ExponentHistogram::kMinExponent) ||
+      shown && m_limitsShown &&
+      ((shown->first + shift < m_firstExponent && m_firstExponent > ExponentHistogram::kMinExponent) ||
                 (shown->second + shift > m_lastExponent && m_lastExponent < ExponentHistogram::kMaxExponent)))
     return false;
   if (first && last) {
@@ -175,7 +176,14 @@ void HistogramHeatmap::rebuildImage() {
   }
   m_firstExponent = any ? lo - 1 : -40;
   m_lastExponent = any ? hi + 1 : 8;
-  if (const auto shown = alwaysShown()) {
+  // The format's limits widen the columns only within reach of the values:
+  // BF16's flush edge at 2^-126 under gradients of 2^-40 left three quarters
+  // of the width empty. Out of reach, the edge is named at the plot's side.
+  m_limitsShown = false;
+  if (const auto shown = alwaysShown();
+      shown && (!any || (lo - (shown->second + shiftHi) <= kLimitsReach &&
+                         (shown->first + shiftLo) - hi <= kLimitsReach))) {
+    m_limitsShown = true;
     m_firstExponent = std::min(m_firstExponent, static_cast<int>(std::floor(shown->first + shiftLo)));
     m_lastExponent = std::max(m_lastExponent, static_cast<int>(std::ceil(shown->second + shiftHi)));
   }
@@ -326,6 +334,15 @@ std::vector<std::pair<QString, QRectF>> HistogramHeatmap::regionLabels(const Lay
   }
   if (inRange(fp16[2].x0))
     out.emplace_back(fp16[2].label, box(fp16[2].label, xOf(fp16[2].x0) + 2.0));
+  // The flush edge beyond the columns: named at the side it lies on.
+  if (!inRange(fp16[0].x1) && std::isfinite(fp16[0].x1) && rowCount() > 0) {
+    const QString text = fp16[0].x1 < m_firstExponent
+                             ? tr("\u2190 %1 at 2^%2").arg(fp16[0].label).arg(fp16[0].x1, 0, 'g', 4)
+                             : tr("%1 at 2^%2 \u2192").arg(fp16[0].label).arg(fp16[0].x1, 0, 'g', 4);
+    const double width = fm.horizontalAdvance(text) + 6.0;
+    out.emplace_back(text, box(text, fp16[0].x1 < m_firstExponent ? plot.left() + 2.0
+                                                                    : plot.right() - width - 2.0));
+  }
   for (std::size_t i = 1; i < out.size(); ++i)
     if (out[i].second.intersects(out[i - 1].second))
       out[i].second.moveTop(out[i - 1].second.bottom() + 2.0);

@@ -132,6 +132,10 @@ private:
   std::optional<numeric::FormatId> m_runFormat;
   double m_operandShift = 0.0;
   QString m_valuesNote;
+  // Binades between the values and the format's limits beyond which the
+  // limits do not widen the columns.
+  static constexpr double kLimitsReach = 24.0;
+  bool m_limitsShown = false; // the columns reach the format's limits
   int m_firstExponent = -40;
   int m_lastExponent = 8;
   std::uint64_t m_maxCount = 0;
