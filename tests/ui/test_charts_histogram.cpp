@@ -7,6 +7,8 @@
 
 #include "ui/charts/histogram_chart.h"
 
+#include "chart_text.h"
+
 #include <QAreaSeries>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -19,6 +21,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QRegularExpression>
+#include <QTest>
 #include <QValueAxis>
 
 #include <gtest/gtest.h>
@@ -410,6 +413,34 @@ TEST(ChartsHistogram, RegionLabelsAreNotCrossedByRegionEdges) {
         }
         EXPECT_GE(labels, allFormats ? 6 : 3);
       }
+}
+
+// A short histogram in presenter type (the dock at 1280x720 presenter) keeps
+// its count axis' title whole, in fewer words: it read "values per binade (co...".
+TEST(ChartsHistogram, CountAxisTitleIsNeverElided) {
+  for (const int height : {300, 360, 500}) {
+    HistogramChart chart;
+    chart.setChartStyle(ChartStyle::presenter(false));
+    chart.resize(560, height);
+    chart.show();
+    ExponentHistogram h;
+    for (int e = -30; e <= -6; ++e)
+      h.bins[h.index(e)] = 100 + 10 * (e + 30);
+    chart.setHistograms(h);
+    const auto yTitle = [&] { return chart.chart()->axes(Qt::Vertical).value(0)->titleText(); };
+    QStringList unreadable;
+    const bool readable = QTest::qWaitFor(
+        [&] {
+          unreadable = unreadableChartTexts(chart, Legends::Skip);
+          return unreadable.isEmpty() && chart.chart()->plotArea().height() > 0;
+        },
+        5000);
+    EXPECT_TRUE(readable) << height << " px: " << unreadable.join(u'\n').toStdString();
+    EXPECT_TRUE(yTitle().contains(QStringLiteral("count")) || yTitle().contains(QStringLiteral("values")))
+        << yTitle().toStdString();
+    const QFontMetricsF title(chart.chart()->axes(Qt::Vertical).value(0)->titleFont());
+    EXPECT_LE(title.horizontalAdvance(yTitle()), chart.chart()->plotArea().height()) << yTitle().toStdString();
+  }
 }
 } // namespace
 } // namespace mantissa::ui

@@ -8,6 +8,7 @@
 #include <QAreaSeries>
 #include <QChart>
 #include <QCheckBox>
+#include <QFontMetricsF>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
 #include <QHBoxLayout>
@@ -103,6 +104,9 @@ HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
   m_counters = new QGraphicsTextItem(chart());
   m_counters->setZValue(20);
   connect(chart(), &QChart::plotAreaChanged, this, [this] { placeAnnotations(); });
+  // Queued: a new title changes the layout that emits this.
+  connect(chart(), &QChart::plotAreaChanged, this, &HistogramChart::fitCountTitle,
+          Qt::QueuedConnection);
 
   for (numeric::FormatId format : histogramFormats()) {
     // "E5M2", not "FP8 E5M2": the row fits the narrow tab beside the loss
@@ -336,6 +340,7 @@ void HistogramChart::replaceYAxis() {
   }
   m_y->setTitleText(tr("values per binade (count)"));
   chart()->addAxis(m_y, Qt::AlignLeft);
+  QMetaObject::invokeMethod(this, &HistogramChart::fitCountTitle, Qt::QueuedConnection);
   for (QAbstractSeries* series : chart()->series())
     series->attachAxis(m_y);
   styleAxis(m_y, chartStyle());
@@ -504,6 +509,28 @@ double HistogramChart::clearOfEdges(double wanted, double width, const QRectF& p
     if (clear(x))
       return x;
   return inside(wanted);
+}
+
+// The count axis' title in as many words as the plot's height holds (Qt
+// Charts would elide it: "values per binade (co..." on a short presenter
+// histogram): the whole title, then "values per binade", then "count".
+void HistogramChart::fitCountTitle() {
+  if (m_y == nullptr)
+    return;
+  const double room = chart()->plotArea().height();
+  if (room <= 0.0)
+    return;
+  const QFontMetricsF metrics(m_y->titleFont());
+  const double pad = 2.0 * metrics.averageCharWidth();
+  const QStringList titles{tr("values per binade (count)"), tr("values per binade"), tr("count")};
+  QString fits = titles.back();
+  for (const QString& title : titles)
+    if (metrics.horizontalAdvance(title) + pad <= room) {
+      fits = title;
+      break;
+    }
+  if (m_y->titleText() != fits)
+    m_y->setTitleText(fits);
 }
 
 void HistogramChart::placeAnnotations() {

@@ -112,6 +112,7 @@ private:
   void updateChart();
   void updateRegions(double x0, double x1, double y0, double y1);
   void placeAnnotations();
+  void fitCountTitle();
   std::vector<double> regionEdges() const;
   static double clearOfEdges(double wanted, double width, const QRectF& plot,
                              const std::vector<double>& edges);
