@@ -5,6 +5,7 @@
 // binade; clicking, dragging and the arrow keys scrub to a recorded step.
 
 #include "ui/charts/histogram_heatmap.h"
+#include "ui/charts/chart_style.h"
 
 #include <QImage>
 #include <QPainter>
@@ -108,6 +109,30 @@ TEST(ChartsHeatmap, Bf16RowsFillTheWidth) {
   EXPECT_LE(map.regionLabelRects().front().right(), map.plotRect().right());
   ASSERT_TRUE(map.appendRow(250, h));
   EXPECT_EQ(map.lastExponent() - map.firstExponent() + 1, columns);
+}
+
+// The selected step's label stays inside the plot, for the last row too (it
+// hung below the plot over the x axis' last tick, cut to "step 18" at the
+// figure's edge at 1920x1080 presenter), for the first row and in between.
+TEST(ChartsHeatmap, SelectedStepLabelStaysInsideThePlot) {
+  for (const bool presenter : {false, true}) {
+    HistogramHeatmap map;
+    map.setChartStyle(presenter ? ChartStyle::presenter(false) : ChartStyle::screen(false));
+    map.resize(950, 560);
+    std::vector<std::int64_t> steps;
+    for (int s = 0; s <= 180; s += 10)
+      steps.push_back(s);
+    ASSERT_TRUE(map.setHistory(steps, std::vector<ExponentHistogram>(steps.size(), single(-12, 10))));
+    for (const std::int64_t step : {std::int64_t(180), std::int64_t(0), std::int64_t(90)}) {
+      map.selectStep(step);
+      const QRectF label = map.selectedStepLabelRect();
+      const QRectF plot = map.plotRect();
+      ASSERT_FALSE(label.isEmpty());
+      EXPECT_TRUE(plot.contains(label)) << "step " << step << (presenter ? " presenter" : "") << ": label "
+                                        << label.top() << ".." << label.bottom() << " in a plot "
+                                        << plot.top() << ".." << plot.bottom();
+    }
+  }
 }
 
 // Live rows colour one more scanline when they fit the columns and the colour

@@ -524,10 +524,35 @@ void HistogramHeatmap::paintAxes(QPainter& painter, const Layout& layout,
     painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
     painter.setPen(QPen(palette::kVermillion, 2.0 * style.penScale));
     painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
-    paintLabel(painter, QPointF(plot.right() - fm.horizontalAdvance(tr("step %1").arg(*step)) - 12.0,
-                                y + 3.0 * style.penScale),
-               tr("step %1").arg(*step), style.text(), box);
+    const QRectF label = stepLabelRect(layout, style);
+    paintLabel(painter, label.topLeft(), tr("step %1").arg(*step), style.text(), box);
   }
+}
+
+// The selected step's label, under the cursor line at the plot's right, or
+// over it where the line is near the plot's bottom: always inside the plot
+// (under the last row it covered the x axis' last tick and was cut at the
+// figure's edge, "step 18").
+QRectF HistogramHeatmap::stepLabelRect(const Layout& layout, const ChartStyle& style) const {
+  const auto step = selectedStep();
+  if (!step || rowCount() == 0)
+    return {};
+  const QRectF plot = layout.plot;
+  const QFontMetricsF fm(style.labelFont(), const_cast<HistogramHeatmap*>(this));
+  const QString text = tr("step %1").arg(*step);
+  const QSizeF size(fm.horizontalAdvance(text) + 6.0, fm.height() + 2.0);
+  const double y = plot.top() + (m_selectedRow + 0.5) / rowCount() * plot.height();
+  const double gap = 3.0 * style.penScale;
+  double top = y + gap;
+  if (top + size.height() > plot.bottom())
+    top = y - gap - size.height();
+  top = std::max(plot.top(), top);
+  const double left = std::max(plot.left(), plot.right() - size.width() - 6.0);
+  return {QPointF(left, top), size};
+}
+
+QRectF HistogramHeatmap::selectedStepLabelRect() const {
+  return stepLabelRect(layoutFor(QRectF(rect()), m_style), m_style);
 }
 
 void HistogramHeatmap::paintColourBar(QPainter& painter, const Layout& layout,

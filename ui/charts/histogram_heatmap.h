@@ -85,6 +85,8 @@ public:
   // Where the region names ("BF16 → 0", "→ 0 as it would be in FP16", ...) are drawn.
   std::vector<QRectF> regionLabelRects() const;
   int rowAt(const QPointF& position) const; // -1 outside the plot
+  // Where the selected step's label ("step 180") is drawn; empty without a selection.
+  QRectF selectedStepLabelRect() const;
   const QImage& image() const { return m_image; }
 
   QString title() const override;
@@ -119,6 +121,7 @@ private:
   std::vector<std::pair<QString, QRectF>> regionLabels(const Layout& layout, const ChartStyle& style) const;
   std::vector<FormatRegion> limits() const; // of limitsFormat(), moved by the operand shift
   std::optional<std::pair<double, double>> alwaysShown() const;
+  QRectF stepLabelRect(const Layout& layout, const ChartStyle& style) const;
   static int tickEvery(double plotWidth, int columns, const QFontMetricsF& labels);
   void rebuildImage();
   bool appendImageRow();
