@@ -611,3 +611,37 @@ TEST(LessonsPage, SchemeNamesReadInFullBesideA1280x720Slide) {
   Theme::instance().setPresenter(false);
   Theme::instance().apply();
 }
+
+// Lesson 5's FP16 GEMM figure names eight series; beside a 1280x720 presenter
+// slide their row is wider than the figure even broken at the spaces, and Qt
+// cut every entry to "N_C ...": the legend goes beside the plot instead, one
+// entry under the other, every name whole.
+TEST(LessonsPage, ManySeriesLegendReadsInFullBesideA1280x720Slide) {
+  PresenterMode presenter;
+  Theme::instance().apply();
+  LessonChart chart;
+  chart.resize(840, 440);
+  chart.show();
+  chart.setDemo(lessons::runDemo("fp16-accumulation"));
+  const auto legendTexts = [&] {
+    int n = 0;
+    for (QGraphicsItem* item : chart.chart()->legend()->childItems())
+      for (QGraphicsItem* inner : item->childItems())
+        for (QGraphicsItem* text : inner->childItems())
+          if (const auto* t = dynamic_cast<const QGraphicsTextItem*>(text); t != nullptr && t->isVisible() &&
+                                                                           !t->toPlainText().isEmpty())
+            ++n;
+    return n;
+  };
+  ASSERT_TRUE(QTest::qWaitFor([&] { return legendTexts() >= 8; }, 5000)) << legendTexts();
+  QStringList unreadable;
+  const bool readable = QTest::qWaitFor(
+      [&] {
+        unreadable = unreadableChartTexts(chart);
+        return unreadable.isEmpty();
+      },
+      5000);
+  EXPECT_TRUE(readable) << unreadable.join(u'\n').toStdString();
+  Theme::instance().setPresenter(false);
+  Theme::instance().apply();
+}

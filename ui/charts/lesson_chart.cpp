@@ -579,6 +579,17 @@ void LessonChart::fitLegend() {
       break; // a single word: nothing left to break
     shown[widest] = narrower;
   }
+  // Still too wide (eight series beside a 1280x720 slide: Qt cut every entry
+  // to "N_C ..."): the legend goes beside the plot, one entry under the
+  // other, each broken at its spaces to a quarter of the figure's width.
+  // Decided on the figure's width alone, so it settles at once.
+  const bool beside = total() > room;
+  if (beside)
+    for (qsizetype i = 0; i < shown.size(); ++i)
+      shown[i] = breakLines(full[i], metrics, 0.25 * chart()->size().width());
+  const Qt::Alignment side = beside ? Qt::AlignRight : Qt::AlignBottom;
+  if (legend->alignment() != side)
+    legend->setAlignment(side);
   bool changed = false;
   for (qsizetype i = 0; i < markers.size(); ++i)
     if (markers[i]->label() != shown[i]) {
