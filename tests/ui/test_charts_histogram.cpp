@@ -11,7 +11,9 @@
 
 #include <QAreaSeries>
 #include <QLineSeries>
+#include <QAction>
 #include <QLogValueAxis>
+#include <QMenu>
 #include <QChart>
 #include <QCoreApplication>
 #include <QGraphicsScene>
@@ -48,6 +50,7 @@ const Expected kSpec[] = {
     {FormatId::Bf16, -134.0, -133.0, -126.0, 3.3895313892515355e38},
     {FormatId::Fp8E4M3, -10.0, -9.0, -6.0, 448.0},
     {FormatId::Fp8E5M2, -17.0, -16.0, -14.0, 57344.0},
+    {FormatId::Fp4E2M1, -2.0, -1.0, 0.0, 6.0},
 };
 
 // BF16 as the casts store it: VCVTNEPS2BF16 treats FP32 subnormal inputs as
@@ -117,6 +120,39 @@ TEST(ChartsHistogram, ShadedRegionsAreDrawnAtTheSpecExponents) {
   EXPECT_FALSE(chart.isFormatVisible(FormatId::Fp8E4M3));
   EXPECT_EQ(chart.regionLabel(FormatId::Bf16, RegionKind::FlushToZero),
             "BF16 → 0 (casts flush subnormals)");
+}
+
+// FP4 (E2M1, the element of MXFP4 and NVFP4) is shaded on request, as it
+// would be: zero at or below 2^-2, subnormal [2^-1, 2^0), overflow from 6
+// (there was no way to show it).
+TEST(ChartsHistogram, E2M1RegionsAreShadedOnRequest) {
+  HistogramChart chart;
+  ExponentHistogram h;
+  for (int e = -6; e <= 3; ++e)
+    h.bins[h.index(e)] = 100;
+  chart.setHistograms(h);
+  EXPECT_FALSE(chart.isFormatVisible(FormatId::Fp4E2M1));
+  ASSERT_NE(chart.regionSeries(FormatId::Fp4E2M1, RegionKind::Subnormal), nullptr);
+  EXPECT_FALSE(chart.regionSeries(FormatId::Fp4E2M1, RegionKind::Subnormal)->isVisible());
+  // Asked for from the chart's context menu.
+  QMenu menu;
+  chart.addViewActions(menu);
+  QAction* shadeFp4 = nullptr;
+  for (QAction* action : menu.actions())
+    if (action->text().contains(QStringLiteral("FP4 E2M1")))
+      shadeFp4 = action;
+  ASSERT_NE(shadeFp4, nullptr);
+  EXPECT_TRUE(shadeFp4->isCheckable());
+  EXPECT_FALSE(shadeFp4->isChecked());
+  shadeFp4->trigger();
+  EXPECT_TRUE(chart.isFormatVisible(FormatId::Fp4E2M1));
+  EXPECT_TRUE(chart.regionSeries(FormatId::Fp4E2M1, RegionKind::Subnormal)->isVisible());
+  EXPECT_EQ(drawnSpan(chart, FormatId::Fp4E2M1, RegionKind::FlushToZero).second, -2.0);
+  EXPECT_EQ(drawnSpan(chart, FormatId::Fp4E2M1, RegionKind::Subnormal), std::make_pair(-1.0, 0.0));
+  EXPECT_DOUBLE_EQ(drawnSpan(chart, FormatId::Fp4E2M1, RegionKind::Overflow).first, std::log2(6.0));
+  EXPECT_EQ(chart.regionLabel(FormatId::Fp4E2M1, RegionKind::Overflow), "if E2M1: overflow");
+  EXPECT_TRUE(chart.title().contains("shaded as it would be in") && chart.title().endsWith("FP4 E2M1"))
+      << chart.title().toStdString();
 }
 
 TEST(ChartsHistogram, BarsStandOnTheirBinades) {
