@@ -5,6 +5,7 @@
 // binade; clicking, dragging and the arrow keys scrub to a recorded step.
 
 #include "ui/charts/histogram_heatmap.h"
+#include "ui/charts/chart_style.h"
 
 #include <QImage>
 #include <QPainter>
@@ -80,6 +81,58 @@ TEST(ChartsHeatmap, ShiftedRowsMoveTheFp16LimitsIntoView) {
   const auto xOf2 = [&](double e) { return plot2.left() + (e - map.firstExponent()) / cols2 * plot2.width(); };
   EXPECT_NEAR(map.regionLabelRects()[1].center().x(), (xOf2(-24.0) + xOf2(-14.0)) / 2.0, 1.0);
   EXPECT_FALSE(map.setHistory({0, 10}, {single(-20, 5), single(-21, 5)}, {0.0}));
+}
+
+// A BF16 run's weight gradients, 2^-40 to 2^-5: the columns hold the values,
+// not the 80-odd empty binades down to BF16's flush edge at 2^-126 (three
+// quarters of the width stood empty); that edge is named at the plot's left
+// side instead, and a live row keeps the columns.
+TEST(ChartsHeatmap, Bf16RowsFillTheWidth) {
+  HistogramHeatmap map;
+  map.resize(900, 400);
+  map.setRunFormat(numeric::FormatId::Bf16);
+  ExponentHistogram h;
+  for (int e = -40; e <= -5; ++e) {
+    h.bins[h.index(e)] = 10;
+    h.total += 10;
+  }
+  ASSERT_TRUE(map.setHistory(kSteps, std::vector<ExponentHistogram>(kSteps.size(), h)));
+  EXPECT_LE(map.firstExponent(), -40);
+  EXPECT_GE(map.lastExponent(), -5);
+  const int valueColumns = -5 - (-40) + 1;
+  const int columns = map.lastExponent() - map.firstExponent() + 1;
+  EXPECT_GE(double(valueColumns) / columns, 0.9) << "columns " << map.firstExponent() << " to " << map.lastExponent();
+  const QStringList labels = map.regionLabelTexts();
+  ASSERT_EQ(labels.size(), 1) << labels.join(u'|').toStdString();
+  EXPECT_TRUE(labels.front().startsWith(QStringLiteral("\u2190 BF16 \u2192 0"))) << labels.front().toStdString();
+  EXPECT_TRUE(labels.front().endsWith(QStringLiteral("2^-126"))) << labels.front().toStdString();
+  EXPECT_LE(map.regionLabelRects().front().right(), map.plotRect().right());
+  ASSERT_TRUE(map.appendRow(250, h));
+  EXPECT_EQ(map.lastExponent() - map.firstExponent() + 1, columns);
+}
+
+// The selected step's label stays inside the plot, for the last row too (it
+// hung below the plot over the x axis' last tick, cut to "step 18" at the
+// figure's edge at 1920x1080 presenter), for the first row and in between.
+TEST(ChartsHeatmap, SelectedStepLabelStaysInsideThePlot) {
+  for (const bool presenter : {false, true}) {
+    HistogramHeatmap map;
+    map.setChartStyle(presenter ? ChartStyle::presenter(false) : ChartStyle::screen(false));
+    map.resize(950, 560);
+    std::vector<std::int64_t> steps;
+    for (int s = 0; s <= 180; s += 10)
+      steps.push_back(s);
+    ASSERT_TRUE(map.setHistory(steps, std::vector<ExponentHistogram>(steps.size(), single(-12, 10))));
+    for (const std::int64_t step : {std::int64_t(180), std::int64_t(0), std::int64_t(90)}) {
+      map.selectStep(step);
+      const QRectF label = map.selectedStepLabelRect();
+      const QRectF plot = map.plotRect();
+      ASSERT_FALSE(label.isEmpty());
+      EXPECT_TRUE(plot.contains(label)) << "step " << step << (presenter ? " presenter" : "") << ": label "
+                                        << label.top() << ".." << label.bottom() << " in a plot "
+                                        << plot.top() << ".." << plot.bottom();
+    }
+  }
 }
 
 // Live rows colour one more scanline when they fit the columns and the colour

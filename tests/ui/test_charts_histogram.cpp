@@ -7,9 +7,13 @@
 
 #include "ui/charts/histogram_chart.h"
 
+#include "chart_text.h"
+
 #include <QAreaSeries>
 #include <QLineSeries>
+#include <QAction>
 #include <QLogValueAxis>
+#include <QMenu>
 #include <QChart>
 #include <QCoreApplication>
 #include <QGraphicsScene>
@@ -19,6 +23,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QRegularExpression>
+#include <QTest>
 #include <QValueAxis>
 
 #include <gtest/gtest.h>
@@ -45,6 +50,7 @@ const Expected kSpec[] = {
     {FormatId::Bf16, -134.0, -133.0, -126.0, 3.3895313892515355e38},
     {FormatId::Fp8E4M3, -10.0, -9.0, -6.0, 448.0},
     {FormatId::Fp8E5M2, -17.0, -16.0, -14.0, 57344.0},
+    {FormatId::Fp4E2M1, -2.0, -1.0, 0.0, 6.0},
 };
 
 // BF16 as the casts store it: VCVTNEPS2BF16 treats FP32 subnormal inputs as
@@ -114,6 +120,39 @@ TEST(ChartsHistogram, ShadedRegionsAreDrawnAtTheSpecExponents) {
   EXPECT_FALSE(chart.isFormatVisible(FormatId::Fp8E4M3));
   EXPECT_EQ(chart.regionLabel(FormatId::Bf16, RegionKind::FlushToZero),
             "BF16 → 0 (casts flush subnormals)");
+}
+
+// FP4 (E2M1, the element of MXFP4 and NVFP4) is shaded on request, as it
+// would be: zero at or below 2^-2, subnormal [2^-1, 2^0), overflow from 6
+// (there was no way to show it).
+TEST(ChartsHistogram, E2M1RegionsAreShadedOnRequest) {
+  HistogramChart chart;
+  ExponentHistogram h;
+  for (int e = -6; e <= 3; ++e)
+    h.bins[h.index(e)] = 100;
+  chart.setHistograms(h);
+  EXPECT_FALSE(chart.isFormatVisible(FormatId::Fp4E2M1));
+  ASSERT_NE(chart.regionSeries(FormatId::Fp4E2M1, RegionKind::Subnormal), nullptr);
+  EXPECT_FALSE(chart.regionSeries(FormatId::Fp4E2M1, RegionKind::Subnormal)->isVisible());
+  // Asked for from the chart's context menu.
+  QMenu menu;
+  chart.addViewActions(menu);
+  QAction* shadeFp4 = nullptr;
+  for (QAction* action : menu.actions())
+    if (action->text().contains(QStringLiteral("FP4 E2M1")))
+      shadeFp4 = action;
+  ASSERT_NE(shadeFp4, nullptr);
+  EXPECT_TRUE(shadeFp4->isCheckable());
+  EXPECT_FALSE(shadeFp4->isChecked());
+  shadeFp4->trigger();
+  EXPECT_TRUE(chart.isFormatVisible(FormatId::Fp4E2M1));
+  EXPECT_TRUE(chart.regionSeries(FormatId::Fp4E2M1, RegionKind::Subnormal)->isVisible());
+  EXPECT_EQ(drawnSpan(chart, FormatId::Fp4E2M1, RegionKind::FlushToZero).second, -2.0);
+  EXPECT_EQ(drawnSpan(chart, FormatId::Fp4E2M1, RegionKind::Subnormal), std::make_pair(-1.0, 0.0));
+  EXPECT_DOUBLE_EQ(drawnSpan(chart, FormatId::Fp4E2M1, RegionKind::Overflow).first, std::log2(6.0));
+  EXPECT_EQ(chart.regionLabel(FormatId::Fp4E2M1, RegionKind::Overflow), "if E2M1: overflow");
+  EXPECT_TRUE(chart.title().contains("shaded as it would be in") && chart.title().endsWith("FP4 E2M1"))
+      << chart.title().toStdString();
 }
 
 TEST(ChartsHistogram, BarsStandOnTheirBinades) {
@@ -410,6 +449,34 @@ TEST(ChartsHistogram, RegionLabelsAreNotCrossedByRegionEdges) {
         }
         EXPECT_GE(labels, allFormats ? 6 : 3);
       }
+}
+
+// A short histogram in presenter type (the dock at 1280x720 presenter) keeps
+// its count axis' title whole, in fewer words: it read "values per binade (co...".
+TEST(ChartsHistogram, CountAxisTitleIsNeverElided) {
+  for (const int height : {300, 360, 500}) {
+    HistogramChart chart;
+    chart.setChartStyle(ChartStyle::presenter(false));
+    chart.resize(560, height);
+    chart.show();
+    ExponentHistogram h;
+    for (int e = -30; e <= -6; ++e)
+      h.bins[h.index(e)] = 100 + 10 * (e + 30);
+    chart.setHistograms(h);
+    const auto yTitle = [&] { return chart.chart()->axes(Qt::Vertical).value(0)->titleText(); };
+    QStringList unreadable;
+    const bool readable = QTest::qWaitFor(
+        [&] {
+          unreadable = unreadableChartTexts(chart, Legends::Skip);
+          return unreadable.isEmpty() && chart.chart()->plotArea().height() > 0;
+        },
+        5000);
+    EXPECT_TRUE(readable) << height << " px: " << unreadable.join(u'\n').toStdString();
+    EXPECT_TRUE(yTitle().contains(QStringLiteral("count")) || yTitle().contains(QStringLiteral("values")))
+        << yTitle().toStdString();
+    const QFontMetricsF title(chart.chart()->axes(Qt::Vertical).value(0)->titleFont());
+    EXPECT_LE(title.horizontalAdvance(yTitle()), chart.chart()->plotArea().height()) << yTitle().toStdString();
+  }
 }
 } // namespace
 } // namespace mantissa::ui

@@ -322,6 +322,22 @@ void expectReadableAt(QSize screen, bool presenter) {
 
 TEST(DashboardWindow, EveryChartReadsInFullAt1280x720) { expectReadableAt({1280, 720}, false); }
 TEST(DashboardWindow, EveryChartReadsInFullAt1024x700) { expectReadableAt({1024, 700}, false); }
+// The window refuses to be made smaller than a size at which every chart
+// still reads in full (it had no minimum: dragged small, every tick was "...").
+TEST(DashboardWindow, TheWindowsMinimumSizeIsOneWhereEveryChartReads) {
+  const QSize minimum = MainWindow::minimumWindowSize();
+  {
+    MainWindow w;
+    EXPECT_EQ(w.minimumSize(), minimum);
+    w.show();
+    w.resize(640, 400);
+    EXPECT_TRUE(QTest::qWaitFor([&] { return w.size() == minimum; }, 5000)) << w.width() << " x " << w.height();
+  }
+  // A 1280x720 screen less a 48 px panel holds it.
+  EXPECT_LE(minimum.width(), 1280);
+  EXPECT_LE(minimum.height(), 720 - 48);
+  expectReadableAt(minimum, false);
+}
 TEST(DashboardWindow, EveryChartReadsInFullAt1280x720Presenter) {
   expectReadableAt({1280, 720}, true);
 }

@@ -155,7 +155,8 @@ TEST(FaultsGui, ScalerStopShowsInTheStatusAndTheBanner) {
   EXPECT_EQ(d.reason, "loss scale at its minimum");
   EXPECT_EQ(c.record(0).lastStep(), 17);
   const QString banner = panel.divergenceText();
-  EXPECT_TRUE(banner.contains(QStringLiteral("diverged at step 17"))) << banner.toStdString();
+  EXPECT_TRUE(banner.contains(QStringLiteral("diverged"))) << banner.toStdString();
+  EXPECT_TRUE(banner.contains(QStringLiteral("at step 17"))) << banner.toStdString();
   EXPECT_TRUE(banner.contains(QStringLiteral("loss scale at its minimum"))) << banner.toStdString();
   EXPECT_TRUE(panel.statusText().contains(QStringLiteral("diverged"))) << panel.statusText().toStdString();
 }

@@ -26,6 +26,8 @@
 #include <QGraphicsTextItem>
 #include <QImage>
 #include <QLineSeries>
+#include <QLogValueAxis>
+#include <QValueAxis>
 #include <QScrollBar>
 #include <QTextDocument>
 #include <QListWidget>
@@ -497,4 +499,149 @@ TEST(LessonsPage, BarFigureExportsToEveryFormat) {
   EXPECT_TRUE(chart.csv().contains(QStringLiteral("\"lost to zero\",0,75\n")));
   const QByteArray json = exportBytes(chart, ExportFormat::Json, options);
   EXPECT_TRUE(json.contains("\"categories\"") && json.contains("x32768")) << json.constData();
+}
+
+namespace {
+
+// The [min, max] of a series' y axis and of the chart's x axis.
+std::pair<double, double> rangeOf(const QAbstractAxis* axis) {
+  if (const auto* log = qobject_cast<const QLogValueAxis*>(axis))
+    return {log->min(), log->max()};
+  if (const auto* linear = qobject_cast<const QValueAxis*>(axis))
+    return {linear->min(), linear->max()};
+  return {0.0, 0.0};
+}
+
+QAbstractAxis* axisOf(QXYSeries* series, Qt::Orientation orientation) {
+  for (QAbstractAxis* axis : series->attachedAxes())
+    if (axis->orientation() == orientation)
+      return axis;
+  return nullptr;
+}
+
+} // namespace
+
+// Lesson 4: the loss (nats) and the loss scale (a power of two) each have
+// their own axis, the scale's a log2 one, and every point of both stands
+// inside the plot, the markers at the ends whole (they shared one axis and
+// the last step's markers were cut in half on the plot's edge).
+TEST(LessonsPage, LessonFourLossScaleHasItsOwnLog2Axis) {
+  LessonChart chart;
+  chart.resize(900, 560);
+  chart.show();
+  const auto demo = lessons::runDemo("bf16-run");
+  chart.setDemo(demo);
+  ASSERT_EQ(chart.series().size(), 2u);
+  QXYSeries* loss = chart.series()[0];
+  QXYSeries* scale = chart.series()[1];
+  ASSERT_EQ(scale->name(), QStringLiteral("loss scale"));
+  QAbstractAxis* lossAxis = axisOf(loss, Qt::Vertical);
+  QAbstractAxis* scaleAxis = axisOf(scale, Qt::Vertical);
+  ASSERT_NE(lossAxis, nullptr);
+  ASSERT_NE(scaleAxis, nullptr);
+  EXPECT_NE(lossAxis, scaleAxis);
+  const auto* log2 = qobject_cast<const QLogValueAxis*>(scaleAxis);
+  ASSERT_NE(log2, nullptr) << "the loss scale's axis is logarithmic";
+  EXPECT_EQ(std::fmod(std::log2(log2->base()), 1.0), 0.0) << "ticks at powers of two, base " << log2->base();
+  EXPECT_EQ(scaleAxis->alignment(), Qt::AlignRight);
+  const auto [x0, x1] = rangeOf(axisOf(loss, Qt::Horizontal));
+  for (QXYSeries* series : {loss, scale}) {
+    const auto [y0, y1] = rangeOf(axisOf(series, Qt::Vertical));
+    // Inside by more than half a marker's share of the plot: no point on an edge.
+    const double xMargin = 0.01 * (x1 - x0);
+    for (const QPointF& p : series->points()) {
+      EXPECT_GT(p.x(), x0 + xMargin) << series->name().toStdString();
+      EXPECT_LT(p.x(), x1 - xMargin) << series->name().toStdString();
+      EXPECT_GT(p.y(), y0) << series->name().toStdString() << " at step " << p.x();
+      EXPECT_LT(p.y(), y1) << series->name().toStdString() << " at step " << p.x();
+    }
+  }
+}
+
+// Lesson 5: sums of positive values are drawn on an axis from 0 up to the
+// largest sum (it went down to -2000).
+TEST(LessonsPage, LessonFiveSumAxisFitsPositiveSums) {
+  LessonChart chart;
+  chart.resize(900, 560);
+  chart.show();
+  const auto demo = lessons::runDemo("accumulation");
+  chart.setDemo(demo);
+  double largest = 0.0;
+  for (const auto& s : demo.series)
+    for (double y : s.y) {
+      ASSERT_GE(y, 0.0);
+      largest = std::max(largest, y);
+    }
+  ASSERT_FALSE(chart.series().empty());
+  const auto [y0, y1] = rangeOf(axisOf(chart.series().front(), Qt::Vertical));
+  EXPECT_EQ(y0, 0.0);
+  EXPECT_GE(y1, largest);
+  EXPECT_LE(y1, 1.5 * largest) << "the axis fits the sums, not far beyond them";
+}
+
+// Beside a slide at 1280x720 (an 840 x 440 figure in presenter mode), lesson
+// 8's scheme names stand upright and read in full: "mxfp8-e4m3" breaks after
+// its hyphen rather than being cut to "mxfp8-e4...".
+TEST(LessonsPage, SchemeNamesReadInFullBesideA1280x720Slide) {
+  PresenterMode presenter;
+  Theme::instance().apply();
+  LessonChart chart;
+  chart.resize(840, 440);
+  chart.show();
+  chart.setDemo(lessons::runDemo("fp8-schemes"));
+  // Laid out: the scheme names are on the scene (before, nothing is elided
+  // because nothing is there).
+  const auto drawnNames = [&] {
+    int names = 0;
+    for (QGraphicsItem* item : chart.view()->scene()->items())
+      if (const auto* text = dynamic_cast<const QGraphicsTextItem*>(item);
+          text != nullptr && text->isVisible() && text->toPlainText().startsWith(QLatin1String("mx")))
+        ++names;
+    return names;
+  };
+  ASSERT_TRUE(QTest::qWaitFor([&] { return drawnNames() >= 5; }, 5000));
+  QStringList unreadable;
+  const bool readable = QTest::qWaitFor(
+      [&] {
+        unreadable = unreadableChartTexts(chart) + overlappingTexts(chart);
+        return unreadable.isEmpty();
+      },
+      5000);
+  EXPECT_TRUE(readable) << unreadable.join(u'\n').toStdString();
+  Theme::instance().setPresenter(false);
+  Theme::instance().apply();
+}
+
+// Lesson 5's FP16 GEMM figure names eight series; beside a 1280x720 presenter
+// slide their row is wider than the figure even broken at the spaces, and Qt
+// cut every entry to "N_C ...": the legend goes beside the plot instead, one
+// entry under the other, every name whole.
+TEST(LessonsPage, ManySeriesLegendReadsInFullBesideA1280x720Slide) {
+  PresenterMode presenter;
+  Theme::instance().apply();
+  LessonChart chart;
+  chart.resize(840, 440);
+  chart.show();
+  chart.setDemo(lessons::runDemo("fp16-accumulation"));
+  const auto legendTexts = [&] {
+    int n = 0;
+    for (QGraphicsItem* item : chart.chart()->legend()->childItems())
+      for (QGraphicsItem* inner : item->childItems())
+        for (QGraphicsItem* text : inner->childItems())
+          if (const auto* t = dynamic_cast<const QGraphicsTextItem*>(text); t != nullptr && t->isVisible() &&
+                                                                           !t->toPlainText().isEmpty())
+            ++n;
+    return n;
+  };
+  ASSERT_TRUE(QTest::qWaitFor([&] { return legendTexts() >= 8; }, 5000)) << legendTexts();
+  QStringList unreadable;
+  const bool readable = QTest::qWaitFor(
+      [&] {
+        unreadable = unreadableChartTexts(chart);
+        return unreadable.isEmpty();
+      },
+      5000);
+  EXPECT_TRUE(readable) << unreadable.join(u'\n').toStdString();
+  Theme::instance().setPresenter(false);
+  Theme::instance().apply();
 }

@@ -35,6 +35,7 @@
 #include <QTemporaryDir>
 #include <QSettings>
 #include <QTableWidget>
+#include <QTextDocumentFragment>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -249,7 +250,63 @@ TEST(RunPictures, DivergenceIsDrawnWithItsGapAndItsStep) {
     for (const QPointF& p : piece)
       EXPECT_LE(p.x(), 19.0) << "a point drawn at step " << p.x() << ", y " << p.y();
   EXPECT_EQ(loss.divergenceLabel(run), QStringLiteral("diverged at step 20: non-finite loss"));
-  EXPECT_TRUE(panel.divergenceText().contains(QStringLiteral("diverged at step 20")));
+  EXPECT_TRUE(panel.divergenceText().contains(QStringLiteral("step 20")));
+}
+
+// An FP16 run without a scaler whose loss turned NaN at step 20, as
+// mantissa-cli writes it: the step row holds the sentence, the summary the facts.
+std::vector<nlohmann::json> fp16DivergedLog(bool withSentence) {
+  nlohmann::json divergence = {{"step", 20}, {"layer", 1}, {"op", "linear"},
+                               {"pass", "forward"}, {"reason", "non-finite loss"}};
+  nlohmann::json row20 = divergence;
+  if (withSentence)
+    row20["message"] = "non-finite loss at step 20: first in layer 1, op linear (forward)";
+  std::vector<nlohmann::json> lines;
+  lines.push_back({{"header", true},
+                   {"config", {{"data", "spirals"}, {"model", "mlp:2-8-2"}, {"recipe", "fp16-mixed-noscale"}}}});
+  for (int step = 0; step <= 20; ++step) {
+    nlohmann::json row = {{"step", step}, {"lr", 25.0}, {"loss_scale", 1.0}};
+    row["loss"] = step < 20 ? nlohmann::json(0.7 + step) : nlohmann::json(nullptr);
+    if (step == 20)
+      row["divergence"] = row20;
+    lines.push_back(row);
+  }
+  lines.push_back({{"summary", true}, {"steps", 21}, {"diverged", true}, {"divergence", divergence}});
+  return lines;
+}
+
+// The banner says once that the run diverged, and once where: the step, the
+// reason, the layer and the op (it said "diverged at step 20: layer 1, op
+// linear (forward). non-finite loss at step 20: first in layer 1, op linear
+// (forward)"). The same when the log keeps only the facts, no sentence.
+TEST(RunPictures, DivergenceBannerSaysItOnce) {
+  for (const bool withSentence : {true, false}) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("lr25.jsonl"));
+    {
+      QFile file(path);
+      ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+      for (const auto& line : fp16DivergedLog(withSentence))
+        file.write(QByteArray::fromStdString(line.dump() + "\n"));
+    }
+    QSettings().clear();
+    TrainPanel panel;
+    panel.resize(1400, 1000);
+    panel.show();
+    ASSERT_EQ(panel.controller()->loadRun(path), QString());
+    panel.refresh();
+    const QString name = panel.controller()->runName(0);
+    const QString banner = QTextDocumentFragment::fromHtml(panel.bannerText()).toPlainText();
+    EXPECT_EQ(banner, name + QStringLiteral(" diverged \u2014 non-finite loss at step 20: first in "
+                                            "layer 1, op linear (forward).\nThe run stopped there; "
+                                            "its charts stay inspectable."))
+        << "with the sentence: " << withSentence;
+    for (const char* once : {"diverged", "step 20", "layer 1", "linear", "forward", "non-finite loss"})
+      EXPECT_EQ(banner.count(QLatin1String(once)) - name.count(QLatin1String(once)), 1)
+          << once << " in: " << banner.toStdString();
+    EXPECT_EQ(panel.lossChart()->divergenceLabel(panel.controller()->runId(0)),
+              QStringLiteral("diverged at step 20: non-finite loss"));
+  }
 }
 
 // A loss missing in the middle of a run splits its curve in two.

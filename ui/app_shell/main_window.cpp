@@ -73,6 +73,7 @@ private:
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("Mantissa"));
   setObjectName(QStringLiteral("MainWindow"));
+  setMinimumSize(minimumWindowSize());
   m_pages = new QTabWidget;
   m_pages->setDocumentMode(true);
   m_pages->setObjectName(QStringLiteral("pages"));

@@ -20,6 +20,11 @@ public:
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
+  // The smallest window at which every chart of every page reads in full
+  // (ticks, titles, legends), and which fits the work area of a 1280x720
+  // screen with a panel: the window cannot be made smaller.
+  static QSize minimumWindowSize() { return {1024, 640}; }
+
   // Adds a view as a tab and returns its index. A page whose title was current
   // when the application last closed becomes current again.
   int addPage(QWidget* page, const QString& title, const QIcon& icon = {});

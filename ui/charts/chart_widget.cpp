@@ -14,6 +14,7 @@
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QHBoxLayout>
+#include <QMenu>
 #include <QToolTip>
 #include <QHelpEvent>
 #include <QGraphicsTextItem>
@@ -430,6 +431,15 @@ void ChartWidget::render(QPainter& painter, const QRectF& target, const ExportSt
   self->applyStyle(screenStyle);
 }
 
-void ChartWidget::showExportMenu(const QPoint& position) { popupExportMenu(this, *this, position); }
+void ChartWidget::addViewActions(QMenu& /*menu*/) {}
+
+void ChartWidget::showExportMenu(const QPoint& position) {
+  QMenu menu(this);
+  addViewActions(menu);
+  if (!menu.isEmpty())
+    menu.addSeparator();
+  addExportActions(menu, this, *this);
+  menu.exec(position);
+}
 
 } // namespace mantissa::ui

@@ -17,6 +17,8 @@ class QHBoxLayout;
 class QValueAxis;
 class QXYSeries;
 
+class QMenu;
+
 namespace mantissa::ui {
 
 class CurveLayer;
@@ -69,6 +71,8 @@ protected:
   // Annotations the subclass paints itself (region labels); called after the
   // chart during export with the chart laid out at the export size.
   virtual void renderOverlay(QPainter& painter, const ChartStyle& style) const;
+  // Actions of the chart's own view, above the export actions in its context menu.
+  virtual void addViewActions(QMenu& menu);
 
 private:
   void showExportMenu(const QPoint& position);

@@ -55,7 +55,8 @@ std::vector<FormatRegion> formatRegions(numeric::FormatId format, RegionVoice vo
                                          static_cast<qsizetype>(info.displayName.size()));
   // Short: a label must fit between the edges of a narrow plot; the chart's
   // title says the rest ("shaded as it would be in FP16").
-  const QString shortName = name.startsWith(QStringLiteral("FP8 ")) ? name.mid(4) : name;
+  const QString shortName =
+      name.startsWith(QStringLiteral("FP8 ")) || name.startsWith(QStringLiteral("FP4 ")) ? name.mid(4) : name;
   for (FormatRegion& region : regions) {
     switch (region.kind) {
     case RegionKind::FlushToZero:
@@ -76,7 +77,7 @@ std::vector<FormatRegion> formatRegions(numeric::FormatId format, RegionVoice vo
 const std::vector<numeric::FormatId>& histogramFormats() {
   static const std::vector<numeric::FormatId> kFormats{
       numeric::FormatId::Fp16, numeric::FormatId::Bf16, numeric::FormatId::Fp8E5M2,
-      numeric::FormatId::Fp8E4M3};
+      numeric::FormatId::Fp8E4M3, numeric::FormatId::Fp4E2M1};
   return kFormats;
 }
 

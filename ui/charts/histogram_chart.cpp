@@ -5,9 +5,11 @@
 #include "ui/app_shell/palette.h"
 #include "ui/charts/steady_label.h"
 
+#include <QAction>
 #include <QAreaSeries>
 #include <QChart>
 #include <QCheckBox>
+#include <QFontMetricsF>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
 #include <QHBoxLayout>
@@ -18,6 +20,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QMenu>
 #include <QSignalBlocker>
 #include <QValueAxis>
 
@@ -103,8 +106,15 @@ HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
   m_counters = new QGraphicsTextItem(chart());
   m_counters->setZValue(20);
   connect(chart(), &QChart::plotAreaChanged, this, [this] { placeAnnotations(); });
+  // Queued: a new title changes the layout that emits this.
+  connect(chart(), &QChart::plotAreaChanged, this, &HistogramChart::fitCountTitle,
+          Qt::QueuedConnection);
 
   for (numeric::FormatId format : histogramFormats()) {
+    // FP4 is shaded from the context menu: one more box widened the row, and
+    // with it the histogram dock, past what a 1024 px window leaves the loss curve.
+    if (format == numeric::FormatId::Fp4E2M1)
+      continue;
     // "E5M2", not "FP8 E5M2": the row fits the narrow tab beside the loss
     // curve on a 1280x720 page (the tooltip names the whole format).
     QString toggle = formatName(format);
@@ -261,9 +271,12 @@ void HistogramChart::setRunFormat(std::optional<numeric::FormatId> format, doubl
     }
     for (auto& [f, visible] : m_formatVisible) {
       visible = f == shaded && shade;
-      const QSignalBlocker block(m_formatToggles[f]);
-      m_formatToggles[f]->setChecked(visible);
-      m_formatToggles[f]->setToolTip(
+      const auto toggle = m_formatToggles.find(f);
+      if (toggle == m_formatToggles.end())
+        continue;
+      const QSignalBlocker block(toggle->second);
+      toggle->second->setChecked(visible);
+      toggle->second->setToolTip(
           f == format ? tr("Shade where %1, the format the run holds these values in, flushes to "
                            "zero, is subnormal, overflows")
                             .arg(formatName(f))
@@ -280,10 +293,22 @@ void HistogramChart::setFormatVisible(numeric::FormatId format, bool visible) {
   if (!m_formatVisible.contains(format) || m_formatVisible[format] == visible)
     return;
   m_formatVisible[format] = visible;
-  if (m_formatToggles[format]->isChecked() != visible)
-    m_formatToggles[format]->setChecked(visible);
+  if (const auto toggle = m_formatToggles.find(format);
+      toggle != m_formatToggles.end() && toggle->second->isChecked() != visible)
+    toggle->second->setChecked(visible);
   updateTitle(); // says which formats are shaded as they would be
   updateChart();
+}
+
+void HistogramChart::addViewActions(QMenu& menu) {
+  for (numeric::FormatId format : histogramFormats()) {
+    if (m_formatToggles.contains(format))
+      continue;
+    QAction* action = menu.addAction(tr("Shade %1 regions").arg(formatName(format)));
+    action->setCheckable(true);
+    action->setChecked(isFormatVisible(format));
+    connect(action, &QAction::toggled, this, [this, format](bool on) { setFormatVisible(format, on); });
+  }
 }
 
 bool HistogramChart::isFormatVisible(numeric::FormatId format) const {
@@ -336,6 +361,7 @@ void HistogramChart::replaceYAxis() {
   }
   m_y->setTitleText(tr("values per binade (count)"));
   chart()->addAxis(m_y, Qt::AlignLeft);
+  QMetaObject::invokeMethod(this, &HistogramChart::fitCountTitle, Qt::QueuedConnection);
   for (QAbstractSeries* series : chart()->series())
     series->attachAxis(m_y);
   styleAxis(m_y, chartStyle());
@@ -504,6 +530,28 @@ double HistogramChart::clearOfEdges(double wanted, double width, const QRectF& p
     if (clear(x))
       return x;
   return inside(wanted);
+}
+
+// The count axis' title in as many words as the plot's height holds (Qt
+// Charts would elide it: "values per binade (co..." on a short presenter
+// histogram): the whole title, then "values per binade", then "count".
+void HistogramChart::fitCountTitle() {
+  if (m_y == nullptr)
+    return;
+  const double room = chart()->plotArea().height();
+  if (room <= 0.0)
+    return;
+  const QFontMetricsF metrics(m_y->titleFont());
+  const double pad = 2.0 * metrics.averageCharWidth();
+  const QStringList titles{tr("values per binade (count)"), tr("values per binade"), tr("count")};
+  QString fits = titles.back();
+  for (const QString& title : titles)
+    if (metrics.horizontalAdvance(title) + pad <= room) {
+      fits = title;
+      break;
+    }
+  if (m_y->titleText() != fits)
+    m_y->setTitleText(fits);
 }
 
 void HistogramChart::placeAnnotations() {

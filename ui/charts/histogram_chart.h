@@ -58,6 +58,9 @@ public:
                     bool shade = true);
   std::optional<numeric::FormatId> runFormat() const { return m_runFormat; }
   void setFormatVisible(numeric::FormatId format, bool visible);
+  // The context menu's view actions: shading the formats that have no box in
+  // the row of toggles (FP4 E2M1), checkable.
+  void addViewActions(QMenu& menu) override;
   bool isFormatVisible(numeric::FormatId format) const;
   void setLogScale(bool on);
   bool logScale() const { return m_log; }
@@ -112,6 +115,7 @@ private:
   void updateChart();
   void updateRegions(double x0, double x1, double y0, double y1);
   void placeAnnotations();
+  void fitCountTitle();
   std::vector<double> regionEdges() const;
   static double clearOfEdges(double wanted, double width, const QRectF& plot,
                              const std::vector<double>& edges);

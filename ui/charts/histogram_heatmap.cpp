@@ -101,7 +101,8 @@ bool HistogramHeatmap::appendImageRow() {
     return false;
   const double shift = m_shifts.back();
   if (const auto shown = alwaysShown();
-      shown && ((shown->first + shift < m_firstExponent && m_firstExponent > ExponentHistogram::kMinExponent) ||
+      shown && m_limitsShown &&
+      ((shown->first + shift < m_firstExponent && m_firstExponent > ExponentHistogram::kMinExponent) ||
                 (shown->second + shift > m_lastExponent && m_lastExponent < ExponentHistogram::kMaxExponent)))
     return false;
   if (first && last) {
@@ -175,7 +176,14 @@ void HistogramHeatmap::rebuildImage() {
   }
   m_firstExponent = any ? lo - 1 : -40;
   m_lastExponent = any ? hi + 1 : 8;
-  if (const auto shown = alwaysShown()) {
+  // The format's limits widen the columns only within reach of the values:
+  // BF16's flush edge at 2^-126 under gradients of 2^-40 left three quarters
+  // of the width empty. Out of reach, the edge is named at the plot's side.
+  m_limitsShown = false;
+  if (const auto shown = alwaysShown();
+      shown && (!any || (lo - (shown->second + shiftHi) <= kLimitsReach &&
+                         (shown->first + shiftLo) - hi <= kLimitsReach))) {
+    m_limitsShown = true;
     m_firstExponent = std::min(m_firstExponent, static_cast<int>(std::floor(shown->first + shiftLo)));
     m_lastExponent = std::max(m_lastExponent, static_cast<int>(std::ceil(shown->second + shiftHi)));
   }
@@ -326,6 +334,15 @@ std::vector<std::pair<QString, QRectF>> HistogramHeatmap::regionLabels(const Lay
   }
   if (inRange(fp16[2].x0))
     out.emplace_back(fp16[2].label, box(fp16[2].label, xOf(fp16[2].x0) + 2.0));
+  // The flush edge beyond the columns: named at the side it lies on.
+  if (!inRange(fp16[0].x1) && std::isfinite(fp16[0].x1) && rowCount() > 0) {
+    const QString text = fp16[0].x1 < m_firstExponent
+                             ? tr("\u2190 %1 at 2^%2").arg(fp16[0].label).arg(fp16[0].x1, 0, 'g', 4)
+                             : tr("%1 at 2^%2 \u2192").arg(fp16[0].label).arg(fp16[0].x1, 0, 'g', 4);
+    const double width = fm.horizontalAdvance(text) + 6.0;
+    out.emplace_back(text, box(text, fp16[0].x1 < m_firstExponent ? plot.left() + 2.0
+                                                                    : plot.right() - width - 2.0));
+  }
   for (std::size_t i = 1; i < out.size(); ++i)
     if (out[i].second.intersects(out[i - 1].second))
       out[i].second.moveTop(out[i - 1].second.bottom() + 2.0);
@@ -507,10 +524,35 @@ void HistogramHeatmap::paintAxes(QPainter& painter, const Layout& layout,
     painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
     painter.setPen(QPen(palette::kVermillion, 2.0 * style.penScale));
     painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
-    paintLabel(painter, QPointF(plot.right() - fm.horizontalAdvance(tr("step %1").arg(*step)) - 12.0,
-                                y + 3.0 * style.penScale),
-               tr("step %1").arg(*step), style.text(), box);
+    const QRectF label = stepLabelRect(layout, style);
+    paintLabel(painter, label.topLeft(), tr("step %1").arg(*step), style.text(), box);
   }
+}
+
+// The selected step's label, under the cursor line at the plot's right, or
+// over it where the line is near the plot's bottom: always inside the plot
+// (under the last row it covered the x axis' last tick and was cut at the
+// figure's edge, "step 18").
+QRectF HistogramHeatmap::stepLabelRect(const Layout& layout, const ChartStyle& style) const {
+  const auto step = selectedStep();
+  if (!step || rowCount() == 0)
+    return {};
+  const QRectF plot = layout.plot;
+  const QFontMetricsF fm(style.labelFont(), const_cast<HistogramHeatmap*>(this));
+  const QString text = tr("step %1").arg(*step);
+  const QSizeF size(fm.horizontalAdvance(text) + 6.0, fm.height() + 2.0);
+  const double y = plot.top() + (m_selectedRow + 0.5) / rowCount() * plot.height();
+  const double gap = 3.0 * style.penScale;
+  double top = y + gap;
+  if (top + size.height() > plot.bottom())
+    top = y - gap - size.height();
+  top = std::max(plot.top(), top);
+  const double left = std::max(plot.left(), plot.right() - size.width() - 6.0);
+  return {QPointF(left, top), size};
+}
+
+QRectF HistogramHeatmap::selectedStepLabelRect() const {
+  return stepLabelRect(layoutFor(QRectF(rect()), m_style), m_style);
 }
 
 void HistogramHeatmap::paintColourBar(QPainter& painter, const Layout& layout,

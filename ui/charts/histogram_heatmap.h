@@ -85,6 +85,8 @@ public:
   // Where the region names ("BF16 → 0", "→ 0 as it would be in FP16", ...) are drawn.
   std::vector<QRectF> regionLabelRects() const;
   int rowAt(const QPointF& position) const; // -1 outside the plot
+  // Where the selected step's label ("step 180") is drawn; empty without a selection.
+  QRectF selectedStepLabelRect() const;
   const QImage& image() const { return m_image; }
 
   QString title() const override;
@@ -119,6 +121,7 @@ private:
   std::vector<std::pair<QString, QRectF>> regionLabels(const Layout& layout, const ChartStyle& style) const;
   std::vector<FormatRegion> limits() const; // of limitsFormat(), moved by the operand shift
   std::optional<std::pair<double, double>> alwaysShown() const;
+  QRectF stepLabelRect(const Layout& layout, const ChartStyle& style) const;
   static int tickEvery(double plotWidth, int columns, const QFontMetricsF& labels);
   void rebuildImage();
   bool appendImageRow();
@@ -132,6 +135,10 @@ private:
   std::optional<numeric::FormatId> m_runFormat;
   double m_operandShift = 0.0;
   QString m_valuesNote;
+  // Binades between the values and the format's limits beyond which the
+  // limits do not widen the columns.
+  static constexpr double kLimitsReach = 24.0;
+  bool m_limitsShown = false; // the columns reach the format's limits
   int m_firstExponent = -40;
   int m_lastExponent = 8;
   std::uint64_t m_maxCount = 0;

@@ -60,11 +60,12 @@ LessonChart::LessonChart(QWidget* parent) : ChartWidget(parent) {
   // Queued: the labels change the layout that emits this.
   connect(chart(), &QChart::plotAreaChanged, this, &LessonChart::fitTexts,
           Qt::QueuedConnection);
-  rebuildAxes(false, false, {});
+  rebuildAxes(false, false, {}, false);
   applyStyle(chartStyle());
 }
 
-void LessonChart::rebuildAxes(bool logY, bool barCategories, const std::vector<std::string>& categories) {
+void LessonChart::rebuildAxes(bool logY, bool barCategories, const std::vector<std::string>& categories,
+                              bool right) {
   for (auto* axis : chart()->axes()) {
     chart()->removeAxis(axis);
     delete axis;
@@ -98,6 +99,15 @@ void LessonChart::rebuildAxes(bool logY, bool barCategories, const std::vector<s
     m_y = y;
   }
   chart()->addAxis(m_y, Qt::AlignLeft);
+  m_right = nullptr;
+  if (right) {
+    auto* y = new QLogValueAxis(this);
+    y->setBase(2.0);
+    y->setLabelFormat(QStringLiteral("%g"));
+    y->setGridLineVisible(false); // the left axis' grid is the chart's
+    m_right = y;
+    chart()->addAxis(m_right, Qt::AlignRight);
+  }
 }
 
 void LessonChart::clearDemo() {
@@ -213,25 +223,41 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
   m_demo = demo;
   setTitle(QString::fromStdString(demo.title));
   const bool grouped = !demo.categories.empty() && hasBars(demo);
-  rebuildAxes(demo.logY, grouped, demo.categories);
+  const bool right = std::any_of(demo.series.begin(), demo.series.end(),
+                                 [](const auto& s) { return s.rightAxis && !s.bars; });
+  rebuildAxes(demo.logY, grouped, demo.categories, right);
   m_x->setTitleText(QString::fromStdString(demo.xLabel));
   m_y->setTitleText(QString::fromStdString(demo.yLabel));
+  if (m_right != nullptr)
+    m_right->setTitleText(QString::fromStdString(demo.rightLabel));
   // Extents of every series first: the range decides where histogram bins
   // start on a log axis, and bins go in before the lines so lines are on top.
   double xMin = std::numeric_limits<double>::infinity(), xMax = -xMin, yMin = xMin, yMax = -xMin;
+  double rightMin = xMin, rightMax = -xMin;
   bool anyBins = false;
+  bool anyMarkers = false;
   for (const auto& s : demo.series) {
     const bool bin = s.bars && !grouped;
+    const bool onRight = right && s.rightAxis && !s.bars;
     anyBins = anyBins || bin;
+    anyMarkers = anyMarkers || (!s.bars && s.x.size() > 2 && s.x.size() <= std::size_t(kMarkersUpTo));
     const double w = bin ? binWidth(s.x) : 0.0;
     for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-      if (!std::isfinite(s.y[i]) || (demo.logY && s.y[i] <= 0))
+      if (!std::isfinite(s.y[i]) || ((demo.logY || onRight) && s.y[i] <= 0))
         continue;
       xMin = std::min(xMin, s.x[i]);
       xMax = std::max(xMax, s.x[i] + w);
-      yMin = std::min(yMin, s.y[i]);
-      yMax = std::max(yMax, s.y[i]);
+      (onRight ? rightMin : yMin) = std::min(onRight ? rightMin : yMin, s.y[i]);
+      (onRight ? rightMax : yMax) = std::max(onRight ? rightMax : yMax, s.y[i]);
     }
+  }
+  if (auto* axis = qobject_cast<QLogValueAxis*>(m_right); axis != nullptr && std::isfinite(rightMin)) {
+    // Whole binades, one beyond the data each way: a constant scale of 1
+    // stands mid-axis, between 0.5 and 2.
+    const double low = std::floor(std::log2(rightMin)) - 1.0;
+    const double high = std::ceil(std::log2(rightMax)) + 1.0;
+    axis->setRange(std::exp2(low), std::exp2(high));
+    axis->setBase(std::exp2(std::max(1.0, std::ceil((high - low) / 7.0)))); // at most ~7 labels
   }
   double yLow = 0.0;
   if (std::isfinite(yMin)) {
@@ -254,7 +280,9 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
     } else {
       const double pad = yMax > yMin ? 0.05 * (yMax - yMin) : std::max(0.5, 0.05 * std::abs(yMax));
       // Bars start at 0; grouped bars get room above for their value labels.
-      const double low = std::min(0.0, yMin - (grouped || anyBins ? 0.0 : pad));
+      // Values that are all >= 0 keep the axis at 0 (a sum of positive
+      // values had its axis run down to -2000).
+      const double low = yMin >= 0.0 ? 0.0 : yMin - (grouped || anyBins ? 0.0 : pad);
       const double high = yMax + (grouped ? 0.18 * (yMax - std::min(0.0, yMin)) : pad);
       setNiceRange(static_cast<QValueAxis*>(m_y), low, high);
       m_yHigh = high;
@@ -281,15 +309,29 @@ void LessonChart::setDemo(const lessons::DemoOutput& demo) {
     series->setPointsVisible(points.size() > 2 && points.size() <= kMarkersUpTo);
     chart()->addSeries(series);
     series->attachAxis(m_x);
-    series->attachAxis(m_y);
+    series->attachAxis(s.rightAxis && m_right != nullptr ? m_right : m_y);
     m_series.push_back(series);
     m_seriesColour.push_back(static_cast<int>(k));
   }
   if (std::isfinite(xMin) && demo.categories.empty()) {
     if (xMin == xMax)
       xMax = xMin + 1;
-    const double pad = anyBins ? 0.02 * (xMax - xMin) : 0.0; // edge lines off the frame
-    setNiceRange(static_cast<QValueAxis*>(m_x), xMin - pad, xMax + pad);
+    auto* x = static_cast<QValueAxis*>(m_x);
+    if (anyMarkers && !anyBins) {
+      // Markers at the ends stand whole inside the plot (the last ones were
+      // cut in half on its edge): a margin beyond the data, the ticks at the
+      // round values a nice range would have.
+      setNiceRange(x, xMin, xMax);
+      const double step = (x->max() - x->min()) / std::max(1, x->tickCount() - 1);
+      const double pad = 0.03 * (xMax - xMin);
+      x->setRange(xMin - pad, xMax + pad);
+      x->setTickType(QValueAxis::TicksDynamic);
+      x->setTickAnchor(0.0);
+      x->setTickInterval(step);
+    } else {
+      const double pad = anyBins ? 0.02 * (xMax - xMin) : 0.0; // edge lines off the frame
+      setNiceRange(x, xMin - pad, xMax + pad);
+    }
   }
   applyStyle(chartStyle()); // (queues fitTexts())
 }
@@ -345,6 +387,8 @@ void LessonChart::fitTexts() {
   };
   fitTitle(m_x, m_demo.xLabel, plot.width());
   fitTitle(m_y, m_demo.yLabel, plot.height());
+  if (m_right != nullptr)
+    fitTitle(m_right, m_demo.rightLabel, plot.height());
   fitBarLabels();
   fitLegend();
   placeNonFiniteBars();
@@ -397,7 +441,11 @@ void LessonChart::fitCategories(QBarCategoryAxis* axis) {
     labels.clear();
     for (const std::string& category : m_demo.categories) {
       const QString line = QString::fromStdString(category).toHtmlEscaped();
-      const QString words = breakLines(QString::fromStdString(category), metrics, 0.0); // a word per line
+      // A word per line; a name without spaces ("mxfp8-e4m3") breaks after its hyphens.
+      QString name = QString::fromStdString(category);
+      if (!name.contains(u' '))
+        name.replace(u'-', QStringLiteral("- "));
+      const QString words = breakLines(name, metrics, 0.0);
       const QSizeF oneLine = textSize(font, line), stacked = textSize(font, words);
       labels << (oneLine.width() <= tall || stacked.height() > slot ? line : words);
     }
@@ -531,6 +579,17 @@ void LessonChart::fitLegend() {
       break; // a single word: nothing left to break
     shown[widest] = narrower;
   }
+  // Still too wide (eight series beside a 1280x720 slide: Qt cut every entry
+  // to "N_C ..."): the legend goes beside the plot, one entry under the
+  // other, each broken at its spaces to a quarter of the figure's width.
+  // Decided on the figure's width alone, so it settles at once.
+  const bool beside = total() > room;
+  if (beside)
+    for (qsizetype i = 0; i < shown.size(); ++i)
+      shown[i] = breakLines(full[i], metrics, 0.25 * chart()->size().width());
+  const Qt::Alignment side = beside ? Qt::AlignRight : Qt::AlignBottom;
+  if (legend->alignment() != side)
+    legend->setAlignment(side);
   bool changed = false;
   for (qsizetype i = 0; i < markers.size(); ++i)
     if (markers[i]->label() != shown[i]) {

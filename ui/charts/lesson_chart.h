@@ -36,6 +36,10 @@ public:
   // The grouped bars (categories on x), or nullptr.
   QBarSeries* bars() const { return m_bars; }
   double yAxisMin() const; // the y axis' lower end (a log axis: the bars' floor)
+  QAbstractAxis* xAxis() const { return m_x; }
+  QAbstractAxis* yAxis() const { return m_y; }
+  // The log2 axis on the right of the series with rightAxis, or nullptr.
+  QAbstractAxis* rightAxis() const { return m_right; }
   // The histogram bins as filled areas, one per bar series, or empty.
   const std::vector<QAreaSeries*>& bins() const { return m_bins; }
   // Points in all line series plus bars and bins (what the GUI test checks).
@@ -51,7 +55,8 @@ protected:
   void restyleSeries(const ChartStyle& style) override;
 
 private:
-  void rebuildAxes(bool logY, bool barCategories, const std::vector<std::string>& categories);
+  void rebuildAxes(bool logY, bool barCategories, const std::vector<std::string>& categories,
+                   bool right);
   void addBars(const lessons::DemoOutput& demo, double logFloor);
   void addBins(const lessons::DemoSeries& s, int colourIndex, double baseline);
   void fitTexts();
@@ -75,6 +80,7 @@ private:
   void placeNonFiniteBars();
   QAbstractAxis* m_x = nullptr;
   QAbstractAxis* m_y = nullptr;
+  QAbstractAxis* m_right = nullptr; // log2, for series with rightAxis
   double m_yHigh = 1.0; // the top of the y range setDemo() chose (before room for upright labels)
 };
 

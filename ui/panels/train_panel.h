@@ -93,6 +93,7 @@ public:
   void redrawAll();
   QString statusText() const { return m_statusText; }
   QString divergenceText() const;
+  QString bannerText() const; // the banner above the page, as shown (rich text)
   // Each shown chart smaller than the legible minimum ("loss: 98x400"), and
   // the loss curve's ticks and titles that Qt Charts elided ("loss: \"0.0...\"");
   // empty when all read.

@@ -24,6 +24,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <cmath>
@@ -81,10 +82,33 @@ QString className(telemetry::TensorClass cls) {
   return {};
 }
 
-// The divergence line's label: what the banner says, in short.
+// The divergence line's label: what the banner says, in short (the step,
+// and the reason when the log names one; the banner has the whole sentence).
 QString divergenceLabel(const train::Divergence& d) {
-  const std::string& why = d.reason.empty() ? d.message : d.reason;
-  return QObject::tr("diverged at step %1: %2").arg(d.step).arg(QString::fromStdString(why));
+  return d.reason.empty() ? QObject::tr("diverged at step %1").arg(d.step)
+                          : QObject::tr("diverged at step %1: %2")
+                                .arg(d.step)
+                                .arg(QString::fromStdString(d.reason));
+}
+
+// The banner's sentence: the run's own (it names the step, the reason and
+// where), else one made of the same facts. Each said once.
+QString divergenceSentence(const train::Divergence& d) {
+  QString why = QString::fromStdString(d.message).trimmed();
+  if (why.isEmpty()) {
+    why = d.reason.empty() ? QObject::tr("at step %1").arg(d.step)
+                           : QObject::tr("%1 at step %2").arg(QString::fromStdString(d.reason)).arg(d.step);
+    if (!d.op.empty())
+      why += QObject::tr(": first in layer %1, op %2 (%3)")
+                 .arg(d.layer)
+                 .arg(QString::fromStdString(d.op),
+                      d.backward ? QObject::tr("backward") : QObject::tr("forward"));
+  } else if (!why.contains(QRegularExpression(QStringLiteral("\\bstep %1\\b").arg(d.step)))) {
+    why = QObject::tr("at step %1: %2").arg(d.step).arg(why); // a log's own words without the step
+  }
+  if (!why.endsWith(u'.'))
+    why += u'.';
+  return why;
 }
 
 } // namespace
@@ -353,17 +377,14 @@ void TrainPanel::refreshWatch() {
     m_opTable->setTimes(r.snapshot()->meanTimes, r.snapshot()->timesRecorded);
 }
 
+QString TrainPanel::bannerText() const { return m_banner->text(); }
+
 QString TrainPanel::divergenceText() const {
   QStringList out;
   for (int i = 0; i < m_controller->runCount(); ++i)
     if (const auto& d = m_controller->record(i).divergence())
-      out << tr("<b>%1 diverged at step %2</b>: layer %3, op %4 (%5). %6")
-                 .arg(m_controller->runName(i).toHtmlEscaped())
-                 .arg(d->step)
-                 .arg(d->layer)
-                 .arg(QString::fromStdString(d->op).toHtmlEscaped(),
-                      d->backward ? tr("backward") : tr("forward"),
-                      QString::fromStdString(d->message).toHtmlEscaped());
+      out << tr("<b>%1 diverged</b> \u2014 %2")
+                 .arg(m_controller->runName(i).toHtmlEscaped(), divergenceSentence(*d).toHtmlEscaped());
   return out.join(QStringLiteral("<br>"));
 }
 

@@ -38,13 +38,14 @@ void markDivergence(CurveChart& chart, const QString& id, const train::RunLog& l
   const auto step = divergence->find("step");
   if (step == divergence->end() || !step->is_number())
     return;
-  std::string why = divergence->value("reason", std::string());
-  if (why.empty())
-    why = divergence->value("message", std::string());
+  // The step, and the reason when the log names one (as on the Train page).
+  const std::string why = divergence->value("reason", std::string());
+  const std::int64_t at = step->get<std::int64_t>();
   chart.setDivergence(id, step->get<double>(),
-                      QObject::tr("diverged at step %1: %2")
-                          .arg(step->get<std::int64_t>())
-                          .arg(QString::fromStdString(why)));
+                      why.empty() ? QObject::tr("diverged at step %1").arg(at)
+                                  : QObject::tr("diverged at step %1: %2")
+                                        .arg(at)
+                                        .arg(QString::fromStdString(why)));
 }
 
 std::unique_ptr<ChartWidget> curveChart(const std::vector<NamedRunLog>& runs, bool accuracy) {

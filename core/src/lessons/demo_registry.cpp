@@ -219,8 +219,10 @@ DemoOutput scalerOut() {
 
 DemoOutput bf16Out() {
   const auto d = bf16RunDemo();
-  DemoOutput o{"bf16-run", std::string(demoTitle("bf16-run")), "step", "loss / scale", false,
-               {{"loss", d.steps, d.loss, false}, {"loss scale", d.steps, d.scale, false}}, {}, {}};
+  // The loss in nats on the left, the loss scale (a power of two) on its own log2 axis.
+  DemoOutput o{"bf16-run", std::string(demoTitle("bf16-run")), "step", "loss (nats)", false,
+               {{"loss", d.steps, d.loss, false}, {"loss scale", d.steps, d.scale, false, true}}, {}, {}};
+  o.rightLabel = "loss scale (log2 axis)";
   o.lines.push_back(fmt("%zu steps, %s, skipped steps: %lld", d.steps.size(),
                         d.hasScaler ? "with a loss scaler" : "no loss scaler",
                         static_cast<long long>(d.skipped)));

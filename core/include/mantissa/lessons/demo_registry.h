@@ -21,6 +21,9 @@ struct DemoSeries {
   // Bars instead of a line. With the output's categories: one bar per category
   // (x = its index). Without: histogram bins [x, x + smallest x gap).
   bool bars = false;
+  // Drawn against a second y axis on the right, log2: a quantity in other
+  // units that spans binades (a loss scale beside a loss in nats).
+  bool rightAxis = false;
 };
 
 struct DemoOutput {
@@ -31,6 +34,7 @@ struct DemoOutput {
   std::vector<DemoSeries> series;  // may be empty for table-only demos
   std::vector<std::string> lines;  // the result in words and numbers, computed now
   std::vector<std::string> categories; // non-empty: x is an index into these names
+  std::string rightLabel{};        // the right axis' title (series with rightAxis)
 };
 
 class UnknownDemo : public std::invalid_argument {
