@@ -40,6 +40,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -135,6 +136,50 @@ TEST(RunPictures, HistogramAndHeatMapShadeTheRunsOwnFormat) {
   EXPECT_TRUE(hist.regionLabel(FormatId::Fp8E4M3, RegionKind::FlushToZero)
                   .startsWith(QStringLiteral("FP8 E4M3")))
       << hist.regionLabel(FormatId::Fp8E4M3, RegionKind::FlushToZero).toStdString();
+}
+
+// A GPT's FP8 weights: E4M3 holds W times the scale the log recorded for
+// the linear layer's weight ("h0.qkv.w"), so E4M3's limits (smallest
+// subnormal 2^-9, zero below 2^-10) sit -log2(scale) binades away.
+TEST(RunPictures, AGptsFp8WeightsAreShadedWithTheirScale) {
+  QSettings().clear();
+  TrainPanel panel;
+  panel.resize(1400, 1000);
+  panel.show();
+  train::GptRunConfig g;
+  g.model = "gpt:layers=1,heads=2,embd=32,ctx=16";
+  g.recipe = "fp8-delayed";
+  g.batch = 4;
+  g.steps = 6;
+  g.warmupSteps = 0;
+  g.evalEvery = 0;
+  g.evalBatches = 1;
+  g.telemetryEvery = 2;
+  RunController& c = *panel.controller();
+  ASSERT_EQ(c.setRuns({g.toRunConfig()}), QString());
+  c.start(); // the controller's runs (Start trains what the setup dock shows)
+  ASSERT_TRUE(waitDrained(c, [&] { return c.state() == RunController::State::Finished; }, 60000));
+  const auto& names = c.facts(0).layerNames;
+  const auto it = std::find(names.begin(), names.end(), QStringLiteral("h0.qkv.w"));
+  ASSERT_NE(it, names.end());
+  panel.setSelectedRun(0);
+  panel.setHistogramSelection(int(it - names.begin()), TensorClass::Weights);
+  panel.redrawAll();
+  HistogramChart& hist = *panel.histogramChart();
+  EXPECT_EQ(hist.runFormat(), FormatId::Fp8E4M3);
+  const auto log = c.runLog(0, nullptr);
+  ASSERT_TRUE(log.has_value());
+  const std::int64_t shown = c.record(0).frames().back()->step;
+  const telemetry::ScaledTensorStats* w = nullptr;
+  for (const auto& frame : log->scaling)
+    if (frame.step == shown)
+      w = frame.find("h0.qkv.w");
+  ASSERT_NE(w, nullptr) << "no scale of h0.qkv.w at step " << shown;
+  ASSERT_NE(w->scale, 1.0) << "a scale that moves nothing tests nothing";
+  EXPECT_DOUBLE_EQ(hist.regionBounds(FormatId::Fp8E4M3, RegionKind::FlushToZero).second,
+                   -10.0 - std::log2(w->scale));
+  EXPECT_DOUBLE_EQ(panel.heatmap()->regionShiftOfRow(panel.heatmap()->rowCount() - 1),
+                   -std::log2(w->scale));
 }
 
 // A PyTorch tap's log records neither a test accuracy nor per-op times:

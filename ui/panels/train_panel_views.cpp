@@ -52,9 +52,12 @@ std::vector<telemetry::ScalingFrame> scalingFrames(const RunController& c, int r
 }
 
 // The name a scaled operand of telemetry layer `layer` has in the scaling
-// frames: "layer1.dy".
-std::string operandName(int layer, telemetry::ScaledRole role) {
-  return "layer" + std::to_string(layer) + "." + std::string(telemetry::scaledRoleKey(role));
+// frames ("layer1.dy"; a GPT's weight "h0.qkv.w").
+std::string operandName(const RunFacts& facts, int layer, telemetry::ScaledRole role) {
+  const std::string name = std::size_t(layer) < facts.layerNames.size()
+                               ? facts.layerNames[std::size_t(layer)].toStdString()
+                               : std::string();
+  return train::scaledOperandName(layer, name, role);
 }
 
 QList<QPointF> toPoints(const std::vector<telemetry::SeriesPoint>& points) {
@@ -217,7 +220,8 @@ void TrainPanel::refreshHistogram() {
     std::optional<double> shift = 0.0;
     if (format && format->scaledOperand)
       shift = frame ? train::operandShift(scalingFrames(*m_controller, run), frame->step,
-                                          operandName(layer, *format->scaledOperand))
+                                          operandName(m_controller->facts(run), layer,
+                                                      *format->scaledOperand))
                     : std::nullopt;
     m_histogram->setRunFormat(format ? std::optional(format->format) : std::nullopt,
                               shift.value_or(0.0), shift.has_value());
@@ -312,7 +316,8 @@ void TrainPanel::refreshHeatmap() {
       return 0.0;
     if (!scales)
       scales = scalingFrames(*m_controller, run);
-    return train::operandShift(*scales, step, operandName(layer, *format->scaledOperand))
+    return train::operandShift(*scales, step,
+                               operandName(m_controller->facts(run), layer, *format->scaledOperand))
         .value_or(std::numeric_limits<double>::quiet_NaN());
   };
   if (rebuild) {

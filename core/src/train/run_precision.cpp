@@ -83,4 +83,10 @@ std::optional<double> operandShift(const std::vector<telemetry::ScalingFrame>& f
   return -std::log2(t->scale);
 }
 
+std::string scaledOperandName(int layer, std::string_view layerName, telemetry::ScaledRole role) {
+  if (role == telemetry::ScaledRole::Weight && layerName.size() > 2 && layerName.ends_with(".w"))
+    return std::string(layerName);
+  return "layer" + std::to_string(layer) + "." + std::string(telemetry::scaledRoleKey(role));
+}
+
 } // namespace mantissa::train

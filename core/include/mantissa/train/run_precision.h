@@ -46,4 +46,11 @@ std::string runScalerPreset(const RunLog& log);
 std::optional<double> operandShift(const std::vector<telemetry::ScalingFrame>& frames,
                                    std::int64_t step, std::string_view tensor);
 
+// The name the scaling frames give operand `role` of telemetry tensor
+// `layer` named `layerName`: "layer1.dy" for layer 1 of an MLP or CNN; a
+// GPT's linear weight is its own operand ("h0.qkv.w"). A GPT's other tensors
+// get the layer form too, which its frames do not hold: operandShift finds
+// no scale for them, and their limits are not shaded.
+std::string scaledOperandName(int layer, std::string_view layerName, telemetry::ScaledRole role);
+
 } // namespace mantissa::train
