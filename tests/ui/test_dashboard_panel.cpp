@@ -614,6 +614,8 @@ TEST(DashboardPanel, SetupShowsModelProblemsInline) {
   EXPECT_EQ(setup.configs().front().data, "mnist");
   auto* model = setup.findChild<QLineEdit*>(QStringLiteral("modelSpec"));
   ASSERT_NE(model, nullptr);
+  // A field narrower than the spec shows its start ("mlp:784-…"), not "-10:relu".
+  EXPECT_EQ(model->cursorPosition(), 0);
   model->setText(QStringLiteral("mlp:784-0-10"));
   EXPECT_FALSE(setup.problems().isEmpty());
   EXPECT_TRUE(setup.findChild<QLabel*>(QStringLiteral("modelError"))->isVisibleTo(&setup));

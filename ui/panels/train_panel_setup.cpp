@@ -247,6 +247,7 @@ void TrainSetup::setConfigs(const std::vector<train::RunConfig>& runs) {
                                    QSignalBlocker(m_seed),   QSignalBlocker(m_telemetry)};
   m_data->setCurrentText(QString::fromStdString(c.data));
   m_model->setText(QString::fromStdString(c.model));
+  m_model->setCursorPosition(0); // a narrow field shows the spec's start ("mlp:784-…"), not its end
   const int scaler = m_scaler->findData(QString::fromStdString(c.scaler));
   m_scaler->setCurrentIndex(scaler >= 0 ? scaler : 0);
   m_optimizer->setCurrentText(QString::fromStdString(c.optimizer));
