@@ -242,8 +242,11 @@ TEST(TapRuns, FollowRejectsAMissingFileAndStopsAtABadLine) {
 
 // A real PyTorch run (tests/python/tap_writer.py, the system Python's torch)
 // followed while it trains: its steps arrive over several updates, and the
-// run ends finished with its summary.
+// run ends finished with its summary. The window is up before the writer
+// starts: built after, on a loaded machine, it could take longer than the
+// whole run (30 steps, 1.5 s) and find every step already written.
 TEST(TapRuns, FollowsAPyTorchRunWhileItTrains) {
+  Window w;
   QTemporaryDir dir;
   const QString log = dir.filePath("torch.jsonl");
   QProcess writer;
@@ -260,7 +263,6 @@ TEST(TapRuns, FollowsAPyTorchRunWhileItTrains) {
                  << " (Debian: python3-torch)";
   ASSERT_TRUE(QFileInfo::exists(log)) << writer.readAll().toStdString();
 
-  Window w;
   ASSERT_EQ(w.files->followRun(log), "");
   std::vector<std::int64_t> seen;
   QObject::connect(w.c, &RunController::updated, [&] {
