@@ -24,7 +24,7 @@ TEST(ChartsSpeed, StepTimeStacksEveryOpKindPerRecipe) {
   StepTimeChart chart;
   model::OpTimes fp32{1.0, 2.0, 0.0, 0.5, 0.25, 0.125, 0.0625, 0.5};
   model::OpTimes bf16{1.5, 3.0, 0.75, 0.5, 0.25, 0.125, 0.0625, 0.5};
-  chart.setData({{"fp32", fp32, false}, {"bf16-mixed", bf16, true}});
+  chart.setData({{"fp32", fp32, false, false}, {"bf16-mixed", bf16, true, false}});
   ASSERT_EQ(chart.partCount(), 7);
   EXPECT_EQ(chart.partSet(0)->label(), "matmul");
   EXPECT_EQ(chart.barValue(0, 0), 3.0); // forward + backward products
@@ -39,12 +39,20 @@ TEST(ChartsSpeed, StepTimeStacksEveryOpKindPerRecipe) {
   ASSERT_NE(axis, nullptr);
   EXPECT_EQ(axis->categories(), QStringList({"bf16-mixed *", "fp32"}));
   EXPECT_EQ(chart.shownCategories(), QStringList({"fp32", "bf16-mixed *"}));
-  EXPECT_TRUE(chart.title().contains("* 16-bit data, FP32 compute")) << chart.title().toStdString();
+  EXPECT_TRUE(chart.title().contains("* emulated: products run wider than the data"))
+      << chart.title().toStdString();
   EXPECT_EQ(chart.partSet(0)->at(1), 3.0); // the top bar: fp32's
   const QStringList csv = chart.csv().split('\n', Qt::SkipEmptyParts);
   EXPECT_EQ(csv.size(), 1 + 2 * 7);
   EXPECT_EQ(csv[0], "category,part,value_ms");
   EXPECT_EQ(csv[8], "bf16-mixed (FP32 compute),matmul,4.5");
+
+  // An FP8 recipe is emulated too (its operands quantized and dequantized),
+  // whether or not its BF16 product is native: marked, and said so.
+  chart.setData({{"fp32", fp32, false, false}, {"fp8-delayed", bf16, false, true}});
+  EXPECT_EQ(chart.shownCategories(), QStringList({"fp32", "fp8-delayed *"}));
+  EXPECT_TRUE(chart.title().contains("* emulated")) << chart.title().toStdString();
+  EXPECT_TRUE(chart.csv().contains("fp8-delayed (quantized),matmul,4.5")) << chart.csv().toStdString();
 }
 
 // A model with convolutions gets a convolution part beside the matmuls'.

@@ -12,6 +12,7 @@ struct RecipeStepTime {
   QString recipe;        // "bf16-mixed"
   model::OpTimes times;  // mean milliseconds per step, by op kind
   bool emulated = false; // BF16/FP16 products run through FP32 (no native kernel)
+  bool quantized = false; // FP8 / MX operands quantized and dequantized around a wider product
 };
 
 // Where a step's time goes, one stacked bar per recipe: matmul, conversion,

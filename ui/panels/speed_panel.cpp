@@ -374,7 +374,8 @@ void SpeedPanel::showReport(const bench::BenchReport& r) {
   const char* keys[] = {"weights",         "master weights",     "activations",      "gradients",
                         "optimizer state", "matmul FP32 copies", "oneDNN scratchpad"};
   for (const auto& s : r.steps) {
-    times.push_back({QString::fromStdString(s.recipe), s.breakdownMs, s.matmulEmulated});
+    times.push_back({QString::fromStdString(s.recipe), s.breakdownMs, s.matmulEmulated,
+                     scaledRecipe(s.recipe)});
     RecipeMemory m{QString::fromStdString(s.recipe), {}};
     for (const char* k : keys)
       m.bytes.push_back(s.bytes.count(k) ? double(s.bytes.at(k)) : 0.0);
