@@ -124,6 +124,15 @@ QString settingText(const nlohmann::json& value) {
   return QString::fromStdString(value.dump());
 }
 
+// Every setting of a run as text, by key ("lr" -> "0.05").
+std::map<std::string, QString> settingTexts(const train::RunConfig& config) {
+  std::map<std::string, QString> out;
+  const nlohmann::json json = train::toJson(config);
+  for (auto it = json.begin(); it != json.end(); ++it)
+    out[it.key()] = settingText(it.value());
+  return out;
+}
+
 } // namespace
 
 RunController::RunController(QObject* parent) : QObject(parent) {
@@ -670,9 +679,8 @@ QString RunController::runName(int run) const {
 }
 QString RunController::runSettings(int run) const {
   QStringList lines;
-  const nlohmann::json config = train::toJson(m_runs.at(std::size_t(run))->config);
-  for (auto it = config.begin(); it != config.end(); ++it)
-    lines << QStringLiteral("%1: %2").arg(QString::fromStdString(it.key()), settingText(it.value()));
+  for (const auto& [key, value] : settingTexts(m_runs.at(std::size_t(run))->config))
+    lines << QStringLiteral("%1: %2").arg(QString::fromStdString(key), value);
   return lines.join(u'\n');
 }
 std::uint64_t RunController::runKey(int run) const {
@@ -684,14 +692,10 @@ void RunController::nameRuns() {
   naming.reserve(m_runs.size());
   for (const auto& run : m_runs) {
     RunNaming n;
-    n.base = run->baseName.isEmpty() ? run->name : run->baseName;
     // What Setup has no field for, in the title (the underflow preset's
     // "loss × 2^-14").
-    for (const std::string& s : train::settingsBeyondSetup(run->config))
-      n.base += QStringLiteral(" · ") + QString::fromStdString(s);
-    const nlohmann::json config = train::toJson(run->config);
-    for (auto it = config.begin(); it != config.end(); ++it)
-      n.settings[it.key()] = settingText(it.value());
+    n.base = withSettingsBeyondSetup(run->baseName.isEmpty() ? run->name : run->baseName, run->config);
+    n.settings = settingTexts(run->config);
     n.settings["scaler"] = run->facts.scalerPreset; // what scales the loss; "" for none
     naming.push_back(std::move(n));
   }

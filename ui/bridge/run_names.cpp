@@ -84,4 +84,8 @@ QStringList settingsBeyondSetupText(const train::RunConfig& config) {
   return out;
 }
 
+QString withSettingsBeyondSetup(const QString& name, const train::RunConfig& config) {
+  return (QStringList{name} + settingsBeyondSetupText(config)).join(QStringLiteral(" · "));
+}
+
 } // namespace mantissa::ui

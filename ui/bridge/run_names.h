@@ -31,5 +31,7 @@ std::vector<QString> distinctRunNames(const std::vector<RunNaming>& runs);
 // train::settingsBeyondSetup as text: what a run's title and charts add to
 // its name ("loss × 2^-14", "scaler initial scale 2^32").
 QStringList settingsBeyondSetupText(const train::RunConfig& config);
+// `name` followed by them: "fp32 · loss × 2^-14".
+QString withSettingsBeyondSetup(const QString& name, const train::RunConfig& config);
 
 } // namespace mantissa::ui

@@ -181,6 +181,11 @@ void CurveChart::setDivergence(const QString& runId, std::optional<double> step,
   pushToLayer();
 }
 
+QString CurveChart::divergenceLineLabel(std::int64_t step, const QString& reason) {
+  return reason.isEmpty() ? tr("diverged at step %1").arg(step)
+                          : tr("diverged at step %1: %2").arg(step).arg(reason);
+}
+
 QLineSeries* CurveChart::divergenceSeries(const QString& runId) const {
   const RunSeries* run = find(runId);
   return run != nullptr ? run->divergence : nullptr;

@@ -56,6 +56,9 @@ public:
   // The step a run diverged at: a vertical line in the run's colour, labelled
   // `label` (what the banner says), inside the x axis. nullopt removes it.
   void setDivergence(const QString& runId, std::optional<double> step, const QString& label);
+  // The line's label in short: "diverged at step 33", with ": <reason>" when
+  // the run names one (the banner has the whole sentence).
+  static QString divergenceLineLabel(std::int64_t step, const QString& reason);
   QLineSeries* divergenceSeries(const QString& runId) const;
   QString divergenceLabel(const QString& runId) const; // "" when none is drawn
 

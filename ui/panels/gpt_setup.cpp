@@ -173,11 +173,11 @@ void GptSetup::showMemory() {
   train::MemoryNeed need; // the runs are built side by side: their terms add up
   try {
     for (const auto& c : configs()) {
+      const model::GptSpec spec = model::parseGptSpec(c.model);
       if (m_vocabulary == 0) // the distinct characters of the text: the embedding's rows
-        m_vocabulary = data::loadTextSpec(c.data, model::parseGptSpec(c.model).ctx).vocabularySize();
+        m_vocabulary = data::loadTextSpec(c.data, spec.ctx).vocabularySize();
       const bool kahan = amp::recipeByName(c.recipe).updateRounding == amp::UpdateRounding::Kahan;
-      need.add(train::gptMemoryNeed(model::parseGptSpec(c.model), m_vocabulary, c.batch,
-                                    c.evalBatches, kahan));
+      need.add(train::gptMemoryNeed(spec, m_vocabulary, c.batch, c.evalBatches, kahan));
     }
   } catch (const std::exception&) {
     need = {}; // the problems label says what is wrong with the runs

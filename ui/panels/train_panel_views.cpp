@@ -85,15 +85,6 @@ QString className(telemetry::TensorClass cls) {
   return {};
 }
 
-// The divergence line's label: what the banner says, in short (the step,
-// and the reason when the log names one; the banner has the whole sentence).
-QString divergenceLabel(const train::Divergence& d) {
-  return d.reason.empty() ? QObject::tr("diverged at step %1").arg(d.step)
-                          : QObject::tr("diverged at step %1: %2")
-                                .arg(d.step)
-                                .arg(QString::fromStdString(d.reason));
-}
-
 // The banner's sentence: the run's own (it names the step, the reason and
 // where), else one made of the same facts. Each said once.
 QString divergenceSentence(const train::Divergence& d) {
@@ -183,7 +174,7 @@ void TrainPanel::refreshCurves() {
       const auto& d = r.divergence();
       chart->setDivergence(m_controller->runId(i),
                            d ? std::optional<double>(double(d->step)) : std::nullopt,
-                           d ? divergenceLabel(*d) : QString());
+                           d ? CurveChart::divergenceLineLabel(d->step, QString::fromStdString(d->reason)) : QString());
     }
   };
   refreshChart(m_loss, RunRecord::Loss, &RunRecord::testLoss, m_curvesKey);

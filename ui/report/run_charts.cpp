@@ -38,14 +38,10 @@ void markDivergence(CurveChart& chart, const QString& id, const train::RunLog& l
   const auto step = divergence->find("step");
   if (step == divergence->end() || !step->is_number())
     return;
-  // The step, and the reason when the log names one (as on the Train page).
-  const std::string why = divergence->value("reason", std::string());
-  const std::int64_t at = step->get<std::int64_t>();
   chart.setDivergence(id, step->get<double>(),
-                      why.empty() ? QObject::tr("diverged at step %1").arg(at)
-                                  : QObject::tr("diverged at step %1: %2")
-                                        .arg(at)
-                                        .arg(QString::fromStdString(why)));
+                      CurveChart::divergenceLineLabel(
+                          step->get<std::int64_t>(),
+                          QString::fromStdString(divergence->value("reason", std::string()))));
 }
 
 std::unique_ptr<ChartWidget> curveChart(const std::vector<NamedRunLog>& runs, bool accuracy) {
@@ -86,9 +82,10 @@ QStringList logSettings(const train::RunLog& log) {
 }
 
 std::unique_ptr<ChartWidget> curveChart(const train::RunLog& log, bool accuracy) {
-  const QString name =
-      (QStringList{QString::fromStdString(log.name())} + logSettings(log)).join(QStringLiteral(" · "));
-  return curveChart({NamedRunLog{&log, name, QColor()}}, accuracy);
+  const QString name = QString::fromStdString(log.name());
+  return curveChart({NamedRunLog{&log, log.config ? withSettingsBeyondSetup(name, *log.config) : name,
+                                 QColor()}},
+                    accuracy);
 }
 
 std::unique_ptr<ChartWidget> lossScaleChart(const train::RunLog& log) {
