@@ -363,6 +363,7 @@ void LessonsPage::fitText() {
   const auto& theme = Theme::instance();
   if (!m_presenterLayout) {
     m_text->setFont(theme.uiFont(1.25)); // lesson text one step larger than the UI
+    m_text->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     return;
   }
   // The type is sized for the text's standard share of a landscape page (42 %);
@@ -371,8 +372,12 @@ void LessonsPage::fitText() {
   // split it sets does not change the next answer.
   const bool beside = m_content->orientation() == Qt::Horizontal;
   const int along = std::max(1, m_content->width());
-  const int overhead = m_content->sizes().value(0) - m_text->viewport()->width();
-  const int standard = beside ? along * kTextShare / 100 - overhead : m_text->viewport()->width();
+  // What the column takes beside the text's own width: its margins and the
+  // text's frame, never the scroll bar (a slide that fits shows none). With
+  // the scroll bar counted whenever it showed, the next answer differed and
+  // the column swung between two widths at every resize.
+  const int overhead = m_content->sizes().value(0) - m_text->width() + 2 * m_text->frameWidth();
+  const int standard = (beside ? along * kTextShare / 100 : m_content->width()) - overhead;
   const int height = m_text->viewport()->height();
   std::unique_ptr<QTextDocument> probe(m_text->document()->clone());
   const auto fits = [&](const QFont& font, int width) {
@@ -381,11 +386,17 @@ void LessonsPage::fitText() {
     return probe->size().height() <= height;
   };
   QFont chosen = theme.uiFont(kSlideFontFactors[std::size(kSlideFontFactors) - 1]);
+  bool fitted = false;
   for (double factor : kSlideFontFactors)
     if (const QFont font = theme.uiFont(factor); fits(font, standard)) {
       chosen = font;
+      fitted = true;
       break;
     }
+  // A slide that fits has no scroll bar. Left as needed, a bar shown for the
+  // previous, larger type narrowed the text, which then overflowed at the
+  // smaller size too, and the bar stayed.
+  m_text->setVerticalScrollBarPolicy(fitted ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAsNeeded);
   if (m_text->font() != chosen) m_text->setFont(chosen);
   if (!beside || m_content->sizes().size() != 2) return;
   int share = kTextShare;
