@@ -10,9 +10,11 @@
 #include <mantissa/amp/policy.h>
 #include <mantissa/kernels/matmul.h>
 #include <mantissa/model/gpt.h>
+#include <mantissa/train/run_precision.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -170,6 +172,67 @@ TEST(GptPolicies, BackwardLeavesEveryObservedActivationUnchanged) {
           << preset.name << ": backward changed " << after[i].name;
     }
   }
+}
+
+// An observed activation that is a scaled product's X names that product's
+// operand: the operand's amax this step is the activation's own max |v|. The
+// others (LayerNorm inputs, attention probabilities, logits) name none.
+TEST(GptPolicies, ActivationsThatEnterScaledProductsNameTheirOperand) {
+  Tiny tiny;
+  model::Gpt gpt(tiny.spec, Tiny::kVocab, Tiny::kBatch,
+                 amp::parsePolicy("autocast-cpu-bf16,matmul-inputs=fp8-current"));
+  tiny.fill(gpt);
+  (void)gpt.forward();
+  const auto stats = gpt.scalingStats();
+  int operands = 0;
+  for (const auto& a : gpt.observedActivations()) {
+    const auto product = model::Gpt::productInputOf(a.name);
+    ASSERT_TRUE(product.has_value()) << a.name;
+    if (product->empty())
+      continue;
+    ++operands;
+    const auto it = std::find_if(stats.begin(), stats.end(),
+                                 [&](const auto& s) { return s.name == *product; });
+    ASSERT_NE(it, stats.end()) << a.name << " -> " << *product;
+    float amax = 0.0f;
+    for (const float v : a.values)
+      amax = std::max(amax, std::fabs(v));
+    EXPECT_EQ(it->amax, double(amax)) << a.name << " -> " << *product;
+  }
+  EXPECT_EQ(operands, 2 * Tiny::kLayers); // each block's attention and GELU outputs
+  for (const char* other : {"h0.qkv.w", "layer1", "hx.gelu output", "h.gelu output", "h0.gelu"})
+    EXPECT_FALSE(model::Gpt::productInputOf(other).has_value()) << other;
+}
+
+// The format each telemetry tensor of an FP8 run meets: E4M3 times the
+// product's scale for a product's X (an MLP's layer input, a GPT's attention
+// or GELU output); BF16, unscaled, for a GPT activation that enters no FP8
+// product ("the rest as bf16-mixed").
+TEST(GptPolicies, EachActivationIsShadedInTheFormatItMeets) {
+  using telemetry::TensorClass;
+  const amp::Policy policy = train::runPolicy([] {
+    train::RunConfig c;
+    c.recipe = "fp8-delayed";
+    return c;
+  }());
+  const auto gelu = train::layerFormat(policy, TensorClass::Activations, 9, "h1.gelu output");
+  EXPECT_EQ(gelu.format.format, numeric::FormatId::Fp8E4M3);
+  EXPECT_EQ(gelu.operand, "h1.fcproj.x");
+  const auto attention = train::layerFormat(policy, TensorClass::Activations, 4, "h0.attention output");
+  EXPECT_EQ(attention.operand, "h0.attproj.x");
+  for (const char* name : {"h0.ln1 input", "h1.attention probs", "h1.ln2 input", "logits",
+                           "embedding output", "lnf input"}) {
+    const auto f = train::layerFormat(policy, TensorClass::Activations, 3, name);
+    EXPECT_EQ(f.format.format, numeric::FormatId::Bf16) << name;
+    EXPECT_FALSE(f.format.scaledOperand.has_value()) << name;
+    EXPECT_EQ(f.operand, "") << name;
+  }
+  const auto mlp = train::layerFormat(policy, TensorClass::Activations, 1, "");
+  EXPECT_EQ(mlp.format.format, numeric::FormatId::Fp8E4M3);
+  EXPECT_EQ(mlp.operand, "layer1.x");
+  const auto weight = train::layerFormat(policy, TensorClass::Weights, 0, "h0.qkv.w");
+  EXPECT_EQ(weight.format.format, numeric::FormatId::Fp8E4M3);
+  EXPECT_EQ(weight.operand, "h0.qkv.w");
 }
 
 TEST(GptPolicies, BackwardOfBf16PolicyTracksFp32Gradients) {

@@ -33,12 +33,16 @@ namespace mantissa::ui {
 
 namespace {
 
-// The format the run holds this class of tensor in (amp::tensorFormat);
-// nullopt when the run's log does not say.
-std::optional<amp::TensorFormat> runFormatOf(const RunFacts& facts, telemetry::TensorClass cls) {
+// The format the run holds this tensor in, and the scaled operand whose scale
+// moves its limits (train::layerFormat); nullopt when the run's log does not say.
+std::optional<train::LayerFormat> runFormatOf(const RunFacts& facts, telemetry::TensorClass cls,
+                                              int layer) {
   if (!facts.policy)
     return std::nullopt;
-  return amp::tensorFormat(*facts.policy, cls);
+  const std::string name = std::size_t(layer) < facts.layerNames.size()
+                               ? facts.layerNames[std::size_t(layer)].toStdString()
+                               : std::string();
+  return train::layerFormat(*facts.policy, cls, layer, name);
 }
 
 // The FP8 / MX scales a run recorded, read from its log; none while it
@@ -49,15 +53,6 @@ std::vector<telemetry::ScalingFrame> scalingFrames(const RunController& c, int r
   QString error;
   const auto log = c.runLog(run, &error);
   return log ? log->scaling : std::vector<telemetry::ScalingFrame>{};
-}
-
-// The name a scaled operand of telemetry layer `layer` has in the scaling
-// frames ("layer1.dy"; a GPT's weight "h0.qkv.w").
-std::string operandName(const RunFacts& facts, int layer, telemetry::ScaledRole role) {
-  const std::string name = std::size_t(layer) < facts.layerNames.size()
-                               ? facts.layerNames[std::size_t(layer)].toStdString()
-                               : std::string();
-  return train::scaledOperandName(layer, name, role);
 }
 
 QList<QPointF> toPoints(const std::vector<telemetry::SeriesPoint>& points) {
@@ -207,14 +202,13 @@ void TrainPanel::refreshHistogram() {
   if (run >= 0) {
     // An FP8 / MX operand meets its format times its scale: the limits move
     // by -log2(scale) of that step, and are not shaded when it is not at hand.
-    const auto format = runFormatOf(m_controller->facts(run), cls);
+    const auto format = runFormatOf(m_controller->facts(run), cls, layer);
     std::optional<double> shift = 0.0;
-    if (format && format->scaledOperand)
+    if (format && format->format.scaledOperand)
       shift = frame ? train::operandShift(scalingFrames(*m_controller, run), frame->step,
-                                          operandName(m_controller->facts(run), layer,
-                                                      *format->scaledOperand))
+                                          format->operand)
                     : std::nullopt;
-    m_histogram->setRunFormat(format ? std::optional(format->format) : std::nullopt,
+    m_histogram->setRunFormat(format ? std::optional(format->format.format) : std::nullopt,
                               shift.value_or(0.0), shift.has_value());
   }
   if (!frame) {
@@ -298,17 +292,16 @@ void TrainPanel::refreshHeatmap() {
     return scaled ? tr("scaled values, as stored")
                   : tr("unscaled values, format limits moved by the loss scale");
   };
-  const auto format = runFormatOf(m_controller->facts(run), cls);
-  m_heatmap->setRunFormat(format ? std::optional(format->format) : std::nullopt);
+  const auto format = runFormatOf(m_controller->facts(run), cls, layer);
+  m_heatmap->setRunFormat(format ? std::optional(format->format.format) : std::nullopt);
   // An FP8 / MX operand's limits move row by row with its scale (NaN: not at hand).
   std::optional<std::vector<telemetry::ScalingFrame>> scales; // read when a row needs them
   const auto operandShiftAt = [&](std::int64_t step) {
-    if (!format || !format->scaledOperand)
+    if (!format || !format->format.scaledOperand)
       return 0.0;
     if (!scales)
       scales = scalingFrames(*m_controller, run);
-    return train::operandShift(*scales, step,
-                               operandName(m_controller->facts(run), layer, *format->scaledOperand))
+    return train::operandShift(*scales, step, format->operand)
         .value_or(std::numeric_limits<double>::quiet_NaN());
   };
   if (rebuild) {

@@ -647,6 +647,22 @@ Gpt::BufferBytes Gpt::bufferBytes() const {
   return b;
 }
 
+namespace {
+
+// A block's observed activations, in order, and the scaled product each is
+// the X operand of ("" for none).
+struct BlockActivation {
+  const char* name;
+  const char* product;
+};
+constexpr BlockActivation kBlockActivations[] = {{"ln1 input", ""},
+                                                 {"attention probs", ""},
+                                                 {"attention output", "attproj"},
+                                                 {"ln2 input", ""},
+                                                 {"gelu output", "fcproj"}};
+
+} // namespace
+
 std::vector<Gpt::Activation> Gpt::observedActivations() const {
   const Impl& m = *m_impl;
   std::vector<Activation> out;
@@ -654,15 +670,33 @@ std::vector<Gpt::Activation> Gpt::observedActivations() const {
   for (std::size_t l = 0; l < m.blocks.size(); ++l) {
     const Block& b = m.blocks[l];
     const std::string h = "h" + std::to_string(l) + ".";
-    out.push_back({h + "ln1 input", b.x.f32()});
-    out.push_back({h + "attention probs", b.attention.probs().f32()});
-    out.push_back({h + "attention output", b.atty.f32()});
-    out.push_back({h + "ln2 input", b.r.f32()});
-    out.push_back({h + "gelu output", b.gelu.f32()});
+    const std::span<const float> values[] = {b.x.f32(), b.attention.probs().f32(), b.atty.f32(),
+                                             b.r.f32(), b.gelu.f32()};
+    static_assert(std::size(values) == std::size(kBlockActivations));
+    for (std::size_t i = 0; i < std::size(values); ++i)
+      out.push_back({h + kBlockActivations[i].name, values[i]});
   }
   out.push_back({"lnf input", m.xL.f32()});
   out.push_back({"logits", m_logits.f32()});
   return out;
+}
+
+std::optional<std::string> Gpt::productInputOf(std::string_view activation) {
+  if (activation == "embedding output" || activation == "lnf input" || activation == "logits")
+    return std::string();
+  // "h<block>.<name>"
+  if (activation.size() < 3 || activation[0] != 'h')
+    return std::nullopt;
+  const auto dot = activation.find('.');
+  if (dot == std::string_view::npos || dot == 1)
+    return std::nullopt;
+  const std::string_view block = activation.substr(1, dot - 1);
+  if (!std::all_of(block.begin(), block.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  for (const BlockActivation& a : kBlockActivations)
+    if (activation.substr(dot + 1) == a.name)
+      return *a.product ? "h" + std::string(block) + "." + a.product + ".x" : std::string();
+  return std::nullopt;
 }
 
 std::vector<PlanRow> Gpt::plan() const {

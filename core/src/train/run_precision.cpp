@@ -89,4 +89,18 @@ std::string scaledOperandName(int layer, std::string_view layerName, telemetry::
   return "layer" + std::to_string(layer) + "." + std::string(telemetry::scaledRoleKey(role));
 }
 
+LayerFormat layerFormat(const amp::Policy& policy, telemetry::TensorClass cls, int layer,
+                        std::string_view layerName) {
+  const amp::TensorFormat format = amp::tensorFormat(policy, cls);
+  if (!format.scaledOperand)
+    return {format, {}};
+  if (cls == telemetry::TensorClass::Activations)
+    if (const auto product = model::Gpt::productInputOf(layerName)) {
+      if (product->empty())
+        return {{amp::formatOfDType(policy[amp::OpClass::Activations]), std::nullopt}, {}};
+      return {format, *product};
+    }
+  return {format, scaledOperandName(layer, layerName, *format.scaledOperand)};
+}
+
 } // namespace mantissa::train

@@ -145,6 +145,12 @@ public:
     std::span<const float> values;
   };
   std::vector<Activation> observedActivations() const;
+  // The product whose X operand an observed activation is, by the name
+  // the scaling frames give it: "h0.attention output" -> "h0.attproj.x",
+  // "h0.gelu output" -> "h0.fcproj.x"; "" for an activation that enters no
+  // scaled product (LayerNorm inputs, attention probabilities, logits), and
+  // nullopt for a name that is none of observedActivations()'.
+  static std::optional<std::string> productInputOf(std::string_view activation);
 
   const GptSpec& spec() const { return m_spec; }
   int vocabulary() const { return m_vocab; }

@@ -7,6 +7,7 @@
 // charts and reports ask here instead of guessing from the recipe's name.
 
 #include <mantissa/amp/policy.h>
+#include <mantissa/amp/tensor_format.h>
 #include <mantissa/train/run_config.h>
 #include <mantissa/train/run_log.h>
 
@@ -52,5 +53,20 @@ std::optional<double> operandShift(const std::vector<telemetry::ScalingFrame>& f
 // get the layer form too, which its frames do not hold: operandShift finds
 // no scale for them, and their limits are not shaded.
 std::string scaledOperandName(int layer, std::string_view layerName, telemetry::ScaledRole role);
+
+// The format the tensor of class `cls` of telemetry layer `layer` (named
+// `layerName`) meets under `policy`, and the name of the scaled operand whose
+// scale moves its limits ("" when none does). The class's format
+// (amp::tensorFormat), except for a GPT's observed activation that enters no
+// scaled product (a LayerNorm input, the attention probabilities, the
+// logits): it meets the activations' own precision, unscaled. A GPT's
+// activation that is a product's X is that product's operand
+// ("h0.gelu output" is "h0.fcproj.x").
+struct LayerFormat {
+  amp::TensorFormat format;
+  std::string operand;
+};
+LayerFormat layerFormat(const amp::Policy& policy, telemetry::TensorClass cls, int layer,
+                        std::string_view layerName);
 
 } // namespace mantissa::train
