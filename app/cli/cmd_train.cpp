@@ -168,7 +168,6 @@ int runTrain(const Args& args) {
   if (p.has("list-presets")) {
     for (const auto& preset : train::presets())
       std::cout << preset.name << "  " << preset.title << "\n";
-    std::cout << "shakespeare-char  Character-level GPT on Tiny Shakespeare (nanoGPT's CPU configuration)\n";
     return 0;
   }
 
