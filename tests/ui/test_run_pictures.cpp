@@ -204,9 +204,10 @@ TEST(RunPictures, WhatTheLogDoesNotRecordIsADashNotAZero) {
   }
 }
 
-// A GPT fp16-mixed run trains with PyTorch's GradScaler (its log's header
-// has the policy, with loss scaling, and no MLP config): the loss-scale chart
-// names that scaler, on the Train page and in exports, never "no scaler".
+// A GPT fp16-mixed run trains with PyTorch's GradScaler (fp16-mixed's; here
+// an older log, whose header holds the configuration as "gpt_config"): the
+// loss-scale chart names that scaler, on the Train page and in exports, never
+// "no scaler".
 TEST(RunPictures, LossScaleChartOfAGptRunNamesItsScaler) {
   const amp::Policy policy = train::policyForRecipe(amp::recipeByName("fp16-mixed"));
   train::RunLogBuilder builder;
