@@ -170,9 +170,10 @@ int runTrain(const Args& args) {
   ArgParser p("train", "Train a model on the CPU in a mixed-precision recipe; log every step.");
   p.option("config", "FILE", "Start from a run configuration: a JSON file, or a run log (.jsonl) "
                              "whose header holds one; flags override it (default: none)");
-  p.option("preset", "NAME", "Start from a phenomenon preset's first run (see --list-presets; "
+  p.option("preset", "NAME", "Start from a preset's first run: a phenomenon, or shakespeare-char "
+                             "for a GPT (see --list-presets; "
                              "default: none)");
-  p.flag("list-presets", "List the phenomenon presets and exit");
+  p.flag("list-presets", "List the presets and exit");
   p.option("data", "NAME|PATH", "mnist, fashion, spirals, blobs, or an IDX/CSV path (default mnist)");
   p.option("model", "SPEC", "mlp:WIDTHS[:relu|gelu|tanh|sigmoid] (default mlp:784-256-256-10:relu "
                            "for mnist and fashion; sized to other data); for image data a CNN: "

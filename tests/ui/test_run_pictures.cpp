@@ -23,6 +23,7 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/lessons/demo_registry.h>
 #include <mantissa/train/gpt_run.h>
+#include <mantissa/train/presets.h>
 #include <mantissa/train/run_log.h>
 
 #include <QAction>
@@ -146,7 +147,7 @@ TEST(RunPictures, AGptsFp8WeightsAreShadedWithTheirScale) {
   TrainPanel panel;
   panel.resize(1400, 1000);
   panel.show();
-  train::GptRunConfig g;
+  train::RunConfig g = train::findPreset("shakespeare-char")->runs.front();
   g.model = "gpt:layers=1,heads=2,embd=32,ctx=16";
   g.recipe = "fp8-delayed";
   g.batch = 4;
@@ -156,7 +157,7 @@ TEST(RunPictures, AGptsFp8WeightsAreShadedWithTheirScale) {
   g.evalBatches = 1;
   g.telemetryEvery = 2;
   RunController& c = *panel.controller();
-  ASSERT_EQ(c.setRuns({g.toRunConfig()}), QString());
+  ASSERT_EQ(c.setRuns({g}), QString());
   c.start(); // the controller's runs (Start trains what the setup dock shows)
   ASSERT_TRUE(waitDrained(c, [&] { return c.state() == RunController::State::Finished; }, 60000));
   const auto& names = c.facts(0).layerNames;
