@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// mantissa-cli train: a headless training run with a JSONL log.
+// mantissa-cli train: a headless training run with a JSONL log, for every
+// model: an MLP or a CNN on images, a GPT on text (--model gpt:..., a text
+// --data, --preset shakespeare-char, or a --config file naming one). A run's
+// defaults are its model's: a GPT starts from the shakespeare-char preset.
 //
 // Log (--log FILE.jsonl), flushed line by line so a killed run keeps every
 // step written so far:
@@ -11,6 +14,9 @@
 //   {"eval": true, "step": 62, "test_loss": 0.42, "test_accuracy": 0.88}
 //   {"summary": true, "test_accuracy": 0.92, "test_loss": 0.25, "steps": 186,
 //    "wall_s": 36.1, "recipe": "fp32", ...}
+// A GPT's rows are those of run_log_gpt.h: its policy and op table in the
+// header, val_loss and train_loss in the eval rows and the summary, and the
+// --sample text in the summary.
 // Exit status: 0 finished, 1 error, 2 bad usage, 3 diverged (a step produced
 // a non-finite value, or an evaluation's loss is not finite: Session::evaluate), 130
 // interrupted (Ctrl+C or SIGTERM: the log and --export still hold every step run).
@@ -31,11 +37,14 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
 #include <mantissa/io/regular_file.h>
+#include <mantissa/model/cnn.h>
+#include <mantissa/model/gpt.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/train/presets.h>
 #include <mantissa/train/run_config_file.h>
 #include <mantissa/train/run_log.h>
 #include <mantissa/train/run_log_rows.h>
+#include <mantissa/train/run_precision.h>
 #include <mantissa/train/trainer.h>
 
 #include <nlohmann/json.hpp>
@@ -113,17 +122,58 @@ std::string modelFor(const data::TrainTest& d) {
          std::to_string(hidden) + "-" + std::to_string(d.train.classes) + ":relu";
 }
 
+// A session on image data. fitModel: a model that does not fit the data (the
+// default one is sized for 28x28 digits) is replaced by one of the data's shape.
+std::unique_ptr<train::Session> imageSession(train::RunConfig& config, bool fitModel) {
+  auto loaded = std::make_shared<const data::TrainTest>(data::loadDataSpec(config.data));
+  if (fitModel) {
+    try {
+      const auto widths = model::parseMlpSpec(config.model).widths;
+      if (widths.front() != loaded->train.features || widths.back() != loaded->train.classes)
+        config.model = modelFor(*loaded);
+    } catch (const std::exception&) {
+      // an invalid spec is the Session's to report
+    }
+  }
+  return std::make_unique<train::Session>(config, std::move(loaded));
+}
+
+// Whether the run takes a GPT's defaults (the shakespeare-char preset): its
+// model is a GPT, or, without --model, its data is a text; else what the
+// --preset or the --config file names; else --policy or --sample ask for one.
+bool gptDefaults(const ArgParser& p, const std::optional<ConfigFile>& file) {
+  if (auto m = p.optionalValue("model"))
+    return model::isGptSpec(*m);
+  if (auto d = p.optionalValue("data"))
+    return namesText(*d);
+  if (auto name = p.optionalValue("preset")) {
+    const train::Preset* preset = train::findPreset(lowerCase(*name));
+    return preset && model::isGptSpec(preset->runs.front().model);
+  }
+  if (file)
+    return configWantsGpt(file->config, file->sets("model"), file->sets("data"));
+  return p.has("policy") || p.has("sample");
+}
+
+// "is an MLP" / "is a CNN" / "is not a GPT", for messages about a model.
+std::string kindOf(const std::string& spec) {
+  if (model::isCnnSpec(spec))
+    return "is a CNN";
+  if (spec.rfind("mlp", 0) == 0)
+    return "is an MLP";
+  return "is not a GPT";
+}
+
 } // namespace
 
 int runTrain(const Args& args) {
-  if (wantsGptTraining(args))
-    return runTrainGpt(args);
   ArgParser p("train", "Train a model on the CPU in a mixed-precision recipe; log every step.");
   p.option("config", "FILE", "Start from a run configuration: a JSON file, or a run log (.jsonl) "
                              "whose header holds one; flags override it (default: none)");
-  p.option("preset", "NAME", "Start from a phenomenon preset's first run (see --list-presets; "
+  p.option("preset", "NAME", "Start from a preset's first run: a phenomenon, or shakespeare-char "
+                             "for a GPT (see --list-presets; "
                              "default: none)");
-  p.flag("list-presets", "List the phenomenon presets and exit");
+  p.flag("list-presets", "List the presets and exit");
   p.option("data", "NAME|PATH", "mnist, fashion, spirals, blobs, or an IDX/CSV path (default mnist)");
   p.option("model", "SPEC", "mlp:WIDTHS[:relu|gelu|tanh|sigmoid] (default mlp:784-256-256-10:relu "
                            "for mnist and fashion; sized to other data); for image data a CNN: "
@@ -132,10 +182,14 @@ int runTrain(const Args& args) {
                            "ReLU), p2 (2x2 max pooling after a convolution) and fN (fully "
                            "connected, N units, after the convolutions), e.g. "
                            "cnn:c32k5-p2-c64k5-p2-f128 (= cnn:lenet; the classifier is added); "
-                           "or gpt:layers=4,heads=4,embd=128,ctx=64 for a GPT on text (its "
-                           "options: train --model gpt --help)");
+                           "or gpt:layers=4,heads=4,embd=128,ctx=64 for a GPT on text (data "
+                           "shakespeare or a UTF-8 text file; its defaults are those of "
+                           "--preset shakespeare-char)");
   p.option("recipe", "NAME", "fp32, bf16-mixed, fp16-mixed, fp16-mixed-noscale, bf16-pure, "
                              "bf16-pure-sr, bf16-pure-kahan, fp8-delayed, fp8-current, fp8-block, mxfp8, nvfp4 (default fp32)");
+  p.option("policy", "SPEC", "A GPT's precision policy, NAME[,class=precision...]: fp32, "
+                             "autocast-cpu-bf16, autocast-cuda-fp16, llm.c, all-bf16, all-fp16 "
+                             "(replaces the recipe's)");
   p.option("scaler", "NAME", "pytorch, keras, apex, deepspeed, megatron, static:S or none (default: "
                             "the recipe's, pytorch for fp16-mixed, none for the others)");
   p.option("batchnorm", "PREC", "Precision of a CNN's BatchNorm statistics: fp32, bf16 or fp16 "
@@ -145,19 +199,25 @@ int runTrain(const Args& args) {
   p.option("momentum", "X", "SGD momentum (default 0.9)");
   p.option("weight-decay", "X", "Weight decay (default 0)");
   p.option("schedule", "NAME", "constant or cosine (warm-up + cosine; default constant)");
-  p.option("warmup-steps", "N", "Warm-up steps of the cosine schedule (default 0)");
+  p.option("warmup-steps", "N", "Warm-up steps of the cosine schedule (default 0; a GPT's 100, "
+                                "a tenth of --steps when fewer)");
+  p.option("lr-floor", "X", "Learning rate at the end of the cosine schedule (default 0)");
   p.option("batch", "B", "Batch size (default 128)");
   p.option("steps", "N", "Optimizer steps to run (default: one epoch's worth, see --epochs)");
   p.option("epochs", "E", "Passes over the training set (default 1 when --steps is absent)");
   p.option("grad-accumulation", "N", "Micro-batches per optimizer step (default 1)");
   p.option("clip-norm", "X", "Clip gradients by global norm (default 0 = off)");
   p.option("seed", "S", "Seed of initialisation, batching and stochastic rounding (default 1)");
-  p.option("eval-every", "N", "Evaluate on the test set every N steps (default: every epoch)");
+  p.option("eval-every", "N", "Evaluate on the test set every N steps (default: every epoch; a "
+                              "GPT's train_loss and val_loss every 250 steps, 0 = only at the end)");
+  p.option("eval-batches", "N", "A GPT's fixed batches per split for each evaluation (default 20)");
   p.option("telemetry-every", "K", "Telemetry frame (histograms, cast fractions) every K steps "
                                     "(default 0 = off)");
   p.option("log", "FILE.jsonl", "Write one JSON object per step (flushed per line; default: no log)");
   p.option("export", "DIR", "When the run ends, write every chart (SVG, PNG) and its data (CSV) to DIR "
                            "(default: none)");
+  p.option("sample", "N", "After training a GPT, print N generated characters");
+  p.option("temperature", "T", "Sampling temperature of --sample, > 0 (default 1.0)");
   p.flag("quiet", "No progress lines on stderr");
   addMatmulOption(p);
   if (auto rc = p.parse(args))
@@ -168,7 +228,6 @@ int runTrain(const Args& args) {
   if (p.has("list-presets")) {
     for (const auto& preset : train::presets())
       std::cout << preset.name << "  " << preset.title << "\n";
-    std::cout << "shakespeare-char  Character-level GPT on Tiny Shakespeare (nanoGPT's CPU configuration)\n";
     return 0;
   }
 
@@ -178,7 +237,15 @@ int runTrain(const Args& args) {
     configFile = readConfigFile(*path);
     if (!configFile)
       return 2;
-    config = configFile->config;
+  }
+  const bool gpt = gptDefaults(p, configFile);
+  if (gpt)
+    config = train::findPreset("shakespeare-char")->runs.front();
+  if (configFile) {
+    // The fields the file sets, over the defaults of its model.
+    nlohmann::json fields = train::toJson(config);
+    fields.update(configFile->fields);
+    config = gpt ? train::runConfigFromJson(fields) : configFile->config;
   } else if (auto name = p.optionalValue("preset")) {
     const train::Preset* preset = train::findPreset(lowerCase(*name));
     if (!preset) {
@@ -191,7 +258,7 @@ int runTrain(const Args& args) {
     }
     config = preset->runs.front();
   }
-  for (const char* key : {"data", "model", "recipe", "scaler", "optimizer", "schedule"})
+  for (const char* key : {"data", "model", "recipe", "scaler", "optimizer", "schedule", "policy"})
     if (auto v = p.optionalValue(key)) {
       const std::string k = key;
       // Names match in any letter case; a data path and a model spec are kept as given.
@@ -201,11 +268,14 @@ int runTrain(const Args& args) {
         if (std::find(builtin.begin(), builtin.end(), value) == builtin.end())
           value = *v;
       }
+      if (k == "policy")
+        value = *v;
       (k == "data"        ? config.data
        : k == "model"     ? config.model
        : k == "recipe"    ? config.recipe
        : k == "scaler"    ? config.scaler
        : k == "optimizer" ? config.optimizer
+       : k == "policy"    ? config.policy
                           : config.schedule) = value;
     }
   // A preset's or file's scaler belongs to its recipe: naming a recipe
@@ -225,6 +295,8 @@ int runTrain(const Args& args) {
   if (auto rc = applyNumber(p, "weight-decay", config.weightDecay))
     return *rc;
   if (auto rc = applyNumber(p, "clip-norm", config.clipNorm))
+    return *rc;
+  if (auto rc = applyNumber(p, "lr-floor", config.lrFloor))
     return *rc;
   if (auto rc = applyInteger(p, "warmup-steps", config.warmupSteps, 0, 1LL << 40))
     return *rc;
@@ -252,6 +324,40 @@ int runTrain(const Args& args) {
     return *rc;
   if (auto rc = applyInteger(p, "telemetry-every", config.telemetryEvery, 0, 1 << 30))
     return *rc;
+  if (auto rc = applyInteger(p, "eval-batches", config.evalBatches, 1, 10000))
+    return *rc;
+  int sampleChars = 0;
+  double temperature = 1.0;
+  if (auto rc = applyInteger(p, "sample", sampleChars, 0, 1000000))
+    return *rc;
+  if (auto rc = applyNumber(p, "temperature", temperature))
+    return *rc;
+  if (!(temperature > 0 && temperature <= 100)) {
+    std::cerr << "mantissa-cli train: --temperature: must be in (0, 100], got " << temperature << "\n";
+    return 2;
+  }
+  // Fewer steps than the warm-up (a GPT's 100): a tenth of them warm up.
+  const bool stepsGiven = p.has("steps") || (configFile && configFile->sets("steps"));
+  const bool warmupGiven =
+      p.has("warmup-steps") || (configFile && configFile->sets("warmup_steps"));
+  if (config.schedule == "cosine" && stepsGiven && !warmupGiven && config.steps > 0 &&
+      config.warmupSteps >= config.steps)
+    config.warmupSteps = config.steps / 10;
+
+  if (namesText(config.data) && !model::isGptSpec(config.model)) {
+    std::cerr << "mantissa-cli train: model: '" << quoteInput(config.model) << "' "
+              << kindOf(config.model) << "; text data (" << quoteInput(config.data)
+              << ") trains a GPT: --model gpt:layers=4,heads=4,embd=128,ctx=64\n";
+    return 2;
+  }
+  if (!model::isGptSpec(config.model))
+    for (const char* option : {"sample", "temperature"})
+      if (p.has(option)) {
+        std::cerr << "mantissa-cli train: --" << option << ": model '" << quoteInput(config.model)
+                  << "' " << kindOf(config.model)
+                  << "; sampling text needs a GPT on text (--model gpt:...)\n";
+        return 2;
+      }
 
   if (const auto problems = config.problems(); !problems.empty()) {
     for (const auto& problem : problems)
@@ -289,19 +395,10 @@ int runTrain(const Args& args) {
 
   std::unique_ptr<train::Session> session;
   try {
-    auto loaded = std::make_shared<const data::TrainTest>(data::loadDataSpec(config.data));
-    // Without --model, a model that does not fit the data (the default one is
-    // sized for 28x28 digits) is replaced by one of the data's shape.
-    if (!p.has("model")) {
-      try {
-        const auto widths = model::parseMlpSpec(config.model).widths;
-        if (widths.front() != loaded->train.features || widths.back() != loaded->train.classes)
-          config.model = modelFor(*loaded);
-      } catch (const std::exception&) {
-        // an invalid spec is the Session's to report
-      }
-    }
-    session = std::make_unique<train::Session>(config, std::move(loaded));
+    if (model::isGptSpec(config.model))
+      session = std::make_unique<train::Session>(config); // reads the text
+    else
+      session = imageSession(config, !p.has("model"));
   } catch (const data::DataError& e) {
     // The data named by the configuration file is that file's field.
     if (configFile && !p.has("data") && configFile->sets("data"))
@@ -315,20 +412,29 @@ int runTrain(const Args& args) {
     return 2;
   }
 
+  const nlohmann::json header = train::runLogHeader(*session);
   if (log) {
     log->start();
-    log->write(train::logHeader(*session));
+    log->write(header);
   }
   // --export: the same objects the log holds, decimated to a bounded number.
   std::optional<train::RunLogDecimator> exported;
   if (p.has("export")) {
     exported.emplace();
-    exported->add(train::logHeader(*session));
+    exported->add(header);
   }
 
   const bool quiet = p.has("quiet");
   const std::int64_t total = session->totalSteps();
-  if (!quiet)
+  const bool textRun = session->isText();
+  const std::string policy = textRun ? train::runPolicy(config).toSpec() : std::string();
+  if (!quiet && textRun)
+    std::cerr << "training " << model::parseGptSpec(config.model).toString() << " ("
+              << session->model().parameterCount() << " parameters) on " << session->text().name
+              << " (" << session->text().vocabularySize() << " characters), policy " << policy
+              << ", " << total << " steps; matmul " << session->model().matmulImplementation()
+              << "\n";
+  else if (!quiet)
     std::cerr << "training " << config.model << " on " << session->data().train.name << ", recipe "
               << config.recipe << ", " << total << " steps; matmul "
               << session->model().matmulImplementation()
@@ -341,7 +447,7 @@ int runTrain(const Args& args) {
   train::TrainerCallbacks cb;
   cb.onStep = [&](const train::StepReport& r) {
     if (log || exported) {
-      const nlohmann::json row = train::logStep(r);
+      const nlohmann::json row = train::runLogStep(*session, r);
       if (log)
         log->write(row);
       if (exported)
@@ -362,11 +468,14 @@ int runTrain(const Args& args) {
     }
   };
   cb.onEval = [&](const train::EvalReport& e) {
-    const nlohmann::json row = train::logEval(e);
+    const nlohmann::json row = train::runLogEval(*session, e);
     if (log)
       log->write(row);
     if (exported)
       exported->add(row);
+    if (!quiet && e.trainLoss)
+      std::cerr << "step " << e.step << ": train_loss " << *e.trainLoss << ", val_loss " << e.loss
+                << "\n";
   };
 
   std::signal(SIGINT, onInterrupt);
@@ -375,7 +484,12 @@ int runTrain(const Args& args) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
 
-  const nlohmann::json summary = train::logSummary(s);
+  std::string sample;
+  if (sampleChars > 0 && !s.divergence)
+    sample = session->sample(sampleChars, temperature, config.seed);
+  nlohmann::json summary = train::runLogSummary(*session, s);
+  if (textRun)
+    summary["sample"] = sample;
   if (log)
     log->write(summary);
   if (exported) {
@@ -386,10 +500,18 @@ int runTrain(const Args& args) {
 #endif
   }
 
-  std::cout << "recipe " << s.recipe << ": test accuracy " << std::fixed << std::setprecision(2)
-            << s.testAccuracy * 100.0 << " %, test loss " << std::setprecision(4) << s.testLoss
-            << ", " << s.steps << " steps (" << s.skippedSteps << " skipped) in "
-            << std::setprecision(s.wallSeconds < 10 ? 2 : 1) << s.wallSeconds << " s\n";
+  if (textRun) {
+    std::cout << "policy " << policy << ": val_loss " << s.testLoss << ", train_loss "
+              << s.evalTrainLoss.value_or(0.0) << ", " << s.steps << " steps (" << s.skippedSteps
+              << " skipped) in " << s.wallSeconds << " s\n";
+    if (sampleChars > 0)
+      std::cout << sample << "\n";
+  } else {
+    std::cout << "recipe " << s.recipe << ": test accuracy " << std::fixed << std::setprecision(2)
+              << s.testAccuracy * 100.0 << " %, test loss " << std::setprecision(4) << s.testLoss
+              << ", " << s.steps << " steps (" << s.skippedSteps << " skipped) in "
+              << std::setprecision(s.wallSeconds < 10 ? 2 : 1) << s.wallSeconds << " s\n";
+  }
   if (log && !log->error().empty()) {
     std::cerr << "mantissa-cli train: --log: cannot write '" << *p.optionalValue("log")
               << "': " << log->error() << "\n";

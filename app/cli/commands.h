@@ -23,11 +23,6 @@ int runInspect(const Args& args);
 int runConvert(const Args& args);
 int runQuantize(const Args& args);
 int runTrain(const Args& args);
-// The GPT path of `train` (cmd_train_gpt.cpp): chosen by a gpt model, a text
-// data set (by content, whatever the suffix), --preset shakespeare-char,
-// --policy or --sample, or else by a --config file's model or data.
-bool wantsGptTraining(const Args& args);
-int runTrainGpt(const Args& args);
 int runBench(const Args& args);
 int runPlot(const Args& args);
 int runReport(const Args& args);

@@ -3,9 +3,8 @@
 #pragma once
 
 // train --config FILE: a JSON object of a run configuration, or a run log
-// (JSON Lines) whose first line is the header written by --log. Read once,
-// before `train` chooses between its MLP/CNN and GPT paths, so a file that
-// names a GPT (or a text) trains one.
+// (JSON Lines) whose first line is the header written by --log. A file that
+// names a GPT (or a text) trains one, from a GPT's defaults.
 
 #include <mantissa/train/run_config.h>
 

@@ -206,3 +206,20 @@ TEST(CliReport, HistogramCaptionNamesTheRunsOwnFormat) {
     EXPECT_EQ(text.find("FP16"), std::string::npos) << recipe << ": the run has no FP16 tensor";
   }
 }
+
+// A GPT's run exports its charts like any run's: the loss curve with its
+// validation points, and the report.
+TEST(CliReport, TrainExportOfAGptWritesItsCharts) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("mantissa-cli-gpt-export-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const auto r = runCli({"train", "--model", "gpt:layers=1,heads=2,embd=16,ctx=16", "--batch", "4",
+                         "--eval-batches", "2", "--steps", "4", "--eval-every", "2", "--quiet",
+                         "--export", dir.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(fs::is_regular_file(dir / "report.html"));
+  const std::string csv = readFile(dir / "loss.csv");
+  EXPECT_EQ(count(csv, ",train,"), 4) << csv;
+  EXPECT_EQ(count(csv, ",test,"), 2) << csv; // the evaluations at steps 2 and 4
+  fs::remove_all(dir);
+}

@@ -4,7 +4,11 @@
 // mantissa-cli train with a GPT: a short run's log and summary (val_loss,
 // train_loss, sample), --sample printing exactly N characters of the
 // vocabulary, a user's text file, and bad models, policies and texts each
-// refused with a message naming the problem.
+// refused with a message naming the problem. The GPT trains through the same
+// train path as every model: --config (a GPT's own log re-runs it step for
+// step), --scaler, --lr-floor and --matmul apply to it; options that cannot
+// apply (--grad-accumulation to a GPT, --sample and --eval-batches to an
+// image model) are refused naming the option and the model.
 #include "cli_runner.h"
 
 #include <gtest/gtest.h>
@@ -191,4 +195,70 @@ TEST(CliTrainGpt, TelemetryEveryKWritesFramesThatReportAndPlotRead) {
   EXPECT_EQ(rep.exitCode, 0) << rep.err;
   EXPECT_GT(fs::file_size(html), 1000u);
   expectUsageError(tiny({"--telemetry-every", "-1"}), "telemetry-every");
+}
+
+TEST(CliTrainGpt, ItsOwnLogAsConfigTrainsTheSameLossesStepForStep) {
+  const fs::path first = tempPath("first.jsonl"), again = tempPath("again.jsonl");
+  auto r = runCli(tiny({"--steps", "6", "--recipe", "bf16-mixed", "--lr-floor", "0.0005", "--log",
+                        first.string()}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  r = runCli({"train", "--config", first.string(), "--quiet", "--log", again.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto losses = [](const fs::path& log) {
+    std::ifstream in(log);
+    std::vector<double> out;
+    nlohmann::json header;
+    for (std::string line; std::getline(in, line);) {
+      const auto row = nlohmann::json::parse(line);
+      if (row.contains("header"))
+        header = row;
+      else if (row.contains("step") && !row.contains("eval"))
+        out.push_back(row["loss"].get<double>());
+    }
+    EXPECT_EQ(header["config"]["recipe"], "bf16-mixed");
+    EXPECT_EQ(header["config"]["lr_floor"], 0.0005);
+    EXPECT_EQ(header["config"]["optimizer"], "adamw");
+    return out;
+  };
+  const auto a = losses(first), b = losses(again);
+  ASSERT_EQ(a.size(), 6u);
+  EXPECT_EQ(a, b);
+}
+
+TEST(CliTrainGpt, AScalerOfAnFp16RecipeScalesTheGptsLoss) {
+  const fs::path log = tempPath("static.jsonl");
+  const auto r = runCli(tiny({"--steps", "2", "--recipe", "fp16-mixed", "--scaler", "static:1024",
+                              "--log", log.string()}));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::ifstream in(log);
+  std::vector<double> scales;
+  for (std::string line; std::getline(in, line);) {
+    const auto row = nlohmann::json::parse(line);
+    if (row.contains("loss_scale"))
+      scales.push_back(row["loss_scale"].get<double>());
+  }
+  EXPECT_EQ(scales, (std::vector<double>{1024.0, 1024.0}));
+}
+
+TEST(CliTrainGpt, OptionsThatCannotApplyNameTheOptionAndTheModel) {
+  expectUsageError(tiny({"--steps", "2", "--grad-accumulation", "2"}),
+                   "grad_accumulation: model 'gpt:layers=1,heads=2,embd=16,ctx=16' is a GPT, which "
+                   "trains on one batch per step (1), got 2");
+  expectUsageError({"train", "--model", "mlp:784-10", "--steps", "2", "--sample", "10"},
+                   "--sample: model 'mlp:784-10' is an MLP; sampling text needs a GPT");
+  expectUsageError({"train", "--model", "mlp:784-10", "--steps", "2", "--eval-batches", "3"},
+                   "eval_batches: model 'mlp:784-10' is an MLP, evaluated on its whole test set; "
+                   "fixed evaluation batches are a GPT's");
+  expectUsageError({"train", "--model", "mlp:784-10", "--steps", "2", "--policy", "fp32"},
+                   "policy: a precision policy applies to GPT models");
+}
+
+TEST(CliTrainGpt, ListPresetsNamesShakespeareCharOnce) {
+  const auto r = runCli({"train", "--list-presets"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const std::string line =
+      "shakespeare-char  Character-level GPT on Tiny Shakespeare (nanoGPT's CPU configuration)\n";
+  const auto at = r.out.find(line);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(line, at + 1), std::string::npos) << r.out;
 }

@@ -7,10 +7,12 @@
 // bad configurations refused.
 #include <mantissa/train/gpt_run.h>
 #include <mantissa/model/tensor_plan.h>
+#include <mantissa/train/presets.h>
 #include <mantissa/train/run_config.h>
 #include <mantissa/train/trainer.h>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <optional>
@@ -34,18 +36,38 @@ train::GptRunConfig tinyConfig(std::int64_t steps) {
 } // namespace
 
 TEST(GptRun, ShakespeareCharPresetIsNanoGptsCpuConfiguration) {
-  const auto c = train::shakespeareCharPreset();
+  const train::Preset* preset = train::findPreset("shakespeare-char");
+  ASSERT_NE(preset, nullptr);
+  ASSERT_EQ(preset->runs.size(), 1u);
+  const train::RunConfig& c = preset->runs.front();
   EXPECT_EQ(c.data, "shakespeare");
   EXPECT_EQ(c.model, "gpt:layers=4,heads=4,embd=128,ctx=64");
+  EXPECT_EQ(c.recipe, "fp32");
+  EXPECT_EQ(c.optimizer, "adamw");
+  EXPECT_EQ(c.schedule, "cosine");
   EXPECT_EQ(c.batch, 12);
   EXPECT_EQ(c.steps, 2000);
   EXPECT_EQ(c.lr, 1e-3);
+  EXPECT_EQ(c.beta1, 0.9);
   EXPECT_EQ(c.beta2, 0.99);
   EXPECT_EQ(c.weightDecay, 0.1);
   EXPECT_EQ(c.warmupSteps, 100);
   EXPECT_EQ(c.lrFloor, 1e-4);
   EXPECT_EQ(c.clipNorm, 1.0);
+  EXPECT_EQ(c.evalBatches, 20);
+  EXPECT_EQ(c.evalEvery, 250);
   EXPECT_TRUE(c.problems().empty());
+  // The GPT setup's and the GPT command line's starting point is the same run.
+  EXPECT_EQ(train::toJson(train::shakespeareCharPreset().toRunConfig()), train::toJson(c));
+}
+
+TEST(GptRun, GradAccumulationOnAGptIsRefusedNamingOptionAndModel) {
+  train::RunConfig c = train::findPreset("shakespeare-char")->runs.front();
+  c.gradAccumulation = 4;
+  const auto problems = c.problems();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems.front(), "grad_accumulation: model 'gpt:layers=4,heads=4,embd=128,ctx=64' "
+                              "is a GPT, which trains on one batch per step (1), got 4");
 }
 
 TEST(GptRun, RecipesMapToPolicies) {

@@ -87,7 +87,9 @@ TEST(TrainerGpt, SingleStepsWhilePausedThenRunsToTheEndAndLogsARunLog) {
   self = &trainer;
   trainer.keepServing(true);
   const nlohmann::json header = train::runLogHeader(trainer.session());
-  EXPECT_TRUE(header.contains("gpt_config"));
+  ASSERT_TRUE(header.contains("config"));
+  EXPECT_FALSE(header.contains("gpt_config"));
+  EXPECT_EQ(train::runConfigFromJson(header["config"]).model, tinyConfig(7).model);
   trainer.start(true);
   EXPECT_EQ(trainer.state(), train::TrainerState::Paused);
   trainer.stepOnce();

@@ -6,6 +6,7 @@
 #include <mantissa/io/atomic_file.h>
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/train/run_log.h>
+#include <mantissa/train/run_precision.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -205,3 +206,73 @@ TEST_F(RunLogTest, SaveRunFailureLeavesTheOldFileIntact) {
 }
 
 } // namespace
+
+// A GPT's log as written before every header carried "config": its header
+// held "gpt_config" with the fields a GPT run then set, and no optimizer,
+// schedule or betas (AdamW, warm-up + cosine, 0.9 and 0.99 were fixed).
+// It opens as any run's log, its configuration read as "config".
+TEST_F(RunLogTest, AnOlderGptLogsConfigurationReadsAsConfig) {
+  const fs::path p = write(
+      "old-gpt.jsonl",
+      R"({"header": true, "name": "fp16-mixed", "model": "gpt:layers=1,heads=2,embd=16,ctx=16", )"
+      R"("gpt_config": {"data": "shakespeare", "model": "gpt:layers=1,heads=2,embd=16,ctx=16", )"
+      R"("recipe": "fp16-mixed", "policy": "", "batch": 4, "steps": 20, "lr": 0.003, )"
+      R"("lr_floor": 0.0001, "warmup_steps": 2, "weight_decay": 0.1, "clip_norm": 1.0, "seed": 7, )"
+      R"("eval_every": 10, "eval_batches": 2, "telemetry_every": 0}, "policy": "fp32"})"
+      "\n"
+      R"({"step": 0, "loss": 4.2, "lr": 0.0015, "loss_scale": 65536})"
+      "\n"
+      R"({"eval": true, "step": 1, "test_loss": 4.1, "val_loss": 4.1, "train_loss": 4.0})"
+      "\n");
+  const auto log = loadRunLog(p);
+  ASSERT_TRUE(log.config.has_value());
+  const mantissa::train::RunConfig& c = *log.config;
+  EXPECT_EQ(c.data, "shakespeare");
+  EXPECT_EQ(c.model, "gpt:layers=1,heads=2,embd=16,ctx=16");
+  EXPECT_EQ(c.recipe, "fp16-mixed");
+  EXPECT_EQ(c.batch, 4);
+  EXPECT_EQ(c.steps, 20);
+  EXPECT_EQ(c.epochs, 0);
+  EXPECT_EQ(c.lr, 0.003);
+  EXPECT_EQ(c.lrFloor, 0.0001);
+  EXPECT_EQ(c.warmupSteps, 2);
+  EXPECT_EQ(c.weightDecay, 0.1);
+  EXPECT_EQ(c.clipNorm, 1.0);
+  EXPECT_EQ(c.seed, 7u);
+  EXPECT_EQ(c.evalEvery, 10);
+  EXPECT_EQ(c.evalBatches, 2);
+  // What the older header left out, at the values every GPT run then had.
+  EXPECT_EQ(c.optimizer, "adamw");
+  EXPECT_EQ(c.schedule, "cosine");
+  EXPECT_EQ(c.beta1, 0.9);
+  EXPECT_EQ(c.beta2, 0.99);
+  EXPECT_TRUE(c.problems().empty());
+  EXPECT_TRUE(log.header.contains("config"));
+  EXPECT_FALSE(log.header.contains("gpt_config"));
+  EXPECT_EQ(log.name(), "fp16-mixed");
+  EXPECT_EQ(mantissa::train::runScalerPreset(log), "pytorch"); // fp16-mixed's
+  ASSERT_EQ(log.evals.size(), 1u);
+  EXPECT_EQ(log.evals[0].testLoss, 4.1);
+
+  // A "gpt_config" that is not an object is named, with its line.
+  const fs::path bad = write("bad-gpt.jsonl", R"({"header": true, "gpt_config": 3})"
+                                              "\n");
+  try {
+    loadRunLog(bad);
+    FAIL() << "accepted";
+  } catch (const RunLogError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad-gpt.jsonl:1: header: \"gpt_config\" must be an object, got 3"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A GPT run given a policy is named by it, as the run names itself.
+TEST_F(RunLogTest, AGptLogWithAPolicyIsNamedByThePolicy) {
+  const fs::path p = write(
+      "gpt-policy.jsonl",
+      R"({"header": true, "config": {"data": "shakespeare", "model": "gpt:layers=1,heads=2,embd=16,ctx=16", )"
+      R"("recipe": "fp32", "policy": "autocast-cpu-bf16,softmax=fp16", "optimizer": "adamw", "steps": 5}})"
+      "\n");
+  EXPECT_EQ(loadRunLog(p).name(), "autocast-cpu-bf16,softmax=fp16");
+}

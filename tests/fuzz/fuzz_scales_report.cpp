@@ -82,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const train::RunLog log = train::loadRunLog(file);
     for (const char* key : {"matmul_emulated", "conv_emulated"})
       checkType(log.header, key, &json::is_boolean);
-    for (const char* key : {"machine", "gpt_config"})
+    for (const char* key : {"machine", "config"})
       checkType(log.header, key, &json::is_object);
     for (const char* key : {"stopped_early", "diverged"})
       checkType(log.summary, key, &json::is_boolean);

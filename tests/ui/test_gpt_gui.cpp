@@ -611,9 +611,9 @@ TEST(GptGui, TheGptSetupOffersTheFp8AndMicroscalingRecipes) {
   ASSERT_TRUE(setup.setUpButton()->isEnabled()) << setup.problems().toStdString();
   const auto configs = setup.configs();
   ASSERT_EQ(configs.size(), 1u);
-  EXPECT_EQ(configs[0].toRunConfig().recipe, "fp8-current");
+  EXPECT_EQ(configs[0].recipe, "fp8-current");
   RunController controller;
-  ASSERT_EQ(controller.setRuns({configs[0].toRunConfig()}), QString());
+  ASSERT_EQ(controller.setRuns({configs[0]}), QString());
   EXPECT_TRUE(controller.isGpt(0));
   EXPECT_EQ(controller.runName(0), QStringLiteral("fp8-current"));
 }
@@ -655,7 +655,7 @@ TEST(GptGui, SetupShowsTheMemoryTheRunsNeed) {
 
   const auto configs = setup.configs();
   ASSERT_EQ(configs.size(), 1u);
-  const train::Session built(configs[0].toRunConfig());
+  const train::Session built(configs[0]);
   double allocated = 0.0;
   for (const auto& [name, bytes] : built.allocatedBytes())
     allocated += double(bytes);

@@ -23,6 +23,7 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/lessons/demo_registry.h>
 #include <mantissa/train/gpt_run.h>
+#include <mantissa/train/presets.h>
 #include <mantissa/train/run_log.h>
 
 #include <QAction>
@@ -146,7 +147,7 @@ TEST(RunPictures, AGptsFp8WeightsAreShadedWithTheirScale) {
   TrainPanel panel;
   panel.resize(1400, 1000);
   panel.show();
-  train::GptRunConfig g;
+  train::RunConfig g = train::findPreset("shakespeare-char")->runs.front();
   g.model = "gpt:layers=1,heads=2,embd=32,ctx=16";
   g.recipe = "fp8-delayed";
   g.batch = 4;
@@ -156,7 +157,7 @@ TEST(RunPictures, AGptsFp8WeightsAreShadedWithTheirScale) {
   g.evalBatches = 1;
   g.telemetryEvery = 2;
   RunController& c = *panel.controller();
-  ASSERT_EQ(c.setRuns({g.toRunConfig()}), QString());
+  ASSERT_EQ(c.setRuns({g}), QString());
   c.start(); // the controller's runs (Start trains what the setup dock shows)
   ASSERT_TRUE(waitDrained(c, [&] { return c.state() == RunController::State::Finished; }, 60000));
   const auto& names = c.facts(0).layerNames;
@@ -204,9 +205,10 @@ TEST(RunPictures, WhatTheLogDoesNotRecordIsADashNotAZero) {
   }
 }
 
-// A GPT fp16-mixed run trains with PyTorch's GradScaler (its log's header
-// has the policy, with loss scaling, and no MLP config): the loss-scale chart
-// names that scaler, on the Train page and in exports, never "no scaler".
+// A GPT fp16-mixed run trains with PyTorch's GradScaler (fp16-mixed's; here
+// an older log, whose header holds the configuration as "gpt_config"): the
+// loss-scale chart names that scaler, on the Train page and in exports, never
+// "no scaler".
 TEST(RunPictures, LossScaleChartOfAGptRunNamesItsScaler) {
   const amp::Policy policy = train::policyForRecipe(amp::recipeByName("fp16-mixed"));
   train::RunLogBuilder builder;

@@ -645,12 +645,7 @@ QString RunController::saveRun(int run, const QString& path) const {
       train::saveRun(*r.loaded, target);
     } else {
       r.log->copyTo(target);
-      // A GPT's configuration in the keys its log header carries (gpt_config).
-      const nlohmann::json config = r.trainer && r.trainer->session().gpt()
-                                        ? train::gptLogHeader(r.trainer->session())
-                                              .value("gpt_config", nlohmann::json::object())
-                                        : train::toJson(r.config);
-      io::writeFileAtomically(train::configPath(target), config.dump(2) + "\n");
+      io::writeFileAtomically(train::configPath(target), train::toJson(r.config).dump(2) + "\n");
     }
   } catch (const std::exception& e) { // AtomicFileError names the path and the reason
     return QString::fromLocal8Bit(e.what());

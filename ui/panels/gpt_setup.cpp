@@ -9,6 +9,7 @@
 #include <mantissa/data/text.h>
 #include <mantissa/model/gpt.h>
 #include <mantissa/train/memory_budget.h>
+#include <mantissa/train/presets.h>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -41,7 +42,7 @@ GptSetup::GptSetup(QWidget* parent) : QWidget(parent) {
   m_preset->setToolTip(tr("nanoGPT's CPU configuration: 4 layers, 4 heads, embedding 128, "
                           "context 64, batch 12, AdamW lr 1e-3, warm-up 100 then cosine"));
   form->addRow(tr("Preset"), m_preset);
-  const train::GptRunConfig preset = train::shakespeareCharPreset();
+  const train::RunConfig& preset = train::findPreset("shakespeare-char")->runs.front();
   auto* model = new QLabel(tr("shakespeare-char: 4 layers, 4 heads, embedding 128, context 64, "
                               "batch 12"));
   model->setWordWrap(true);
@@ -119,9 +120,9 @@ GptSetup::GptSetup(QWidget* parent) : QWidget(parent) {
   validate();
 }
 
-std::vector<train::GptRunConfig> GptSetup::configs() const {
-  std::vector<train::GptRunConfig> out;
-  train::GptRunConfig base = train::shakespeareCharPreset();
+std::vector<train::RunConfig> GptSetup::configs() const {
+  std::vector<train::RunConfig> out;
+  train::RunConfig base = train::findPreset("shakespeare-char")->runs.front();
   base.steps = m_steps->value();
   if (base.warmupSteps >= base.steps)
     base.warmupSteps = base.steps / 10; // as the CLI does for a short run
@@ -129,18 +130,18 @@ std::vector<train::GptRunConfig> GptSetup::configs() const {
   base.evalEvery = m_evalEvery->value();
   for (const auto& [name, box] : m_recipes)
     if (box->isChecked()) {
-      train::GptRunConfig c = base;
+      train::RunConfig c = base;
       c.recipe = name.toStdString();
       out.push_back(c);
     }
   // Recipes in the offered order, not the map's.
-  std::vector<train::GptRunConfig> ordered;
+  std::vector<train::RunConfig> ordered;
   for (const char* name : kRecipes)
     for (const auto& c : out)
       if (c.recipe == name)
         ordered.push_back(c);
   if (m_policyRun->isChecked() && !m_policy->spec().isEmpty()) {
-    train::GptRunConfig c = base;
+    train::RunConfig c = base;
     c.policy = m_policy->spec().toStdString();
     ordered.push_back(c);
   }

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-#include <mantissa/train/gpt_run.h>
+#include <mantissa/train/run_config.h>
 
 #include <QWidget>
 
@@ -23,13 +23,14 @@ class PolicyEditor;
 // shakespeare-char: nanoGPT's CPU configuration), its steps, histograms
 // every K steps, the recipes to train side by side, and optionally one more
 // run in a policy of the user's (the policy editor). configs() gives one
-// GptRunConfig per run; problems() says what keeps them from running.
+// RunConfig per run, the shakespeare-char preset's with the setup's choices;
+// problems() says what keeps them from running.
 class GptSetup : public QWidget {
   Q_OBJECT
 public:
   explicit GptSetup(QWidget* parent = nullptr);
 
-  std::vector<train::GptRunConfig> configs() const;
+  std::vector<train::RunConfig> configs() const;
   QString problems() const; // "" when the runs can be built
 
   void setSteps(int steps);
@@ -44,7 +45,7 @@ public:
 
 signals:
   // The user asked for these runs (Set up GPT runs).
-  void runsRequested(const std::vector<train::GptRunConfig>& configs);
+  void runsRequested(const std::vector<train::RunConfig>& configs);
 
 private:
   void validate();

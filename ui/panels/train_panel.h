@@ -22,7 +22,7 @@ namespace mantissa::telemetry {
 struct TelemetryFrame;
 }
 namespace mantissa::train {
-struct GptRunConfig;
+struct RunConfig;
 }
 
 namespace mantissa::ui {
@@ -153,7 +153,7 @@ private:
   bool buildGptRunsFromSetup();
   // Builds GPT runs (asking first when loaded runs would close); false when
   // they were not built (cancelled, or the problems shown in the banner).
-  bool setUpGptRuns(const std::vector<train::GptRunConfig>& configs);
+  bool setUpGptRuns(const std::vector<train::RunConfig>& configs);
 
   // train_panel_quant.cpp: the Block scales dock (what-if table, block scale heat map)
   void buildQuantDocks();

@@ -69,7 +69,7 @@ void TrainPanel::buildGptDocks() {
   });
 
   connect(m_gptSetup, &GptSetup::runsRequested, this,
-          [this](const std::vector<train::GptRunConfig>& configs) {
+          [this](const std::vector<train::RunConfig>& configs) {
             if (!setUpGptRuns(configs))
               return;
             showGptTab(); // the setup dock shows what Start trains
@@ -85,14 +85,10 @@ void TrainPanel::buildGptDocks() {
   });
 }
 
-bool TrainPanel::setUpGptRuns(const std::vector<train::GptRunConfig>& configs) {
+bool TrainPanel::setUpGptRuns(const std::vector<train::RunConfig>& configs) {
   if (!confirmReplaceLoadedRuns())
     return false;
-  std::vector<train::RunConfig> runs;
-  runs.reserve(configs.size());
-  for (const train::GptRunConfig& c : configs)
-    runs.push_back(c.toRunConfig());
-  const QString problems = m_controller->setRuns(runs);
+  const QString problems = m_controller->setRuns(configs);
   if (!problems.isEmpty()) {
     m_banner->setText(QStringLiteral("<b>%1</b><br>%2")
                           .arg(tr("Cannot build the GPT runs:"),

@@ -9,6 +9,7 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
 #include <mantissa/model/cnn.h>
+#include <mantissa/model/gpt.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/train/memory_budget.h>
 #include <mantissa/train/presets.h>
@@ -107,6 +108,8 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   auto* presetGrid = new QGridLayout(presets);
   int i = 0;
   for (const auto& preset : train::presets()) {
+    if (model::isGptSpec(preset.runs.front().model))
+      continue; // the GPT's setup offers its preset
     auto* button = new QPushButton(qs(preset.name));
     button->setObjectName(QStringLiteral("preset_") + qs(preset.name));
     button->setToolTip(qs(preset.title) + QStringLiteral("\n\n") + qs(preset.explanation));

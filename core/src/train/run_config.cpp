@@ -120,10 +120,17 @@ std::vector<std::string> RunConfig::problems() const {
     if (evalBatches < 1 || evalBatches > 10000)
       out.push_back("eval_batches: must be in [1, 10000], got " + std::to_string(evalBatches));
     if (gradAccumulation != 1)
-      out.emplace_back("grad_accumulation: a GPT step is one batch (1)");
-  } else if (!policy.empty()) {
-    out.push_back("policy: a precision policy applies to GPT models (gpt:...), not to '" +
-                  model + "'; choose a recipe");
+      out.push_back("grad_accumulation: model '" + model +
+                    "' is a GPT, which trains on one batch per step (1), got " +
+                    std::to_string(gradAccumulation));
+  } else {
+    if (!policy.empty())
+      out.push_back("policy: a precision policy applies to GPT models (gpt:...), not to '" +
+                    model + "'; choose a recipe");
+    if (evalBatches != RunConfig{}.evalBatches)
+      out.push_back("eval_batches: model '" + model + "' is " +
+                    (model::isCnnSpec(model) ? "a CNN" : "an MLP") +
+                    ", evaluated on its whole test set; fixed evaluation batches are a GPT's");
   }
   if (!batchnorm.empty() && batchnorm != "fp32" && batchnorm != "bf16" && batchnorm != "fp16")
     out.push_back("batchnorm: the precision of BatchNorm statistics is fp32, bf16 or fp16 (or "

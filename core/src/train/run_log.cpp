@@ -7,6 +7,9 @@
 #include <mantissa/io/atomic_file.h>
 #include <mantissa/io/json_fields.h>
 #include <mantissa/io/regular_file.h>
+#include <mantissa/amp/policy.h>
+#include <mantissa/model/gpt.h>
+#include <mantissa/train/presets.h>
 
 #include <algorithm>
 #include <cmath>
@@ -164,8 +167,7 @@ void checkHeader(const json& o, const std::string& where) {
   for (const char* key : {"name", "source", "matmul", "conv", "scaler", "data"})
     if (const auto it = o.find(key); it != o.end() && !it->is_null())
       f.string(key);
-  for (const char* key : {"machine", "gpt_config"})
-    f.object(key);
+  f.object("machine");
   for (const char* key : {"layers", "matmuls"})
     f.array(key);
   f.integer("telemetry_every", 0, kMaxRunLogStep);
@@ -181,6 +183,28 @@ void checkHeader(const json& o, const std::string& where) {
         if (const auto it = row.find(key); it != row.end() && !it->is_null())
           r.string(key);
     }
+}
+
+// An older GPT log's header holds its configuration as "gpt_config", with
+// the fields it did not write at the values they then always had (those of
+// the shakespeare-char preset: AdamW, warm-up + cosine, betas 0.9 and 0.99):
+// the header as it reads today, with that configuration as "config".
+json withConfig(const json& header, const std::string& where) {
+  const auto old = header.find("gpt_config");
+  if (old == header.end())
+    return header;
+  if (!old->is_object())
+    fail(where, "header: \"gpt_config\" must be an object, got " + io::shownValue(*old));
+  json out = header;
+  if (!out.contains("config")) {
+    json config = toJson(findPreset("shakespeare-char")->runs.front());
+    if (const auto model = header.find("model"); model != header.end() && model->is_string())
+      config["model"] = *model;
+    config.update(*old);
+    out["config"] = std::move(config);
+  }
+  out.erase("gpt_config");
+  return out;
 }
 
 // The summary's fields, checked as the header's are.
@@ -209,6 +233,13 @@ void checkSummary(const json& o, const std::string& where) {
 } // namespace
 
 std::string RunLog::name() const {
+  if (config && model::isGptSpec(config->model) && !config->policy.empty()) {
+    try {
+      return amp::parsePolicy(config->policy).toSpec(); // as a GPT run names itself
+    } catch (const std::exception&) {
+      return config->policy;
+    }
+  }
   if (config)
     return config->recipe;
   if (summary.is_object() && summary.contains("recipe") && summary["recipe"].is_string())
@@ -240,9 +271,10 @@ void RunLogBuilder::addChecked(const json& o, const std::string& where) {
   if (o.contains("header")) {
     if (!m_log.steps.empty() || !m_log.header.is_null())
       fail(where, "a header must come first and only once");
-    checkHeader(o, where);
-    m_log.header = o;
-    if (const auto it = o.find("config"); it != o.end()) {
+    json header = withConfig(o, where);
+    checkHeader(header, where);
+    m_log.header = std::move(header);
+    if (const auto it = m_log.header.find("config"); it != m_log.header.end()) {
       try {
         m_log.config = runConfigFromJson(*it);
       } catch (const std::exception& e) {

@@ -63,12 +63,13 @@ std::string runScalerPreset(const RunConfig& config) {
 }
 
 std::string runScalerPreset(const RunLog& log) {
-  if (log.config)
-    return runScalerPreset(*log.config);
-  if (!log.header.is_object() || !log.header.contains("gpt_config"))
+  if (!log.config)
     return {};
-  const auto policy = runPolicy(log);
-  return policy && policy->lossScaling ? "pytorch" : "";
+  try {
+    return runScalerPreset(*log.config);
+  } catch (const std::exception&) { // a recipe or policy this version does not know
+    return {};
+  }
 }
 
 std::optional<double> operandShift(const std::vector<telemetry::ScalingFrame>& frames,

@@ -2,14 +2,17 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// The four phenomena of mixed-precision training, each as a set of runs on
-// the shipped MNIST that differ only in the recipe. The GUI's preset menu,
-// the lessons and tests/core/test_phenomena.cpp use exactly these configs.
+// The named starting points of a run: the four phenomena of mixed-precision
+// training, each as a set of runs on the shipped MNIST that differ only in
+// the recipe, and the GPT's reference run. The GUI's preset menu, the lessons,
+// mantissa-cli train --preset and tests/core/test_phenomena.cpp use exactly
+// these configs.
 //
-//   underflow       fp16-mixed-noscale vs fp16-mixed: gradients flushed to zero
-//   scaling         fp16-mixed vs fp32: the dynamic scaler's back-offs and growth
-//   bf16-no-scaler  bf16-mixed vs fp32: BF16's FP32 exponent range needs no scaler
-//   swamping        bf16-pure vs bf16-pure-sr vs bf16-mixed: updates below half an ULP
+//   underflow         fp16-mixed-noscale vs fp16-mixed: gradients flushed to zero
+//   scaling           fp16-mixed vs fp32: the dynamic scaler's back-offs and growth
+//   bf16-no-scaler    bf16-mixed vs fp32: BF16's FP32 exponent range needs no scaler
+//   swamping          bf16-pure vs bf16-pure-sr vs bf16-mixed: updates below half an ULP
+//   shakespeare-char  one fp32 GPT run, nanoGPT's shakespeare_char CPU configuration
 
 #include <mantissa/train/run_config.h>
 

@@ -6,7 +6,7 @@
 // runs write): `mantissa-cli train --log` with a GPT and the GUI's GPT runs
 // write these, and loadRunLog / RunLogBuilder read them like any run.
 //
-//   {"header": true, "name": "fp32", "model": "gpt:...", "gpt_config": {...},
+//   {"header": true, "name": "fp32", "model": "gpt:...", "config": {...},
 //    "policy": "fp32", "policy_table": [{op, precision}], "recipe_table":
 //    [{op, precision, note}] (note: the kernel or emulation that ran),
 //    "bytes": {...}, "bytes_at_recipe_precision": {...} (as every run's: run_log_rows.h),
