@@ -12,7 +12,6 @@
 #include "ui/bridge/run_controller.h"
 #include "ui/formats/float_explorer.h"
 #include "ui/panels/generate_panel.h"
-#include "ui/panels/gpt_setup.h"
 #include "ui/panels/policy_editor.h"
 #include "ui/panels/quant_panel.h"
 #include "ui/panels/tensor_scale_view.h"
@@ -120,23 +119,29 @@ int main(int argc, char** argv) {
       // the attention probabilities, and Generate from the paused runs.
       show(QStringLiteral("Train"));
       auto* train = window.findChild<mantissa::ui::TrainPanel*>();
-      auto* setup = train->gptSetup();
-      setup->setSteps(400);
-      setup->setTelemetryEvery(5);
-      setup->setEvalEvery(20);
-      setup->setPolicyRun(true);
-      setup->policyEditor()->setSpec(QStringLiteral("autocast-cpu-bf16,softmax=fp16"));
+      auto* setup = train->setup();
+      setup->applyPreset(QStringLiteral("shakespeare-char"));
+      setup->setRecipeChecked(QStringLiteral("bf16-mixed"), true);
+      auto runs = setup->configs();
+      for (auto& r : runs) {
+        r.steps = 400;
+        r.telemetryEvery = 5;
+        r.evalEvery = 20;
+      }
+      setup->setConfigs(runs);
       if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("setupDock")))
         d->raise();
-      if (auto* tabs = train->findChild<QTabWidget*>(QStringLiteral("setupTabs")))
-        tabs->setCurrentIndex(1);
+      if (!grab(QStringLiteral("gpt-setup-top")))
+        return 1;
+      setup->setPolicyRun(true);
+      setup->policyEditor()->setSpec(QStringLiteral("autocast-cpu-bf16,softmax=fp16"));
       setup->policyEditor()->setPrecision(mantissa::amp::OpClass::NormStatistics,
                                           QStringLiteral("bf16"));
-      if (auto* scroll = train->findChild<QScrollArea*>(QStringLiteral("gptSetupScroll")))
+      if (auto* scroll = train->findChild<QScrollArea*>(QStringLiteral("setupScroll")))
         scroll->ensureWidgetVisible(setup->policyEditor(), 0, 0);
       if (!grab(QStringLiteral("gpt-setup")))
         return 1;
-      setup->setUpButton()->click();
+      train->applySetup();
       train->startAction()->trigger();
       auto* c = train->controller();
       (void)QTest::qWaitFor([&] { return c->record(0).lastStep() >= 60; }, 600000);

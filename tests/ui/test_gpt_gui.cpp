@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// GPT runs on the Train page: the GPT setup trains the Tiny Shakespeare
+// GPT runs on the Train page: the one Setup trains the Tiny Shakespeare
 // preset in recipes side by side on their own threads, with loss and
 // val-loss curves, histograms of named layers (attention probabilities,
 // LayerNorm inputs) and the GPT's op table; the policy editor writes the
@@ -12,13 +12,13 @@
 #include "ui/charts/histogram_chart.h"
 #include "ui/charts/steady_label.h"
 #include "ui/panels/generate_panel.h"
-#include "ui/panels/gpt_setup.h"
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/policy_editor.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
 
 #include <mantissa/amp/policy.h>
+#include <mantissa/train/presets.h>
 #include <mantissa/train/run_config.h>
 #include <mantissa/train/session.h>
 
@@ -78,18 +78,28 @@ int layerIndex(const RunController* c, int run, const QString& name) {
   return -1;
 }
 
-void setUpGptRuns(Window& w, int steps, int telemetryEvery) {
-  GptSetup* setup = w.train->gptSetup();
+// The shakespeare-char preset's run in each recipe, with these steps and cadences.
+std::vector<train::RunConfig> gptRuns(std::int64_t steps, int telemetryEvery, std::int64_t evalEvery,
+                                      std::initializer_list<const char*> recipes) {
+  std::vector<train::RunConfig> runs;
+  for (const char* recipe : recipes) {
+    train::RunConfig c = train::findPreset("shakespeare-char")->runs.front();
+    c.steps = steps;
+    c.telemetryEvery = telemetryEvery;
+    c.evalEvery = evalEvery;
+    c.recipe = recipe;
+    runs.push_back(c);
+  }
+  return runs;
+}
+
+// The Setup filled with GPT runs in fp32 and bf16-mixed, then built as Reset builds them.
+void setUpGptRuns(Window& w, int steps, int telemetryEvery, std::int64_t evalEvery = 250) {
+  TrainSetup* setup = w.train->setup();
   ASSERT_NE(setup, nullptr);
-  setup->setSteps(steps);
-  setup->setTelemetryEvery(telemetryEvery);
-  setup->setRecipeChecked(QStringLiteral("fp32"), true);
-  setup->setRecipeChecked(QStringLiteral("bf16-mixed"), true);
-  setup->setRecipeChecked(QStringLiteral("fp16-mixed"), false);
-  setup->setRecipeChecked(QStringLiteral("bf16-pure"), false);
-  setup->setPolicyRun(false);
-  ASSERT_TRUE(setup->setUpButton()->isEnabled()) << setup->problems().toStdString();
-  QTest::mouseClick(setup->setUpButton(), Qt::LeftButton);
+  setup->setConfigs(gptRuns(steps, telemetryEvery, evalEvery, {"fp32", "bf16-mixed"}));
+  ASSERT_EQ(setup->problems(), QString()) << setup->problems().toStdString();
+  ASSERT_EQ(w.train->applySetup(), QString());
   ASSERT_EQ(w.c->runCount(), 2);
   ASSERT_TRUE(w.c->isGpt(0) && w.c->isGpt(1));
   EXPECT_FALSE(w.c->isFollowing(0)); // its own log, not another writer's
@@ -102,8 +112,7 @@ void setUpGptRuns(Window& w, int steps, int telemetryEvery) {
 TEST(GptGui, TrainPageTrainsGptRecipesSideBySideWithNamedHistograms) {
   Window w;
   ASSERT_TRUE(w.train && w.c);
-  w.train->gptSetup()->setEvalEvery(3);
-  setUpGptRuns(w, 6, 2);
+  setUpGptRuns(w, 6, 2, 3);
   EXPECT_EQ(w.c->config(0).steps, 6);
   EXPECT_EQ(w.c->config(0).evalEvery, 3);
   EXPECT_EQ(w.c->runName(0), QStringLiteral("fp32"));
@@ -246,15 +255,8 @@ TEST(GptGui, OpTableOfAGptRunReadsInFullOnAProjector) {
   auto* train = window.findChild<TrainPanel*>();
   ASSERT_NE(train, nullptr);
   window.pages()->setCurrentWidget(train);
-  GptSetup* setup = train->gptSetup();
-  setup->setSteps(2);
-  setup->setTelemetryEvery(0);
-  setup->setRecipeChecked(QStringLiteral("fp32"), false);
-  setup->setRecipeChecked(QStringLiteral("bf16-mixed"), true);
-  setup->setRecipeChecked(QStringLiteral("fp16-mixed"), false);
-  setup->setRecipeChecked(QStringLiteral("bf16-pure"), false);
-  setup->setPolicyRun(false);
-  QTest::mouseClick(setup->setUpButton(), Qt::LeftButton);
+  train->setup()->setConfigs(gptRuns(2, 0, 250, {"bf16-mixed"}));
+  ASSERT_EQ(train->applySetup(), QString());
   ASSERT_TRUE(train->controller()->hasGptRuns());
   if (auto* dock = train->findChild<QDockWidget*>(QStringLiteral("opTableDock")))
     dock->raise();
@@ -266,7 +268,7 @@ TEST(GptGui, OpTableOfAGptRunReadsInFullOnAProjector) {
   EXPECT_EQ(cut.join(u'\n').toStdString(), "") << "table " << ops->width() << " px wide";
 }
 
-// The op-class names of the policy editor in the GPT setup dock that a user
+// The op-class names of the policy editor in the setup dock that a user
 // cannot read in full: wider than their column (a word cut at the edge) or
 // taller than their row ("..." or a missing line), as "name: why".
 QStringList cutPolicyNames(const PolicyEditor& editor) {
@@ -291,7 +293,7 @@ QStringList cutPolicyNames(const PolicyEditor& editor) {
   return out;
 }
 
-// The GPT setup dock is narrow (about 270 px at the window's default size
+// The setup dock is narrow (about 270 px at the window's default size
 // and on a 1280 x 720 projector): there every op-class name of the policy
 // editor reads in full, in bold when changed too (it wraps onto a second
 // line), and the precision boxes stay in sight.
@@ -308,18 +310,17 @@ TEST(GptGui, PolicyEditorNamesReadInFullInTheNarrowSetupDock) {
     window.pages()->setCurrentWidget(train);
     if (auto* dock = train->findChild<QDockWidget*>(QStringLiteral("setupDock")))
       dock->raise();
-    auto* tabs = train->findChild<QTabWidget*>(QStringLiteral("setupTabs"));
-    ASSERT_NE(tabs, nullptr);
-    tabs->setCurrentWidget(train->findChild<QWidget*>(QStringLiteral("gptSetupScroll")));
-    PolicyEditor* editor = train->gptSetup()->policyEditor();
+    train->setup()->applyPreset(QStringLiteral("shakespeare-char"));
+    PolicyEditor* editor = train->setup()->policyEditor();
     ASSERT_TRUE(editor->setSpec(QStringLiteral("autocast-cpu-bf16,activations=fp16,norm-stats=bf16")));
     ASSERT_TRUE(QTest::qWaitFor([&] { return editor->isVisible() && editor->width() > 0; }, 5000));
     QStringList cut;
     (void)QTest::qWaitFor([&] { return (cut = cutPolicyNames(*editor)).isEmpty(); }, 3000);
     EXPECT_EQ(cut.join(u'\n').toStdString(), "") << "column " << editor->table()->columnWidth(0);
     // The precision column ends inside the dock's scrolled view.
-    const auto* scroll = train->findChild<QScrollArea*>(QStringLiteral("gptSetupScroll"));
+    auto* scroll = train->findChild<QScrollArea*>(QStringLiteral("setupScroll"));
     ASSERT_NE(scroll, nullptr);
+    scroll->ensureWidgetVisible(editor->table(), 0, 0);
     const QWidget* box = editor->table()->cellWidget(int(amp::OpClass::Softmax), 1);
     ASSERT_NE(box, nullptr);
     const int inside = scroll->viewport()->mapToGlobal(QPoint(scroll->viewport()->width(), 0)).x();
@@ -386,18 +387,28 @@ TEST(GptGui, PolicyEditorWritesTheCliSpecAndShowsTheParsersRefusalInline) {
             QStringLiteral("fp32,matmul-accumulation=fp16,promote-every=8,softmax-max=off"));
   EXPECT_FALSE(editor.policy()->softmaxMax);
 
-  // In the GPT setup a refused policy keeps the runs from being set up.
-  GptSetup setup;
+  // In the setup a refused policy keeps the runs from being built; a GPT
+  // trains the policy run after its recipes' runs.
+  TrainSetup setup;
+  setup.applyPreset(QStringLiteral("shakespeare-char"));
   setup.setPolicyRun(true);
   setup.policyEditor()->setPreset(QStringLiteral("llm.c"));
   setup.policyEditor()->setPromoteEvery(4);
-  EXPECT_FALSE(setup.setUpButton()->isEnabled());
-  EXPECT_TRUE(setup.problems().contains(QStringLiteral("promote-every")));
+  EXPECT_TRUE(setup.problems().contains(QStringLiteral("promote-every")))
+      << setup.problems().toStdString();
   setup.policyEditor()->setPromoteEvery(0);
-  EXPECT_TRUE(setup.setUpButton()->isEnabled()) << setup.problems().toStdString();
+  EXPECT_EQ(setup.problems(), QString()) << setup.problems().toStdString();
   const auto configs = setup.configs();
-  ASSERT_FALSE(configs.empty());
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs.front().policy, "");
   EXPECT_EQ(configs.back().policy, "llm.c");
+  EXPECT_EQ(configs.back().optimizer, "adamw"); // the preset's, as its recipe runs
+  EXPECT_EQ(configs.back().schedule, "cosine");
+  // An MLP's form refuses a policy run, naming the option and the model.
+  setup.setConfigs(TrainSetup::defaultConfigs());
+  setup.setPolicyRun(true);
+  EXPECT_TRUE(setup.problems().contains(QStringLiteral("policy: a precision policy applies to GPT")))
+      << setup.problems().toStdString();
 }
 
 TEST(GptGui, GeneratePanelSamplesFromPausedAndFinishedRunsSideBySide) {
@@ -444,6 +455,7 @@ TEST(GptGui, GeneratePanelSamplesFromPausedAndFinishedRunsSideBySide) {
   EXPECT_EQ(gen->text(1).size(), 25);
 
   // MLP runs again: Generate goes, Accuracy comes back.
+  w.train->setup()->setConfigs(TrainSetup::defaultConfigs());
   ASSERT_EQ(w.train->applySetup(), QString());
   EXPECT_FALSE(genDock->isVisible());
   EXPECT_EQ(accuracyDock->isVisible(), accuracyShown);
@@ -479,30 +491,15 @@ TEST(GptGui, StopEndsGptRunsEarlyAndTheyStillGenerate) {
   EXPECT_EQ(w.c->config(0).steps, 100000);
 }
 
-// Start on the Train page trains what the setup dock shows: with its GPT tab
-// current, a click on Start builds the GPT setup's runs and trains them (not
-// the MLP form's runs, which were set up when the page opened).
-TEST(GptGui, StartWithTheGptTabShowingTrainsTheGptRuns) {
+// Start on the Train page trains what the setup shows: with a GPT chosen
+// there, a click on Start builds the GPT runs and trains them (not the MLP
+// runs, which were set up when the page opened).
+TEST(GptGui, StartWithAGptInTheSetupTrainsTheGptRuns) {
   Window w;
   ASSERT_TRUE(w.train && w.c);
   ASSERT_GT(w.c->runCount(), 0);
   ASSERT_FALSE(w.c->hasGptRuns()); // the page opens with the MLP form's runs
-  GptSetup* setup = w.train->gptSetup();
-  setup->setSteps(100000);
-  setup->setTelemetryEvery(0);
-  setup->setRecipeChecked(QStringLiteral("fp32"), false);
-  setup->setRecipeChecked(QStringLiteral("bf16-mixed"), true);
-  setup->setRecipeChecked(QStringLiteral("fp16-mixed"), false);
-  setup->setRecipeChecked(QStringLiteral("bf16-pure"), false);
-  setup->setPolicyRun(false);
-
-  auto* tabs = w.train->findChild<QTabWidget*>(QStringLiteral("setupTabs"));
-  ASSERT_NE(tabs, nullptr);
-  const int gptTab = tabs->indexOf(w.train->findChild<QWidget*>(QStringLiteral("gptSetupScroll")));
-  ASSERT_GE(gptTab, 0);
-  QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {}, tabs->tabBar()->tabRect(gptTab).center());
-  ASSERT_EQ(tabs->currentIndex(), gptTab);
-  EXPECT_TRUE(setup->isVisible());
+  w.train->setup()->setConfigs(gptRuns(100000, 0, 250, {"bf16-mixed"}));
 
   auto* bar = w.train->findChild<QToolBar*>(QStringLiteral("trainToolBar"));
   ASSERT_NE(bar, nullptr);
@@ -522,17 +519,13 @@ TEST(GptGui, StartWithTheGptTabShowingTrainsTheGptRuns) {
   QTRY_VERIFY_WITH_TIMEOUT(w.c->state() == RunController::State::Finished, 60000);
 }
 
-// After GPT runs, Start and Reset train what the setup dock shows: with its
-// MLP tab current, the MLP form's recipes (not the GPT runs again); with the
-// GPT tab current again, the GPT setup's runs.
-TEST(GptGui, AfterGptRunsStartAndResetWithTheMlpTabShowingTrainTheMlpRecipes) {
+// After GPT runs, Start and Reset train what the setup shows: an MLP chosen
+// there trains the MLP's recipes (not the GPT runs again); a GPT chosen
+// again, the GPT runs.
+TEST(GptGui, AfterGptRunsStartAndResetWithAnMlpInTheSetupTrainTheMlpRecipes) {
   Window w;
   ASSERT_TRUE(w.train && w.c);
   setUpGptRuns(w, 2, 0);
-  auto* tabs = w.train->findChild<QTabWidget*>(QStringLiteral("setupTabs"));
-  ASSERT_NE(tabs, nullptr);
-  QWidget* gptPage = w.train->findChild<QWidget*>(QStringLiteral("gptSetupScroll"));
-  EXPECT_EQ(tabs->currentWidget(), gptPage) << "Set up GPT runs shows the tab Start trains";
   w.train->startAction()->trigger();
   QTRY_VERIFY_WITH_TIMEOUT(w.c->state() == RunController::State::Finished, 120000);
   QTRY_VERIFY_WITH_TIMEOUT(w.train->startAction()->isEnabled(), 10000); // the page has seen it end
@@ -547,10 +540,6 @@ TEST(GptGui, AfterGptRunsStartAndResetWithTheMlpTabShowingTrainTheMlpRecipes) {
   train::RunConfig other = small;
   other.recipe = "bf16-mixed";
   w.train->setup()->setConfigs({small, other});
-  const int mlpTab = tabs->indexOf(tabs->widget(0));
-  ASSERT_NE(tabs->widget(mlpTab), gptPage);
-  QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {}, tabs->tabBar()->tabRect(mlpTab).center());
-  ASSERT_EQ(tabs->currentIndex(), mlpTab);
 
   w.train->startAction()->trigger();
   ASSERT_EQ(w.c->runCount(), 2);
@@ -570,8 +559,8 @@ TEST(GptGui, AfterGptRunsStartAndResetWithTheMlpTabShowingTrainTheMlpRecipes) {
   EXPECT_EQ(w.c->config(1).recipe, "bf16-mixed");
   EXPECT_EQ(w.c->state(), RunController::State::Ready);
 
-  // The GPT tab again: Reset builds the GPT setup's runs.
-  tabs->setCurrentWidget(gptPage);
+  // A GPT again: Reset builds the GPT runs.
+  w.train->setup()->setConfigs(gptRuns(2, 0, 250, {"fp32", "bf16-mixed"}));
   w.train->resetAction()->trigger();
   ASSERT_EQ(w.c->runCount(), 2);
   EXPECT_TRUE(w.c->isGpt(0) && w.c->isGpt(1));
@@ -579,7 +568,7 @@ TEST(GptGui, AfterGptRunsStartAndResetWithTheMlpTabShowingTrainTheMlpRecipes) {
 }
 
 // The FP8 and microscaling recipes run on the GPT from the command line;
-// the GUI offers them too: as recipes of the GPT setup, and as the policy
+// the GUI offers them too: as recipes of the setup for a GPT, and as the policy
 // editor's matmul-input precision, whose spec the CLI's --policy takes.
 TEST(GptGui, TheGptSetupOffersTheFp8AndMicroscalingRecipes) {
   PolicyEditor editor;
@@ -602,13 +591,14 @@ TEST(GptGui, TheGptSetupOffersTheFp8AndMicroscalingRecipes) {
   EXPECT_EQ(editor.precision(amp::OpClass::MatmulInputs), QStringLiteral("fp8-delayed"));
   EXPECT_EQ(editor.spec(), QStringLiteral("llm.c,matmul-inputs=fp8-delayed,fp8-margin=2"));
 
-  GptSetup setup;
-  setup.setSteps(2);
-  for (const char* recipe : {"fp32", "bf16-mixed", "fp16-mixed", "bf16-pure"})
-    setup.setRecipeChecked(QLatin1String(recipe), false);
+  TrainSetup setup;
+  setup.applyPreset(QStringLiteral("shakespeare-char"));
+  auto* choice = setup.findChild<QComboBox*>(QStringLiteral("modelChoice"));
+  ASSERT_NE(choice, nullptr);
+  EXPECT_EQ(choice->currentText(), QStringLiteral("GPT")); // the preset's model, named
+  setup.setRecipeChecked(QStringLiteral("fp32"), false);
   setup.setRecipeChecked(QStringLiteral("fp8-current"), true);
-  setup.setPolicyRun(false);
-  ASSERT_TRUE(setup.setUpButton()->isEnabled()) << setup.problems().toStdString();
+  ASSERT_EQ(setup.problems(), QString()) << setup.problems().toStdString();
   const auto configs = setup.configs();
   ASSERT_EQ(configs.size(), 1u);
   EXPECT_EQ(configs[0].recipe, "fp8-current");
@@ -638,17 +628,15 @@ double shownNeedBytes(const QLabel* memory) {
 
 } // namespace
 
-// The GPT setup shows the bytes its runs need as the user edits: one
+// The setup shows the bytes a GPT's runs need as the user edits: one
 // shakespeare-char run's figure is what a built Session of it allocates, and
 // a second recipe beside it doubles the figure.
 TEST(GptGui, SetupShowsTheMemoryTheRunsNeed) {
-  GptSetup setup;
-  auto* memory = setup.findChild<QLabel*>(QStringLiteral("gptMemory"));
+  TrainSetup setup;
+  auto* memory = setup.findChild<QLabel*>(QStringLiteral("setupMemory"));
   ASSERT_NE(memory, nullptr);
-  for (const char* recipe : {"fp32", "bf16-mixed", "fp16-mixed", "bf16-pure"})
-    setup.setRecipeChecked(QLatin1String(recipe), false);
-  setup.setPolicyRun(false);
-  setup.setRecipeChecked(QStringLiteral("fp32"), true);
+  setup.applyPreset(QStringLiteral("shakespeare-char"));
+  ASSERT_EQ(setup.checkedRecipes(), QStringList{QStringLiteral("fp32")});
   ASSERT_TRUE(memory->isVisibleTo(&setup));
   const double one = shownNeedBytes(memory);
   ASSERT_GT(one, 0.0) << memory->text().toStdString();

@@ -135,7 +135,7 @@ void GeneratePanel::refreshTitles() {
   }
   m_generate->setEnabled(ready > 0);
   m_hint->setText(m_cols.empty()
-                      ? tr("Set up GPT runs (the GPT tab of the setup) to generate text from them.")
+                      ? tr("Set up GPT runs (the shakespeare-char preset of the setup) to generate text from them.")
                       : ready == 0 ? tr("Pause the runs, or let them finish, to sample from them.")
                                    : QString());
   m_hint->setVisible(!m_hint->text().isEmpty());

@@ -238,7 +238,11 @@ void PolicyEditor::update() {
     QFont f = m_table->item(int(c), 0)->font();
     f.setBold(overridden);
     m_table->item(int(c), 0)->setFont(f);
-    m_rows[std::size_t(c)]->setFont(f);
+    // Only the weight is set on the box: its size follows the page's font
+    // (presenter mode and back) like every other box of the setup.
+    QFont weight;
+    weight.setBold(overridden);
+    m_rows[std::size_t(c)]->setFont(weight);
   }
   fitTable(); // a name in bold may take another line
   // The FP8 options a loaded spec set (no box of their own), while its recipe stays.

@@ -156,11 +156,6 @@ void TrainPanel::buildActions() {
   connect(m_step, &QAction::triggered, m_controller, &RunController::stepOnce);
   connect(m_stopAction, &QAction::triggered, m_controller, &RunController::stop);
   connect(m_reset, &QAction::triggered, this, [this] {
-    // Rebuilds what the setup dock shows: the GPT tab's runs, or the MLP form's.
-    if (gptTabShown()) {
-      buildGptRunsFromSetup(); // asks first when loaded runs would close
-      return;
-    }
     if (!confirmReplaceLoadedRuns())
       return;
     m_controller->shutdown();
@@ -278,7 +273,7 @@ void TrainPanel::buildDocks() {
                          Qt::RightDockWidgetArea);
   tabifyDockWidget(accDock, watchDock);
   tabifyDockWidget(watchDock, opDock);
-  buildGptDocks();
+  buildGenerateDock(opDock, {accDock, watchDock});
   buildQuantDocks();
   scaleDock->raise();
   m_histogram->setMinimumHeight(150);
@@ -368,8 +363,6 @@ void TrainPanel::startOrResume() {
   default:
     break;
   }
-  if (startGptRuns())
-    return;
   if (!confirmReplaceLoadedRuns())
     return;
   if (applySetup().isEmpty()) {

@@ -29,7 +29,6 @@ namespace mantissa::ui {
 
 class AccuracyChart;
 class GeneratePanel;
-class GptSetup;
 class HistogramChart;
 class HistogramHeatmap;
 class LossChart;
@@ -62,7 +61,6 @@ public:
   LossScaleChart* lossScaleChart() const { return m_lossScale; }
   WatchPanel* watchPanel() const { return m_watch; }
   OpTablePanel* opTable() const { return m_opTable; }
-  GptSetup* gptSetup() const { return m_gptSetup; }
   GeneratePanel* generatePanel() const { return m_generate; }
   QuantPanel* quantPanel() const { return m_quant; }
   TensorScaleView* tensorScaleView() const { return m_tensorScales; }
@@ -140,20 +138,9 @@ private:
   void keepLegibleLayout();
   void restoreLayout();
 
-  // train_panel_gpt.cpp: the GPT setup and Generate docks
-  void buildGptDocks();
-  // Start while the GPT tab shows (its runs built from it first): true when
-  // it handled Start. With the MLP tab showing, Start and Reset build the MLP
-  // form's runs, even after GPT runs.
-  bool startGptRuns();
-  bool gptTabShown() const; // the setup dock's GPT tab is its current tab
-  void showGptTab();
-  // Builds the GPT setup's runs as it stands; false (the problems in the
-  // banner) when they were not built.
-  bool buildGptRunsFromSetup();
-  // Builds GPT runs (asking first when loaded runs would close); false when
-  // they were not built (cancelled, or the problems shown in the banner).
-  bool setUpGptRuns(const std::vector<train::RunConfig>& configs);
+  // train_panel_views.cpp: Generate, a tab beside the op table while GPT
+  // runs are set up; the docks of what a GPT lacks give it their place.
+  void buildGenerateDock(QDockWidget* opDock, std::vector<QDockWidget*> lackedByGpt);
 
   // train_panel_quant.cpp: the Block scales dock (what-if table, block scale heat map)
   void buildQuantDocks();
@@ -177,7 +164,6 @@ private:
   LossScaleChart* m_lossScale = nullptr;
   WatchPanel* m_watch = nullptr;
   OpTablePanel* m_opTable = nullptr;
-  GptSetup* m_gptSetup = nullptr;
   GeneratePanel* m_generate = nullptr;
   QuantPanel* m_quant = nullptr;
   TensorScaleView* m_tensorScales = nullptr;

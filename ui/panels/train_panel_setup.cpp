@@ -5,16 +5,21 @@
 #include "ui/app_shell/palette.h"
 #include "ui/bridge/run_names.h"
 #include "ui/panels/memory_need_text.h"
+#include "ui/panels/policy_editor.h"
 
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
+#include <mantissa/data/text.h>
 #include <mantissa/model/cnn.h>
 #include <mantissa/model/gpt.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/train/memory_budget.h>
 #include <mantissa/train/presets.h>
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
+#include <QEvent>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -108,8 +113,6 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   auto* presetGrid = new QGridLayout(presets);
   int i = 0;
   for (const auto& preset : train::presets()) {
-    if (model::isGptSpec(preset.runs.front().model))
-      continue; // the GPT's setup offers its preset
     auto* button = new QPushButton(qs(preset.name));
     button->setObjectName(QStringLiteral("preset_") + qs(preset.name));
     button->setToolTip(qs(preset.title) + QStringLiteral("\n\n") + qs(preset.explanation));
@@ -139,7 +142,9 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   m_data->setEditable(true);
   for (const auto& name : data::builtinNames())
     m_data->addItem(qs(name));
-  m_data->setToolTip(tr("A built-in set, or the path of an IDX or CSV file"));
+  m_data->addItem(QStringLiteral("shakespeare")); // text, for a GPT
+  m_data->setToolTip(tr("A built-in set (shakespeare: Tiny Shakespeare, text for a GPT), or "
+                        "the path of an IDX, CSV or text file"));
   form->addRow(tr("Data"), m_data);
 
   m_model = new QLineEdit;
@@ -147,10 +152,11 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   m_model->setToolTip(tr("mlp:WIDTHS[:ACTIVATION], e.g. mlp:784-256-256-10:relu; for images "
                           "also cnn:lenet, cnn:lenet-bn or cnn:LAYERS, e.g. "
                           "cnn:c32k5b-p2-c64k5b-p2-f128 (cNkK[b] convolution, b = BatchNorm; "
-                          "p2 pooling; fN fully connected)"));
+                          "p2 pooling; fN fully connected); for text "
+                          "gpt:layers=L,heads=H,embd=E,ctx=T"));
   m_modelChoice = new QComboBox;
   m_modelChoice->setObjectName(QStringLiteral("modelChoice"));
-  m_modelChoice->setToolTip(tr("Models for this data; the CNNs need images"));
+  m_modelChoice->setToolTip(tr("Models for this data: MLPs and CNNs for images, a GPT for text"));
   // Sized apart from its items, which change with the data.
   m_modelChoice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   m_modelChoice->setMinimumContentsLength(10);
@@ -206,7 +212,32 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   m_telemetry->setSuffix(tr(" steps"));
   m_telemetry->setToolTip(tr("A histogram frame every K steps (0 = off)"));
   form->addRow(tr("Histograms every"), m_telemetry);
+  m_evalEvery = new QSpinBox;
+  m_evalEvery->setObjectName(QStringLiteral("evalEvery"));
+  m_evalEvery->setRange(0, 1'000'000);
+  m_evalEvery->setSuffix(tr(" steps"));
+  form->addRow(tr("Evaluate every"), m_evalEvery);
+  m_evalBatches = new QSpinBox;
+  m_evalBatches->setObjectName(QStringLiteral("evalBatches"));
+  m_evalBatches->setRange(1, 10000);
+  m_evalBatches->setToolTip(tr("train_loss and val_loss are measured on this many fixed batches"));
+  form->addRow(tr("Evaluation batches"), m_evalBatches);
+  m_form = form;
   layout->addLayout(form);
+
+  auto* policyBox = new QGroupBox(tr("Precision policy"));
+  // As wide as the setup's other rows, not wider: the editor wraps its
+  // op-class names to the column it is given.
+  policyBox->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  auto* policyLayout = new QVBoxLayout(policyBox);
+  m_policyRun = new QCheckBox(tr("Also train a run in this policy:"));
+  m_policyRun->setObjectName(QStringLiteral("policyRun"));
+  policyLayout->addWidget(m_policyRun);
+  m_policy = new PolicyEditor;
+  policyLayout->addWidget(m_policy);
+  layout->addWidget(policyBox);
+  connect(m_policyRun, &QCheckBox::toggled, this, &TrainSetup::validate);
+  connect(m_policy, &PolicyEditor::changed, this, &TrainSetup::validate);
 
   m_problems = new QLabel;
   m_problems->setObjectName(QStringLiteral("setupProblems"));
@@ -232,7 +263,7 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   for (QComboBox* c : {m_scaler, m_optimizer, m_lengthUnit})
     connect(c, &QComboBox::currentIndexChanged, this, &TrainSetup::editedByHand);
   connect(m_lr, &QDoubleSpinBox::valueChanged, this, &TrainSetup::editedByHand);
-  for (QSpinBox* s : {m_batch, m_length, m_seed, m_telemetry})
+  for (QSpinBox* s : {m_batch, m_length, m_seed, m_telemetry, m_evalEvery, m_evalBatches})
     connect(s, &QSpinBox::valueChanged, this, &TrainSetup::editedByHand);
 
   setConfigs(defaultConfigs());
@@ -247,7 +278,9 @@ void TrainSetup::setConfigs(const std::vector<train::RunConfig>& runs) {
                                    QSignalBlocker(m_scaler), QSignalBlocker(m_optimizer),
                                    QSignalBlocker(m_lr),     QSignalBlocker(m_batch),
                                    QSignalBlocker(m_length), QSignalBlocker(m_lengthUnit),
-                                   QSignalBlocker(m_seed),   QSignalBlocker(m_telemetry)};
+                                   QSignalBlocker(m_seed),   QSignalBlocker(m_telemetry),
+                                   QSignalBlocker(m_evalEvery), QSignalBlocker(m_evalBatches),
+                                   QSignalBlocker(m_policyRun), QSignalBlocker(m_policy)};
   m_data->setCurrentText(QString::fromStdString(c.data));
   m_model->setText(QString::fromStdString(c.model));
   m_model->setCursorPosition(0); // a narrow field shows the spec's start ("mlp:784-…"), not its end
@@ -260,10 +293,17 @@ void TrainSetup::setConfigs(const std::vector<train::RunConfig>& runs) {
   m_length->setValue(int(c.steps > 0 ? c.steps : std::max<std::int64_t>(c.epochs, 1)));
   m_seed->setValue(int(c.seed));
   m_telemetry->setValue(c.telemetryEvery);
+  m_evalEvery->setValue(int(c.evalEvery));
+  m_evalBatches->setValue(c.evalBatches);
+  const auto policyRun = std::find_if(runs.begin(), runs.end(),
+                                      [](const auto& r) { return !r.policy.empty(); });
+  m_policyRun->setChecked(policyRun != runs.end());
+  if (policyRun != runs.end())
+    m_policy->setSpec(QString::fromStdString(policyRun->policy));
   for (auto& [name, chip] : m_recipeChips) {
     const QSignalBlocker block(chip);
     chip->setChecked(std::any_of(runs.begin(), runs.end(), [&n = name](const auto& r) {
-      return QString::fromStdString(r.recipe) == n;
+      return r.policy.empty() && QString::fromStdString(r.recipe) == n;
     }));
   }
   validate();
@@ -281,11 +321,14 @@ void TrainSetup::applyPreset(const QString& name) {
 
 // Anything chosen by hand ends a preset: its values the form does not show
 // (the loss multiplier, the scaler's initial scale and growth interval, ...)
-// go back to the defaults, so every run trains with what Setup shows.
+// go back to the defaults (a GPT's are the shakespeare-char preset's), so
+// every run trains with what Setup shows.
 void TrainSetup::editedByHand() {
   if (m_presetActive) {
     m_presetActive = false;
-    m_base = defaultConfigs();
+    m_base = model::isGptSpec(m_model->text().trimmed().toStdString())
+                 ? train::findPreset("shakespeare-char")->runs
+                 : defaultConfigs();
     emit presetEnded();
   }
   validate();
@@ -301,6 +344,22 @@ QStringList TrainSetup::checkedRecipes() const {
   return out;
 }
 
+// A QComboBox forgets its size hint on a font change but keeps its minimum
+// size hint, which a layout may have read under the old font meanwhile (the
+// policy editor fits its table on a font change): a style change clears both,
+// so every box of the setup returns to its size when presenter mode ends.
+void TrainSetup::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() != QEvent::FontChange)
+    return;
+  for (QComboBox* box : findChildren<QComboBox*>()) {
+    QEvent styleChange(QEvent::StyleChange);
+    QCoreApplication::sendEvent(box, &styleChange);
+  }
+}
+
+void TrainSetup::setPolicyRun(bool on) { m_policyRun->setChecked(on); }
+
 void TrainSetup::setRecipeChecked(const QString& recipe, bool on) {
   if (auto it = m_recipeChips.find(recipe); it != m_recipeChips.end())
     it->second->setChecked(on);
@@ -308,10 +367,11 @@ void TrainSetup::setRecipeChecked(const QString& recipe, bool on) {
 
 train::RunConfig TrainSetup::baseFor(const std::string& recipe) const {
   for (const auto& r : m_base)
-    if (r.recipe == recipe)
+    if (r.policy.empty() && r.recipe == recipe)
       return r;
   train::RunConfig c = m_base.empty() ? train::RunConfig{} : m_base.front();
   c.recipe = recipe;
+  c.policy.clear();
   c.scaler.clear(); // a scaler of another recipe may not apply to this one
   c.scalerInitScale.reset();
   c.scalerGrowthInterval.reset();
@@ -324,13 +384,18 @@ std::vector<train::RunConfig> TrainSetup::configs() const {
   QStringList order;
   const QStringList checked = checkedRecipes();
   for (const auto& r : m_base)
-    if (checked.contains(QString::fromStdString(r.recipe)))
+    if (r.policy.empty() && checked.contains(QString::fromStdString(r.recipe)))
       order << QString::fromStdString(r.recipe);
   for (const QString& r : checked)
     if (!order.contains(r))
       order << r;
+  const bool gpt = model::isGptSpec(m_model->text().trimmed().toStdString());
+  if (m_policyRun->isChecked() && !m_policy->spec().isEmpty())
+    order << QString(); // the policy run, after the recipes
   for (const QString& recipe : order) {
-    train::RunConfig c = baseFor(recipe.toStdString());
+    train::RunConfig c = baseFor(recipe.isEmpty() ? std::string("fp32") : recipe.toStdString());
+    if (recipe.isEmpty())
+      c.policy = m_policy->spec().toStdString();
     c.data = m_data->currentText().trimmed().toStdString();
     c.model = m_model->text().trimmed().toStdString();
     const QString scaler = m_scaler->currentData().toString();
@@ -344,6 +409,11 @@ std::vector<train::RunConfig> TrainSetup::configs() const {
     c.epochs = m_lengthUnit->currentIndex() == 0 ? m_length->value() : 0;
     c.seed = std::uint64_t(m_seed->value());
     c.telemetryEvery = m_telemetry->value();
+    c.evalEvery = m_evalEvery->value();
+    if (gpt)
+      c.evalBatches = m_evalBatches->value();
+    if (c.steps > 0 && c.warmupSteps >= c.steps)
+      c.warmupSteps = c.steps / 10; // as the CLI does for a short run
     out.push_back(c);
   }
   return out;
@@ -351,9 +421,11 @@ std::vector<train::RunConfig> TrainSetup::configs() const {
 
 QString TrainSetup::problems() const {
   QStringList out;
+  if (m_policyRun->isChecked() && !m_policy->error().isEmpty())
+    out << tr("Policy: %1").arg(m_policy->error());
   const auto runs = configs();
-  if (runs.empty())
-    out << tr("Check at least one recipe.");
+  if (runs.empty() && out.isEmpty())
+    out << tr("Check at least one recipe, or a policy run.");
   for (const auto& c : runs)
     for (const auto& p : c.problems())
       out << QString::fromStdString(p); // the form's fields are shared by every run
@@ -389,9 +461,25 @@ void TrainSetup::showMemory() {
   shape.imageWidth = shape.imageHeight = 28;
   shape.classes = 10;
   const auto runs = configs();
+  train::MemoryNeed need; // the runs are built side by side: their terms add up
+  if (!runs.empty() && model::isGptSpec(runs.front().model)) {
+    try {
+      for (const auto& c : runs) {
+        const model::GptSpec spec = model::parseGptSpec(c.model);
+        if (m_vocabulary == 0) // the distinct characters of the text: the embedding's rows
+          m_vocabulary = data::loadTextSpec(c.data, spec.ctx).vocabularySize();
+        const bool kahan =
+            amp::recipeByName(c.recipe).updateRounding == amp::UpdateRounding::Kahan;
+        need.add(train::gptMemoryNeed(spec, m_vocabulary, c.batch, c.evalBatches, kahan));
+      }
+    } catch (const std::exception&) {
+      need = {}; // the problems label says what is wrong with the runs
+    }
+    showMemoryNeed(m_memory, need);
+    return;
+  }
   const bool known = !runs.empty() && (namesImages(m_data->currentText().trimmed()) ||
                                        !model::isCnnSpec(runs.front().model));
-  train::MemoryNeed need; // the runs are built side by side: their terms add up
   for (const auto& c : known ? runs : std::vector<train::RunConfig>{})
     need.add(train::imageMemoryNeed(c, shape));
   showMemoryNeed(m_memory, need);
@@ -399,9 +487,17 @@ void TrainSetup::showMemory() {
 
 void TrainSetup::offerModels() {
   const bool images = namesImages(m_data->currentText().trimmed());
+  const bool text = m_data->currentText().trimmed() == QLatin1String("shakespeare");
   const QSignalBlocker block(m_modelChoice);
   m_modelChoice->clear();
   m_modelChoice->addItem(tr("choose…"), QString());
+  if (text) {
+    const QString gpt = QString::fromStdString(train::findPreset("shakespeare-char")->runs.front().model);
+    m_modelChoice->addItem(QStringLiteral("GPT"), gpt);
+    m_modelChoice->setItemData(m_modelChoice->count() - 1,
+                               tr("shakespeare-char: 4 layers, 4 heads, embedding 128, context 64"),
+                               Qt::ToolTipRole);
+  }
   if (images) {
     m_modelChoice->addItem(QStringLiteral("mlp:784-256-256-10:relu"),
                            QStringLiteral("mlp:784-256-256-10:relu"));
@@ -415,7 +511,18 @@ void TrainSetup::offerModels() {
                                tr("cnn:lenet with BatchNorm after each convolution"),
                                Qt::ToolTipRole);
   }
-  m_modelChoice->setEnabled(images);
+  m_modelChoice->setEnabled(images || text);
+  // The chooser names the model the field holds when it offers it (a narrow
+  // field shows only the spec's start, "gpt:lay…").
+  m_modelChoice->setCurrentIndex(std::max(0, m_modelChoice->findData(m_model->text().trimmed())));
+}
+
+void TrainSetup::showModelFields(bool gpt) {
+  m_form->setRowVisible(m_evalBatches, gpt);
+  m_evalEvery->setSpecialValueText(gpt ? tr("at the end") : tr("each epoch"));
+  m_evalEvery->setToolTip(gpt ? tr("train_loss and val_loss on fixed batches every N steps: "
+                                   "the dashed validation curve")
+                              : tr("Test accuracy every N steps (0: after each epoch)"));
 }
 
 void TrainSetup::validate() {
@@ -423,7 +530,10 @@ void TrainSetup::validate() {
   QString modelProblem;
   try {
     const std::string spec = m_model->text().trimmed().toStdString();
-    if (model::isCnnSpec(spec))
+    showModelFields(model::isGptSpec(spec));
+    if (model::isGptSpec(spec))
+      model::parseGptSpec(spec);
+    else if (model::isCnnSpec(spec))
       model::parseCnnSpec(spec);
     else
       model::parseMlpSpec(spec);

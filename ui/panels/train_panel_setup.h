@@ -10,19 +10,25 @@
 #include <vector>
 
 class QAbstractButton;
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QFormLayout;
 class QSpinBox;
 
 namespace mantissa::ui {
 
-// The run setup form: data set, model (validated inline), one or more
-// recipes as checkable chips, scaler preset, optimizer, lr, batch, steps or
-// epochs, seed, telemetry cadence, and the four phenomenon presets as one
-// click each. configs() gives one RunConfig per checked recipe.
+class PolicyEditor;
+
+// The run setup form for every model: data set, model (an MLP, a CNN or a
+// GPT, validated inline), one or more recipes as checkable chips, scaler
+// preset, optimizer, lr, batch, steps or epochs, seed, telemetry cadence, a
+// GPT's evaluation cadence and batches, one more run in a precision policy
+// of the user's (the policy editor), and the presets as one click each.
+// configs() gives one RunConfig per checked recipe, then the policy run.
 class TrainSetup : public QWidget {
   Q_OBJECT
 public:
@@ -37,6 +43,8 @@ public:
 
   QStringList checkedRecipes() const;
   void setRecipeChecked(const QString& recipe, bool on);
+  void setPolicyRun(bool on);
+  PolicyEditor* policyEditor() const { return m_policy; }
 
   static std::vector<train::RunConfig> defaultConfigs();
 
@@ -46,12 +54,16 @@ signals:
   // A field was changed by hand after a preset: the preset no longer applies.
   void presetEnded();
 
+protected:
+  void changeEvent(QEvent* event) override;
+
 private:
   void validate();
   void editedByHand();
   void offerModels(); // fills m_modelChoice for the data named
   void showBeyondFields(); // m_beyond: the runs' settings that have no field (the preset's)
   void showMemory();  // m_memory: the bytes the runs need (train::MemoryNeed) and what is available
+  void showModelFields(bool gpt); // a GPT's evaluation rows
   train::RunConfig baseFor(const std::string& recipe) const;
 
   QComboBox* m_data = nullptr;
@@ -67,6 +79,12 @@ private:
   QSpinBox* m_length = nullptr;
   QSpinBox* m_seed = nullptr;
   QSpinBox* m_telemetry = nullptr;
+  QFormLayout* m_form = nullptr;
+  QSpinBox* m_evalEvery = nullptr;   // a GPT's: train_loss and val_loss every N steps
+  QSpinBox* m_evalBatches = nullptr; // a GPT's: fixed batches per evaluation
+  QCheckBox* m_policyRun = nullptr;
+  PolicyEditor* m_policy = nullptr;
+  int m_vocabulary = 0; // of the GPT's text, read once when first needed
   QLabel* m_problems = nullptr;
   QLabel* m_beyond = nullptr;
   QLabel* m_memory = nullptr;

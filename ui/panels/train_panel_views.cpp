@@ -10,6 +10,7 @@
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
 #include "ui/charts/steady_label.h"
+#include "ui/panels/generate_panel.h"
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/watch_panel.h"
@@ -18,6 +19,7 @@
 #include <mantissa/train/run_precision.h>
 
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -436,6 +438,36 @@ void TrainPanel::refreshStatus() {
     m_statusText = status;
     emit statusTextChanged(status);
   }
+}
+
+void TrainPanel::buildGenerateDock(QDockWidget* opDock, std::vector<QDockWidget*> lackedByGpt) {
+  m_generate = new GeneratePanel(m_controller);
+  m_generate->setObjectName(QStringLiteral("generatePanel"));
+  auto* genDock =
+      addDock(m_generate, tr("Generate"), QStringLiteral("generateDock"), Qt::RightDockWidgetArea);
+  tabifyDockWidget(opDock, genDock);
+  genDock->hide();
+  // GPT runs have no accuracy and no watched MLP weight: those docks give
+  // their tabs to Generate while GPT runs are set up, and come back after.
+  auto hiddenForGpt = std::make_shared<std::vector<QDockWidget*>>();
+  connect(m_controller, &RunController::runsChanged, this,
+          [this, genDock, hiddenForGpt, lackedByGpt] {
+            const bool gpt = m_controller->hasGptRuns();
+            if (gpt && hiddenForGpt->empty()) {
+              for (QDockWidget* d : lackedByGpt)
+                if (d->isVisible()) {
+                  d->hide();
+                  hiddenForGpt->push_back(d);
+                }
+            } else if (!gpt) {
+              for (QDockWidget* d : *hiddenForGpt)
+                d->show();
+              hiddenForGpt->clear();
+            }
+            genDock->setVisible(gpt);
+            if (gpt)
+              genDock->raise();
+          });
 }
 
 } // namespace mantissa::ui
