@@ -77,7 +77,7 @@ CliResult runCliLimited(const std::vector<std::string>& args, const CliLimits& l
     dup2(err, 2);
     for (auto& e : environment)
       putenv(e.data());
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#ifndef MANTISSA_SANITIZED
     if (limits.addressSpaceBytes > 0) {
       rlimit cap{rlim_t(limits.addressSpaceBytes), rlim_t(limits.addressSpaceBytes)};
       setrlimit(RLIMIT_AS, &cap);

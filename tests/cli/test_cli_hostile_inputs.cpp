@@ -231,7 +231,7 @@ TEST(CliHostileInputs, PlotRefusesALongLineNamingItInBoundedMemory) {
   expectClean(r, 1);
   EXPECT_TRUE(contains(r.err, log.string() + ":2: line of ")) << r.err;
   EXPECT_TRUE(contains(r.err, "bytes, over the limit of 8 MiB for one line of a run log")) << r.err;
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#ifndef MANTISSA_SANITIZED
   EXPECT_LT(r.peakResidentBytes, 200ll << 20) << "the whole file is 20 MB";
 #endif
   fs::remove(log);
@@ -259,7 +259,7 @@ TEST(CliHostileInputs, ConvertRefusesALongLineWithItsNumberAndTheLimit) {
                               "one line"))
       << r.err.substr(0, 400);
   EXPECT_EQ(r.out, "") << "nothing is printed when a line is refused";
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#ifndef MANTISSA_SANITIZED
   EXPECT_LT(r.peakResidentBytes, 64ll << 20) << "the line is 100 MB";
 #endif
 }
@@ -284,7 +284,7 @@ TEST(CliHostileInputs, MatmulPathCacheThatIsNoFileIsIgnored) {
                                       limits);
     expectClean(r, 0);
     EXPECT_TRUE(contains(r.out, "test accuracy")) << kind << ": " << r.out << r.err;
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#ifndef MANTISSA_SANITIZED
     EXPECT_LT(r.peakResidentBytes, 1ll << 30) << kind;
 #endif
   }

@@ -52,7 +52,7 @@ std::string capped(const std::function<std::string()>& body, unsigned seconds = 
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(fds[0]);
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#ifndef MANTISSA_SANITIZED
     rlimit cap{rlim_t(bytes), rlim_t(bytes)};
     ::setrlimit(RLIMIT_AS, &cap);
 #endif

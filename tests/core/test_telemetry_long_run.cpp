@@ -20,7 +20,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef MANTISSA_ASAN
 // ASan keeps freed blocks in a quarantine of up to 256 MB, and oneDNN's
 // execute allocates a few small objects per call (MatmulSteadyState counts
 // them; malloc reuses them at once without ASan): over a million steps the
