@@ -139,10 +139,11 @@ TEST(RunPictures, HistogramAndHeatMapShadeTheRunsOwnFormat) {
       << hist.regionLabel(FormatId::Fp8E4M3, RegionKind::FlushToZero).toStdString();
 }
 
-// A GPT's FP8 weights: E4M3 holds W times the scale the log recorded for
+// A GPT's FP8 operands: E4M3 holds W times the scale the log recorded for
 // the linear layer's weight ("h0.qkv.w"), so E4M3's limits (smallest
-// subnormal 2^-9, zero below 2^-10) sit -log2(scale) binades away.
-TEST(RunPictures, AGptsFp8WeightsAreShadedWithTheirScale) {
+// subnormal 2^-9, zero below 2^-10) sit -log2(scale) binades away; so for
+// an activation that is a product's X.
+TEST(RunPictures, AGptsFp8OperandsAreShadedWithTheirScale) {
   QSettings().clear();
   TrainPanel panel;
   panel.resize(1400, 1000);
@@ -181,6 +182,34 @@ TEST(RunPictures, AGptsFp8WeightsAreShadedWithTheirScale) {
                    -10.0 - std::log2(w->scale));
   EXPECT_DOUBLE_EQ(panel.heatmap()->regionShiftOfRow(panel.heatmap()->rowCount() - 1),
                    -std::log2(w->scale));
+
+  // The GELU output is the X of the fcproj product: E4M3 times that
+  // product's scale. The LayerNorm input enters no FP8 product: BF16, as
+  // the rest of fp8-delayed, and unscaled.
+  const auto layerOf = [&](const char* name) {
+    const auto at = std::find(names.begin(), names.end(), QString::fromLatin1(name));
+    return at == names.end() ? -1 : int(at - names.begin());
+  };
+  ASSERT_GE(layerOf("h0.gelu output"), 0);
+  panel.setHistogramSelection(layerOf("h0.gelu output"), TensorClass::Activations);
+  panel.redrawAll();
+  EXPECT_EQ(hist.runFormat(), FormatId::Fp8E4M3);
+  const telemetry::ScaledTensorStats* x = nullptr;
+  for (const auto& frame : log->scaling)
+    if (frame.step == shown)
+      x = frame.find("h0.fcproj.x");
+  ASSERT_NE(x, nullptr) << "no scale of h0.fcproj.x at step " << shown;
+  ASSERT_NE(x->scale, 1.0);
+  EXPECT_DOUBLE_EQ(hist.regionBounds(FormatId::Fp8E4M3, RegionKind::FlushToZero).second,
+                   -10.0 - std::log2(x->scale));
+  EXPECT_DOUBLE_EQ(panel.heatmap()->regionShiftOfRow(panel.heatmap()->rowCount() - 1),
+                   -std::log2(x->scale));
+  ASSERT_GE(layerOf("h0.ln1 input"), 0);
+  panel.setHistogramSelection(layerOf("h0.ln1 input"), TensorClass::Activations);
+  panel.redrawAll();
+  EXPECT_EQ(hist.runFormat(), FormatId::Bf16);
+  EXPECT_EQ(panel.heatmap()->limitsFormat(), FormatId::Bf16);
+  EXPECT_DOUBLE_EQ(panel.heatmap()->regionShiftOfRow(panel.heatmap()->rowCount() - 1), 0.0);
 }
 
 // A PyTorch tap's log records neither a test accuracy nor per-op times:
