@@ -26,6 +26,7 @@
 #include <QTableWidget>
 #include <QFontMetricsF>
 #include <QLabel>
+#include <QPushButton>
 #include <QImage>
 #include <QLineSeries>
 #include <QSettings>
@@ -212,8 +213,10 @@ void expectReadableAt(QSize screen, bool presenter) {
   // tabs show their whole titles, every tab within the bar's width: no
   // tab hidden behind the scroll arrows ("Histogra" at 1280x720 had to be
   // scrolled to).
+  // A tab bar inside a dock behind another tab keeps the size its dock had
+  // when last shown, off the page: it is not on screen to read.
   for (const QTabBar* bar : train->findChildren<QTabBar*>()) {
-    if (!bar->isVisible())
+    if (!bar->isVisible() || bar->visibleRegion().isEmpty())
       continue;
     for (int i = 0; i < bar->count(); ++i) {
       const QRect tab = bar->tabRect(i);
@@ -225,6 +228,43 @@ void expectReadableAt(QSize screen, bool presenter) {
     }
     for (const QToolButton* arrow : bar->findChildren<QToolButton*>())
       EXPECT_FALSE(arrow->isVisible()) << "the tab bar scrolls";
+  }
+  // Every field and button of the run setup shows whole within its dock (the
+  // second column of recipe buttons and the model picker were cut by 15-35 px
+  // at both sizes: the dock kept a fixed width narrower than its contents).
+  {
+    const TrainSetup* setup = train->setup();
+    findDock(*train, "setupDock")->raise();
+    (void)QTest::qWaitFor([&] { return setup->isVisible(); }, 5000);
+    const QWidget* viewport = setup->parentWidget();
+    ASSERT_NE(viewport, nullptr);
+    QStringList cut;
+    const auto widerThanView = [&] {
+      cut.clear();
+      for (const QWidget* child : setup->findChildren<QWidget*>()) {
+        if (!child->isVisible() || child->isWindow() || child->width() <= 0)
+          continue;
+        const int right = child->mapTo(viewport, QPoint(child->width(), 0)).x();
+        if (right > viewport->width())
+          cut << QStringLiteral("%1 \"%2\": right edge %3 in a view %4 px wide")
+                     .arg(QLatin1String(child->metaObject()->className()), child->objectName())
+                     .arg(right)
+                     .arg(viewport->width());
+      }
+      return !cut.isEmpty();
+    };
+    (void)QTest::qWaitFor([&] { return !widerThanView(); }, 5000);
+    EXPECT_TRUE(cut.isEmpty()) << cut.join(u'\n').toStdString();
+    // On a wide page the recipes take two columns (not one tall list that
+    // pushes the fields below out of sight); on a 1280 px page one column
+    // leaves the loss curve its width.
+    if (!presenter && screen.width() >= 1900) {
+      const auto* fp32 = setup->findChild<QPushButton*>(QStringLiteral("recipe_fp32"));
+      const auto* bf16 = setup->findChild<QPushButton*>(QStringLiteral("recipe_bf16-mixed"));
+      ASSERT_TRUE(fp32 != nullptr && bf16 != nullptr);
+      EXPECT_EQ(fp32->y(), bf16->y()) << "one column of recipes in a setup " << setup->width()
+                                      << " px wide, on a page " << train->width() << " px wide";
+    }
   }
   // On a short page the loss curve (always in sight) is wider than the tab
   // group beside it, which shows one chart at a time (at 1280x720 the loss

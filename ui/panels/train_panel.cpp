@@ -230,13 +230,14 @@ void TrainPanel::buildDocks() {
   setCentralWidget(m_loss);
 
   m_setup = new TrainSetup;
-  auto* scroll = new QScrollArea;
-  scroll->setWidget(m_setup);
-  scroll->setWidgetResizable(true);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  scroll->setObjectName(QStringLiteral("setupScroll"));
-  scroll->setMinimumWidth(300);
-  addDock(scroll, tr("Setup"), QStringLiteral("setupDock"), Qt::LeftDockWidgetArea);
+  m_setupScroll = new QScrollArea;
+  m_setupScroll->setWidget(m_setup);
+  m_setupScroll->setWidgetResizable(true);
+  m_setupScroll->setObjectName(QStringLiteral("setupScroll"));
+  m_setupDock = addDock(m_setupScroll, tr("Setup"), QStringLiteral("setupDock"), Qt::LeftDockWidgetArea);
+  // Its rows change width with the font (presenter mode, after the theme's
+  // change has reached every widget) and with what they show.
+  m_setup->installEventFilter(this);
 
   m_accuracy = new AccuracyChart;
   m_accuracy->setObjectName(QStringLiteral("accuracyChart"));
@@ -261,12 +262,12 @@ void TrainPanel::buildDocks() {
   m_watch = new WatchPanel;
   // On a short normal page it scrolls rather than widening the tab group
   // beside the loss curve (fitWatchWidth()); elsewhere it holds the group open.
-  auto* watchScroll = new QScrollArea;
-  watchScroll->setObjectName(QStringLiteral("watchScroll"));
-  watchScroll->setWidget(m_watch);
-  watchScroll->setWidgetResizable(true);
-  watchScroll->setFrameShape(QFrame::NoFrame);
-  auto* watchDock = addDock(watchScroll, tr("Watch"), QStringLiteral("watchDock"),
+  m_watchScroll = new QScrollArea;
+  m_watchScroll->setObjectName(QStringLiteral("watchScroll"));
+  m_watchScroll->setWidget(m_watch);
+  m_watchScroll->setWidgetResizable(true);
+  m_watchScroll->setFrameShape(QFrame::NoFrame);
+  auto* watchDock = addDock(m_watchScroll, tr("Watch"), QStringLiteral("watchDock"),
                             Qt::RightDockWidgetArea);
   m_opTable = new OpTablePanel;
   auto* opDock = addDock(m_opTable, tr("Ops"), QStringLiteral("opTableDock"),
@@ -700,9 +701,29 @@ void TrainPanel::arrangeForPresenter() {
 // show: presenter mode's arrangement is undone by restoring the saved state,
 // which must meet the same minimum widths.
 void TrainPanel::fitWatchWidth() {
-  auto* scroll = findChild<QScrollArea*>(QStringLiteral("watchScroll"));
   const bool narrow = window()->height() < kCompactNormalHeight;
-  scroll->setMinimumWidth(narrow ? 0 : m_watch->minimumSizeHint().width());
+  m_watchScroll->setMinimumWidth(narrow ? 0 : m_watch->minimumSizeHint().width());
+}
+
+// The run setup is never cut at its right edge. On the page its dock is at
+// least as wide as its widest row (a field beside its label; the recipe
+// buttons take as many columns as fit) and the vertical scroll bar. In
+// presenter mode it is a tab of the right-hand group, whose width the charts
+// decide: there a narrow group scrolls it sideways. A dock that its old
+// minimum held (as wide as a presenter-size font needed) follows the new one.
+void TrainPanel::fitSetupWidth() {
+  const bool presenter = Theme::instance().presenter();
+  const int frame = 2 * m_setupScroll->frameWidth();
+  const int bar = m_setupScroll->verticalScrollBar()->sizeHint().width();
+  const int needed = presenter ? 0 : m_setup->minimumSizeHint().width() + bar + frame;
+  const int old = m_setupScroll->minimumWidth();
+  m_setupScroll->setHorizontalScrollBarPolicy(presenter ? Qt::ScrollBarAsNeeded : Qt::ScrollBarAlwaysOff);
+  if (needed == old)
+    return;
+  const bool held = !presenter && m_sized && m_setupScroll->width() <= old;
+  m_setupScroll->setMinimumWidth(needed);
+  if (held && needed < old && dockWidgetArea(m_setupDock) == Qt::LeftDockWidgetArea)
+    resizeDocks({m_setupDock}, {needed}, Qt::Horizontal);
 }
 
 void TrainPanel::setPace(double stepsPerSecond) {
@@ -727,6 +748,7 @@ void TrainPanel::applyTheme() {
       setPace(0.0);
     m_pacedForPresenter = false;
   }
+  fitSetupWidth();
   arrangeForPresenter();
   fitDocks();
   const Theme& t = Theme::instance();
@@ -766,14 +788,18 @@ void TrainPanel::arrangeFirstShow() {
     setupDock->raise();
   }
   const auto shares = [this, setupDock, scaleDock, compact] {
-    const int setup = std::max(300, width() / 6);
+    // The setup's preferred width (two columns of recipe buttons) where a
+    // fifth of the page holds it; else its minimum (one column).
+    const int preferred = m_setup->sizeHint().width() + m_setupScroll->minimumWidth() -
+                          m_setup->minimumSizeHint().width();
+    const int setup = std::max(m_setupScroll->minimumWidth(), std::min(preferred, width() / 5));
     const int charts = compact ? (width() - setup) * 4 / 9 : width() * 2 / 7;
     resizeDocks({setupDock, scaleDock}, {setup, std::max(charts, tabsWidth(scaleDock))},
                 Qt::Horizontal);
   };
   shares();
-  if (compact) // again once the page has its final width and the tab bars exist
-    QMetaObject::invokeMethod(this, shares, Qt::QueuedConnection);
+  // Again once the page has its final width and the tab bars exist.
+  QMetaObject::invokeMethod(this, shares, Qt::QueuedConnection);
   if (!compact) {
     resizeDocks({histDock}, {height() * 2 / 5}, Qt::Vertical);
     resizeDocks({histDock, heatDock}, {width() / 2, width() / 2}, Qt::Horizontal);
@@ -818,6 +844,7 @@ void TrainPanel::showEvent(QShowEvent* event) {
   if (!m_sized) { // first show, once the window has its size: split the space
     m_sized = true;
     fitWatchWidth();
+    fitSetupWidth();
     if (!m_layoutRestored)
       arrangeFirstShow();
     else // once the restored layout has the window's size
@@ -842,6 +869,8 @@ bool TrainPanel::eventFilter(QObject* watched, QEvent* event) {
       Theme::instance().presenter() &&
       (window()->height() < compactHeight()) != m_presenterCompact)
     QMetaObject::invokeMethod(this, &TrainPanel::arrangeForPresenter, Qt::QueuedConnection);
+  if (watched == m_setup && (event->type() == QEvent::LayoutRequest || event->type() == QEvent::FontChange))
+    QMetaObject::invokeMethod(this, &TrainPanel::fitSetupWidth, Qt::QueuedConnection);
   return QMainWindow::eventFilter(watched, event);
 }
 

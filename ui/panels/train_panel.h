@@ -16,6 +16,7 @@ class QAction;
 class QComboBox;
 class QDockWidget;
 class QLabel;
+class QScrollArea;
 class QToolButton;
 
 namespace mantissa::telemetry {
@@ -123,6 +124,7 @@ private:
   void applyTheme();
   void fitDocks();
   void fitWatchWidth();
+  void fitSetupWidth();
   int tabsWidth(const QDockWidget* dock) const;
   void arrangeForPresenter();
   void arrangeFirstShow();
@@ -157,6 +159,9 @@ private:
 
   RunController* m_controller = nullptr;
   TrainSetup* m_setup = nullptr;
+  QScrollArea* m_setupScroll = nullptr;
+  QDockWidget* m_setupDock = nullptr;
+  QScrollArea* m_watchScroll = nullptr;
   LossChart* m_loss = nullptr;
   AccuracyChart* m_accuracy = nullptr;
   HistogramChart* m_histogram = nullptr;

@@ -4,6 +4,7 @@
 
 #include "ui/app_shell/palette.h"
 #include "ui/bridge/run_names.h"
+#include "ui/panels/chip_grid_layout.h"
 #include "ui/panels/memory_need_text.h"
 #include "ui/panels/policy_editor.h"
 
@@ -22,7 +23,6 @@
 #include <QEvent>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
-#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -48,12 +48,14 @@ class RecipeChip : public QPushButton {
 public:
   explicit RecipeChip(const QString& name) : QPushButton(name), m_name(name) { setCheckable(true); }
 
+  // As wide checked as unchecked (bold, ticked): the grid does not move
+  // when a recipe is picked.
   QSize sizeHint() const override {
     QFont bold = font();
     bold.setBold(true);
     const QFontMetrics fm(bold);
     const QSize base = QPushButton::sizeHint();
-    return {std::max(base.width(), fm.horizontalAdvance(text()) + 12), base.height()};
+    return {std::max(base.width(), fm.horizontalAdvance(QStringLiteral("✓ ") + m_name) + 12), base.height()};
   }
 
 protected:
@@ -95,6 +97,12 @@ private:
 
 } // namespace
 
+QSize TrainSetup::sizeHint() const {
+  const QMargins m = layout()->contentsMargins();
+  const int width = std::max(minimumSizeHint().width(), m_recipes->sizeHint().width() + m.left() + m.right());
+  return {width, QWidget::sizeHint().height()};
+}
+
 std::vector<train::RunConfig> TrainSetup::defaultConfigs() {
   std::vector<train::RunConfig> runs;
   for (const char* recipe : {"fp32", "bf16-mixed", "fp16-mixed"}) {
@@ -110,30 +118,27 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
 
   auto* presets = new QGroupBox(tr("Phenomena (one click)"));
-  auto* presetGrid = new QGridLayout(presets);
-  int i = 0;
+  auto* presetGrid = new ChipGridLayout(presets);
   for (const auto& preset : train::presets()) {
     auto* button = new QPushButton(qs(preset.name));
     button->setObjectName(QStringLiteral("preset_") + qs(preset.name));
     button->setToolTip(qs(preset.title) + QStringLiteral("\n\n") + qs(preset.explanation));
     const QString name = qs(preset.name);
     connect(button, &QPushButton::clicked, this, [this, name] { applyPreset(name); });
-    presetGrid->addWidget(button, i / 2, i % 2);
-    ++i;
+    presetGrid->addWidget(button);
   }
   layout->addWidget(presets);
 
   auto* recipes = new QGroupBox(tr("Recipes (one run each)"));
-  auto* chipGrid = new QGridLayout(recipes);
-  i = 0;
+  m_recipes = recipes;
+  auto* chipGrid = new ChipGridLayout(recipes);
   for (const auto& recipe : amp::recipes()) {
     auto* chip = new RecipeChip(qs(recipe.name));
     chip->setObjectName(QStringLiteral("recipe_") + qs(recipe.name));
     chip->setToolTip(qs(recipe.summary));
     connect(chip, &QPushButton::toggled, this, &TrainSetup::editedByHand);
     m_recipeChips[qs(recipe.name)] = chip;
-    chipGrid->addWidget(chip, i / 2, i % 2);
-    ++i;
+    chipGrid->addWidget(chip);
   }
   layout->addWidget(recipes);
 

@@ -17,6 +17,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QFormLayout;
+class QSize;
 class QSpinBox;
 
 namespace mantissa::ui {
@@ -47,6 +48,10 @@ public:
   PolicyEditor* policyEditor() const { return m_policy; }
 
   static std::vector<train::RunConfig> defaultConfigs();
+
+  // As wide as two columns of recipe buttons need (the fields stretch to
+  // any width above the minimum); as tall as the whole form.
+  QSize sizeHint() const override;
 
 signals:
   void changed();
@@ -80,6 +85,7 @@ private:
   QSpinBox* m_seed = nullptr;
   QSpinBox* m_telemetry = nullptr;
   QFormLayout* m_form = nullptr;
+  QWidget* m_recipes = nullptr; // the recipe buttons' box
   QSpinBox* m_evalEvery = nullptr;   // a GPT's: train_loss and val_loss every N steps
   QSpinBox* m_evalBatches = nullptr; // a GPT's: fixed batches per evaluation
   QCheckBox* m_policyRun = nullptr;
