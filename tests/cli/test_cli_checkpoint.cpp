@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -139,6 +140,50 @@ TEST(CliCheckpoint, BadFilesAreRefusedNamingTheTensor) {
 
   r = runCli({"checkpoint"});
   EXPECT_EQ(r.exitCode, 2) << r.err;
+}
+
+// train --checkpoint writes the model at the end of the run, which checkpoint lists.
+TEST(CliCheckpoint, TrainWritesACheckpointOfTheRun) {
+  const auto dir = sample().parent_path();
+  const auto file = dir / "gpt.safetensors";
+  auto r = runCli({"train", "--data", "shakespeare", "--model", "gpt:layers=1,heads=2,embd=16,ctx=8",
+                   "--batch", "4", "--steps", "2", "--eval-batches", "1", "--quiet", "--checkpoint",
+                   file.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  r = runCli({"checkpoint", file.string(), "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, std::vector<std::uint64_t>> shapes;
+  for (const auto& t : j["tensors"]) {
+    EXPECT_EQ(t["dtype"], "F32");
+    EXPECT_EQ(t["nonfinite"], 0);
+    shapes[t["name"].get<std::string>()] = t["shape"].get<std::vector<std::uint64_t>>();
+  }
+  EXPECT_EQ(shapes.size(), 2u + 12u + 2u) << r.out;
+  EXPECT_EQ(shapes["transformer.wte.weight"], (std::vector<std::uint64_t>{65, 16}));
+  EXPECT_EQ(shapes["transformer.wpe.weight"], (std::vector<std::uint64_t>{8, 16}));
+  EXPECT_EQ(shapes["transformer.h.0.attn.c_attn.weight"], (std::vector<std::uint64_t>{48, 16}));
+  EXPECT_EQ(shapes["transformer.h.0.mlp.c_proj.weight"], (std::vector<std::uint64_t>{16, 64}));
+  EXPECT_EQ(shapes["transformer.ln_f.bias"], (std::vector<std::uint64_t>{16}));
+  EXPECT_EQ(j["metadata"]["step"], "2");
+  EXPECT_EQ(j["metadata"]["format_version"], "1");
+  EXPECT_EQ(j["metadata"]["vocabulary"].get<std::string>().size(), 65u);
+  EXPECT_EQ(j["config"]["model"], "gpt:layers=1,heads=2,embd=16,ctx=8");
+}
+
+TEST(CliCheckpoint, TrainRefusesACheckpointItCannotWriteBeforeTraining) {
+  const auto dir = sample().parent_path();
+  const auto log = dir / "refused.jsonl";
+  auto r = runCli({"train", "--data", "spirals", "--model", "mlp:2-8-2", "--steps", "2", "--quiet",
+                   "--log", log.string(), "--checkpoint", (dir / "absent" / "m.safetensors").string()});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--checkpoint: cannot write to '"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("test accuracy"), std::string::npos) << "no training ran: " << r.out;
+  r = runCli({"train", "--data", "spirals", "--model", "cnn:c4k3-f8", "--steps", "2", "--quiet",
+              "--checkpoint", (dir / "cnn.safetensors").string()});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--checkpoint: a CNN cannot be saved yet"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "cnn.safetensors"));
 }
 
 TEST(CliCheckpoint, NamesCannotDriveTheTerminal) {
