@@ -3,7 +3,7 @@
 //
 // A trained model saved as safetensors, read back by a reader written here
 // (the 8-byte length, the header through nlohmann's own parser, the data by
-// offset), not by io::SafetensorsReader: every tensor holds the session's
+// offset), not by io::SafetensorsReader: every tensor holds the Session's
 // FP32 weights bit for bit, under PyTorch's names and in torch.nn.Linear's
 // [out, in] layout (transposed here, element by element), with the run's
 // metadata.

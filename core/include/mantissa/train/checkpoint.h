@@ -43,7 +43,7 @@ struct CheckpointTensor {
   std::vector<float> values;
 };
 
-// The session's parameters as they will be stored. Throws std::invalid_argument
+// A trained Session's parameters as they will be stored. Throws std::invalid_argument
 // for a model the format does not hold yet (a CNN).
 std::vector<CheckpointTensor> checkpointTensors(const Session& session);
 std::vector<std::pair<std::string, std::string>> checkpointMetadata(const Session& session);
