@@ -36,10 +36,13 @@
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
+#include <mantissa/io/atomic_file.h>
 #include <mantissa/io/regular_file.h>
+#include <mantissa/io/safetensors.h>
 #include <mantissa/model/cnn.h>
 #include <mantissa/model/gpt.h>
 #include <mantissa/model/mlp.h>
+#include <mantissa/train/checkpoint.h>
 #include <mantissa/train/presets.h>
 #include <mantissa/train/run_config_file.h>
 #include <mantissa/train/run_log.h>
@@ -216,6 +219,9 @@ int runTrain(const Args& args) {
   p.option("log", "FILE.jsonl", "Write one JSON object per step (flushed per line; default: no log)");
   p.option("export", "DIR", "When the run ends, write every chart (SVG, PNG) and its data (CSV) to DIR "
                            "(default: none)");
+  p.option("checkpoint", "FILE.safetensors",
+           "When the run ends, write the model's FP32 weights (PyTorch's names; nanoGPT's for a "
+           "GPT) and the run's configuration to FILE as safetensors (an MLP or a GPT)");
   p.option("sample", "N", "After training a GPT, print N generated characters");
   p.option("temperature", "T", "Sampling temperature of --sample, > 0 (default 1.0)");
   p.flag("quiet", "No progress lines on stderr");
@@ -393,6 +399,26 @@ int runTrain(const Args& args) {
     }
   }
 
+  if (auto path = p.optionalValue("checkpoint")) {
+    if (model::isCnnSpec(config.model)) {
+      std::cerr << "mantissa-cli train: --checkpoint: a CNN cannot be saved yet (an MLP or a GPT can)\n";
+      return 2;
+    }
+    if (const std::string in = inputAt(*path, inputs); !in.empty()) {
+      std::cerr << "mantissa-cli train: --checkpoint: '" << *path << "' is the input '" << in << "'\n";
+      return 2;
+    }
+    try {
+      const std::filesystem::path target = io::writeTarget(*path);
+      const std::filesystem::path dir = target.parent_path().empty() ? "." : target.parent_path();
+      if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        throw io::AtomicFileError("cannot write to '" + dir.string() + "': " + std::strerror(errno));
+    } catch (const io::AtomicFileError& e) {
+      std::cerr << "mantissa-cli train: --checkpoint: " << e.what() << "\n";
+      return 2;
+    }
+  }
+
   std::unique_ptr<train::Session> session;
   try {
     if (model::isGptSpec(config.model))
@@ -500,6 +526,17 @@ int runTrain(const Args& args) {
 #endif
   }
 
+  // The weights as the run left them; a diverged run's are not worth keeping.
+  bool checkpointFailed = false;
+  if (auto path = p.optionalValue("checkpoint"); path && !s.divergence) {
+    try {
+      train::saveCheckpoint(*session, *path);
+    } catch (const std::exception& e) { // io::SafetensorsError, io::AtomicFileError
+      std::cerr << "mantissa-cli train: --checkpoint: " << e.what() << "\n";
+      checkpointFailed = true;
+    }
+  }
+
   if (textRun) {
     std::cout << "policy " << policy << ": val_loss " << s.testLoss << ", train_loss "
               << s.evalTrainLoss.value_or(0.0) << ", " << s.steps << " steps (" << s.skippedSteps
@@ -517,8 +554,11 @@ int runTrain(const Args& args) {
               << "': " << log->error() << "\n";
     return 1;
   }
+  if (checkpointFailed)
+    return 1;
   if (s.divergence) {
-    std::cerr << "mantissa-cli train: diverged: " << s.divergence->message << "\n";
+    std::cerr << "mantissa-cli train: diverged: " << s.divergence->message
+              << (p.has("checkpoint") ? "; no checkpoint written" : "") << "\n";
     return 3;
   }
   if (s.stoppedEarly) {

@@ -27,6 +27,7 @@ int runBench(const Args& args);
 int runPlot(const Args& args);
 int runReport(const Args& args);
 int runScales(const Args& args);
+int runCheckpoint(const Args& args);
 
 std::string versionText(); // the lines `--version` prints
 

@@ -35,6 +35,8 @@ constexpr std::array kCommands{
 #endif
     Command{"scales", "Print the scale and amax trace of an FP8 / microscaling run",
             mantissa::cli::runScales},
+    Command{"checkpoint", "List a safetensors checkpoint's tensors and metadata",
+            mantissa::cli::runCheckpoint},
     Command{"bench", "Measure matmul, conversion and training-step speed", mantissa::cli::runBench},
 };
 
