@@ -98,7 +98,8 @@ TEST_F(ResourceTree, MissingExecutableLeavesTheOtherCandidates) {
 
 TEST(ResourcePaths, ThisProcessIsFoundThroughProcSelfExe) {
   const auto s = mantissa::io::processResourceSearch();
-  EXPECT_EQ(s.executable.filename(), "test_resource_paths");
+  // The name of the executable this file is linked into, as CMake made it.
+  EXPECT_EQ(s.executable.filename(), MANTISSA_TEST_EXECUTABLE);
   EXPECT_TRUE(s.executable.is_absolute());
   EXPECT_EQ(s.relativeToBinDir, fs::path("../share/mantissa")); // GNUInstallDirs defaults
 }
