@@ -100,7 +100,7 @@ long allocationsPerBatchedExecute(kernels::BatchedShape s, DType dtype) {
 // attention projection, fc and fc projection linears (forward, dW, dX) and
 // attention's two batched products forward and their four backward; then
 // the tied head (forward, dX, and dW added to the embedding's gradient).
-long allocationsOfGptStep(const model::GptSpec& spec, int batch, int vocabulary, DType d) {
+long allocationsOfGptTrainingStep(const model::GptSpec& spec, int batch, int vocabulary, DType d) {
   using kernels::Trans;
   const int L = spec.layers, T = spec.ctx, C = spec.embd, H = spec.heads, V = vocabulary;
   const int N = batch * T, G = batch * H, D = C / H;
@@ -154,7 +154,7 @@ void PrintTo(const SteadyCase& c, std::ostream* os) {
 long allocationsOfStep(const train::Session& s) {
   const train::RunConfig& c = s.config();
   if (const model::GptNetwork* gpt = s.gpt())
-    return allocationsOfGptStep(model::parseGptSpec(c.model), c.batch, s.text().vocabularySize(),
+    return allocationsOfGptTrainingStep(model::parseGptSpec(c.model), c.batch, s.text().vocabularySize(),
                                 gpt->gpt().policy()[amp::OpClass::MatmulInputs]);
   std::vector<int> widths;
   for (const auto& layer : s.model().layerInfo()) {
