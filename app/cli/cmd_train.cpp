@@ -14,9 +14,9 @@
 //   {"eval": true, "step": 62, "test_loss": 0.42, "test_accuracy": 0.88}
 //   {"summary": true, "test_accuracy": 0.92, "test_loss": 0.25, "steps": 186,
 //    "wall_s": 36.1, "recipe": "fp32", ...}
-// A GPT's rows are those of run_log_gpt.h: its policy and op table in the
-// header, val_loss and train_loss in the eval rows and the summary, and the
-// --sample text in the summary.
+// A GPT's rows add its policy and op table to the header, val_loss and
+// train_loss to the eval rows and the summary (run_log_rows.h), and the
+// --sample text to the summary.
 // Exit status: 0 finished, 1 error, 2 bad usage, 3 diverged (a step produced
 // a non-finite value, or an evaluation's loss is not finite: Session::evaluate), 130
 // interrupted (Ctrl+C or SIGTERM: the log and --export still hold every step run).

@@ -18,9 +18,11 @@
 // (recipe:NAME runs a recipe, e.g. recipe:bf16-mixed, with its own policy)
 #include "../../app/omp_wait_policy.h"
 
+#include <mantissa/model/gpt_network.h>
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
-#include <mantissa/train/gpt_run.h>
+#include <mantissa/train/presets.h>
+#include <mantissa/train/session.h>
 
 #include <algorithm>
 #include <cmath>
@@ -51,8 +53,8 @@ Spread spreadOf(const std::vector<double>& roundMedians) {
   return {*lo, *hi};
 }
 
-train::GptRunConfig configFor(const std::string& policy, std::int64_t steps, int telemetryEvery) {
-  train::GptRunConfig c = train::shakespeareCharPreset();
+train::RunConfig configFor(const std::string& policy, std::int64_t steps, int telemetryEvery) {
+  train::RunConfig c = train::findPreset("shakespeare-char")->runs.front();
   if (policy.rfind("recipe:", 0) == 0)
     c.recipe = policy.substr(7);
   else
@@ -62,6 +64,23 @@ train::GptRunConfig configFor(const std::string& policy, std::int64_t steps, int
   c.evalBatches = 1;
   c.telemetryEvery = telemetryEvery;
   return c;
+}
+
+// One step's figures: the session's report, and the GPT's own per-op times
+// read from the network right after the step. optimizerMs: unscale and
+// check, clipping, AdamW and the working casts.
+struct StepFigures {
+  double stepMs = 0.0;
+  double optimizerMs = 0.0;
+  model::GptTimes times;
+  std::shared_ptr<const telemetry::TelemetryFrame> telemetry;
+};
+StepFigures stepOf(train::Session& session) {
+  const train::StepReport& r = session.step();
+  const model::GptNetwork& net = *session.gpt();
+  const bool updated = !r.skipped && !r.divergence;
+  return {r.stepMs, r.times.optimizer + (updated ? net.refreshMs() : 0.0), net.gpt().times(),
+          r.telemetry};
 }
 
 bool ruled(const std::string& policy) { return policy == "fp32" || policy == "recipe:bf16-mixed"; }
@@ -117,7 +136,7 @@ int main(int argc, char** argv) {
     // Step time by op, beside the matmul time.
     struct Timed {
       std::string policy;
-      std::unique_ptr<train::GptRun> run;
+      std::unique_ptr<train::Session> run;
       std::string error;
       std::vector<double> step, matmul, ratio, roundStep, roundRatio, optimizer, rest;
       std::vector<std::vector<double>> ops = std::vector<std::vector<double>>(model::kGptOpCount);
@@ -127,7 +146,7 @@ int main(int argc, char** argv) {
       Timed t;
       t.policy = policy;
       try {
-        t.run = std::make_unique<train::GptRun>(configFor(policy, steps, 0));
+        t.run = std::make_unique<train::Session>(configFor(policy, steps, 0));
         for (int i = 0; i < warmup; ++i)
           t.run->step();
       } catch (const std::exception& e) {
@@ -142,7 +161,7 @@ int main(int argc, char** argv) {
           continue;
         std::vector<double> stepMs, ratio;
         for (int i = 0; i < reps && !t.run->finished(); ++i) {
-          const train::GptStep& s = t.run->step();
+          const StepFigures s = stepOf(*t.run);
           stepMs.push_back(s.stepMs);
           ratio.push_back(s.stepMs / s.times.matmulMs);
           t.matmul.push_back(s.times.matmulMs);
@@ -185,7 +204,7 @@ int main(int argc, char** argv) {
                 "spread (rounds)", "frame med ms", "rule (cost <= 5 %)");
     struct Pair {
       std::string policy;
-      std::unique_ptr<train::GptRun> off, on;
+      std::unique_ptr<train::Session> off, on;
       std::string error;
       std::vector<double> offMs, onMs, pairCost, roundCost, frameMs;
     };
@@ -194,8 +213,8 @@ int main(int argc, char** argv) {
       Pair p;
       p.policy = policy;
       try {
-        p.off = std::make_unique<train::GptRun>(configFor(policy, steps, 0));
-        p.on = std::make_unique<train::GptRun>(configFor(policy, steps, 1));
+        p.off = std::make_unique<train::Session>(configFor(policy, steps, 0));
+        p.on = std::make_unique<train::Session>(configFor(policy, steps, 1));
         for (int i = 0; i < warmup; ++i) {
           p.off->step();
           p.on->step();
@@ -214,7 +233,7 @@ int main(int argc, char** argv) {
         std::vector<double> cost;
         for (int i = 0; i < reps && !p.on->finished() && !p.off->finished(); ++i) {
           const double a = p.off->step().stepMs;
-          const train::GptStep& s = p.on->step();
+          const StepFigures s = stepOf(*p.on);
           p.offMs.push_back(a);
           p.onMs.push_back(s.stepMs);
           cost.push_back(s.stepMs / a - 1.0);

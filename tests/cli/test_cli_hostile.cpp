@@ -92,7 +92,7 @@ std::string poem() {
 
 // --- sizes that multiply past memory -------------------------------------
 
-TEST(CliHostileMemory, GptEvaluationBatchesPastMemoryAreRefusedWithTheFigure) {
+TEST(CliHostileMemory, EvaluationBatchesOfAGptPastMemoryAreRefusedWithTheFigure) {
   // 2 splits x 10000 batches x 2 x 4096 x 64 int32: 42 GB, under a 4 GB cap.
   const auto r = runCapped({"train", "--model", "gpt:layers=1,heads=1,embd=8,ctx=64", "--batch",
                             "4096", "--eval-batches", "10000", "--steps", "1", "--quiet"});

@@ -7,7 +7,6 @@
 // within 0.10 of bf16-mixed; nvfp4's val_loss is printed as measured. Minutes
 // to an hour of training: ctest labels `training` and `bar`.
 #include <mantissa/data/dataset.h>
-#include <mantissa/train/gpt_run.h>
 #include <mantissa/train/presets.h>
 #include <mantissa/train/trainer.h>
 
@@ -31,13 +30,14 @@ double mnistAccuracy(const char* recipe) {
 }
 
 double shakespeareValLoss(const char* recipe) {
-  auto c = train::shakespeareCharPreset();
+  train::RunConfig c = train::findPreset("shakespeare-char")->runs.front();
   c.recipe = recipe;
-  train::GptRun run(c);
+  train::Session run(c);
   while (!run.finished())
     run.step();
-  EXPECT_FALSE(run.divergence()) << recipe << ": " << run.divergence().value_or("");
-  const double v = run.evaluate().valLoss;
+  EXPECT_FALSE(run.divergence()) << recipe << ": "
+                                 << (run.divergence() ? run.divergence()->message : "");
+  const double v = run.evaluate().loss;
   std::cout << "[ gpt ] " << recipe << ": val_loss " << v << "\n";
   return v;
 }

@@ -5,7 +5,8 @@
 // fp32 and in bf16-mixed each reach val_loss <= 1.95 (nanoGPT's README
 // reports about 1.88 for this configuration), and the two are within 0.05.
 // Minutes of training: ctest label `training`.
-#include <mantissa/train/gpt_run.h>
+#include <mantissa/train/presets.h>
+#include <mantissa/train/session.h>
 
 #include <gtest/gtest.h>
 
@@ -18,14 +19,14 @@ TEST(GptBar, ShakespeareCharReachesValLoss195InFp32AndBf16Mixed) {
   double val[2] = {0, 0};
   const char* recipes[2] = {"fp32", "bf16-mixed"};
   for (int i = 0; i < 2; ++i) {
-    auto c = train::shakespeareCharPreset();
+    train::RunConfig c = train::findPreset("shakespeare-char")->runs.front();
     c.recipe = recipes[i];
     c.evalBatches = 50;
-    train::GptRun run(c);
+    train::Session run(c);
     while (!run.finished())
       run.step();
-    ASSERT_FALSE(run.divergence()) << *run.divergence();
-    val[i] = run.evaluate().valLoss;
+    ASSERT_FALSE(run.divergence()) << run.divergence()->message;
+    val[i] = run.evaluate().loss;
     std::cout << recipes[i] << ": val_loss " << val[i] << "\n";
     EXPECT_LE(val[i], 1.95) << recipes[i];
   }

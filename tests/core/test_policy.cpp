@@ -10,7 +10,6 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/amp/tensor_format.h>
 #include <mantissa/kernels/accumulation.h>
-#include <mantissa/train/gpt_run.h>
 #include <mantissa/train/run_precision.h>
 
 #include <gtest/gtest.h>
@@ -201,7 +200,7 @@ TEST(TensorFormat, FollowsThePolicyTable) {
   using telemetry::ScaledRole;
   using telemetry::TensorClass;
   const auto of = [](const char* recipe, TensorClass cls) {
-    return amp::tensorFormat(train::policyForRecipe(amp::recipeByName(recipe)), cls);
+    return amp::tensorFormat(amp::policyForRecipe(amp::recipeByName(recipe)), cls);
   };
   EXPECT_EQ(of("bf16-mixed", TensorClass::WeightGrads).format, FormatId::Bf16);
   EXPECT_EQ(of("bf16-mixed", TensorClass::Weights).format, FormatId::Bf16);
@@ -237,4 +236,21 @@ TEST(RunPrecision, ScalerPresetIsTheOneTheRunUses) {
   mlp.recipe = "fp16-mixed";
   mlp.scaler = "deepspeed";
   EXPECT_EQ(train::runScalerPreset(mlp), "deepspeed");
+}
+
+// A recipe's table read as a policy (the precisions a GPT runs it with).
+TEST(PolicyForRecipe, ReadsEachRecipesPrecisions) {
+  using amp::OpClass;
+  const auto fp32 = amp::policyForRecipe(amp::recipeByName("fp32"));
+  EXPECT_EQ(fp32, amp::parsePolicy("fp32"));
+  const auto bf16 = amp::policyForRecipe(amp::recipeByName("bf16-mixed"));
+  EXPECT_EQ(bf16[OpClass::MatmulInputs], DType::BF16);
+  EXPECT_EQ(bf16[OpClass::MasterWeights], DType::F32);
+  EXPECT_EQ(bf16[OpClass::Loss], DType::F32);
+  EXPECT_FALSE(bf16.lossScaling);
+  const auto fp16 = amp::policyForRecipe(amp::recipeByName("fp16-mixed"));
+  EXPECT_TRUE(fp16.lossScaling);
+  const auto pure = amp::policyForRecipe(amp::recipeByName("bf16-pure"));
+  EXPECT_EQ(pure[OpClass::MasterWeights], DType::BF16);
+  EXPECT_EQ(pure[OpClass::OptimizerState], DType::BF16);
 }

@@ -53,7 +53,7 @@ protected:
 TEST_F(RunLogMatmuls, TheHeaderListsEveryProductWithItsShapePathAndKernel) {
   kernels::setMatmulPath(kernels::MatmulPath::Native);
   train::Session s(config("bf16-mixed"));
-  const json h = train::logHeader(s);
+  const json h = train::runLogHeader(s);
   ASSERT_TRUE(h.contains("matmuls")) << h.dump();
   const json& m = h.at("matmuls");
   ASSERT_EQ(m.size(), std::size(kProducts)) << m.dump(1);
@@ -89,7 +89,7 @@ TEST_F(RunLogMatmuls, TheHeaderListsEveryProductWithItsShapePathAndKernel) {
 TEST_F(RunLogMatmuls, ForcedFp32ComputeIsNamedPerProduct) {
   kernels::setMatmulPath(kernels::MatmulPath::Fp32Compute);
   train::Session s(config("bf16-mixed"));
-  const json h = train::logHeader(s);
+  const json h = train::runLogHeader(s);
   ASSERT_EQ(h.at("matmuls").size(), std::size(kProducts));
   for (const json& u : h.at("matmuls")) {
     EXPECT_EQ(u.at("path"), "fp32-compute") << u.dump();
@@ -100,7 +100,7 @@ TEST_F(RunLogMatmuls, ForcedFp32ComputeIsNamedPerProduct) {
 
 TEST_F(RunLogMatmuls, Fp32RunsHaveOnePathAndNoReason) {
   train::Session s(config("fp32"));
-  const json header = train::logHeader(s); // the loop must not read a destroyed temporary
+  const json header = train::runLogHeader(s); // the loop must not read a destroyed temporary
   ASSERT_FALSE(header.at("matmuls").empty());
   for (const json& u : header.at("matmuls")) {
     EXPECT_EQ(u.at("inputs"), "f32");
@@ -113,7 +113,7 @@ TEST_F(RunLogMatmuls, Fp32RunsHaveOnePathAndNoReason) {
 TEST_F(RunLogMatmuls, EntriesReadBackAndBadOnesAreSkipped) {
   kernels::setMatmulPath(kernels::MatmulPath::Fp32Compute);
   train::Session s(config("bf16-mixed"));
-  json m = train::logHeader(s).at("matmuls");
+  json m = train::runLogHeader(s).at("matmuls");
   const auto back = train::matmulUsesFromJson(m);
   ASSERT_EQ(back.size(), m.size());
   for (std::size_t i = 0; i < back.size(); ++i)

@@ -3,8 +3,11 @@
 //
 // Run configuration, determinism, divergence, loss-scaler skips, and the
 // Trainer's thread controls. Small models on the shipped MNIST, a few dozen
-// steps each.
+// steps each; the thread controls and the run log also for a CNN and a GPT.
 #include <mantissa/kernels/matmul.h>
+#include <mantissa/train/presets.h>
+#include <mantissa/train/run_log.h>
+#include <mantissa/train/run_log_rows.h>
 #include <mantissa/train/step_benchmark.h>
 #include <mantissa/train/trainer.h>
 
@@ -619,3 +622,123 @@ TEST(Trainer, VisitReadsTheWeightsBetweenStepsWhilePaused) {
   t.wait();
   EXPECT_FALSE(t.visit([](const train::Session&) { FAIL() << "visited after the thread ended"; }));
 }
+
+namespace {
+
+// A few steps of each kind of model, evaluated every 3 steps with a
+// telemetry frame every 2: an MLP and a CNN on MNIST, a GPT on Tiny
+// Shakespeare (the shakespeare-char preset on a one-block model).
+RunConfig modelConfig(const std::string& model, std::int64_t steps) {
+  RunConfig c;
+  if (model == "gpt") {
+    c = train::findPreset("shakespeare-char")->runs.front();
+    c.model = "gpt:layers=1,heads=2,embd=16,ctx=16";
+    c.batch = 4;
+    c.warmupSteps = 1;
+    c.evalBatches = 2;
+  } else {
+    c.model = model == "cnn" ? "cnn:c4k3-p2-f8" : "mlp:784-32-10";
+    c.batch = 32;
+    c.seed = 7;
+  }
+  c.steps = steps;
+  c.evalEvery = 3;
+  c.telemetryEvery = 2;
+  return c;
+}
+
+// The run's log objects as the training thread hands them over (as the GUI's
+// run controller writes its live log). `trainer` is set before start.
+struct LogInbox {
+  std::mutex m;
+  std::vector<nlohmann::json> records; // guarded by m
+  train::Trainer* trainer = nullptr;
+
+  train::TrainerCallbacks callbacks() {
+    train::TrainerCallbacks cb;
+    cb.onStep = [this](const train::StepReport& r) {
+      add(train::runLogStep(trainer->session(), r));
+    };
+    cb.onEval = [this](const train::EvalReport& e) {
+      add(train::runLogEval(trainer->session(), e));
+    };
+    cb.onDone = [this](const train::RunSummary& s) {
+      add(train::runLogSummary(trainer->session(), s));
+    };
+    return cb;
+  }
+  void add(nlohmann::json j) {
+    std::lock_guard lock(m);
+    records.push_back(std::move(j));
+  }
+  std::size_t size() {
+    std::lock_guard lock(m);
+    return records.size();
+  }
+};
+
+} // namespace
+
+class EveryModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryModel, SingleStepsWhilePausedThenRunsToTheEndAndLogsARunLog) {
+  LogInbox inbox;
+  train::Trainer trainer(modelConfig(GetParam(), 7), inbox.callbacks());
+  inbox.trainer = &trainer;
+  const nlohmann::json header = train::runLogHeader(trainer.session());
+  ASSERT_TRUE(header.contains("config"));
+  EXPECT_EQ(train::runConfigFromJson(header["config"]).model, modelConfig(GetParam(), 7).model);
+  trainer.start(/*startPaused=*/true);
+  EXPECT_EQ(trainer.state(), train::TrainerState::Paused);
+  trainer.stepOnce();
+  trainer.stepOnce();
+  ASSERT_TRUE(waitFor([&] { return inbox.size() == 2; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  EXPECT_EQ(trainer.stepsDone(), 2) << "single steps must not run on";
+  EXPECT_EQ(inbox.size(), 2u);
+  EXPECT_EQ(trainer.state(), train::TrainerState::Paused);
+  trainer.resume();
+  trainer.wait();
+  EXPECT_EQ(trainer.state(), train::TrainerState::Finished);
+  EXPECT_EQ(trainer.stepsDone(), 7);
+
+  train::RunLogBuilder builder;
+  builder.add(header);
+  for (const auto& r : inbox.records)
+    builder.add(r);
+  const train::RunLog& log = builder.log();
+  EXPECT_EQ(log.steps.size(), 7u);
+  ASSERT_EQ(log.frames.size(), 4u); // steps 0, 2, 4, 6
+  ASSERT_EQ(log.evals.size(), 3u);  // after 3 and 6 steps, and the final one
+  EXPECT_EQ(log.evals.back().step, 7);
+  ASSERT_TRUE(log.summary.is_object());
+  EXPECT_FALSE(log.summary["stopped_early"].get<bool>());
+  EXPECT_EQ(log.summary["steps"], 7);
+  EXPECT_EQ(log.summary["test_loss"].get<double>(), log.evals.back().testLoss);
+  EXPECT_EQ(log.summary["recipe"], "fp32");
+  if (GetParam() == "gpt") { // a GPT's losses over both splits' fixed batches
+    EXPECT_EQ(log.summary["val_loss"].get<double>(), log.evals.back().testLoss);
+    EXPECT_EQ(log.summary["train_loss"].get<double>(), log.evals.back().trainLoss);
+  } else {
+    EXPECT_EQ(log.summary["test_accuracy"].get<double>(), log.evals.back().testAccuracy);
+  }
+}
+
+TEST_P(EveryModel, StopEndsARunEarlyWithItsSummary) {
+  LogInbox inbox;
+  train::Trainer trainer(modelConfig(GetParam(), 100000), inbox.callbacks());
+  inbox.trainer = &trainer;
+  trainer.start(false);
+  ASSERT_TRUE(waitFor([&] { return trainer.stepsDone() >= 2; }));
+  trainer.stop();
+  trainer.wait();
+  EXPECT_EQ(trainer.state(), train::TrainerState::Finished);
+  EXPECT_LT(trainer.stepsDone(), 100000);
+  std::lock_guard lock(inbox.m);
+  ASSERT_TRUE(inbox.records.back().contains("summary"));
+  EXPECT_TRUE(inbox.records.back()["stopped_early"].get<bool>());
+  EXPECT_EQ(inbox.records.back()["steps"], trainer.stepsDone());
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, EveryModel, ::testing::Values("mlp", "cnn", "gpt"),
+                         [](const auto& param) { return std::string(param.param); });

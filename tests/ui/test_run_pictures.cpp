@@ -20,9 +20,9 @@
 #include "ui/panels/train_panel_setup.h"
 #include "ui/report/run_charts.h"
 
+#include <mantissa/amp/policy.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/lessons/demo_registry.h>
-#include <mantissa/train/gpt_run.h>
 #include <mantissa/train/presets.h>
 #include <mantissa/train/run_log.h>
 
@@ -239,7 +239,7 @@ TEST(RunPictures, WhatTheLogDoesNotRecordIsADashNotAZero) {
 // loss-scale chart names that scaler, on the Train page and in exports, never
 // "no scaler".
 TEST(RunPictures, LossScaleChartOfAGptRunNamesItsScaler) {
-  const amp::Policy policy = train::policyForRecipe(amp::recipeByName("fp16-mixed"));
+  const amp::Policy policy = amp::policyForRecipe(amp::recipeByName("fp16-mixed"));
   train::RunLogBuilder builder;
   builder.add({{"header", true},
                {"name", "fp16-mixed"},

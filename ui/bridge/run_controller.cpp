@@ -13,7 +13,6 @@
 #include <mantissa/io/atomic_file.h>
 #include <mantissa/model/gpt.h>
 #include <mantissa/numeric/convert.h>
-#include <mantissa/train/run_log_gpt.h>
 #include <mantissa/train/run_log_rows.h>
 
 #include <QFile>
@@ -108,7 +107,7 @@ template <class RunPtr> bool trains(const RunPtr& run) {
 // read a GPT's tensor names and op table from there, live or saved alike).
 RunFacts gptFacts(const train::Session& session) {
   train::RunLogBuilder builder;
-  builder.add(train::gptLogHeader(session));
+  builder.add(train::runLogHeader(session));
   return runFacts(builder.log());
 }
 
@@ -181,12 +180,8 @@ QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
       }
       buildTrainer(*run, images, text);
       const train::Session& session = run->trainer->session();
-      if (session.gpt()) {
-        run->name = QString::fromStdString(train::gptRunName(session));
-        run->facts = gptFacts(session);
-      } else {
-        run->facts = runFacts(session);
-      }
+      run->name = QString::fromStdString(train::runName(session));
+      run->facts = session.gpt() ? gptFacts(session) : runFacts(session);
       run->baseName = run->name;
       m_runs.push_back(std::move(run));
     } catch (const std::exception& e) {

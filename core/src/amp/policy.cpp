@@ -324,4 +324,19 @@ std::vector<PolicyRow> policyTable(const Policy& policy) {
   return rows;
 }
 
+Policy policyForRecipe(const Recipe& r) {
+  Policy p = parsePolicy("fp32");
+  p[OpClass::MatmulInputs] = r.matmulInputs;
+  p[OpClass::MatmulAccumulation] = r.accumulation;
+  p[OpClass::Activations] = r.activations;
+  p[OpClass::Gelu] = r.activations;
+  p[OpClass::Loss] = r.loss;
+  p[OpClass::Gradients] = r.gradients;
+  p[OpClass::MasterWeights] = r.masterWeights ? DType::F32 : r.weights;
+  p[OpClass::OptimizerState] = r.optimizerState;
+  p.lossScaling = r.lossScaling;
+  p.scaling.scheme = r.scaling;
+  return p;
+}
+
 } // namespace mantissa::amp

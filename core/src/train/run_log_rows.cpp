@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/amp/policy.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/kernels/matmul_path.h>
+#include <mantissa/model/gpt_network.h>
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
-#include <mantissa/train/gpt_run.h>
-#include <mantissa/train/run_log_gpt.h>
 #include <mantissa/train/run_log_rows.h>
 
 #include <cmath>
@@ -22,16 +22,11 @@ json finiteOrNull(double v) {
   return std::isfinite(v) ? json(v) : json();
 }
 
-// Where a run diverged; the step row also carries the sentence for people.
-json divergenceJson(const Divergence& d, bool withMessage) {
-  json j = {{"step", d.step},
-            {"layer", d.layer},
-            {"op", d.op},
-            {"pass", d.backward ? "backward" : "forward"},
-            {"reason", d.reason}};
-  if (withMessage)
-    j["message"] = d.message;
-  return j;
+// Where a run diverged, and the sentence for people.
+json divergenceJson(const Divergence& d) {
+  return {{"step", d.step},     {"layer", d.layer},
+          {"op", d.op},         {"pass", d.backward ? "backward" : "forward"},
+          {"reason", d.reason}, {"message", d.message}};
 }
 
 } // namespace
@@ -111,14 +106,23 @@ json planBytesJson(const Session& s) {
   return nominal;
 }
 
-json logHeader(const Session& s) {
+std::string runName(const Session& s) {
+  return s.gpt() && !s.config().policy.empty() ? s.gpt()->gpt().policy().toSpec()
+                                               : s.config().recipe;
+}
+
+json runLogHeader(const Session& s) {
+  const model::Network& net = s.model();
   auto table = json::array();
-  for (const auto& row : amp::recipeTable(s.recipe()))
-    table.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
-  for (const auto& row : s.model().opRows())
+  // A GPT's op rows are already one per op class of its policy (with the
+  // kernel or emulation that ran); an MLP's or CNN's add to the recipe's.
+  if (!s.gpt())
+    for (const auto& row : amp::recipeTable(s.recipe()))
+      table.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
+  for (const auto& row : net.opRows())
     table.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
   auto matmuls = json::array();
-  for (const auto& u : s.model().matmulUses())
+  for (const auto& u : net.matmulUses())
     matmuls.push_back(matmulUseJson(u));
   json h = {{"header", true},
             {"config", toJson(s.config())},
@@ -126,29 +130,51 @@ json logHeader(const Session& s) {
             {"scaler", s.scalerDescription()},
             {"bytes", allocatedBytesJson(s)},
             {"bytes_at_recipe_precision", planBytesJson(s)},
-            {"matmul", s.model().matmulImplementation()},
-            {"matmul_emulated", s.model().matmulEmulated()},
+            {"matmul", net.matmulImplementation()},
+            {"matmul_emulated", net.matmulEmulated()},
             {"matmuls", matmuls},
             {"total_steps", s.totalSteps()},
-            {"train_samples", s.data().train.size()},
-            {"test_samples", s.data().test.size()},
-            {"data", s.data().train.name},
+            {"parameters", net.parameterCount()},
             {"machine",
              {{"cpu", numeric::cpuFeatures().modelName},
               {"isa", numeric::describeIsa()},
               {"onednn", numeric::onednnVersion() + " (" + numeric::onednnIsa() + ")"}}}};
-  if (const auto conv = s.model().convImplementation(); !conv.empty()) {
+  if (s.isText()) {
+    h["data"] = s.text().name;
+    h["vocabulary"] = s.text().vocabularySize();
+  } else {
+    h["data"] = s.data().train.name;
+    h["train_samples"] = s.data().train.size();
+    h["test_samples"] = s.data().test.size();
+  }
+  if (const auto conv = net.convImplementation(); !conv.empty()) {
     h["conv"] = conv;
-    h["conv_emulated"] = s.model().convEmulated();
+    h["conv_emulated"] = net.convEmulated();
     auto layers = json::array(); // names for the layer pickers, as a tap's header has them
-    for (const auto& l : s.model().layerInfo())
+    for (const auto& l : net.layerInfo())
       layers.push_back(l.name);
     h["layers"] = layers;
+  }
+  if (const model::GptNetwork* gpt = s.gpt()) {
+    // The policy the GPT runs (named by it when one was given), its table
+    // with every op class a GPT has (BatchNorm's is a CNN's), and the names
+    // of its telemetry frames' layers (GptNetwork::telemetryLayers).
+    const amp::Policy& policy = gpt->gpt().policy();
+    json policyTable = json::array();
+    for (const auto& row : amp::policyTable(policy))
+      if (row.op != amp::opClassLabel(amp::OpClass::BatchNorm))
+        policyTable.push_back({{"op", row.op}, {"precision", row.precision}});
+    h["name"] = runName(s);
+    h["model"] = gpt->gpt().spec().toString();
+    h["policy"] = policy.toSpec();
+    h["policy_table"] = policyTable;
+    h["layers"] = gpt->telemetryLayers();
+    h["telemetry_every"] = s.config().telemetryEvery;
   }
   return h;
 }
 
-json logStep(const StepReport& r) {
+json runLogStep(const Session& session, const StepReport& r) {
   const auto& t = r.times;
   json j = {{"step", r.step},
             {"loss", finiteOrNull(r.loss)},
@@ -200,47 +226,51 @@ json logStep(const StepReport& r) {
   if (r.scaling)
     j["scaling"] = telemetry::toJson(*r.scaling);
   if (r.divergence)
-    j["divergence"] = divergenceJson(*r.divergence, true);
+    j["divergence"] = divergenceJson(*r.divergence);
+  if (const model::GptNetwork* gpt = session.gpt()) {
+    // A GPT's own op times (forward + backward of this step), read from the
+    // network right after the step.
+    const model::GptTimes& times = gpt->gpt().times();
+    json ops = json::object();
+    for (std::size_t o = 0; o < model::kGptOpCount; ++o)
+      ops[std::string(model::gptOpName(model::GptOp(o)))] = times.ms[o];
+    j["op_ms"] = ops;
+    j["matmul_ms"] = times.matmulMs;
+  }
   return j;
 }
 
-json logEval(const EvalReport& e) {
-  return {{"eval", true},
-          {"step", e.step},
-          {"test_loss", finiteOrNull(e.loss)},
-          {"test_accuracy", e.accuracy},
-          {"samples", e.samples}};
+json runLogEval(const Session&, const EvalReport& e) {
+  json j = {{"eval", true}, {"step", e.step}, {"test_loss", finiteOrNull(e.loss)}};
+  if (e.trainLoss) { // a GPT's: the losses over both splits' fixed batches
+    j["val_loss"] = finiteOrNull(e.loss);
+    j["train_loss"] = finiteOrNull(*e.trainLoss);
+  } else {
+    j["test_accuracy"] = e.accuracy;
+    j["samples"] = e.samples;
+  }
+  return j;
 }
 
-json logSummary(const RunSummary& s) {
+json runLogSummary(const Session& session, const RunSummary& s) {
   json j = {{"summary", true},
-            {"test_accuracy", s.testAccuracy},
+            {"recipe", runName(session)},
             {"test_loss", finiteOrNull(s.testLoss)},
             {"steps", s.steps},
             {"skipped_steps", s.skippedSteps},
             {"wall_s", s.wallSeconds},
-            {"recipe", s.recipe},
             {"stopped_early", s.stoppedEarly},
             {"diverged", s.divergence.has_value()}};
+  if (const model::GptNetwork* gpt = session.gpt()) {
+    j["policy"] = gpt->gpt().policy().toSpec();
+    j["val_loss"] = finiteOrNull(s.testLoss);
+    j["train_loss"] = finiteOrNull(s.evalTrainLoss.value_or(0.0));
+  } else {
+    j["test_accuracy"] = s.testAccuracy;
+  }
   if (s.divergence)
-    j["divergence"] = divergenceJson(*s.divergence, false);
+    j["divergence"] = divergenceJson(*s.divergence);
   return j;
-}
-
-json runLogHeader(const Session& session) {
-  return session.gpt() ? gptLogHeader(session) : logHeader(session);
-}
-
-json runLogStep(const Session& session, const StepReport& report) {
-  return session.gpt() ? gptLogStep(gptStepOf(report, *session.gpt())) : logStep(report);
-}
-
-json runLogEval(const Session& session, const EvalReport& eval) {
-  return session.gpt() ? gptLogEval(eval) : logEval(eval);
-}
-
-json runLogSummary(const Session& session, const RunSummary& summary) {
-  return session.gpt() ? gptLogSummary(session, gptSummary(summary, "")) : logSummary(summary);
 }
 
 } // namespace mantissa::train

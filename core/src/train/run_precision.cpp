@@ -2,9 +2,9 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/train/run_precision.h>
 
+#include <mantissa/amp/policy.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/model/gpt.h>
-#include <mantissa/train/gpt_run.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,7 +22,7 @@ bool hasPolicySpec(const RunConfig& config) {
 amp::Policy runPolicy(const RunConfig& config) {
   if (hasPolicySpec(config))
     return amp::parsePolicy(config.policy);
-  return policyForRecipe(amp::recipeByName(config.recipe));
+  return amp::policyForRecipe(amp::recipeByName(config.recipe));
 }
 
 std::optional<amp::Policy> runPolicy(const RunLog& log) {

@@ -9,7 +9,6 @@
 #include <mantissa/model/gpt_network.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/telemetry/tensor_scan.h>
-#include <mantissa/train/gpt_run.h>
 #include <mantissa/train/memory_budget.h>
 #include <mantissa/train/session.h>
 
@@ -299,7 +298,7 @@ void Session::initText() {
                           "distinct characters");
   }
   const amp::Policy policy =
-      m_config.policy.empty() ? policyForRecipe(m_recipe) : amp::parsePolicy(m_config.policy);
+      m_config.policy.empty() ? amp::policyForRecipe(m_recipe) : amp::parsePolicy(m_config.policy);
   // The bytes of the model, optimizer and evaluation batches, before any is allocated.
   checkMemory(gptMemoryNeed(spec, m_text->vocabularySize(), m_config.batch, m_config.evalBatches,
                             m_recipe.updateRounding == amp::UpdateRounding::Kahan),

@@ -108,6 +108,13 @@ inline constexpr int kMaxPromoteEvery = 1 << 20;
 
 Policy parsePolicy(std::string_view spec);
 
+struct Recipe;
+// The policy a recipe runs a GPT with: its matmul, activation, loss,
+// gradient and optimizer-state precisions, its matmul scaling; master
+// weights FP32 when the recipe keeps a master copy, else its weight dtype;
+// its loss scaling.
+Policy policyForRecipe(const Recipe& recipe);
+
 // One row per op class: ("softmax", "fp32").
 struct PolicyRow {
   std::string op;

@@ -10,7 +10,7 @@
 //    "scaling": {...}}   (scaling: FP8 / microscaling recipes, telemetry/scaling.h)
 //   {"eval": true, "step": 62, "test_loss": 0.42, "test_accuracy": 0.88}
 //     (a GPT's: "test_loss" is its val_loss, with "val_loss" and "train_loss"
-//     beside it and no accuracy; see run_log_gpt.h)
+//     beside it and no accuracy; see run_log_rows.h)
 //   {"summary": true, "test_accuracy": 0.92, ...}                   optional, last
 // A run killed with kill -9 leaves its last line cut short: that one line is
 // dropped (truncated = true) and every complete step is kept. Any other bad

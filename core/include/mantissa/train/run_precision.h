@@ -20,7 +20,7 @@
 namespace mantissa::train {
 
 // A GPT's policy spec when it has one, else its recipe's table
-// (policyForRecipe). Throws amp::PolicyError / std::invalid_argument for an
+// (amp::policyForRecipe). Throws amp::PolicyError / std::invalid_argument for an
 // unknown policy or recipe.
 amp::Policy runPolicy(const RunConfig& config);
 
