@@ -55,12 +55,6 @@ std::optional<std::uint64_t> nonFinite(SafetensorsDType dtype, const std::vector
   return count;
 }
 
-std::string shapeText(const std::vector<std::uint64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 // Names and values from the file as the terminal gets them: control
 // characters and non-ASCII bytes escaped, so no file can move the cursor.
@@ -137,7 +131,7 @@ int runCheckpoint(const Args& args) {
   std::vector<std::vector<std::string>> cells{{"name", "dtype", "shape", "bytes", "nan/inf"}};
   for (std::size_t i = 0; i < h.tensors.size(); ++i) {
     const auto& t = h.tensors[i];
-    cells.push_back({shown(t.name), std::string(io::safetensorsDTypeName(t.dtype)), shapeText(t.shape),
+    cells.push_back({shown(t.name), std::string(io::safetensorsDTypeName(t.dtype)), io::safetensorsShapeText(t.shape),
                      std::to_string(t.bytes()), bad[i] ? std::to_string(*bad[i]) : "-"});
   }
   std::vector<std::size_t> width(cells[0].size(), 0);

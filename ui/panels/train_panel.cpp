@@ -711,11 +711,15 @@ void TrainPanel::fitWatchWidth() {
 // presenter mode it is a tab of the right-hand group, whose width the charts
 // decide: there a narrow group scrolls it sideways. A dock that its old
 // minimum held (as wide as a presenter-size font needed) follows the new one.
+// What the setup's scroll area adds to its width: the frame and the
+// vertical scroll bar.
+int TrainPanel::setupScrollChrome() const {
+  return 2 * m_setupScroll->frameWidth() + m_setupScroll->verticalScrollBar()->sizeHint().width();
+}
+
 void TrainPanel::fitSetupWidth() {
   const bool presenter = Theme::instance().presenter();
-  const int frame = 2 * m_setupScroll->frameWidth();
-  const int bar = m_setupScroll->verticalScrollBar()->sizeHint().width();
-  const int needed = presenter ? 0 : m_setup->minimumSizeHint().width() + bar + frame;
+  const int needed = presenter ? 0 : m_setup->minimumSizeHint().width() + setupScrollChrome();
   const int old = m_setupScroll->minimumWidth();
   m_setupScroll->setHorizontalScrollBarPolicy(presenter ? Qt::ScrollBarAsNeeded : Qt::ScrollBarAlwaysOff);
   if (needed == old)
@@ -790,8 +794,7 @@ void TrainPanel::arrangeFirstShow() {
   const auto shares = [this, setupDock, scaleDock, compact] {
     // The setup's preferred width (two columns of recipe buttons) where a
     // fifth of the page holds it; else its minimum (one column).
-    const int preferred = m_setup->sizeHint().width() + m_setupScroll->minimumWidth() -
-                          m_setup->minimumSizeHint().width();
+    const int preferred = m_setup->sizeHint().width() + setupScrollChrome();
     const int setup = std::max(m_setupScroll->minimumWidth(), std::min(preferred, width() / 5));
     const int charts = compact ? (width() - setup) * 4 / 9 : width() * 2 / 7;
     resizeDocks({setupDock, scaleDock}, {setup, std::max(charts, tabsWidth(scaleDock))},

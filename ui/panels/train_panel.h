@@ -125,6 +125,7 @@ private:
   void fitDocks();
   void fitWatchWidth();
   void fitSetupWidth();
+  int setupScrollChrome() const;
   int tabsWidth(const QDockWidget* dock) const;
   void arrangeForPresenter();
   void arrangeFirstShow();

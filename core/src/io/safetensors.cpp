@@ -66,13 +66,6 @@ std::string tensorPrefix(const std::string& what, std::string_view name) {
   return what + ": tensor " + quotedForMessage(name) + ": ";
 }
 
-std::string shapeText(const std::vector<std::uint64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 // The bytes shape x dtype fills, or an error message's reason when the
 // element count or bit count overflows 64 bits or ends mid-byte.
 std::optional<std::uint64_t> byteSize(SafetensorsDType dtype, const std::vector<std::uint64_t>& shape,
@@ -80,19 +73,19 @@ std::optional<std::uint64_t> byteSize(SafetensorsDType dtype, const std::vector<
   std::uint64_t count = 1;
   for (const std::uint64_t d : shape)
     if (d != 0 && count > UINT64_MAX / d) {
-      why = "shape " + shapeText(shape) + " has more elements than 2^64";
+      why = "shape " + safetensorsShapeText(shape) + " has more elements than 2^64";
       return std::nullopt;
     } else {
       count *= d;
     }
   const auto bits = std::uint64_t(rowOf(dtype).bits);
   if (count > UINT64_MAX / bits) {
-    why = "shape " + shapeText(shape) + " of " + std::string(rowOf(dtype).name) +
+    why = "shape " + safetensorsShapeText(shape) + " of " + std::string(rowOf(dtype).name) +
           " holds more than 2^64 bits";
     return std::nullopt;
   }
   if ((count * bits) % 8 != 0) {
-    why = "shape " + shapeText(shape) + " of " + std::string(rowOf(dtype).name) + " fills " +
+    why = "shape " + safetensorsShapeText(shape) + " of " + std::string(rowOf(dtype).name) + " fills " +
           std::to_string(count * bits) + " bits, not a whole number of bytes";
     return std::nullopt;
   }
@@ -356,6 +349,13 @@ void checkFileStart(std::uint64_t fileSize, const std::string& what) {
 
 } // namespace
 
+std::string safetensorsShapeText(const std::vector<std::uint64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 std::string_view safetensorsDTypeName(SafetensorsDType dtype) { return rowOf(dtype).name; }
 
 std::optional<SafetensorsDType> safetensorsDTypeFromName(std::string_view name) {
@@ -419,7 +419,7 @@ SafetensorsHeader parseSafetensorsHeader(std::string_view text, std::uint64_t da
     if (!size)
       throw SafetensorsError(tensorPrefix(what, t.name) + why);
     if (*size != t.bytes())
-      throw SafetensorsError(tensorPrefix(what, t.name) + "shape " + shapeText(t.shape) + " of " +
+      throw SafetensorsError(tensorPrefix(what, t.name) + "shape " + safetensorsShapeText(t.shape) + " of " +
                              std::string(safetensorsDTypeName(t.dtype)) + " is " +
                              std::to_string(*size) + " bytes, but \"data_offsets\" [" +
                              std::to_string(t.begin) + ", " + std::to_string(t.end) + "] hold " +
@@ -572,7 +572,7 @@ std::string headerBytes(std::span<const SafetensorsEntry> tensors,
     if (!size)
       throw SafetensorsError("tensor " + quotedForMessage(t.name) + ": " + why);
     if (*size != t.data.size())
-      throw SafetensorsError("tensor " + quotedForMessage(t.name) + ": shape " + shapeText(t.shape) +
+      throw SafetensorsError("tensor " + quotedForMessage(t.name) + ": shape " + safetensorsShapeText(t.shape) +
                              " of " + std::string(safetensorsDTypeName(t.dtype)) + " is " +
                              std::to_string(*size) + " bytes, the data " +
                              std::to_string(t.data.size()));

@@ -64,6 +64,8 @@ enum class SafetensorsDType : std::uint8_t {
 
 inline constexpr std::uint64_t kSafetensorsMaxHeaderBytes = 100'000'000;
 
+// A shape as messages and listings show it: "[2, 3]", "[]" for a scalar.
+std::string safetensorsShapeText(const std::vector<std::uint64_t>& shape);
 std::string_view safetensorsDTypeName(SafetensorsDType dtype);
 std::optional<SafetensorsDType> safetensorsDTypeFromName(std::string_view name);
 int safetensorsDTypeBits(SafetensorsDType dtype); // bits per element: 4, 6, 8, 16, 32 or 64
