@@ -220,8 +220,16 @@ int runTrain(const Args& args) {
   p.option("export", "DIR", "When the run ends, write every chart (SVG, PNG) and its data (CSV) to DIR "
                            "(default: none)");
   p.option("checkpoint", "FILE.safetensors",
-           "When the run ends, write the model's FP32 weights (PyTorch's names; nanoGPT's for a "
-           "GPT) and the run's configuration to FILE as safetensors (an MLP or a GPT)");
+           "When the run ends (or is interrupted), write it to FILE as safetensors: the FP32 "
+           "weights under PyTorch's names (nanoGPT's for a GPT), the working copies, the "
+           "optimizer, scaler, data and random states, and the configuration");
+  p.option("save-every", "N", "Also write --checkpoint every N steps (the latest replaces the last)");
+  p.option("resume", "FILE.safetensors",
+           "Continue the run saved in FILE, bit for bit, up to its total steps or to --steps M "
+           "(the run's new total); its configuration is the file's");
+  p.option("init-from", "FILE.safetensors",
+           "Start from the weights in FILE (a Mantissa checkpoint or a PyTorch state dict under "
+           "the same names and shapes)");
   p.option("sample", "N", "After training a GPT, print N generated characters");
   p.option("temperature", "T", "Sampling temperature of --sample, > 0 (default 1.0)");
   p.flag("quiet", "No progress lines on stderr");
@@ -237,6 +245,34 @@ int runTrain(const Args& args) {
     return 0;
   }
 
+  // --resume: the run's configuration is the checkpoint's. What would change
+  // its arithmetic cannot be given; the total (--steps) and the outputs can.
+  std::optional<train::CheckpointInfo> resume;
+  if (auto path = p.optionalValue("resume")) {
+    for (const char* key :
+         {"config", "preset", "data", "model", "recipe", "policy", "scaler", "batchnorm",
+          "optimizer", "lr", "momentum", "weight-decay", "schedule", "warmup-steps", "lr-floor",
+          "batch", "epochs", "grad-accumulation", "clip-norm", "seed", "init-from"})
+      if (p.has(key)) {
+        std::cerr << "mantissa-cli train: --" << key << ": a resumed run keeps the configuration "
+                  << "saved in '" << *path << "' (only --steps, --eval-every, --telemetry-every "
+                  << "and the outputs may be given)\n";
+        return 2;
+      }
+    try {
+      resume = train::readCheckpointInfo(*path);
+    } catch (const std::exception& e) { // io::SafetensorsError, train::CheckpointError
+      std::cerr << "mantissa-cli train: --resume: " << e.what() << "\n";
+      return 2;
+    }
+    if (!resume->resumable) {
+      std::cerr << "mantissa-cli train: --resume: '" << *path << "' holds weights only (no "
+                << train::kCheckpointStatePrefix << "* tensors); start a run from them with "
+                << "--init-from\n";
+      return 2;
+    }
+  }
+
   train::RunConfig config;
   std::optional<ConfigFile> configFile;
   if (auto path = p.optionalValue("config")) {
@@ -244,8 +280,10 @@ int runTrain(const Args& args) {
     if (!configFile)
       return 2;
   }
-  const bool gpt = gptDefaults(p, configFile);
-  if (gpt)
+  const bool gpt = !resume && gptDefaults(p, configFile);
+  if (resume)
+    config = resume->config;
+  else if (gpt)
     config = train::findPreset("shakespeare-char")->runs.front();
   if (configFile) {
     // The fields the file sets, over the defaults of its model.
@@ -346,7 +384,7 @@ int runTrain(const Args& args) {
   const bool stepsGiven = p.has("steps") || (configFile && configFile->sets("steps"));
   const bool warmupGiven =
       p.has("warmup-steps") || (configFile && configFile->sets("warmup_steps"));
-  if (config.schedule == "cosine" && stepsGiven && !warmupGiven && config.steps > 0 &&
+  if (!resume && config.schedule == "cosine" && stepsGiven && !warmupGiven && config.steps > 0 &&
       config.warmupSteps >= config.steps)
     config.warmupSteps = config.steps / 10;
 
@@ -399,11 +437,14 @@ int runTrain(const Args& args) {
     }
   }
 
+  std::int64_t saveEvery = 0;
+  if (auto rc = applyInteger(p, "save-every", saveEvery, 1, 1LL << 40))
+    return *rc;
+  if (saveEvery > 0 && !p.has("checkpoint")) {
+    std::cerr << "mantissa-cli train: --save-every: needs --checkpoint FILE to write to\n";
+    return 2;
+  }
   if (auto path = p.optionalValue("checkpoint")) {
-    if (model::isCnnSpec(config.model)) {
-      std::cerr << "mantissa-cli train: --checkpoint: a CNN cannot be saved yet (an MLP or a GPT can)\n";
-      return 2;
-    }
     if (const std::string in = inputAt(*path, inputs); !in.empty()) {
       std::cerr << "mantissa-cli train: --checkpoint: '" << *path << "' is the input '" << in << "'\n";
       return 2;
@@ -436,6 +477,27 @@ int runTrain(const Args& args) {
   } catch (const train::ConfigError& e) {
     std::cerr << "mantissa-cli train: " << e.what() << "\n";
     return 2;
+  }
+  if (resume) {
+    if (session->totalSteps() <= resume->step) {
+      std::cerr << "mantissa-cli train: --steps: the run in '" << p.value("resume")
+                << "' stopped at step " << resume->step << " of " << session->totalSteps()
+                << "; give a total above " << resume->step << " (--steps M) to train on\n";
+      return 2;
+    }
+    try {
+      train::restoreCheckpoint(*session, p.value("resume"), train::RestoreScope::Everything);
+    } catch (const std::exception& e) {
+      std::cerr << "mantissa-cli train: --resume: " << e.what() << "\n";
+      return 2;
+    }
+  } else if (auto from = p.optionalValue("init-from")) {
+    try {
+      train::restoreCheckpoint(*session, *from, train::RestoreScope::Weights);
+    } catch (const std::exception& e) {
+      std::cerr << "mantissa-cli train: --init-from: " << e.what() << "\n";
+      return 2;
+    }
   }
 
   const nlohmann::json header = train::runLogHeader(*session);
@@ -471,7 +533,18 @@ int runTrain(const Args& args) {
   auto lastPrint = std::chrono::steady_clock::now();
   std::int64_t stepsAtPrint = 0;
   train::TrainerCallbacks cb;
+  bool checkpointFailed = false;
   cb.onStep = [&](const train::StepReport& r) {
+    if (saveEvery > 0 && (r.step + 1) % saveEvery == 0 && !session->finished() &&
+        !session->divergence()) {
+      try {
+        train::saveCheckpoint(*session, p.value("checkpoint"));
+      } catch (const std::exception& e) {
+        std::cerr << "mantissa-cli train: --checkpoint: at step " << r.step + 1 << ": " << e.what()
+                  << "\n";
+        checkpointFailed = true;
+      }
+    }
     if (log || exported) {
       const nlohmann::json row = train::runLogStep(*session, r);
       if (log)
@@ -526,8 +599,7 @@ int runTrain(const Args& args) {
 #endif
   }
 
-  // The weights as the run left them; a diverged run's are not worth keeping.
-  bool checkpointFailed = false;
+  // The run as it stopped; a diverged run's is not worth keeping.
   if (auto path = p.optionalValue("checkpoint"); path && !s.divergence) {
     try {
       train::saveCheckpoint(*session, *path);

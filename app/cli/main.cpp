@@ -28,7 +28,9 @@ constexpr std::array kCommands{
     Command{"inspect", "Show how every format stores a value, bit by bit", mantissa::cli::runInspect},
     Command{"convert", "Convert values on stdin to one format's bits", mantissa::cli::runConvert},
     Command{"quantize", "Block-scale values on stdin (MX, NVFP4, FP8 blocks)", mantissa::cli::runQuantize},
-    Command{"train", "Train an MLP in a mixed-precision recipe, log every step", mantissa::cli::runTrain},
+    Command{"train", "Train an MLP, a CNN or a GPT in a mixed-precision recipe; save and resume",
+            mantissa::cli::runTrain},
+    Command{"sample", "Generate text from a GPT checkpoint", mantissa::cli::runSample},
 #ifdef MANTISSA_CLI_HAS_UI
     Command{"plot", "Render one chart of a saved run as SVG, PNG or PDF", mantissa::cli::runPlot},
     Command{"report", "Write a saved run's report as PDF or HTML", mantissa::cli::runReport},
@@ -57,7 +59,8 @@ int main(int argc, char** argv) {
   // Only train and bench run oneDNN's OpenMP kernels, which need the passive
   // wait policy; the other commands skip the re-exec, which loads every
   // shared library twice (measured: --version 69 -> 16 ms with the Qt libraries).
-  if (argc >= 2 && (std::string_view(argv[1]) == "train" || std::string_view(argv[1]) == "bench"))
+  if (argc >= 2 && (std::string_view(argv[1]) == "train" || std::string_view(argv[1]) == "bench" ||
+                    std::string_view(argv[1]) == "sample"))
     mantissa::app::reexecWithPassiveOmpWait(argv);
   if (argc < 2) {
     printHelp();

@@ -60,6 +60,14 @@ void expectTensor(const Stored& s, const std::string& name, const std::vector<st
   EXPECT_EQ(std::memcmp(s.data.data() + begin, expected.data(), end - begin), 0) << name << " differs";
 }
 
+// The tensors PyTorch loads: all but __metadata__ and Mantissa's own state.
+std::size_t torchTensors(const Stored& s) {
+  std::size_t n = 0;
+  for (const auto& [key, value] : s.header.items())
+    n += key != "__metadata__" && key.rfind("mantissa.", 0) != 0;
+  return n;
+}
+
 std::vector<float> values(const Tensor& t) {
   const float* v = t.data<float>();
   return {v, v + t.rows() * t.cols()};
@@ -103,7 +111,25 @@ TEST(Checkpoint, AnMlpsWeightsUnderLayerNamesTransposed) {
     expectTensor(st, prefix + ".weight", {io[l].second, io[l].first}, transposed(p[l].w));
     expectTensor(st, prefix + ".bias", {io[l].second}, values(p[l].b));
   }
-  EXPECT_EQ(st.header.size(), 7u) << "six tensors and __metadata__";
+  EXPECT_EQ(torchTensors(st), 6u);
+  // The working copies the products read, BF16, as Mantissa holds them.
+  for (std::size_t l = 0; l < 3; ++l) {
+    const auto& t = st.header["mantissa.working.layer" + std::to_string(l) + ".W"];
+    EXPECT_EQ(t["dtype"], "BF16");
+    EXPECT_EQ(t["shape"].get<std::vector<std::uint64_t>>(),
+              (std::vector<std::uint64_t>{io[l].first, io[l].second}));
+    const auto begin = t["data_offsets"][0].get<std::size_t>();
+    const float* w = p[l].w.data<float>();
+    for (std::size_t i = 0; i < std::size_t(p[l].w.size()); ++i) {
+      std::uint16_t bits;
+      std::memcpy(&bits, st.data.data() + begin + 2 * i, 2);
+      std::uint32_t f;
+      std::memcpy(&f, &w[i], 4);
+      // Nearest-even BF16 of the master weight (finite values).
+      const std::uint32_t rounded = (f + 0x7FFFu + ((f >> 16) & 1u)) >> 16;
+      ASSERT_EQ(bits, rounded) << "layer " << l << " value " << i;
+    }
+  }
   const auto& m = st.header["__metadata__"];
   EXPECT_EQ(m["format_version"], "1");
   EXPECT_EQ(m["format"], "mantissa");
@@ -155,7 +181,12 @@ TEST(Checkpoint, AGptsWeightsUnderNanoGptNames) {
   }
   expectTensor(st, "transformer.ln_f.weight", {C}, values(*p.at("lnf.w")));
   expectTensor(st, "transformer.ln_f.bias", {C}, values(*p.at("lnf.b")));
-  EXPECT_EQ(st.header.size(), 2 + 2 * 12 + 2 + 1u) << "no lm_head: it is wte, tied";
+  EXPECT_EQ(torchTensors(st), 2 + 2 * 12 + 2u) << "no lm_head: it is wte, tied";
+  // AdamW's moments for every parameter, and the step.
+  for (const auto& param : s.gpt()->gpt().params())
+    for (const char* m : {".m", ".v"})
+      EXPECT_TRUE(st.header.contains("mantissa.state.optimizer." + param.name + m)) << param.name << m;
+  EXPECT_EQ(st.header["mantissa.state.step"]["dtype"], "I64");
   const auto& m = st.header["__metadata__"];
   // The vocabulary in token order, as UTF-8.
   std::string vocabulary;

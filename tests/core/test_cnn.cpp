@@ -325,9 +325,10 @@ TEST(CnnReference, Fp32ForwardAndLossMatchThePlainDoubleReference) {
   m.initialize(3, 1.0f);
   fillInputs(m, 11);
   // Non-trivial BatchNorm scale and shift (the optimizer would move them).
-  for (auto& slot : m.extraSlots())
-    for (std::size_t i = 0; i < slot.value.size(); ++i)
-      slot.value[i] += 0.1f * static_cast<float>(i + 1);
+  for (auto& p : m.parameters())
+    if (p.name.find(".bn.") != std::string::npos)
+      for (std::size_t i = 0; i < p.value->f32().size(); ++i)
+        p.value->f32()[i] += 0.1f * static_cast<float>(i + 1);
   model::OpTimes times;
   const auto res = m.forward(times);
   const std::vector<double> x(m.inputs().begin(), m.inputs().end());
@@ -349,9 +350,10 @@ TEST(CnnGradcheck, WholeNetworkGradientMatchesCentralDifferencesInDouble) {
   model::Cnn m(t.spec, t.layout, Tiny::B, amp::recipeByName("fp32"));
   m.initialize(3, 1.5f);
   fillInputs(m, 11);
-  for (auto& slot : m.extraSlots())
-    for (std::size_t i = 0; i < slot.value.size(); ++i)
-      slot.value[i] += 0.05f * static_cast<float>(i + 1);
+  for (auto& p : m.parameters())
+    if (p.name.find(".bn.") != std::string::npos)
+      for (std::size_t i = 0; i < p.value->f32().size(); ++i)
+        p.value->f32()[i] += 0.05f * static_cast<float>(i + 1);
   model::OpTimes times;
   m.forward(times);
   m.backward(1.0f, false, times);

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/kernels/elementwise.h>
+#include <mantissa/tensor/run_state.h>
 
 #include <algorithm>
 #include <bit>
@@ -171,6 +172,18 @@ const char* toString(ScalerEventKind kind) {
   case ScalerEventKind::SkippedStep: return "skipped";
   }
   return "?";
+}
+
+void LossScaler::visitState(RunStateVisitor& v) {
+  v.value("scale", m_scale);
+  v.value("growth_tracker", m_growthTracker);
+  v.value("hysteresis_left", m_hysteresisLeft);
+  v.value("iteration", m_iter);
+  v.value("last_overflow_iteration", m_lastOverflowIter);
+  if (!std::isfinite(m_scale) || m_scale <= 0)
+    throw std::invalid_argument("scaler scale: " + std::to_string(m_scale) + " is not a positive finite scale");
+  if (m_growthTracker < 0 || m_hysteresisLeft < 0 || m_iter < 0)
+    throw std::invalid_argument("scaler: a negative counter");
 }
 
 LossScaler::LossScaler(ScalerConfig config) : m_config(std::move(config)) {

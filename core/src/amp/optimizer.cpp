@@ -3,9 +3,11 @@
 #include "kernels/step_isa_variants.h"
 
 #include <mantissa/amp/optimizer.h>
+
 #include <mantissa/model/mlp.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/numeric/cpu_features.h>
+#include <mantissa/tensor/run_state.h>
 
 #include <omp.h>
 
@@ -202,6 +204,24 @@ Optimizer::Optimizer(OptimizerConfig config, const Recipe& recipe, std::vector<S
   }
   m_scratch.resize(kMaxWorkers * kStepBlock);
   m_stats.resize(m_slots.size());
+}
+
+void Optimizer::visitState(RunStateVisitor& v) {
+  for (std::size_t s = 0; s < m_slots.size(); ++s) {
+    const std::string& name = m_slots[s].name;
+    v.floats(stateName(name, "m"), m_first[s]);
+    if (!m_second[s].empty())
+      v.floats(stateName(name, "v"), m_second[s]);
+    if (!m_kahan[s].empty())
+      v.floats(stateName(name, "kahan"), m_kahan[s]);
+  }
+  v.value("rng", m_rng);
+  v.value("step", m_step);
+  v.value("momentum", m_momentum);
+  v.value("bias1", m_bias1);
+  v.value("bias2_sqrt", m_bias2Sqrt);
+  if (m_step < 0)
+    throw std::invalid_argument("optimizer step: " + std::to_string(m_step) + " is negative");
 }
 
 // splitmix64: a seeded, platform-independent stream for stochastic rounding.

@@ -3,6 +3,7 @@
 #include <mantissa/amp/scaling.h>
 
 #include <mantissa/numeric/block_quant.h>
+#include <mantissa/tensor/run_state.h>
 
 #include <algorithm>
 #include <array>
@@ -325,6 +326,17 @@ numeric::FormatId operandFormat(MatmulScaling scheme, telemetry::ScaledRole role
 DelayedScale::DelayedScale(float fp8Max, int historyLength, AmaxCompute compute, int margin)
     : m_history(static_cast<std::size_t>(std::max(1, historyLength)), 0.0f), m_compute(compute),
       m_scaledMax(fp8Max * std::ldexp(1.0f, -margin)) {}
+
+void DelayedScale::visitState(RunStateVisitor& v, std::string_view prefix) {
+  v.floats(stateName(prefix, "amax_history"), m_history);
+  v.value(stateName(prefix, "next"), m_next);
+  v.value(stateName(prefix, "filled"), m_filled);
+  v.value(stateName(prefix, "scale"), m_scale);
+  v.value(stateName(prefix, "history_amax"), m_historyAmax);
+  if (m_next >= m_history.size() || m_filled < 0 || m_filled > std::int64_t(m_history.size()))
+    throw std::invalid_argument(std::string(prefix) + ": amax history position outside its " +
+                                std::to_string(m_history.size()) + " entries");
+}
 
 void DelayedScale::update(float amax) {
   m_history[m_next] = amax;

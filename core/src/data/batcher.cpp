@@ -4,6 +4,8 @@
 
 #include "data/rng.h"
 
+#include <mantissa/tensor/run_state.h>
+
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
@@ -21,6 +23,18 @@ Batcher::Batcher(const Dataset& data, int batchSize, std::uint64_t seed)
   m_stepsPerEpoch = static_cast<std::int64_t>(data.size()) / batchSize;
   m_order.resize(data.size());
   shuffle();
+}
+
+void Batcher::visitState(RunStateVisitor& v) {
+  const std::int64_t epoch = m_epoch;
+  v.value("epoch", m_epoch);
+  v.value("step_in_epoch", m_stepInEpoch);
+  if (m_epoch < 0 || m_stepInEpoch < 0 || m_stepInEpoch > m_stepsPerEpoch)
+    throw std::invalid_argument("batcher: epoch " + std::to_string(m_epoch) + ", step " +
+                                std::to_string(m_stepInEpoch) + " is outside an epoch of " +
+                                std::to_string(m_stepsPerEpoch) + " steps");
+  if (m_epoch != epoch)
+    shuffle();
 }
 
 void Batcher::shuffle() {

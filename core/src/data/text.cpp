@@ -6,6 +6,8 @@
 #include "data/embedded_data.h"
 #include "data/rng.h"
 
+#include <mantissa/tensor/run_state.h>
+
 #include <algorithm>
 #include <array>
 #include <sstream>
@@ -213,6 +215,8 @@ TextBatcher::TextBatcher(const TextCorpus& corpus, TextSplit split, int ctx, std
                     " split is shorter than one window of ctx + 1 = " + std::to_string(ctx + 1) +
                     " characters");
 }
+
+void TextBatcher::visitState(RunStateVisitor& v) { v.value("state", m_state); }
 
 void TextBatcher::next(int batch, std::span<std::int32_t> x, std::span<std::int32_t> y) {
   const std::size_t t = static_cast<std::size_t>(m_ctx);

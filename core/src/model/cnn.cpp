@@ -13,6 +13,7 @@
 #include <mantissa/nn/softmax_xent.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/telemetry/zero_loss.h>
+#include <mantissa/tensor/run_state.h>
 
 #include <cmath>
 #include <cstdio>
@@ -555,17 +556,50 @@ std::vector<amp::RecipeRow> Cnn::opRows() const {
   return rows;
 }
 
-std::vector<amp::Slot> Cnn::extraSlots() {
-  std::vector<amp::Slot> slots;
+std::vector<Parameter> Cnn::parameters() {
+  std::vector<Parameter> out;
+  const bool cast = detail::optimizerCastsWorking(m_params);
+  for (std::size_t l = 0; l < m_layout.size(); ++l) {
+    const CnnLayer& c = m_layout[l];
+    const auto cout = std::uint64_t(c.cout), cin = std::uint64_t(c.cin);
+    const auto k = std::uint64_t(c.block.kernel);
+    // A convolution's [Cout, Cin·k·k] is PyTorch's [Cout, Cin, k, k] in the
+    // same order; a fully connected layer's [I, O] is nn.Linear's [O, I] transposed.
+    detail::appendLayerParameters(out, int(l), m_params[l], m_grads[l], cast,
+                                  "layers." + std::to_string(l),
+                                  c.block.conv ? std::vector<std::uint64_t>{cout, cin, k, k}
+                                               : std::vector<std::uint64_t>{cout, std::uint64_t(c.inValues())},
+                                  !c.block.conv);
+  }
   for (std::size_t l = 0; l < m_layout.size(); ++l) {
     auto& nm = m_norm[l];
     if (nm.gamma.size() == 0)
       continue;
     const std::string p = "layer" + std::to_string(l) + ".bn.";
-    slots.push_back({p + "gamma", nm.gamma.f32(), nm.dgamma.f32()});
-    slots.push_back({p + "beta", nm.beta.f32(), nm.dbeta.f32()});
+    const std::string t = "layers." + std::to_string(l) + ".bn.";
+    const std::vector<std::uint64_t> shape{std::uint64_t(nm.gamma.size())};
+    out.push_back({.name = p + "gamma", .value = &nm.gamma, .grad = &nm.dgamma, .working = nullptr,
+                   .decay = true, .torchName = t + "weight", .torchShape = shape});
+    out.push_back({.name = p + "beta", .value = &nm.beta, .grad = &nm.dbeta, .working = nullptr,
+                   .decay = true, .torchName = t + "bias", .torchShape = shape});
   }
-  return slots;
+  return out;
+}
+
+void Cnn::visitState(RunStateVisitor& v) {
+  for (std::size_t l = 0; l < m_layout.size(); ++l) {
+    auto& nm = m_norm[l];
+    if (nm.gamma.size() == 0)
+      continue;
+    const std::string p = "layer" + std::to_string(l) + ".bn.";
+    v.floats(p + "running_mean", nm.runningMean.f32());
+    v.floats(p + "running_var", nm.runningVar.f32());
+  }
+  for (auto& cs : m_convScaling)
+    for (auto* q : {&cs.x, &cs.w, &cs.dy})
+      q->visitState(v);
+  for (auto& s : m_scaledFc)
+    s.visitState(v);
 }
 
 std::int64_t Cnn::parameterCount() const {

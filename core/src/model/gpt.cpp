@@ -10,6 +10,7 @@
 #include <mantissa/nn/residual.h>
 #include <mantissa/nn/scaled_linear.h>
 #include <mantissa/nn/softmax_xent.h>
+#include <mantissa/tensor/run_state.h>
 
 #include <algorithm>
 #include <chrono>
@@ -271,6 +272,13 @@ Gpt::Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& poli
 }
 
 Gpt::~Gpt() = default;
+
+void Gpt::visitState(RunStateVisitor& v) {
+  for (Block& b : m_impl->blocks)
+    for (LinearProducts* op : {&b.qkvOp, &b.apOp, &b.fcOp, &b.fpOp})
+      if (op->scaled)
+        op->scaled->visitState(v);
+}
 
 void Gpt::initialize(std::uint64_t seed) {
   std::mt19937_64 rng(seed);

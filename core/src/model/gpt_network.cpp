@@ -114,12 +114,51 @@ std::optional<NonFiniteSite> GptNetwork::firstNonFinite(bool backward) const {
   return std::nullopt;
 }
 
-std::vector<amp::Slot> GptNetwork::extraSlots() {
-  std::vector<amp::Slot> slots;
-  for (auto& p : m_gpt.params())
-    slots.push_back(amp::Slot{
-        .name = p.name, .value = p.value.f32(), .grad = p.grad.f32(), .decay = p.matrix});
-  return slots;
+namespace {
+
+// Mantissa's parameter names ("h0.qkv.w") as nanoGPT's (gpt_network.h).
+std::string torchNameOf(const std::string& n) {
+  if (n == "wte" || n == "wpe")
+    return "transformer." + n + ".weight";
+  if (n == "lnf.w" || n == "lnf.b")
+    return std::string("transformer.ln_f.") + (n == "lnf.w" ? "weight" : "bias");
+  // "h<L>.<part>.<w|b>"
+  const std::size_t dot = n.find('.'), last = n.rfind('.');
+  const std::string block = "transformer.h." + n.substr(1, dot - 1) + ".";
+  const std::string part = n.substr(dot + 1, last - dot - 1);
+  const std::string suffix = n.substr(last + 1) == "w" ? "weight" : "bias";
+  static const std::pair<const char*, const char*> modules[] = {
+      {"ln1", "ln_1"}, {"ln2", "ln_2"}, {"qkv", "attn.c_attn"}, {"attproj", "attn.c_proj"},
+      {"fc", "mlp.c_fc"}, {"fcproj", "mlp.c_proj"}};
+  for (const auto& [ours, theirs] : modules)
+    if (part == ours)
+      return block + theirs + "." + suffix;
+  throw std::logic_error("GPT parameter '" + n + "' has no PyTorch name");
+}
+
+} // namespace
+
+std::vector<Parameter> GptNetwork::parameters() {
+  std::vector<Parameter> out;
+  for (auto& p : m_gpt.params()) {
+    const bool sixteenBits = p.low.dtype() == DType::BF16 || p.low.dtype() == DType::F16;
+    Parameter q{.name = p.name, .value = &p.value, .grad = &p.grad,
+                .working = sixteenBits && p.low.size() == p.value.size() ? &p.low : nullptr,
+                .decay = p.matrix, .torchName = torchNameOf(p.name)};
+    // Linear weights are [in, out] here, nn.Linear's [out, in] there;
+    // embeddings [rows, C] in both; vectors [1, n] here, [n] there.
+    const bool embedding = p.name == "wte" || p.name == "wpe";
+    if (p.value.rows() == 1) {
+      q.torchShape = {std::uint64_t(p.value.cols())};
+    } else if (embedding) {
+      q.torchShape = {std::uint64_t(p.value.rows()), std::uint64_t(p.value.cols())};
+    } else {
+      q.torchShape = {std::uint64_t(p.value.cols()), std::uint64_t(p.value.rows())};
+      q.transposed = true;
+    }
+    out.push_back(std::move(q));
+  }
+  return out;
 }
 
 bool GptNetwork::matmulEmulated() const {

@@ -6,6 +6,7 @@
 
 #include "network_parts.h"
 #include <mantissa/numeric/convert.h>
+#include <mantissa/tensor/run_state.h>
 
 #include <charconv>
 #include <stdexcept>
@@ -108,6 +109,22 @@ void roundTo(DType dtype, std::span<float> values) {
     numeric::roundTripBf16(values);
   else if (dtype == DType::F16)
     numeric::roundTripF16(values);
+}
+
+std::vector<Parameter> Mlp::parameters() {
+  std::vector<Parameter> out;
+  const bool cast = detail::optimizerCastsWorking(m_params);
+  for (int l = 0; l < layers(); ++l) {
+    const auto in = std::uint64_t(m_spec.widths[l]), outs = std::uint64_t(m_spec.widths[l + 1]);
+    detail::appendLayerParameters(out, l, m_params[l], m_grads[l], cast,
+                                  "layers." + std::to_string(l), {outs, in}, true);
+  }
+  return out;
+}
+
+void Mlp::visitState(RunStateVisitor& v) {
+  for (auto& s : m_scaled)
+    s.visitState(v);
 }
 
 std::vector<LayerInfo> Mlp::layerInfo() const {

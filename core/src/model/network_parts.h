@@ -9,6 +9,9 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace mantissa::model::detail {
 
@@ -45,6 +48,31 @@ inline std::size_t allocated(const Tensor& t) {
   return t.size() > 0
              ? (t.bytes() + Tensor::kAlignment - 1) / Tensor::kAlignment * Tensor::kAlignment
              : std::size_t{0};
+}
+
+// Whether the optimizer casts the working copies of a layered model (MLP,
+// CNN): only when every layer's products take a full 16-bit copy of W.
+inline bool optimizerCastsWorking(const std::vector<LayerParams>& params) {
+  bool all = !params.empty();
+  for (const auto& p : params)
+    all &= p.wLow.dtype() != DType::F32 && p.wLow.size() == p.w.size();
+  return all;
+}
+
+// Layer l's W and b as "layer<l>.W" and "layer<l>.b", named in PyTorch as
+// "<torchModule>.weight" and ".bias" with the weight's PyTorch shape.
+inline void appendLayerParameters(std::vector<Parameter>& out, int l, LayerParams& p,
+                                  LayerGrads& g, bool castWorking, const std::string& torchModule,
+                                  std::vector<std::uint64_t> torchWeightShape, bool transposed) {
+  const std::string name = "layer" + std::to_string(l);
+  out.push_back({.name = name + ".W", .value = &p.w, .grad = &g.w,
+                 .working = castWorking ? &p.wLow : nullptr, .optimizerCasts = castWorking,
+                 .decay = true,
+                 .torchName = torchModule + ".weight", .torchShape = std::move(torchWeightShape),
+                 .transposed = transposed});
+  out.push_back({.name = name + ".b", .value = &p.b, .grad = &g.b, .working = nullptr,
+                 .decay = true, .torchName = torchModule + ".bias",
+                 .torchShape = {std::uint64_t(p.b.size())}, .transposed = false});
 }
 
 } // namespace mantissa::model::detail

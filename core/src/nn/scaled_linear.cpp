@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/nn/scaled_linear.h>
 
+#include <mantissa/tensor/run_state.h>
+
 namespace mantissa::nn {
 
 using amp::BlockAxis;
@@ -55,6 +57,19 @@ void OperandQuantizer::quantize(const Tensor& in, Tensor& out, BlockAxis axis, b
     s.role = m_role;
     m_stats = std::move(s);
   }
+}
+
+void OperandQuantizer::visitState(RunStateVisitor& v) {
+  if (m_delayed)
+    m_delayed->visitState(v, m_name);
+}
+
+void ScaledLinear::visitState(RunStateVisitor& v) {
+  v.value(stateName(m_name, "seed"), m_seed);
+  v.value(stateName(m_name, "calls"), m_calls);
+  m_x.visitState(v);
+  m_w.visitState(v);
+  m_dy.visitState(v);
 }
 
 ScaledLinear::ScaledLinear(std::string name, int batch, int in, int out,

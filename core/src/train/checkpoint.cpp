@@ -3,81 +3,134 @@
 #include <mantissa/train/checkpoint.h>
 
 #include <mantissa/config.h>
-#include <mantissa/model/gpt_network.h>
-#include <mantissa/model/mlp.h>
-#include <mantissa/train/run_config.h>
+#include <mantissa/model/network.h>
+#include <mantissa/tensor/run_state.h>
 #include <mantissa/train/session.h>
 
 #include <nlohmann/json.hpp>
 
 #include <bit>
+#include <charconv>
+#include <cstring>
+#include <map>
 #include <span>
-#include <stdexcept>
 
 namespace mantissa::train {
 
 namespace {
 
-// A [rows, cols] FP32 tensor's values, as stored.
-std::vector<float> valuesOf(const Tensor& t) {
-  if (t.dtype() != DType::F32)
-    throw std::invalid_argument("checkpoint: a parameter is not held in FP32");
-  const float* v = t.data<float>();
-  return {v, v + t.rows() * t.cols()};
+using io::SafetensorsDType;
+
+// Little-endian tensors are this host's bytes (x86-64 and AArch64 Linux).
+static_assert(std::endian::native == std::endian::little);
+
+// One tensor of the file to be: its bytes owned here.
+struct Stored {
+  std::string name;
+  SafetensorsDType dtype;
+  std::vector<std::uint64_t> shape;
+  std::vector<std::byte> bytes;
+};
+
+template <class T>
+std::vector<std::byte> bytesOf(std::span<const T> v) {
+  const auto b = std::as_bytes(v);
+  return {b.begin(), b.end()};
 }
 
-// A Linear's W stored [in, out] by Mantissa, as torch.nn.Linear's [out, in].
-CheckpointTensor linearWeight(std::string name, const Tensor& w) {
-  const std::vector<float> v = valuesOf(w);
-  const auto in = std::size_t(w.rows()), out = std::size_t(w.cols());
-  CheckpointTensor t{std::move(name), {out, in}, std::vector<float>(v.size())};
+// A parameter's values in PyTorch's layout: a Linear's [in, out] as [out, in].
+std::vector<float> torchValues(const model::Parameter& p) {
+  const auto v = p.value->f32();
+  if (!p.transposed)
+    return {v.begin(), v.end()};
+  const auto in = std::size_t(p.value->rows()), out = std::size_t(p.value->cols());
+  std::vector<float> t(v.size());
   for (std::size_t i = 0; i < in; ++i)
     for (std::size_t o = 0; o < out; ++o)
-      t.values[o * in + i] = v[i * out + o];
+      t[o * in + i] = v[i * out + o];
   return t;
 }
 
-// A [1, n] bias or norm parameter as a vector [n]; an embedding as it is.
-CheckpointTensor asVector(std::string name, const Tensor& b) {
-  return {std::move(name), {std::uint64_t(b.rows() * b.cols())}, valuesOf(b)};
-}
-CheckpointTensor asMatrix(std::string name, const Tensor& m) {
-  return {std::move(name), {std::uint64_t(m.rows()), std::uint64_t(m.cols())}, valuesOf(m)};
+void fromTorchValues(const model::Parameter& p, std::span<const float> t) {
+  auto v = p.value->f32();
+  if (!p.transposed) {
+    std::copy(t.begin(), t.end(), v.begin());
+    return;
+  }
+  const auto in = std::size_t(p.value->rows()), out = std::size_t(p.value->cols());
+  for (std::size_t i = 0; i < in; ++i)
+    for (std::size_t o = 0; o < out; ++o)
+      v[i * out + o] = t[o * in + i];
 }
 
-// Mantissa's GPT parameter names ("h0.qkv.w") to nanoGPT's, with how each is stored.
-CheckpointTensor gptTensor(const model::GptParam& p) {
-  const std::string& n = p.name;
-  if (n == "wte" || n == "wpe")
-    return asMatrix("transformer." + n + ".weight", p.value);
-  if (n == "lnf.w")
-    return asVector("transformer.ln_f.weight", p.value);
-  if (n == "lnf.b")
-    return asVector("transformer.ln_f.bias", p.value);
-  // "h<L>.<part>.<w|b>"
-  const std::size_t dot = n.find('.');
-  const std::size_t last = n.rfind('.');
-  if (n.size() < 2 || n[0] != 'h' || dot == std::string::npos || last == dot)
-    throw std::invalid_argument("checkpoint: no PyTorch name for the GPT parameter '" + n + "'");
-  const std::string block = "transformer.h." + n.substr(1, dot - 1) + ".";
-  const std::string part = n.substr(dot + 1, last - dot - 1);
-  const bool weight = n.substr(last + 1) == "w";
-  const std::string suffix = weight ? ".weight" : ".bias";
-  if (part == "ln1" || part == "ln2")
-    return asVector(block + (part == "ln1" ? "ln_1" : "ln_2") + suffix, p.value);
-  std::string module;
-  if (part == "qkv")
-    module = "attn.c_attn";
-  else if (part == "attproj")
-    module = "attn.c_proj";
-  else if (part == "fc")
-    module = "mlp.c_fc";
-  else if (part == "fcproj")
-    module = "mlp.c_proj";
-  else
-    throw std::invalid_argument("checkpoint: no PyTorch name for the GPT parameter '" + n + "'");
-  return weight ? linearWeight(block + module + suffix, p.value) : asVector(block + module + suffix, p.value);
-}
+// Copies every listed state array into a file-to-be.
+class StateWriter final : public RunStateVisitor {
+public:
+  explicit StateWriter(std::vector<Stored>& out) : m_out(out) {}
+  void floats(std::string_view n, std::span<float> v) override { add(n, SafetensorsDType::F32, v); }
+  void doubles(std::string_view n, std::span<double> v) override { add(n, SafetensorsDType::F64, v); }
+  void integers(std::string_view n, std::span<std::int64_t> v) override {
+    add(n, SafetensorsDType::I64, v);
+  }
+  void words(std::string_view n, std::span<std::uint64_t> v) override { add(n, SafetensorsDType::U64, v); }
+  void halves(std::string_view n, std::span<std::uint16_t> v, DType type) override {
+    add(n, type == DType::F16 ? SafetensorsDType::F16 : SafetensorsDType::BF16, v);
+  }
+
+private:
+  template <class T>
+  void add(std::string_view name, SafetensorsDType dtype, std::span<T> v) {
+    m_out.push_back({kCheckpointStatePrefix + std::string(name), dtype, {v.size()},
+                     bytesOf(std::span<const T>(v))});
+  }
+  std::vector<Stored>& m_out;
+};
+
+// Lists the state's names, dtypes and sizes without touching it.
+struct StateEntry {
+  SafetensorsDType dtype;
+  std::uint64_t count;
+};
+class StateLister final : public RunStateVisitor {
+public:
+  std::map<std::string, StateEntry, std::less<>> entries;
+  void floats(std::string_view n, std::span<float> v) override { add(n, SafetensorsDType::F32, v.size()); }
+  void doubles(std::string_view n, std::span<double> v) override { add(n, SafetensorsDType::F64, v.size()); }
+  void integers(std::string_view n, std::span<std::int64_t> v) override {
+    add(n, SafetensorsDType::I64, v.size());
+  }
+  void words(std::string_view n, std::span<std::uint64_t> v) override { add(n, SafetensorsDType::U64, v.size()); }
+  void halves(std::string_view n, std::span<std::uint16_t> v, DType type) override {
+    add(n, type == DType::F16 ? SafetensorsDType::F16 : SafetensorsDType::BF16, v.size());
+  }
+
+private:
+  void add(std::string_view n, SafetensorsDType d, std::size_t count) {
+    entries.emplace(kCheckpointStatePrefix + std::string(n), StateEntry{d, count});
+  }
+};
+
+// Copies the checked arrays back into the run.
+class StateReader final : public RunStateVisitor {
+public:
+  explicit StateReader(const std::map<std::string, std::vector<std::byte>, std::less<>>& data)
+      : m_data(data) {}
+  void floats(std::string_view n, std::span<float> v) override { copy(n, v); }
+  void doubles(std::string_view n, std::span<double> v) override { copy(n, v); }
+  void integers(std::string_view n, std::span<std::int64_t> v) override { copy(n, v); }
+  void words(std::string_view n, std::span<std::uint64_t> v) override { copy(n, v); }
+  void halves(std::string_view n, std::span<std::uint16_t> v, DType) override { copy(n, v); }
+
+private:
+  template <class T>
+  void copy(std::string_view name, std::span<T> v) {
+    const auto it = m_data.find(kCheckpointStatePrefix + std::string(name));
+    if (it == m_data.end() || it->second.size() != v.size_bytes()) // checked before: a listing changed
+      throw CheckpointError("checkpoint: the state '" + std::string(name) + "' changed while restoring");
+    std::memcpy(v.data(), it->second.data(), v.size_bytes());
+  }
+  const std::map<std::string, std::vector<std::byte>, std::less<>>& m_data;
+};
 
 void appendUtf8(std::string& s, char32_t c) {
   if (c < 0x80) {
@@ -97,28 +150,7 @@ void appendUtf8(std::string& s, char32_t c) {
   }
 }
 
-} // namespace
-
-std::vector<CheckpointTensor> checkpointTensors(const Session& session) {
-  std::vector<CheckpointTensor> out;
-  if (const model::GptNetwork* gpt = session.gpt()) {
-    for (const auto& p : gpt->gpt().params())
-      out.push_back(gptTensor(p));
-    return out;
-  }
-  if (!dynamic_cast<const model::Mlp*>(&session.model()))
-    throw std::invalid_argument("checkpoint: a " + session.model().specString() +
-                                " model cannot be saved yet (an MLP or a GPT can)");
-  const auto& params = session.model().params();
-  for (std::size_t l = 0; l < params.size(); ++l) {
-    const std::string prefix = "layers." + std::to_string(l);
-    out.push_back(linearWeight(prefix + ".weight", params[l].w));
-    out.push_back(asVector(prefix + ".bias", params[l].b));
-  }
-  return out;
-}
-
-std::vector<std::pair<std::string, std::string>> checkpointMetadata(const Session& session) {
+std::vector<std::pair<std::string, std::string>> metadataOf(const Session& session) {
   std::vector<std::pair<std::string, std::string>> m = {
       {"format", "mantissa"},
       {"format_version", kCheckpointFormatVersion},
@@ -135,16 +167,143 @@ std::vector<std::pair<std::string, std::string>> checkpointMetadata(const Sessio
   return m;
 }
 
-void saveCheckpoint(const Session& session, const std::filesystem::path& path) {
-  const std::vector<CheckpointTensor> tensors = checkpointTensors(session);
+std::string shapeText(const std::vector<std::uint64_t>& s) { return io::safetensorsShapeText(s); }
+
+} // namespace
+
+void saveCheckpoint(const Session& constSession, const std::filesystem::path& path) {
+  // Listing the state reads it only; the visitors take it mutable because
+  // the same listing restores it.
+  Session& session = const_cast<Session&>(constSession);
+  std::vector<Stored> stored;
+  for (const model::Parameter& p : session.model().parameters()) {
+    if (p.value->dtype() != DType::F32)
+      throw CheckpointError("checkpoint: the parameter '" + p.name + "' is not held in FP32");
+    const std::vector<float> v = torchValues(p);
+    stored.push_back({p.torchName, SafetensorsDType::F32, p.torchShape,
+                      bytesOf(std::span<const float>(v))});
+  }
+  for (const model::Parameter& p : session.model().parameters())
+    if (p.working)
+      stored.push_back({kCheckpointWorkingPrefix + p.name,
+                        p.working->dtype() == DType::F16 ? SafetensorsDType::F16 : SafetensorsDType::BF16,
+                        {std::uint64_t(p.working->rows()), std::uint64_t(p.working->cols())},
+                        bytesOf(std::span<const std::uint16_t>(p.working->u16()))});
+  StateWriter writer(stored);
+  session.visitState(writer);
+
   std::vector<io::SafetensorsEntry> entries;
-  entries.reserve(tensors.size());
-  // Little-endian FP32: this host's float bytes (x86-64 and AArch64 Linux).
-  static_assert(std::endian::native == std::endian::little);
-  for (const auto& t : tensors)
-    entries.push_back({t.name, io::SafetensorsDType::F32, t.shape,
-                       std::as_bytes(std::span<const float>(t.values))});
-  io::writeSafetensors(path, entries, checkpointMetadata(session));
+  entries.reserve(stored.size());
+  for (const auto& s : stored)
+    entries.push_back({s.name, s.dtype, s.shape, s.bytes});
+  io::writeSafetensors(path, entries, metadataOf(session));
+}
+
+CheckpointInfo readCheckpointInfo(const std::filesystem::path& path) {
+  const io::SafetensorsReader reader(path);
+  const auto& h = reader.header();
+  const std::string file = path.string();
+  auto meta = [&](const char* key) -> const std::string& {
+    const std::string* v = h.metadataValue(key);
+    if (!v)
+      throw CheckpointError(file + ": no \"" + key +
+                            "\" in __metadata__: not a checkpoint Mantissa wrote (a PyTorch "
+                            "state dict loads with --init-from)");
+    return *v;
+  };
+  if (meta("format") != "mantissa")
+    throw CheckpointError(file + ": __metadata__ \"format\" is \"" + meta("format") +
+                          "\", not \"mantissa\"");
+  if (meta("format_version") != kCheckpointFormatVersion)
+    throw CheckpointError(file + ": format_version \"" + meta("format_version") +
+                          "\" is not one this build reads (" + kCheckpointFormatVersion + ")");
+  CheckpointInfo info;
+  try {
+    info.config = runConfigFromJson(nlohmann::json::parse(meta("config")));
+  } catch (const nlohmann::json::exception& e) {
+    throw CheckpointError(file + ": __metadata__ \"config\" is not JSON: " + e.what());
+  } catch (const ConfigError& e) {
+    throw CheckpointError(file + ": __metadata__ \"config\": " + e.what());
+  }
+  const std::string& step = meta("step");
+  const auto [end, ec] = std::from_chars(step.data(), step.data() + step.size(), info.step);
+  if (ec != std::errc() || end != step.data() + step.size() || info.step < 0)
+    throw CheckpointError(file + ": __metadata__ \"step\" is \"" + step + "\", not a step count");
+  for (const auto& t : h.tensors)
+    if (t.name.starts_with(kCheckpointStatePrefix))
+      info.resumable = true;
+  return info;
+}
+
+void restoreCheckpoint(Session& session, const std::filesystem::path& path, RestoreScope scope) {
+  const io::SafetensorsReader reader(path);
+  const auto& h = reader.header();
+  const std::string file = path.string();
+  const bool everything = scope == RestoreScope::Everything;
+  const std::string model = session.config().model;
+
+  // What this run holds, by file name: each expected tensor's dtype and shape.
+  struct Expected {
+    SafetensorsDType dtype;
+    std::vector<std::uint64_t> shape;
+  };
+  std::map<std::string, Expected, std::less<>> expected;
+  const std::vector<model::Parameter> params = session.model().parameters();
+  for (const auto& p : params) {
+    expected[p.torchName] = {SafetensorsDType::F32, p.torchShape};
+    if (everything && p.working)
+      expected[kCheckpointWorkingPrefix + p.name] = {
+          p.working->dtype() == DType::F16 ? SafetensorsDType::F16 : SafetensorsDType::BF16,
+          {std::uint64_t(p.working->rows()), std::uint64_t(p.working->cols())}};
+  }
+  if (everything) {
+    StateLister lister;
+    session.visitState(lister);
+    for (const auto& [name, e] : lister.entries)
+      expected[name] = {e.dtype, {e.count}};
+  }
+
+  // Every name matches, both ways, with its dtype and shape.
+  for (const auto& t : h.tensors) {
+    const bool ours = t.name.starts_with("mantissa.");
+    if (!everything && ours)
+      continue; // a weights-only restore leaves the run's own state as initialised
+    const auto it = expected.find(t.name);
+    if (it == expected.end())
+      throw CheckpointError(file + ": tensor '" + t.name + "' is not part of the model " + model);
+    if (t.dtype != it->second.dtype || t.shape != it->second.shape)
+      throw CheckpointError(file + ": tensor '" + t.name + "' is " +
+                            std::string(io::safetensorsDTypeName(t.dtype)) + " " + shapeText(t.shape) +
+                            "; the model " + model + " holds it as " +
+                            std::string(io::safetensorsDTypeName(it->second.dtype)) + " " +
+                            shapeText(it->second.shape));
+  }
+  for (const auto& [name, e] : expected)
+    if (!h.find(name))
+      throw CheckpointError(file + ": no tensor '" + name + "', which the model " + model +
+                            (name.starts_with("mantissa.") ? " needs to resume" : " needs"));
+
+  // Read all, then change the run.
+  std::map<std::string, std::vector<std::byte>, std::less<>> data;
+  for (const auto& [name, e] : expected)
+    data[name] = reader.read(*h.find(name));
+  for (const auto& p : params) {
+    const auto& b = data.at(p.torchName);
+    std::vector<float> v(b.size() / sizeof(float));
+    std::memcpy(v.data(), b.data(), b.size());
+    fromTorchValues(p, v);
+    if (everything && p.working) {
+      const auto& w = data.at(kCheckpointWorkingPrefix + p.name);
+      std::memcpy(p.working->u16().data(), w.data(), w.size());
+    }
+  }
+  if (everything) {
+    StateReader state(data);
+    session.visitState(state);
+  } else {
+    model::OpTimes ignored;
+    session.model().refreshWorkingWeights(ignored);
+  }
 }
 
 } // namespace mantissa::train

@@ -9,6 +9,7 @@
 #include <mantissa/model/gpt_network.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/telemetry/tensor_scan.h>
+#include <mantissa/tensor/run_state.h>
 #include <mantissa/train/memory_budget.h>
 #include <mantissa/train/session.h>
 
@@ -324,31 +325,20 @@ void Session::initText() {
 }
 
 void Session::initTraining() {
+  // Every parameter of the model's registry is an optimizer slot. Where the
+  // model names a working copy, the optimizer casts each block of updated
+  // weights into it while the block is in cache (the bits the model's
+  // refreshWorkingWeights would write); otherwise the model casts its own.
   std::vector<amp::Slot> params;
-  // Where every layer's working copy is its weights cast to 16 bits (the
-  // model's refreshWorkingWeights), the optimizer casts each block of updated
-  // weights while it is in cache instead (the same bits). A model whose
-  // parameters are all extra slots (the GPT) casts its own.
-  m_optimizerCastsWorking = m_model->layers() > 0;
-  for (int l = 0; l < m_model->layers(); ++l) {
-    const auto& p = m_model->params()[l];
-    m_optimizerCastsWorking &= p.wLow.dtype() != DType::F32 && p.wLow.size() == p.w.size();
-  }
-  for (int l = 0; l < m_model->layers(); ++l) {
-    auto& p = m_model->params()[l];
-    auto& g = m_model->grads()[l];
-    const std::string name = "layer" + std::to_string(l);
-    params.push_back({name + ".W", p.w.f32(), g.w.f32()});
-    if (m_optimizerCastsWorking) {
-      params.back().working = p.wLow.u16();
-      params.back().workingType = p.wLow.dtype();
+  m_optimizerCastsWorking = false;
+  for (const model::Parameter& p : m_model->parameters()) {
+    amp::Slot slot{.name = p.name, .value = p.value->f32(), .grad = p.grad->f32(), .decay = p.decay};
+    if (p.optimizerCasts) {
+      slot.working = p.working->u16();
+      slot.workingType = p.working->dtype();
+      m_optimizerCastsWorking = true;
     }
-    params.push_back({name + ".b", p.b.f32(), g.b.f32()});
-    m_gradSpans.push_back(g.w.f32());
-    m_gradSpans.push_back(g.b.f32());
-  }
-  for (auto& slot : m_model->extraSlots()) {
-    m_gradSpans.push_back({const_cast<float*>(slot.grad.data()), slot.grad.size()});
+    m_gradSpans.push_back(p.grad->f32());
     params.push_back(std::move(slot));
   }
   m_optimizer = std::make_unique<amp::Optimizer>(optimizerConfig(m_config), m_recipe,
@@ -400,6 +390,28 @@ std::int64_t Session::stepsPerEpoch() const {
         1, static_cast<std::int64_t>(m_text->split(data::TextSplit::Train).size()) /
                (std::int64_t(m_config.batch) * m_gpt->gpt().spec().ctx));
   return std::max<std::int64_t>(1, m_batcher->stepsPerEpoch() / m_config.gradAccumulation);
+}
+
+void Session::visitState(RunStateVisitor& v) {
+  v.value("step", m_step);
+  v.value("skipped_steps", m_skipped);
+  v.value("forward_overflow_run", m_forwardOverflowRun);
+  if (m_step < 0 || m_skipped < 0 || m_skipped > m_step || m_forwardOverflowRun < 0)
+    throw std::invalid_argument("step " + std::to_string(m_step) + " with " +
+                                std::to_string(m_skipped) + " skipped is not a run's position");
+  PrefixedStateVisitor data(v, "data");
+  if (m_textBatcher)
+    m_textBatcher->visitState(data);
+  else
+    m_batcher->visitState(data);
+  PrefixedStateVisitor optimizer(v, "optimizer");
+  m_optimizer->visitState(optimizer);
+  if (m_scaler) {
+    PrefixedStateVisitor scaler(v, "scaler");
+    m_scaler->visitState(scaler);
+  }
+  PrefixedStateVisitor model(v, "model");
+  m_model->visitState(model);
 }
 
 std::string Session::scalerDescription() const {
@@ -866,15 +878,30 @@ EvalReport Session::evaluateText() {
   return e;
 }
 
-std::string Session::sample(int n, double temperature, std::uint64_t seed) {
+std::string Session::sample(int n, double temperature, std::uint64_t seed,
+                            std::u32string_view prompt) {
   if (!m_gpt)
     throw std::logic_error("Session::sample: the model is not a GPT");
   const model::Gpt& gpt = m_gpt->gpt();
   const int T = gpt.spec().ctx, V = m_text->vocabularySize();
   std::mt19937_64 rng(seed);
   std::vector<std::int32_t> context;
-  const std::int32_t start = m_text->tokenOf(U'\n');
-  context.push_back(start >= 0 ? start : 0);
+  for (std::size_t i = 0; i < prompt.size(); ++i) {
+    const std::int32_t t = m_text->tokenOf(prompt[i]);
+    if (t < 0)
+      throw std::invalid_argument("prompt: character " + std::to_string(i + 1) + " (U+" +
+                                  [](char32_t c) {
+                                    char b[16];
+                                    std::snprintf(b, sizeof b, "%04X", unsigned(c));
+                                    return std::string(b);
+                                  }(prompt[i]) +
+                                  ") is not in the model's vocabulary");
+    context.push_back(t);
+  }
+  if (context.empty()) {
+    const std::int32_t start = m_text->tokenOf(U'\n');
+    context.push_back(start >= 0 ? start : 0);
+  }
   std::vector<std::int32_t> generated;
   std::vector<double> p(static_cast<std::size_t>(V));
   auto tokens = m_gpt->tokens();
@@ -893,6 +920,11 @@ std::string Session::sample(int n, double temperature, std::uint64_t seed) {
     for (int v = 1; v < V; ++v)
       if (logits[v] > logits[best])
         best = v;
+    if (temperature <= 0) { // greedy: the first largest logit
+      context.push_back(best);
+      generated.push_back(best);
+      continue;
+    }
     const double mx = logits[best];
     double z = 0;
     for (int v = 0; v < V; ++v) {

@@ -24,6 +24,10 @@
 #include <string>
 #include <string_view>
 
+namespace mantissa {
+class RunStateVisitor;
+}
+
 namespace mantissa::amp {
 
 // How consecutive finite steps and overflows are counted.
@@ -120,6 +124,8 @@ public:
   float invScale() const { return static_cast<float>(1.0 / m_scale); }
 
   const ScalerConfig& config() const { return m_config; }
+  // The scale, growth tracker, hysteresis and iteration counters (tensor/run_state.h).
+  void visitState(RunStateVisitor& v);
 
 private:
   double store(double v) const; // rounds to float32 when the library keeps the scale there

@@ -45,6 +45,10 @@
 #include <string_view>
 #include <vector>
 
+namespace mantissa {
+class RunStateVisitor;
+}
+
 namespace mantissa::amp {
 
 enum class OptimizerKind : std::uint8_t { Sgd, AdamW };
@@ -132,6 +136,11 @@ public:
   // m and v / Kahan compensation), the last intended updates and the
   // per-worker scratch.
   std::size_t allocatedBytes() const;
+  // The moments, the Kahan compensation, the stochastic-rounding stream and
+  // the step count under "<slot>.m", "<slot>.v", "<slot>.kahan", "rng",
+  // "step", ... (tensor/run_state.h): what a resumed run needs to take the
+  // same next step.
+  void visitState(RunStateVisitor& v);
 
 
 private:

@@ -46,6 +46,10 @@
 #include <string_view>
 #include <vector>
 
+namespace mantissa {
+class RunStateVisitor;
+}
+
 namespace mantissa::amp {
 
 enum class MatmulScaling : std::uint8_t { None, Fp8Delayed, Fp8Current, Fp8Block, Mxfp8, Nvfp4 };
@@ -87,6 +91,8 @@ public:
   void update(float amax);
   float historyAmax() const { return m_historyAmax; } // amax_h of the last update
   std::int64_t filled() const { return m_filled; }    // amaxes in the window
+  // The amax history, its position, the scale (tensor/run_state.h, under prefix).
+  void visitState(RunStateVisitor& v, std::string_view prefix);
 
 private:
   std::vector<float> m_history; // ring buffer

@@ -15,6 +15,10 @@
 #include <span>
 #include <vector>
 
+namespace mantissa {
+class RunStateVisitor;
+}
+
 namespace mantissa::data {
 
 class Batcher {
@@ -30,6 +34,9 @@ public:
   std::int64_t epoch() const { return m_epoch; }
   std::int64_t stepsPerEpoch() const { return m_stepsPerEpoch; }
   int batchSize() const { return m_batchSize; }
+  // The epoch and the position in it (tensor/run_state.h); the epoch's
+  // order follows from them.
+  void visitState(RunStateVisitor& v);
 
 private:
   void shuffle(); // draws m_order for m_epoch

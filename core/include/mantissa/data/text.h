@@ -23,6 +23,10 @@
 #include <string_view>
 #include <vector>
 
+namespace mantissa {
+class RunStateVisitor;
+}
+
 namespace mantissa::data {
 
 // Largest text file read: 64 MiB. Largest vocabulary: 4096 distinct characters.
@@ -74,6 +78,8 @@ public:
   void next(int batch, std::span<std::int32_t> x, std::span<std::int32_t> y);
   // Start offset of each window drawn by the last next() (for tests).
   std::span<const std::size_t> lastOffsets() const { return m_offsets; }
+  // The random stream's state (tensor/run_state.h).
+  void visitState(RunStateVisitor& v);
 
 private:
   std::span<const std::int32_t> m_tokens;

@@ -142,7 +142,12 @@ public:
   std::vector<LayerGrads>& grads() override { return m_grads; }
   const std::vector<LayerGrads>& grads() const override { return m_grads; }
   const std::vector<LayerActs>& acts() const override { return m_acts; }
-  std::vector<amp::Slot> extraSlots() override;
+  // layer<l>.W, layer<l>.b, then each BatchNorm's layer<l>.bn.gamma and
+  // .beta; in PyTorch a ModuleList `layers` of nn.Conv2d and nn.Linear, with
+  // a BatchNorm2d `layers.<l>.bn` where a block has one.
+  std::vector<Parameter> parameters() override;
+  // BatchNorm's running statistics and the scaled products' state.
+  void visitState(RunStateVisitor& v) override;
   std::int64_t parameterCount() const override;
   std::string matmulImplementation() const override { return m_linear.front().implementation(); }
   bool matmulEmulated() const override { return m_linear.front().emulated(); }

@@ -53,6 +53,10 @@
 #include <string_view>
 #include <vector>
 
+namespace mantissa {
+class RunStateVisitor;
+}
+
 namespace mantissa::model {
 
 struct GptSpec {
@@ -126,6 +130,8 @@ public:
   std::vector<GptParam>& params() { return m_params; }
   const std::vector<GptParam>& params() const { return m_params; }
   GptParam& param(std::string_view name);
+  // The scaled products' amax histories and random-bit counters (tensor/run_state.h).
+  void visitState(RunStateVisitor& v);
   std::int64_t parameterCount() const;
 
   // Logits of the last forward, [N, V] FP32; probabilities [N, V].

@@ -7,9 +7,18 @@
 // clip, optimizer step, scaler update).
 //
 // Its tensors are named, not per-layer W and b: layers() is 0, and every
-// parameter is an optimizer slot of extraSlots() named as in Gpt::params()
-// ("wte", "h0.qkv.w", ...), with weight decay on the matrices and
-// embeddings only (nanoGPT's two parameter groups). The batch is tokens and
+// parameter is named as in Gpt::params() ("wte", "h0.qkv.w", ...), with
+// weight decay on the matrices and embeddings only (nanoGPT's two parameter
+// groups), and in PyTorch as nanoGPT's GPT names it:
+//   transformer.wte.weight [V, C], transformer.wpe.weight [T, C],
+//   transformer.h.L.ln_1.weight / .bias [C],
+//   transformer.h.L.attn.c_attn.weight [3C, C] / .bias [3C],
+//   transformer.h.L.attn.c_proj.weight [C, C] / .bias [C],
+//   transformer.h.L.ln_2.weight / .bias [C],
+//   transformer.h.L.mlp.c_fc.weight [4C, C] / .bias [4C],
+//   transformer.h.L.mlp.c_proj.weight [C, 4C] / .bias [C],
+//   transformer.ln_f.weight / .bias [C]
+// (lm_head.weight is wte itself, tied). The batch is tokens and
 // targets (labels() gives the targets, [B*T]); inputs() is empty. Telemetry
 // of a GPT names its tensors: telemetryLayers() lists the parameters, then
 // the observed activations (Gpt::observedActivations).
@@ -68,7 +77,8 @@ public:
   std::vector<LayerGrads>& grads() override { return m_noGrads; }
   const std::vector<LayerGrads>& grads() const override { return m_noGrads; }
   const std::vector<LayerActs>& acts() const override { return m_noActs; }
-  std::vector<amp::Slot> extraSlots() override;
+  std::vector<Parameter> parameters() override;
+  void visitState(RunStateVisitor& v) override { m_gpt.visitState(v); }
   std::int64_t parameterCount() const override { return m_gpt.parameterCount(); }
   std::string matmulImplementation() const override { return m_gpt.matmulImplementation(); }
   bool matmulEmulated() const override;

@@ -115,6 +115,9 @@ public:
   const std::vector<LayerActs>& acts() const override { return m_acts; }
   const Tensor& probs() const { return m_probs; }
   std::int64_t parameterCount() const override;
+  // layer<l>.W, layer<l>.b; in PyTorch a ModuleList `layers` of nn.Linear.
+  std::vector<Parameter> parameters() override;
+  void visitState(RunStateVisitor& v) override;
   std::string matmulImplementation() const override { return m_linear.front().implementation(); }
   bool matmulEmulated() const override { return m_linear.front().emulated(); }
   // Every product the model runs (per layer: forward, dX where l > 0, dW),

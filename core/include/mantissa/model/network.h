@@ -35,6 +35,10 @@
 #include <string>
 #include <vector>
 
+namespace mantissa {
+class RunStateVisitor;
+}
+
 namespace mantissa::model {
 
 // Where a non-finite value first appeared.
@@ -75,6 +79,25 @@ struct LayerActs {
   Tensor dpreLow; // D: dpre cast for the products (empty when D is F32)
   Tensor dIn;     // FP32: gradient of this layer's input (l > 0 only)
   Tensor dInBf16; // BF16: dIn as the kernel writes it when it rounds (else empty)
+};
+
+// One parameter of the model, by name: the registry that the optimizer,
+// checkpoints and views share, the same for every model.
+struct Parameter {
+  std::string name;         // "layer0.W", "h0.qkv.w", "layer1.bn.gamma"
+  Tensor* value = nullptr;  // FP32 (master copy, or values exact in the weight dtype)
+  Tensor* grad = nullptr;   // FP32, the same size
+  // The 16-bit (BF16 or F16) working copy the products read, or nullptr.
+  // optimizerCasts: the optimizer writes it after each step, block by block
+  // while the values are in cache; otherwise refreshWorkingWeights does.
+  Tensor* working = nullptr;
+  bool optimizerCasts = false;
+  bool decay = true; // weight decay applies
+  // The same parameter in the PyTorch module of this model: its name and
+  // shape. transposed: `value` is a Linear's [in, out], PyTorch's is [out, in].
+  std::string torchName;
+  std::vector<std::uint64_t> torchShape;
+  bool transposed = false;
 };
 
 // Told when the model starts and ends a multi-threaded product, so that
@@ -139,9 +162,12 @@ public:
   virtual std::vector<LayerGrads>& grads() = 0;
   virtual const std::vector<LayerGrads>& grads() const = 0;
   virtual const std::vector<LayerActs>& acts() const = 0;
-  // Parameters besides each layer's W and b (BatchNorm scale and shift), as
-  // optimizer slots that follow the layers' 2·layers() slots.
-  virtual std::vector<amp::Slot> extraSlots() { return {}; }
+  // Every parameter, in the order the optimizer steps them.
+  virtual std::vector<Parameter> parameters() = 0;
+  // State that is not a parameter but that the next step reads: BatchNorm's
+  // running statistics, the scaled products' amax histories and random-bit
+  // counters (tensor/run_state.h).
+  virtual void visitState(RunStateVisitor&) {}
   virtual std::int64_t parameterCount() const = 0;
 
   // oneDNN's kernel for the products ("brg:avx512_core_bf16", "gemm:jit", ...).

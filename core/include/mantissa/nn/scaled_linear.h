@@ -41,6 +41,8 @@ public:
                 std::uint64_t seed, bool record = true);
   const std::optional<telemetry::ScaledTensorStats>& stats() const { return m_stats; }
   telemetry::ScaledRole role() const { return m_role; }
+  // The delayed-scaling state under fp8-delayed, under this operand's name.
+  void visitState(RunStateVisitor& v);
 
 private:
   std::string m_name;
@@ -57,6 +59,8 @@ public:
   ScaledLinear(std::string name, int batch, int in, int out, const amp::ScalingOptions& options,
                std::uint64_t site, std::uint64_t seed = 1);
   void setSeed(std::uint64_t seed) { m_seed = seed; }
+  // The random-bit counter and the operands' scaling state (tensor/run_state.h).
+  void visitState(RunStateVisitor& v);
 
   void forward(const Tensor& x, const Tensor& w, Tensor& y);
   void backwardWeights(const Tensor& x, const Tensor& dy, Tensor& dw);

@@ -2,30 +2,31 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #pragma once
 
-// A trained model as a safetensors file (io/safetensors.h): the FP32 master
-// weights under the names and layouts PyTorch gives the same model, so that
-// a torch module's load_state_dict takes them as they are.
-//   GPT (nanoGPT's GPT):  transformer.wte.weight [V, C], transformer.wpe.weight [T, C],
-//     transformer.h.L.ln_1.weight / .bias [C],
-//     transformer.h.L.attn.c_attn.weight [3C, C] / .bias [3C],
-//     transformer.h.L.attn.c_proj.weight [C, C] / .bias [C],
-//     transformer.h.L.ln_2.weight / .bias [C],
-//     transformer.h.L.mlp.c_fc.weight [4C, C] / .bias [4C],
-//     transformer.h.L.mlp.c_proj.weight [C, 4C] / .bias [C],
-//     transformer.ln_f.weight / .bias [C]
-//     (lm_head.weight is wte itself, tied, and is not stored twice)
-//   MLP (its Linears as a torch.nn.ModuleList named layers, numbered 0, 1, ...):
-//     layers.L.weight [O, I], layers.L.bias [O]
-// A Linear's weight is stored [out, in] as torch.nn.Linear holds it: the
-// transpose of Mantissa's [in, out].
-// __metadata__: "format" "mantissa", "format_version" "1", "mantissa_version",
+// A run as one safetensors file (io/safetensors.h), to resume later,
+// bit for bit, or to hand to PyTorch.
+//
+// Tensors:
+//  - every parameter of the model's registry (model::Parameter) in FP32
+//    under its PyTorch name and shape, so that the PyTorch module's
+//    load_state_dict takes them as they are: the GPT as nanoGPT names it
+//    (gpt_network.h), the MLP and the CNN as a ModuleList `layers`
+//    (layers.L.weight, layers.L.bias, layers.L.bn.weight);
+//  - "mantissa.working.<name>": the 16-bit working copies (BF16 or F16),
+//    in Mantissa's own [rows, cols];
+//  - "mantissa.state.<name>": everything else the next step reads
+//    (Session::visitState): optimizer moments, Kahan compensation and the
+//    rounding stream, the loss scaler, FP8 amax histories, the data order,
+//    BatchNorm's running statistics, the step. F32, F64, I64 or U64, [n].
+// __metadata__: "format" "mantissa", "format_version", "mantissa_version",
 // "config" (the run's configuration JSON), "step", and for a text model
 // "vocabulary" (its characters in token order, UTF-8).
 
 #include <mantissa/io/safetensors.h>
+#include <mantissa/train/run_config.h>
 
 #include <cstdint>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,21 +36,42 @@ namespace mantissa::train {
 class Session;
 
 inline constexpr const char* kCheckpointFormatVersion = "1";
+inline constexpr const char* kCheckpointWorkingPrefix = "mantissa.working.";
+inline constexpr const char* kCheckpointStatePrefix = "mantissa.state.";
 
-// One tensor of a checkpoint: its PyTorch name, shape and FP32 values in C order.
-struct CheckpointTensor {
-  std::string name;
-  std::vector<std::uint64_t> shape;
-  std::vector<float> values;
+// A checkpoint that does not fit the model or the run, named in the message.
+class CheckpointError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
 };
 
-// A trained Session's parameters as they will be stored. Throws std::invalid_argument
-// for a model the format does not hold yet (a CNN).
-std::vector<CheckpointTensor> checkpointTensors(const Session& session);
-std::vector<std::pair<std::string, std::string>> checkpointMetadata(const Session& session);
-
-// Writes both to `path` atomically; throws io::SafetensorsError,
-// io::AtomicFileError or std::invalid_argument.
+// Writes the session to `path` atomically; throws io::SafetensorsError,
+// io::AtomicFileError or CheckpointError.
 void saveCheckpoint(const Session& session, const std::filesystem::path& path);
+
+// What a checkpoint's metadata says, checked: the run's configuration, the
+// step, and whether it holds the state a resume needs.
+struct CheckpointInfo {
+  RunConfig config;
+  std::int64_t step = 0;
+  bool resumable = false; // holds mantissa.state.*
+};
+// Throws io::SafetensorsError (the file) or CheckpointError (its metadata:
+// not a Mantissa checkpoint, a format version this build does not read, a
+// configuration that does not parse).
+CheckpointInfo readCheckpointInfo(const std::filesystem::path& path);
+
+enum class RestoreScope : std::uint8_t {
+  Weights,   // the parameters only (a PyTorch state dict will do); the rest as initialised
+  Everything // parameters, working copies and state: the run continues where it stopped
+};
+
+// Puts the file's tensors into `session`, which must be built from the same
+// configuration (readCheckpointInfo). Every name must match: a tensor the
+// model lacks, a tensor the model needs that the file lacks, and a dtype or
+// shape that differs are each refused, naming the tensor, before anything
+// is changed. A state value out of range (a position past its history) is
+// refused while restoring; the session must then be discarded.
+void restoreCheckpoint(Session& session, const std::filesystem::path& path, RestoreScope scope);
 
 } // namespace mantissa::train

@@ -82,10 +82,12 @@ public:
   // Mean loss and accuracy over the whole test set (padded last batch); for
   // a GPT the mean losses over the fixed batches of each split.
   EvalReport evaluate();
-  // GPT: n characters generated from the current weights, starting after a
-  // newline (or the first vocabulary entry), sampling softmax(logits / t).
-  // Uses the model's batch buffers (the next step draws a new batch).
-  std::string sample(int n, double temperature, std::uint64_t seed);
+  // GPT: n characters generated from the current weights after `prompt`
+  // (after a newline, or the first vocabulary entry, when it is empty),
+  // sampling softmax(logits / t). Throws std::invalid_argument naming a
+  // prompt character outside the vocabulary. Uses the model's batch buffers
+  // (the next step draws a new batch).
+  std::string sample(int n, double temperature, std::uint64_t seed, std::u32string_view prompt = {});
 
   bool finished() const { return m_step >= m_totalSteps || m_divergence.has_value(); }
   std::int64_t stepsDone() const { return m_step; }
@@ -107,6 +109,12 @@ public:
   model::GptNetwork* gpt() { return m_gpt; }
   const model::GptNetwork* gpt() const { return m_gpt; }
   std::string scalerDescription() const;
+  // Everything the next step reads besides the parameters (tensor/run_state.h):
+  // "step", "skipped_steps", "data.*" (the batch order), "optimizer.*",
+  // "scaler.*" and "model.*" (the model's own: BatchNorm statistics, amax
+  // histories). A checkpoint stores it; a resume puts it back, and the next
+  // step is then the one the uninterrupted run would have taken.
+  void visitState(RunStateVisitor& v);
   // Model plus optimizer state, at the recipe's precisions.
   std::vector<model::PlanRow> plan() const;
   // Bytes really allocated per tensor class: the model's (Network::allocatedBytes)
