@@ -271,6 +271,15 @@ TEST(CliCheckpoint, SampleGeneratesFromTheSavedModel) {
   const auto again = runCli({"sample", file.string(), "--prompt", "ROMEO:", "-n", "40", "--seed", "5"});
   EXPECT_EQ(again.out, r.out);
 
+  // Temperature 0 takes the likeliest character each time: the seed does not matter.
+  const auto greedy = runCli({"sample", file.string(), "-n", "30", "--temperature", "0", "--seed", "1"});
+  ASSERT_EQ(greedy.exitCode, 0) << greedy.err;
+  EXPECT_EQ(runCli({"sample", file.string(), "-n", "30", "--temperature", "0", "--seed", "2"}).out,
+            greedy.out);
+  EXPECT_NE(runCli({"sample", file.string(), "-n", "30", "--seed", "2"}).out,
+            runCli({"sample", file.string(), "-n", "30", "--seed", "3"}).out)
+      << "at temperature 1 the seed chooses";
+
   r = runCli({"sample", file.string(), "--prompt", "caf\xc3\xa9"});
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("--prompt: character 4 (U+00E9) is not in the model's vocabulary"),

@@ -132,8 +132,9 @@ TEST_P(Resume, TakesTheStepsOfTheRunThatNeverStopped) {
   ASSERT_EQ(resumed.scaler() != nullptr, straight.scaler() != nullptr);
   if (const amp::LossScaler* scaler = resumed.scaler(); scaler && straight.scaler()) {
     EXPECT_EQ(scaler->scale(), straight.scaler()->scale());
-    if (GetParam().scaler[0] != '\0')
+    if (GetParam().scaler[0] != '\0') {
       EXPECT_LT(scaler->scale(), 0x1p40) << "the scaler backed off at least once";
+    }
   }
 
   const auto a = bitsOf(straight), b = bitsOf(resumed);
@@ -188,7 +189,11 @@ INSTANTIATE_TEST_SUITE_P(
         ResumeCase{"gpt_bf16", "shakespeare", "gpt:layers=1,heads=2,embd=16,ctx=8",
                    "autocast-cpu-bf16", "adamw", "", "cosine"},
         ResumeCase{"gpt_fp16_scaled", "shakespeare", "gpt:layers=1,heads=2,embd=16,ctx=8",
-                   "autocast-cuda-fp16", "adamw"}),
+                   "autocast-cuda-fp16", "adamw"},
+        ResumeCase{"gpt_fp8_delayed", "shakespeare", "gpt:layers=1,heads=2,embd=16,ctx=8",
+                   "autocast-cpu-bf16,matmul-inputs=fp8-delayed,fp8-history=4", "adamw"},
+        ResumeCase{"gpt_nvfp4", "shakespeare", "gpt:layers=1,heads=2,embd=16,ctx=8",
+                   "autocast-cpu-bf16,matmul-inputs=nvfp4", "adamw"}),
     [](const auto& test) { return std::string(test.param.name); });
 
 // --- refusals ---------------------------------------------------------------
