@@ -40,13 +40,17 @@ RunFiles::RunFiles(QMenu* fileMenu, TrainPanel* train, QWidget* window)
   m_save->setToolTip(tr("Save the selected run's full log (JSONL) and configuration"));
   m_report = new QAction(tr("Export &Report…"), this);
   m_charts = new QAction(tr("Export Run &Charts…"), this);
-  fileMenu->insertActions(first, {m_open, m_follow, m_save, m_report, m_charts});
+  m_checkpoint = new QAction(tr("Save C&heckpoint…"), this);
+  m_checkpoint->setToolTip(tr("Save the selected live run's weights and state (safetensors): "
+                              "resume it with mantissa-cli train --resume, or load it in PyTorch"));
+  fileMenu->insertActions(first, {m_open, m_follow, m_save, m_checkpoint, m_report, m_charts});
   fileMenu->insertSeparator(first);
   connect(m_open, &QAction::triggered, this, &RunFiles::openWithDialog);
   connect(m_follow, &QAction::triggered, this, &RunFiles::followWithDialog);
   connect(m_save, &QAction::triggered, this, &RunFiles::saveWithDialog);
   connect(m_report, &QAction::triggered, this, &RunFiles::reportWithDialog);
   connect(m_charts, &QAction::triggered, this, &RunFiles::chartsWithDialog);
+  connect(m_checkpoint, &QAction::triggered, this, &RunFiles::checkpointWithDialog);
   RunController* c = train->controller();
   connect(c, &RunController::runsChanged, this, &RunFiles::updateActions);
   connect(c, &RunController::stateChanged, this, &RunFiles::updateActions);
@@ -63,6 +67,34 @@ void RunFiles::updateActions() {
   const bool any = run >= 0 && m_train->controller()->record(run).lastStep() >= 0;
   for (QAction* a : {m_save, m_report, m_charts})
     a->setEnabled(any);
+  RunController* c = m_train->controller();
+  m_checkpoint->setEnabled(any && !c->isLoaded(run) && !c->isFollowing(run));
+}
+
+bool RunFiles::saveCheckpoint(const QString& path, std::function<void(const QString&)> done) {
+  const int run = m_train->selectedRun();
+  return run >= 0 && m_train->controller()->saveCheckpoint(run, path, std::move(done));
+}
+
+void RunFiles::checkpointWithDialog() {
+  const QString path = QFileDialog::getSaveFileName(
+      m_window, tr("Save Checkpoint"), selectedName() + QStringLiteral(".safetensors"),
+      tr("Checkpoints (*.safetensors)"));
+  if (path.isEmpty())
+    return;
+  QPointer<QWidget> window(m_window);
+  const bool started = saveCheckpoint(path, [window, path](const QString& error) {
+    if (!window)
+      return;
+    if (!error.isEmpty())
+      QMessageBox::warning(window, tr("Save Checkpoint"), error);
+    else if (auto* main = qobject_cast<QMainWindow*>(window.data()))
+      main->statusBar()->showMessage(tr("Checkpoint saved: %1").arg(path), 5000);
+  });
+  if (!started)
+    QMessageBox::warning(m_window, tr("Save Checkpoint"),
+                         tr("Only a run trained here can be saved as a checkpoint; a loaded or "
+                            "followed run has its log only."));
 }
 
 QStringList RunFiles::rankLogs(const QString& path) {

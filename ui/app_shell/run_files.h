@@ -12,6 +12,9 @@
 //                       appear as they are written (every rank's log, as
 //                       Open Run);
 //   Save Run…           the selected run's full JSONL log + config, any time;
+//   Save Checkpoint…    a live run's weights and state (safetensors), to
+//                       resume with `mantissa-cli train --resume` or load in
+//                       PyTorch, running, paused or finished;
 //   Export Report…      its report (PDF or HTML), as `mantissa-cli report`;
 //   Export Run Charts…  every chart (SVG, PNG, CSV) into a folder, as
 //                       `mantissa-cli train --export`; with several runs,
@@ -22,6 +25,8 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+
+#include <functional>
 
 class QAction;
 class QMenu;
@@ -45,12 +50,16 @@ public:
   QString saveRun(const QString& path) const;
   QString exportReport(const QString& path) const;
   QString exportCharts(const QString& dir, QStringList* written = nullptr) const;
+  // Asynchronous: the run's own thread writes the file; `done` gets "" or
+  // the error. False (no call) when the selected run is not live.
+  bool saveCheckpoint(const QString& path, std::function<void(const QString&)> done);
 
   QAction* openAction() const { return m_open; }
   QAction* followAction() const { return m_follow; }
   QAction* saveAction() const { return m_save; }
   QAction* reportAction() const { return m_report; }
   QAction* chartsAction() const { return m_charts; }
+  QAction* checkpointAction() const { return m_checkpoint; }
 
 signals:
   void runOpened(const QString& path);
@@ -62,6 +71,7 @@ private:
   void saveWithDialog();
   void reportWithDialog();
   void chartsWithDialog();
+  void checkpointWithDialog();
   QString selectedName() const;
   static QString fileNameFor(QString runName);
 
@@ -72,6 +82,7 @@ private:
   QAction* m_save = nullptr;
   QAction* m_report = nullptr;
   QAction* m_charts = nullptr;
+  QAction* m_checkpoint = nullptr;
 };
 
 } // namespace mantissa::ui

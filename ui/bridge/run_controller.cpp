@@ -13,6 +13,7 @@
 #include <mantissa/io/atomic_file.h>
 #include <mantissa/model/gpt.h>
 #include <mantissa/numeric/convert.h>
+#include <mantissa/train/checkpoint.h>
 #include <mantissa/train/run_log_rows.h>
 
 #include <QFile>
@@ -517,6 +518,34 @@ bool RunController::hasGptRuns() const {
     if (isGpt(i))
       return true;
   return false;
+}
+
+bool RunController::saveCheckpoint(int run, const QString& path,
+                                   std::function<void(const QString&)> done) {
+  if (run < 0 || std::size_t(run) >= m_runs.size())
+    return false;
+  Run& r = *m_runs[std::size_t(run)];
+  if (!r.trainer || r.trainer->state() == train::TrainerState::Ready)
+    return false;
+  QPointer<RunController> self(this);
+  const std::string file = QFile::encodeName(path).toStdString();
+  return r.trainer->visit([self, done = std::move(done), file](const train::Session& session) {
+    // Training thread, between two steps.
+    QString error;
+    try {
+      train::saveCheckpoint(session, file);
+    } catch (const std::exception& e) {
+      error = QString::fromUtf8(e.what());
+    }
+    if (self)
+      QMetaObject::invokeMethod(
+          self,
+          [self, done, error] {
+            if (self)
+              done(error);
+          },
+          Qt::QueuedConnection);
+  });
 }
 
 bool RunController::sampleGpt(int run, int characters, double temperature, std::uint64_t seed,

@@ -71,6 +71,13 @@ public:
   bool sampleGpt(int run, int characters, double temperature, std::uint64_t seed,
                  std::function<void(const QString&)> done);
 
+  // Writes a live run to a checkpoint (train::saveCheckpoint: weights,
+  // working copies and every state a resume needs), made by the run's own
+  // thread between two steps, paused or finished alike. `done` gets "" or
+  // the error on the GUI thread (with this controller alive). False, and no
+  // call, when `run` is not a started live run.
+  bool saveCheckpoint(int run, const QString& path, std::function<void(const QString&)> done);
+
   // A copy of a live MLP or CNN run's tensor (Weights or WeightGrads of
   // `layer`): taken on its training thread between two steps, or at once when
   // no thread runs (not started, or ended). `done` is called on the GUI thread
