@@ -161,11 +161,13 @@ std::vector<float> planted(bool specials) {
   return x;
 }
 
-void expectSqnr(double got, double want) {
+// SQNR in dB: the casts' sums are in double (1e-9 dB), the block schemes'
+// in FP32 per block (their relative error below 128 x 2^-24: 1e-3 dB).
+void expectSqnr(double got, double want, double tolerance = 1e-9) {
   if (std::isinf(want))
     EXPECT_EQ(got, want);
   else
-    EXPECT_NEAR(got, want, 1e-9);
+    EXPECT_NEAR(got, want, tolerance);
 }
 
 void expectCastsMatch(const TensorStats& s, const std::vector<float>& x) {
@@ -471,7 +473,7 @@ TEST(ModelScan, BlockSchemesEqualNumericQuantize) {
       EXPECT_EQ(ts.overflow, sat);
       EXPECT_EQ(ts.lostToZero, lost);
       EXPECT_EQ(ts.subnormal, sub);
-      expectSqnr(ts.sqnrDb(), ref.sqnrDb);
+      expectSqnr(ts.sqnrDb(), ref.sqnrDb, 1e-3);
     }
   }
 }
@@ -513,7 +515,7 @@ TEST(ModelScan, FileScanInSlicesOnTwoThreadsEqualsTheWholeTensorScan) {
       EXPECT_EQ(s.at(t).subnormal, ref.at(t).subnormal);
       EXPECT_EQ(s.at(t).blocks, ref.at(t).blocks);
       EXPECT_EQ(s.at(t).clippedBlocks, ref.at(t).clippedBlocks);
-      expectSqnr(s.at(t).sqnrDb(), ref.at(t).sqnrDb());
+      expectSqnr(s.at(t).sqnrDb(), ref.at(t).sqnrDb(), 1e-3);
     }
   }
   // A cancelled scan leaves the tensors unscanned.

@@ -22,8 +22,9 @@
 //    elements lost to zero, element subnormals, SQNR, blocks and blocks
 //    whose maximum was clipped. A block holding Inf or NaN decodes as NaN in
 //    these schemes: it is counted in poisonedBlocks and left out of SQNR.
-// SQNR = 10 log10(sum x^2 / sum (x - q)^2) in double; +inf when exact, NaN
-// when every value is zero. Counts are exact; a test holds them to a plain
+// SQNR = 10 log10(sum x^2 / sum (x - q)^2), +inf when exact, NaN
+// when every value is zero (sums in double for the casts, in FP32 per block
+// for the block schemes). Counts are exact; a test holds them to a plain
 // double loop and the block schemes to numeric::quantize().
 //
 // Each tensor is read in slices of whole blocks; the slices are shared by
