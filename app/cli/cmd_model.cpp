@@ -45,21 +45,6 @@ std::string fixed(double v, const char* f) {
   return b;
 }
 
-void printTable(const std::vector<std::vector<std::string>>& cells, std::size_t leftColumns) {
-  std::vector<std::size_t> width(cells[0].size(), 0);
-  for (const auto& row : cells)
-    for (std::size_t c = 0; c < row.size(); ++c)
-      width[c] = std::max(width[c], row[c].size());
-  for (const auto& row : cells) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      const std::string pad(width[c] - row[c].size(), ' ');
-      line += (c ? "  " : "") + (c >= leftColumns ? pad + row[c] : row[c] + (c + 1 < row.size() ? pad : ""));
-    }
-    std::cout << line << "\n";
-  }
-}
-
 void printListing(const ModelFile& m) {
   std::cout << shown(m.path().string()) << ": " << modelFormatName(m.format()) << ", "
             << m.tensors().size() << " tensors, " << m.fileBytes() << " bytes\n\n";

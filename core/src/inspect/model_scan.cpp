@@ -149,8 +149,10 @@ MANTISSA_SCAN_INLINE void addBlock(TargetStats& t, const BlockSums& o, double un
   t.clippedBlocks += o.clipped != 0;
 }
 
-// Elements of a block: |v| x pre rounded to f (saturating), decoded as
-// q x post; the squares of |v| x norm and of the error x norm.
+// Elements of a block: |v| x pre (or |v| / pre when Divide) rounded to f
+// (saturating), decoded as q x post; the squares of |v| x norm and of the
+// error x norm.
+template <bool Divide>
 MANTISSA_SCAN_INLINE BlockSums blockElements(std::span<const float> x, float pre, float post, float norm,
                                float amax, const Fmt& f) {
   unsigned sat = 0, lost = 0, sub = 0, clipped = 0;
@@ -161,7 +163,7 @@ MANTISSA_SCAN_INLINE BlockSums blockElements(std::span<const float> x, float pre
 #pragma omp simd reduction(+ : sat, lost, sub, clipped, sig, noise)
   for (std::size_t i = 0; i < n; ++i) {
     const float a = std::fabs(p[i]);
-    float q = roundMag(a * pre, f);
+    float q = roundMag(Divide ? a / pre : a * pre, f);
     const bool s = q > f.max;
     q = s ? f.max : q;
     sat += s ? 1u : 0u;
@@ -197,7 +199,7 @@ MANTISSA_SCAN_INLINE void mxBlock(std::span<const float> x, TargetStats& t, cons
   e = std::max(e, -127);
   double unscale;
   const float norm = normOf(amax, unscale);
-  addBlock(t, blockElements(x, pow2f(-e), pow2f(e), norm, amax, f), unscale);
+  addBlock(t, blockElements<false>(x, pow2f(-e), pow2f(e), norm, amax, f), unscale);
 }
 
 // nvfp4: E4M3 block scale of amax / 6 x encode (saturating), E2M1 elements
@@ -214,7 +216,7 @@ MANTISSA_SCAN_INLINE void nvfp4Block(std::span<const float> x, TargetStats& t, f
   const float mult = bd > 0.0f ? encode / bd : 0.0f;
   double unscale;
   const float norm = normOf(amax, unscale);
-  addBlock(t, blockElements(x, mult, bd * decode, norm, amax, kE2M1), unscale);
+  addBlock(t, blockElements<false>(x, mult, bd * decode, norm, amax, kE2M1), unscale);
 }
 
 // fp8-block: FP32 scale amax / 448, E4M3 elements of v / scale (a division,
@@ -230,27 +232,7 @@ MANTISSA_SCAN_INLINE void fp8Block(std::span<const float> x, TargetStats& t) {
   const float bd = s0 > 0.0f ? s0 : std::numeric_limits<float>::denorm_min();
   double unscale;
   const float norm = normOf(amax, unscale);
-  unsigned sat = 0, lost = 0, sub = 0, clipped = 0;
-  float sig = 0.0f, noise = 0.0f;
-  const float* p = x.data();
-  const std::size_t n = x.size();
-  const float bdNorm = bd * norm;
-#pragma omp simd reduction(+ : sat, lost, sub, clipped, sig, noise)
-  for (std::size_t i = 0; i < n; ++i) {
-    const float a = std::fabs(p[i]);
-    float q = roundMag(a / bd, kE4M3);
-    const bool s = q > 448.0f;
-    q = s ? 448.0f : q;
-    sat += s ? 1u : 0u;
-    clipped += (s && a == amax) ? 1u : 0u;
-    lost += (a != 0.0f && q == 0.0f) ? 1u : 0u;
-    sub += (q > 0.0f && q < kE4M3.minNormal) ? 1u : 0u;
-    const float an = a * norm;
-    const float d = an - q * bdNorm;
-    sig += an * an;
-    noise += d * d;
-  }
-  addBlock(t, {sat, lost, sub, clipped, sig, noise}, unscale);
+  addBlock(t, blockElements<true>(x, bd, bd, norm, amax, kE4M3), unscale);
 }
 
 struct TensorContext {
