@@ -238,4 +238,21 @@ std::optional<double> parseReal(const std::string& command, const std::string& n
   return value;
 }
 
+void printTable(const std::vector<std::vector<std::string>>& cells, std::size_t rightFrom) {
+  if (cells.empty())
+    return;
+  std::vector<std::size_t> width(cells[0].size(), 0);
+  for (const auto& row : cells)
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], row[c].size());
+  for (const auto& row : cells) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) {
+      const std::string pad(width[c] - row[c].size(), ' ');
+      line += (c ? "  " : "") + (c >= rightFrom ? pad + row[c] : row[c] + (c + 1 < row.size() ? pad : ""));
+    }
+    std::cout << line << "\n";
+  }
+}
+
 } // namespace mantissa::cli

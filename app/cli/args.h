@@ -71,6 +71,11 @@ std::string didYouMean(const std::string& given, const std::vector<std::string>&
 std::optional<std::string> closestName(const std::string& given,
                                        const std::vector<std::string>& choices);
 
+// Rows of cells as aligned columns two spaces apart, one line each, to
+// standard output: columns from `rightFrom` on are right-aligned (numbers);
+// the others are left-aligned, the last cell of a row unpadded.
+void printTable(const std::vector<std::vector<std::string>>& cells, std::size_t rightFrom);
+
 // ASCII lower case: names (recipes, presets, scalers, ...) are matched case-insensitively.
 std::string lowerCase(std::string text);
 

@@ -134,19 +134,7 @@ int runCheckpoint(const Args& args) {
     cells.push_back({shown(t.name), std::string(io::safetensorsDTypeName(t.dtype)), io::safetensorsShapeText(t.shape),
                      std::to_string(t.bytes()), bad[i] ? std::to_string(*bad[i]) : "-"});
   }
-  std::vector<std::size_t> width(cells[0].size(), 0);
-  for (const auto& row : cells)
-    for (std::size_t c = 0; c < row.size(); ++c)
-      width[c] = std::max(width[c], row[c].size());
-  for (const auto& row : cells) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      const bool right = c >= 3; // numbers line up on the right
-      const std::string pad(width[c] - row[c].size(), ' ');
-      line += (c ? "  " : "") + (right ? pad + row[c] : row[c] + (c + 1 < row.size() ? pad : ""));
-    }
-    std::cout << line << "\n";
-  }
+  printTable(cells, 3); // numbers line up on the right
   if (tensorsWithNonFinite > 0)
     std::cout << "\n" << tensorsWithNonFinite << " tensor" << (tensorsWithNonFinite == 1 ? " holds" : "s hold")
               << " NaN or infinity\n";

@@ -29,6 +29,7 @@ int runReport(const Args& args);
 int runScales(const Args& args);
 int runCheckpoint(const Args& args);
 int runSample(const Args& args);
+int runModel(const Args& args);
 
 std::string versionText(); // the lines `--version` prints
 

@@ -39,6 +39,8 @@ constexpr std::array kCommands{
             mantissa::cli::runScales},
     Command{"checkpoint", "List a safetensors checkpoint's tensors and metadata",
             mantissa::cli::runCheckpoint},
+    Command{"model", "Scan a model file (safetensors, GGUF) against FP16, BF16, FP8, MX, NVFP4",
+            mantissa::cli::runModel},
     Command{"bench", "Measure matmul, conversion and training-step speed", mantissa::cli::runBench},
 };
 

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// The model inspector against files assembled here byte by byte: GGUF v3
+// from its definition (a tiny writer below), safetensors and sharded
+// indexes from theirs. The scan's counts are held to a plain double loop
+// written here (round to nearest even on a double grid), the block schemes
+// to numeric::quantize(), and every hostile file is refused with a message
+// naming the field or tensor.
+#include <mantissa/inspect/model_file.h>
+#include <mantissa/inspect/model_report.h>
+#include <mantissa/inspect/model_scan.h>
+#include <mantissa/io/gguf.h>
+#include <mantissa/io/safetensors_index.h>
+#include <mantissa/numeric/block_quant.h>
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace mantissa;
+using namespace mantissa::inspect;
+
+// --- little-endian packing ---------------------------------------------------
+
+template <typename T> std::string le(T v) {
+  std::string s(sizeof(T), '\0');
+  std::memcpy(s.data(), &v, sizeof(T)); // x86 is little-endian, as both formats
+  return s;
+}
+std::string gstr(const std::string& s) { return le<std::uint64_t>(s.size()) + s; }
+
+std::span<const std::byte> bytesOf(const std::string& s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+// A GGUF v3 file: header, key-value pairs (already packed), tensor infos,
+// padding to `alignment`, then the data.
+struct GgufTensorSpec {
+  std::string name;
+  std::vector<std::uint64_t> dims;
+  std::uint32_t type;
+  std::uint64_t offset;
+};
+std::string gguf(const std::vector<std::string>& kvs, const std::vector<GgufTensorSpec>& tensors,
+                 const std::string& data, std::size_t alignment = 32) {
+  std::string b = "GGUF" + le<std::uint32_t>(3) + le<std::uint64_t>(tensors.size()) +
+                  le<std::uint64_t>(kvs.size());
+  for (const auto& kv : kvs)
+    b += kv;
+  for (const auto& t : tensors) {
+    b += gstr(t.name) + le<std::uint32_t>(std::uint32_t(t.dims.size()));
+    for (auto d : t.dims)
+      b += le<std::uint64_t>(d);
+    b += le<std::uint32_t>(t.type) + le<std::uint64_t>(t.offset);
+  }
+  b += std::string((alignment - b.size() % alignment) % alignment, '\0');
+  return b + data;
+}
+std::string kvU32(const std::string& k, std::uint32_t v) { return gstr(k) + le<std::uint32_t>(4) + le(v); }
+std::string kvStr(const std::string& k, const std::string& v) { return gstr(k) + le<std::uint32_t>(8) + gstr(v); }
+
+fs::path tempDir() {
+  const fs::path d = fs::temp_directory_path() /
+                     ("mantissa-inspect-" + std::to_string(::getpid()) + "-" +
+                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::create_directories(d);
+  return d;
+}
+fs::path writeFile(const fs::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+  return p;
+}
+
+// A safetensors file: JSON header (padded with spaces to 8) and data.
+std::string safetensors(const std::string& header, const std::string& data) {
+  std::string h = header + std::string((8 - header.size() % 8) % 8, ' ');
+  return le<std::uint64_t>(h.size()) + h + data;
+}
+
+void expectGgufRefused(const std::string& bytes, std::initializer_list<std::string> parts) {
+  try {
+    io::parseGguf(bytesOf(bytes), "'m.gguf'");
+    ADD_FAILURE() << "accepted";
+  } catch (const io::GgufError& e) {
+    for (const auto& p : parts)
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
+  }
+}
+
+// --- the plain double reference ----------------------------------------------
+
+// a >= 0 rounded to nearest even on the grid of a format with `mbits`
+// fraction bits and smallest normal exponent `emin` (exponent unbounded above).
+double roundRef(double a, int mbits, int emin) {
+  if (a == 0.0)
+    return 0.0;
+  int e;
+  std::frexp(a, &e); // a = m 2^e, m in [0.5, 1)
+  const double ulp = std::ldexp(1.0, std::max(e - 1, emin) - mbits);
+  return std::nearbyint(a / ulp) * ulp;
+}
+
+struct CastRef {
+  std::uint64_t overflow = 0, lost = 0, subnormal = 0;
+  double signal = 0.0, noise = 0.0;
+};
+CastRef castRef(const std::vector<float>& x, int mbits, int emin, double max, bool daz) {
+  CastRef r;
+  for (float v : x) {
+    const double a = std::fabs(double(v));
+    if (!std::isfinite(a))
+      continue;
+    double q = daz && a < std::ldexp(1.0, -126) ? 0.0 : roundRef(a, mbits, emin);
+    if (q > max) {
+      ++r.overflow;
+      q = max;
+    }
+    r.lost += a != 0.0 && q == 0.0;
+    r.subnormal += q > 0.0 && q < std::ldexp(1.0, emin);
+    r.signal += a * a;
+    r.noise += (a - q) * (a - q);
+  }
+  return r;
+}
+
+// 32 x 128 values: small Gaussians, one outlier block, and the planted
+// values of each format's edges.
+std::vector<float> planted(bool specials) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> g(0.0f, 0.02f);
+  std::vector<float> x(32 * 128);
+  for (float& v : x)
+    v = g(rng);
+  for (int i = 0; i < 32; ++i)
+    x[5 * 128 + 32 + std::size_t(i)] *= 1000.0f; // one outlier block
+  const float p[] = {65504.0f, 65520.0f, 65519.0f, 448.0f, 464.0f, 465.0f, -0.0f, 0.0f,
+                     std::ldexp(1.0f, -20), std::ldexp(1.0f, -25), std::ldexp(1.0f, -24),
+                     std::ldexp(1.5f, -25), 1e-40f, -1e-45f, std::ldexp(1.0f, -9), std::ldexp(1.0f, -10),
+                     57344.0f, 61440.0f, 3.0e38f, -3.4e38f};
+  std::size_t at = 64 * 3;
+  for (float v : p)
+    x[at++] = v;
+  if (specials) {
+    x[1000] = std::numeric_limits<float>::quiet_NaN();
+    x[1001] = std::numeric_limits<float>::infinity();
+    x[2001] = -std::numeric_limits<float>::infinity();
+  }
+  return x;
+}
+
+// SQNR in dB: the casts' sums are in double (1e-9 dB), the block schemes'
+// in FP32 per block (their relative error below 128 x 2^-24: 1e-3 dB).
+void expectSqnr(double got, double want, double tolerance = 1e-9) {
+  if (std::isinf(want))
+    EXPECT_EQ(got, want);
+  else
+    EXPECT_NEAR(got, want, tolerance);
+}
+
+void expectCastsMatch(const TensorStats& s, const std::vector<float>& x) {
+  struct Row { Target t; int mbits, emin; double max; bool daz; };
+  const Row rows[] = {{Target::Fp16, 10, -14, 65504.0, false},
+                      {Target::Bf16, 7, -126, std::ldexp(255.0, 120), true},
+                      {Target::Fp8E4M3, 3, -6, 448.0, false},
+                      {Target::Fp8E5M2, 2, -14, 57344.0, false}};
+  for (const Row& r : rows) {
+    const CastRef ref = castRef(x, r.mbits, r.emin, r.max, r.daz);
+    const TargetStats& t = s.at(r.t);
+    SCOPED_TRACE(std::string(targetName(r.t)));
+    EXPECT_EQ(t.overflow, ref.overflow);
+    EXPECT_EQ(t.lostToZero, ref.lost);
+    EXPECT_EQ(t.subnormal, ref.subnormal);
+    expectSqnr(t.sqnrDb(), 10 * std::log10(ref.signal / ref.noise));
+  }
+}
+
+// --- GGUF ----------------------------------------------------------------------
+
+TEST(Gguf, ReadsEveryValueTypeAndDecodesF32F16Bf16Q8MxFp4) {
+  std::vector<std::string> kv;
+  kv.push_back(gstr("u8") + le<std::uint32_t>(0) + le<std::uint8_t>(200));
+  kv.push_back(gstr("i8") + le<std::uint32_t>(1) + le<std::int8_t>(-5));
+  kv.push_back(gstr("u16") + le<std::uint32_t>(2) + le<std::uint16_t>(60000));
+  kv.push_back(gstr("i16") + le<std::uint32_t>(3) + le<std::int16_t>(-300));
+  kv.push_back(kvU32("u32", 123456));
+  kv.push_back(gstr("i32") + le<std::uint32_t>(5) + le<std::int32_t>(-7));
+  kv.push_back(gstr("f32") + le<std::uint32_t>(6) + le<float>(1.5f));
+  kv.push_back(gstr("bool") + le<std::uint32_t>(7) + le<std::uint8_t>(1));
+  kv.push_back(kvStr("general.name", "tiny"));
+  kv.push_back(gstr("u64") + le<std::uint32_t>(10) + le<std::uint64_t>(1ull << 40));
+  kv.push_back(gstr("i64") + le<std::uint32_t>(11) + le<std::int64_t>(-9));
+  kv.push_back(gstr("f64") + le<std::uint32_t>(12) + le<double>(0.25));
+  kv.push_back(gstr("ints") + le<std::uint32_t>(9) + le<std::uint32_t>(5) + le<std::uint64_t>(3) +
+               le<std::int32_t>(1) + le<std::int32_t>(2) + le<std::int32_t>(3));
+  kv.push_back(gstr("tokens") + le<std::uint32_t>(9) + le<std::uint32_t>(8) + le<std::uint64_t>(2) +
+               gstr("a") + gstr("bc"));
+  kv.push_back(gstr("nested") + le<std::uint32_t>(9) + le<std::uint32_t>(9) + le<std::uint64_t>(1) +
+               le<std::uint32_t>(0) + le<std::uint64_t>(2) + le<std::uint8_t>(1) + le<std::uint8_t>(2));
+  // Data: F32 [1, -2], F16 [1.5, 65504], BF16 [-3, 2^-130], Q8_0 one block,
+  // MXFP4 one block, Q4_K (listed, not decoded). Offsets aligned to 32.
+  std::string data;
+  auto pad = [&] { data += std::string((32 - data.size() % 32) % 32, '\0'); };
+  std::vector<GgufTensorSpec> ts;
+  ts.push_back({"a.f32", {2}, 0, data.size()});
+  data += le<float>(1.0f) + le<float>(-2.0f);
+  pad();
+  ts.push_back({"a.f16", {2}, 1, data.size()});
+  data += le<std::uint16_t>(0x3e00) + le<std::uint16_t>(0x7bff);
+  pad();
+  ts.push_back({"a.bf16", {2}, 30, data.size()});
+  data += le<std::uint16_t>(0xc040) + le<std::uint16_t>(0x0008); // -3, 2^-130 (subnormal)
+  pad();
+  ts.push_back({"blk.0.q8", {32}, 8, data.size()});
+  data += le<std::uint16_t>(0x3800); // d = 0.5
+  for (int j = 0; j < 32; ++j)
+    data += char(std::int8_t(j - 16));
+  pad();
+  ts.push_back({"blk.0.mx", {32}, 39, data.size()});
+  data += char(127 + 2); // scale 2^2
+  for (int j = 0; j < 16; ++j)
+    data += char((j & 0xF) | ((15 - j) << 4)); // low nibble -> value j, high -> value j + 16
+  pad();
+  ts.push_back({"blk.1.k", {256}, 12, data.size()});
+  data += std::string(144, '\x11');
+  const std::string file = gguf(kv, ts, data);
+
+  const io::GgufHeader h = io::parseGguf(bytesOf(file), "'m.gguf'");
+  EXPECT_EQ(h.alignment, 32u);
+  ASSERT_EQ(h.metadata.size(), kv.size());
+  EXPECT_EQ(h.find("u8")->text, "200");
+  EXPECT_EQ(h.find("i8")->text, "-5");
+  EXPECT_EQ(h.find("u16")->text, "60000");
+  EXPECT_EQ(h.find("i16")->text, "-300");
+  EXPECT_EQ(*h.find("u32")->unsignedValue, 123456u);
+  EXPECT_EQ(h.find("bool")->text, "true");
+  EXPECT_EQ(h.find("general.name")->text, "tiny");
+  EXPECT_EQ(*h.find("u64")->unsignedValue, 1ull << 40);
+  EXPECT_EQ(h.find("i64")->text, "-9");
+  EXPECT_EQ(h.find("ints")->text, "[1, 2, 3]");
+  EXPECT_EQ(h.find("ints")->count, 3u);
+  EXPECT_EQ(h.find("tokens")->text, "[\"a\", \"bc\"]");
+  EXPECT_EQ(h.find("nested")->text, "[[1, 2]]");
+  ASSERT_EQ(h.tensors.size(), 6u);
+  EXPECT_EQ(h.tensors[3].bytes, 34u);
+  EXPECT_EQ(h.tensors[4].bytes, 17u);
+  EXPECT_EQ(h.tensors[5].bytes, 144u);
+
+  const fs::path p = writeFile(tempDir() / "m.gguf", file);
+  const ModelFile m = ModelFile::open(p);
+  EXPECT_EQ(m.format(), ModelFormat::Gguf);
+  auto values = [&](std::size_t i) {
+    std::vector<float> v(m.tensors()[i].elements);
+    m.decode(m.tensors()[i], 0, v);
+    return v;
+  };
+  EXPECT_EQ(values(0), (std::vector<float>{1.0f, -2.0f}));
+  EXPECT_EQ(values(1), (std::vector<float>{1.5f, 65504.0f}));
+  EXPECT_EQ(values(2), (std::vector<float>{-3.0f, std::ldexp(1.0f, -130)}));
+  const auto q8 = values(3);
+  for (int j = 0; j < 32; ++j)
+    EXPECT_EQ(q8[std::size_t(j)], float(j - 16) * 0.5f) << j;
+  const float e2m1[16] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6, -0.0f, -0.5f, -1, -1.5f, -2, -3, -4, -6};
+  const auto mx = values(4);
+  for (int j = 0; j < 16; ++j) {
+    EXPECT_EQ(mx[std::size_t(j)], e2m1[j] * 4.0f) << j;
+    EXPECT_EQ(mx[std::size_t(j) + 16], e2m1[15 - j] * 4.0f) << j;
+  }
+  EXPECT_FALSE(m.tensors()[5].decoded);
+  EXPECT_EQ(m.tensors()[5].dtype, "Q4_K");
+  const auto stats = scanModel(m);
+  EXPECT_FALSE(stats[5].scanned);
+  EXPECT_TRUE(stats[4].scanned);
+  EXPECT_EQ(stats[4].absmax, 24.0);
+  EXPECT_EQ(layerOf("blk.0.q8"), "blk.0");
+  EXPECT_EQ(layerOf("model.layers.12.mlp.up_proj.weight"), "model.layers.12");
+  EXPECT_EQ(layerOf("lm_head.weight"), "");
+}
+
+TEST(Gguf, HonoursGeneralAlignment) {
+  std::vector<GgufTensorSpec> ts{{"w", {4}, 0, 64}};
+  const std::string data = std::string(64, '\0') + le(1.0f) + le(2.0f) + le(3.0f) + le(4.0f);
+  const std::string file = gguf({kvU32("general.alignment", 64)}, ts, data, 64);
+  const io::GgufHeader h = io::parseGguf(bytesOf(file), "'m.gguf'");
+  EXPECT_EQ(h.alignment, 64u);
+  EXPECT_EQ(h.dataOffset % 64, 0u);
+  expectGgufRefused(gguf({kvU32("general.alignment", 48)}, ts, data, 64), {"general.alignment", "power of two"});
+  expectGgufRefused(gguf({}, {{"w", {4}, 0, 40}}, data), {"'w'", "offset 40", "alignment 32"});
+}
+
+TEST(Gguf, RefusesCountsLengthsAndOffsetsOutsideTheFile) {
+  const std::string head = "GGUF" + le<std::uint32_t>(3);
+  expectGgufRefused("GGUG", {"not a GGUF file"});
+  expectGgufRefused("GGUF" + le<std::uint32_t>(2) + std::string(16, '\0'), {"version 2"});
+  expectGgufRefused(head + le<std::uint64_t>(1ull << 60) + le<std::uint64_t>(0), {"tensor count"});
+  expectGgufRefused(head + le<std::uint64_t>(0) + le<std::uint64_t>(1ull << 61), {"key-value count"});
+  expectGgufRefused(head + le<std::uint64_t>(0) + le<std::uint64_t>(1) + le<std::uint64_t>(1ull << 62) + std::string(16, 'k'),
+                    {"key-value pair 0's key", "limit"});
+  expectGgufRefused(head + le<std::uint64_t>(0) + le<std::uint64_t>(1) + gstr("k") + le<std::uint32_t>(8) +
+                        le<std::uint64_t>(1000) + "short",
+                    {"value of 'k'", "needs 1000 bytes"});
+  expectGgufRefused(head + le<std::uint64_t>(0) + le<std::uint64_t>(1) + gstr("k") + le<std::uint32_t>(9) +
+                        le<std::uint32_t>(10) + le<std::uint64_t>(1ull << 59) + std::string(20, '\0'),
+                    {"value of 'k'", "elements of u64"});
+  expectGgufRefused(head + le<std::uint64_t>(0) + le<std::uint64_t>(1) + gstr("k") + le<std::uint32_t>(13),
+                    {"not a GGUF value type"});
+  // A name of 64 KiB + 1 bytes.
+  expectGgufRefused(gguf({}, {{std::string(65537, 'n'), {1}, 0, 0}}, std::string(32, '\0')),
+                    {"tensor 0's name", "65537 bytes long"});
+  expectGgufRefused(gguf({}, {{"big", {1ull << 32, 1ull << 32, 16}, 0, 0}}, ""),
+                    {"'big'", "element count overflows"});
+  expectGgufRefused(gguf({}, {{"w", {1, 1, 1, 1, 1}, 0, 0}}, ""), {"'w'", "5 dimensions"});
+  expectGgufRefused(gguf({}, {{"w", {8}, 77, 0}}, ""), {"'w'", "type 77"});
+  expectGgufRefused(gguf({}, {{"w", {33}, 8, 0}}, std::string(64, '\0')), {"'w'", "Q8_0 blocks of 32"});
+  expectGgufRefused(gguf({}, {{"w", {64}, 0, 0}}, std::string(16, '\0')), {"tensor 0 'w'", "data section of only 16"});
+  expectGgufRefused(gguf({}, {{"w", {4}, 0, 1ull << 62}}, std::string(16, '\0')), {"tensor 0 'w'"});
+  // Array nesting past the limit.
+  std::string deep = gstr("k") + le<std::uint32_t>(9);
+  for (int i = 0; i < 12; ++i)
+    deep += le<std::uint32_t>(9) + le<std::uint64_t>(1);
+  expectGgufRefused(head + le<std::uint64_t>(0) + le<std::uint64_t>(1) + deep + std::string(64, '\0'),
+                    {"nested deeper than 8"});
+}
+
+// --- sharded safetensors ---------------------------------------------------------
+
+TEST(SafetensorsIndex, OpensShardsBesideTheIndexAndRefusesPathsOutOfIt) {
+  const fs::path d = tempDir();
+  writeFile(d / "s1.safetensors",
+            safetensors(R"({"a.weight":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", le(1.0f) + le(-4.0f)));
+  writeFile(d / "s2.safetensors",
+            safetensors(R"({"b.weight":{"dtype":"BF16","shape":[1],"data_offsets":[0,2]}})", le<std::uint16_t>(0x4000)));
+  writeFile(d / "model.safetensors.index.json",
+            R"({"metadata":{"total_size":10},"weight_map":{"a.weight":"s1.safetensors","b.weight":"s2.safetensors"}})");
+  const ModelFile m = ModelFile::open(d / "model.safetensors.index.json");
+  EXPECT_EQ(m.format(), ModelFormat::ShardedSafetensors);
+  ASSERT_EQ(m.tensors().size(), 2u);
+  const auto stats = scanModel(m);
+  EXPECT_EQ(stats[0].absmax, 4.0);
+  EXPECT_EQ(stats[1].absmax, 2.0);
+
+  for (const std::string shard : {"../../etc/passwd", "/etc/passwd", "..", "a\\b.safetensors", ""}) {
+    nlohmann::json j{{"weight_map", {{"a.weight", shard}}}};
+    try {
+      io::parseSafetensorsIndex(j.dump(), "index 'x'");
+      ADD_FAILURE() << shard << " accepted";
+    } catch (const io::SafetensorsIndexError& e) {
+      EXPECT_NE(std::string(e.what()).find("weight_map[\"a.weight\"]"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("beside the index"), std::string::npos) << e.what();
+    }
+  }
+  writeFile(d / "bad.index.json", R"({"weight_map":{"a.weight":"s2.safetensors"}})");
+  EXPECT_THROW(ModelFile::open(d / "bad.index.json"), ModelFileError);
+  writeFile(d / "nested.index.json", std::string(100000, '[') + std::string(100000, ']'));
+  try {
+    ModelFile::open(d / "nested.index.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const ModelFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("nested"), std::string::npos) << e.what();
+  }
+  fs::remove_all(d);
+}
+
+TEST(ModelFile, RefusesHostileSafetensors) {
+  const fs::path d = tempDir();
+  // A header of 100 MB of nested JSON: refused by the reader's depth rule
+  // without building a tree.
+  std::string nested = std::string(50'000'000, '[') + std::string(50'000'000 - 8, ']');
+  writeFile(d / "nested.safetensors", le<std::uint64_t>(nested.size()) + nested);
+  nested.clear();
+  nested.shrink_to_fit();
+  EXPECT_THROW(ModelFile::open(d / "nested.safetensors"), ModelFileError);
+  writeFile(d / "overflow.safetensors",
+            safetensors(R"({"w":{"dtype":"F32","shape":[4294967296,4294967296,16],"data_offsets":[0,4]}})", "abcd"));
+  try {
+    ModelFile::open(d / "overflow.safetensors");
+    ADD_FAILURE() << "accepted";
+  } catch (const ModelFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"w\""), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ModelFile::open(d / "absent.safetensors"), ModelFileError);
+  EXPECT_THROW(ModelFile::open("/dev/null"), ModelFileError);
+  fs::remove_all(d);
+}
+
+// --- the scan ------------------------------------------------------------------------
+
+TEST(ModelScan, CastCountsEqualAPlainDoubleLoopCountForCount) {
+  const std::vector<float> x = planted(true);
+  const TensorStats s = scanValues(x, 128);
+  EXPECT_EQ(s.count, x.size());
+  EXPECT_EQ(s.nan, 1u);
+  EXPECT_EQ(s.posInf, 1u);
+  EXPECT_EQ(s.negInf, 1u);
+  std::uint64_t zeros = 0, finite = 0;
+  double mn = INFINITY, mx = -INFINITY, am = 0.0, sq = 0.0;
+  for (float v : x) {
+    if (!std::isfinite(v))
+      continue;
+    ++finite;
+    zeros += v == 0.0f;
+    mn = std::min(mn, double(v));
+    mx = std::max(mx, double(v));
+    am = std::max(am, std::fabs(double(v)));
+    sq += double(v) * double(v);
+  }
+  EXPECT_EQ(s.finite, finite);
+  EXPECT_EQ(s.zeros, zeros);
+  EXPECT_EQ(s.min, mn);
+  EXPECT_EQ(s.max, mx);
+  EXPECT_EQ(s.absmax, am);
+  EXPECT_NEAR(s.outlierRatio(), am / std::sqrt(sq / double(finite)), 1e-9);
+  expectCastsMatch(s, x);
+  // FP16 overflows at 65520 (the tie between 65504 and 65536 goes to the even
+  // 65536), 3e38 and -3.4e38; 65519 rounds down to 65504.
+  EXPECT_EQ(s.at(Target::Fp16).overflow, 3u);
+  // E4M3: 464 is the tie that goes down to 448; 465 and everything above overflow.
+  EXPECT_GT(s.at(Target::Fp8E4M3).overflow, 0u);
+  // The exponent histogram: every finite non-zero value in its binade.
+  for (int e = telemetry::ExponentHistogram::kMinExponent; e <= telemetry::ExponentHistogram::kMaxExponent; ++e) {
+    std::uint64_t n = 0;
+    for (float v : x)
+      if (std::isfinite(v) && v != 0.0f) {
+        int ex;
+        std::frexp(double(v), &ex);
+        n += ex - 1 == e;
+      }
+    ASSERT_EQ(s.hist.count(e), n) << e;
+  }
+  // Blocks holding NaN or Inf: poisoned in every block scheme.
+  // NaN and +inf share the block of values 992..1023; -inf is in another.
+  EXPECT_EQ(s.at(Target::Mxfp4).poisonedBlocks, 2u);
+  EXPECT_EQ(s.at(Target::Nvfp4).poisonedBlocks, 2u);
+}
+
+TEST(ModelScan, BlockSchemesEqualNumericQuantize) {
+  for (std::uint64_t cols : {128u, 100u, 4096u}) {
+    std::vector<float> x = planted(false);
+    x.resize(x.size() / cols * cols);
+    const TensorStats s = scanValues(x, cols);
+    const std::vector<double> xd(x.begin(), x.end());
+    const std::pair<Target, numeric::BlockScheme> rows[] = {
+        {Target::Mxfp8, numeric::BlockScheme::Mxfp8E4M3}, {Target::Mxfp6, numeric::BlockScheme::Mxfp6E2M3},
+        {Target::Mxfp4, numeric::BlockScheme::Mxfp4},     {Target::Nvfp4, numeric::BlockScheme::Nvfp4},
+        {Target::Fp8Block, numeric::BlockScheme::Fp8Block}};
+    for (const auto& [t, scheme] : rows) {
+      SCOPED_TRACE(std::string(targetName(t)) + " cols " + std::to_string(cols));
+      numeric::QuantizeOptions o;
+      o.cols = cols;
+      const numeric::QuantizedTensor q = numeric::quantize(xd, scheme, o);
+      const numeric::QuantStats ref = numeric::quantStats(xd, q);
+      std::uint64_t sat = 0, lost = 0, sub = 0;
+      for (std::size_t i = 0; i < xd.size(); ++i) {
+        sat += (q.flags[i] & numeric::kSaturated) != 0;
+        lost += (q.flags[i] & numeric::kLostToZero) != 0;
+        sub += (q.flags[i] & numeric::kSubnormal) != 0;
+      }
+      const TargetStats& ts = s.at(t);
+      EXPECT_EQ(ts.blocks, ref.blocks);
+      EXPECT_EQ(ts.clippedBlocks, ref.blocksMaxClipped);
+      EXPECT_EQ(ts.overflow, sat);
+      EXPECT_EQ(ts.lostToZero, lost);
+      EXPECT_EQ(ts.subnormal, sub);
+      expectSqnr(ts.sqnrDb(), ref.sqnrDb, 1e-3);
+    }
+  }
+}
+
+TEST(ModelScan, FileScanInSlicesOnTwoThreadsEqualsTheWholeTensorScan) {
+  // Rows longer than a slice (200000) and many short rows (300 x 1000), F32 and BF16.
+  std::mt19937 rng(3);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  std::vector<float> a(200000), b(300 * 1000);
+  for (float& v : a) v = g(rng);
+  for (float& v : b) v = g(rng) * 1e-3f;
+  a[123456] = 1e6f;
+  std::string data, bf;
+  for (float v : a) data += le(v);
+  for (float v : b) bf += le<std::uint16_t>(std::uint16_t(std::bit_cast<std::uint32_t>(v) >> 16));
+  const std::string header = R"({"a":{"dtype":"F32","shape":[200000],"data_offsets":[0,)" +
+                             std::to_string(data.size()) + R"(]},"b":{"dtype":"BF16","shape":[300,1000],"data_offsets":[)" +
+                             std::to_string(data.size()) + "," + std::to_string(data.size() + bf.size()) + "]}}";
+  const fs::path p = writeFile(tempDir() / "m.safetensors", safetensors(header, data + bf));
+  const ModelFile m = ModelFile::open(p);
+  std::vector<float> bv(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i)
+    bv[i] = std::bit_cast<float>(std::bit_cast<std::uint32_t>(b[i]) & 0xffff0000u);
+  const std::vector<float>* want[] = {&a, &bv};
+  const std::uint64_t rowLength[] = {200000, 1000};
+  std::vector<ScanProgress> seen;
+  const auto stats = scanModel(m, [&](const ScanProgress& pr) { seen.push_back(pr); });
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen.back().bytesDone, seen.back().bytesTotal);
+  for (int i = 0; i < 2; ++i) {
+    const TensorStats ref = scanValues(*want[i], rowLength[i]);
+    const TensorStats& s = stats[std::size_t(i)];
+    EXPECT_EQ(s.hist, ref.hist);
+    EXPECT_EQ(s.absmax, ref.absmax);
+    for (Target t : kTargets) {
+      SCOPED_TRACE(std::string(targetName(t)));
+      EXPECT_EQ(s.at(t).overflow, ref.at(t).overflow);
+      EXPECT_EQ(s.at(t).lostToZero, ref.at(t).lostToZero);
+      EXPECT_EQ(s.at(t).subnormal, ref.at(t).subnormal);
+      EXPECT_EQ(s.at(t).blocks, ref.at(t).blocks);
+      EXPECT_EQ(s.at(t).clippedBlocks, ref.at(t).clippedBlocks);
+      expectSqnr(s.at(t).sqnrDb(), ref.at(t).sqnrDb(), 1e-3);
+    }
+  }
+  // A cancelled scan leaves the tensors unscanned.
+  std::atomic<bool> cancel{true};
+  for (const TensorStats& s : scanModel(m, {}, &cancel))
+    EXPECT_FALSE(s.scanned);
+  fs::remove_all(p.parent_path());
+}
+
+TEST(ModelReport, VerdictsNameTheOverflowingTensorsAndScalesPairWithTheirWeights) {
+  // w overflows FP16 (70000); q is E4M3 with a 128 x 128 scale; o is an orphan E4M3.
+  std::string data = le(70000.0f) + le(1.0f);
+  std::string header = R"({"lm_head.weight":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                       R"("l.q.weight":{"dtype":"F8_E4M3","shape":[2,2],"data_offsets":[8,12]},)"
+                       R"("l.q.weight_scale_inv":{"dtype":"F32","shape":[1,1],"data_offsets":[12,16]},)"
+                       R"("l.o.weight":{"dtype":"F8_E4M3","shape":[2,2],"data_offsets":[16,20]}})";
+  data += "\x38\x40\x48\x50" + le(0.5f) + "\x38\x40\x48\x50";
+  const fs::path p = writeFile(tempDir() / "m.safetensors", safetensors(header, data));
+  const ModelFile m = ModelFile::open(p);
+  const auto stats = scanModel(m);
+  const auto v = verdicts(m, stats);
+  EXPECT_EQ(v[0].overflowing, std::vector<std::string>{"lm_head.weight"});
+  EXPECT_NE(v[0].text.find("1 tensor overflows: lm_head.weight (keep it in BF16)"), std::string::npos) << v[0].text;
+  EXPECT_TRUE(v[1].overflowing.empty());
+  const auto pairs = pairScales(m);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(m.tensors()[pairs[0].tensor].name, "l.q.weight");
+  EXPECT_EQ(pairs[0].kind, ScaleKind::Block128);
+  EXPECT_TRUE(pairs[0].note.empty()) << pairs[0].note;
+  EXPECT_EQ(m.tensors()[pairs[1].tensor].name, "l.o.weight");
+  EXPECT_EQ(pairs[1].kind, ScaleKind::Orphan);
+  const std::string csv = reportCsv(m, stats);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+  const auto json = nlohmann::json::parse(reportJson(m, stats));
+  EXPECT_EQ(json["tensors"][0]["formats"]["fp16"]["overflow"], 1);
+  EXPECT_NE(reportHtml(m, stats).find("lm_head.weight"), std::string::npos);
+  fs::remove_all(p.parent_path());
+}
+
+} // namespace
