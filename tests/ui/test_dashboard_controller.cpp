@@ -4,7 +4,7 @@
 // RunController: start / pause / step / stop drive real trainers on a tiny
 // model; rows reach the GUI thread through the mailbox; the watched weight's
 // bits and swamping marks; divergence stays inspectable; destruction mid-run
-// joins the training threads. ThreadHandoff (the worker -> GUI thread call
+// joins the training threads; Save Checkpoint from the run's own thread. ThreadHandoff (the worker -> GUI thread call
 // queue the controller's nudges go through) and the mean op times per step.
 
 #include "drain_wait.h"
@@ -12,8 +12,12 @@
 #include "ui/bridge/run_controller.h"
 #include "ui/bridge/thread_handoff.h"
 
+#include <mantissa/train/checkpoint.h>
+#include <mantissa/train/session.h>
+
 #include <QElapsedTimer>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <gtest/gtest.h>
@@ -22,6 +26,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -115,6 +120,47 @@ TEST(DashboardController, ResumeContinuesStopFinishesEarly) {
   const auto& summary = *c.record(0).snapshot()->summary;
   EXPECT_TRUE(summary.stoppedEarly);
   EXPECT_EQ(summary.steps, c.record(0).lastStep() + 1);
+}
+
+// Save Checkpoint on a paused run: its own thread writes the file between
+// two steps; a Session resumed from it takes the same next steps as one
+// that ran straight through (the run's arithmetic does not depend on the
+// GUI). A loaded run, or a path that cannot be written, gets no file.
+TEST(DashboardController, SaveCheckpointOfAPausedRunResumesExactly) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  train::RunConfig config = tiny("bf16-mixed", 12);
+  config.optimizer = "adamw";
+  config.lr = 3e-3;
+  RunController c;
+  ASSERT_EQ(c.setRuns({config}), QString());
+  for (int i = 0; i < 4; ++i)
+    c.stepOnce();
+  ASSERT_TRUE(waitFor(c, [&] { return c.record(0).lastStep() == 3; }));
+  const QString path = dir.filePath(QStringLiteral("paused.safetensors"));
+  std::optional<QString> result;
+  ASSERT_TRUE(c.saveCheckpoint(0, path, [&](const QString& error) { result = error; }));
+  ASSERT_TRUE(waitFor(c, [&] { return result.has_value(); }));
+  EXPECT_EQ(*result, QString());
+  const train::CheckpointInfo info = train::readCheckpointInfo(path.toStdString());
+  EXPECT_EQ(info.step, 4);
+
+  train::Session straight(config), resumed(info.config);
+  for (int i = 0; i < 4; ++i)
+    straight.step();
+  train::restoreCheckpoint(resumed, path.toStdString(), train::RestoreScope::Everything);
+  for (int i = 4; i < 12; ++i)
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(resumed.step().loss),
+              std::bit_cast<std::uint64_t>(straight.step().loss))
+        << "step " << i + 1;
+
+  std::optional<QString> failed;
+  ASSERT_TRUE(c.saveCheckpoint(0, dir.filePath(QStringLiteral("absent/x.safetensors")),
+                               [&](const QString& error) { failed = error; }));
+  ASSERT_TRUE(waitFor(c, [&] { return failed.has_value(); }));
+  EXPECT_NE(*failed, QString()) << "a folder that does not exist";
+  EXPECT_FALSE(c.saveCheckpoint(7, path, [](const QString&) {})) << "no such run";
+  c.shutdown();
 }
 
 TEST(DashboardController, RunsToTheEndWithTestEvaluationAndOneColourPerRun) {

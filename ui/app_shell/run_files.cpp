@@ -19,6 +19,7 @@
 #include <QMenu>
 #include <QStatusBar>
 #include <QMessageBox>
+#include <QPointer>
 
 #include <algorithm>
 #include <utility>
