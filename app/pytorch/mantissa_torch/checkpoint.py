@@ -197,7 +197,7 @@ def save(model, path, config=None, vocabulary=None):
     written as given. A module that fits neither raises ValueError naming the
     first tensor that does not fit."""
     state = model.state_dict()
-    metadata = {"format": "mantissa", "format_version": FORMAT_VERSION}
+    metadata = {"format": "mantissa", "format_version": FORMAT_VERSION, "step": "0"}
     if isinstance(model, GPT):
         if vocabulary is None:
             raise ValueError("save: a GPT needs its vocabulary (its characters in token order)")
@@ -206,6 +206,8 @@ def save(model, path, config=None, vocabulary=None):
                              % (len(vocabulary), model.vocab_size))
         config = dict(config or {})
         config["model"] = model.spec()
+        if "steps" not in config and "epochs" not in config:
+            config["steps"] = 1  # a run configuration names its length
         state = {k: v for k, v in state.items() if k != "lm_head.weight"}  # tied to wte
         metadata["vocabulary"] = vocabulary
     else:
