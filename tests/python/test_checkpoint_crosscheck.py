@@ -185,6 +185,25 @@ class CrossCheck(unittest.TestCase):
         for name, t in model.state_dict().items():
             self.assertTrue(torch.equal(again.state_dict()[name], t), name)
 
+    def test_mantissa_torch_save_of_an_mlp_opens_in_mantissa(self):
+        class Mlp(torch.nn.Module):
+            def __init__(self, hidden):
+                super().__init__()
+                self.layers = torch.nn.ModuleList([torch.nn.Linear(784, hidden),
+                                                   torch.nn.Linear(hidden, 10)])
+
+        good = os.path.join(self.tmp, "mlp.safetensors")
+        mantissa_torch.save(Mlp(32), good, config={"model": "mlp:784-32-10", "steps": 1})
+        self.run_cli("train", "--model", "mlp:784-32-10", "--steps", "2", "--init-from", good)
+        # Mantissa reads the weights, not just the file: a hidden width that
+        # differs from the model is refused, naming the tensor.
+        wrong = os.path.join(self.tmp, "mlp_wrong.safetensors")
+        mantissa_torch.save(Mlp(16), wrong, config={"model": "mlp:784-16-10", "steps": 1})
+        r = subprocess.run([self.cli, "train", "--model", "mlp:784-32-10", "--steps", "2",
+                            "--init-from", wrong], capture_output=True, text=True, timeout=240)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("layers.0.weight", r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
