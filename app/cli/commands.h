@@ -28,6 +28,7 @@ int runPlot(const Args& args);
 int runReport(const Args& args);
 int runScales(const Args& args);
 int runCheckpoint(const Args& args);
+int runExercises(const Args& args);
 
 std::string versionText(); // the lines `--version` prints
 

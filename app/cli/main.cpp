@@ -37,6 +37,8 @@ constexpr std::array kCommands{
             mantissa::cli::runScales},
     Command{"checkpoint", "List a safetensors checkpoint's tensors and metadata",
             mantissa::cli::runCheckpoint},
+    Command{"exercises", "Write a worksheet of graded number-format exercises and its key",
+            mantissa::cli::runExercises},
     Command{"bench", "Measure matmul, conversion and training-step speed", mantissa::cli::runBench},
 };
 
