@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   for (int i = 3; i < argc; ++i)
     wanted << QString::fromLocal8Bit(argv[i]);
   if (wanted.isEmpty())
-    wanted = {"train", "explorer", "lessons", "speed"};
+    wanted = {"train", "explorer", "lessons", "exercises", "speed"};
   QDir().mkpath(dir);
   mantissa::ui::MainWindow window;
   window.setGeometry(QGuiApplication::primaryScreen()->geometry());
