@@ -154,13 +154,6 @@ void ExercisesPage::applyTheme() {
 }
 
 void ExercisesPage::startSheet(const lessons::SheetSpec& spec) {
-  {
-    const QSignalBlocker blockFormat(m_format);
-    m_format->setCurrentIndex(m_format->findData(static_cast<int>(spec.format)));
-    fillKinds();
-    const QSignalBlocker blockKind(m_kind);
-    m_kind->setCurrentIndex(m_kind->findData(static_cast<int>(spec.kind)));
-  }
   const lessons::Sheet sheet = lessons::generateSheet(spec);
   m_queue.assign(sheet.items.rbegin(), sheet.items.rend()); // popped from the back
   m_queueSize = m_queue.size();
@@ -191,6 +184,12 @@ void ExercisesPage::clearFields() {
 
 void ExercisesPage::showExercise(const lessons::Exercise& exercise) {
   m_exercise = exercise;
+  { // The choices name what is on screen (a lesson's set, or a test's item).
+    const QSignalBlocker blockFormat(m_format), blockKind(m_kind);
+    m_format->setCurrentIndex(m_format->findData(static_cast<int>(exercise.format)));
+    fillKinds();
+    m_kind->setCurrentIndex(m_kind->findData(static_cast<int>(exercise.kind)));
+  }
   m_graded = false;
   m_question->setText(qs(exercise.question));
   QString items;

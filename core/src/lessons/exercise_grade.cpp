@@ -115,7 +115,7 @@ PartGrade gradeNumber(const AnswerPart& part, const std::string& text) {
   const FloatFormat& f = numeric::formatInfo(part.format);
   const Typed t = interpret(f, text);
   PartGrade g;
-  const std::string key = part.form == AnswerForm::Code ? describe(f, part.bits) : part.value;
+  const std::string key = part.form == AnswerForm::Code ? part.keyText : part.value;
   if (!t.error.empty()) {
     g.feedback = t.error + ".";
     return g;

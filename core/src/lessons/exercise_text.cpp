@@ -142,6 +142,18 @@ void explainGuardRoundSticky(const FloatFormat& f, std::uint64_t significand, in
                     "to the even neighbour.");
   else
     steps.push_back("G R S = 1 0 0: exactly half an ULP, a tie. The last kept bit is 0 (even): keep it.");
+  const bool up = g == 1 && (r == 1 || s == 1 || last == 1);
+  if (up) {
+    const std::uint64_t kept = significand >> k, sum = kept + 1;
+    const std::string before = binaryDigits(kept, m + 1), after = binaryDigits(sum, m + 2);
+    std::string text = "1." + before.substr(1) + " + 0." + std::string(static_cast<std::size_t>(m - 1), '0') + "1 = ";
+    if (sum >> (m + 1)) // carried into a new leading bit: one binade up
+      text += after.substr(0, 2) + "." + after.substr(2) + " = 1." + after.substr(1, static_cast<std::size_t>(m)) +
+              " x 2^1 (the exponent goes up by one).";
+    else
+      text += "1." + binaryDigits(sum, m + 1).substr(1) + ".";
+    steps.push_back(text);
+  }
 }
 
 void explainMx(const FloatFormat& element, std::span<const double> values, const numeric::QuantizedTensor& q,
