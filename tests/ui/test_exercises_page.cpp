@@ -3,14 +3,19 @@
 //
 // The Exercises page: answers typed as hex, bits or decimals are graded at
 // once, a wrong one opens the worked solution, the difficulty rises after
-// three right answers, and the results export as CSV.
+// three right answers, the results export as CSV, and a lesson's exercise
+// set opens here.
 #include "ui/lessons/exercises_page.h"
+#include "ui/lessons/lessons_page.h"
+
+#include <mantissa/io/resource_paths.h>
 
 #include <mantissa/numeric/codec.h>
 
 #include <QComboBox>
 #include <QFile>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QTemporaryDir>
 
 #include <gtest/gtest.h>
@@ -125,4 +130,34 @@ TEST(ExercisesPage, ResultsExportAsCsv) {
   EXPECT_TRUE(lines[1].startsWith(QStringLiteral("\"Encode 11, in FP8 E4M3.\",0x53,yes,")));
   EXPECT_TRUE(lines[2].startsWith(QStringLiteral("\"Encode 11, in FP8 E4M3.\",12,no,")));
   EXPECT_TRUE(page.exportResults(dir.filePath(QStringLiteral("missing/results.csv"))).contains(QStringLiteral("missing")));
+}
+
+// A teacher's folder (the shipped example, written only with the documented
+// format) opens in the Lessons page; its exercise block becomes a button that
+// asks for exactly that set, and the Exercises page then shows its items.
+TEST(ExercisesPage, LessonFolderExerciseSetOpensOnTheExercisesPage) {
+  mantissa::ui::LessonsPage lessonsPage;
+  const QString dir = QString::fromStdString((mantissa::io::resourceDir() / "example-lessons").string());
+  ASSERT_TRUE(lessonsPage.openFolder(dir).isEmpty());
+  EXPECT_FALSE(lessonsPage.openFolder(dir + QStringLiteral("/missing")).isEmpty());
+  std::vector<lessons::SheetSpec> asked;
+  QObject::connect(&lessonsPage, &mantissa::ui::LessonsPage::exercisesRequested,
+                   [&](const lessons::SheetSpec& spec) { asked.push_back(spec); });
+  QPushButton* practise = nullptr;
+  for (QPushButton* b : lessonsPage.findChildren<QPushButton*>())
+    if (b->text().startsWith(QStringLiteral("Practise: FP8 E4M3")))
+      practise = b;
+  ASSERT_NE(practise, nullptr);
+  practise->click();
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0].kind, ExerciseKind::Round);
+  EXPECT_EQ(asked[0].count, 10);
+  EXPECT_EQ(asked[0].seed, 7u);
+  mantissa::ui::ExercisesPage page;
+  page.startSheet(asked[0]);
+  const lessons::Sheet sheet = lessons::generateSheet(asked[0]);
+  EXPECT_EQ(page.exercise().question, sheet.items[0].question);
+  page.newExercise();
+  EXPECT_EQ(page.exercise().question, sheet.items[1].question);
+  EXPECT_EQ(page.kindChoice()->currentData().toInt(), static_cast<int>(ExerciseKind::Round));
 }
