@@ -30,6 +30,7 @@ int runScales(const Args& args);
 int runCheckpoint(const Args& args);
 int runSample(const Args& args);
 int runModel(const Args& args);
+int runExercises(const Args& args);
 
 std::string versionText(); // the lines `--version` prints
 

@@ -41,6 +41,8 @@ constexpr std::array kCommands{
             mantissa::cli::runCheckpoint},
     Command{"model", "Scan a model file (safetensors, GGUF) against FP16, BF16, FP8, MX, NVFP4",
             mantissa::cli::runModel},
+    Command{"exercises", "Write a worksheet of graded number-format exercises and its key",
+            mantissa::cli::runExercises},
     Command{"bench", "Measure matmul, conversion and training-step speed", mantissa::cli::runBench},
 };
 

@@ -3,6 +3,7 @@
 //
 // Lesson files are read at run time; a broken one shows an error in its own
 // place and the others still load.
+#include <mantissa/io/resource_paths.h>
 #include <mantissa/lessons/demo_registry.h>
 #include <mantissa/lessons/lesson_set.h>
 #include <mantissa/numeric/format.h>
@@ -208,4 +209,63 @@ TEST(LessonFiles, SlidesCutAtSectionHeadingsOutsideCode) {
     for (const auto& s : slides) joined += s;
     EXPECT_EQ(joined, shipped.text) << shipped.id; // nothing lost or repeated
   }
+}
+
+TEST(LessonFiles, ExerciseBlocksGiveSheetSpecsOrALineNumberedError) {
+  const auto sets = parseExerciseBlocks("# T\n\n```exercises\nformat: fp4-e2m1\nkind: encode # comment\n"
+                                        "count: 5\nseed: 11\n\n```\n```\nformat: x\n```\n"
+                                        "```exercises\nkind: round\nformat: fp8-e4m3\n```\n");
+  ASSERT_EQ(sets.size(), 2u);
+  EXPECT_EQ(sets[0].format, mantissa::numeric::FormatId::Fp4E2M1);
+  EXPECT_EQ(sets[0].kind, ExerciseKind::Encode);
+  EXPECT_EQ(sets[0].count, 5);
+  EXPECT_EQ(sets[0].seed, 11u);
+  EXPECT_EQ(sets[0].difficulty, 2);
+  EXPECT_EQ(sets[1].kind, ExerciseKind::Round);
+  EXPECT_EQ(sets[1].count, 10);
+  const auto error = [](const std::string& text) {
+    try {
+      parseExerciseBlocks(text);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error("# T\n```exercises\nformat: fp16\nkind: rnd\n```\n").rfind("line 4: unknown exercise kind \"rnd\"", 0), 0u);
+  EXPECT_EQ(error("# T\n\n```exercises\nformat: fp16\n"), "line 3: the exercises block is not closed with ```");
+  EXPECT_EQ(error("# T\n```exercises\nkind: round\n```\n"), "line 2: the exercises block has no \"format\"");
+  EXPECT_EQ(error("# T\n```exercises\nformat: e8m0\nkind: round\n```\n"),
+            "line 2: \"round\" exercises do not apply to e8m0");
+  EXPECT_EQ(error("# T\n```exercises\nformat: fp16\nkind: round\ncount: 0\n```\n").rfind("line 5: \"count\"", 0), 0u);
+  EXPECT_EQ(error("# T\n```exercises\nformat: fp16\nformat: bf16\n```\n"),
+            "line 4: \"format\" is given twice (first on line 3)");
+  EXPECT_EQ(error("# T\n```exercises\nfmt fp16\n```\n").rfind("line 3: expected \"key: value\"", 0), 0u);
+  // In a lesson: the error names the file and the line; the other lessons load.
+  TempDir dir;
+  dir.write("lessons.json", R"({"lessons": [{"title": "A", "file": "a.md"}, {"title": "B", "file": "b.md"}]})");
+  dir.write("a.md", "# A\n```exercises\nformat: fp16\nkind: nope\n```\n");
+  dir.write("b.md", "# B\n```exercises\nformat: fp16\nkind: decode\n```\n");
+  const auto set = loadLessons(dir.path);
+  ASSERT_EQ(set.lessons.size(), 2u);
+  EXPECT_NE(set.lessons[0].error.find("a.md: line 4: unknown exercise kind"), std::string::npos) << set.lessons[0].error;
+  EXPECT_TRUE(set.lessons[1].ok()) << set.lessons[1].error;
+  ASSERT_EQ(set.lessons[1].exercises.size(), 1u);
+  EXPECT_EQ(set.lessons[1].exercises[0].kind, ExerciseKind::Decode);
+}
+
+// The shipped example folder uses only what the lesson documentation says.
+TEST(LessonFiles, ExampleLessonFolderLoadsWithItsExerciseSets) {
+  const auto set = loadLessons(mantissa::io::resourceDir() / "example-lessons");
+  ASSERT_TRUE(set.error.empty()) << set.error;
+  ASSERT_EQ(set.lessons.size(), 1u);
+  const Lesson& l = set.lessons[0];
+  EXPECT_TRUE(l.ok()) << l.error;
+  EXPECT_EQ(l.demos, std::vector<std::string>{"ulp-ruler"});
+  EXPECT_EQ(l.preset, "underflow");
+  ASSERT_EQ(l.exercises.size(), 2u);
+  EXPECT_EQ(l.exercises[0].format, mantissa::numeric::FormatId::Fp8E4M3);
+  EXPECT_EQ(l.exercises[0].kind, ExerciseKind::Round);
+  EXPECT_EQ(l.exercises[0].count, 10);
+  EXPECT_EQ(l.exercises[1].format, mantissa::numeric::FormatId::Fp4E2M1);
+  EXPECT_GE(lessonSlides(l).size(), 4u);
 }

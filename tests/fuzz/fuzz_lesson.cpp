@@ -9,7 +9,8 @@
 // Properties (a failed one aborts): nothing throws; a set error leaves no
 // lessons; every lesson is either usable (text as read, demos, preset and
 // Explorer formats all known, the file inside the folder, a Markdown text
-// starting with "# ") or carries an error naming its file, with no text.
+// starting with "# ", every embedded exercise set one the generator accepts)
+// or carries an error naming its file, with no text.
 
 #include <mantissa/lessons/demo_registry.h>
 #include <mantissa/lessons/lesson_set.h>
@@ -93,6 +94,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& d : l.demos)
       check(lessons::isDemoId(d));
     check(l.preset.empty() || train::findPreset(l.preset) != nullptr);
+    check(l.exercises.size() <= lessons::kMaxExerciseSets);
+    check(l.format == lessons::LessonFormat::Markdown || l.exercises.empty());
+    for (const auto& spec : l.exercises) {
+      check(lessons::kindAppliesTo(spec.kind, spec.format));
+      check(spec.count >= 1 && spec.count <= lessons::kMaxSheetItems);
+      check(spec.difficulty >= lessons::kMinDifficulty && spec.difficulty <= lessons::kMaxDifficulty);
+    }
     for (const auto& link : l.explorer) {
       check(link.value.find_first_not_of(" \t") != std::string::npos);
       check(link.format.empty() || numeric::parseFormatName(link.format).has_value());

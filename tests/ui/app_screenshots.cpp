@@ -11,6 +11,7 @@
 #include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/formats/float_explorer.h"
+#include "ui/lessons/exercises_page.h"
 #include "ui/panels/generate_panel.h"
 #include "ui/panels/policy_editor.h"
 #include "ui/panels/quant_panel.h"
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
   for (int i = 3; i < argc; ++i)
     wanted << QString::fromLocal8Bit(argv[i]);
   if (wanted.isEmpty())
-    wanted = {"train", "explorer", "lessons", "speed"};
+    wanted = {"train", "explorer", "lessons", "exercises", "speed"};
   QDir().mkpath(dir);
   mantissa::ui::MainWindow window;
   window.setGeometry(QGuiApplication::primaryScreen()->geometry());
@@ -351,6 +352,18 @@ int main(int argc, char** argv) {
     } else if (page == "lessons") {
       show(QStringLiteral("Lessons"));
       if (!grab(QStringLiteral("lessons")))
+        return 1;
+    } else if (page == "exercises") {
+      // A round-to-nearest-even item in FP8 E4M3 answered wrongly: the
+      // feedback, the key's bits and the worked solution.
+      show(QStringLiteral("Exercises"));
+      auto* exercises = window.findChild<mantissa::ui::ExercisesPage*>();
+      exercises->showExercise(mantissa::lessons::generateExercise(
+          mantissa::numeric::FormatId::Fp8E4M3, mantissa::lessons::ExerciseKind::Round, 7, 2));
+      for (QLineEdit* field : exercises->answerFields())
+        field->setText(QStringLiteral("100"));
+      exercises->check();
+      if (!grab(QStringLiteral("exercises-wrong")))
         return 1;
     } else if (page == "speed") {
       show(QStringLiteral("Speed"));

@@ -9,6 +9,7 @@
 // than the tab group of the other charts beside it.
 
 #include "settled_value.h"
+#include "ui/app_shell/laser_pointer.h"
 #include "ui/app_shell/main_window.h"
 #include "ui/app_shell/theme.h"
 #include "ui/charts/loss_chart.h"
@@ -17,6 +18,9 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCursor>
+#include <QGuiApplication>
+#include <QImage>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QLabel>
@@ -322,3 +326,28 @@ TEST_F(PresenterChromeTest, ARestoredLayoutThatSquashesTheChartsGivesWayToTheDef
 
 } // namespace
 } // namespace mantissa::ui
+
+// Presenter mode shows the pointer as a red dot over every widget while the
+// laser pointer is checked; leaving presenter mode gives the pointers back.
+TEST(PresenterChrome, LaserPointerIsAnOverrideCursorInPresenterModeOnly) {
+  auto& theme = mantissa::ui::Theme::instance();
+  const bool before = theme.presenter();
+  theme.setPresenter(false);
+  mantissa::ui::LaserPointer laser;
+  EXPECT_FALSE(laser.active());
+  EXPECT_EQ(QGuiApplication::overrideCursor(), nullptr);
+  theme.setPresenter(true);
+  EXPECT_TRUE(laser.active());
+  ASSERT_NE(QGuiApplication::overrideCursor(), nullptr);
+  EXPECT_EQ(QGuiApplication::overrideCursor()->shape(), Qt::BitmapCursor);
+  const QImage dot = QGuiApplication::overrideCursor()->pixmap().toImage();
+  const QColor centre = dot.pixelColor(dot.width() / 2 + dot.width() / 6, dot.height() / 2);
+  EXPECT_GT(centre.red(), 200);
+  EXPECT_LT(centre.green(), 80);
+  laser.action()->setChecked(false);
+  EXPECT_EQ(QGuiApplication::overrideCursor(), nullptr);
+  laser.action()->setChecked(true);
+  theme.setPresenter(false);
+  EXPECT_EQ(QGuiApplication::overrideCursor(), nullptr);
+  theme.setPresenter(before);
+}

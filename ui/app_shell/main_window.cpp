@@ -3,11 +3,13 @@
 #include "ui/app_shell/main_window.h"
 
 #include "ui/app_shell/about_dialog.h"
+#include "ui/app_shell/laser_pointer.h"
 #include "ui/app_shell/run_files.h"
 #include "ui/app_shell/settings.h"
 #include "ui/app_shell/theme.h"
 #include "ui/app_shell/view_export.h"
 #include "ui/formats/float_explorer.h"
+#include "ui/lessons/exercises_page.h"
 #include "ui/lessons/lessons_page.h"
 #include "ui/panels/speed_panel.h"
 #include "ui/panels/train_panel.h"
@@ -107,6 +109,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     train->setup()->applyPreset(preset);
     m_pages->setCurrentWidget(train);
   });
+  auto* exercises = new ExercisesPage;
+  addPage(exercises, tr("Exercises"));
+  m_fileMenu->insertAction(m_exportAction, lessons->openFolderAction());
+  connect(lessons, &LessonsPage::exercisesRequested, this, [this, exercises](const mantissa::lessons::SheetSpec& spec) {
+    exercises->startSheet(spec);
+    m_pages->setCurrentWidget(exercises);
+  });
   addPage(new SpeedPanel, tr("Speed"));
 }
 
@@ -170,6 +179,7 @@ void MainWindow::buildMenus() {
   m_presenterAction->setToolTip(
       tr("Full screen, large type, thick lines and high contrast for a projector"));
   connect(m_presenterAction, &QAction::toggled, this, &MainWindow::setPresenterMode);
+  view->addAction((new LaserPointer(this))->action());
   QAction* leave = new QAction(this);
   leave->setShortcut(QKeySequence(Qt::Key_Escape));
   connect(leave, &QAction::triggered, this, [this] {

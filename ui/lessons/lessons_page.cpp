@@ -8,7 +8,10 @@
 
 #include <mantissa/numeric/format.h>
 
+#include <QAction>
 #include <QComboBox>
+#include <QFileDialog>
+#include <QMessageBox>
 #include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -51,6 +54,14 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 LessonsPage::LessonsPage(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("LessonsPage"));
+  m_openFolder = new QAction(tr("Open &Lesson Folder…"), this);
+  m_openFolder->setToolTip(tr("Show the lessons of a folder holding lessons.json (a teacher's own)"));
+  connect(m_openFolder, &QAction::triggered, this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Lesson Folder"));
+    if (dir.isEmpty()) return;
+    if (const QString error = openFolder(dir); !error.isEmpty())
+      QMessageBox::warning(this, tr("Open Lesson Folder"), error);
+  });
   m_list = new QListWidget;
   m_list->setObjectName(QStringLiteral("lessonList"));
   m_text = new QTextBrowser;
@@ -277,6 +288,23 @@ void LessonsPage::buildLinks(const lessons::Lesson& lesson) {
     connect(b, &QPushButton::clicked, this, [this, p] { emit presetRequested(p); });
     m_links->addWidget(b);
   }
+  for (const lessons::SheetSpec& spec : lesson.exercises) {
+    const auto& f = numeric::formatInfo(spec.format);
+    auto* b = new QPushButton(tr("Practise: %1, %2 (%3)")
+                                  .arg(qs(std::string(f.displayName)), qs(std::string(lessons::exerciseKindTitle(spec.kind))))
+                                  .arg(spec.count));
+    b->setToolTip(tr("Open these exercises on the Exercises page"));
+    connect(b, &QPushButton::clicked, this, [this, spec] { emit exercisesRequested(spec); });
+    m_links->addWidget(b);
+  }
+}
+
+QString LessonsPage::openFolder(const QString& dir) {
+  lessons::LessonSet set = lessons::loadLessons(dir.toStdString());
+  if (!set.error.empty())
+    return qs(set.error);
+  setLessons(std::move(set));
+  return {};
 }
 
 void LessonsPage::runSelectedDemo() {

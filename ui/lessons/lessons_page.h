@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QListWidget;
@@ -42,6 +43,11 @@ public:
   explicit LessonsPage(QWidget* parent = nullptr);
   // Shows `set` instead of the installed lessons (tests, a teacher's folder).
   void setLessons(lessons::LessonSet set);
+  // File > Open Lesson Folder…: asks for a folder holding lessons.json and
+  // shows its lessons (a manifest error in a message box, the lessons kept).
+  QAction* openFolderAction() const { return m_openFolder; }
+  // Loads <dir>/lessons.json; the set's error, or empty when it is shown.
+  QString openFolder(const QString& dir);
   ~LessonsPage() override;
 
   int currentLesson() const;
@@ -69,6 +75,8 @@ signals:
   // `format`: empty, or a format name the Explorer should select (parseFormatName).
   void explorerRequested(const QString& value, const QString& format);
   void presetRequested(const QString& preset);
+  // A lesson's embedded exercise set (its "Practise" button).
+  void exercisesRequested(const mantissa::lessons::SheetSpec& spec);
   void demoFinished(const QString& id);
 
 protected:
@@ -100,6 +108,7 @@ private:
   LessonChart* m_chart = nullptr;
   QWidget* m_runArea = nullptr;
   FlowLayout* m_links = nullptr;
+  QAction* m_openFolder = nullptr;
   QSplitter* m_content = nullptr; // text | run area
   QSplitter* m_outputs = nullptr; // results | chart
   bool m_presenterLayout = false;

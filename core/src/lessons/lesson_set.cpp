@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -117,6 +118,114 @@ std::vector<std::string> stringList(const json& entry, const char* key) {
   return out;
 }
 
+
+std::string trimmedText(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+[[noreturn]] void lineError(std::size_t line, const std::string& what) {
+  throw std::runtime_error("line " + std::to_string(line) + ": " + what);
+}
+
+long long blockInteger(std::size_t line, const std::string& key, const std::string& value, long long lo,
+                       long long hi) {
+  long long v = 0;
+  const auto r = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (r.ec != std::errc() || r.ptr != value.data() + value.size() || v < lo || v > hi)
+    lineError(line, "\"" + key + "\" must be a whole number from " + std::to_string(lo) + " to " +
+                        std::to_string(hi) + ", not \"" + value.substr(0, 40) + "\"");
+  return v;
+}
+
+} // namespace
+
+std::vector<SheetSpec> parseExerciseBlocks(std::string_view text) {
+  std::vector<SheetSpec> sets;
+  bool fenced = false, inBlock = false;
+  std::size_t opened = 0, lineNo = 0;
+  SheetSpec spec;
+  bool hasFormat = false, hasKind = false;
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t at = 0; at <= text.size();) {
+    const auto end = std::min(text.find('\n', at), text.size());
+    const std::string_view raw = text.substr(at, end - at);
+    at = end + 1;
+    ++lineNo;
+    const std::string line = trimmedText(raw);
+    if (line.rfind("```", 0) == 0) {
+      if (inBlock) {
+        if (!hasFormat) lineError(opened, "the exercises block has no \"format\"");
+        if (!hasKind) lineError(opened, "the exercises block has no \"kind\"");
+        if (!kindAppliesTo(spec.kind, spec.format))
+          lineError(opened, "\"" + std::string(exerciseKindName(spec.kind)) + "\" exercises do not apply to " +
+                                std::string(numeric::formatInfo(spec.format).name));
+        if (sets.size() == kMaxExerciseSets)
+          lineError(opened, "more than " + std::to_string(kMaxExerciseSets) + " exercise blocks in one lesson");
+        sets.push_back(spec);
+        inBlock = fenced = false;
+      } else if (fenced) {
+        fenced = false;
+      } else if (trimmedText(std::string_view(line).substr(3)) == "exercises") {
+        inBlock = fenced = true;
+        opened = lineNo;
+        spec = SheetSpec{};
+        spec.count = 10;
+        hasFormat = hasKind = false;
+        seen.clear();
+      } else {
+        fenced = true;
+      }
+      if (end == text.size()) break;
+      continue;
+    }
+    if (inBlock) {
+      std::string content = line.substr(0, line.find('#'));
+      content = trimmedText(content);
+      if (!content.empty()) {
+        const auto colon = content.find(':');
+        if (colon == std::string::npos)
+          lineError(lineNo, "expected \"key: value\" in the exercises block, not \"" + content.substr(0, 40) + "\"");
+        const std::string key = trimmedText(std::string_view(content).substr(0, colon));
+        const std::string value = trimmedText(std::string_view(content).substr(colon + 1));
+        if (const auto it = seen.find(key); it != seen.end())
+          lineError(lineNo, "\"" + key.substr(0, 40) + "\" is given twice (first on line " + std::to_string(it->second) + ")");
+        seen.emplace(key, lineNo);
+        if (key == "format") {
+          const auto id = numeric::parseFormatName(value);
+          if (!id) lineError(lineNo, "unknown format \"" + value.substr(0, 40) + "\"");
+          spec.format = *id;
+          hasFormat = true;
+        } else if (key == "kind") {
+          const auto kind = parseExerciseKind(value);
+          if (!kind) {
+            std::string names;
+            for (ExerciseKind k : allExerciseKinds()) names += (names.empty() ? "" : ", ") + std::string(exerciseKindName(k));
+            lineError(lineNo, "unknown exercise kind \"" + value.substr(0, 40) + "\" (known: " + names + ")");
+          }
+          spec.kind = *kind;
+          hasKind = true;
+        } else if (key == "count") {
+          spec.count = static_cast<int>(blockInteger(lineNo, key, value, 1, kMaxSheetItems));
+        } else if (key == "seed") {
+          spec.seed = static_cast<std::uint64_t>(blockInteger(lineNo, key, value, 0, 1LL << 62));
+        } else if (key == "difficulty") {
+          spec.difficulty = static_cast<int>(blockInteger(lineNo, key, value, kMinDifficulty, kMaxDifficulty));
+        } else {
+          lineError(lineNo, "unknown key \"" + key.substr(0, 40) + "\" (use format, kind, count, seed, difficulty)");
+        }
+      }
+    }
+    if (end == text.size()) break;
+  }
+  if (inBlock) lineError(opened, "the exercises block is not closed with ```");
+  return sets;
+}
+
+namespace {
+
 // What the entries read so far hold: each file is read once, and the files
 // together are bounded.
 struct ReadState {
@@ -167,6 +276,7 @@ Lesson readEntry(const json& entry, const fs::path& dir, std::size_t index,
     state.bytes += text.size();
     const auto problem = checkText(text, l.format);
     if (!problem.empty()) throw std::runtime_error(problem);
+    if (l.format == LessonFormat::Markdown) l.exercises = parseExerciseBlocks(text);
     l.text = std::move(text);
   } catch (const std::exception& e) {
     const auto where = l.file.empty() ? dir / "lessons.json" : l.file;

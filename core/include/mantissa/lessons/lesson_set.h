@@ -18,10 +18,24 @@
 // together, read once each (a file listed twice is an error on the second
 // entry); a manifest lists at most kMaxLessons lessons.
 //
+// A Markdown lesson may embed exercise sets (exercise.h), each a fenced block
+// of "key: value" lines; the page shows a button that starts them:
+//   ```exercises
+//   format: fp8-e4m3     # a format name (required)
+//   kind: round          # encode, decode, next, round, range, mx, loss-scale (required)
+//   count: 5             # 1..kMaxSheetItems (default 10)
+//   seed: 7              # default 1
+//   difficulty: 2        # 1..3 (default 2)
+//   ```
+// "#" starts a comment; blank lines are ignored. At most kMaxExerciseSets a lesson.
+//
 // A broken manifest entry or lesson file (missing, empty, not UTF-8, no
-// title heading, unknown demo or preset) gives that lesson an error message
-// naming the file and the problem; the other lessons load normally. Only an
-// unreadable or malformed manifest fails the whole set.
+// title heading, unknown demo or preset, a bad exercise block: "line N: ...")
+// gives that lesson an error message naming the file and the problem; the
+// other lessons load normally. Only an unreadable or malformed manifest
+// fails the whole set (a JSON error says its line and column).
+
+#include <mantissa/lessons/exercise.h>
 
 #include <cstddef>
 #include <filesystem>
@@ -37,6 +51,7 @@ enum class LessonFormat { Markdown, Html };
 inline constexpr std::size_t kMaxLessonBytes = std::size_t{1} << 20;     // 1 MiB per file
 inline constexpr std::size_t kMaxLessonSetBytes = std::size_t{32} << 20; // 32 MiB in all
 inline constexpr std::size_t kMaxLessons = 1000;
+inline constexpr std::size_t kMaxExerciseSets = 20;
 
 // A link into the Float Explorer: the text typed into its value field (a
 // number, or "fp16:0x7bff" bits) and, when set, the format card to select.
@@ -54,6 +69,7 @@ struct Lesson {
   std::vector<std::string> demos;
   std::string preset;                 // empty: none
   std::vector<ExplorerLink> explorer;
+  std::vector<SheetSpec> exercises;   // the ```exercises blocks, in order
   std::string text;                   // file contents; empty when error is set
   std::string error;                  // non-empty: show this in place of the lesson
   bool ok() const { return error.empty(); }
@@ -77,6 +93,10 @@ using LessonFileReader = std::function<std::string(const std::filesystem::path&)
 // passes an in-memory reader). Never throws for bad content.
 LessonSet parseLessons(std::string_view manifestText, const std::filesystem::path& dir,
                        const LessonFileReader& readFile);
+
+// The ```exercises blocks of a Markdown text. Throws std::runtime_error
+// "line N: ..." (1-based, in the lesson file) for a bad block.
+std::vector<SheetSpec> parseExerciseBlocks(std::string_view markdown);
 
 // The lesson's text cut into slides for presenter mode: a Markdown lesson
 // before each "## " heading (not inside ``` fences), an HTML lesson before

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+//
+// The Exercises page: answers typed as hex, bits or decimals are graded at
+// once, a wrong one opens the worked solution, the difficulty rises after
+// three right answers, the results export as CSV, and a lesson's exercise
+// set opens here.
+#include "ui/lessons/exercises_page.h"
+#include "ui/lessons/lessons_page.h"
+
+#include <mantissa/io/resource_paths.h>
+
+#include <mantissa/numeric/codec.h>
+
+#include <QComboBox>
+#include <QFile>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTemporaryDir>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using mantissa::lessons::AnswerForm;
+using mantissa::lessons::ExerciseKind;
+using mantissa::numeric::FormatId;
+namespace lessons = mantissa::lessons;
+namespace numeric = mantissa::numeric;
+
+// FP8 E4M3 0 1010 011 = 1.375 x 2^3 = 11: an exact value to encode.
+lessons::Exercise encodeEleven() {
+  lessons::Exercise ex;
+  ex.kind = ExerciseKind::Encode;
+  ex.format = FormatId::Fp8E4M3;
+  ex.question = "Encode 11, in FP8 E4M3.";
+  lessons::AnswerPart p;
+  p.label = "bits";
+  p.form = AnswerForm::Code;
+  p.format = FormatId::Fp8E4M3;
+  p.bits = 0x53;
+  p.value = "11";
+  p.keyText = "0 1010 011 = 0x53 = 11";
+  ex.parts.push_back(p);
+  ex.steps = {"11 is a value of FP8 E4M3."};
+  ex.subjectBits = 0x53;
+  return ex;
+}
+
+// Types the key of every part of the page's exercise.
+void typeKey(mantissa::ui::ExercisesPage& page) {
+  const auto& parts = page.exercise().parts;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const auto& p = parts[i];
+    QString text;
+    if (p.form == AnswerForm::Code || p.form == AnswerForm::Value)
+      text = QString::fromStdString(numeric::formatBitsHex(numeric::formatInfo(p.format), p.bits));
+    else if (p.form == AnswerForm::Indices)
+      text = QString::fromStdString(p.keyText);
+    else
+      text = QString::fromStdString(p.digits);
+    page.answerFields()[i]->setText(text);
+  }
+}
+
+} // namespace
+
+TEST(ExercisesPage, GradesBitsHexAndDecimalAndShowsTheSolutionWhenWrong) {
+  mantissa::ui::ExercisesPage page;
+  page.show();
+  page.showExercise(encodeEleven());
+  ASSERT_EQ(page.answerFields().size(), 1u);
+  page.answerFields()[0]->setText(QStringLiteral("0101 0010")); // 10, not 11
+  EXPECT_FALSE(page.check());
+  EXPECT_TRUE(page.solution()->isVisible());
+  for (const char* right : {"0x53", "0101 0011", "11"}) {
+    page.answerFields()[0]->setText(QString::fromLatin1(right));
+    EXPECT_TRUE(page.check()) << right;
+    EXPECT_FALSE(page.solution()->isVisible()) << right;
+  }
+  // Only the first try of an item is recorded.
+  ASSERT_EQ(page.results().size(), 1u);
+  EXPECT_FALSE(page.results()[0].correct);
+  EXPECT_EQ(page.results()[0].answer, QStringLiteral("0101 0010"));
+}
+
+TEST(ExercisesPage, DifficultyRisesAfterThreeRightAnswersAndKindsFitTheFormat) {
+  mantissa::ui::ExercisesPage page;
+  const int start = page.difficulty();
+  for (int i = 0; i < 3; ++i) {
+    page.newExercise();
+    typeKey(page);
+    EXPECT_TRUE(page.check());
+  }
+  EXPECT_EQ(page.difficulty(), std::min(start + 1, lessons::kMaxDifficulty));
+  for (int i = 0; i < 2; ++i) {
+    page.newExercise();
+    for (QLineEdit* f : page.answerFields())
+      f->setText(QStringLiteral("nonsense"));
+    EXPECT_FALSE(page.check());
+  }
+  EXPECT_EQ(page.difficulty(), start);
+  // E8M0 is an exponent alone: no mantissa to round, no zero to flush to.
+  page.formatChoice()->setCurrentIndex(page.formatChoice()->findData(static_cast<int>(FormatId::E8M0)));
+  QStringList kinds;
+  for (int i = 0; i < page.kindChoice()->count(); ++i)
+    kinds << page.kindChoice()->itemText(i);
+  EXPECT_FALSE(kinds.contains(QString::fromStdString(std::string(lessons::exerciseKindTitle(ExerciseKind::Round)))));
+  EXPECT_TRUE(kinds.contains(QString::fromStdString(std::string(lessons::exerciseKindTitle(ExerciseKind::Decode)))));
+  EXPECT_EQ(page.exercise().format, FormatId::E8M0);
+}
+
+TEST(ExercisesPage, ResultsExportAsCsv) {
+  mantissa::ui::ExercisesPage page;
+  page.showExercise(encodeEleven());
+  page.answerFields()[0]->setText(QStringLiteral("0x53"));
+  ASSERT_TRUE(page.check());
+  page.showExercise(encodeEleven());
+  page.answerFields()[0]->setText(QStringLiteral("12"));
+  ASSERT_FALSE(page.check());
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("results.csv"));
+  ASSERT_TRUE(page.exportResults(path).isEmpty());
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  const QStringList lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  ASSERT_EQ(lines.size(), 3);
+  EXPECT_EQ(lines[0], QStringLiteral("question,answer,correct,time_s"));
+  // The question holds a comma: quoted.
+  EXPECT_TRUE(lines[1].startsWith(QStringLiteral("\"Encode 11, in FP8 E4M3.\",0x53,yes,")));
+  EXPECT_TRUE(lines[2].startsWith(QStringLiteral("\"Encode 11, in FP8 E4M3.\",12,no,")));
+  EXPECT_TRUE(page.exportResults(dir.filePath(QStringLiteral("missing/results.csv"))).contains(QStringLiteral("missing")));
+}
+
+// A teacher's folder (the shipped example, written only with the documented
+// format) opens in the Lessons page; its exercise block becomes a button that
+// asks for exactly that set, and the Exercises page then shows its items.
+TEST(ExercisesPage, LessonFolderExerciseSetOpensOnTheExercisesPage) {
+  mantissa::ui::LessonsPage lessonsPage;
+  const QString dir = QString::fromStdString((mantissa::io::resourceDir() / "example-lessons").string());
+  ASSERT_TRUE(lessonsPage.openFolder(dir).isEmpty());
+  EXPECT_FALSE(lessonsPage.openFolder(dir + QStringLiteral("/missing")).isEmpty());
+  std::vector<lessons::SheetSpec> asked;
+  QObject::connect(&lessonsPage, &mantissa::ui::LessonsPage::exercisesRequested,
+                   [&](const lessons::SheetSpec& spec) { asked.push_back(spec); });
+  QPushButton* practise = nullptr;
+  for (QPushButton* b : lessonsPage.findChildren<QPushButton*>())
+    if (b->text().startsWith(QStringLiteral("Practise: FP8 E4M3")))
+      practise = b;
+  ASSERT_NE(practise, nullptr);
+  practise->click();
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0].kind, ExerciseKind::Round);
+  EXPECT_EQ(asked[0].count, 10);
+  EXPECT_EQ(asked[0].seed, 7u);
+  mantissa::ui::ExercisesPage page;
+  page.startSheet(asked[0]);
+  const lessons::Sheet sheet = lessons::generateSheet(asked[0]);
+  EXPECT_EQ(page.exercise().question, sheet.items[0].question);
+  page.newExercise();
+  EXPECT_EQ(page.exercise().question, sheet.items[1].question);
+  EXPECT_EQ(page.kindChoice()->currentData().toInt(), static_cast<int>(ExerciseKind::Round));
+}
