@@ -71,7 +71,7 @@ std::optional<FloatFormat> parseAnyFormatOption(const std::string& command, cons
   for (FormatId id : namedFormats())
     names.emplace_back(formatInfo(id).name);
   std::cerr << "mantissa-cli " << command << ": --" << option << ": " << parsed.error
-            << (parsed.error.rfind("format: ", 0) == 0 ? didYouMean(text, names) : std::string()) << "\n";
+            << (parsed.error.rfind("unknown format", 0) == 0 ? didYouMean(text, names) : std::string()) << "\n";
   return std::nullopt;
 }
 

@@ -15,6 +15,9 @@
 
 namespace format_oracle {
 
+// 128-bit products and shifts (GCC and Clang).
+__extension__ typedef unsigned __int128 U128;
+
 enum class Rule { Ieee, Fn, Fnuz, None };
 
 // One format, as its paper or spec defines it.
@@ -60,8 +63,8 @@ inline int compareMagnitude(std::uint64_t sa, int ea, std::uint64_t sb, int eb) 
     return topA < topB ? -1 : 1;
   // Same top bit: the exponents differ by less than 64.
   const int lo = std::min(ea, eb);
-  const unsigned __int128 a = static_cast<unsigned __int128>(sa) << (ea - lo);
-  const unsigned __int128 b = static_cast<unsigned __int128>(sb) << (eb - lo);
+  const U128 a = static_cast<U128>(sa) << (ea - lo);
+  const U128 b = static_cast<U128>(sb) << (eb - lo);
   return a < b ? -1 : (a > b ? 1 : 0);
 }
 
@@ -178,9 +181,9 @@ struct ValueSet {
       return signedValue(in.negative, lo);
     // Midpoint (lo + hi) / 2 = (lo.sig x 2^(lo.exp - k) + hi.sig x 2^(hi.exp - k)) x 2^(k - 1).
     const int k = lo.sig == 0 ? hi.exp : std::min(lo.exp, hi.exp);
-    const unsigned __int128 sum =
-        (lo.sig == 0 ? 0 : static_cast<unsigned __int128>(lo.sig) << (lo.exp - k)) +
-        (static_cast<unsigned __int128>(hi.sig) << (hi.exp - k));
+    const U128 sum =
+        (lo.sig == 0 ? 0 : static_cast<U128>(lo.sig) << (lo.exp - k)) +
+        (static_cast<U128>(hi.sig) << (hi.exp - k));
     // Compare |x| with sum x 2^(k-1): sum < 2^66, so compare in two halves.
     int c;
     {
@@ -194,8 +197,8 @@ struct ValueSet {
         const int lowExp = std::min(in.exp, k - 1);
         // Both shifted by at most ~66 bits into a 128-bit frame relative to lowExp: bounded since tops match.
         const int shiftIn = in.exp - lowExp, shiftMid = (k - 1) - lowExp;
-        const unsigned __int128 a = static_cast<unsigned __int128>(in.sig) << shiftIn;
-        const unsigned __int128 b = sum << shiftMid;
+        const U128 a = static_cast<U128>(in.sig) << shiftIn;
+        const U128 b = sum << shiftMid;
         c = a < b ? -1 : (a > b ? 1 : 0);
       }
     }

@@ -62,8 +62,9 @@ TEST_P(FormatModel, EveryPatternDecodesAsTheExactDecoder) {
     ASSERT_EQ(cls == FloatClass::NaN, want.kind == fo::Exact::Kind::NaN) << d.name << " " << p;
     ASSERT_EQ(cls == FloatClass::Infinity, want.kind == fo::Exact::Kind::Infinity) << d.name << " " << p;
     ASSERT_EQ(cls == FloatClass::Zero, want.kind == fo::Exact::Kind::Number && want.sig == 0) << d.name << " " << p;
-    if (want.kind == fo::Exact::Kind::Number)
+    if (want.kind == fo::Exact::Kind::Number) {
       ASSERT_EQ(fo::fromDouble(decode(f, p).value), want) << d.name << " " << p;
+    }
   }
 }
 
@@ -148,8 +149,8 @@ TEST_P(FormatModel, RandomDoublesRoundAsTheNearestValueSearch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, FormatModel, ::testing::ValuesIn(fo::kDefinitions),
-                         [](const ::testing::TestParamInfo<fo::Definition>& info) {
-                           return "f" + std::to_string(info.index);
+                         [](const ::testing::TestParamInfo<fo::Definition>& param) {
+                           return "f" + std::to_string(param.index);
                          });
 
 // The published FNUZ constants (ml_dtypes float8_e4m3fnuz / float8_e5m2fnuz,

@@ -70,8 +70,8 @@ std::vector<fo::Definition> storageFormats() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, FormatRandom, ::testing::ValuesIn(storageFormats()),
-                         [](const ::testing::TestParamInfo<fo::Definition>& info) {
-                           return "f" + std::to_string(info.index);
+                         [](const ::testing::TestParamInfo<fo::Definition>& param) {
+                           return "f" + std::to_string(param.index);
                          });
 
 } // namespace

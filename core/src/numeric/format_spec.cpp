@@ -247,8 +247,8 @@ FormatParse parseFormatSpec(std::string_view text) {
   } else {
     f = parseWidths(base, error);
     if (!f)
-      return fail(error.empty() ? "format: " + quoted(base) +
-                                      " is neither a named format nor eXmY (e4m3, ue4m3, e5m2:bias=15, ...)"
+      return fail(error.empty() ? "unknown format " + quoted(base) +
+                                      ": neither a named format nor eXmY (e4m3, ue4m3, e5m2:bias=15, ...)"
                                 : error);
   }
   if (colon != std::string::npos) {
