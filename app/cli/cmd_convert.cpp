@@ -48,8 +48,8 @@ int runConvert(const Args& args) {
                    "A line is a decimal or hex float (an exact value, rounded once), or with\n"
                    "--from, 0x raw bits of that format. Nothing is printed on stdout if any\n"
                    "line is bad; the errors name the line.");
-  parser.option("to", "NAME", "format to convert to (" + knownFormatNames() + ")");
-  parser.option("from", "NAME", "format of 0xHEX raw-bit lines");
+  parser.option("to", "FORMAT", "format to convert to (" + knownFormatNames() + ")");
+  parser.option("from", "FORMAT", "format of 0xHEX raw-bit lines (a name or spec, as --to)");
   addEncodeOptions(parser);
   if (auto rc = parser.parse(args))
     return *rc;
@@ -57,17 +57,17 @@ int runConvert(const Args& args) {
     std::cerr << "mantissa-cli convert: missing --to NAME (" << knownFormatNames() << ")\n";
     return 2;
   }
-  const auto to = parseFormatOption("convert", "to", parser.value("to"));
+  const auto to = parseAnyFormatOption("convert", "to", parser.value("to"));
   if (!to)
     return 2;
-  std::optional<FormatId> from;
-  if (parser.has("from") && !(from = parseFormatOption("convert", "from", parser.value("from"))))
+  std::optional<FloatFormat> from;
+  if (parser.has("from") && !(from = parseAnyFormatOption("convert", "from", parser.value("from"))))
     return 2;
   const auto settings = encodeSettings(parser);
   if (!settings)
     return 2;
 
-  const FloatFormat& target = formatInfo(*to);
+  const FloatFormat& target = *to;
   std::mt19937 rng(static_cast<std::mt19937::result_type>(settings->seed));
   std::ostringstream out; // printed only once every line has converted
   int errors = 0;
@@ -95,7 +95,7 @@ int runConvert(const Args& args) {
       continue;
     }
     if (from && looksLikeRawBits(text)) {
-      const FloatFormat& source = formatInfo(*from);
+      const FloatFormat& source = *from;
       const auto bits = parseHexBits(text);
       if (!bits || !fitsFormat(source, *bits)) {
         fail(lineNumber, text,

@@ -134,8 +134,9 @@ int runInspect(const Args& args) {
                               "and the ULP. --format mx shows the OCP\nMicroscaling formats instead: "
                               "FP6 E2M3 and E3M2, FP4 E2M1, the E8M0 scale and INT8.");
   parser.positional("VALUE", "decimal (0.1, -0, 1e-8), hex float (0x1.8p-3), inf or nan", false);
-  parser.option("format", "NAME",
-                "one format (" + knownFormatNames() + "), all (the six above fp64) or mx", "all");
+  parser.option("format", "FORMAT",
+                "one format (" + knownFormatNames() + "), a JSON file (FILE.json), all (the six "
+                "above fp64), mx, or fnuz (the 8-bit floats side by side)", "all");
   parser.option("bits", "0xHEX", "decode these raw bits of --format instead of a VALUE");
   parser.flag("json", "Print a JSON array, one object per format");
   addEncodeOptions(parser);
@@ -151,14 +152,20 @@ int runInspect(const Args& args) {
     return 2;
   }
 
-  std::vector<FormatId> formats;
+  std::vector<FloatFormat> formats;
   const std::string formatName = lowerCase(parser.value("format"));
   if (formatName == "all") {
-    formats.assign(explorerFormats().begin(), explorerFormats().end());
+    for (FormatId id : explorerFormats())
+      formats.push_back(formatInfo(id));
   } else if (formatName == "mx") {
-    formats.assign(microscalingFormats().begin(), microscalingFormats().end());
-  } else if (auto id = parseFormatOption("inspect", "format", formatName)) {
-    formats.push_back(*id);
+    for (FormatId id : microscalingFormats())
+      formats.push_back(formatInfo(id));
+  } else if (formatName == "fnuz") {
+    for (FormatId id : {FormatId::Fp8E4M3, FormatId::Fp8E4M3Fnuz, FormatId::Fp8E4M3B11Fnuz, FormatId::Fp8E3M4,
+                        FormatId::Fp8E5M2, FormatId::Fp8E5M2Fnuz})
+      formats.push_back(formatInfo(id));
+  } else if (auto f = parseAnyFormatOption("inspect", "format", parser.value("format"))) {
+    formats.push_back(*f);
   } else {
     return 2;
   }
@@ -167,11 +174,11 @@ int runInspect(const Args& args) {
   std::string heading;
   std::vector<Row> rows;
   if (bitsText) {
-    if (formatName == "all" || formatName == "mx") {
+    if (formats.size() != 1) {
       std::cerr << "mantissa-cli inspect: --bits needs --format NAME (which format the bits are)\n";
       return 2;
     }
-    const FloatFormat& f = formatInfo(formats.front());
+    const FloatFormat& f = formats.front();
     const auto bits = parseHexBits(*bitsText);
     if (!bits || !fitsFormat(f, *bits)) {
       std::cerr << "mantissa-cli inspect: --bits: '" << *bitsText << "' "
@@ -192,8 +199,7 @@ int runInspect(const Args& args) {
     }
     input = *parsed.value;
     std::mt19937 rng(static_cast<std::mt19937::result_type>(settings->seed));
-    for (FormatId id : formats) {
-      const FloatFormat& f = formatInfo(id);
+    for (const FloatFormat& f : formats) {
       EncodeOptions o = settings->options;
       o.random = rng();
       const EncodeResult e = encode(f, input, o);

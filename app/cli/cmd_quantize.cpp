@@ -9,6 +9,7 @@
 
 #include <mantissa/numeric/block_quant.h>
 #include <mantissa/numeric/codec.h>
+#include <mantissa/numeric/format_spec.h>
 #include <mantissa/numeric/value_list.h>
 
 #include <nlohmann/json.hpp>
@@ -69,12 +70,11 @@ std::string hex(std::uint64_t bits, int totalBits) {
   return buffer;
 }
 
-std::string scaleText(const SchemeInfo& info, const QuantBlock& b) {
-  const FloatFormat& sf = formatInfo(info.scale);
+std::string scaleText(const FloatFormat& sf, const QuantBlock& b) {
   std::string s = hex(b.scaleBits, sf.totalBits()) + " = ";
   if (std::isnan(b.scale))
     return s + "NaN";
-  if (info.isMx())
+  if (sf.layout == Layout::UnsignedExponent)
     return s + "2^" + std::to_string(b.scaleExponent);
   return s + number(b.scale);
 }
@@ -122,6 +122,9 @@ int runQuantize(const Args& args) {
                 "nearest-even");
   parser.option("seed", "S", "Seed of the random bits for --rounding stochastic", "1");
   parser.option("shape", "RxC", "the values as R rows of C (blocks run along rows)");
+  parser.option("element", "FORMAT",
+                "another element format: a name or spec of at most 16 bits (fp8-e4m3fnuz, e3m4, int4, ...)");
+  parser.option("scale", "FORMAT", "another scale format: ue8m0 (MX), ue4m3 or fp8-e4m3 (NVFP4's rule), fp32");
   parser.flag("weight-blocks", "fp8-block: 128x128 blocks instead of 1x128 tiles (needs --shape)");
   parser.flag("json", "Print JSON instead of text");
   if (auto rc = parser.parse(args))
@@ -228,6 +231,10 @@ int runQuantize(const Args& args) {
     return 1;
   }
 
+  if (all && (parser.has("element") || parser.has("scale"))) {
+    std::cerr << "mantissa-cli quantize: --element and --scale apply to one --scheme, not all\n";
+    return 2;
+  }
   if (all) {
     const auto table = whatIf(values, options);
     if (parser.has("json")) {
@@ -260,10 +267,32 @@ int runQuantize(const Args& args) {
     return 0;
   }
 
-  const QuantizedTensor q = quantize(values, *scheme, options);
+  FloatFormat ef = formatInfo(info.element), sf = formatInfo(info.scale);
+  if (parser.has("element")) {
+    const auto f = parseAnyFormatOption("quantize", "element", parser.value("element"));
+    if (!f)
+      return 2;
+    if (const std::string error = tensorFormatError(*f); !error.empty()) {
+      std::cerr << "mantissa-cli quantize: --element: " << error << "\n";
+      return 2;
+    }
+    ef = *f;
+  }
+  if (parser.has("scale")) {
+    const auto f = parseAnyFormatOption("quantize", "scale", parser.value("scale"));
+    if (!f)
+      return 2;
+    sf = *f;
+  }
+  QuantizedTensor q;
+  try {
+    q = quantize(values, *scheme, ef, sf, options);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "mantissa-cli " << e.what() << "\n";
+    return 2;
+  }
   const QuantStats stats = quantStats(values, q);
-  const FloatFormat& ef = formatInfo(info.element);
-  const FloatFormat& sf = formatInfo(info.scale);
+  const bool mxScale = sf.layout == Layout::UnsignedExponent;
 
   if (parser.has("json")) {
     nlohmann::ordered_json out;
@@ -271,7 +300,7 @@ int runQuantize(const Args& args) {
     out["element_format"] = ef.name;
     out["scale_format"] = sf.name;
     out["block_size"] = info.blockSize;
-    out["scale_rounding"] = info.isMx() ? nlohmann::ordered_json(scaleRoundingName(options.scaleRounding))
+    out["scale_rounding"] = mxScale ? nlohmann::ordered_json(scaleRoundingName(options.scaleRounding))
                                         : nlohmann::ordered_json();
     out["rounding"] = roundingName(options.elementRounding);
     out["rows"] = q.rows;
@@ -288,7 +317,7 @@ int runQuantize(const Args& args) {
                                {"amax", jsonNumber(blk.amax)},
                                {"scale_bits", hex(blk.scaleBits, sf.totalBits())},
                                {"scale", jsonNumber(blk.scale)}};
-      if (info.isMx())
+      if (mxScale)
         j["scale_exponent"] = std::isnan(blk.scale) ? nlohmann::ordered_json() : nlohmann::ordered_json(blk.scaleExponent);
       j["max_clipped"] = blk.maxClipped;
       blocks.push_back(std::move(j));
@@ -321,17 +350,17 @@ int runQuantize(const Args& args) {
   std::cout << "scheme " << info.name << ": " << ef.name << " elements, " << sf.name << " scales";
   if (info.blockSize > 0)
     std::cout << ", blocks of " << info.blockSize;
-  if (info.isMx())
+  if (mxScale)
     std::cout << ", scale rounding " << scaleRoundingName(options.scaleRounding);
   std::cout << "\n" << values.size() << " values (" << q.rows << " x " << q.cols << "), " << q.blocks.size()
             << (q.blocks.size() == 1 ? " block" : " blocks") << "\n";
-  if (*scheme == BlockScheme::Nvfp4)
+  if (!mxScale && sf.totalBits() <= 8)
     std::cout << "tensor scale (fp32) " << hex(q.tensorScaleBits, 32) << " = " << number(q.tensorScale) << "\n";
   for (std::size_t b = 0; b < q.blocks.size(); ++b) {
     const QuantBlock& blk = q.blocks[b];
     std::cout << "\nblock " << b << "  rows " << blk.row << ".." << blk.row + blk.rows - 1 << " cols "
               << blk.col << ".." << blk.col + blk.cols - 1 << "  amax " << number(blk.amax) << "  scale "
-              << scaleText(info, blk) << (blk.maxClipped ? "  (maximum clipped)" : "") << "\n";
+              << scaleText(sf, blk) << (blk.maxClipped ? "  (maximum clipped)" : "") << "\n";
     std::cout << "  index  input            bits  element      value            note\n";
     for (std::size_t r = blk.row; r < blk.row + blk.rows; ++r)
       for (std::size_t c = blk.col; c < blk.col + blk.cols; ++c) {

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "numeric_cli.h"
 
+#include <mantissa/numeric/format_spec.h>
+
 #include <iostream>
 #include <limits>
 
@@ -40,11 +42,9 @@ std::optional<EncodeSettings> encodeSettings(const ArgParser& parser) {
 
 std::string knownFormatNames() {
   std::string names;
-  for (FormatId id : explorerFormats())
+  for (FormatId id : namedFormats())
     names += std::string(formatInfo(id).name) + ", ";
-  for (FormatId id : microscalingFormats())
-    names += std::string(formatInfo(id).name) + ", ";
-  return names + std::string(formatInfo(FormatId::Fp64).name);
+  return names + "or a spec such as e4m3:bias=8,special=fnuz";
 }
 
 std::optional<FormatId> parseFormatOption(const std::string& command, const std::string& option,
@@ -57,6 +57,21 @@ std::optional<FormatId> parseFormatOption(const std::string& command, const std:
   names.emplace_back(formatInfo(FormatId::Fp64).name);
   std::cerr << "mantissa-cli " << command << ": --" << option << ": unknown format '" << quoteInput(name)
             << "'" << didYouMean(name, names) << " (known: " << knownFormatNames() << ")\n";
+  return std::nullopt;
+}
+
+std::optional<FloatFormat> parseAnyFormatOption(const std::string& command, const std::string& option,
+                                               const std::string& text) {
+  if (auto id = parseFormatName(text))
+    return formatInfo(*id);
+  const FormatParse parsed = parseFormatArgument(text);
+  if (parsed.format)
+    return parsed.format;
+  std::vector<std::string> names;
+  for (FormatId id : namedFormats())
+    names.emplace_back(formatInfo(id).name);
+  std::cerr << "mantissa-cli " << command << ": --" << option << ": " << parsed.error
+            << (parsed.error.rfind("unknown format", 0) == 0 ? didYouMean(text, names) : std::string()) << "\n";
   return std::nullopt;
 }
 

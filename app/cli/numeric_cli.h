@@ -25,11 +25,17 @@ struct EncodeSettings {
 };
 std::optional<EncodeSettings> encodeSettings(const ArgParser& parser);
 
-// "fp32, tf32, fp16, bf16, fp8-e4m3, fp8-e5m2, fp64"
+// "fp32, tf32, fp16, bf16, fp8-e4m3, ..., int4, or a spec such as e4m3:bias=8,special=fnuz"
 std::string knownFormatNames();
 std::optional<numeric::FormatId> parseFormatOption(const std::string& command,
                                                    const std::string& option,
                                                    const std::string& name);
+
+// A named format, a spec string (numeric/format_spec.h) or a JSON file
+// (FILE.json or @FILE); prints the error naming the field and returns nullopt.
+std::optional<numeric::FloatFormat> parseAnyFormatOption(const std::string& command,
+                                                         const std::string& option,
+                                                         const std::string& text);
 
 // "0x3dcc" (or "3dcc") -> bits; nullopt if not hex or wider than 64 bits.
 std::optional<std::uint64_t> parseHexBits(const std::string& text);

@@ -116,7 +116,7 @@ TEST(CliConvert, BadOptions) {
   for (const auto& [args, mention] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"convert"}, "missing --to"},
            {{"convert", "--to", "fp99"}, "unknown format 'fp99'"},
-           {{"convert", "--to", "fp16", "--from", "int4"}, "unknown format 'int4'"},
+           {{"convert", "--to", "fp16", "--from", "int3"}, "unknown format 'int3'"},
            {{"convert", "--to", "fp16", "--rounding", "sideways"}, "unknown mode 'sideways'"},
            {{"convert", "--to", "fp16", "--seed", "x"}, "--seed"},
        }) {
@@ -163,6 +163,24 @@ TEST(CliConvert, ValuesWithNoEncodingAreErrors) {
   const auto wide = runCli({"convert", "--from", "fp4-e2m1", "--to", "fp32"}, "0x10\n");
   EXPECT_EQ(wide.exitCode, 1);
   EXPECT_NE(wide.err.find("has more bits than fp4-e2m1 (4 bits)"), std::string::npos) << wide.err;
+}
+
+// Formats given as specs: E4M3FNUZ (bias 8) stores 240 as 0x7f, -0 as +0
+// and NaN as 0x80 (ml_dtypes float8_e4m3fnuz); E3M4 (bias 3) stores 1 as 0x30.
+TEST(CliConvert, SpecsAndNewNamedFormats) {
+  const auto fnuz = runCli({"convert", "--to", "e4m3:bias=8,special=fnuz"}, "240\n-0\nnan\n1\n");
+  EXPECT_EQ(fnuz.exitCode, 0) << fnuz.err;
+  EXPECT_EQ(fnuz.out, "0x7f\n0x00\n0x80\n0x40\n");
+  const auto e3m4 = runCli({"convert", "--to", "fp8-e3m4"}, "1\n16\n");
+  EXPECT_EQ(e3m4.out, "0x30\n0x70\n");
+  const auto back = runCli({"convert", "--from", "fp8-e5m2fnuz", "--to", "fp32"}, "0x7f\n");
+  EXPECT_EQ(back.out, "0x47600000\n"); // 57344
+  const auto bad = runCli({"convert", "--to", "e4m3:bias=x"}, "1\n");
+  EXPECT_EQ(bad.exitCode, 2);
+  EXPECT_NE(bad.err.find("--to: bias: 'x' is not an integer"), std::string::npos) << bad.err;
+  const auto special = runCli({"convert", "--to", "e4m3:special=maybe"}, "1\n");
+  EXPECT_NE(special.err.find("special: 'maybe' is not one of ieee, fn, fnuz, none"), std::string::npos)
+      << special.err;
 }
 
 } // namespace

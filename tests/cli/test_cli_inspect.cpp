@@ -148,6 +148,21 @@ TEST(CliInspect, RawBits) {
   EXPECT_EQ(inspectOne({"--bits", "0xfc00", "--format", "fp16"}).at("class"), "inf");
 }
 
+// FNUZ and spec formats by their bits: 0x7f of E4M3FNUZ is 240 with the
+// unbiased exponent 7 (bias 8), 0x80 its NaN; a spec's bias shows in the exponent.
+TEST(CliInspect, FnuzAndSpecFormats) {
+  const json max = inspectOne({"--bits", "0x7f", "--format", "fp8-e4m3fnuz"});
+  EXPECT_EQ(max.at("value"), "240");
+  EXPECT_EQ(max.at("exponent_unbiased"), 7);
+  EXPECT_EQ(inspectOne({"--bits", "0x80", "--format", "fp8-e4m3fnuz"}).at("class"), "nan");
+  const json spec = inspectOne({"--bits", "0x40", "--format", "e4m3:bias=11,special=fnuz"});
+  EXPECT_EQ(spec.at("value"), "0.125"); // 2^(8 - 11)
+  EXPECT_EQ(spec.at("format"), "fp8-e4m3b11fnuz");
+  const json custom = inspectOne({"--bits", "0x38", "--format", "e4m3:bias=5,special=none,subnormals=no"});
+  EXPECT_EQ(custom.at("value"), "4"); // 2^(7 - 5)
+  EXPECT_EQ(custom.at("format"), "e4m3:bias=5,special=none,subnormals=no");
+}
+
 void expectUsageError(const std::vector<std::string>& args, const std::string& mention) {
   const auto r = runCli(args);
   EXPECT_EQ(r.exitCode, 2) << mention;

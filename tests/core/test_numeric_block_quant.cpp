@@ -6,6 +6,7 @@
 // nvfp4 two-level scales, DeepSeek-style FP8 blocks, and properties on
 // seeded random tensors.
 #include <mantissa/numeric/block_quant.h>
+#include <mantissa/numeric/format_spec.h>
 
 #include <gtest/gtest.h>
 
@@ -406,6 +407,47 @@ TEST(ValueList, ErrorsNameLineAndColumn) {
   EXPECT_NE(parseValueList("1 12345", small).error.find("longer than 4 characters"), std::string::npos);
   const ValueListResult control = parseValueList(std::string("1\x01x"));
   EXPECT_NE(control.error.find("'1?x'"), std::string::npos) << control.error;
+}
+
+} // namespace
+
+namespace {
+
+// MXFP8 with E4M3FNUZ elements (max 240 = 1.875 x 2^7, so emax 7): a block
+// of amax 240 gets the scale 2^(7 - 7) = 1; 0.3 lies between 0.28125 and
+// 0.3125 (1.001b and 1.010b x 2^-2) and is nearer 0.3125; -0 is stored as
+// +0 (0x00: E4M3FNUZ's 0x80 is its NaN).
+TEST(BlockQuantFormats, MxWithAnFnuzElement) {
+  using namespace mantissa::numeric;
+  const std::vector<double> values{240.0, 1.0, -0.0, 0.3};
+  const QuantizedTensor q = quantize(values, BlockScheme::Mxfp8E4M3, formatInfo(FormatId::Fp8E4M3Fnuz),
+                                     formatInfo(FormatId::E8M0));
+  ASSERT_EQ(q.blocks.size(), 1u);
+  EXPECT_EQ(q.blocks[0].scaleExponent, 0);
+  EXPECT_EQ(q.dequantized, (std::vector<double>{240.0, 1.0, 0.0, 0.3125}));
+  EXPECT_EQ(q.elementBits[0], 0x7fu);
+  EXPECT_EQ(q.elementBits[2], 0x00u);
+  // The same values under OCP E4M3 (emax 8): the scale is 2^(7 - 8).
+  EXPECT_EQ(quantize(values, BlockScheme::Mxfp8E4M3).blocks[0].scaleExponent, -1);
+  // A spec-defined element wider than 16 bits is refused.
+  const FloatFormat wide = *parseFormatSpec("e8m10:bias=100").format;
+  EXPECT_THROW(quantize(values, BlockScheme::Mxfp8E4M3, wide, formatInfo(FormatId::E8M0)), std::invalid_argument);
+  EXPECT_THROW(quantize(values, BlockScheme::Mxfp8E4M3, formatInfo(FormatId::Fp8E3M4), formatInfo(FormatId::Fp16)),
+               std::invalid_argument);
+}
+
+// NVFP4 with UE4M3 block scales: a block scale is positive, so it stores
+// the same values as E4M3 scales.
+TEST(BlockQuantFormats, Nvfp4WithUe4m3Scales) {
+  using namespace mantissa::numeric;
+  std::vector<double> values;
+  for (int i = 0; i < 64; ++i)
+    values.push_back(std::ldexp(1.0 + i / 64.0, (i % 11) - 5) * (i % 3 == 0 ? -1 : 1));
+  const QuantizedTensor ue = quantize(values, BlockScheme::Nvfp4, formatInfo(FormatId::Fp4E2M1),
+                                      formatInfo(FormatId::Ue4m3));
+  const QuantizedTensor e4 = quantize(values, BlockScheme::Nvfp4);
+  EXPECT_EQ(ue.dequantized, e4.dequantized);
+  EXPECT_EQ(ue.tensorScale, e4.tensorScale);
 }
 
 } // namespace

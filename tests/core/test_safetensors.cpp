@@ -6,6 +6,7 @@
 // JSON header, C-order little-endian data), never by the writer under test.
 // Every hostile file is refused with a message naming the tensor or field.
 #include <mantissa/io/safetensors.h>
+#include <mantissa/io/safetensors_format.h>
 
 #include <gtest/gtest.h>
 
@@ -442,6 +443,53 @@ TEST(SafetensorsHostile, AMillionTensors) {
   EXPECT_LT(peak, 4 * static_cast<long long>(size) + (64ll << 20))
       << "peak " << (peak >> 20) << " MiB for a file of " << (size >> 20) << " MiB";
 #endif
+}
+
+} // namespace
+
+namespace {
+
+// F8_E4M3FNUZ and F8_E5M2FNUZ bytes written by hand, read as their formats
+// (ml_dtypes' float8_e4m3fnuz / float8_e5m2fnuz: bias 8 and 16, 0x80 the one
+// NaN, no -0), then written back through the encoder and byte-compared.
+TEST(SafetensorsFormats, FnuzTensorsReadAndWriteAsTheirFormats) {
+  // e4m3fnuz: 0x40 = 1.0, 0x7f = 240 (max), 0x80 = NaN, 0x01 = 2^-10, 0xc0 = -1.0.
+  // e5m2fnuz: 0x40 = 1.0, 0x7f = 57344 (max), 0x01 = 2^-17, 0x80 = NaN.
+  const std::string e4 = "\x40\x7f\x80\x01\xc0", e5 = "\x40\x7f\x01\x80";
+  const std::string header =
+      R"({"a": {"dtype": "F8_E4M3FNUZ", "shape": [5], "data_offsets": [0, 5]}, )"
+      R"("b": {"dtype": "F8_E5M2FNUZ", "shape": [4], "data_offsets": [5, 9]}})";
+  const std::string bytes = file(header, e4 + e5);
+  const SafetensorsHeader h = parse(bytes);
+  ASSERT_EQ(safetensorsDTypeFormat(h.tensors[0].dtype), mantissa::numeric::FormatId::Fp8E4M3Fnuz);
+  ASSERT_EQ(safetensorsDTypeFormat(h.tensors[1].dtype), mantissa::numeric::FormatId::Fp8E5M2Fnuz);
+  const auto a = decodeSafetensorsElements(h.tensors[0].dtype, bytesOf(e4));
+  EXPECT_EQ(a[0], 1.0);
+  EXPECT_EQ(a[1], 240.0);
+  EXPECT_TRUE(std::isnan(a[2]));
+  EXPECT_EQ(a[3], std::ldexp(1.0, -10));
+  EXPECT_EQ(a[4], -1.0);
+  const auto b = decodeSafetensorsElements(h.tensors[1].dtype, bytesOf(e5));
+  EXPECT_EQ(b[0], 1.0);
+  EXPECT_EQ(b[1], 57344.0);
+  EXPECT_EQ(b[2], std::ldexp(1.0, -17));
+  EXPECT_TRUE(std::isnan(b[3]));
+
+  // Written back: the same bytes; -0 is stored as +0 (there is no -0).
+  const auto aBytes = encodeSafetensorsElements(SafetensorsDType::F8E4M3Fnuz, a);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(aBytes.data()), aBytes.size()), e4);
+  const double minusZero[] = {-0.0};
+  EXPECT_EQ(std::to_integer<int>(encodeSafetensorsElements(SafetensorsDType::F8E4M3Fnuz, minusZero)[0]), 0);
+  TempDir dir;
+  const std::vector<SafetensorsEntry> entries{{"a", SafetensorsDType::F8E4M3Fnuz, {5}, aBytes}};
+  writeSafetensors(dir.path() / "fnuz.safetensors", entries, {});
+  SafetensorsReader reader(dir.path() / "fnuz.safetensors");
+  EXPECT_EQ(reader.header().tensors[0].dtype, SafetensorsDType::F8E4M3Fnuz);
+  EXPECT_EQ(decodeSafetensorsElements(SafetensorsDType::F8E4M3Fnuz, reader.read(reader.header().tensors[0]))[1],
+            240.0);
+  EXPECT_EQ(safetensorsDTypeOf(mantissa::numeric::FormatId::Fp8E5M2Fnuz), SafetensorsDType::F8E5M2Fnuz);
+  EXPECT_FALSE(safetensorsDTypeOf(mantissa::numeric::FormatId::Fp8E3M4));
+  EXPECT_THROW(decodeSafetensorsElements(SafetensorsDType::F4, bytesOf("\x12")), SafetensorsError);
 }
 
 } // namespace

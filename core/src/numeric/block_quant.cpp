@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/numeric/block_quant.h>
+#include <mantissa/numeric/format_spec.h>
 
 #include <algorithm>
 #include <array>
@@ -85,6 +86,8 @@ Element finishElement(const FloatFormat& f, const EncodeResult& r) {
   return e;
 }
 
+int mxScaleExponentOf(double amax, const FloatFormat& f, ScaleRounding rounding);
+
 } // namespace
 
 std::span<const BlockScheme> allSchemes() { return kSchemeIds; }
@@ -120,7 +123,12 @@ std::string_view scaleRoundingName(ScaleRounding rounding) {
 }
 
 int mxScaleExponent(double amax, FormatId element, ScaleRounding rounding) {
-  const FloatFormat& f = formatInfo(element);
+  return mxScaleExponentOf(amax, formatInfo(element), rounding);
+}
+
+namespace {
+
+int mxScaleExponentOf(double amax, const FloatFormat& f, ScaleRounding rounding) {
   const int emax = f.maxFiniteExponent();
   if (!(amax > 0.0))
     return std::numeric_limits<int>::min() / 2; // clamped to E8M0's minimum by the caller
@@ -145,9 +153,13 @@ int mxScaleExponent(double amax, FormatId element, ScaleRounding rounding) {
   return 0;
 }
 
-QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme, const QuantizeOptions& o) {
+QuantizedTensor quantizeWith(std::span<const double> values, BlockScheme scheme, const FloatFormat& elem,
+                             const FloatFormat& scaleFormat, const QuantizeOptions& o) {
   const SchemeInfo& info = schemeInfo(scheme);
-  const FloatFormat& elem = formatInfo(info.element);
+  // The scale's rule: MX powers of two (E8M0), NVFP4's 8-bit float block
+  // scale under an FP32 tensor scale, or one FP32 scale per block.
+  const bool mx = scaleFormat.layout == Layout::UnsignedExponent;
+  const bool floatScale8 = !mx && scaleFormat.totalBits() <= 8;
   const std::size_t n = values.size();
   QuantizedTensor q;
   q.scheme = scheme;
@@ -190,12 +202,12 @@ QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme, con
 
   // nvfp4's tensor scale, from the finite values' amax, in FP32.
   float encodeScale = 1.0f;
-  if (scheme == BlockScheme::Nvfp4) {
+  if (floatScale8) {
     float amax = 0.0f;
     for (double v : values)
       if (std::isfinite(v))
         amax = std::max(amax, std::fabs(f32(v)));
-    const float s = 448.0f * 6.0f / amax;
+    const float s = f32(scaleFormat.maxFinite()) * f32(elem.maxFinite()) / amax; // 448 x 6 for nvfp4
     encodeScale = amax > 0.0f && std::isfinite(s) && s > 0.0f ? s : 1.0f;
     const float decode = 1.0f / encodeScale;
     q.tensorScale = decode;
@@ -206,7 +218,6 @@ QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme, con
   EncodeOptions eo;
   eo.rounding = o.elementRounding;
   eo.overflow = OverflowMode::Saturate;
-  const FloatFormat& scaleFormat = formatInfo(info.scale);
 
   for (std::size_t bi = 0; bi < q.blocks.size(); ++bi) {
     QuantBlock& blk = q.blocks[bi];
@@ -216,7 +227,7 @@ QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme, con
       q.blockOf[i] = static_cast<std::uint32_t>(bi);
       const double v = values[i];
       // The FP32-scaled schemes read their input as FP32: past FLT_MAX is Inf.
-      if (!std::isfinite(v) || (!info.isMx() && !std::isfinite(f32(v)))) {
+      if (!std::isfinite(v) || (!mx && !std::isfinite(f32(v)))) {
         nonFinite = true;
         q.flags[i] |= kNotFinite;
       } else {
@@ -236,8 +247,8 @@ QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme, con
       continue;
     }
 
-    if (info.isMx()) {
-      int e = mxScaleExponent(amax, info.element, o.scaleRounding);
+    if (mx) {
+      int e = mxScaleExponentOf(amax, elem, o.scaleRounding);
       e = std::max(e, -127);
       if (e > 127) {
         blk.scaleBits = 0xff;
@@ -267,8 +278,8 @@ QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme, con
     } else {
       // FP32-computed scales: nvfp4's E4M3 block scale, or amax / 448.
       float blockDecode = 1.0f, elementMultiplier = 1.0f;
-      if (scheme == BlockScheme::Nvfp4) {
-        const float s = f32(amax) / 6.0f * encodeScale;
+      if (floatScale8) {
+        const float s = f32(amax) / f32(elem.maxFinite()) * encodeScale;
         EncodeOptions so;
         so.overflow = OverflowMode::Saturate;
         blk.scaleBits = encode(scaleFormat, static_cast<double>(s), so).bits;
@@ -276,14 +287,14 @@ QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme, con
         blk.scale = blockDecode;
         elementMultiplier = blockDecode > 0.0f ? encodeScale / blockDecode : 0.0f;
       } else {
-        const float s = amax > 0.0 ? f32(amax) / 448.0f : 1.0f;
+        const float s = amax > 0.0 ? f32(amax) / f32(elem.maxFinite()) : 1.0f;
         blockDecode = s > 0.0f ? s : std::numeric_limits<float>::denorm_min();
         blk.scale = blockDecode;
         blk.scaleBits = std::bit_cast<std::uint32_t>(blockDecode);
       }
       forEach(blk, [&](std::size_t i) {
         eo.random = static_cast<std::uint32_t>(rng());
-        const float x = scheme == BlockScheme::Nvfp4 ? f32(values[i]) * elementMultiplier
+        const float x = floatScale8 ? f32(values[i]) * elementMultiplier
                                                      : f32(values[i]) / blockDecode;
         const Element el = finishElement(elem, encode(elem, static_cast<double>(x), eo));
         q.elementBits[i] = el.bits;
@@ -304,6 +315,28 @@ QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme, con
     });
   }
   return q;
+}
+
+} // namespace
+
+QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme, const QuantizeOptions& o) {
+  const SchemeInfo& info = schemeInfo(scheme);
+  return quantizeWith(values, scheme, formatInfo(info.element), formatInfo(info.scale), o);
+}
+
+QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme, const FloatFormat& element,
+                         const FloatFormat& scale, const QuantizeOptions& o) {
+  if (const std::string error = tensorFormatError(element); !error.empty())
+    throw std::invalid_argument("quantize: element " + error);
+  if (element.totalBits() > kMaxTensorFormatBits)
+    throw std::invalid_argument("quantize: element format " + element.name + " is wider than " +
+                                std::to_string(kMaxTensorFormatBits) + " bits");
+  const bool known = scale.layout == Layout::UnsignedExponent || scale.id == FormatId::Ue4m3 ||
+                     scale.id == FormatId::Fp8E4M3 || scale.id == FormatId::Fp32;
+  if (!known)
+    throw std::invalid_argument("quantize: scale format " + scale.name +
+                                " is not one of ue8m0, ue4m3, fp8-e4m3, fp32");
+  return quantizeWith(values, scheme, element, scale, o);
 }
 
 QuantStats quantStats(std::span<const double> values, const QuantizedTensor& q) {

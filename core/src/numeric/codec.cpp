@@ -52,6 +52,12 @@ std::uint64_t infinityOrNan(const FloatFormat& f) {
   return f.hasInfinity() ? f.infinityBits() : f.quietNanBits(); // E4M3FN: NaN (OCP, non-saturating)
 }
 
+// The zero a value of this sign rounds to: -0 only where the format has one
+// (not in FNUZ formats, where its pattern is the NaN, nor in unsigned ones).
+std::uint64_t zeroBits(const FloatFormat& f, bool negative) {
+  return negative && f.hasNegativeZero() ? f.signMask() : 0;
+}
+
 // INT8 (MXINT8): the magnitude q (in units of 2^-6) rounded from `truncated`,
 // clamped to 127 (positive) or 128 (negative), stored as two's complement.
 EncodeResult packInt(const FloatFormat& f, bool negative, std::uint64_t truncated, const Discarded& d,
@@ -85,14 +91,19 @@ EncodeResult pack(const FloatFormat& f, bool negative, std::uint64_t truncated, 
   r.inexact = d.nonZero;
   std::uint64_t q = truncated;
   bool up = roundsUp(o.rounding, negative, q, d);
-  // E8M0 stores no fraction: both neighbours of a tie have significand 1,
-  // so "even" is read on the stored code, the biased exponent.
-  if (f.layout == Layout::UnsignedExponent && o.rounding == Rounding::NearestEven && d.vsHalf == 0 &&
-      q == 1)
+  // A format without fraction bits (E8M0, e5m0): both neighbours of a tie
+  // have significand 1, so "even" is read on the stored code, the biased exponent.
+  if (m == 0 && o.rounding == Rounding::NearestEven && d.vsHalf == 0 && q == 1)
     up = ((quantum + f.bias()) & 1) != 0;
   if (up && ++q == (2ull << m)) {
     q >>= 1; // carried into the next binade
     ++quantum;
+  }
+  // Without subnormals a value below the min normal was rounded in units of
+  // the min normal (quantumFor): q is 0 or 1, and 1 is the min normal.
+  if (!f.subnormals && q != 0 && q < (1ull << m) && f.layout == Layout::SignExponentMantissa) {
+    q <<= m;
+    quantum -= m;
   }
   if (q == 0 && f.layout == Layout::UnsignedExponent) {
     r.bits = 0; // no zero: the smallest scale, 2^-127
@@ -100,7 +111,7 @@ EncodeResult pack(const FloatFormat& f, bool negative, std::uint64_t truncated, 
     return r;
   }
   if (q == 0) {
-    r.bits = sign;
+    r.bits = zeroBits(f, negative);
     r.underflowed = d.nonZero;
     return r;
   }
@@ -123,7 +134,7 @@ EncodeResult pack(const FloatFormat& f, bool negative, std::uint64_t truncated, 
 
 EncodeResult flushedZero(const FloatFormat& f, bool negative) {
   EncodeResult r;
-  r.bits = negative ? f.signMask() : 0;
+  r.bits = zeroBits(f, negative);
   r.inexact = r.underflowed = r.flushed = true;
   return r;
 }
@@ -144,7 +155,7 @@ EncodeResult special(const FloatFormat& f, ExactValue::Kind kind, bool negative,
     r.bits = negative ? f.signMask() : f.maxFiniteBits(); // -2 or 127/64
     r.overflowed = r.inexact = true;
   } else if (!f.hasSign() && negative) {
-    r.bits = f.quietNanBits(); // E8M0: -inf
+    r.bits = f.quietNanBits(); // E8M0, UE4M3: -inf (0 if the format has no NaN)
     r.invalid = r.inexact = true;
   } else if (o.overflow == OverflowMode::Saturate || !f.hasNan()) {
     r.bits = sign | f.maxFiniteBits(); // OCP FP8 saturating mode: +-inf -> +-max
@@ -160,9 +171,16 @@ EncodeResult special(const FloatFormat& f, ExactValue::Kind kind, bool negative,
 // (fp64 spans 2^-1074 .. 2^1024), so they are replaced by 2^+-kFar.
 constexpr int kFar = 1200;
 
-// Zeros and signs the E8M0 and INT8 layouts cannot store as such.
+// Zeros and signs the E8M0, INT8 and unsigned formats cannot store as such.
 std::optional<EncodeResult> layoutSpecial(const FloatFormat& f, bool isZero, bool negative) {
   EncodeResult r;
+  if (f.layout == Layout::SignExponentMantissa && !f.hasSign() && negative) {
+    if (isZero)
+      return r; // +0: there is no -0
+    r.bits = f.quietNanBits(); // no negative numbers (0 if the format has no NaN)
+    r.invalid = r.inexact = true;
+    return r;
+  }
   if (f.layout == Layout::UnsignedExponent) {
     if (isZero) {
       r.bits = 0; // no zero: the smallest scale
@@ -184,6 +202,9 @@ std::optional<EncodeResult> layoutSpecial(const FloatFormat& f, bool isZero, boo
 int quantumFor(const FloatFormat& f, int exp2) {
   if (f.layout == Layout::TwosComplement)
     return -f.mantissaBits;
+  // No subnormals: below the min normal the only values are 0 and min normal.
+  if (!f.subnormals && f.layout == Layout::SignExponentMantissa && exp2 < f.minNormalExponent())
+    return f.minNormalExponent();
   return std::max(exp2, f.minNormalExponent()) - f.mantissaBits;
 }
 
@@ -212,7 +233,7 @@ EncodeResult encode(const FloatFormat& f, const ExactValue& value, const EncodeO
   if (auto r = layoutSpecial(f, value.isZero(), negative))
     return *r;
   if (value.isZero())
-    return EncodeResult{negative ? f.signMask() : 0, false, false, false, false};
+    return EncodeResult{zeroBits(f, negative), false, false, false, false};
 
   // value = num / den x 2^twos, with num, den free of the power of two.
   BigUint num = BigUint::fromLimbs(value.significand()), den(1);
@@ -296,7 +317,9 @@ EncodeResult encode(const FloatFormat& f, double value, const EncodeOptions& o) 
     EncodeResult r;
     if (!f.hasNan())
       r.invalid = true; // FP6/FP4/INT8: +0
-    else if (f.nan == NanEncoding::AllOnesOnly)
+    else if (f.nan == NanEncoding::Fnuz)
+      r.bits = f.quietNanBits(); // the one NaN, 0x80
+    else if (f.nan == NanEncoding::AllOnesOnly || !f.hasSign())
       r.bits = sign | f.quietNanBits();
     else
       r.bits = sign | f.quietNanBits() | (fraction >> (52 - f.mantissaBits));
@@ -307,7 +330,7 @@ EncodeResult encode(const FloatFormat& f, double value, const EncodeOptions& o) 
   if (auto r = layoutSpecial(f, biased == 0 && fraction == 0, negative))
     return *r;
   if (biased == 0 && fraction == 0)
-    return EncodeResult{sign, false, false, false, false};
+    return EncodeResult{zeroBits(f, negative), false, false, false, false};
 
   // value = sig x 2^e exactly, sig < 2^53.
   const std::uint64_t sig = biased == 0 ? fraction : fraction | (1ull << 52);

@@ -53,9 +53,14 @@ FloatClass classify(const FloatFormat& f, std::uint64_t bits) {
   if (f.nan == NanEncoding::AllOnesOnly) {
     if (x.biased == allOnes && x.mantissa == lowMask(f.mantissaBits))
       return FloatClass::NaN;
+  } else if (f.nan == NanEncoding::Fnuz) {
+    if ((bits & lowMask(f.totalBits())) == f.signMask())
+      return FloatClass::NaN; // the pattern of -0
   } else if (f.nan == NanEncoding::Ieee && x.biased == allOnes) {
     return x.mantissa == 0 ? FloatClass::Infinity : FloatClass::NaN;
   }
+  if (x.biased == 0 && f.exponentBits > 0 && !f.subnormals)
+    return FloatClass::Zero; // no subnormals: the exponent field 0 is zero
   if (x.biased == 0)
     return x.mantissa == 0 ? FloatClass::Zero : FloatClass::Subnormal;
   return FloatClass::Normal;
@@ -75,7 +80,7 @@ double toDouble(const FloatFormat& f, std::uint64_t bits) {
     return std::bit_cast<double>((x.negative ? 1ull << 63 : 0) | 0x7ff8000000000000ull | payload);
   }
   case FloatClass::Infinity: return sign * std::numeric_limits<double>::infinity();
-  case FloatClass::Zero: return sign * 0.0;
+  case FloatClass::Zero: return f.hasNegativeZero() ? sign * 0.0 : 0.0;
   case FloatClass::Subnormal:
     return sign * std::ldexp(static_cast<double>(x.mantissa), f.minNormalExponent() - f.mantissaBits);
   case FloatClass::Normal: break;
@@ -109,7 +114,7 @@ Decoded decode(const FloatFormat& f, std::uint64_t bits) {
   switch (d.cls) {
   case FloatClass::NaN: {
     d.exactDecimal = "nan";
-    if (f.nan == NanEncoding::AllOnesOnly) {
+    if (f.nan != NanEncoding::Ieee) {
       d.formula = "NaN";
     } else {
       const bool quiet = (x.mantissa >> (f.mantissaBits - 1)) & 1u;
@@ -124,6 +129,13 @@ Decoded decode(const FloatFormat& f, std::uint64_t bits) {
     d.exactDecimal = x.negative ? "-inf" : "inf";
     d.formula = s + "inf";
     break;
+  case FloatClass::Zero:
+    if (!f.hasNegativeZero()) { // FNUZ, unsigned: one zero, whatever the sign field
+      d.exactDecimal = "0";
+      d.formula = f.hasSign() ? "(-1)^0 x 0" : "0";
+      break;
+    }
+    [[fallthrough]];
   default: {
     const std::uint64_t significand = x.mantissa | (static_cast<std::uint64_t>(d.implicitBit) << f.mantissaBits);
     const auto limbs = std::vector<std::uint32_t>{static_cast<std::uint32_t>(significand),
@@ -133,13 +145,25 @@ Decoded decode(const FloatFormat& f, std::uint64_t bits) {
       d.formula = "2^(" + std::to_string(x.biased) + " - " + std::to_string(f.bias()) + ") = 2^" +
                   std::to_string(d.unbiasedExponent);
     else
-      d.formula = s + std::to_string(d.implicitBit) + "." + binaryDigits(x.mantissa, f.mantissaBits) +
-                  " x 2^" + std::to_string(d.unbiasedExponent);
+      d.formula = (f.hasSign() ? s : std::string()) + std::to_string(d.implicitBit) + "." +
+                  binaryDigits(d.cls == FloatClass::Zero ? 0 : x.mantissa, f.mantissaBits) + " x 2^" +
+                  std::to_string(d.unbiasedExponent);
     break;
   }
   }
   return d;
 }
+
+namespace {
+
+// -x for a sign/exponent/mantissa pattern: +0 stays +0 where there is no -0.
+std::uint64_t negated(const FloatFormat& f, std::uint64_t bits) {
+  if (!f.hasNegativeZero() && classify(f, bits) == FloatClass::Zero)
+    return 0;
+  return bits ^ f.signMask();
+}
+
+} // namespace
 
 std::uint64_t nextUp(const FloatFormat& f, std::uint64_t bits) {
   bits &= lowMask(f.totalBits());
@@ -150,28 +174,37 @@ std::uint64_t nextUp(const FloatFormat& f, std::uint64_t bits) {
     return bits == f.maxFiniteBits() ? bits : (bits + 1) & lowMask(f.totalBits());
   if (f.layout == Layout::UnsignedExponent)
     return bits == f.maxFiniteBits() ? bits : bits + 1;
+  const bool negative = (bits & f.signMask()) != 0;
+  if (cls == FloatClass::Zero) // +-0 (any zero pattern) -> the smallest positive value
+    return f.minPositiveBits();
   const std::uint64_t magnitude = bits & ~f.signMask();
-  if ((bits & f.signMask()) == 0) {
+  if (!negative) {
     if (cls == FloatClass::Infinity)
       return bits;
-    if (magnitude == f.maxFiniteBits() && !f.hasInfinity())
-      return bits;   // E4M3FN: nothing above max finite
-    return bits + 1; // +0 -> min subnormal, max finite -> +inf
+    if (magnitude == f.maxFiniteBits())
+      return f.hasInfinity() ? f.infinityBits() : bits; // fn, fnuz, none: nothing above max
+    return bits + 1;
   }
-  if (magnitude == 0)
-    return 1; // -0 -> +min subnormal
-  return bits - 1; // toward zero in magnitude; -min subnormal -> -0, -inf -> -max
+  if (magnitude == f.minPositiveBits()) // -min -> -0 (+0 where there is no -0)
+    return f.hasNegativeZero() ? f.signMask() : 0;
+  return bits - 1; // toward zero in magnitude; -inf -> -max
 }
 
 std::uint64_t nextDown(const FloatFormat& f, std::uint64_t bits) {
   bits &= lowMask(f.totalBits());
-  if (classify(f, bits) == FloatClass::NaN)
+  const FloatClass cls = classify(f, bits);
+  if (cls == FloatClass::NaN)
     return bits;
   if (f.layout == Layout::TwosComplement) // stopping at -128
     return bits == f.signMask() ? bits : (bits - 1) & lowMask(f.totalBits());
   if (f.layout == Layout::UnsignedExponent) // stopping at 2^-127
     return bits == 0 ? bits : bits - 1;
-  return nextUp(f, bits ^ f.signMask()) ^ f.signMask();
+  if (!f.hasSign()) { // stopping at +0
+    if (cls == FloatClass::Zero || bits == f.minPositiveBits())
+      return 0;
+    return bits - 1; // +inf -> max
+  }
+  return negated(f, nextUp(f, negated(f, bits)));
 }
 
 double ulp(const FloatFormat& f, std::uint64_t bits) {

@@ -116,6 +116,16 @@ struct QuantizedTensor {
 QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme,
                          const QuantizeOptions& options = {});
 
+// The same with another element format or scale format: `scheme` gives the
+// block shape; `scale` decides the rule. E8M0 (ue8m0): MX's power-of-two
+// scale from the block's amax and `element`'s largest exponent. An 8-bit
+// float scale (ue4m3, fp8-e4m3): NVFP4's rule, a block scale amax / max_elem
+// stored in that format times an FP32 tensor scale. FP32: amax / max_elem.
+// `element` is any format of at most 16 bits (numeric::tensorFormatError);
+// throws std::invalid_argument otherwise or for another scale format.
+QuantizedTensor quantize(std::span<const double> values, BlockScheme scheme, const FloatFormat& element,
+                         const FloatFormat& scale, const QuantizeOptions& options = {});
+
 // The MX scale exponent for a block of maximum `amax` (finite, >= 0) with the
 // element format `element`, before clamping to E8M0's range.
 int mxScaleExponent(double amax, FormatId element, ScaleRounding rounding);
