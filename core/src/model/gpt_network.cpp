@@ -144,7 +144,7 @@ std::vector<Parameter> GptNetwork::parameters() {
     const bool sixteenBits = p.low.dtype() == DType::BF16 || p.low.dtype() == DType::F16;
     Parameter q{.name = p.name, .value = &p.value, .grad = &p.grad,
                 .working = sixteenBits && p.low.size() == p.value.size() ? &p.low : nullptr,
-                .decay = p.matrix, .torchName = torchNameOf(p.name)};
+                .decay = p.matrix, .torchName = torchNameOf(p.name), .torchShape = {}};
     // Linear weights are [in, out] here, nn.Linear's [out, in] there;
     // embeddings [rows, C] in both; vectors [1, n] here, [n] there.
     const bool embedding = p.name == "wte" || p.name == "wpe";
