@@ -119,9 +119,7 @@ int main(int argc, char** argv) {
   mantissa::ui::MainWindow window;
   window.show();
   if (!follow.isEmpty()) {
-    auto* files = window.findChild<mantissa::ui::RunFiles*>();
-    if (const QString error = files ? files->followRun(follow) : QStringLiteral("no Train page");
-        !error.isEmpty()) {
+    if (const QString error = window.runFiles()->followRun(follow); !error.isEmpty()) {
       std::fprintf(stderr, "mantissa: --follow: %s\n", qPrintable(error));
       return 1;
     }

@@ -62,7 +62,47 @@ set(MANTISSA_TEST_PCH_gui ${MANTISSA_TEST_PCH_core}
   <QChart> <QLineSeries> <QValueAxis>
   <ui/app_shell/main_window.h> <ui/bridge/run_controller.h> <ui/panels/train_panel.h>)
 
+# Test code is compiled once for the two halves of ./dev test. The
+# ASan+UBSan half instruments only the product (MantissaSanitizers.cmake), so
+# its test executables are the release tree's test objects linked against its
+# own instrumented libraries: MANTISSA_TEST_OBJECTS_FROM names that release
+# tree. Every tree lists each test target's objects in
+# <tree>/test-objects/<target>.txt; a tree given MANTISSA_TEST_OBJECTS_FROM
+# compiles no test code and links those objects instead. Test code asks the
+# library at run time how it was built (mantissa/build_flags.h) and finds its
+# own tree's applications (tests/build_tree.h), so the same objects serve both.
+set(MANTISSA_TEST_OBJECTS_FROM "" CACHE PATH
+    "A built release tree whose test objects the test executables link (ASan+UBSan builds)")
+if(MANTISSA_TEST_OBJECTS_FROM AND NOT MANTISSA_SANITIZE STREQUAL "address")
+  message(FATAL_ERROR "MANTISSA_TEST_OBJECTS_FROM is for MANTISSA_SANITIZE=address builds, whose test code "
+                      "is not instrumented; this build is MANTISSA_SANITIZE='${MANTISSA_SANITIZE}'")
+endif()
+
+# mantissa_test_code(target sources...): the target's test code, compiled
+# here or linked from MANTISSA_TEST_OBJECTS_FROM.
+function(mantissa_test_code target)
+  if(MANTISSA_TEST_OBJECTS_FROM)
+    set(list "${MANTISSA_TEST_OBJECTS_FROM}/test-objects/${target}.txt")
+    if(NOT EXISTS "${list}")
+      message(FATAL_ERROR "MANTISSA_TEST_OBJECTS_FROM: ${list} does not exist; configure and build the "
+                          "tests in ${MANTISSA_TEST_OBJECTS_FROM} first")
+    endif()
+    file(STRINGS "${list}" objects)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${list}")
+    target_sources(${target} PRIVATE ${objects})
+    set_source_files_properties(${objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+    set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX AUTOMOC OFF AUTOUIC OFF AUTORCC OFF)
+  else()
+    target_sources(${target} PRIVATE ${ARGN})
+    file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/test-objects/${target}.txt"
+         CONTENT "$<JOIN:$<TARGET_OBJECTS:${target}>,\n>\n")
+  endif()
+endfunction()
+
 function(mantissa_test_pch_host kind)
+  if(MANTISSA_TEST_OBJECTS_FROM)
+    return() # no test code is compiled here
+  endif()
   set(host mantissa_test_pch_${kind})
   add_executable(${host} ${PROJECT_SOURCE_DIR}/tests/pch_host.cpp)
   target_compile_features(${host} PRIVATE cxx_std_20)
@@ -81,21 +121,28 @@ function(mantissa_add_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
-  add_executable(${T_NAME} ${T_SOURCES})
+  add_executable(${T_NAME})
+  mantissa_test_code(${T_NAME} ${T_SOURCES})
   target_compile_features(${T_NAME} PRIVATE cxx_std_20)
   mantissa_set_warnings(${T_NAME})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest mantissa_sanitizers)
   target_compile_options(${T_NAME} PRIVATE ${MANTISSA_TEST_COMPILE_OPTIONS})
   mantissa_test_link_options(${T_NAME})
+  if(MANTISSA_TEST_OBJECTS_FROM)
+    set(pch "")
+  elseif(T_GUI)
+    set(pch mantissa_test_pch_gui)
+  elseif(NOT "OpenMP::OpenMP_CXX" IN_LIST T_LIBS)
+    set(pch mantissa_test_pch_core)
+  endif()
+  if(pch)
+    target_precompile_headers(${T_NAME} REUSE_FROM ${pch})
+  endif()
   if(T_GUI)
-    target_precompile_headers(${T_NAME} REUSE_FROM mantissa_test_pch_gui)
     target_link_libraries(${T_NAME} PRIVATE mantissa_gui_test_main)
     set(labels gui ${T_LABELS})
     set(env ${MANTISSA_TEST_OMP_ENV} "QT_QPA_PLATFORM=offscreen;XDG_CONFIG_HOME=${CMAKE_CURRENT_BINARY_DIR}/xdg/${T_NAME}/config;XDG_DATA_HOME=${CMAKE_CURRENT_BINARY_DIR}/xdg/${T_NAME}/data;XDG_RUNTIME_DIR=${CMAKE_CURRENT_BINARY_DIR}/xdg/${T_NAME}/run")
   else()
-    if(NOT "OpenMP::OpenMP_CXX" IN_LIST T_LIBS)
-      target_precompile_headers(${T_NAME} REUSE_FROM mantissa_test_pch_core)
-    endif()
     target_link_libraries(${T_NAME} PRIVATE GTest::gtest_main)
     set(labels core ${T_LABELS})
     set(env ${MANTISSA_TEST_OMP_ENV})

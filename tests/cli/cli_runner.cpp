@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "cli_runner.h"
+#include "../build_tree.h"
+
+#include <mantissa/build_flags.h>
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -59,7 +62,7 @@ CliResult runCli(const std::vector<std::string>& args, const std::string& stdinT
 
 CliResult runCliLimited(const std::vector<std::string>& args, const CliLimits& limits) {
   const std::string outPath = tempPath("out"), errPath = tempPath("err");
-  std::vector<std::string> argvStore{MANTISSA_CLI};
+  std::vector<std::string> argvStore{mantissa::test::cliBinary()};
   argvStore.insert(argvStore.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argvStore)
@@ -77,12 +80,12 @@ CliResult runCliLimited(const std::vector<std::string>& args, const CliLimits& l
     dup2(err, 2);
     for (auto& e : environment)
       putenv(e.data());
-#ifndef MANTISSA_SANITIZED
-    if (limits.addressSpaceBytes > 0) {
-      rlimit cap{rlim_t(limits.addressSpaceBytes), rlim_t(limits.addressSpaceBytes)};
-      setrlimit(RLIMIT_AS, &cap);
+    if (!mantissa::builtWithSanitizer()) {
+      if (limits.addressSpaceBytes > 0) {
+        rlimit cap{rlim_t(limits.addressSpaceBytes), rlim_t(limits.addressSpaceBytes)};
+        setrlimit(RLIMIT_AS, &cap);
+      }
     }
-#endif
     if (limits.cpuSeconds > 0) {
       rlimit cap{rlim_t(limits.cpuSeconds), rlim_t(limits.cpuSeconds)};
       setrlimit(RLIMIT_CPU, &cap);

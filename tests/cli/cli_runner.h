@@ -17,7 +17,7 @@ struct CliResult {
   long long peakResidentBytes = 0; // runCliLimited: the child's peak resident set
 };
 
-// Runs MANTISSA_CLI with args; stdinText is fed to its standard input.
+// Runs the build tree's mantissa-cli with args; stdinText is fed to its standard input.
 CliResult runCli(const std::vector<std::string>& args, const std::string& stdinText = {});
 
 // How a hostile input is run: killed after timeoutMs (a hang fails the test

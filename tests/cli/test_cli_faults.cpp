@@ -10,6 +10,7 @@
 // lines all parse and cover every step from 0 to the last one written.
 
 #include "cli_runner.h"
+#include "../build_tree.h"
 
 #include <mantissa/amp/recipe.h>
 
@@ -48,13 +49,13 @@ std::string readText(const fs::path& p) {
 }
 
 pid_t spawnCli(std::vector<std::string> args) {
-  args.insert(args.begin(), MANTISSA_CLI);
+  args.insert(args.begin(), mantissa::test::cliBinary());
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  EXPECT_EQ(posix_spawn(&pid, MANTISSA_CLI, nullptr, nullptr, argv.data(), environ), 0);
+  EXPECT_EQ(posix_spawn(&pid, mantissa::test::cliBinary(), nullptr, nullptr, argv.data(), environ), 0);
   return pid;
 }
 

@@ -7,6 +7,7 @@
 // --config, the reason a file cannot be written, Ctrl+C's exit status, and
 // numbers printed as people write them.
 #include "cli_runner.h"
+#include "../build_tree.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -162,14 +163,14 @@ TEST(CliMessages, NumbersReadLikeNumbers) {
 TEST(CliMessages, InterruptedRunExits130AfterSavingItsLog) {
   const fs::path log = tempDir() / "interrupted.jsonl";
   fs::remove(log);
-  std::vector<std::string> args{MANTISSA_CLI, "train", "--model", "mlp:784-64-10", "--steps",
+  std::vector<std::string> args{mantissa::test::cliBinary(), "train", "--model", "mlp:784-64-10", "--steps",
                                 "100000", "--batch", "32", "--log", log.string(), "--quiet"};
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, MANTISSA_CLI, nullptr, nullptr, argv.data(), environ), 0);
+  ASSERT_EQ(posix_spawn(&pid, mantissa::test::cliBinary(), nullptr, nullptr, argv.data(), environ), 0);
   bool started = false; // the header and a few steps are in the log: the handler is installed
   for (int i = 0; i < 6000 && !started; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

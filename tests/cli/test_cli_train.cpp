@@ -4,6 +4,7 @@
 // mantissa-cli train: the log's contract, bad options, divergence, and a run
 // killed with SIGKILL keeping every step it wrote.
 #include "cli_runner.h"
+#include "../build_tree.h"
 
 #include <mantissa/kernels/matmul_path.h>
 
@@ -150,14 +151,14 @@ TEST(CliTrain, DivergenceIsReportedAndExitsWith3) {
 TEST(CliTrain, KilledRunKeepsEveryStepItWrote) {
   const auto log = tempPath("killed.jsonl");
   fs::remove(log);
-  std::vector<std::string> args{MANTISSA_CLI, "train", "--model", "mlp:784-64-10", "--steps",
+  std::vector<std::string> args{mantissa::test::cliBinary(), "train", "--model", "mlp:784-64-10", "--steps",
                                 "100000", "--batch", "32", "--log", log.string(), "--quiet"};
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, MANTISSA_CLI, nullptr, nullptr, argv.data(), environ), 0);
+  ASSERT_EQ(posix_spawn(&pid, mantissa::test::cliBinary(), nullptr, nullptr, argv.data(), environ), 0);
   // Wait for a few steps to be logged.
   bool enough = false;
   for (int i = 0; i < 6000 && !enough; ++i) { // up to 60 s on a loaded machine (ASan)

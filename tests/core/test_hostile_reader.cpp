@@ -12,6 +12,7 @@
 // taking the test binary (or the machine) with it.
 #include "test_data_util.h"
 
+#include <mantissa/build_flags.h>
 #include <mantissa/io/json_fields.h>
 #include <mantissa/io/json_text.h>
 #include <mantissa/io/line_reader.h>
@@ -52,10 +53,10 @@ std::string capped(const std::function<std::string()>& body, unsigned seconds = 
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(fds[0]);
-#ifndef MANTISSA_SANITIZED
-    rlimit cap{rlim_t(bytes), rlim_t(bytes)};
-    ::setrlimit(RLIMIT_AS, &cap);
-#endif
+    if (!mantissa::builtWithSanitizer()) {
+      rlimit cap{rlim_t(bytes), rlim_t(bytes)};
+      ::setrlimit(RLIMIT_AS, &cap);
+    }
     ::alarm(seconds);
     std::string out;
     try {

@@ -44,6 +44,9 @@ struct KernelCase {
   std::int64_t iterations;   // small enough for the accumulator type to stay exact
 };
 
+// ctest lists a case's parameter by its path name, not its bytes.
+[[maybe_unused]] void PrintTo(const KernelCase& k, std::ostream* os) { *os << k.id; }
+
 class ProbeKernel : public ::testing::TestWithParam<KernelCase> {};
 
 TEST_P(ProbeKernel, AccumulatorsHoldTheExpectedSums) {

@@ -44,6 +44,12 @@ void* countedAlloc(std::size_t size, std::size_t align) {
     throw std::bad_alloc();
   return p;
 }
+
+// Out of line: GCC inlines the replaced operator delete into gtest's
+// `new TestClass` and then takes free() for a mismatch with operator new.
+[[gnu::noinline]] void countedFree(void* p) noexcept {
+  std::free(p);
+}
 } // namespace
 
 void* operator new(std::size_t size) {
@@ -59,28 +65,28 @@ void* operator new[](std::size_t size, std::align_val_t a) {
   return countedAlloc(size, std::size_t(a));
 }
 void operator delete(void* p) noexcept {
-  std::free(p);
+  countedFree(p);
 }
 void operator delete[](void* p) noexcept {
-  std::free(p);
+  countedFree(p);
 }
 void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
+  countedFree(p);
 }
 void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
+  countedFree(p);
 }
 void operator delete(void* p, std::align_val_t) noexcept {
-  std::free(p);
+  countedFree(p);
 }
 void operator delete[](void* p, std::align_val_t) noexcept {
-  std::free(p);
+  countedFree(p);
 }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
-  std::free(p);
+  countedFree(p);
 }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
-  std::free(p);
+  countedFree(p);
 }
 
 namespace {

@@ -7,8 +7,9 @@
 // subnormals and NaNs included; a sample of every shard is also checked
 // against the codec (an independent big-integer formulation, with DAZ for
 // BF16 as VCVTNEPS2BF16). Eight shards, so ctest -j runs them side by side;
-// sanitizer builds sweep 1/13 of each shard (see kChunkStride).
+// sanitizer builds sweep 1/13 of each shard (see chunkStride).
 // Labelled `exhaustive`.
+#include <mantissa/build_flags.h>
 #include <mantissa/numeric/codec.h>
 #include <mantissa/numeric/convert.h>
 
@@ -26,16 +27,12 @@ constexpr int kShards = 8;
 constexpr std::uint64_t kShardSize = (1ull << 32) / kShards;
 constexpr std::size_t kChunk = 1u << 20;
 constexpr std::uint64_t kCodecStride = 4093; // prime: the sample hits every bit position
-// Under a sanitizer (MANTISSA_SANITIZED: every load is a shadow check, a full
+// Under a sanitizer (every load is a shadow check, a full
 // sweep would take most of CI's hour) each shard converts one chunk in 13,
 // 1/13 of the inputs: 13 is prime to the 8 chunks per binade, so the chunks
 // land in every eighth of the mantissa and, across shards, in subnormals,
 // normals, infinities and NaNs of both signs. The release suite sweeps all 2^32.
-#ifdef MANTISSA_SANITIZED
-constexpr std::uint64_t kChunkStride = 13;
-#else
-constexpr std::uint64_t kChunkStride = 1;
-#endif
+std::uint64_t chunkStride() { return mantissa::builtWithSanitizer() ? 13 : 1; }
 
 class NumericExhaustive : public ::testing::TestWithParam<int> {};
 
@@ -49,7 +46,7 @@ TEST_P(NumericExhaustive, BatchMatchesPortableAndCodec) {
   const FloatFormat& bf16 = formatInfo(FormatId::Bf16);
   const FloatFormat& fp16 = formatInfo(FormatId::Fp16);
   std::uint64_t mismatches = 0, sampled = 0;
-  for (std::uint64_t start = begin; start < begin + kShardSize; start += kChunk * kChunkStride) {
+  for (std::uint64_t start = begin; start < begin + kShardSize; start += kChunk * chunkStride()) {
     for (std::size_t i = 0; i < kChunk; ++i)
       bits[i] = static_cast<std::uint32_t>(start + i);
     std::memcpy(src.data(), bits.data(), kChunk * sizeof(float));
@@ -79,7 +76,7 @@ TEST_P(NumericExhaustive, BatchMatchesPortableAndCodec) {
     }
   }
   EXPECT_EQ(mismatches, 0u);
-  EXPECT_GT(sampled, kShardSize / kChunkStride / kCodecStride - 1);
+  EXPECT_GT(sampled, kShardSize / chunkStride() / kCodecStride - 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shards, NumericExhaustive, ::testing::Range(0, kShards));

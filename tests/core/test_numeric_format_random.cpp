@@ -10,6 +10,7 @@
 // ctest -j runs them side by side; sanitizer builds take 1 in 100.
 #include "format_oracle_cases.h"
 
+#include <mantissa/build_flags.h>
 #include <mantissa/numeric/codec.h>
 #include <mantissa/numeric/format_spec.h>
 
@@ -23,11 +24,7 @@ namespace {
 using namespace mantissa::numeric;
 namespace fo = format_oracle;
 
-#ifdef MANTISSA_SANITIZED
-constexpr int kDoubles = 100'000;
-#else
-constexpr int kDoubles = 10'000'000;
-#endif
+int doublesPerFormat() { return mantissa::builtWithSanitizer() ? 100'000 : 10'000'000; }
 
 class FormatRandom : public ::testing::TestWithParam<fo::Definition> {};
 
@@ -42,7 +39,7 @@ TEST_P(FormatRandom, RoundsAsTheNearestValueSearch) {
   EncodeOptions infinity, saturate;
   saturate.overflow = OverflowMode::Saturate;
   std::uint64_t mismatches = 0;
-  for (int i = 0; i < kDoubles; ++i) {
+  for (int i = 0; i < doublesPerFormat(); ++i) {
     const std::uint64_t r = rng();
     double x = std::ldexp(1.0 + static_cast<double>(r >> 12) / 4503599627370496.0, exps(rng));
     x = (r & 1u) ? -x : x;

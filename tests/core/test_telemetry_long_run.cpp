@@ -20,7 +20,6 @@
 #include <fstream>
 #include <unistd.h>
 
-#ifdef MANTISSA_ASAN
 // ASan keeps freed blocks in a quarantine of up to 256 MB, and oneDNN's
 // execute allocates a few small objects per call (MatmulSteadyState counts
 // them; malloc reuses them at once without ASan): over a million steps the
@@ -28,10 +27,10 @@
 // 4 MB quarantine still catches use after free in this executable, and the
 // growth measured is the program's again. (ASAN_OPTIONS, read after this,
 // can still set it.)
+// Read by the ASan runtime only; a build without ASan never calls it.
 extern "C" [[gnu::used]] const char* __asan_default_options() {
   return "quarantine_size_mb=4";
 }
-#endif
 
 namespace {
 

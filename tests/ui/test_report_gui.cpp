@@ -17,6 +17,7 @@
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
+#include "../build_tree.h"
 
 #include <QAbstractButton>
 #include <QAction>
@@ -58,7 +59,7 @@ int cli(const QStringList& args, QString* err = nullptr) {
   std::vector<std::string> argv;
   for (const QString& a : args)
     argv.push_back(a.toStdString());
-  const auto r = mantissa::test::spawnProcess(MANTISSA_CLI, argv, {"QT_QPA_PLATFORM"});
+  const auto r = mantissa::test::spawnProcess(mantissa::test::cliBinary(), argv, {"QT_QPA_PLATFORM"});
   if (err)
     *err = QString::fromStdString(r.err);
   return r.exitCode;

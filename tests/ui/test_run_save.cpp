@@ -8,6 +8,7 @@
 #include "drain_wait.h"
 #include "spawn_process.h"
 #include "ui/bridge/run_controller.h"
+#include "../build_tree.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -46,7 +47,7 @@ train::RunConfig config() {
 QString cliLog(const QTemporaryDir& dir) {
   const QString path = dir.filePath("cli.jsonl");
   const auto r = mantissa::test::spawnProcess(
-      MANTISSA_CLI,
+      mantissa::test::cliBinary(),
       {"train", "--data", "spirals", "--model", "mlp:2-16-2:tanh", "--recipe", "fp16-mixed",
        "--batch", "32", "--steps", std::to_string(kSteps), "--seed", "3", "--eval-every", "20",
        "--telemetry-every", "10", "--log", path.toStdString(), "--quiet"},

@@ -8,6 +8,7 @@
 // of a distributed run opens every rank side by side; File > Follow Run shows
 // a log's lines as another writer appends them, waits for a partial last
 // line, and reports a truncated or replaced file while keeping the run.
+#include <mantissa/build_flags.h>
 #include "ui/app_shell/main_window.h"
 #include "ui/app_shell/run_files.h"
 #include "ui/bridge/run_controller.h"
@@ -16,6 +17,7 @@
 #include "ui/panels/train_panel.h"
 
 #include "spawn_process.h"
+#include "../build_tree.h"
 
 #include <QComboBox>
 #include <QProcess>
@@ -321,9 +323,8 @@ TEST(TapRuns, FollowRefusesAFifoAndStopsAtTheSizeAndLineLimits) {
   EXPECT_EQ(w.c->record(1).lastStep(), 0) << "the run before the endless line is kept";
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-#ifndef MANTISSA_SANITIZED
-  EXPECT_LT(static_cast<long long>(usage.ru_maxrss) * 1024, 768ll << 20);
-#endif
+  if (!mantissa::builtWithSanitizer())
+    EXPECT_LT(static_cast<long long>(usage.ru_maxrss) * 1024, 768ll << 20);
 }
 
 // "matmul_emulated": "no" in a header, "stopped_early": 1 in a summary ended
@@ -351,7 +352,7 @@ TEST(TapRuns, OpenRunNamesTheLineAndFieldOfAWrongType) {
 TEST(TapRuns, CommandLineFollowNamesAMissingFile) {
   QTemporaryDir dir;
   const std::string missing = dir.filePath("missing.jsonl").toStdString();
-  const auto r = mantissa::test::spawnProcess(MANTISSA_GUI_BINARY, {"--follow", missing});
+  const auto r = mantissa::test::spawnProcess(mantissa::test::guiBinary(), {"--follow", missing});
   EXPECT_EQ(r.exitCode, 1) << r.err;
   EXPECT_NE(r.err.find("missing.jsonl"), std::string::npos) << r.err;
 }

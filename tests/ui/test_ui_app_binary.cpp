@@ -8,6 +8,7 @@
 #include <mantissa/numeric/cpu_features.h>
 
 #include "spawn_process.h"
+#include "../build_tree.h"
 
 #include <QString>
 
@@ -23,7 +24,7 @@ struct GuiRun {
 
 // As a user at a terminal without a display would run it.
 GuiRun runGui(const std::vector<std::string>& args) {
-  const auto r = mantissa::test::spawnProcess(MANTISSA_GUI, args,
+  const auto r = mantissa::test::spawnProcess(mantissa::test::guiBinary(), args,
                                               {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"},
                                               30000);
   EXPECT_FALSE(r.timedOut);

@@ -90,8 +90,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addPage(train, tr("Train"));
   connect(train, &TrainPanel::statusTextChanged, this, &MainWindow::setStatusDetail);
   // Open Run… / Save Run… / Export Report… / Export Run Charts… at the top of File.
-  auto* runFiles = new RunFiles(m_fileMenu, train, this);
-  connect(runFiles, &RunFiles::runOpened, this, [this, train] { m_pages->setCurrentWidget(train); });
+  m_runFiles = new RunFiles(m_fileMenu, train, this);
+  connect(m_runFiles, &RunFiles::runOpened, this, [this, train] { m_pages->setCurrentWidget(train); });
   addPage(new FloatExplorer, tr("Explorer"));
   // Lessons link into the Explorer (a value) and the Train page (a preset).
   auto* lessons = new LessonsPage;

@@ -12,6 +12,8 @@ class QTabWidget;
 
 namespace mantissa::ui {
 
+class RunFiles;
+
 // The application window: one tab per big view, menus, status line. Wiring
 // only; every view is its own widget added with addPage().
 class MainWindow : public QMainWindow {
@@ -40,6 +42,8 @@ public:
   QAction* darkThemeAction() const { return m_darkAction; }
   QAction* presenterAction() const { return m_presenterAction; }
   QAction* exportAction() const { return m_exportAction; }
+  // Open Run, Save Run and the other run files of the File menu.
+  RunFiles* runFiles() const { return m_runFiles; }
 
   // Writes the current page to `path` (.png, .svg or .pdf); empty string on
   // success, else the error message.
@@ -60,6 +64,7 @@ private:
 
   QTabWidget* m_pages = nullptr;
   QMenu* m_fileMenu = nullptr;
+  RunFiles* m_runFiles = nullptr;
   QAction* m_exportAction = nullptr;
   QAction* m_lightAction = nullptr;
   QAction* m_darkAction = nullptr;

@@ -207,6 +207,7 @@ QDockWidget* TrainPanel::addDock(QWidget* widget, const QString& title, const QS
                                  Qt::DockWidgetArea area) {
   auto* dock = new QDockWidget(title, this);
   dock->setObjectName(name);
+  m_docks.insert(name, dock);
   dock->setWidget(widget);
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(area, dock);
@@ -222,6 +223,10 @@ QDockWidget* TrainPanel::addDock(QWidget* widget, const QString& title, const QS
     QMetaObject::invokeMethod(this, &TrainPanel::refresh, Qt::QueuedConnection);
   });
   return dock;
+}
+
+QDockWidget* TrainPanel::dockNamed(const char* name) const {
+  return m_docks.value(QLatin1String(name), nullptr);
 }
 
 void TrainPanel::buildDocks() {
@@ -592,8 +597,8 @@ int TrainPanel::compactHeight() const {
 
 // Presenter mode enlarges every font: a split that fitted may no longer.
 void TrainPanel::fitDocks() {
-  auto* accDock = findChild<QDockWidget*>(QStringLiteral("accuracyDock"));
-  auto* scaleDock = findChild<QDockWidget*>(QStringLiteral("lossScaleDock"));
+  auto* accDock = dockNamed("accuracyDock");
+  auto* scaleDock = dockNamed("lossScaleDock");
   if (!m_sized || window()->height() >= roomyHeight() ||
       tabifiedDockWidgets(scaleDock).contains(accDock))
     return;
@@ -604,7 +609,7 @@ void TrainPanel::fitDocks() {
 // Moves the named docks into `host`'s tab group.
 void TrainPanel::joinTabs(QDockWidget* host, std::initializer_list<const char*> names) {
   for (const char* name : names) {
-    auto* d = findChild<QDockWidget*>(QLatin1String(name));
+    auto* d = dockNamed(name);
     if (d == nullptr || d == host || tabifiedDockWidgets(host).contains(d))
       continue;
     removeDockWidget(d); // (a dock must leave its place before it can join a tab group)
@@ -615,7 +620,7 @@ void TrainPanel::joinTabs(QDockWidget* host, std::initializer_list<const char*> 
 }
 
 void TrainPanel::joinScaleTabs(std::initializer_list<const char*> names) {
-  joinTabs(findChild<QDockWidget*>(QStringLiteral("lossScaleDock")), names);
+  joinTabs(dockNamed("lossScaleDock"), names);
 }
 
 // Dock tab titles in full: with seven tabs in one group (presenter mode at
@@ -675,7 +680,7 @@ void TrainPanel::arrangeForPresenter() {
     m_layoutBeforePresenter = saveState(kLayoutVersion);
   }
   m_presenterCompact = compact;
-  auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
+  auto dock = [this](const char* name) { return dockNamed(name); };
   QDockWidget* scale = dock("lossScaleDock");
   QDockWidget* hist = dock("histogramDock");
   joinScaleTabs({"accuracyDock", "watchDock", "opTableDock", "setupDock"});
@@ -773,7 +778,7 @@ void TrainPanel::applyTheme() {
 // and the loss curve, always in sight, gets the larger share down to a
 // 1024 px wide window.
 void TrainPanel::arrangeFirstShow() {
-  auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
+  auto dock = [this](const char* name) { return dockNamed(name); };
   QDockWidget* setupDock = dock("setupDock");
   QDockWidget* accDock = dock("accuracyDock");
   QDockWidget* scaleDock = dock("lossScaleDock");

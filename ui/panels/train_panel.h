@@ -4,6 +4,7 @@
 
 #include <mantissa/telemetry/histogram.h>
 
+#include <QHash>
 #include <QMainWindow>
 #include <QSet>
 
@@ -111,6 +112,8 @@ private:
   QDockWidget* addDock(QWidget* widget, const QString& title, const QString& name,
                        Qt::DockWidgetArea area);
   QWidget* buildHistogramDock();
+  // A dock addDock made, by its object name (the name saveState keys it by).
+  QDockWidget* dockNamed(const char* name) const;
   void startOrResume();
   bool confirmReplaceLoadedRuns();
   void onRunsChanged();
@@ -197,6 +200,7 @@ private:
   std::vector<std::int64_t> m_curvesKey;   // what the loss curves were drawn from
   std::vector<std::int64_t> m_accuracyKey; // what the accuracy curves were drawn from
   QSet<const QDockWidget*> m_hiddenDocks; // docks whose tab is not the current one
+  QHash<QString, QDockWidget*> m_docks;    // every dock addDock made, by object name
   QString m_statusText;
   QString m_presetNote;
   int m_bannerState = -1; // the RunController::State the banner last spoke of

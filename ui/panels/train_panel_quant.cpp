@@ -39,7 +39,7 @@ void TrainPanel::buildQuantDocks() {
   pages->addTab(scrolled(m_quant, "quantScroll"), tr("Block scales"));
   pages->addTab(scrolled(m_tensorScales, "tensorScaleScroll"), tr("Tensor scales"));
   auto* dock = addDock(pages, tr("FP8"), QStringLiteral("fp8Dock"), Qt::BottomDockWidgetArea);
-  if (auto* heat = findChild<QDockWidget*>(QStringLiteral("heatmapDock"))) {
+  if (auto* heat = dockNamed("heatmapDock")) {
     tabifyDockWidget(heat, dock);
     heat->raise(); // the heat map stays the tab in front
   }
