@@ -8,6 +8,7 @@
 #include "ui/panels/whatif_table.h"
 
 #include <QContextMenuEvent>
+#include <QResizeEvent>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -25,9 +26,20 @@ using inspect::Target;
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 
 QStringList headers() {
-  return {QObject::tr("format"),    QObject::tr("overflow / saturated"), QObject::tr("lost to zero"),
-          QObject::tr("subnormal"), QObject::tr("SQNR"),                 QObject::tr("clipped blocks"),
-          QObject::tr("Inf/NaN blocks")};
+  return {QObject::tr("format"),    QObject::tr("overflow"), QObject::tr("lost to zero"),
+          QObject::tr("subnormal"), QObject::tr("SQNR"),     QObject::tr("clipped"),
+          QObject::tr("Inf/NaN")};
+}
+
+QStringList headerTips() {
+  return {QString(),
+          QObject::tr("Share of the finite values past the format's largest finite value; in a block "
+                      "scheme, the elements saturated at the element format's largest value"),
+          QObject::tr("Share of the finite values, not zero, that would be stored as zero"),
+          QObject::tr("Share of the finite values stored as subnormals of the (element) format"),
+          QObject::tr("Signal to quantization noise ratio; higher is better, exact when nothing changes"),
+          QObject::tr("Blocks whose largest value was clipped by the block's power-of-two scale"),
+          QObject::tr("Blocks holding Inf or NaN: in these schemes the whole block decodes as NaN")};
 }
 
 QString g17(double v) { return QString::number(v, 'g', 17); }
@@ -37,6 +49,9 @@ QString g17(double v) { return QString::number(v, 'g', 17); }
 ModelFormatTable::ModelFormatTable(QWidget* parent) : QTableWidget(0, ColumnCount, parent) {
   setObjectName(QStringLiteral("modelFormats"));
   setHorizontalHeaderLabels(headers());
+  for (int c = 0; c < ColumnCount; ++c)
+    horizontalHeaderItem(c)->setToolTip(headerTips()[c]);
+  setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
   setEditTriggers(QAbstractItemView::NoEditTriggers);
   setSelectionMode(QAbstractItemView::NoSelection);
   verticalHeader()->setVisible(false);
@@ -96,6 +111,25 @@ void ModelFormatTable::setTensor(const inspect::TensorStats& stats, const QStrin
     }
   }
   resizeColumnsToContents();
+  updateGeometry();
+}
+
+void ModelFormatTable::resizeEvent(QResizeEvent* event) {
+  QTableWidget::resizeEvent(event);
+  updateGeometry(); // a horizontal scroll bar comes or goes
+}
+
+QSize ModelFormatTable::sizeHint() const {
+  // Every row whole, no more: the histogram above takes the rest.
+  int h = horizontalHeader()->sizeHint().height() + 2 * frameWidth();
+  // Before the first tensor: as tall as its rows will be.
+  if (rowCount() == 0)
+    h += inspect::kTargetCount * verticalHeader()->defaultSectionSize();
+  for (int r = 0; r < rowCount(); ++r)
+    h += rowHeight(r);
+  if (horizontalHeader()->length() + 2 * frameWidth() > width())
+    h += horizontalScrollBar()->sizeHint().height();
+  return {QTableWidget::sizeHint().width(), h + 2};
 }
 
 int ModelFormatTable::wholeWidth() const {

@@ -28,6 +28,7 @@ public:
   void clearTensor();
   const std::optional<inspect::TensorStats>& stats() const { return m_stats; }
   int wholeWidth() const;
+  QSize sizeHint() const override;
 
   QString title() const override;
   void render(QPainter& painter, const QRectF& target, const ExportStyle& style) const override;
@@ -36,6 +37,7 @@ public:
 
 protected:
   void contextMenuEvent(QContextMenuEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
 private:
   QStringList cells(inspect::Target target) const;

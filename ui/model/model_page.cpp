@@ -25,6 +25,7 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace mantissa::ui {
@@ -110,10 +111,14 @@ ModelPage::ModelPage(QWidget* parent) : QWidget(parent) {
   m_placeholder->setMargin(40);
   m_stack->addWidget(m_placeholder);
 
-  m_split = new QSplitter(Qt::Horizontal);
+  // Four panes: the tensor table and the histogram above, the selected
+  // tensor's formats and the verdicts below; the two rows' columns move together.
+  m_split = new QSplitter(Qt::Vertical);
   m_split->setChildrenCollapsible(false);
-  auto* left = new QSplitter(Qt::Vertical);
-  left->setChildrenCollapsible(false);
+  m_top = new QSplitter(Qt::Horizontal);
+  m_bottom = new QSplitter(Qt::Horizontal);
+  for (QSplitter* row : {m_top, m_bottom})
+    row->setChildrenCollapsible(false);
   auto* tableBox = new QWidget;
   auto* tableLayout = new QVBoxLayout(tableBox);
   tableLayout->setContentsMargins(0, 0, 0, 0);
@@ -126,7 +131,21 @@ ModelPage::ModelPage(QWidget* parent) : QWidget(parent) {
   connect(m_tensors, &ModelTensorView::tensorSelected, this, &ModelPage::showTensor);
   tableLayout->addWidget(m_filter);
   tableLayout->addWidget(m_tensors, 1);
-  left->addWidget(tableBox);
+  m_histogram = new HistogramChart;
+  m_top->addWidget(tableBox);
+  m_top->addWidget(m_histogram);
+
+  auto* formatBox = new QWidget;
+  auto* formatLayout = new QVBoxLayout(formatBox);
+  formatLayout->setContentsMargins(0, 0, 0, 0);
+  m_tensorCaption = new QLabel;
+  m_tensorCaption->setObjectName(QStringLiteral("modelTensorCaption"));
+  m_tensorCaption->setWordWrap(true);
+  m_tensorCaption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_formats = new ModelFormatTable;
+  formatLayout->addWidget(m_tensorCaption);
+  formatLayout->addWidget(m_formats);
+  formatLayout->addStretch(1);
   m_verdicts = new QTextBrowser;
   m_verdicts->setObjectName(QStringLiteral("modelVerdicts"));
   m_verdicts->setOpenLinks(false);
@@ -138,33 +157,12 @@ ModelPage::ModelPage(QWidget* parent) : QWidget(parent) {
       selectTensor(std::size_t(index));
     }
   });
-  left->addWidget(m_verdicts);
-  left->setStretchFactor(0, 3);
-  left->setStretchFactor(1, 2);
-
-  auto* right = new QSplitter(Qt::Vertical);
-  right->setChildrenCollapsible(false);
-  m_histogram = new HistogramChart;
-  m_histogram->setMinimumHeight(220);
-  right->addWidget(m_histogram);
-  auto* formatBox = new QWidget;
-  auto* formatLayout = new QVBoxLayout(formatBox);
-  formatLayout->setContentsMargins(0, 0, 0, 0);
-  m_tensorCaption = new QLabel;
-  m_tensorCaption->setObjectName(QStringLiteral("modelTensorCaption"));
-  m_tensorCaption->setWordWrap(true);
-  m_tensorCaption->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_formats = new ModelFormatTable;
-  formatLayout->addWidget(m_tensorCaption);
-  formatLayout->addWidget(m_formats, 1);
-  right->addWidget(formatBox);
-  right->setStretchFactor(0, 1);
-  right->setStretchFactor(1, 1);
-
-  m_split->addWidget(left);
-  m_split->addWidget(right);
-  m_split->setStretchFactor(0, 1);
-  m_split->setStretchFactor(1, 1);
+  m_bottom->addWidget(formatBox);
+  m_bottom->addWidget(m_verdicts);
+  connect(m_top, &QSplitter::splitterMoved, this, [this] { m_bottom->setSizes(m_top->sizes()); });
+  connect(m_bottom, &QSplitter::splitterMoved, this, [this] { m_top->setSizes(m_bottom->sizes()); });
+  m_split->addWidget(m_top);
+  m_split->addWidget(m_bottom);
   m_stack->addWidget(m_split);
   layout->addWidget(m_stack, 1);
 
@@ -175,6 +173,27 @@ ModelPage::ModelPage(QWidget* parent) : QWidget(parent) {
 // The job joins its thread when deleted: before the widgets it reports to go.
 ModelPage::~ModelPage() { m_job.reset(); }
 
+void ModelPage::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (!m_sized && width() > 0) {
+    m_sized = true;
+    fitPanes();
+  }
+}
+
+// The table's numbers need the width more than the histogram does; the lower
+// row is as tall as the per-format table with every row whole.
+void ModelPage::fitPanes() {
+  const int w = m_stack->width();
+  const int h = m_stack->height();
+  const QList<int> columns{w * 58 / 100, w * 42 / 100};
+  m_top->setSizes(columns);
+  m_bottom->setSizes(columns);
+  const int lower = std::min(h / 2, m_formats->sizeHint().height() + m_tensorCaption->sizeHint().height() +
+                                        2 * fontMetrics().height());
+  m_split->setSizes({h - lower, lower});
+}
+
 void ModelPage::applyTheme() {
   const QColor base = palette().color(QPalette::Window);
   m_error->setStyleSheet(QStringLiteral("QLabel { background: %1; border: 1px solid %2; padding: 6px; }")
@@ -182,6 +201,8 @@ void ModelPage::applyTheme() {
                                   palette::kWarning.name()));
   if (m_scan)
     m_verdicts->setHtml(verdictHtml());
+  if (m_sized) // presenter mode on or off: the type changes size once it has reached the widgets
+    QTimer::singleShot(0, this, &ModelPage::fitPanes);
 }
 
 void ModelPage::chooseFile() {
@@ -304,7 +325,10 @@ void ModelPage::showScan(std::shared_ptr<const ModelScan> scan) {
   m_filter->clear();
   m_tensors->setScan(m_scan);
   m_verdicts->setHtml(verdictHtml());
-  m_stack->setCurrentWidget(m_split);
+  if (m_stack->currentWidget() != m_split) {
+    m_stack->setCurrentWidget(m_split);
+    fitPanes();
+  }
   m_formats->clearTensor();
   m_tensorCaption->clear();
   m_histogram->setHistograms(telemetry::ExponentHistogram{});

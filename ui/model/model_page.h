@@ -63,6 +63,9 @@ public:
   QProgressBar* progressBar() const { return m_progress; }
   QPushButton* cancelButton() const { return m_cancel; }
 
+protected:
+  void showEvent(QShowEvent* event) override;
+
 signals:
   void modelShown(const QString& path);
   void openFailed(const QString& message);
@@ -78,6 +81,7 @@ private:
   void endJob();
   QString verdictHtml() const;
   void applyTheme();
+  void fitPanes();
 
   std::shared_ptr<const ModelScan> m_scan;
   std::unique_ptr<ModelScanJob> m_job;
@@ -93,12 +97,15 @@ private:
   QStackedWidget* m_stack = nullptr;
   QLabel* m_placeholder = nullptr;
   QSplitter* m_split = nullptr;
+  QSplitter* m_top = nullptr;
+  QSplitter* m_bottom = nullptr;
   QLineEdit* m_filter = nullptr;
   ModelTensorView* m_tensors = nullptr;
   QTextBrowser* m_verdicts = nullptr;
   HistogramChart* m_histogram = nullptr;
   QLabel* m_tensorCaption = nullptr;
   ModelFormatTable* m_formats = nullptr;
+  bool m_sized = false;
 };
 
 } // namespace mantissa::ui

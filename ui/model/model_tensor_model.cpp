@@ -17,7 +17,8 @@ namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-QString number(double v) { return QString::number(v, 'g', 6); }
+// Four significant digits on screen; the CSV and JSON exports hold every digit.
+QString number(double v) { return QString::number(v, 'g', 4); }
 
 } // namespace
 
@@ -258,7 +259,7 @@ QVariant ModelTensorModel::tensorData(std::size_t i, int column, int role) const
       return m_scaleText[i];
     return {};
   case Qt::TextAlignmentRole:
-    return column <= Shape || column == Scale ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
+    return column == Name || column == DType || column == Shape || column == Scale ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
   case Qt::BackgroundRole: {
     const QColor base = QApplication::palette().color(QPalette::Base);
     if ((column == NonFinite && s.scanned && s.nonFinite() > 0) || (column == Scale && m_orphan[i]))

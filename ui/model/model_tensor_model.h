@@ -22,7 +22,8 @@ namespace mantissa::ui {
 class ModelTensorModel : public QAbstractItemModel {
   Q_OBJECT
 public:
-  enum Column { Name, DType, Shape, Bytes, Min, Max, AbsMax, Zeros, NonFinite, Scale, ColumnCount };
+  // What decides a format's fate first (absmax, non-finite values), the rest after.
+  enum Column { Name, DType, Shape, AbsMax, NonFinite, Zeros, Min, Max, Bytes, Scale, ColumnCount };
   enum Role { SortRole = Qt::UserRole + 1, TensorRole, NameRole };
 
   explicit ModelTensorModel(QObject* parent = nullptr);
