@@ -30,6 +30,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLineEdit>
 #include <QScreen>
 #include <QScrollArea>
@@ -371,6 +372,8 @@ int main(int argc, char** argv) {
       show(QStringLiteral("Model"));
       auto* model = window.findChild<mantissa::ui::ModelPage*>();
       const QString file = qEnvironmentVariable("MANTISSA_SHOT_MODEL");
+      if (!model->scan() && !grab(QStringLiteral("model-empty")))
+        return 1;
       if (!file.isEmpty()) {
         bool done = false;
         QObject::connect(model, &mantissa::ui::ModelPage::modelShown, [&done] { done = true; });
@@ -393,6 +396,24 @@ int main(int argc, char** argv) {
           }
         if (!grab(QStringLiteral("model-overflow")))
           return 1;
+        // The file cut after 4 KB: the error above the model still shown.
+        QFile whole(file);
+        const QString cut = dir + QStringLiteral("/cut.safetensors");
+        QFile part(cut);
+        if (whole.open(QIODevice::ReadOnly) && part.open(QIODevice::WriteOnly)) {
+          part.write(whole.read(4096));
+          part.close();
+          bool failed = false;
+          QObject::connect(model, &mantissa::ui::ModelPage::openFailed, [&failed] { failed = true; });
+          model->openModel(cut);
+          QElapsedTimer waited;
+          waited.start();
+          while (!failed && waited.elapsed() < 30000)
+            settle(100);
+          if (!grab(QStringLiteral("model-error")))
+            return 1;
+          QFile::remove(cut);
+        }
       }
     } else if (page == "speed") {
       show(QStringLiteral("Speed"));

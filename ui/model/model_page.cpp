@@ -195,6 +195,7 @@ void ModelPage::fitPanes() {
 }
 
 void ModelPage::applyTheme() {
+  m_placeholder->setFont(Theme::instance().uiFont(1.25));
   const QColor base = palette().color(QPalette::Window);
   m_error->setStyleSheet(QStringLiteral("QLabel { background: %1; border: 1px solid %2; padding: 6px; }")
                              .arg(palette::blend(palette::kWarning, base, 0.8).name(),
