@@ -295,6 +295,13 @@ TEST_F(ModelPageTest, TableCountsEqualAPlainDoubleLoop) {
   EXPECT_TRUE(tm->scaleText(indexOf(page, "model.layers.1.k.weight"))
                   .contains(QStringLiteral("model.layers.1.k.weight_scale")));
   EXPECT_TRUE(verdicts.contains(QStringLiteral("orphan"))) << verdicts.toStdString();
+  // The orphan's name is a link to its row.
+  const std::size_t orphan = indexOf(page, "model.layers.1.q.weight");
+  const QString href = QStringLiteral("tensor:%1").arg(orphan);
+  EXPECT_TRUE(page.verdictPanel()->toHtml().contains(href));
+  emit page.verdictPanel()->anchorClicked(QUrl(href));
+  EXPECT_EQ(page.selectedTensor(), orphan);
+  EXPECT_TRUE(page.formatTable()->title().contains(QStringLiteral("model.layers.1.q.weight")));
 }
 
 TEST_F(ModelPageTest, FilterShowsTheTensorsWhoseNameHoldsTheText) {

@@ -35,14 +35,11 @@ namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
 
-// At most `limit` names, then "and N more".
-QString nameList(const std::vector<QString>& names, std::size_t limit = 12) {
-  QStringList shown;
-  for (std::size_t i = 0; i < names.size() && i < limit; ++i)
-    shown << names[i].toHtmlEscaped();
-  QString text = shown.join(QStringLiteral(", "));
-  if (names.size() > limit)
-    text += QObject::tr(" and %1 more").arg(names.size() - limit);
+// At most `limit` items (HTML already), then "and N more".
+QString htmlList(const QStringList& items, qsizetype limit = 12) {
+  QString text = items.mid(0, limit).join(QStringLiteral(", "));
+  if (items.size() > limit)
+    text += QObject::tr(" and %1 more").arg(items.size() - limit);
   return text;
 }
 
@@ -387,25 +384,28 @@ QString ModelPage::verdictHtml() const {
                  : QStringLiteral("<li>%1</li>").arg(qs(v.text).toHtmlEscaped());
   }
   html += QStringLiteral("</ul>");
-  std::vector<QString> orphans;
-  QStringList paired;
+  // Tensor names as links: a click selects the tensor in the table.
+  const auto link = [&tensors](std::size_t i) {
+    return QStringLiteral("<a href='tensor:%1'>%2</a>").arg(i).arg(qs(tensors[i].name).toHtmlEscaped());
+  };
+  QStringList orphans, paired;
   for (const inspect::ScalePairing& p : m_scan->pairings) {
-    const QString link = QStringLiteral("<a href='tensor:%1'>%2</a>")
-                             .arg(p.tensor)
-                             .arg(qs(tensors[p.tensor].name).toHtmlEscaped());
     if (p.kind == inspect::ScaleKind::Orphan)
-      orphans.push_back(qs(tensors[p.tensor].name) + QStringLiteral(" (") + qs(p.note) + u')');
-    else if (p.scale && paired.size() < 40)
+      orphans << link(p.tensor) + QStringLiteral(" (") + qs(p.note).toHtmlEscaped() + u')';
+    else if (p.scale)
       paired << QStringLiteral("%1 ← %2 <i>(%3)</i>")
-                    .arg(link, qs(tensors[*p.scale].name).toHtmlEscaped(), qs(inspect::scaleKindName(p.kind)));
+                    .arg(link(p.tensor), link(*p.scale), qs(inspect::scaleKindName(p.kind)));
   }
-  if (!orphans.empty())
+  if (!orphans.isEmpty())
     html += QStringLiteral("<p style='color:%1'><b>%2</b> %3</p>")
                 .arg(bad, tr("%n low-precision tensor(s) with no scale (orphans):", nullptr, int(orphans.size())),
-                     nameList(orphans));
-  if (!paired.isEmpty())
-    html += QStringLiteral("<p><b>%1</b><br>%2</p>").arg(tr("Scales paired with their tensors:"),
-                                                         paired.join(QStringLiteral("<br>")));
+                     htmlList(orphans));
+  if (!paired.isEmpty()) {
+    QString list = paired.mid(0, 40).join(QStringLiteral("<br>"));
+    if (paired.size() > 40)
+      list += QStringLiteral("<br>") + tr("and %1 more (the report lists every pairing)").arg(paired.size() - 40);
+    html += QStringLiteral("<p><b>%1</b><br>%2</p>").arg(tr("Scales paired with their tensors:"), list);
+  }
   return html;
 }
 

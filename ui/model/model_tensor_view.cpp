@@ -69,6 +69,7 @@ void ModelTensorView::setScan(std::shared_ptr<const ModelScan> scan) {
 }
 
 void ModelTensorView::setNameFilter(const QString& text) {
+  m_filterText = text;
   m_proxy->setFilterFixedString(text);
   expandAll();
 }
@@ -119,9 +120,8 @@ QString ModelTensorView::title() const {
   if (!scan)
     return tr("Tensors");
   const QString file = QFileInfo(scan->path).fileName();
-  return m_proxy->filterRegularExpression().pattern().isEmpty()
-             ? tr("Tensors of %1").arg(file)
-             : tr("Tensors of %1 matching “%2”").arg(file, m_proxy->filterRegularExpression().pattern());
+  return m_filterText.isEmpty() ? tr("Tensors of %1").arg(file)
+                               : tr("Tensors of %1 whose name holds “%2”").arg(file, m_filterText);
 }
 
 void ModelTensorView::render(QPainter& painter, const QRectF& target, const ExportStyle& style) const {

@@ -50,6 +50,7 @@ protected:
 private:
   ModelTensorModel* m_model = nullptr;
   QSortFilterProxyModel* m_proxy = nullptr;
+  QString m_filterText;
 };
 
 } // namespace mantissa::ui
