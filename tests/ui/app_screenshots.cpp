@@ -6,12 +6,14 @@
 //   <dir>/<page>-<mode>-<w>x<h>.png   (train: the default runs mid-run; runs: two
 //   runs of one recipe, then a third with a 100-character name, presenter mode
 //   toggled and back; preset: MANTISSA_SHOT_PRESET, default bf16-no-scaler,
-//   trained to its end)
+//   trained to its end; model: MANTISSA_SHOT_MODEL, a safetensors or GGUF file,
+//   scanned, its first tensor and the first that overflows FP16 selected)
 #include "ui/app_shell/main_window.h"
 #include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/formats/float_explorer.h"
 #include "ui/lessons/exercises_page.h"
+#include "ui/model/model_page.h"
 #include "ui/panels/generate_panel.h"
 #include "ui/panels/policy_editor.h"
 #include "ui/panels/quant_panel.h"
@@ -28,6 +30,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLineEdit>
 #include <QScreen>
 #include <QScrollArea>
@@ -53,7 +56,7 @@ void settle(int ms = 500) {
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s OUTPUT_DIR normal|presenter [train|explorer|lessons|speed...]\n",
+    std::fprintf(stderr, "usage: %s OUTPUT_DIR normal|presenter [train|explorer|lessons|model|speed...]\n",
                  argv[0]);
     return 2;
   }
@@ -63,7 +66,7 @@ int main(int argc, char** argv) {
   for (int i = 3; i < argc; ++i)
     wanted << QString::fromLocal8Bit(argv[i]);
   if (wanted.isEmpty())
-    wanted = {"train", "explorer", "lessons", "exercises", "speed"};
+    wanted = {"train", "explorer", "lessons", "exercises", "model", "speed"};
   QDir().mkpath(dir);
   mantissa::ui::MainWindow window;
   window.setGeometry(QGuiApplication::primaryScreen()->geometry());
@@ -365,6 +368,53 @@ int main(int argc, char** argv) {
       exercises->check();
       if (!grab(QStringLiteral("exercises-wrong")))
         return 1;
+    } else if (page == "model") {
+      show(QStringLiteral("Model"));
+      auto* model = window.findChild<mantissa::ui::ModelPage*>();
+      const QString file = qEnvironmentVariable("MANTISSA_SHOT_MODEL");
+      if (!model->scan() && !grab(QStringLiteral("model-empty")))
+        return 1;
+      if (!file.isEmpty()) {
+        bool done = false;
+        QObject::connect(model, &mantissa::ui::ModelPage::modelShown, [&done] { done = true; });
+        QObject::connect(model, &mantissa::ui::ModelPage::openFailed, [&done] { done = true; });
+        model->openModel(file);
+        QElapsedTimer waited;
+        waited.start();
+        while (!done && waited.elapsed() < 120000)
+          settle(100);
+      }
+      if (!grab(QStringLiteral("model")))
+        return 1;
+      if (const auto& scan = model->scan()) {
+        for (const auto& v : scan->verdicts)
+          if (!v.overflowing.empty()) {
+            for (std::size_t i = 0; i < scan->model->tensors().size(); ++i)
+              if (scan->model->tensors()[i].name == v.overflowing.front())
+                model->selectTensor(i);
+            break;
+          }
+        if (!grab(QStringLiteral("model-overflow")))
+          return 1;
+        // The file cut after 4 KB: the error above the model still shown.
+        QFile whole(file);
+        const QString cut = dir + QStringLiteral("/cut.safetensors");
+        QFile part(cut);
+        if (whole.open(QIODevice::ReadOnly) && part.open(QIODevice::WriteOnly)) {
+          part.write(whole.read(4096));
+          part.close();
+          bool failed = false;
+          QObject::connect(model, &mantissa::ui::ModelPage::openFailed, [&failed] { failed = true; });
+          model->openModel(cut);
+          QElapsedTimer waited;
+          waited.start();
+          while (!failed && waited.elapsed() < 30000)
+            settle(100);
+          if (!grab(QStringLiteral("model-error")))
+            return 1;
+          QFile::remove(cut);
+        }
+      }
     } else if (page == "speed") {
       show(QStringLiteral("Speed"));
       if (!grab(QStringLiteral("speed")))

@@ -3,7 +3,8 @@
 # SPDX-FileCopyrightText: 2026 The Mantissa authors
 #
 # Screenshots of every page (Train mid-run and finished, Explorer with a value
-# and with a parse error, Lessons, Exercises with a wrong answer, Speed) under
+# and with a parse error, Lessons, Exercises with a wrong answer, Model (the file
+# MANTISSA_SHOT_MODEL names, or its empty page), Speed) under
 # Xvfb, normal and presenter mode, at 1920x1080 and 1280x720 (not committed). Usage:
 #   tests/ui/app_screenshots.sh BUILD_DIR [OUTPUT_DIR]
 # APP_SIZES, APP_MODES and APP_PAGES narrow the sweep, e.g.
@@ -19,6 +20,6 @@ for size in ${APP_SIZES:-1920x1080 1280x720}; do
     rm -rf "$out/config"
     xvfb-run -a -s "-screen 0 ${size}x24" env QT_QPA_PLATFORM=xcb \
       XDG_CONFIG_HOME="$out/config" "$build/tests/ui/app_screenshots" "$out" "$mode" \
-      ${APP_PAGES:-train explorer lessons exercises speed}
+      ${APP_PAGES:-train explorer lessons exercises model speed}
   done
 done

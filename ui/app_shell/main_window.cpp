@@ -11,6 +11,7 @@
 #include "ui/formats/float_explorer.h"
 #include "ui/lessons/exercises_page.h"
 #include "ui/lessons/lessons_page.h"
+#include "ui/model/model_page.h"
 #include "ui/panels/speed_panel.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
@@ -116,6 +117,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     exercises->startSheet(spec);
     m_pages->setCurrentWidget(exercises);
   });
+  // File > Open Model… shows the Model page, then asks for the file.
+  auto* model = new ModelPage;
+  addPage(model, tr("Model"));
+  m_fileMenu->insertAction(m_exportAction, model->openAction());
+  connect(model->openAction(), &QAction::triggered, this, [this, model] { m_pages->setCurrentWidget(model); });
   addPage(new SpeedPanel, tr("Speed"));
 }
 
