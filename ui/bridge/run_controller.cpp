@@ -375,63 +375,95 @@ struct RunController::Opened {
   QString error;
 };
 
-bool RunController::openCheckpoint(const QString& path, CheckpointUse use,
-                                   std::int64_t totalSteps,
-                                   std::function<void(const QString&)> done) {
+bool RunController::offThread(std::function<void()> work, std::function<void()> then) {
   if (m_opening)
     return false;
   if (m_opener.joinable())
     m_opener.join(); // the last one has handed over its result already
   m_opening = true;
-  auto opened = std::make_shared<Opened>();
-  opened->path = path;
-  opened->use = use;
-  opened->done = std::move(done);
   QPointer<RunController> self(this);
-  m_opener = std::jthread([self, opened, totalSteps] {
-    // Worker thread: reads the file, loads the data, restores the state.
-    const std::filesystem::path file(QFile::encodeName(opened->path).toStdString());
-    try {
-      if (opened->use == CheckpointUse::Sample) {
-        opened->session = train::openCheckpointForSampling(file);
-      } else {
-        train::CheckpointInfo info = train::readCheckpointInfo(file);
-        if (!info.resumable)
-          throw train::CheckpointError(
-              file.string() + ": holds weights only (no " + train::kCheckpointStatePrefix +
-              "* tensors): it cannot resume a run (mantissa-cli train --init-from starts one "
-              "from its weights)");
-        if (totalSteps <= info.step)
-          throw train::CheckpointError(file.string() + ": the run stopped at step " +
-                                       std::to_string(info.step) + "; give a total above " +
-                                       std::to_string(info.step) + " steps to train on");
-        info.config.steps = totalSteps;
-        info.config.epochs = 0;
-        auto session = std::make_unique<train::Session>(info.config);
-        train::restoreCheckpoint(*session, file, train::RestoreScope::Everything);
-        opened->session = std::move(session);
-      }
-    } catch (const std::exception& e) {
-      opened->session.reset();
-      opened->error = QString::fromLocal8Bit(e.what());
-      if (!opened->error.contains(opened->path))
-        opened->error = QStringLiteral("%1: %2").arg(opened->path, opened->error);
-    }
-    if (self) // queued: the GUI thread takes the session over
+  m_opener = std::jthread([self, work = std::move(work), then = std::move(then)] {
+    work(); // worker thread
+    if (self) // queued: the result goes to the GUI thread
       QMetaObject::invokeMethod(
           self,
-          [self, opened] {
-            if (self)
-              self->addOpened(opened);
+          [self, then] {
+            if (RunController* c = self.data()) {
+              c->m_opening = false;
+              then();
+            }
           },
           Qt::QueuedConnection);
   });
   return true;
 }
 
+// The exception's message, with the file named when it does not name it.
+QString RunController::problemIn(const QString& path, const std::exception& e) {
+  const QString message = QString::fromLocal8Bit(e.what());
+  return message.contains(path) ? message : QStringLiteral("%1: %2").arg(path, message);
+}
+
+bool RunController::inspectCheckpoint(
+    const QString& path,
+    std::function<void(const std::optional<train::CheckpointInfo>&, const QString&)> done) {
+  struct Result {
+    std::optional<train::CheckpointInfo> info;
+    QString error;
+  };
+  auto result = std::make_shared<Result>();
+  return offThread(
+      [path, result] {
+        try {
+          result->info = train::readCheckpointInfo(QFile::encodeName(path).toStdString());
+        } catch (const std::exception& e) {
+          result->error = problemIn(path, e);
+        }
+      },
+      [result, done = std::move(done)] { done(result->info, result->error); });
+}
+
+bool RunController::openCheckpoint(const QString& path, CheckpointUse use,
+                                   std::int64_t totalSteps,
+                                   std::function<void(const QString&)> done) {
+  auto opened = std::make_shared<Opened>();
+  opened->path = path;
+  opened->use = use;
+  opened->done = std::move(done);
+  return offThread(
+      [opened, totalSteps] {
+        // Worker thread: reads the file, loads the data, restores the state.
+        const std::filesystem::path file(QFile::encodeName(opened->path).toStdString());
+        try {
+          if (opened->use == CheckpointUse::Sample) {
+            opened->session = train::openCheckpointForSampling(file);
+          } else {
+            train::CheckpointInfo info = train::readCheckpointInfo(file);
+            if (!info.resumable)
+              throw train::CheckpointError(
+                  file.string() + ": holds weights only (no " + train::kCheckpointStatePrefix +
+                  "* tensors): it cannot resume a run (mantissa-cli train --init-from starts "
+                  "one from its weights)");
+            if (totalSteps <= info.step)
+              throw train::CheckpointError(file.string() + ": the run stopped at step " +
+                                           std::to_string(info.step) + "; give a total above " +
+                                           std::to_string(info.step) + " steps to train on");
+            info.config.steps = totalSteps;
+            info.config.epochs = 0;
+            auto session = std::make_unique<train::Session>(info.config);
+            train::restoreCheckpoint(*session, file, train::RestoreScope::Everything);
+            opened->session = std::move(session);
+          }
+        } catch (const std::exception& e) {
+          opened->session.reset();
+          opened->error = problemIn(opened->path, e);
+        }
+      },
+      [this, opened] { addOpened(opened); });
+}
+
 // GUI thread: the opened checkpoint joins the runs, or the problem is told.
 void RunController::addOpened(const std::shared_ptr<Opened>& opened) {
-  m_opening = false;
   if (!opened->session) {
     if (opened->done)
       opened->done(opened->error);

@@ -8,6 +8,7 @@
 #include "ui/bridge/thread_handoff.h"
 
 #include <mantissa/telemetry/histogram.h>
+#include <mantissa/train/checkpoint.h>
 #include <mantissa/train/run_config.h>
 #include <mantissa/train/trainer.h>
 
@@ -95,6 +96,12 @@ public:
   bool openCheckpoint(const QString& path, CheckpointUse use, std::int64_t totalSteps,
                       std::function<void(const QString&)> done);
   bool isOpeningCheckpoint() const { return m_opening; }
+  // What a checkpoint holds (train::readCheckpointInfo: its header only),
+  // read on the same worker thread; `done` gets the info, or nullopt and the
+  // problem naming the file. False, and no call, while another is read.
+  bool inspectCheckpoint(
+      const QString& path,
+      std::function<void(const std::optional<train::CheckpointInfo>&, const QString&)> done);
   // A run opened from a checkpoint: its file ("" otherwise).
   QString checkpointSource(int run) const;
 
@@ -214,6 +221,9 @@ private:
   void autosave(Run& run); // training thread, once the run ended
   static QString fileName(QString runName);
   void pruneAutosaves();
+  // `work` on m_opener, then `then` on the GUI thread (with this controller alive).
+  bool offThread(std::function<void()> work, std::function<void()> then);
+  static QString problemIn(const QString& path, const std::exception& e);
 
   std::vector<train::RunConfig> m_configs;
   QTemporaryDir m_logDir; // the live runs' logs (outlives m_runs, whose logs live in it)
