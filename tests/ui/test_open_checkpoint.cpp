@@ -11,7 +11,12 @@
 // checkpoint that restores in a folder of its own, and old folders go.
 
 #include "drain_wait.h"
+#include "ui/app_shell/main_window.h"
+#include "ui/app_shell/open_checkpoint_dialog.h"
+#include "ui/app_shell/run_files.h"
 #include "ui/bridge/run_controller.h"
+#include "ui/panels/generate_panel.h"
+#include "ui/panels/train_panel.h"
 
 #include <mantissa/io/safetensors.h>
 #include <mantissa/model/network.h>
@@ -20,7 +25,15 @@
 #include <mantissa/train/run_log.h>
 #include <mantissa/train/session.h>
 
+#include <QDialog>
 #include <QDir>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -216,7 +229,92 @@ TEST(OpenCheckpoint, HostileFilesAreRefusedByNameAndTheRunsStayAsTheyWere) {
   c.shutdown();
 }
 
-TEST(OpenCheckpoint, AGptOpenedToSampleWritesWhatTheCliSamples) {
+struct Window {
+  MainWindow window;
+  TrainPanel* train = nullptr;
+  RunFiles* files = nullptr;
+  RunController* c = nullptr;
+  Window() {
+    window.resize(1400, 900);
+    window.show();
+    train = window.findChild<TrainPanel*>();
+    files = window.findChild<RunFiles*>();
+    c = train ? train->controller() : nullptr;
+  }
+};
+
+// File > Open Checkpoint past its file dialog: the metadata, the dialog and
+// its inline refusal, then the run on the Train page, paused at its step.
+TEST(OpenCheckpoint, TheDialogOffersResumeToATotalAboveTheSavedStep) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const QString path = dir.filePath(QStringLiteral("mlp.safetensors"));
+  {
+    RunController first;
+    ASSERT_EQ(first.setRuns({tiny(12)}), QString());
+    saveAfter(first, 6, path);
+    first.shutdown();
+  }
+  Window w;
+  ASSERT_TRUE(w.train && w.files && w.c);
+  const int before = w.c->runCount();
+  w.files->askToOpenCheckpoint(path);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.files->checkpointDialog() != nullptr; }, 20000));
+  OpenCheckpointDialog* dialog = w.files->checkpointDialog();
+  EXPECT_TRUE(dialog->resumeButton()->isChecked());
+  EXPECT_FALSE(dialog->sampleButton()->isEnabled()) << "an MLP generates no text";
+  EXPECT_EQ(dialog->totalBox()->value(), 12) << "the saved run's total";
+  EXPECT_TRUE(dialog->openButton()->isEnabled());
+  dialog->totalBox()->setValue(6);
+  EXPECT_FALSE(dialog->openButton()->isEnabled());
+  EXPECT_FALSE(dialog->problemLabel()->isHidden());
+  EXPECT_TRUE(dialog->problemLabel()->text().contains(QStringLiteral("step 6")))
+      << dialog->problemLabel()->text().toStdString();
+  dialog->totalBox()->setValue(9);
+  EXPECT_TRUE(dialog->openButton()->isEnabled());
+  EXPECT_TRUE(dialog->problemLabel()->isHidden());
+  dialog->openButton()->click();
+  ASSERT_TRUE(waitFor(*w.c, [&] {
+    return w.c->runCount() > 0 && w.c->checkpointSource(w.c->runCount() - 1) == path;
+  }));
+  const int run = w.c->runCount() - 1;
+  EXPECT_LE(w.c->runCount(), before + 1) << "runs built but not started make way";
+  EXPECT_EQ(w.train->selectedRun(), run);
+  EXPECT_EQ(w.c->session(run).totalSteps(), 9);
+  EXPECT_EQ(w.c->state(), RunController::State::Paused);
+  w.train->pauseAction()->trigger(); // Resume
+  ASSERT_TRUE(waitFor(*w.c, [&] { return w.c->state() == RunController::State::Finished; }));
+  EXPECT_EQ(w.c->record(run).lastStep(), 8);
+}
+
+TEST(OpenCheckpoint, AFileThatIsNoCheckpointGetsAMessageAndTheRunsStay) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const QString path = dir.filePath(QStringLiteral("notes.safetensors"));
+  QFile out(path);
+  ASSERT_TRUE(out.open(QIODevice::WriteOnly));
+  out.write("\x10\x00\x00\x00\x00\x00\x00\x00{\"a\": 1}", 17);
+  out.close();
+  Window w;
+  ASSERT_TRUE(w.train && w.files && w.c);
+  const int runs = w.c->runCount();
+  const QString first = runs > 0 ? w.c->runName(0) : QString();
+  w.files->askToOpenCheckpoint(path);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.files->problemBox() != nullptr; }, 20000));
+  const QString text = w.files->problemBox()->text();
+  EXPECT_TRUE(text.contains(path)) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("unchanged"))) << text.toStdString();
+  EXPECT_EQ(w.files->checkpointDialog(), nullptr);
+  EXPECT_EQ(w.c->runCount(), runs);
+  if (runs > 0) {
+    EXPECT_EQ(w.c->runName(0), first);
+  }
+  w.files->problemBox()->close();
+}
+
+// A GPT's checkpoint opened to sample: the Generate dock at temperature 0
+// writes what `mantissa-cli sample` prints.
+TEST(OpenCheckpoint, AGptOpenedToSampleGeneratesWhatTheCliSamples) {
   QTemporaryDir dir;
   ASSERT_TRUE(dir.isValid());
   const QString path = dir.filePath(QStringLiteral("gpt.safetensors"));
@@ -232,15 +330,26 @@ TEST(OpenCheckpoint, AGptOpenedToSampleWritesWhatTheCliSamples) {
     trained.shutdown();
   }
 
-  RunController c;
-  EXPECT_EQ(open(c, path, RunController::CheckpointUse::Sample, 0), QString());
-  ASSERT_EQ(c.runCount(), 1);
-  EXPECT_TRUE(c.isGpt(0));
-  ASSERT_TRUE(waitFor(c, [&] { return c.trainerState(0) == train::TrainerState::Finished; }));
-  std::optional<QString> text;
-  ASSERT_TRUE(c.sampleGpt(0, 60, 0.0, 7, [&](const QString& t) { text = t; }));
-  ASSERT_TRUE(waitFor(c, [&] { return text.has_value(); }));
-  EXPECT_EQ(text->size(), 60);
+  Window w;
+  ASSERT_TRUE(w.train && w.files && w.c);
+  std::optional<QString> result;
+  ASSERT_TRUE(w.files->openCheckpoint(path, RunController::CheckpointUse::Sample, 0,
+                                      [&](const QString& error) { result = error; }));
+  ASSERT_TRUE(waitFor(*w.c, [&] { return result.has_value(); }));
+  ASSERT_EQ(*result, QString());
+  const int run = w.c->runCount() - 1;
+  EXPECT_TRUE(w.c->isGpt(run));
+  auto* genDock = w.train->findChild<QDockWidget*>(QStringLiteral("generateDock"));
+  ASSERT_NE(genDock, nullptr);
+  EXPECT_TRUE(genDock->isVisible());
+  GeneratePanel* gen = w.train->generatePanel();
+  ASSERT_TRUE(waitFor(*w.c, [&] { return gen->generateButton()->isEnabled(); }));
+  gen->charactersBox()->setValue(60);
+  gen->temperatureBox()->setValue(0.0);
+  EXPECT_GE(gen->generate(), 1);
+  ASSERT_TRUE(waitFor(*w.c, [&] { return gen->pending() == 0; }));
+  const QString text = gen->text(run);
+  EXPECT_EQ(text.size(), 60);
 
   QProcess cli;
   cli.start(QStringLiteral(MANTISSA_CLI),
@@ -248,8 +357,8 @@ TEST(OpenCheckpoint, AGptOpenedToSampleWritesWhatTheCliSamples) {
              QStringLiteral("--temperature"), QStringLiteral("0")});
   ASSERT_TRUE(cli.waitForFinished(120000));
   ASSERT_EQ(cli.exitCode(), 0) << cli.readAllStandardError().toStdString();
-  EXPECT_EQ(QString::fromUtf8(cli.readAllStandardOutput()), *text + QStringLiteral("\n"));
-  c.shutdown();
+  EXPECT_EQ(QString::fromUtf8(cli.readAllStandardOutput()), text + QStringLiteral("\n"));
+  EXPECT_EQ(w.c->trainerState(run), train::TrainerState::Finished) << "it does not train";
 }
 
 TEST(OpenCheckpoint, AStoppedRunLeavesItsLogAndACheckpointThatRestores) {
