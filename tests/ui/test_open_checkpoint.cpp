@@ -147,6 +147,48 @@ TEST(OpenCheckpoint, ResumedToItsTotalEndsOnTheBitsOfAStraightRun) {
   c.shutdown();
 }
 
+// The autosave's folder opened again: the log beside the checkpoint brings
+// the steps before it, so the charts and the log run from step 0 on.
+TEST(OpenCheckpoint, AnAutosavedRunResumesWithItsLogFromTheFirstStep) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  QString checkpoint;
+  {
+    RunController first;
+    first.setAutosaveFolder(dir.path());
+    QSignalSpy saved(&first, &RunController::autosaved);
+    ASSERT_EQ(first.setRuns({tiny(12)}), QString());
+    for (int i = 0; i < 5; ++i)
+      first.stepOnce();
+    ASSERT_TRUE(waitFor(first, [&] { return first.record(0).lastStep() == 4; }));
+    first.stop();
+    ASSERT_TRUE(waitFor(first, [&] { return saved.count() == 1; }));
+    checkpoint = saved.at(0).at(1).toString();
+    first.shutdown();
+  }
+  RunController c;
+  EXPECT_EQ(open(c, checkpoint, RunController::CheckpointUse::Resume, 12), QString());
+  ASSERT_EQ(c.runCount(), 1);
+  EXPECT_EQ(c.record(0).lastStep(), 4) << "the steps before the checkpoint, from its log";
+  ASSERT_NE(c.record(0).snapshot(), nullptr);
+  EXPECT_EQ(c.record(0).snapshot()->stepsDone, 5);
+  EXPECT_EQ(c.record(0).snapshot()->totalSteps, 12);
+  c.resume();
+  ASSERT_TRUE(waitFor(c, [&] { return c.state() == RunController::State::Finished; }));
+  QString error;
+  const auto log = c.runLog(0, &error);
+  ASSERT_TRUE(log) << error.toStdString();
+  train::Session straight(tiny(12));
+  ASSERT_EQ(log->steps.size(), 12u);
+  for (std::size_t i = 0; i < log->steps.size(); ++i) {
+    EXPECT_EQ(log->steps[i].step, std::int64_t(i));
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(log->steps[i].loss),
+              std::bit_cast<std::uint64_t>(straight.step().loss))
+        << "step " << i;
+  }
+  c.shutdown();
+}
+
 TEST(OpenCheckpoint, ATotalAtOrBelowTheSavedStepIsRefusedAndChangesNothing) {
   QTemporaryDir dir;
   ASSERT_TRUE(dir.isValid());

@@ -30,6 +30,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <span>
@@ -373,7 +374,53 @@ struct RunController::Opened {
   std::function<void(const QString&)> done;
   std::unique_ptr<train::Session> session; // null on a problem
   QString error;
+  // A resumed run's log so far: the step and evaluation objects of the log
+  // beside the checkpoint (<name>.jsonl, as the autosave leaves it) up to
+  // the saved step, and what the record makes of them.
+  std::vector<nlohmann::json> earlier;
+  RunMailbox::Drained drained;
 };
+
+namespace {
+
+// The steps and evaluations before `step` of the log at `path`, as the
+// record takes them (with a snapshot at `step` of `total`); none when there
+// is no such log or it cannot be read (the run then starts its charts at
+// its step).
+void readEarlierLog(const std::filesystem::path& path, const train::Session& session,
+                    std::vector<nlohmann::json>& objects, RunMailbox::Drained& drained) {
+  const std::int64_t step = session.stepsDone();
+  try {
+    std::ifstream in(path);
+    train::RunLogBuilder builder;
+    builder.add(train::runLogHeader(session));
+    std::string line;
+    while (in && std::getline(in, line)) {
+      if (line.empty())
+        continue;
+      nlohmann::json object = nlohmann::json::parse(line);
+      if (!object.is_object() || object.contains("header") || object.contains("summary") ||
+          !object.contains("step") || !object["step"].is_number_integer())
+        continue;
+      const std::int64_t at = object["step"].get<std::int64_t>();
+      if (object.value("eval", false) ? at > step : at >= step)
+        continue;
+      builder.add(object);
+      objects.push_back(std::move(object));
+    }
+    drained = drainedFromLog(builder.log());
+  } catch (const std::exception&) { // a log that does not read: the run goes on without it
+    objects.clear();
+    drained = {};
+  }
+  auto snapshot = std::make_shared<RunSnapshot>();
+  snapshot->stepsDone = step;
+  snapshot->totalSteps = session.totalSteps();
+  snapshot->pace = 0.0;
+  drained.snapshot = std::move(snapshot);
+}
+
+} // namespace
 
 bool RunController::offThread(std::function<void()> work, std::function<void()> then) {
   if (m_opening)
@@ -452,6 +499,12 @@ bool RunController::openCheckpoint(const QString& path, CheckpointUse use,
             info.config.epochs = 0;
             auto session = std::make_unique<train::Session>(info.config);
             train::restoreCheckpoint(*session, file, train::RestoreScope::Everything);
+            std::filesystem::path log = file;
+            log.replace_extension(".jsonl");
+            if (std::filesystem::is_regular_file(log))
+              readEarlierLog(log, *session, opened->earlier, opened->drained);
+            else
+              readEarlierLog({}, *session, opened->earlier, opened->drained);
             opened->session = std::move(session);
           }
         } catch (const std::exception& e) {
@@ -491,6 +544,10 @@ void RunController::addOpened(const std::shared_ptr<Opened>& opened) {
   m_runs.push_back(std::move(run));
   nameRuns();
   startLog(r);
+  for (const nlohmann::json& object : opened->earlier)
+    r.log->write(object);
+  r.log->flush();
+  r.record.apply(std::move(opened->drained));
   m_started = true;
   r.trainer->start(true); // paused at its saved step
   if (r.sampleOnly)
