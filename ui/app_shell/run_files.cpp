@@ -187,7 +187,7 @@ void RunFiles::checkpointOpened(const QString& path, RunController::CheckpointUs
   const QString file = QFileInfo(path).fileName();
   showStatus(use == RunController::CheckpointUse::Sample
                  ? tr("Opened %1: generate text from it in the Generate dock").arg(file)
-                 : tr("Opened %1 at step %2 of %3: press Start to train on")
+                 : tr("Opened %1 at step %2 of %3: press Resume (Space) to train on")
                        .arg(file)
                        .arg(c->session(run).stepsDone())
                        .arg(c->session(run).totalSteps()),
