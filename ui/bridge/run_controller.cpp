@@ -283,7 +283,7 @@ train::TrainerCallbacks RunController::callbacksFor(Run& run) {
     snapshot->meanTimes = meanOpTimes(r->timesInRun, r->stepsInRun);
     r->mailbox.publish(std::move(snapshot));
     nudge();
-    if (!r->autosaveBase.empty())
+    if (!r->autosaveBase.empty() && r->stepsInRun > 0) // a run that took no step adds nothing
       autosave(*r);
   };
   return callbacks;

@@ -105,8 +105,8 @@ public:
   // A run opened from a checkpoint: its file ("" otherwise).
   QString checkpointSource(int run) const;
 
-  // Autosave: when a live run ends (its last step, Stop, a divergence, the
-  // runs replaced or the window closed), its own thread writes its log
+  // Autosave: when a live run that took a step ends (its last step, Stop, a
+  // divergence, the runs replaced or the window closed), its own thread writes its log
   // (<name>.jsonl, with its configuration) and its checkpoint
   // (<name>.safetensors) into a folder of its own under `folder`
   // (<yyyyMMdd-HHmmss>-<run id>), atomically; autosaved() then reports it.
