@@ -108,41 +108,9 @@ int runSample(const Args& argsIn) {
   }
 
   try {
-    train::CheckpointInfo info = train::readCheckpointInfo(path);
-    if (!model::isGptSpec(info.config.model))
-      throw train::CheckpointError(path + ": holds the model " + info.config.model +
-                                   ", not a GPT: only a GPT generates text");
-    const io::SafetensorsReader reader(path);
-    const std::string* vocabularyText = reader.header().metadataValue("vocabulary");
-    if (!vocabularyText)
-      throw train::CheckpointError(path + ": no \"vocabulary\" in __metadata__");
-    const auto vocabulary = decodeUtf8(*vocabularyText, bad);
-    if (!vocabulary)
-      throw train::CheckpointError(path + ": __metadata__ \"vocabulary\": invalid UTF-8 at byte " +
-                                   std::to_string(bad + 1));
-    if (vocabulary->empty() || !std::is_sorted(vocabulary->begin(), vocabulary->end()) ||
-        std::adjacent_find(vocabulary->begin(), vocabulary->end()) != vocabulary->end())
-      throw train::CheckpointError(path + ": __metadata__ \"vocabulary\" is not a sorted set of "
-                                          "distinct characters");
-    if (vocabulary->size() > std::size_t(data::kMaxTextVocabulary))
-      throw train::CheckpointError(path + ": __metadata__ \"vocabulary\" holds " +
-                                   std::to_string(vocabulary->size()) + " characters, over " +
-                                   std::to_string(data::kMaxTextVocabulary));
-    // The model needs a corpus only for its vocabulary: the vocabulary
-    // itself, repeated to fill one window per split, stands in.
-    const int ctx = model::parseGptSpec(info.config.model).ctx;
-    auto corpus = std::make_shared<data::TextCorpus>();
-    corpus->name = path;
-    corpus->vocabulary.assign(vocabulary->begin(), vocabulary->end());
-    const std::size_t half = std::size_t(ctx) + 2;
-    for (std::size_t i = 0; i < 2 * half; ++i)
-      corpus->tokens.push_back(std::int32_t(i % vocabulary->size()));
-    corpus->trainSize = half;
-    info.config.evalBatches = 1;
-    train::Session session(info.config, corpus);
-    train::restoreCheckpoint(session, path, train::RestoreScope::Weights);
+    const std::unique_ptr<train::Session> session = train::openCheckpointForSampling(path);
     std::cout << p.value("prompt")
-              << session.sample(int(chars), temperature, std::uint64_t(seed), *prompt) << "\n";
+              << session->sample(int(chars), temperature, std::uint64_t(seed), *prompt) << "\n";
   } catch (const std::invalid_argument& e) { // the prompt
     std::cerr << "mantissa-cli sample: --" << e.what() << "\n";
     return 2;

@@ -7,8 +7,13 @@
 //   runs of one recipe, then a third with a 100-character name, presenter mode
 //   toggled and back; preset: MANTISSA_SHOT_PRESET, default bf16-no-scaler,
 //   trained to its end; model: MANTISSA_SHOT_MODEL, a safetensors or GGUF file,
-//   scanned, its first tensor and the first that overflows FP16 selected)
+//   scanned, its first tensor and the first that overflows FP16 selected;
+//   checkpoint: the File menu, Open Checkpoint's dialog on
+//   MANTISSA_SHOT_CHECKPOINT with a total refused and a good one, then the run
+//   opened on the Train page, trained on, and generating)
 #include "ui/app_shell/main_window.h"
+#include "ui/app_shell/open_checkpoint_dialog.h"
+#include "ui/app_shell/run_files.h"
 #include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/formats/float_explorer.h"
@@ -32,6 +37,9 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSpinBox>
 #include <QScreen>
 #include <QScrollArea>
 #include <QTabWidget>
@@ -352,6 +360,48 @@ int main(int argc, char** argv) {
         if (!grab(QStringLiteral("explorer-error")))
           return 1;
       }
+    } else if (page == "checkpoint") {
+      show(QStringLiteral("Train"));
+      auto* train = window.findChild<mantissa::ui::TrainPanel*>();
+      auto* files = window.findChild<mantissa::ui::RunFiles*>();
+      QMenuBar* bar = window.menuBar();
+      QAction* fileItem = bar->actions().front();
+      QMenu* fileMenu = fileItem->menu();
+      fileMenu->popup(bar->mapToGlobal(bar->actionGeometry(fileItem).bottomLeft()));
+      if (!grab(QStringLiteral("checkpoint-menu")))
+        return 1;
+      fileMenu->hide();
+      files->askToOpenCheckpoint(qEnvironmentVariable("MANTISSA_SHOT_CHECKPOINT"));
+      (void)QTest::qWaitFor([&] { return files->checkpointDialog() || files->problemBox(); }, 60000);
+      mantissa::ui::OpenCheckpointDialog* dialog = files->checkpointDialog();
+      if (!dialog) {
+        grab(QStringLiteral("checkpoint-problem"));
+        return 1;
+      }
+      const int total = dialog->totalBox()->value();
+      dialog->totalBox()->setValue(1);
+      if (!grab(QStringLiteral("checkpoint-dialog-refused")))
+        return 1;
+      dialog->totalBox()->setValue(total);
+      if (!grab(QStringLiteral("checkpoint-dialog")))
+        return 1;
+      dialog->openButton()->click();
+      auto* c = train->controller();
+      (void)QTest::qWaitFor([&] { return c->runCount() > 0 && !c->checkpointSource(c->runCount() - 1).isEmpty(); },
+                            120000);
+      if (!grab(QStringLiteral("checkpoint-opened")))
+        return 1;
+      train->pauseAction()->trigger(); // train on
+      (void)QTest::qWaitFor([&] { return c->state() == mantissa::ui::RunController::State::Finished; },
+                            300000);
+      if (auto* gen = train->generatePanel()) {
+        if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("generateDock")))
+          d->raise();
+        gen->generate();
+        (void)QTest::qWaitFor([&] { return gen->pending() == 0; }, 60000);
+      }
+      if (!grab(QStringLiteral("checkpoint-trained")))
+        return 1;
     } else if (page == "lessons") {
       show(QStringLiteral("Lessons"));
       if (!grab(QStringLiteral("lessons")))

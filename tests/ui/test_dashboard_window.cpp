@@ -349,7 +349,9 @@ void expectReadableAt(QSize screen, bool presenter) {
     }
   }
 
-  // The status line's two halves do not overlap, and the CPU facts show whole.
+  // The status line's two halves do not overlap, and the CPU facts show whole
+  // (once a passing message, such as where a stopped run was saved, is gone).
+  w.statusBar()->clearMessage();
   const auto* facts = w.statusBar()->findChild<QLabel*>(QStringLiteral("statusFacts"));
   const auto* detail = w.statusBar()->findChild<QLabel*>(QStringLiteral("statusDetail"));
   ASSERT_NE(facts, nullptr);

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/app_shell/run_files.h"
 
+#include "ui/app_shell/open_checkpoint_dialog.h"
+#include "ui/app_shell/settings.h"
 #include "ui/bridge/run_controller.h"
 #include "ui/panels/train_panel.h"
 #include "ui/charts/chart_export.h"
@@ -10,7 +12,9 @@
 #include "ui/report/run_report.h"
 
 #include <QAction>
+#include <QDesktopServices>
 #include <QDir>
+#include <QUrl>
 #include <QRegularExpression>
 #include <QComboBox>
 #include <QFileDialog>
@@ -44,7 +48,20 @@ RunFiles::RunFiles(QMenu* fileMenu, TrainPanel* train, QWidget* window)
   m_checkpoint = new QAction(tr("Save C&heckpoint…"), this);
   m_checkpoint->setToolTip(tr("Save the selected live run's weights and state (safetensors): "
                               "resume it with mantissa-cli train --resume, or load it in PyTorch"));
-  fileMenu->insertActions(first, {m_open, m_follow, m_save, m_checkpoint, m_report, m_charts});
+  m_openCheckpoint = new QAction(tr("Open Chec&kpoint…"), this);
+  m_openCheckpoint->setToolTip(tr("Open a checkpoint (safetensors): resume its training on the "
+                                  "Train page, or generate text from a GPT"));
+  m_autosave = new QAction(tr("&Autosave Runs on Stop"), this);
+  m_autosave->setCheckable(true);
+  m_autosave->setToolTip(tr("When a run stops, keep its log and checkpoint in a folder of its own "
+                            "(the newest %1 runs; from the next runs built)")
+                             .arg(Settings::kKeptRuns));
+  m_showRuns = new QAction(tr("Show Saved Ru&ns…"), this);
+  m_showRuns->setToolTip(tr("Open the folder of the autosaved runs: %1").arg(Settings::runsFolder()));
+  fileMenu->insertActions(first, {m_open, m_follow, m_save, m_openCheckpoint, m_checkpoint,
+                                  m_report, m_charts});
+  fileMenu->insertSeparator(first);
+  fileMenu->insertActions(first, {m_autosave, m_showRuns});
   fileMenu->insertSeparator(first);
   connect(m_open, &QAction::triggered, this, &RunFiles::openWithDialog);
   connect(m_follow, &QAction::triggered, this, &RunFiles::followWithDialog);
@@ -52,7 +69,26 @@ RunFiles::RunFiles(QMenu* fileMenu, TrainPanel* train, QWidget* window)
   connect(m_report, &QAction::triggered, this, &RunFiles::reportWithDialog);
   connect(m_charts, &QAction::triggered, this, &RunFiles::chartsWithDialog);
   connect(m_checkpoint, &QAction::triggered, this, &RunFiles::checkpointWithDialog);
+  connect(m_openCheckpoint, &QAction::triggered, this, &RunFiles::openCheckpointWithDialog);
+  connect(m_showRuns, &QAction::triggered, this, [] {
+    const QString folder = Settings::runsFolder();
+    QDir().mkpath(folder);
+    QDesktopServices::openUrl(QUrl::fromLocalFile(folder));
+  });
   RunController* c = train->controller();
+  m_autosave->setChecked(Settings().autosaveRuns());
+  setAutosave(m_autosave->isChecked());
+  connect(m_autosave, &QAction::toggled, this, [this](bool on) {
+    Settings().setAutosaveRuns(on);
+    setAutosave(on);
+  });
+  connect(c, &RunController::autosaved, this,
+          [this](int run, const QString& checkpoint, const QString& error) {
+            const QString name = m_train->controller()->runName(run);
+            showStatus(error.isEmpty() ? tr("%1 saved in %2").arg(name, QFileInfo(checkpoint).absolutePath())
+                                       : tr("%1 could not be saved: %2").arg(name, error),
+                       15000);
+          });
   connect(c, &RunController::runsChanged, this, &RunFiles::updateActions);
   connect(c, &RunController::stateChanged, this, &RunFiles::updateActions);
   connect(c, &RunController::followStopped, this, [this](int, const QString& message) {
@@ -96,6 +132,114 @@ void RunFiles::checkpointWithDialog() {
     QMessageBox::warning(m_window, tr("Save Checkpoint"),
                          tr("Only a run trained here can be saved as a checkpoint; a loaded or "
                             "followed run has its log only."));
+}
+
+OpenCheckpointDialog* RunFiles::checkpointDialog() const {
+  return m_dialog.data();
+}
+QMessageBox* RunFiles::problemBox() const {
+  return m_problemBox.data();
+}
+
+void RunFiles::setAutosave(bool on) {
+  m_train->controller()->setAutosaveFolder(on ? Settings::runsFolder() : QString(),
+                                           Settings::kKeptRuns);
+}
+
+void RunFiles::showStatus(const QString& text, int ms) {
+  if (auto* main = qobject_cast<QMainWindow*>(m_window))
+    main->statusBar()->showMessage(text, ms);
+}
+
+// Window-modal, without blocking the caller (tests and the event loop go on).
+void RunFiles::showProblem(const QString& title, const QString& text) {
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, m_window);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  m_problemBox = box;
+  box->open();
+}
+
+bool RunFiles::openCheckpoint(const QString& path, RunController::CheckpointUse use,
+                              std::int64_t totalSteps, std::function<void(const QString&)> done) {
+  QPointer<RunFiles> self(this);
+  const bool started = m_train->controller()->openCheckpoint(
+      path, use, totalSteps, [self, path, use, done = std::move(done)](const QString& error) {
+        if (RunFiles* f = self.data())
+          f->checkpointOpened(path, use, error);
+        if (done)
+          done(error);
+      });
+  if (started)
+    showStatus(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+  return started;
+}
+
+void RunFiles::checkpointOpened(const QString& path, RunController::CheckpointUse use,
+                                const QString& error) {
+  if (!error.isEmpty()) {
+    showStatus(QString());
+    return;
+  }
+  RunController* c = m_train->controller();
+  const int run = c->runCount() - 1;
+  m_train->setSelectedRun(run);
+  updateActions();
+  const QString file = QFileInfo(path).fileName();
+  showStatus(use == RunController::CheckpointUse::Sample
+                 ? tr("Opened %1: generate text from it in the Generate dock").arg(file)
+                 : tr("Opened %1 at step %2 of %3: press Resume (Space) to train on")
+                       .arg(file)
+                       .arg(c->session(run).stepsDone())
+                       .arg(c->session(run).totalSteps()),
+             15000);
+  emit runOpened(path);
+}
+
+void RunFiles::askToOpenCheckpoint(const QString& path) {
+  QPointer<RunFiles> self(this);
+  const bool started = m_train->controller()->inspectCheckpoint(
+      path, [self, path](const std::optional<train::CheckpointInfo>& info, const QString& error) {
+        if (RunFiles* f = self.data())
+          f->checkpointInspected(path, info, error);
+      });
+  if (started)
+    showStatus(tr("Reading %1…").arg(QFileInfo(path).fileName()));
+  else
+    showProblem(tr("Open Checkpoint"), tr("Another checkpoint is being opened."));
+}
+
+void RunFiles::checkpointInspected(const QString& path,
+                                   const std::optional<train::CheckpointInfo>& info,
+                                   const QString& error) {
+  showStatus(QString());
+  const QString unchanged =
+      tr("Cannot open this checkpoint; the runs on the Train page are unchanged.\n\n%1");
+  if (!info) {
+    showProblem(tr("Open Checkpoint"), unchanged.arg(error));
+    return;
+  }
+  auto* dialog = new OpenCheckpointDialog(path, *info, m_window);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  m_dialog = dialog;
+  connect(dialog, &QDialog::accepted, this, [this, dialog, path, unchanged] {
+    QPointer<RunFiles> self(this);
+    const bool opening =
+        openCheckpoint(path, dialog->use(), dialog->totalSteps(), [self, unchanged](const QString& problem) {
+          if (RunFiles* f = self.data(); f && !problem.isEmpty())
+            f->showProblem(tr("Open Checkpoint"), unchanged.arg(problem));
+        });
+    if (!opening)
+      showProblem(tr("Open Checkpoint"), tr("Another checkpoint is being opened."));
+  });
+  dialog->open();
+}
+
+void RunFiles::openCheckpointWithDialog() {
+  const QString path = QFileDialog::getOpenFileName(
+      m_window, tr("Open Checkpoint"), QString(),
+      tr("Checkpoints (*.safetensors);;All files (*)"));
+  if (!path.isEmpty())
+    askToOpenCheckpoint(path);
 }
 
 QStringList RunFiles::rankLogs(const QString& path) {

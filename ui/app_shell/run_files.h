@@ -15,6 +15,13 @@
 //   Save Checkpoint…    a live run's weights and state (safetensors), to
 //                       resume with `mantissa-cli train --resume` or load in
 //                       PyTorch, running, paused or finished;
+//   Open Checkpoint…    a checkpoint (Save Checkpoint, the autosave, `mantissa-cli
+//                       train --checkpoint`): after its metadata is read, resume
+//                       training to a chosen total, or generate text from a GPT in
+//                       the Generate dock (OpenCheckpointDialog);
+//   Autosave Runs       whether each run's log and checkpoint are kept in a folder
+//                       of its own when it stops (Settings::runsFolder, the newest
+//                       Settings::kKeptRuns); Show Saved Runs… opens that folder;
 //   Export Report…      its report (PDF or HTML), as `mantissa-cli report`;
 //   Export Run Charts…  every chart (SVG, PNG, CSV) into a folder, as
 //                       `mantissa-cli train --export`; with several runs,
@@ -22,18 +29,25 @@
 //                       each run's export in a folder named after it.
 // Save and exports work on live runs too (mid-run: the steps so far).
 
+#include "ui/bridge/run_controller.h"
+
 #include <QObject>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 
 class QAction;
 class QMenu;
+class QMessageBox;
 class QWidget;
 
 namespace mantissa::ui {
 
+class OpenCheckpointDialog;
 class TrainPanel;
 
 class RunFiles : public QObject {
@@ -60,6 +74,22 @@ public:
   QAction* reportAction() const { return m_report; }
   QAction* chartsAction() const { return m_charts; }
   QAction* checkpointAction() const { return m_checkpoint; }
+  QAction* openCheckpointAction() const { return m_openCheckpoint; }
+  QAction* autosaveAction() const { return m_autosave; }
+  QAction* showRunsAction() const { return m_showRuns; }
+
+  // Opens a checkpoint as one more run (RunController::openCheckpoint, on a
+  // worker thread); once it has joined, it is selected and runOpened()
+  // follows. `done` gets "" or the problem. False (no call) while another
+  // checkpoint is being opened.
+  bool openCheckpoint(const QString& path, RunController::CheckpointUse use,
+                      std::int64_t totalSteps, std::function<void(const QString&)> done);
+  // The Open Checkpoint flow after the file dialog: the metadata read off
+  // the GUI thread, then OpenCheckpointDialog (window-modal), then
+  // openCheckpoint(); a problem in a message box (problemBox()).
+  void askToOpenCheckpoint(const QString& path);
+  OpenCheckpointDialog* checkpointDialog() const; // while it is shown
+  QMessageBox* problemBox() const;                // the last one, while shown
 
 signals:
   void runOpened(const QString& path);
@@ -72,6 +102,13 @@ private:
   void reportWithDialog();
   void chartsWithDialog();
   void checkpointWithDialog();
+  void openCheckpointWithDialog();
+  void setAutosave(bool on);
+  void showProblem(const QString& title, const QString& text);
+  void showStatus(const QString& text, int ms = 0);
+  void checkpointOpened(const QString& path, RunController::CheckpointUse use, const QString& error);
+  void checkpointInspected(const QString& path, const std::optional<train::CheckpointInfo>& info,
+                           const QString& error);
   QString selectedName() const;
   static QString fileNameFor(QString runName);
 
@@ -83,6 +120,11 @@ private:
   QAction* m_report = nullptr;
   QAction* m_charts = nullptr;
   QAction* m_checkpoint = nullptr;
+  QAction* m_openCheckpoint = nullptr;
+  QAction* m_autosave = nullptr;
+  QAction* m_showRuns = nullptr;
+  QPointer<OpenCheckpointDialog> m_dialog;
+  QPointer<QMessageBox> m_problemBox;
 };
 
 } // namespace mantissa::ui

@@ -2,6 +2,9 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/app_shell/settings.h"
 
+#include <QDir>
+#include <QStandardPaths>
+
 namespace mantissa::ui {
 namespace {
 const QString kDarkKey = QStringLiteral("appearance/dark");
@@ -9,6 +12,7 @@ const QString kPresenterKey = QStringLiteral("appearance/presenter");
 const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kStateKey = QStringLiteral("window/state");
 const QString kLastPageKey = QStringLiteral("window/lastPage");
+const QString kAutosaveKey = QStringLiteral("runs/autosave");
 } // namespace
 
 bool Settings::darkTheme() const {
@@ -44,6 +48,21 @@ QString Settings::lastPage() const {
 }
 void Settings::setLastPage(const QString& title) {
   m_settings.setValue(kLastPageKey, title);
+}
+
+bool Settings::autosaveRuns() const {
+  return m_settings.value(kAutosaveKey, true).toBool();
+}
+void Settings::setAutosaveRuns(bool on) {
+  m_settings.setValue(kAutosaveKey, on);
+}
+
+QString Settings::runsFolder() {
+  const QString set = qEnvironmentVariable("MANTISSA_RUNS_DIR");
+  if (!set.isEmpty())
+    return set;
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+      .filePath(QStringLiteral("runs"));
 }
 
 } // namespace mantissa::ui

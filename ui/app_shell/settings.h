@@ -27,6 +27,14 @@ public:
   QString lastPage() const;
   void setLastPage(const QString& title);
 
+  // Whether each run's log and checkpoint are kept when it stops (on by default).
+  bool autosaveRuns() const;
+  void setAutosaveRuns(bool on);
+  // Where they go: $MANTISSA_RUNS_DIR when set, else "runs" in the
+  // application's data folder (~/.local/share/Mantissa/Mantissa/runs).
+  static QString runsFolder();
+  static constexpr int kKeptRuns = 20; // the newest run folders kept there
+
   void sync() { m_settings.sync(); }
 
 private:

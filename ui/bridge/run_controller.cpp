@@ -16,9 +16,12 @@
 #include <mantissa/train/checkpoint.h>
 #include <mantissa/train/run_log_rows.h>
 
+#include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QPointer>
+#include <QRegularExpression>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +30,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <span>
@@ -68,6 +72,10 @@ struct RunController::Run {
   std::shared_ptr<const train::RunLog> loaded; // a loaded run: its log (no trainer)
   QString source;                              // a loaded run: its file
   std::unique_ptr<RunFollower> follower;       // a followed run: reads its growing file
+  QString checkpoint;                          // opened from this checkpoint ("" otherwise)
+  bool sampleOnly = false;                     // a GPT's weights on its vocabulary: no training
+  QString autosaveDir;                         // its autosave folder ("" = none)
+  std::filesystem::path autosaveBase;          // that folder / file name, without extension
 
   // Training thread only.
   telemetry::PublishThrottle throttle{0, kPublishInterval};
@@ -192,24 +200,60 @@ QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
   if (!problems.isEmpty())
     m_runs.clear();
   nameRuns();
-  for (auto& run : m_runs) {
-    const QString path =
-        m_logDir.filePath(QStringLiteral("%1-%2.jsonl").arg(run->id).arg(++m_logCount));
-    run->log = std::make_unique<LiveRunLog>(QFile::encodeName(path).toStdString());
-    run->log->write(train::runLogHeader(run->trainer->session()));
-    run->log->flush();
-  }
+  for (auto& run : m_runs)
+    startLog(*run);
   emit runsChanged();
   emit stateChanged();
   return problems.join(u'\n');
 }
 
+// A file or folder name from a run's name: "fp16-mixed · scaler pytorch" ->
+// "fp16-mixed-scaler_pytorch".
+QString RunController::fileName(QString name) {
+  name.replace(QStringLiteral(" · "), QStringLiteral("-"));
+  static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._+-]+"));
+  name.replace(unsafe, QStringLiteral("_"));
+  return name.isEmpty() || name.startsWith(u'.') ? QStringLiteral("run") + name : name;
+}
+
+// The live log in the private folder; the autosave folder this run will use.
+void RunController::startLog(Run& run) {
+  ++m_logCount;
+  const QString path = m_logDir.filePath(QStringLiteral("%1-%2.jsonl").arg(run.id).arg(m_logCount));
+  run.log = std::make_unique<LiveRunLog>(QFile::encodeName(path).toStdString());
+  run.log->write(train::runLogHeader(run.trainer->session()));
+  run.log->flush();
+  if (!m_autosaveFolder.isEmpty() && !run.sampleOnly) {
+    const QString name = fileName(run.name);
+    run.autosaveDir = QDir(m_autosaveFolder)
+                          .filePath(QStringLiteral("%1-%2-%3")
+                                        .arg(QDateTime::currentDateTime().toString(
+                                                 QStringLiteral("yyyyMMdd-HHmmss")))
+                                        .arg(m_logCount)
+                                        .arg(name));
+    run.autosaveBase =
+        std::filesystem::path(QFile::encodeName(run.autosaveDir).toStdString()) /
+        QFile::encodeName(name).toStdString();
+  }
+}
+
 void RunController::buildTrainer(Run& run, const std::shared_ptr<const data::TrainTest>& data,
                                  const std::shared_ptr<const data::TextCorpus>& text) {
+  run.trainer = text ? std::make_unique<train::Trainer>(run.config, text, callbacksFor(run))
+                     : std::make_unique<train::Trainer>(run.config, data, callbacksFor(run));
+  // A finished run stays readable (requestTensor) and a GPT keeps generating
+  // (sampleGpt) on its own thread until the runs are replaced.
+  run.trainer->keepServing(true);
+  run.trainer->setPace(m_pace);
+}
+
+train::TrainerCallbacks RunController::callbacksFor(Run& run) {
   train::TrainerCallbacks callbacks;
   Run* r = &run;
   callbacks.onStep = [this, r](const train::StepReport& report) { onTrainerStep(*r, report); };
   callbacks.onEval = [this, r](const train::EvalReport& eval) {
+    if (r->sampleOnly) // its text is its vocabulary alone: no loss worth showing
+      return;
     const train::Session& session = r->trainer->session();
     if (r->log)
       r->log->write(train::runLogEval(session, eval));
@@ -239,13 +283,279 @@ void RunController::buildTrainer(Run& run, const std::shared_ptr<const data::Tra
     snapshot->meanTimes = meanOpTimes(r->timesInRun, r->stepsInRun);
     r->mailbox.publish(std::move(snapshot));
     nudge();
+    if (!r->autosaveBase.empty() && r->stepsInRun > 0) // a run that took no step adds nothing
+      autosave(*r);
   };
-  run.trainer = text ? std::make_unique<train::Trainer>(run.config, text, std::move(callbacks))
-                     : std::make_unique<train::Trainer>(run.config, data, std::move(callbacks));
-  // A finished run stays readable (requestTensor) and a GPT keeps generating
-  // (sampleGpt) on its own thread until the runs are replaced.
-  run.trainer->keepServing(true);
-  run.trainer->setPace(m_pace);
+  return callbacks;
+}
+
+// Training thread, once the run has ended: its log (with its configuration)
+// and its checkpoint side by side in the run's own folder.
+void RunController::autosave(Run& run) {
+  const std::filesystem::path log = run.autosaveBase.string() + ".jsonl";
+  const std::filesystem::path checkpoint = run.autosaveBase.string() + ".safetensors";
+  QString error;
+  try {
+    std::filesystem::create_directories(run.autosaveBase.parent_path());
+    run.log->copyTo(log);
+    io::writeFileAtomically(train::configPath(log), train::toJson(run.config).dump(2) + "\n");
+    train::saveCheckpoint(run.trainer->session(), checkpoint);
+  } catch (const std::exception& e) {
+    error = QString::fromLocal8Bit(e.what());
+  }
+  const QString path = QString::fromStdString(checkpoint.string());
+  const std::uint64_t key = run.key;
+  QPointer<RunController> self(this);
+  // Queued to the GUI thread; a run replaced by then is not reported.
+  QMetaObject::invokeMethod(
+      this,
+      [self, key, path, error] {
+        RunController* c = self.data();
+        if (!c)
+          return;
+        for (std::size_t i = 0; i < c->m_runs.size(); ++i)
+          if (const auto& r = c->m_runs[i]; r && r->key == key) {
+            emit c->autosaved(int(i), path, error);
+            break;
+          }
+        c->pruneAutosaves();
+      },
+      Qt::QueuedConnection);
+}
+
+void RunController::setAutosaveFolder(const QString& folder, int keep) {
+  m_autosaveFolder = folder;
+  m_autosaveKeep = std::max(1, keep);
+}
+
+QString RunController::autosaveDir(int run) const {
+  return m_runs.at(std::size_t(run))->autosaveDir;
+}
+
+// The autosave folders beyond the newest m_autosaveKeep, oldest first, go;
+// only folders named as autosave names them are touched.
+void RunController::pruneAutosaves() {
+  if (m_autosaveFolder.isEmpty())
+    return;
+  static const QRegularExpression named(QStringLiteral("^\\d{8}-\\d{6}-(\\d+)-"));
+  QDir root(m_autosaveFolder);
+  struct Entry {
+    QString stamp;
+    long long count;
+    QString name;
+  };
+  std::vector<Entry> entries;
+  for (const QString& name : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    const QRegularExpressionMatch m = named.match(name);
+    if (m.hasMatch())
+      entries.push_back({name.left(15), m.captured(1).toLongLong(), name});
+  }
+  if (int(entries.size()) <= m_autosaveKeep)
+    return;
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.stamp != b.stamp ? a.stamp < b.stamp : a.count < b.count;
+  });
+  // Never a folder of a run that is still here (its files may still come).
+  QStringList live;
+  for (const auto& run : m_runs)
+    live << QFileInfo(run->autosaveDir).fileName();
+  for (std::size_t i = 0; i + std::size_t(m_autosaveKeep) < entries.size(); ++i)
+    if (!live.contains(entries[i].name))
+      QDir(root.filePath(entries[i].name)).removeRecursively();
+}
+
+QString RunController::checkpointSource(int run) const {
+  return m_runs.at(std::size_t(run))->checkpoint;
+}
+
+struct RunController::Opened {
+  QString path;
+  CheckpointUse use = CheckpointUse::Resume;
+  std::function<void(const QString&)> done;
+  std::unique_ptr<train::Session> session; // null on a problem
+  QString error;
+  // A resumed run's log so far: the step and evaluation objects of the log
+  // beside the checkpoint (<name>.jsonl, as the autosave leaves it) up to
+  // the saved step, and what the record makes of them.
+  std::vector<nlohmann::json> earlier;
+  RunMailbox::Drained drained;
+};
+
+namespace {
+
+// The steps and evaluations before `step` of the log at `path`, as the
+// record takes them (with a snapshot at `step` of `total`); none when there
+// is no such log or it cannot be read (the run then starts its charts at
+// its step).
+void readEarlierLog(const std::filesystem::path& path, const train::Session& session,
+                    std::vector<nlohmann::json>& objects, RunMailbox::Drained& drained) {
+  const std::int64_t step = session.stepsDone();
+  try {
+    std::ifstream in(path);
+    train::RunLogBuilder builder;
+    builder.add(train::runLogHeader(session));
+    std::string line;
+    while (in && std::getline(in, line)) {
+      if (line.empty())
+        continue;
+      nlohmann::json object = nlohmann::json::parse(line);
+      if (!object.is_object() || object.contains("header") || object.contains("summary") ||
+          !object.contains("step") || !object["step"].is_number_integer())
+        continue;
+      const std::int64_t at = object["step"].get<std::int64_t>();
+      if (object.value("eval", false) ? at > step : at >= step)
+        continue;
+      builder.add(object);
+      objects.push_back(std::move(object));
+    }
+    drained = drainedFromLog(builder.log());
+  } catch (const std::exception&) { // a log that does not read: the run goes on without it
+    objects.clear();
+    drained = {};
+  }
+  auto snapshot = std::make_shared<RunSnapshot>();
+  snapshot->stepsDone = step;
+  snapshot->totalSteps = session.totalSteps();
+  snapshot->pace = 0.0;
+  drained.snapshot = std::move(snapshot);
+}
+
+} // namespace
+
+bool RunController::offThread(std::function<void()> work, std::function<void()> then) {
+  if (m_opening)
+    return false;
+  if (m_opener.joinable())
+    m_opener.join(); // the last one has handed over its result already
+  m_opening = true;
+  QPointer<RunController> self(this);
+  m_opener = std::jthread([self, work = std::move(work), then = std::move(then)] {
+    work(); // worker thread
+    if (self) // queued: the result goes to the GUI thread
+      QMetaObject::invokeMethod(
+          self,
+          [self, then] {
+            if (RunController* c = self.data()) {
+              c->m_opening = false;
+              then();
+            }
+          },
+          Qt::QueuedConnection);
+  });
+  return true;
+}
+
+// The exception's message, with the file named when it does not name it.
+QString RunController::problemIn(const QString& path, const std::exception& e) {
+  const QString message = QString::fromLocal8Bit(e.what());
+  return message.contains(path) ? message : QStringLiteral("%1: %2").arg(path, message);
+}
+
+bool RunController::inspectCheckpoint(
+    const QString& path,
+    std::function<void(const std::optional<train::CheckpointInfo>&, const QString&)> done) {
+  struct Result {
+    std::optional<train::CheckpointInfo> info;
+    QString error;
+  };
+  auto result = std::make_shared<Result>();
+  return offThread(
+      [path, result] {
+        try {
+          result->info = train::readCheckpointInfo(QFile::encodeName(path).toStdString());
+        } catch (const std::exception& e) {
+          result->error = problemIn(path, e);
+        }
+      },
+      [result, done = std::move(done)] { done(result->info, result->error); });
+}
+
+bool RunController::openCheckpoint(const QString& path, CheckpointUse use,
+                                   std::int64_t totalSteps,
+                                   std::function<void(const QString&)> done) {
+  auto opened = std::make_shared<Opened>();
+  opened->path = path;
+  opened->use = use;
+  opened->done = std::move(done);
+  return offThread(
+      [opened, totalSteps] {
+        // Worker thread: reads the file, loads the data, restores the state.
+        const std::filesystem::path file(QFile::encodeName(opened->path).toStdString());
+        try {
+          if (opened->use == CheckpointUse::Sample) {
+            opened->session = train::openCheckpointForSampling(file);
+          } else {
+            train::CheckpointInfo info = train::readCheckpointInfo(file);
+            if (!info.resumable)
+              throw train::CheckpointError(
+                  file.string() + ": holds weights only (no " + train::kCheckpointStatePrefix +
+                  "* tensors): it cannot resume a run (mantissa-cli train --init-from starts "
+                  "one from its weights)");
+            if (totalSteps <= info.step)
+              throw train::CheckpointError(file.string() + ": the run stopped at step " +
+                                           std::to_string(info.step) + "; give a total above " +
+                                           std::to_string(info.step) + " steps to train on");
+            info.config.steps = totalSteps;
+            info.config.epochs = 0;
+            auto session = std::make_unique<train::Session>(info.config);
+            train::restoreCheckpoint(*session, file, train::RestoreScope::Everything);
+            std::filesystem::path log = file;
+            log.replace_extension(".jsonl");
+            if (std::filesystem::is_regular_file(log))
+              readEarlierLog(log, *session, opened->earlier, opened->drained);
+            else
+              readEarlierLog({}, *session, opened->earlier, opened->drained);
+            opened->session = std::move(session);
+          }
+        } catch (const std::exception& e) {
+          opened->session.reset();
+          opened->error = problemIn(opened->path, e);
+        }
+      },
+      [this, opened] { addOpened(opened); });
+}
+
+// GUI thread: the opened checkpoint joins the runs, or the problem is told.
+void RunController::addOpened(const std::shared_ptr<Opened>& opened) {
+  if (!opened->session) {
+    if (opened->done)
+      opened->done(opened->error);
+    return;
+  }
+  if (!m_started) { // built but never started: nothing in them to keep
+    std::erase_if(m_runs, [](const auto& run) { return trains(run); });
+    m_configs.clear();
+  }
+  auto run = std::make_unique<Run>();
+  Run& r = *run;
+  r.id = QStringLiteral("run%1").arg(m_runs.size() + 1);
+  r.key = ++m_lastKey;
+  r.color = palette::seriesColor(int(m_runs.size()));
+  r.config = opened->session->config();
+  r.checkpoint = opened->path;
+  r.sampleOnly = opened->use == CheckpointUse::Sample;
+  const train::Session& session = *opened->session;
+  r.name = QString::fromStdString(train::runName(session));
+  r.facts = session.gpt() ? gptFacts(session) : runFacts(session);
+  r.baseName = QStringLiteral("%1 · %2").arg(r.name, QFileInfo(opened->path).completeBaseName());
+  r.trainer = std::make_unique<train::Trainer>(std::move(opened->session), callbacksFor(r));
+  r.trainer->keepServing(true);
+  r.trainer->setPace(m_pace);
+  m_runs.push_back(std::move(run));
+  nameRuns();
+  startLog(r);
+  for (const nlohmann::json& object : opened->earlier)
+    r.log->write(object);
+  r.log->flush();
+  r.record.apply(std::move(opened->drained));
+  m_started = true;
+  r.trainer->start(true); // paused at its saved step
+  if (r.sampleOnly)
+    r.trainer->finish(); // nothing to train: it serves samples
+  emit runsChanged();
+  emit stateChanged();
+  if (opened->done)
+    opened->done(QString());
 }
 
 void RunController::setPace(double stepsPerSecond) {

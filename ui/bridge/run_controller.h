@@ -8,6 +8,7 @@
 #include "ui/bridge/thread_handoff.h"
 
 #include <mantissa/telemetry/histogram.h>
+#include <mantissa/train/checkpoint.h>
 #include <mantissa/train/run_config.h>
 #include <mantissa/train/trainer.h>
 
@@ -24,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 namespace mantissa::ui {
@@ -77,6 +79,42 @@ public:
   // the error on the GUI thread (with this controller alive). False, and no
   // call, when `run` is not a started live run.
   bool saveCheckpoint(int run, const QString& path, std::function<void(const QString&)> done);
+
+  // What an opened checkpoint becomes: a run that trains on from its saved
+  // step (its state restored: train::RestoreScope::Everything, its data
+  // loaded from its configuration), or a GPT's weights that only sample
+  // (train::openCheckpointForSampling: what `mantissa-cli sample` uses).
+  enum class CheckpointUse { Resume, Sample };
+  // Opens a checkpoint as one more live run. The file is read, the data
+  // loaded and the state restored on a worker thread; then, on the GUI
+  // thread, the run joins the others (runs built but not started yet are
+  // dropped first, as by loadRun), paused at its saved step (Resume, to
+  // `totalSteps` in all, which must lie above it) or finished (Sample: the
+  // Generate dock samples it). `done` gets "" or the problem naming the
+  // file; on a problem the runs are left as they were. False, and no call,
+  // while another checkpoint is being opened.
+  bool openCheckpoint(const QString& path, CheckpointUse use, std::int64_t totalSteps,
+                      std::function<void(const QString&)> done);
+  bool isOpeningCheckpoint() const { return m_opening; }
+  // What a checkpoint holds (train::readCheckpointInfo: its header only),
+  // read on the same worker thread; `done` gets the info, or nullopt and the
+  // problem naming the file. False, and no call, while another is read.
+  bool inspectCheckpoint(
+      const QString& path,
+      std::function<void(const std::optional<train::CheckpointInfo>&, const QString&)> done);
+  // A run opened from a checkpoint: its file ("" otherwise).
+  QString checkpointSource(int run) const;
+
+  // Autosave: when a live run that took a step ends (its last step, Stop, a
+  // divergence, the runs replaced or the window closed), its own thread writes its log
+  // (<name>.jsonl, with its configuration) and its checkpoint
+  // (<name>.safetensors) into a folder of its own under `folder`
+  // (<yyyyMMdd-HHmmss>-<run id>), atomically; autosaved() then reports it.
+  // The `keep` most recent such folders stay; older ones are removed.
+  // "" turns it off (the default). Applies to runs built afterwards.
+  void setAutosaveFolder(const QString& folder, int keep = 20);
+  QString autosaveFolder() const { return m_autosaveFolder; }
+  QString autosaveDir(int run) const; // this run's folder ("" when not autosaved)
 
   // A copy of a live MLP or CNN run's tensor (Weights or WeightGrads of
   // `layer`): taken on its training thread between two steps, or at once when
@@ -162,6 +200,8 @@ signals:
   void stateChanged();
   void updated(); // after a drain that brought something new
   void followStopped(int run, const QString& message);
+  // A run's autosave was written to `checkpoint` (beside its log), or failed (`error`).
+  void autosaved(int run, const QString& checkpoint, const QString& error);
 
 private:
   struct Run;
@@ -174,6 +214,16 @@ private:
   void onTrainerStep(Run& run, const train::StepReport& report);
   void attachFollower(Run* run); // a followed log's record: grows with run->follower's file
   void nameRuns();               // every run's name from its base name (distinctRunNames)
+  struct Opened;
+  void addOpened(const std::shared_ptr<Opened>& opened); // GUI thread: the worker's result
+  void startLog(Run& run);
+  train::TrainerCallbacks callbacksFor(Run& run);
+  void autosave(Run& run); // training thread, once the run ended
+  static QString fileName(QString runName);
+  void pruneAutosaves();
+  // `work` on m_opener, then `then` on the GUI thread (with this controller alive).
+  bool offThread(std::function<void()> work, std::function<void()> then);
+  static QString problemIn(const QString& path, const std::exception& e);
 
   std::vector<train::RunConfig> m_configs;
   QTemporaryDir m_logDir; // the live runs' logs (outlives m_runs, whose logs live in it)
@@ -190,6 +240,10 @@ private:
   bool m_started = false;
   std::uint64_t m_lastKey = 0; // the last Run::key given
   double m_pace = 0.0;
+  QString m_autosaveFolder; // "" = no autosave
+  int m_autosaveKeep = 20;
+  bool m_opening = false;  // a checkpoint is being read by m_opener
+  std::jthread m_opener;   // reads one checkpoint at a time; joined in the destructor
 };
 
 } // namespace mantissa::ui

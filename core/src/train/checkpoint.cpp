@@ -3,16 +3,20 @@
 #include <mantissa/train/checkpoint.h>
 
 #include <mantissa/config.h>
+#include <mantissa/data/text.h>
+#include <mantissa/model/gpt.h>
 #include <mantissa/model/network.h>
 #include <mantissa/tensor/run_state.h>
 #include <mantissa/train/session.h>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <span>
 
 namespace mantissa::train {
@@ -304,6 +308,80 @@ void restoreCheckpoint(Session& session, const std::filesystem::path& path, Rest
     model::OpTimes ignored;
     session.model().refreshWorkingWeights(ignored);
   }
+}
+
+namespace {
+
+// Code points of UTF-8 text; nullopt at the first invalid sequence (its
+// byte offset in `bad`).
+std::optional<std::u32string> decodeUtf8(const std::string& s, std::size_t& bad) {
+  std::u32string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const int n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + std::size_t(n) > s.size()) {
+      bad = i;
+      return std::nullopt;
+    }
+    char32_t c = n == 1 ? b : b & (0x7F >> n);
+    for (int k = 1; k < n; ++k) {
+      const auto cont = static_cast<unsigned char>(s[i + std::size_t(k)]);
+      if ((cont >> 6) != 2) {
+        bad = i;
+        return std::nullopt;
+      }
+      c = (c << 6) | (cont & 0x3F);
+    }
+    static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (c < kMin[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+      bad = i;
+      return std::nullopt;
+    }
+    out += c;
+    i += std::size_t(n);
+  }
+  return out;
+}
+
+} // namespace
+
+std::unique_ptr<Session> openCheckpointForSampling(const std::filesystem::path& file) {
+  const std::string path = file.string();
+  CheckpointInfo info = readCheckpointInfo(file);
+  if (!model::isGptSpec(info.config.model))
+    throw CheckpointError(path + ": holds the model " + info.config.model +
+                          ", not a GPT: only a GPT generates text");
+  const io::SafetensorsReader reader(file);
+  const std::string* vocabularyText = reader.header().metadataValue("vocabulary");
+  if (!vocabularyText)
+    throw CheckpointError(path + ": no \"vocabulary\" in __metadata__");
+  std::size_t bad = 0;
+  const auto vocabulary = decodeUtf8(*vocabularyText, bad);
+  if (!vocabulary)
+    throw CheckpointError(path + ": __metadata__ \"vocabulary\": invalid UTF-8 at byte " +
+                          std::to_string(bad + 1));
+  if (vocabulary->empty() || !std::is_sorted(vocabulary->begin(), vocabulary->end()) ||
+      std::adjacent_find(vocabulary->begin(), vocabulary->end()) != vocabulary->end())
+    throw CheckpointError(path + ": __metadata__ \"vocabulary\" is not a sorted set of "
+                                 "distinct characters");
+  if (vocabulary->size() > std::size_t(data::kMaxTextVocabulary))
+    throw CheckpointError(path + ": __metadata__ \"vocabulary\" holds " +
+                          std::to_string(vocabulary->size()) + " characters, over " +
+                          std::to_string(data::kMaxTextVocabulary));
+  // The model needs a corpus only for its vocabulary: the vocabulary
+  // itself, repeated to fill one window per split, stands in.
+  const int ctx = model::parseGptSpec(info.config.model).ctx;
+  auto corpus = std::make_shared<data::TextCorpus>();
+  corpus->name = path;
+  corpus->vocabulary.assign(vocabulary->begin(), vocabulary->end());
+  const std::size_t half = std::size_t(ctx) + 2;
+  for (std::size_t i = 0; i < 2 * half; ++i)
+    corpus->tokens.push_back(std::int32_t(i % vocabulary->size()));
+  corpus->trainSize = half;
+  info.config.evalBatches = 1;
+  auto session = std::make_unique<Session>(info.config, std::move(corpus));
+  restoreCheckpoint(*session, file, RestoreScope::Weights);
+  return session;
 }
 
 } // namespace mantissa::train

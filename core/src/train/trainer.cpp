@@ -80,6 +80,13 @@ Trainer::Trainer(RunConfig config, std::shared_ptr<const data::TextCorpus> text,
     : m_session(std::make_unique<Session>(std::move(config), std::move(text))),
       m_callbacks(std::move(callbacks)) {}
 
+Trainer::Trainer(std::unique_ptr<Session> session, TrainerCallbacks callbacks)
+    : m_session(std::move(session)), m_callbacks(std::move(callbacks)) {
+  if (!m_session)
+    throw std::invalid_argument("Trainer: no session");
+  m_stepsDone = m_session->stepsDone();
+}
+
 Trainer::~Trainer() {
   if (m_thread.joinable()) {
     m_thread.request_stop(); // the condition variable wakes on stop requests

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -73,5 +74,12 @@ enum class RestoreScope : std::uint8_t {
 // is changed. A state value out of range (a position past its history) is
 // refused while restoring; the session must then be discarded.
 void restoreCheckpoint(Session& session, const std::filesystem::path& path, RestoreScope scope);
+
+// A GPT checkpoint's weights (RestoreScope::Weights) in a session that can
+// only sample: its text is the vocabulary of __metadata__, so the data the
+// run trained on need not exist. What `mantissa-cli sample` generates from.
+// Throws io::SafetensorsError or CheckpointError (not a GPT, no vocabulary,
+// a vocabulary that is not a sorted set of distinct characters).
+std::unique_ptr<Session> openCheckpointForSampling(const std::filesystem::path& path);
 
 } // namespace mantissa::train

@@ -58,6 +58,9 @@ public:
   // A GPT on a text already loaded (shared by several runs).
   Trainer(RunConfig config, std::shared_ptr<const data::TextCorpus> text,
           TrainerCallbacks callbacks);
+  // A session built (and perhaps restored from a checkpoint: train/
+  // checkpoint.h) elsewhere, on any thread; it continues from its own step.
+  Trainer(std::unique_ptr<Session> session, TrainerCallbacks callbacks);
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
