@@ -204,6 +204,28 @@ class CrossCheck(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("layers.0.weight", r.stderr)
 
+    def test_mantissa_torch_save_of_a_lenet_opens_in_mantissa(self):
+        # Mantissa's cnn:c4k3-p2-f8: a 3x3 convolution to 4 channels (padded),
+        # 2x2 pooling, 784 -> 8 -> 10. Its parameters are numbered by the
+        # layers that hold them, as a ModuleList without the pooling holds them.
+        class LeNet(torch.nn.Module):
+            def __init__(self, channels):
+                super().__init__()
+                self.layers = torch.nn.ModuleList([
+                    torch.nn.Conv2d(1, channels, 3, padding=1),
+                    torch.nn.Linear(channels * 14 * 14, 8),
+                    torch.nn.Linear(8, 10)])
+
+        good = os.path.join(self.tmp, "lenet.safetensors")
+        mantissa_torch.save(LeNet(4), good, config={"model": "cnn:c4k3-p2-f8", "steps": 1})
+        self.run_cli("train", "--model", "cnn:c4k3-p2-f8", "--steps", "2", "--init-from", good)
+        wrong = os.path.join(self.tmp, "lenet_wrong.safetensors")
+        mantissa_torch.save(LeNet(6), wrong, config={"model": "cnn:c6k3-p2-f8", "steps": 1})
+        r = subprocess.run([self.cli, "train", "--model", "cnn:c4k3-p2-f8", "--steps", "2",
+                            "--init-from", wrong], capture_output=True, text=True, timeout=240)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("layers.0.weight", r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
