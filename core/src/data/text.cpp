@@ -109,6 +109,21 @@ std::string TextCorpus::decode(std::span<const std::int32_t> ids) const {
   return out;
 }
 
+std::optional<std::u32string> decodeUtf8(std::string_view bytes, std::size_t& bad) {
+  std::u32string out;
+  for (std::size_t i = 0; i < bytes.size();) {
+    char32_t c = 0;
+    const int n = decodeOne(bytes, i, c);
+    if (n == 0) {
+      bad = i;
+      return std::nullopt;
+    }
+    out += c;
+    i += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
 TextCorpus parseText(std::string_view bytes, std::string_view name, int ctx) {
   if (ctx < 1)
     fail(name, "context length must be at least 1, got " + std::to_string(ctx));

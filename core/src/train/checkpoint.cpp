@@ -310,41 +310,6 @@ void restoreCheckpoint(Session& session, const std::filesystem::path& path, Rest
   }
 }
 
-namespace {
-
-// Code points of UTF-8 text; nullopt at the first invalid sequence (its
-// byte offset in `bad`).
-std::optional<std::u32string> decodeUtf8(const std::string& s, std::size_t& bad) {
-  std::u32string out;
-  for (std::size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    const int n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + std::size_t(n) > s.size()) {
-      bad = i;
-      return std::nullopt;
-    }
-    char32_t c = n == 1 ? b : b & (0x7F >> n);
-    for (int k = 1; k < n; ++k) {
-      const auto cont = static_cast<unsigned char>(s[i + std::size_t(k)]);
-      if ((cont >> 6) != 2) {
-        bad = i;
-        return std::nullopt;
-      }
-      c = (c << 6) | (cont & 0x3F);
-    }
-    static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (c < kMin[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
-      bad = i;
-      return std::nullopt;
-    }
-    out += c;
-    i += std::size_t(n);
-  }
-  return out;
-}
-
-} // namespace
-
 std::unique_ptr<Session> openCheckpointForSampling(const std::filesystem::path& file) {
   const std::string path = file.string();
   CheckpointInfo info = readCheckpointInfo(file);
@@ -356,7 +321,7 @@ std::unique_ptr<Session> openCheckpointForSampling(const std::filesystem::path& 
   if (!vocabularyText)
     throw CheckpointError(path + ": no \"vocabulary\" in __metadata__");
   std::size_t bad = 0;
-  const auto vocabulary = decodeUtf8(*vocabularyText, bad);
+  const auto vocabulary = data::decodeUtf8(*vocabularyText, bad);
   if (!vocabulary)
     throw CheckpointError(path + ": __metadata__ \"vocabulary\": invalid UTF-8 at byte " +
                           std::to_string(bad + 1));

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -55,6 +56,10 @@ struct TextCorpus {
 // tab, newline, carriage return, form feed), invalid UTF-8 (with its byte
 // offset and line), too short for one window in each split, too many distinct
 // characters, larger than kMaxTextBytes.
+// The code points of UTF-8 text (RFC 3629); nullopt at the first invalid
+// sequence, whose byte offset goes to `bad`.
+std::optional<std::u32string> decodeUtf8(std::string_view bytes, std::size_t& bad);
+
 TextCorpus parseText(std::string_view bytes, std::string_view name, int ctx);
 
 // The file at `path` through parseText (missing, unreadable or oversized
