@@ -77,7 +77,7 @@ struct StepFigures {
 };
 StepFigures stepOf(train::Session& session) {
   const train::StepReport& r = session.step();
-  const model::GptNetwork& net = *session.gpt();
+  const model::GptNetwork& net = *model::gptOf(session.model());
   const bool updated = !r.skipped && !r.divergence;
   return {r.stepMs, r.times.optimizer + (updated ? net.refreshMs() : 0.0), net.gpt().times(),
           r.telemetry};

@@ -158,7 +158,7 @@ TEST(Checkpoint, AGptsWeightsUnderNanoGptNames) {
   const Stored st = readBack(path);
 
   std::map<std::string, const Tensor*> p;
-  for (const auto& param : s.gpt()->gpt().params())
+  for (const auto& param : model::gptOf(s.model())->gpt().params())
     p[param.name] = &param.value;
   const std::uint64_t V = 65, T = 8, C = 16;
   expectTensor(st, "transformer.wte.weight", {V, C}, values(*p.at("wte")));
@@ -183,7 +183,7 @@ TEST(Checkpoint, AGptsWeightsUnderNanoGptNames) {
   expectTensor(st, "transformer.ln_f.bias", {C}, values(*p.at("lnf.b")));
   EXPECT_EQ(torchTensors(st), 2 + 2 * 12 + 2u) << "no lm_head: it is wte, tied";
   // AdamW's moments for every parameter, and the step.
-  for (const auto& param : s.gpt()->gpt().params())
+  for (const auto& param : model::gptOf(s.model())->gpt().params())
     for (const char* m : {".m", ".v"})
       EXPECT_TRUE(st.header.contains("mantissa.state.optimizer." + param.name + m)) << param.name << m;
   EXPECT_EQ(st.header["mantissa.state.step"]["dtype"], "I64");

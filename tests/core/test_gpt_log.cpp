@@ -39,7 +39,7 @@ train::RunConfig tinyConfig() {
 }
 
 int layerOf(const train::Session& run, const std::string& name) {
-  const auto& names = run.gpt()->telemetryLayers();
+  const auto& names = model::gptOf(run.model())->telemetryLayers();
   const auto it = std::find(names.begin(), names.end(), name);
   return it == names.end() ? -1 : int(it - names.begin());
 }
@@ -190,7 +190,7 @@ TEST(GptLog, FrameCountsEqualAnIndependentCountOfTheTensors) {
   c.telemetryEvery = 1;
   c.clipNorm = 0.0; // the gradients stay as observed
   train::Session run(c);
-  model::Gpt& gpt = run.gpt()->gpt();
+  model::Gpt& gpt = model::gptOf(run.model())->gpt();
   run.step();
   // Weights as this step uses them: copied before it.
   const int wte = layerOf(run, "wte");

@@ -113,7 +113,7 @@ TEST(GptTraining, NonFiniteLossEndsTheRunNamingTheOp) {
   auto c = tinyConfig(10);
   c.policy = "fp32,softmax=fp16,softmax-max=off";
   train::Session run(c);
-  model::Gpt& gpt = run.gpt()->gpt();
+  model::Gpt& gpt = model::gptOf(run.model())->gpt();
   for (auto& p : gpt.params())
     if (p.name.ends_with("qkv.w"))
       for (float& v : p.value.f32())

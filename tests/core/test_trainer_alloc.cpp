@@ -153,7 +153,7 @@ void PrintTo(const SteadyCase& c, std::ostream* os) {
 // oneDNN's own allocations in the products of one step of the session.
 long allocationsOfStep(const train::Session& s) {
   const train::RunConfig& c = s.config();
-  if (const model::GptNetwork* gpt = s.gpt())
+  if (const model::GptNetwork* gpt = model::gptOf(s.model()))
     return allocationsOfGptTrainingStep(model::parseGptSpec(c.model), c.batch, s.text().vocabularySize(),
                                 gpt->gpt().policy()[amp::OpClass::MatmulInputs]);
   std::vector<int> widths;

@@ -112,14 +112,6 @@ template <class RunPtr> bool trains(const RunPtr& run) {
   return run->trainer != nullptr;
 }
 
-// The fixed parts of a GPT run, as its log's header gives them (the views
-// read a GPT's tensor names and op table from there, live or saved alike).
-RunFacts gptFacts(const train::Session& session) {
-  train::RunLogBuilder builder;
-  builder.add(train::runLogHeader(session));
-  return runFacts(builder.log());
-}
-
 QString settingText(const nlohmann::json& value) {
   if (value.is_string())
     return QString::fromStdString(value.get<std::string>());
@@ -190,7 +182,7 @@ QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
       buildTrainer(*run, images, text);
       const train::Session& session = run->trainer->session();
       run->name = QString::fromStdString(train::runName(session));
-      run->facts = session.gpt() ? gptFacts(session) : runFacts(session);
+      run->facts = runFacts(session);
       run->baseName = run->name;
       m_runs.push_back(std::move(run));
     } catch (const std::exception& e) {
@@ -536,7 +528,7 @@ void RunController::addOpened(const std::shared_ptr<Opened>& opened) {
   r.sampleOnly = opened->use == CheckpointUse::Sample;
   const train::Session& session = *opened->session;
   r.name = QString::fromStdString(train::runName(session));
-  r.facts = session.gpt() ? gptFacts(session) : runFacts(session);
+  r.facts = runFacts(session);
   r.baseName = QStringLiteral("%1 · %2").arg(r.name, QFileInfo(opened->path).completeBaseName());
   r.trainer = std::make_unique<train::Trainer>(std::move(opened->session), callbacksFor(r));
   r.trainer->keepServing(true);
@@ -820,7 +812,7 @@ void RunController::attachFollower(Run* r) {
 
 bool RunController::isGpt(int run) const {
   const Run& r = *m_runs.at(std::size_t(run));
-  return r.trainer && r.trainer->session().gpt() != nullptr;
+  return r.trainer && r.trainer->session().isText();
 }
 
 bool RunController::hasGptRuns() const {

@@ -5,6 +5,7 @@
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/model/gpt.h>
 #include <mantissa/model/mlp.h>
+#include <mantissa/train/run_log.h>
 #include <mantissa/train/run_log_rows.h>
 #include <mantissa/train/run_precision.h>
 
@@ -130,6 +131,14 @@ void addForeignFacts(RunFacts& f, const json& h) {
 } // namespace
 
 RunFacts runFacts(const train::Session& session) {
+  // A model that runs a per-op policy: the fixed parts as its log's header
+  // gives them (the views read its tensor names and op table from there,
+  // live or saved alike).
+  if (session.model().policy()) {
+    train::RunLogBuilder builder;
+    builder.add(train::runLogHeader(session));
+    return runFacts(builder.log());
+  }
   RunFacts f;
   for (const auto& layer : session.model().layerInfo()) {
     if (f.widths.empty())

@@ -101,6 +101,31 @@ void GptNetwork::refreshWorkingWeights(OpTimes& times) {
   times.conversion += m_refreshMs;
 }
 
+void GptNetwork::telemetryTensors(TelemetryPass pass,
+                                  std::vector<telemetry::TelemetryCollector::Observed>& out) const {
+  using telemetry::TensorClass;
+  const auto& params = m_gpt.params();
+  out.clear();
+  if (pass == TelemetryPass::Gradients) {
+    for (std::size_t i = 0; i < params.size(); ++i)
+      out.push_back({int(i), TensorClass::WeightGrads, params[i].grad.f32()});
+    return;
+  }
+  for (std::size_t i = 0; i < params.size(); ++i)
+    out.push_back({int(i), TensorClass::Weights, params[i].value.f32()});
+  const auto acts = m_gpt.observedActivations();
+  for (std::size_t i = 0; i < acts.size(); ++i)
+    out.push_back({int(params.size() + i), TensorClass::Activations, acts[i].values});
+}
+
+std::vector<std::pair<std::string, double>> GptNetwork::opMs() const {
+  std::vector<std::pair<std::string, double>> ops;
+  const GptTimes& times = m_gpt.times();
+  for (std::size_t o = 0; o < kGptOpCount; ++o)
+    ops.emplace_back(std::string(gptOpName(GptOp(o))), times.ms[o]);
+  return ops;
+}
+
 std::optional<NonFiniteSite> GptNetwork::firstNonFinite(bool backward) const {
   if (!backward) {
     if (auto op = m_gpt.firstNonFinite())

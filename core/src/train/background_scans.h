@@ -12,7 +12,7 @@
 // a thread started at the first post(). While the model runs a product on
 // both cores (enter() .. leave(), told by model::Mlp), no new piece starts:
 // the product gets the cores back within one piece. At idle priority (a
-// GPT's, which does not tell its products) the scheduler does that instead.
+// model's that does not tell its products) the scheduler does that instead.
 // wait() counts the pieces still queued on the calling thread too (with its
 // OpenMP team, at idle priority, when much is left), and returns once every
 // posted tensor is counted.
@@ -40,6 +40,8 @@ public:
   // takes time a core would otherwise idle: any other thread that wakes on
   // its core (an OpenMP worker starting a product) preempts it at once.
   explicit BackgroundScans(bool idlePriority = false) : m_idlePriority(idlePriority) {}
+  // Before the first post(): the same choice, made once the model is known.
+  void setIdlePriority(bool idle) { m_idlePriority = idle; }
   ~BackgroundScans() override; // drops what is still queued, joins the thread
   BackgroundScans(const BackgroundScans&) = delete;
   BackgroundScans& operator=(const BackgroundScans&) = delete;

@@ -3,7 +3,6 @@
 #include <mantissa/amp/policy.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/kernels/matmul_path.h>
-#include <mantissa/model/gpt_network.h>
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
@@ -107,16 +106,16 @@ json planBytesJson(const Session& s) {
 }
 
 std::string runName(const Session& s) {
-  return s.gpt() && !s.config().policy.empty() ? s.gpt()->gpt().policy().toSpec()
-                                               : s.config().recipe;
+  const amp::Policy* policy = s.model().policy();
+  return policy && !s.config().policy.empty() ? policy->toSpec() : s.config().recipe;
 }
 
 json runLogHeader(const Session& s) {
   const model::Network& net = s.model();
   auto table = json::array();
-  // A GPT's op rows are already one per op class of its policy (with the
-  // kernel or emulation that ran); an MLP's or CNN's add to the recipe's.
-  if (!s.gpt())
+  // A model that runs a policy has op rows for every op class of it (with
+  // the kernel or emulation that ran); the others' add to the recipe's.
+  if (!net.policy())
     for (const auto& row : amp::recipeTable(s.recipe()))
       table.push_back({{"op", row.op}, {"precision", row.precision}, {"note", row.note}});
   for (const auto& row : net.opRows())
@@ -155,22 +154,22 @@ json runLogHeader(const Session& s) {
       layers.push_back(l.name);
     h["layers"] = layers;
   }
-  if (const model::GptNetwork* gpt = s.gpt()) {
-    // The policy the GPT runs (named by it when one was given), its table
-    // with every op class a GPT has (BatchNorm's is a CNN's), and the names
-    // of its telemetry frames' layers (GptNetwork::telemetryLayers).
-    const amp::Policy& policy = gpt->gpt().policy();
+  if (const amp::Policy* policy = net.policy()) {
+    // The policy the model runs (named by it when one was given) and its
+    // table with every op class the model has (BatchNorm's only with a
+    // convolution).
     json policyTable = json::array();
-    for (const auto& row : amp::policyTable(policy))
-      if (row.op != amp::opClassLabel(amp::OpClass::BatchNorm))
+    for (const auto& row : amp::policyTable(*policy))
+      if (!net.convImplementation().empty() || row.op != amp::opClassLabel(amp::OpClass::BatchNorm))
         policyTable.push_back({{"op", row.op}, {"precision", row.precision}});
     h["name"] = runName(s);
-    h["model"] = gpt->gpt().spec().toString();
-    h["policy"] = policy.toSpec();
+    h["model"] = net.specString();
+    h["policy"] = policy->toSpec();
     h["policy_table"] = policyTable;
-    h["layers"] = gpt->telemetryLayers();
     h["telemetry_every"] = s.config().telemetryEvery;
   }
+  if (const auto names = net.telemetryNames(); !names.empty())
+    h["layers"] = names; // the names of its telemetry frames' layers
   return h;
 }
 
@@ -227,15 +226,14 @@ json runLogStep(const Session& session, const StepReport& r) {
     j["scaling"] = telemetry::toJson(*r.scaling);
   if (r.divergence)
     j["divergence"] = divergenceJson(*r.divergence);
-  if (const model::GptNetwork* gpt = session.gpt()) {
-    // A GPT's own op times (forward + backward of this step), read from the
-    // network right after the step.
-    const model::GptTimes& times = gpt->gpt().times();
+  if (const auto opMs = session.model().opMs(); !opMs.empty()) {
+    // The model's own op times (forward + backward of this step), read from
+    // the network right after the step.
     json ops = json::object();
-    for (std::size_t o = 0; o < model::kGptOpCount; ++o)
-      ops[std::string(model::gptOpName(model::GptOp(o)))] = times.ms[o];
+    for (const auto& [op, ms] : opMs)
+      ops[op] = ms;
     j["op_ms"] = ops;
-    j["matmul_ms"] = times.matmulMs;
+    j["matmul_ms"] = session.model().matmulMs();
   }
   return j;
 }
@@ -261,8 +259,9 @@ json runLogSummary(const Session& session, const RunSummary& s) {
             {"wall_s", s.wallSeconds},
             {"stopped_early", s.stoppedEarly},
             {"diverged", s.divergence.has_value()}};
-  if (const model::GptNetwork* gpt = session.gpt()) {
-    j["policy"] = gpt->gpt().policy().toSpec();
+  if (const amp::Policy* policy = session.model().policy())
+    j["policy"] = policy->toSpec();
+  if (session.isText()) { // the losses over both splits' fixed batches
     j["val_loss"] = finiteOrNull(s.testLoss);
     j["train_loss"] = finiteOrNull(s.evalTrainLoss.value_or(0.0));
   } else {

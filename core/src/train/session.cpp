@@ -200,7 +200,7 @@ amp::Recipe recipeFor(const RunConfig& c) {
 
 // The divergence an evaluation after `steps` steps shows, if any.
 std::optional<Divergence> evaluationDivergence(const EvalReport& e, std::int64_t steps,
-                                               const model::GptNetwork* gpt) {
+                                               const amp::Policy* policy) {
   // After a step, a non-finite evaluation loss means the weights hold
   // non-finite or overflowing values: the run diverged, in every model, even
   // when no single step's values were caught becoming non-finite (a scaler
@@ -216,11 +216,11 @@ std::optional<Divergence> evaluationDivergence(const EvalReport& e, std::int64_t
   d.layer = 0;
   d.op = "evaluation";
   d.reason = "non-finite test loss";
-  if (gpt) {
+  if (policy) {
     d.message = std::string("non-finite ") +
                 (std::isfinite(e.loss) ? "training" : "validation") + " loss (" +
                 (std::isnan(bad) ? "NaN" : bad > 0 ? "inf" : "-inf") + ") at step " +
-                std::to_string(d.step) + " in policy " + gpt->gpt().policy().toSpec() +
+                std::to_string(d.step) + " in policy " + policy->toSpec() +
                 ": the evaluation after the step gives it (the weights hold non-finite or "
                 "overflowing values)";
   } else {
@@ -304,10 +304,9 @@ void Session::initText() {
   checkMemory(gptMemoryNeed(spec, m_text->vocabularySize(), m_config.batch, m_config.evalBatches,
                             m_recipe.updateRounding == amp::UpdateRounding::Kahan),
               availableMemory());
-  auto gpt =
+  m_model =
       std::make_unique<model::GptNetwork>(spec, m_text->vocabularySize(), m_config.batch, policy);
-  m_gpt = gpt.get();
-  m_model = std::move(gpt);
+  m_context = spec.ctx;
   m_model->initialize(m_config.seed);
   m_textBatcher =
       std::make_unique<data::TextBatcher>(*m_text, data::TextSplit::Train, spec.ctx, m_config.seed);
@@ -348,8 +347,9 @@ void Session::initTraining() {
   m_activationScans.resize(2 * layers);
   m_gradScans.resize(layers);
   m_updateScans.resize(layers);
-  m_background = std::make_unique<BackgroundScans>(m_gpt != nullptr);
-  m_model->setParallelSections(m_background.get());
+  m_background = std::make_unique<BackgroundScans>();
+  m_background->setIdlePriority(!m_model->setParallelSections(m_background.get()));
+  m_namedTelemetry = !m_model->telemetryNames().empty();
   if (m_recipe.lossScaling) {
     auto sc = amp::scalerPreset(m_config.scaler.empty() ? m_recipe.defaultScaler : m_config.scaler);
     if (m_config.scalerInitScale)
@@ -388,7 +388,7 @@ std::int64_t Session::stepsPerEpoch() const {
   if (m_text) // windows of B * T characters per step over the training split
     return std::max<std::int64_t>(
         1, static_cast<std::int64_t>(m_text->split(data::TextSplit::Train).size()) /
-               (std::int64_t(m_config.batch) * m_gpt->gpt().spec().ctx));
+               (std::int64_t(m_config.batch) * m_context));
   return std::max<std::int64_t>(1, m_batcher->stepsPerEpoch() / m_config.gradAccumulation);
 }
 
@@ -448,15 +448,14 @@ void Session::fail(const model::NonFiniteSite& site, std::string_view reason,
   m_report.divergence = d;
 }
 
-void Session::nameGptDivergence(StepReport& r) {
+void Session::nameDivergenceInPolicy(StepReport& r, const amp::Policy& policy) {
   Divergence& d = *r.divergence;
-  const std::string where =
-      " at step " + std::to_string(d.step) + " in policy " + m_gpt->gpt().policy().toSpec();
+  const std::string where = " at step " + std::to_string(d.step) + " in policy " + policy.toSpec();
   if (d.reason == "non-finite loss") {
-    const auto site = m_gpt->gpt().firstNonFinite();
+    const auto site = m_model->firstNonFinite(false);
     const char* value = std::isnan(r.loss) ? "NaN" : r.loss > 0 ? "inf" : "-inf";
     d.message = std::string("non-finite loss (") + value + ")" + where +
-                (site ? ": first non-finite value at " + *site : std::string());
+                (site ? ": first non-finite value at " + site->op : std::string());
   } else if (d.reason == "non-finite gradient") {
     d.message = "non-finite gradients" + where;
   } else {
@@ -481,58 +480,38 @@ bool Session::failAtInput() {
   return true;
 }
 
-void Session::observeGpt(GptFrame part) {
+void Session::observeNamed(model::Network::TelemetryPass pass) {
   model::ScopedTimer t(m_report.times.telemetry);
-  using telemetry::TensorClass;
-  const auto& params = m_gpt->gpt().params();
+  m_model->telemetryTensors(pass, m_namedItems);
   const auto scale = static_cast<float>(m_report.lossScale);
-  if (part == GptFrame::Gradients && scale != 1.0f) {
+  if (pass == model::Network::TelemetryPass::Gradients && scale != 1.0f) {
     // As backward left them (x the loss scale), and unscaled.
-    for (std::size_t i = 0; i < params.size(); ++i)
-      m_telemetry.observe(int(i), TensorClass::WeightGrads, params[i].grad.f32(), scale);
-    return;
-  }
-  if (part == GptFrame::Forward) {
-    m_telemetry.observeAll(gptForwardItems());
+    for (const auto& item : m_namedItems)
+      m_telemetry.observe(item.layer, item.cls, item.values, scale);
     return;
   }
   // Every tensor in one pass of the OpenMP team (TelemetryCollector::observeAll).
-  std::vector<telemetry::TelemetryCollector::Observed> items;
-  for (std::size_t i = 0; i < params.size(); ++i)
-    items.push_back({int(i), TensorClass::WeightGrads, params[i].grad.f32()});
-  m_telemetry.observeAll(items);
+  m_telemetry.observeAll(m_namedItems);
 }
 
-const std::vector<telemetry::TelemetryCollector::Observed>& Session::gptForwardItems() {
-  using telemetry::TensorClass;
-  const auto& params = m_gpt->gpt().params();
-  const auto acts = m_gpt->gpt().observedActivations();
-  m_gptForward.clear();
-  for (std::size_t i = 0; i < params.size(); ++i)
-    m_gptForward.push_back({int(i), TensorClass::Weights, params[i].value.f32()});
-  for (std::size_t i = 0; i < acts.size(); ++i)
-    m_gptForward.push_back({int(params.size() + i), TensorClass::Activations, acts[i].values});
-  return m_gptForward;
-}
-
-void Session::postGptForward() {
+void Session::postNamedForward() {
   model::ScopedTimer t(m_report.times.telemetry);
-  const auto& items = gptForwardItems();
-  m_gptScans.assign(items.size(), telemetry::TensorScan{});
-  for (std::size_t k = 0; k < items.size(); ++k)
-    m_background->post({items[k].values, &m_gptScans[k]});
-  m_gptForwardPosted = true;
+  m_model->telemetryTensors(model::Network::TelemetryPass::Forward, m_namedForward);
+  m_namedScans.assign(m_namedForward.size(), telemetry::TensorScan{});
+  for (std::size_t k = 0; k < m_namedForward.size(); ++k)
+    m_background->post({m_namedForward[k].values, &m_namedScans[k]});
+  m_namedForwardPosted = true;
 }
 
 void Session::observeTelemetry() {
-  if (m_gpt) {
-    if (m_gptForwardPosted) {
+  if (m_namedTelemetry) {
+    if (m_namedForwardPosted) {
       model::ScopedTimer t(m_report.times.telemetry);
       m_background->wait();
-      for (std::size_t k = 0; k < m_gptScans.size(); ++k)
-        m_telemetry.record(m_gptForward[k].layer, m_gptForward[k].cls, m_gptScans[k]);
+      for (std::size_t k = 0; k < m_namedScans.size(); ++k)
+        m_telemetry.record(m_namedForward[k].layer, m_namedForward[k].cls, m_namedScans[k]);
     }
-    observeGpt(GptFrame::Gradients);
+    observeNamed(model::Network::TelemetryPass::Gradients);
     return;
   }
   model::ScopedTimer t(m_report.times.telemetry);
@@ -646,7 +625,7 @@ const StepReport& Session::step() {
   r.lossScale = m_scaler ? m_scaler->scale() : 1.0;
   const bool observe = m_telemetry.wants(m_step);
   m_model->setMeasureUnderflow(observe);
-  m_gptForwardPosted = false;
+  m_namedForwardPosted = false;
   // Without a loss scaler or multiplier nothing changes the weights before
   // the optimizer, nor the activations and gradients once backward stored
   // them: the background counts the weights during forward and backward, the
@@ -655,7 +634,7 @@ const StepReport& Session::step() {
   // idle (updates too, after the optimizer, with FP32 working precision).
   // Otherwise all but the weights are taken before unscaling, and weights
   // and updates in the optimizer's loop.
-  const bool beside = observe && !m_scaler && m_config.lossMultiplier == 1.0 && !m_gpt;
+  const bool beside = observe && !m_scaler && m_config.lossMultiplier == 1.0 && !m_namedTelemetry;
   const Drained drained(*m_background);
   if (beside)
     postWeightScans();
@@ -681,7 +660,7 @@ const StepReport& Session::step() {
     {
       model::ScopedTimer t(r.times.data);
       if (m_textBatcher)
-        m_textBatcher->next(m_config.batch, m_gpt->tokens(), m_gpt->labels());
+        m_textBatcher->next(m_config.batch, m_model->tokens(), m_model->labels());
       else
         m_batcher->next(m_model->inputs(), m_model->labels());
       if (micro > 1 && !m_inputProblem)
@@ -690,14 +669,15 @@ const StepReport& Session::step() {
     const auto x = m_model->forward(r.times);
     lossSum += x.loss;
     correct += x.correct;
-    // The GPT's weights and activations are counted during backward on the
-    // core it leaves idle (backward writes neither), unless the loss is
-    // scaled, accumulation overwrites them or the forward pass diverged:
+    // Named telemetry's weights and activations are counted during backward
+    // on the core it leaves idle (backward writes neither), unless the loss
+    // is scaled, accumulation overwrites them or the forward pass diverged:
     // then at once.
-    if (observe && m_gpt && (micro > 1 || r.lossScale != 1.0 || !std::isfinite(x.loss)))
-      observeGpt(GptFrame::Forward);
-    else if (observe && m_gpt)
-      postGptForward();
+    if (observe && m_namedTelemetry &&
+        (micro > 1 || r.lossScale != 1.0 || !std::isfinite(x.loss)))
+      observeNamed(model::Network::TelemetryPass::Forward);
+    else if (observe && m_namedTelemetry)
+      postNamedForward();
     if (!std::isfinite(x.loss)) {
       if (failAtInput())
         break;
@@ -824,8 +804,8 @@ const StepReport& Session::step() {
         telemetry::ScalingFrame{m_step, m_model->scalingStats()});
   r.scaler = m_scaler ? m_scaler->state() : amp::ScalerState{1.0, 0, 0};
   r.scalerEvents = m_events;
-  if (r.divergence && m_gpt)
-    nameGptDivergence(r);
+  if (r.divergence && m_model->policy())
+    nameDivergenceInPolicy(r, *m_model->policy());
   ++m_step;
   r.stepMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -854,7 +834,7 @@ void Session::applyScalerUpdate(StepReport& r) {
 EvalReport Session::evaluateText() {
   EvalReport e;
   e.step = m_step;
-  const std::size_t n = m_gpt->tokens().size();
+  const std::size_t n = m_model->tokens().size();
   model::OpTimes ignored;
   double losses[2] = {0.0, 0.0};
   std::int64_t correct = 0;
@@ -862,8 +842,8 @@ EvalReport Session::evaluateText() {
   for (int s = 0; s < 2; ++s) {
     for (int b = 0; b < m_config.evalBatches; ++b) {
       const auto* x = splits[s]->data() + 2 * n * std::size_t(b);
-      std::copy(x, x + n, m_gpt->tokens().begin());
-      std::copy(x + n, x + 2 * n, m_gpt->labels().begin());
+      std::copy(x, x + n, m_model->tokens().begin());
+      std::copy(x + n, x + 2 * n, m_model->labels().begin());
       const auto res = m_model->forward(ignored);
       losses[s] += res.loss;
       if (s == 1)
@@ -880,10 +860,9 @@ EvalReport Session::evaluateText() {
 
 std::string Session::sample(int n, double temperature, std::uint64_t seed,
                             std::u32string_view prompt) {
-  if (!m_gpt)
-    throw std::logic_error("Session::sample: the model is not a GPT");
-  const model::Gpt& gpt = m_gpt->gpt();
-  const int T = gpt.spec().ctx, V = m_text->vocabularySize();
+  if (!m_text)
+    throw std::logic_error("Session::sample: the model does not predict text");
+  const int T = m_context, V = m_text->vocabularySize();
   std::mt19937_64 rng(seed);
   std::vector<std::int32_t> context;
   for (std::size_t i = 0; i < prompt.size(); ++i) {
@@ -904,14 +883,14 @@ std::string Session::sample(int n, double temperature, std::uint64_t seed,
   }
   std::vector<std::int32_t> generated;
   std::vector<double> p(static_cast<std::size_t>(V));
-  auto tokens = m_gpt->tokens();
+  auto tokens = m_model->tokens();
   model::OpTimes ignored;
   for (int i = 0; i < n; ++i) {
     const std::size_t len = std::min<std::size_t>(context.size(), std::size_t(T));
     std::fill(tokens.begin(), tokens.end(), 0);
     std::copy(context.end() - std::ptrdiff_t(len), context.end(), tokens.begin());
     m_model->forward(ignored);
-    const float* logits = gpt.logits().f32().data() + (len - 1) * std::size_t(V);
+    const float* logits = m_model->logits().data() + (len - 1) * std::size_t(V);
     // The largest logit is subtracted before dividing by t: each exponent
     // (logit - max) / t is <= 0 for any t > 0, and exp of it is in [0, 1]
     // with the largest logit's weight exactly 1 (so z >= 1). A tiny t sends
@@ -950,7 +929,7 @@ EvalReport Session::evaluate() {
   if (m_text) {
     EvalReport e = evaluateText();
     if (!m_divergence)
-      m_divergence = evaluationDivergence(e, m_step, m_gpt);
+      m_divergence = evaluationDivergence(e, m_step, m_model->policy());
     return e;
   }
   const auto& test = m_data->test;
@@ -988,7 +967,7 @@ EvalReport Session::evaluate() {
   e.loss = n ? lossSum / double(n) : 0.0;
   e.accuracy = n ? double(correct) / double(n) : 0.0;
   if (!m_divergence)
-    m_divergence = evaluationDivergence(e, m_step, m_gpt);
+    m_divergence = evaluationDivergence(e, m_step, m_model->policy());
   return e;
 }
 

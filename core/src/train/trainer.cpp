@@ -193,7 +193,7 @@ bool Trainer::visit(std::function<void(const Session&)> visit) {
 
 bool Trainer::sample(int n, double temperature, std::uint64_t seed,
                      std::function<void(std::string)> done) {
-  if (!m_session->gpt())
+  if (!m_session->isText())
     return false;
   return post([n, temperature, seed, done = std::move(done)](Session& s) {
     std::string text = s.divergence() ? std::string() : s.sample(n, temperature, seed);

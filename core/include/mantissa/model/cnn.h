@@ -130,7 +130,10 @@ public:
   void setTraining(bool training) override { m_training = training; }
   void setMeasureUnderflow(bool on) override { m_measureUnderflow = on; }
   std::span<const GradUnderflow> underflow() const override { return m_underflow; }
-  void setParallelSections(ParallelSections* sections) override { m_sections = sections; }
+  bool setParallelSections(ParallelSections* sections) override {
+    m_sections = sections;
+    return true;
+  }
   std::optional<NonFiniteSite> firstNonFinite(bool backward) const override;
 
   int layers() const override { return static_cast<int>(m_layout.size()); }

@@ -41,7 +41,8 @@ public:
 
   Gpt& gpt() { return m_gpt; }
   const Gpt& gpt() const { return m_gpt; }
-  std::span<std::int32_t> tokens() { return m_gpt.tokens(); }
+  std::span<std::int32_t> tokens() override { return m_gpt.tokens(); }
+  std::span<const float> logits() const override { return m_gpt.logits().f32(); }
   // The forward share of the last forward + backward's matrix-product time.
   double matmulForwardMs() const { return m_matmulForwardMs; }
   // The last refreshWorkingWeights()'s time (part of OpTimes::conversion).
@@ -60,7 +61,13 @@ public:
   void refreshWorkingWeights(OpTimes& times) override;
   void setMeasureUnderflow(bool) override {}
   std::span<const GradUnderflow> underflow() const override { return {}; }
-  void setParallelSections(ParallelSections*) override {}
+  bool setParallelSections(ParallelSections*) override { return false; }
+  std::vector<std::string> telemetryNames() const override { return m_telemetryLayers; }
+  void telemetryTensors(TelemetryPass pass,
+                        std::vector<telemetry::TelemetryCollector::Observed>& out) const override;
+  const amp::Policy* policy() const override { return &m_gpt.policy(); }
+  std::vector<std::pair<std::string, double>> opMs() const override;
+  double matmulMs() const override { return m_gpt.times().matmulMs; }
   // Forward: the first op whose output holds an inf or NaN (its name in op);
   // backward: the first parameter whose gradient does ("h0.qkv.w gradient").
   std::optional<NonFiniteSite> firstNonFinite(bool backward) const override;
@@ -101,5 +108,9 @@ private:
   double m_matmulForwardMs = 0.0;
   double m_refreshMs = 0.0;
 };
+
+// The network as a GPT, or nullptr when it is another model.
+inline GptNetwork* gptOf(Network& n) { return dynamic_cast<GptNetwork*>(&n); }
+inline const GptNetwork* gptOf(const Network& n) { return dynamic_cast<const GptNetwork*>(&n); }
 
 } // namespace mantissa::model

@@ -95,7 +95,10 @@ public:
   void setMeasureUnderflow(bool on) override { m_measureUnderflow = on; }
   std::span<const GradUnderflow> underflow() const override { return m_underflow; }
   // Told about every matmul of forward() and backward(); nullptr: nobody.
-  void setParallelSections(ParallelSections* sections) override { m_sections = sections; }
+  bool setParallelSections(ParallelSections* sections) override {
+    m_sections = sections;
+    return true;
+  }
 
   // First non-finite value in forward (layer 0 up) or backward (last layer
   // down) order, scanning the buffers of the last pass; nullopt if all finite.

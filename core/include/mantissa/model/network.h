@@ -24,6 +24,7 @@
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/nn/linear.h>
 #include <mantissa/nn/softmax_xent.h>
+#include <mantissa/telemetry/collector.h>
 #include <mantissa/telemetry/scaling.h>
 #include <mantissa/tensor/tensor.h>
 
@@ -33,10 +34,14 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mantissa {
 class RunStateVisitor;
+}
+namespace mantissa::amp {
+class Policy;
 }
 
 namespace mantissa::model {
@@ -125,9 +130,14 @@ public:
   // Seeds every parameter; rounded to the weight dtype when there is no master copy.
   virtual void initialize(std::uint64_t seed, float gain = 1.0f) = 0;
 
-  // The batch to run: x [B, F] FP32 and labels [B].
+  // The batch to run: x [B, F] FP32 and labels [B]. A model that reads
+  // token ids reads tokens() [B*T] instead of inputs() (empty then), and
+  // labels() holds the next token of each position [B*T].
   virtual std::span<float> inputs() = 0;
   virtual std::span<std::int32_t> labels() = 0;
+  virtual std::span<std::int32_t> tokens() { return {}; }
+  // A model that predicts tokens: the last forward's logits, [B*T, vocabulary].
+  virtual std::span<const float> logits() const { return {}; }
 
   // Forward pass and loss on the first `validRows` rows (B when 0).
   virtual nn::XentResult forward(OpTimes& times, int validRows = 0) = 0;
@@ -144,7 +154,26 @@ public:
 
   virtual void setMeasureUnderflow(bool on) = 0;
   virtual std::span<const GradUnderflow> underflow() const = 0;
-  virtual void setParallelSections(ParallelSections* sections) = 0;
+  // Whether the model tells `sections` when its products start and end (a
+  // model that does not leaves the scheduler to give them the cores).
+  virtual bool setParallelSections(ParallelSections* sections) = 0;
+
+  // Telemetry filed by named tensor rather than per parametrised layer
+  // (layers() then is 0): the telemetry layers' names, and the tensors of
+  // each pass with their index in those names. Forward: what is final once
+  // forward ran (the weights and activations); Gradients: what backward
+  // wrote (the weight gradients). Empty for a model filed per layer.
+  enum class TelemetryPass { Forward, Gradients };
+  virtual std::vector<std::string> telemetryNames() const { return {}; }
+  virtual void telemetryTensors(TelemetryPass,
+                                std::vector<telemetry::TelemetryCollector::Observed>&) const {}
+  // The per-op precision policy the model runs (amp/policy.h), or nullptr
+  // when the recipe's table (amp::recipeTable) plus opRows() describe it.
+  virtual const amp::Policy* policy() const { return nullptr; }
+  // The model's own time per op of the last forward + backward, by op
+  // name, and the share of its matrix products; empty when OpTimes is all.
+  virtual std::vector<std::pair<std::string, double>> opMs() const { return {}; }
+  virtual double matmulMs() const { return 0.0; }
 
   // First non-finite value in forward (layer 0 up) or backward (last layer
   // down) order, scanning the buffers of the last pass; nullopt if all finite.

@@ -28,7 +28,7 @@
 // on matrices and embeddings only; evaluation is the mean loss over fixed
 // batches of each split, drawn once from the seed (EvalReport::loss is the
 // validation loss, trainLoss the training one); sample() generates text.
-// Its telemetry frames name the GPT's tensors (GptNetwork::telemetryLayers):
+// Its telemetry frames name the GPT's tensors (Network::telemetryNames):
 // the weights and activations after forward, the weight gradients after
 // backward.
 
@@ -49,10 +49,6 @@
 #include <optional>
 #include <string_view>
 #include <vector>
-
-namespace mantissa::model {
-class GptNetwork;
-}
 
 namespace mantissa::train {
 
@@ -105,9 +101,6 @@ public:
   const data::TrainTest& data() const { return *m_data; } // precondition: !isText()
   bool isText() const { return m_text != nullptr; }
   const data::TextCorpus& text() const { return *m_text; } // precondition: isText()
-  // The GPT when the model is one, else nullptr.
-  model::GptNetwork* gpt() { return m_gpt; }
-  const model::GptNetwork* gpt() const { return m_gpt; }
   std::string scalerDescription() const;
   // Everything the next step reads besides the parameters (tensor/run_state.h):
   // "step", "skipped_steps", "data.*" (the batch order), "optimizer.*",
@@ -126,23 +119,21 @@ private:
   void initText();     // the GPT, its batcher and fixed evaluation batches on m_text
   void initTraining(); // optimizer, scaler, schedule, telemetry buffers
   EvalReport evaluateText();
-  // GPT telemetry, by telemetry layer: weights and activations (after
-  // forward) or the weight gradients (after backward).
-  enum class GptFrame { Forward, Gradients };
-  void observeGpt(GptFrame part);
-  // A GPT's weights and activations, final once forward ran, posted to
-  // m_background (at idle priority): counted during backward on the core the
-  // step leaves idle, recorded by observeTelemetry() after backward.
-  void postGptForward();
-  // The GPT's weights, then its observed activations, by telemetry layer:
-  // what observeGpt(Forward) counts at once and postGptForward() posts.
-  const std::vector<telemetry::TelemetryCollector::Observed>& gptForwardItems();
+  // Telemetry of a model that files it by named tensor
+  // (Network::telemetryTensors): one pass's tensors counted at once.
+  void observeNamed(model::Network::TelemetryPass pass);
+  // Its weights and activations, final once forward ran, posted to
+  // m_background: counted during backward on the core the step leaves
+  // idle, recorded by observeTelemetry() after backward.
+  void postNamedForward();
   // Activations, their gradients and the weight gradients of every layer,
   // timed as telemetry (before unscaling changes the gradients).
   void observeTelemetry();
-  bool m_gptForwardPosted = false; // this step's weights and activations: see postGptForward()
-  std::vector<telemetry::TelemetryCollector::Observed> m_gptForward; // gptForwardItems()
-  std::vector<telemetry::TensorScan> m_gptScans; // m_gptForward's counts, in its order
+  bool m_namedTelemetry = false;     // the model files telemetry by named tensor
+  bool m_namedForwardPosted = false; // this step's weights and activations: see postNamedForward()
+  std::vector<telemetry::TelemetryCollector::Observed> m_namedForward; // what was posted
+  std::vector<telemetry::TensorScan> m_namedScans; // m_namedForward's counts, in its order
+  std::vector<telemetry::TelemetryCollector::Observed> m_namedItems; // observeNamed()'s
   // Without a loss scaler or multiplier nothing changes the weights before
   // the optimizer, nor the activations and gradients after backward: their
   // counts are taken by m_background while the model runs on one core.
@@ -169,11 +160,11 @@ private:
   // in layer L, op OP (pass). <detail>".
   void fail(const model::NonFiniteSite& site, std::string_view reason,
             std::string_view detail = {});
-  // A GPT's divergence message, once the step's loss is known: the policy,
-  // and for a non-finite loss the first tensor (by name, in forward order)
-  // holding inf or NaN ("non-finite loss (NaN) at step 3 in policy P: first
-  // non-finite value at h0.attention scores").
-  void nameGptDivergence(StepReport& r);
+  // The divergence message of a model that runs a per-op policy, once the
+  // step's loss is known: the policy, and for a non-finite loss the first
+  // op (by name, in forward order) holding inf or NaN ("non-finite loss
+  // (NaN) at step 3 in policy P: first non-finite value at h0.attention scores").
+  void nameDivergenceInPolicy(StepReport& r, const amp::Policy& policy);
   // "input contains NaN|inf" when a micro-batch of this step held one, else nullptr.
   const char* inputProblem() const;
   // fail() at the input when inputProblem(); returns whether it did.
@@ -185,7 +176,7 @@ private:
   amp::Recipe m_recipe;
   std::shared_ptr<const data::TrainTest> m_data;  // images; null for text
   std::shared_ptr<const data::TextCorpus> m_text; // text; null for images
-  model::GptNetwork* m_gpt = nullptr;             // m_model, when a GPT
+  int m_context = 0;                              // text: the model's window (characters)
   std::unique_ptr<data::TextBatcher> m_textBatcher;
   std::vector<std::int32_t> m_evalTrain, m_evalVal; // per batch: B*T inputs, then B*T targets
   std::unique_ptr<model::Network> m_model;
