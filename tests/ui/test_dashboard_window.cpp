@@ -328,9 +328,26 @@ void expectReadableAt(QSize screen, bool presenter) {
       right += table->horizontalHeader()->sectionSize(c);
     EXPECT_LE(right, table->viewport()->width()) << table->objectName().toStdString();
   }
-  // Every "How" note shows whole: wrapped within its column, its row tall enough.
+  // Every op name shows whole: no word wider than its column.
   {
     const QTableWidget* table = train->opTable()->precisionTable();
+    const int width = table->horizontalHeader()->sectionSize(0);
+    for (int row = 0; row < table->rowCount(); ++row)
+      for (const QString& word : table->item(row, 0)->text().split(u' ', Qt::SkipEmptyParts))
+        EXPECT_LE(table->fontMetrics().horizontalAdvance(word), width - 8)
+            << "row " << row << ": " << word.toStdString();
+  }
+  // Too narrow for the notes beside the ops: the selected op's note shows
+  // below the table, whole.
+  if (const QTableWidget* table = train->opTable()->precisionTable(); table->isColumnHidden(2)) {
+    const QLabel* how = train->opTable()->howLabel();
+    EXPECT_TRUE(how->isVisible());
+    QWidget* cells = const_cast<QTableWidget*>(table)->viewport();
+    QTest::mouseClick(cells, Qt::LeftButton, {}, table->visualItemRect(table->item(1, 0)).center());
+    EXPECT_TRUE(how->text().contains(table->item(1, 2)->toolTip().toHtmlEscaped()))
+        << how->text().toStdString();
+  } else {
+    // Every "How" note shows whole: wrapped within its column, its row tall enough.
     const int width = table->horizontalHeader()->sectionSize(2);
     const auto rowsFit = [&] {
       for (int row = 0; row < table->rowCount(); ++row)

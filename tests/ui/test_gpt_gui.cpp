@@ -220,7 +220,8 @@ QStringList cutOpCells(const QTableWidget& table) {
   for (int r = 0; r < table.rowCount(); ++r)
     for (int c = 0; c < table.columnCount(); ++c) {
       const QTableWidgetItem* item = table.item(r, c);
-      if (item == nullptr || item->text().isEmpty())
+      // A hidden "How" column: a narrow panel shows the selected op's note below.
+      if (item == nullptr || item->text().isEmpty() || table.isColumnHidden(c))
         continue;
       const QRect cell = table.visualItemRect(item);
       const int width = cell.width() - 2 * margin;

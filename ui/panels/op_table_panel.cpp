@@ -84,11 +84,26 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
               QMetaObject::invokeMethod(m_precision, &QTableView::resizeRowsToContents,
                                         Qt::QueuedConnection);
           });
+  // A narrow panel leaves no room for the notes beside the op names: the
+  // selected op's note shows below the table instead (fitOpColumn).
+  m_precision->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_precision->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_how = new QLabel;
+  m_how->setWordWrap(true);
+  m_how->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_how->setObjectName(QStringLiteral("opHowLabel"));
+  m_how->hide();
+  connect(m_precision, &QTableWidget::currentCellChanged, this,
+          [this](int row) { showHowOf(row); });
   m_times = makeTable({tr("Op kind"), tr("ms / step"), tr("Share")});
   m_times->setObjectName(QStringLiteral("opTimeTable"));
   m_precision->viewport()->installEventFilter(this);
   m_precision->installEventFilter(this);
-  row->addWidget(m_precision, 3);
+  auto* precision = new QVBoxLayout;
+  precision->setContentsMargins(0, 0, 0, 0);
+  precision->addWidget(m_precision, 1);
+  precision->addWidget(m_how);
+  row->addLayout(precision, 3);
   row->addWidget(m_times, 2);
   layout->addLayout(row, 1);
 }
@@ -152,21 +167,46 @@ void OpTablePanel::setRun(const QString& title, const std::vector<std::array<QSt
 // On a narrow panel (the Setup column of a short page) the op names wrap
 // onto two lines rather than pushing the precision column out of sight; the
 // "How" notes wrap in whatever width is left (at least kHowChars characters).
+//
+// Narrower than the op names' longest word, the precision and kHowChars of
+// notes together, the "How" column gives way: the op names take the width
+// the precision leaves, and the selected op's note shows below the table.
 void OpTablePanel::fitOpColumn() {
   constexpr int kHowChars = 14;
   auto* header = m_precision->horizontalHeader();
   const auto* view = static_cast<const QAbstractItemView*>(m_precision); // (protected in QTableView)
   const int natural = std::max(view->sizeHintForColumn(0), header->sectionSizeHint(0));
-  const int how = kHowChars * m_precision->fontMetrics().averageCharWidth();
+  const QFontMetrics metrics = m_precision->fontMetrics();
+  const int how = kHowChars * metrics.averageCharWidth();
+  int longestWord = header->minimumSectionSize();
+  for (int row = 0; row < m_precision->rowCount(); ++row)
+    if (const QTableWidgetItem* item = m_precision->item(row, 0))
+      for (const QString& word : item->text().split(u' ', Qt::SkipEmptyParts))
+        longestWord = std::max(longestWord, metrics.horizontalAdvance(word) + 12);
   // The width inside the frame and the (always shown) scroll bar: the
   // viewport's own width lags behind while the dock is laid out.
   const int inside = m_precision->width() - 2 * m_precision->frameWidth() -
                      m_precision->verticalScrollBar()->sizeHint().width();
-  const int room = inside - header->sectionSize(1) - how;
+  const bool narrow = inside - header->sectionSize(1) - how < longestWord;
+  if (narrow != m_precision->isColumnHidden(2)) {
+    m_precision->setColumnHidden(2, narrow);
+    m_how->setVisible(narrow);
+  }
+  if (narrow)
+    showHowOf(m_precision->currentRow());
+  const int room = inside - header->sectionSize(1) - (narrow ? 0 : how);
   const int width = natural > room ? std::max(room, header->minimumSectionSize()) : natural;
   if (width != header->sectionSize(0))
     m_precision->setColumnWidth(0, width);
   m_precision->resizeRowsToContents();
+}
+
+void OpTablePanel::showHowOf(int row) {
+  const QTableWidgetItem* op = row >= 0 ? m_precision->item(row, 0) : nullptr;
+  const QTableWidgetItem* how = row >= 0 ? m_precision->item(row, 2) : nullptr;
+  m_how->setText(op && how ? QStringLiteral("<b>%1</b>: %2").arg(op->text().toHtmlEscaped(),
+                                                                 how->toolTip().toHtmlEscaped())
+                           : tr("Select an op to read how it runs."));
 }
 
 bool OpTablePanel::eventFilter(QObject* watched, QEvent* event) {

@@ -48,6 +48,9 @@ public:
 
   const QTableWidget* precisionTable() const { return m_precision; }
   const QTableWidget* timeTable() const { return m_times; }
+  // Shown instead of the "How" column when the panel is too narrow for
+  // three columns: the note of the selected op, wrapped at full width.
+  const QLabel* howLabel() const { return m_how; }
 
 protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -56,10 +59,12 @@ protected:
 private:
   void fitTables();
   void fitOpColumn();
+  void showHowOf(int row);
 
   QLabel* m_title = nullptr;
   QBoxLayout* m_tables = nullptr; // the two tables, side by side or stacked
   QTableWidget* m_precision = nullptr;
+  QLabel* m_how = nullptr;
   QTableWidget* m_times = nullptr;
   int m_recipeRows = 0;
 };
