@@ -478,6 +478,97 @@ TEST(ModelScan, BlockSchemesEqualNumericQuantize) {
   }
 }
 
+TEST(ModelScan, Fp8WeightBlocksOf128x128EqualNumericQuantize) {
+  // 300 x 200: three block rows (the last of 44 rows), two block columns (the
+  // last of 72), an outlier, the planted edges, and one block holding NaN.
+  for (bool poison : {false, true}) {
+    std::vector<float> x = planted(false);
+    std::mt19937 rng(11);
+    std::normal_distribution<float> g(0.0f, 0.5f);
+    x.resize(300 * 200);
+    for (std::size_t i = 32 * 128; i < x.size(); ++i)
+      x[i] = g(rng);
+    x[150 * 200 + 150] = 5000.0f; // block (1, 1)
+    if (poison)
+      x[260 * 200 + 10] = std::numeric_limits<float>::quiet_NaN(); // block (2, 0)
+    const TensorStats s = scanValues(x, 200, true);
+    const std::vector<double> xd(x.begin(), x.end());
+    numeric::QuantizeOptions o;
+    o.cols = 200;
+    o.weightBlocks = true;
+    const numeric::QuantizedTensor q = numeric::quantize(xd, numeric::BlockScheme::Fp8Block, o);
+    ASSERT_EQ(q.blocks.size(), 6u);
+    std::uint64_t sat = 0, lost = 0, sub = 0, clipped = 0, poisoned = 0;
+    double signal = 0.0, noise = 0.0;
+    for (const numeric::QuantBlock& b : q.blocks) {
+      clipped += b.maxClipped;
+      poisoned += std::isnan(b.amax);
+    }
+    for (std::size_t i = 0; i < xd.size(); ++i) {
+      sat += (q.flags[i] & numeric::kSaturated) != 0;
+      lost += (q.flags[i] & numeric::kLostToZero) != 0;
+      sub += (q.flags[i] & numeric::kSubnormal) != 0;
+      if (std::isnan(q.blocks[q.blockOf[i]].amax))
+        continue;
+      signal += xd[i] * xd[i];
+      noise += (xd[i] - q.dequantized[i]) * (xd[i] - q.dequantized[i]);
+    }
+    const TargetStats& t = s.at(Target::Fp8Block);
+    SCOPED_TRACE(poison ? "with a NaN block" : "finite");
+    EXPECT_EQ(t.blocks, 6u);
+    EXPECT_EQ(t.poisonedBlocks, poison ? 1u : 0u);
+    EXPECT_EQ(poisoned, t.poisonedBlocks);
+    EXPECT_EQ(t.clippedBlocks, clipped);
+    EXPECT_EQ(t.overflow, sat);
+    EXPECT_EQ(t.lostToZero, lost);
+    EXPECT_EQ(t.subnormal, sub);
+    EXPECT_GT(t.lostToZero, 0u);
+    expectSqnr(t.sqnrDb(), 10 * std::log10(signal / noise), 1e-3);
+    // 1 x 128 tiles differ: the outlier's block spreads its scale over 128 rows.
+    const TensorStats tiles = scanValues(x, 200, false);
+    EXPECT_EQ(tiles.at(Target::Fp8Block).blocks, 300u * 2u);
+    EXPECT_GT(t.lostToZero, tiles.at(Target::Fp8Block).lostToZero);
+  }
+}
+
+TEST(ModelScan, VectorKernelCountsEqualThePortableCodeCountForCount) {
+  if (!modelScanUsesAvx512())
+    GTEST_SKIP() << "this CPU has no AVX-512 F/BW/DQ/VL: only the portable code runs";
+  // Rows of 4096 and of 300 (a short last tile), 128 x 128 blocks or tiles,
+  // the planted edges, NaN and Inf, tiny and huge blocks.
+  std::vector<float> x = planted(true);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  x.resize(600 * 4096 / 8 * 3);
+  for (std::size_t i = 32 * 128; i < x.size(); ++i)
+    x[i] = g(rng) * std::ldexp(1.0f, int(i / 4096 % 38) * 7 - 140);
+  x[700000] = std::numeric_limits<float>::infinity();
+  for (std::uint64_t cols : {4096u, 300u})
+    for (bool weightBlocks : {false, true}) {
+      SCOPED_TRACE("cols " + std::to_string(cols) + (weightBlocks ? " weight blocks" : " tiles"));
+      const TensorStats v = scanValues(x, cols, weightBlocks);
+      setPortableModelScan(true);
+      const TensorStats p = scanValues(x, cols, weightBlocks);
+      setPortableModelScan(false);
+      EXPECT_EQ(v.hist, p.hist);
+      EXPECT_EQ(v.min, p.min);
+      EXPECT_EQ(v.max, p.max);
+      EXPECT_EQ(v.absmax, p.absmax);
+      EXPECT_NEAR(v.sumSquares, p.sumSquares, 1e-12 * p.sumSquares);
+      for (Target t : kTargets) {
+        SCOPED_TRACE(std::string(targetName(t)));
+        EXPECT_EQ(v.at(t).overflow, p.at(t).overflow);
+        EXPECT_EQ(v.at(t).lostToZero, p.at(t).lostToZero);
+        EXPECT_EQ(v.at(t).subnormal, p.at(t).subnormal);
+        EXPECT_EQ(v.at(t).blocks, p.at(t).blocks);
+        EXPECT_EQ(v.at(t).clippedBlocks, p.at(t).clippedBlocks);
+        EXPECT_EQ(v.at(t).poisonedBlocks, p.at(t).poisonedBlocks);
+        expectSqnr(v.at(t).sqnrDb(), p.at(t).sqnrDb(), 1e-3);
+      }
+      expectCastsMatch(v, x);
+    }
+}
+
 TEST(ModelScan, FileScanInSlicesOnTwoThreadsEqualsTheWholeTensorScan) {
   // Rows longer than a slice (200000) and many short rows (300 x 1000), F32 and BF16.
   std::mt19937 rng(3);
@@ -504,7 +595,8 @@ TEST(ModelScan, FileScanInSlicesOnTwoThreadsEqualsTheWholeTensorScan) {
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen.back().bytesDone, seen.back().bytesTotal);
   for (int i = 0; i < 2; ++i) {
-    const TensorStats ref = scanValues(*want[i], rowLength[i]);
+    // b is 2-D: fp8-block in 128 x 128 weight blocks.
+    const TensorStats ref = scanValues(*want[i], rowLength[i], i == 1);
     const TensorStats& s = stats[std::size_t(i)];
     EXPECT_EQ(s.hist, ref.hist);
     EXPECT_EQ(s.absmax, ref.absmax);
