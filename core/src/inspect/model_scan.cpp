@@ -323,21 +323,31 @@ bool cpuHasAvx512() {
   return has;
 }
 
-// roundMag() on 16 lanes.
-MANTISSA_AVX512_INLINE __m512 roundMag16(__m512 a, const Fmt& f) {
-  const int sh = 23 - f.mbits;
-  __m512i b = _mm512_castps_si512(a);
-  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(b, unsigned(sh)), _mm512_set1_epi32(1));
-  b = _mm512_add_epi32(b, _mm512_add_epi32(odd, _mm512_set1_epi32(int((1u << (sh - 1)) - 1u))));
-  b = _mm512_and_si512(b, _mm512_set1_epi32(int(~((1u << sh) - 1u))));
-  const __m512 normal = _mm512_castsi512_ps(b);
-  if (f.bitsPath)
-    return normal;
-  const __m512 big = _mm512_set1_ps(8388608.0f);
-  const __m512 s = _mm512_mul_ps(a, _mm512_set1_ps(f.up));
-  const __m512 sub = _mm512_mul_ps(_mm512_sub_ps(_mm512_add_ps(s, big), big), _mm512_set1_ps(f.down));
-  const __mmask16 isNormal = _mm512_cmp_ps_mask(a, _mm512_set1_ps(f.minNormal), _CMP_GE_OQ);
-  return _mm512_mask_blend_ps(isNormal, sub, normal);
+// roundMag() on 16 lanes, as one add and one subtract: x + C with C =
+// 2^(max(e, emin) + 23 - mbits) (e the binade of x) leaves the grid of x's
+// binade (or of the subnormals) as the last place of C's binade, so the
+// addition rounds x to it, ties to even; subtracting C is exact. The same
+// value as roundMag(), for x below 2^(emax + 2): callers first clamp x there
+// (anything that large saturates either way).
+MANTISSA_AVX512_INLINE __m512 roundMag16(__m512 x, const Fmt& f) {
+  const __m512i b = _mm512_castps_si512(x);
+  if (f.bitsPath) {
+    const int sh = 23 - f.mbits;
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(b, unsigned(sh)), _mm512_set1_epi32(1));
+    __m512i r = _mm512_add_epi32(b, _mm512_add_epi32(odd, _mm512_set1_epi32(int((1u << (sh - 1)) - 1u))));
+    r = _mm512_and_si512(r, _mm512_set1_epi32(int(~((1u << sh) - 1u))));
+    return _mm512_castsi512_ps(r);
+  }
+  __m512i e = _mm512_and_si512(b, _mm512_set1_epi32(0x7f800000));
+  e = _mm512_max_epi32(e, _mm512_set1_epi32((f.emin + 127) << 23));
+  const __m512 c = _mm512_castsi512_ps(_mm512_add_epi32(e, _mm512_set1_epi32((23 - f.mbits) << 23)));
+  return _mm512_sub_ps(_mm512_add_ps(x, c), c);
+}
+
+// The clamp before roundMag16: 2^(emax + 2), emax the exponent of f.max.
+MANTISSA_AVX512_INLINE __m512 clampForRound(__m512 x, const Fmt& f) {
+  return _mm512_min_ps(x, _mm512_set1_ps(std::bit_cast<float>(
+                              (std::bit_cast<std::uint32_t>(f.max) & 0x7f800000u) + (2u << 23))));
 }
 
 MANTISSA_AVX512_INLINE __m512d lo8(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
@@ -362,7 +372,7 @@ MANTISSA_AVX512_INLINE void blockVec(__m512 a, __mmask16 nonZero, float pre, flo
                                      BlockAcc& acc) {
   const __m512 vpre = _mm512_set1_ps(pre);
   const __m512 x = Divide ? _mm512_div_ps(a, vpre) : _mm512_mul_ps(a, vpre);
-  __m512 q = roundMag16(x, f);
+  __m512 q = roundMag16(clampForRound(x, f), f);
   const __m512 fmax = _mm512_set1_ps(f.max), zero = _mm512_setzero_ps();
   acc.sat = inc(acc.sat, _mm512_cmp_ps_mask(q, fmax, _CMP_GT_OQ));
   q = _mm512_min_ps(q, fmax);
@@ -386,7 +396,7 @@ constexpr float kFltMax = std::numeric_limits<float>::max();
 
 // An elementwise cast's squared errors on one register.
 MANTISSA_AVX512_INLINE void castVec(__m512 a, __m512d al, __m512d ah, const Fmt& f, bool daz, __m512d& noise) {
-  __m512 q = roundMag16(a, f);
+  __m512 q = roundMag16(f.bitsPath ? a : clampForRound(a, f), f);
   if (daz)
     q = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(a, _mm512_set1_ps(1.17549435e-38f), _CMP_GE_OQ), q);
   q = _mm512_min_ps(q, _mm512_set1_ps(f.max));
