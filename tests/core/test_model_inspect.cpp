@@ -9,6 +9,7 @@
 // naming the field or tensor.
 #include <mantissa/inspect/model_file.h>
 #include <mantissa/inspect/model_report.h>
+#include <mantissa/inspect/model_scales.h>
 #include <mantissa/inspect/model_scan.h>
 #include <mantissa/io/gguf.h>
 #include <mantissa/io/safetensors_index.h>
@@ -614,6 +615,76 @@ TEST(ModelScan, FileScanInSlicesOnTwoThreadsEqualsTheWholeTensorScan) {
   std::atomic<bool> cancel{true};
   for (const TensorStats& s : scanModel(m, {}, &cancel))
     EXPECT_FALSE(s.scanned);
+  fs::remove_all(p.parent_path());
+}
+
+// E4M3 (OCP FN: bias 7, no infinities, S.1111.111 NaN) decoded by hand.
+double e4m3Ref(std::uint8_t b) {
+  const int sign = b >> 7, e = (b >> 3) & 15, m = b & 7;
+  if (e == 15 && m == 7)
+    return std::numeric_limits<double>::quiet_NaN();
+  const double mag = e == 0 ? std::ldexp(m / 8.0, -6) : std::ldexp(1.0 + m / 8.0, e - 7);
+  return sign ? -mag : mag;
+}
+
+TEST(ModelScales, Block128WeightScaleInvDequantizesExactly) {
+  // A 200 x 300 E4M3 weight: 2 x 3 blocks of 128 x 128 (short last row and
+  // column of blocks), each with its own FP32 weight_scale_inv.
+  const std::uint64_t R = 200, C = 300;
+  std::string w;
+  std::mt19937 rng(9);
+  for (std::uint64_t i = 0; i < R * C; ++i) {
+    std::uint8_t b = std::uint8_t(rng());
+    if ((b & 0x7f) == 0x7f)
+      b &= 0xfe; // no NaN
+    w += char(b);
+  }
+  const float scales[6] = {0.5f, 1.0f / 3.0f, 1.25e-3f, 7.0f, std::ldexp(1.0f, -20), 3.0e-2f};
+  std::string sc;
+  for (float v : scales)
+    sc += le(v);
+  const std::string header = R"({"m.l.weight":{"dtype":"F8_E4M3","shape":[200,300],"data_offsets":[0,60000]},)"
+                             R"("m.l.weight_scale_inv":{"dtype":"F32","shape":[2,3],"data_offsets":[60000,60024]},)"
+                             R"("m.bad.weight":{"dtype":"F8_E4M3","shape":[2,2],"data_offsets":[60024,60028]},)"
+                             R"("m.bad.weight_scale_inv":{"dtype":"F32","shape":[2,1],"data_offsets":[60028,60036]}})";
+  const fs::path p = writeFile(tempDir() / "q.safetensors",
+                               safetensors(header, w + sc + std::string("\x38\x40\x48\x50") + le(1.0f) + le(2.0f)));
+  const ModelFile m = ModelFile::open(p);
+  const auto pairs = pairScales(m);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].kind, ScaleKind::Block128);
+  const ScaleGrid g = scaleGrid(m, pairs[0]);
+  ASSERT_TRUE(g.ok()) << g.error;
+  EXPECT_EQ(g.rows, 2u);
+  EXPECT_EQ(g.cols, 3u);
+  EXPECT_TRUE(g.dequantizable);
+  std::vector<double> got(R * C);
+  dequantize(m, pairs[0], g, 0, got);
+  for (std::uint64_t r = 0; r < R; ++r)
+    for (std::uint64_t c = 0; c < C; ++c) {
+      const double want = e4m3Ref(std::uint8_t(w[r * C + c])) * double(scales[(r / 128) * 3 + c / 128]);
+      ASSERT_EQ(got[r * C + c], want) << r << ", " << c;
+    }
+  // A slice from the middle reads the same values.
+  std::vector<double> part(500);
+  dequantize(m, pairs[0], g, 127 * C + 250, part);
+  for (std::size_t i = 0; i < part.size(); ++i)
+    ASSERT_EQ(part[i], got[127 * C + 250 + i]) << i;
+  // The scales' histogram: one per binade.
+  const telemetry::ExponentHistogram h = scaleHistogram(g);
+  EXPECT_EQ(h.total, 6u);
+  EXPECT_EQ(h.count(-1), 1u);  // 0.5
+  EXPECT_EQ(h.count(-2), 1u);  // 1/3
+  EXPECT_EQ(h.count(-10), 1u); // 1.25e-3
+  EXPECT_EQ(h.count(2), 1u);   // 7
+  EXPECT_EQ(h.count(-20), 1u);
+  EXPECT_EQ(h.count(-6), 1u);  // 0.03
+  // A scale of the wrong shape: no grid, a message naming the shapes.
+  EXPECT_FALSE(pairs[1].note.empty());
+  const ScaleGrid bad = scaleGrid(m, pairs[1]);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.error.find("[2, 1]"), std::string::npos) << bad.error;
+  EXPECT_THROW(dequantize(m, pairs[1], bad, 0, part), std::invalid_argument);
   fs::remove_all(p.parent_path());
 }
 
