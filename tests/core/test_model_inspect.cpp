@@ -665,6 +665,25 @@ TEST(ModelScales, Block128WeightScaleInvDequantizesExactly) {
       const double want = e4m3Ref(std::uint8_t(w[r * C + c])) * double(scales[(r / 128) * 3 + c / 128]);
       ASSERT_EQ(got[r * C + c], want) << r << ", " << c;
     }
+  // The blocks for the heat map: each block's largest dequantized |value|,
+  // from the weight's scan and from reading the weight alike.
+  const auto stats = scanModel(m);
+  const numeric::QuantizedTensor fromScan = scaleBlocks(m, pairs[0], g, &stats[pairs[0].tensor]);
+  const numeric::QuantizedTensor fromRead = scaleBlocks(m, pairs[0], g);
+  ASSERT_EQ(fromScan.blocks.size(), 6u);
+  ASSERT_EQ(fromRead.blocks.size(), 6u);
+  for (std::size_t k = 0; k < 6; ++k) {
+    double amax = 0.0;
+    const std::uint64_t br = k / 3, bc = k % 3;
+    for (std::uint64_t r = br * 128; r < std::min<std::uint64_t>(R, br * 128 + 128); ++r)
+      for (std::uint64_t c = bc * 128; c < std::min<std::uint64_t>(C, bc * 128 + 128); ++c)
+        amax = std::max(amax, std::fabs(got[r * C + c]));
+    EXPECT_EQ(fromScan.blocks[k].amax, amax) << k;
+    EXPECT_EQ(fromRead.blocks[k].amax, amax) << k;
+    EXPECT_EQ(fromScan.blocks[k].scale, double(scales[k])) << k;
+    EXPECT_EQ(fromScan.blocks[k].row, br * 128);
+    EXPECT_EQ(fromScan.blocks[k].cols, bc == 2 ? 44u : 128u);
+  }
   // A slice from the middle reads the same values.
   std::vector<double> part(500);
   dequantize(m, pairs[0], g, 127 * C + 250, part);

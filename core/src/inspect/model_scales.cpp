@@ -2,6 +2,9 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/inspect/model_scales.h>
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
 #include <stdexcept>
 
 namespace mantissa::inspect {
@@ -97,6 +100,62 @@ void dequantize(const ModelFile& model, const ScalePairing& p, const ScaleGrid& 
     const std::uint64_t k = first + i;
     dst[i] = double(v[i]) * g.scaleAt(k / g.weightCols, k % g.weightCols) * g.globalScale;
   }
+}
+
+numeric::QuantizedTensor scaleBlocks(const ModelFile& model, const ScalePairing& p, const ScaleGrid& g,
+                                     const TensorStats* weightStats, const std::atomic<bool>* cancel) {
+  numeric::QuantizedTensor q;
+  if (!g.ok())
+    return q;
+  const ModelTensor& w = model.tensors().at(p.tensor);
+  using numeric::BlockScheme;
+  switch (p.kind) {
+  case ScaleKind::Block128: q.scheme = BlockScheme::Fp8Block; break;
+  case ScaleKind::Mx32: q.scheme = w.dtype == "F8_E4M3" ? BlockScheme::Mxfp8E4M3 : BlockScheme::Mxfp4; break;
+  case ScaleKind::Nvfp4: q.scheme = BlockScheme::Nvfp4; break;
+  default: q.scheme = BlockScheme::Fp8Tensor; break;
+  }
+  q.rows = std::size_t(g.weightRows);
+  q.cols = std::size_t(g.weightCols);
+  q.tensorScale = g.globalScale;
+  q.tensorScaleBits = std::bit_cast<std::uint32_t>(float(g.globalScale));
+  q.blocks.reserve(g.scale.size());
+  for (std::uint64_t r = 0; r < g.rows; ++r)
+    for (std::uint64_t c = 0; c < g.cols; ++c) {
+      numeric::QuantBlock b;
+      b.row = std::size_t(r * g.blockRows);
+      b.col = std::size_t(c * g.blockCols);
+      b.rows = std::size_t(std::min(g.blockRows, g.weightRows - std::min(g.weightRows, r * g.blockRows)));
+      b.cols = std::size_t(std::min(g.blockCols, g.weightCols - std::min(g.weightCols, c * g.blockCols)));
+      b.count = b.rows * b.cols;
+      b.scale = g.scale[std::size_t(r * g.cols + c)];
+      b.scaleBits = std::bit_cast<std::uint32_t>(float(b.scale));
+      q.blocks.push_back(b);
+    }
+  if (!g.dequantizable)
+    return q;
+  if (p.kind == ScaleKind::Block128 && weightStats && weightStats->weightBlockCols == g.cols &&
+      weightStats->weightBlockAmax.size() == q.blocks.size()) {
+    for (std::size_t k = 0; k < q.blocks.size(); ++k) {
+      numeric::QuantBlock& b = q.blocks[k];
+      b.amax = double(weightStats->weightBlockAmax[k]) * std::fabs(b.scale) * std::fabs(g.globalScale);
+    }
+    return q;
+  }
+  // The largest dequantized |value| per block, a row at a time.
+  std::vector<float> row(std::size_t(g.weightCols));
+  for (std::uint64_t r = 0; r < g.weightRows; ++r) {
+    if (cancel && cancel->load(std::memory_order_relaxed))
+      break;
+    model.decode(w, r * g.weightCols, row);
+    numeric::QuantBlock* blocks = q.blocks.data() + (r / g.blockRows) * g.cols;
+    for (std::uint64_t c = 0; c < g.weightCols; ++c) {
+      numeric::QuantBlock& b = blocks[c / g.blockCols];
+      const double v = std::fabs(double(row[std::size_t(c)]) * b.scale * g.globalScale);
+      b.amax = std::isnan(v) || std::isnan(b.amax) ? std::nan("") : std::max(b.amax, v);
+    }
+  }
+  return q;
 }
 
 telemetry::ExponentHistogram scaleHistogram(const ScaleGrid& g) {

@@ -874,8 +874,11 @@ TensorStats scanValues(std::span<const float> values, std::uint64_t rowLength, b
     scanSlice(values.subspan(first, n), first, c, part);
     merge(s, part);
   }
-  if (weightBlocks)
+  if (weightBlocks) {
     grid.blockTotals(s.targets[std::size_t(Target::Fp8Block)]);
+    s.weightBlockAmax = std::move(grid.amax);
+    s.weightBlockCols = grid.cols;
+  }
   s.scanned = true;
   return s;
 }
@@ -918,8 +921,11 @@ TensorStats scanTensor(const ModelFile& model, std::size_t index, const std::ato
   });
   for (const TensorStats& p : parts)
     merge(s, p);
-  if (weightBlocks)
+  if (weightBlocks) {
     grids[0].blockTotals(s.targets[std::size_t(Target::Fp8Block)]);
+    s.weightBlockAmax = std::move(grids[0].amax);
+    s.weightBlockCols = grids[0].cols;
+  }
   s.scanned = !(cancel && cancel->load());
   return s;
 }

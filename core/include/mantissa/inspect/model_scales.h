@@ -17,8 +17,11 @@
 
 #include <mantissa/inspect/model_file.h>
 #include <mantissa/inspect/model_report.h>
+#include <mantissa/inspect/model_scan.h>
+#include <mantissa/numeric/block_quant.h>
 #include <mantissa/telemetry/histogram.h>
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -48,6 +51,19 @@ ScaleGrid scaleGrid(const ModelFile& model, const ScalePairing& pairing);
 // Throws std::invalid_argument when the grid is not ok() or not dequantizable.
 void dequantize(const ModelFile& model, const ScalePairing& pairing, const ScaleGrid& grid,
                 std::uint64_t first, std::span<double> dst);
+
+// The grid as quantized blocks for block charts (rows, cols, scale, FP32
+// bits of the scale; tensorScale the global scale): the block scheme of the
+// layout (block-128 fp8-block, MX mxfp8/mxfp4 by the element type, nvfp4,
+// per-tensor and per-row fp8-tensor), amax the largest dequantized |value|
+// of the block (0 when the weight is not decoded; NaN when it holds NaN).
+// Block-128 takes it from the weight's scan (weightStats->weightBlockAmax
+// times the scale: exact, the scale is positive); other layouts, or without
+// the scan, read the weight once; `cancel` (may be null) stops that (amax
+// left 0).
+numeric::QuantizedTensor scaleBlocks(const ModelFile& model, const ScalePairing& pairing,
+                                     const ScaleGrid& grid, const TensorStats* weightStats = nullptr,
+                                     const std::atomic<bool>* cancel = nullptr);
 
 // The scales' exponent histogram (binades of |scale| x global scale; zeros,
 // Inf and NaN in their counters).

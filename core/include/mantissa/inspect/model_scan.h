@@ -81,6 +81,11 @@ struct TensorStats {
   double sumSquares = 0.0;          // over finite values
   telemetry::ExponentHistogram hist;
   std::array<TargetStats, kTargetCount> targets{};
+  // A 2-D tensor's 128 x 128 blocks (fp8-block's weight blocks), row-major,
+  // weightBlockCols per row: each block's largest finite |value|, NaN when
+  // it holds Inf or NaN. Empty for other tensors.
+  std::vector<float> weightBlockAmax;
+  std::uint64_t weightBlockCols = 0;
 
   std::uint64_t nonFinite() const { return nan + posInf + negInf; }
   double rms() const;
