@@ -8,7 +8,8 @@
 //   toggled and back; preset: MANTISSA_SHOT_PRESET, default bf16-no-scaler,
 //   trained to its end; model: MANTISSA_SHOT_MODEL, a safetensors or GGUF file,
 //   scanned, its first tensor and the first that overflows FP16 selected,
-//   then the first weight with paired scales on the Scales tab;
+//   then the first weight with paired scales on the Scale map and Scale
+//   histogram tabs;
 //   checkpoint: the File menu, Open Checkpoint's dialog on
 //   MANTISSA_SHOT_CHECKPOINT with a total refused and a good one, then the run
 //   opened on the Train page, trained on, and generating)
@@ -452,7 +453,10 @@ int main(int argc, char** argv) {
           if (scan->scales[k].grid.ok()) {
             model->selectTensor(scan->pairings[k].tensor);
             model->chartTabs()->setCurrentIndex(1);
-            if (!grab(QStringLiteral("model-scales")))
+            if (!grab(QStringLiteral("model-scale-map")))
+              return 1;
+            model->chartTabs()->setCurrentIndex(2);
+            if (!grab(QStringLiteral("model-scale-histogram")))
               return 1;
             model->chartTabs()->setCurrentIndex(0);
             break;

@@ -137,9 +137,7 @@ ModelPage::ModelPage(QWidget* parent) : QWidget(parent) {
   tableLayout->addWidget(m_filter);
   tableLayout->addWidget(m_tensors, 1);
   m_histogram = new HistogramChart;
-  // The Scales tab: a paired scale tensor's heat map and histogram.
-  auto* scales = new QSplitter(Qt::Vertical);
-  scales->setChildrenCollapsible(false);
+  // Two more tabs: a paired scale tensor's heat map and histogram.
   m_scaleMap = new BlockScaleMap;
   m_scaleMap->setObjectName(QStringLiteral("modelScaleMap"));
   m_scaleMap->clear(tr("Select a quantized tensor with a paired scale tensor"));
@@ -147,11 +145,13 @@ ModelPage::ModelPage(QWidget* parent) : QWidget(parent) {
   m_scaleHistogram = new HistogramChart;
   m_scaleHistogram->setObjectName(QStringLiteral("modelScaleHistogram"));
   m_scaleHistogram->setRunFormat(std::nullopt, 0.0, false);
-  scales->addWidget(m_scaleMap);
-  scales->addWidget(m_scaleHistogram);
   m_chartTabs = new QTabWidget;
   m_chartTabs->addTab(m_histogram, tr("Exponents"));
-  m_chartTabs->addTab(scales, tr("Scales"));
+  m_chartTabs->addTab(m_scaleMap, tr("Scale map"));
+  m_chartTabs->addTab(m_scaleHistogram, tr("Scale histogram"));
+  m_chartTabs->setTabToolTip(1, tr("A paired scale tensor's per-block scales, log2 colour; click a block to "
+                                   "open its values in the block view"));
+  m_chartTabs->setTabToolTip(2, tr("The exponent histogram of a paired scale tensor's dequantizing scales"));
   m_top->addWidget(tableBox);
   m_top->addWidget(m_chartTabs);
 
@@ -409,7 +409,6 @@ void ModelPage::showScales(std::size_t index) {
     m_scaleMap->clear(tr("%1 has no paired scale tensor").arg(qs(m_scan->model->tensors()[index].name)));
     m_scaleHistogram->setHistograms(telemetry::ExponentHistogram{});
     m_scaleHistogram->setSubject(tr("no scale tensor"));
-    m_chartTabs->setTabText(1, tr("Scales"));
     return;
   }
   const std::size_t k = std::size_t(ps - m_scan->scales.data());
@@ -417,12 +416,10 @@ void ModelPage::showScales(std::size_t index) {
   const auto& tensors = m_scan->model->tensors();
   const QString weight = qs(tensors[p.tensor].name);
   const QString scale = p.scale ? qs(tensors[*p.scale].name) : QString();
-  m_scaleMap->setQuantized(ps->blocks, tr("%1 scales (%2)").arg(weight, qs(inspect::scaleKindName(p.kind))),
-                           tr("rows"), tr("columns"));
+  m_scaleMap->setQuantized(ps->blocks, tr("%1 ← %2").arg(weight, scale), tr("rows"), tr("columns"));
   m_scaleHistogram->setHistograms(ps->histogram);
-  m_scaleHistogram->setSubject(tr("%1: dequantizing scales").arg(scale),
+  m_scaleHistogram->setSubject(tr("%1 (%2 scales)").arg(scale, qs(inspect::scaleKindName(p.kind))),
                                tr("%n block(s)", nullptr, int(ps->grid.scale.size())));
-  m_chartTabs->setTabText(1, tr("Scales (%1)").arg(qs(inspect::scaleKindName(p.kind))));
 }
 
 BlockView* ModelPage::openScaleBlock(int index) {

@@ -34,9 +34,9 @@ class ModelTensorView;
 // by layer, sortable, filtered by name), the selected tensor's exponent
 // histogram with the format regions and its row per format, and the verdict
 // per format with the scale pairings and orphans. Beside the exponent
-// histogram, the Scales tab shows a paired scale tensor (per-block scales as
-// a heat map, log2 colour, and their exponent histogram); clicking a block
-// there opens its first values in the block view. Double clicking a tensor
+// histogram, two tabs show a paired scale tensor: its per-block scales as a
+// heat map (log2 colour) and their exponent histogram; clicking a block of
+// the map opens its first values in the block view. Double clicking a tensor
 // asks for its largest-magnitude value in the Explorer. Every number is core's.
 // A file that cannot be read gives an inline error naming the problem and
 // leaves the page as it was; so does a cancelled scan.
