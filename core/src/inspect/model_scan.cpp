@@ -313,7 +313,9 @@ struct ValueSums {
 // which -Wuninitialized reports once inlined (GCC bug 105593).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #define MANTISSA_AVX512 [[gnu::target("avx512f,avx512bw,avx512dq,avx512vl")]]
 #define MANTISSA_AVX512_INLINE [[gnu::target("avx512f,avx512bw,avx512dq,avx512vl"), gnu::always_inline]] inline
 
