@@ -391,6 +391,18 @@ MANTISSA_AVX512_INLINE void blockVec(__m512 a, __m512 an, __mmask16 nonZero, flo
   acc.chunkNoise = _mm512_fmadd_ps(d, d, acc.chunkNoise);
 }
 
+// One MX block of 32 (two registers): E8M0 scale from its amax.
+MANTISSA_AVX512_INLINE void mxVec(const __m512* a, const __m512* an, const __mmask16* nz, float amax, float norm,
+                                  const Fmt& f, int emax, BlockAcc& b) {
+  int e = amax > 0.0f ? floorLog2(amax) - emax : -127;
+  e = std::max(e, -127);
+  const float pre = pow2f(-e), post = pow2f(e);
+  ++b.blocks;
+  b.clipped += roundMag(amax * pre, f) > f.max;
+  blockVec<false>(a[0], an[0], nz[0], pre, post, norm, f, b);
+  blockVec<false>(a[1], an[1], nz[1], pre, post, norm, f, b);
+}
+
 struct ChunkAcc {
   __m512d castNoise[4];
   BlockAcc block[5]; // mxfp8, mxfp6, mxfp4, nvfp4, fp8-block
@@ -468,22 +480,12 @@ MANTISSA_AVX512_INLINE bool chunk128(const float* p, const TensorContext& c, flo
     castVec(a[j], al, ah, kE4M3, false, fitsE4M3, acc.castNoise[2]);
     castVec(a[j], al, ah, kE5M2, false, fitsE5M2, acc.castNoise[3]);
   }
-  // MX: four blocks of 32.
+  // MX: four blocks of 32, each format spelled out (its constants fold).
   for (int k = 0; k < 4; ++k) {
     const float amax = std::max(h[2 * k], h[2 * k + 1]);
-    const Fmt* fs[3] = {&kE4M3, &kE2M3, &kE2M1};
-    constexpr int emaxs[3] = {8, 2, 2};
-    for (int m = 0; m < 3; ++m) {
-      const Fmt& f = *fs[m];
-      int e = amax > 0.0f ? floorLog2(amax) - emaxs[m] : -127;
-      e = std::max(e, -127);
-      const float pre = pow2f(-e), post = pow2f(e);
-      BlockAcc& b = acc.block[m];
-      ++b.blocks;
-      b.clipped += roundMag(amax * pre, f) > f.max;
-      blockVec<false>(a[2 * k], an[2 * k], nz[2 * k], pre, post, norm, f, b);
-      blockVec<false>(a[2 * k + 1], an[2 * k + 1], nz[2 * k + 1], pre, post, norm, f, b);
-    }
+    mxVec(a + 2 * k, an + 2 * k, nz + 2 * k, amax, norm, kE4M3, 8, acc.block[0]);
+    mxVec(a + 2 * k, an + 2 * k, nz + 2 * k, amax, norm, kE2M3, 2, acc.block[1]);
+    mxVec(a + 2 * k, an + 2 * k, nz + 2 * k, amax, norm, kE2M1, 2, acc.block[2]);
   }
   // nvfp4: eight blocks of 16.
   for (int j = 0; j < 8; ++j) {
