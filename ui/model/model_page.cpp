@@ -449,7 +449,7 @@ BlockView* ModelPage::openScaleBlock(int index) {
                        .arg(b.row)
                        .arg(b.col)
                        .arg(b.col + n - 1)
-                       .arg(QString::number(b.scale * m_shownScales->grid.globalScale, 'g', 9));
+                       .arg(QString::number(m_shownScales->grid.effectiveScale(std::size_t(index)), 'g', 9));
   if (b.count > n)
     source += tr(" · the first %1 of the block's %2 values").arg(n).arg(b.count);
   m_blockView->showBlock(values, m_shownScales->blocks.scheme, numeric::ScaleRounding::Floor, source);
@@ -464,7 +464,7 @@ std::pair<QString, QString> ModelPage::explorerValueOf(std::size_t index) const 
   const inspect::TensorStats& s = m_scan->stats[index];
   if (!s.scanned || s.finite == 0)
     return {};
-  const double v = std::fabs(s.min) > std::fabs(s.max) ? s.min : s.max;
+  const double v = s.largestMagnitude();
   const std::string& dtype = m_scan->model->tensors()[index].dtype;
   QString format = QStringLiteral("fp16");
   if (dtype == "BF16")

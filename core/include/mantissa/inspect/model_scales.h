@@ -41,6 +41,8 @@ struct ScaleGrid {
   double scaleAt(std::uint64_t row, std::uint64_t col) const { // of weight value (row, col)
     return scale[(row / blockRows) * cols + col / blockCols];
   }
+  // What block k's elements are multiplied by: its scale times the global scale.
+  double effectiveScale(std::size_t block) const { return scale.at(block) * globalScale; }
 };
 
 // The grid of a pairing; error set for orphans, input scales, shape

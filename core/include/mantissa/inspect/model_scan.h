@@ -90,6 +90,8 @@ struct TensorStats {
   std::uint64_t nonFinite() const { return nan + posInf + negInf; }
   double rms() const;
   double outlierRatio() const;      // absmax / RMS; 0 when RMS is 0
+  // The finite value of largest magnitude (min or max; max on a tie).
+  double largestMagnitude() const { return -min > max ? min : max; }
   double fraction(std::uint64_t n) const { return finite ? double(n) / double(finite) : 0.0; }
   const TargetStats& at(Target t) const { return targets[static_cast<std::size_t>(t)]; }
 };
