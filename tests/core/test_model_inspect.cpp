@@ -9,6 +9,7 @@
 // naming the field or tensor.
 #include <mantissa/inspect/model_file.h>
 #include <mantissa/inspect/model_report.h>
+#include <mantissa/inspect/model_scales.h>
 #include <mantissa/inspect/model_scan.h>
 #include <mantissa/io/gguf.h>
 #include <mantissa/io/safetensors_index.h>
@@ -478,6 +479,97 @@ TEST(ModelScan, BlockSchemesEqualNumericQuantize) {
   }
 }
 
+TEST(ModelScan, Fp8WeightBlocksOf128x128EqualNumericQuantize) {
+  // 300 x 200: three block rows (the last of 44 rows), two block columns (the
+  // last of 72), an outlier, the planted edges, and one block holding NaN.
+  for (bool poison : {false, true}) {
+    std::vector<float> x = planted(false);
+    std::mt19937 rng(11);
+    std::normal_distribution<float> g(0.0f, 0.5f);
+    x.resize(300 * 200);
+    for (std::size_t i = 32 * 128; i < x.size(); ++i)
+      x[i] = g(rng);
+    x[150 * 200 + 150] = 5000.0f; // block (1, 1)
+    if (poison)
+      x[260 * 200 + 10] = std::numeric_limits<float>::quiet_NaN(); // block (2, 0)
+    const TensorStats s = scanValues(x, 200, true);
+    const std::vector<double> xd(x.begin(), x.end());
+    numeric::QuantizeOptions o;
+    o.cols = 200;
+    o.weightBlocks = true;
+    const numeric::QuantizedTensor q = numeric::quantize(xd, numeric::BlockScheme::Fp8Block, o);
+    ASSERT_EQ(q.blocks.size(), 6u);
+    std::uint64_t sat = 0, lost = 0, sub = 0, clipped = 0, poisoned = 0;
+    double signal = 0.0, noise = 0.0;
+    for (const numeric::QuantBlock& b : q.blocks) {
+      clipped += b.maxClipped;
+      poisoned += std::isnan(b.amax);
+    }
+    for (std::size_t i = 0; i < xd.size(); ++i) {
+      sat += (q.flags[i] & numeric::kSaturated) != 0;
+      lost += (q.flags[i] & numeric::kLostToZero) != 0;
+      sub += (q.flags[i] & numeric::kSubnormal) != 0;
+      if (std::isnan(q.blocks[q.blockOf[i]].amax))
+        continue;
+      signal += xd[i] * xd[i];
+      noise += (xd[i] - q.dequantized[i]) * (xd[i] - q.dequantized[i]);
+    }
+    const TargetStats& t = s.at(Target::Fp8Block);
+    SCOPED_TRACE(poison ? "with a NaN block" : "finite");
+    EXPECT_EQ(t.blocks, 6u);
+    EXPECT_EQ(t.poisonedBlocks, poison ? 1u : 0u);
+    EXPECT_EQ(poisoned, t.poisonedBlocks);
+    EXPECT_EQ(t.clippedBlocks, clipped);
+    EXPECT_EQ(t.overflow, sat);
+    EXPECT_EQ(t.lostToZero, lost);
+    EXPECT_EQ(t.subnormal, sub);
+    EXPECT_GT(t.lostToZero, 0u);
+    expectSqnr(t.sqnrDb(), 10 * std::log10(signal / noise), 1e-3);
+    // 1 x 128 tiles differ: the outlier's block spreads its scale over 128 rows.
+    const TensorStats tiles = scanValues(x, 200, false);
+    EXPECT_EQ(tiles.at(Target::Fp8Block).blocks, 300u * 2u);
+    EXPECT_GT(t.lostToZero, tiles.at(Target::Fp8Block).lostToZero);
+  }
+}
+
+TEST(ModelScan, VectorKernelCountsEqualThePortableCodeCountForCount) {
+  if (!modelScanUsesAvx512())
+    GTEST_SKIP() << "this CPU has no AVX-512 F/BW/DQ/VL: only the portable code runs";
+  // Rows of 4096 and of 300 (a short last tile), 128 x 128 blocks or tiles,
+  // the planted edges, NaN and Inf, tiny and huge blocks.
+  std::vector<float> x = planted(true);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  x.resize(600 * 4096 / 8 * 3);
+  for (std::size_t i = 32 * 128; i < x.size(); ++i)
+    x[i] = g(rng) * std::ldexp(1.0f, int(i / 4096 % 38) * 7 - 140);
+  x[700000] = std::numeric_limits<float>::infinity();
+  for (std::uint64_t cols : {4096u, 300u})
+    for (bool weightBlocks : {false, true}) {
+      SCOPED_TRACE("cols " + std::to_string(cols) + (weightBlocks ? " weight blocks" : " tiles"));
+      const TensorStats v = scanValues(x, cols, weightBlocks);
+      setPortableModelScan(true);
+      const TensorStats p = scanValues(x, cols, weightBlocks);
+      setPortableModelScan(false);
+      EXPECT_EQ(v.hist, p.hist);
+      EXPECT_EQ(v.min, p.min);
+      EXPECT_EQ(v.max, p.max);
+      EXPECT_EQ(v.absmax, p.absmax);
+      EXPECT_NEAR(v.sumSquares, p.sumSquares, 1e-12 * p.sumSquares);
+      for (Target t : kTargets) {
+        SCOPED_TRACE(std::string(targetName(t)));
+        EXPECT_EQ(v.at(t).overflow, p.at(t).overflow);
+        EXPECT_EQ(v.at(t).lostToZero, p.at(t).lostToZero);
+        EXPECT_EQ(v.at(t).subnormal, p.at(t).subnormal);
+        EXPECT_EQ(v.at(t).blocks, p.at(t).blocks);
+        EXPECT_EQ(v.at(t).clippedBlocks, p.at(t).clippedBlocks);
+        EXPECT_EQ(v.at(t).poisonedBlocks, p.at(t).poisonedBlocks);
+        expectSqnr(v.at(t).sqnrDb(), p.at(t).sqnrDb(), 1e-3);
+      }
+      expectCastsMatch(v, x);
+    }
+}
+
 TEST(ModelScan, FileScanInSlicesOnTwoThreadsEqualsTheWholeTensorScan) {
   // Rows longer than a slice (200000) and many short rows (300 x 1000), F32 and BF16.
   std::mt19937 rng(3);
@@ -504,7 +596,8 @@ TEST(ModelScan, FileScanInSlicesOnTwoThreadsEqualsTheWholeTensorScan) {
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen.back().bytesDone, seen.back().bytesTotal);
   for (int i = 0; i < 2; ++i) {
-    const TensorStats ref = scanValues(*want[i], rowLength[i]);
+    // b is 2-D: fp8-block in 128 x 128 weight blocks.
+    const TensorStats ref = scanValues(*want[i], rowLength[i], i == 1);
     const TensorStats& s = stats[std::size_t(i)];
     EXPECT_EQ(s.hist, ref.hist);
     EXPECT_EQ(s.absmax, ref.absmax);
@@ -522,6 +615,95 @@ TEST(ModelScan, FileScanInSlicesOnTwoThreadsEqualsTheWholeTensorScan) {
   std::atomic<bool> cancel{true};
   for (const TensorStats& s : scanModel(m, {}, &cancel))
     EXPECT_FALSE(s.scanned);
+  fs::remove_all(p.parent_path());
+}
+
+// E4M3 (OCP FN: bias 7, no infinities, S.1111.111 NaN) decoded by hand.
+double e4m3Ref(std::uint8_t b) {
+  const int sign = b >> 7, e = (b >> 3) & 15, m = b & 7;
+  if (e == 15 && m == 7)
+    return std::numeric_limits<double>::quiet_NaN();
+  const double mag = e == 0 ? std::ldexp(m / 8.0, -6) : std::ldexp(1.0 + m / 8.0, e - 7);
+  return sign ? -mag : mag;
+}
+
+TEST(ModelScales, Block128WeightScaleInvDequantizesExactly) {
+  // A 200 x 300 E4M3 weight: 2 x 3 blocks of 128 x 128 (short last row and
+  // column of blocks), each with its own FP32 weight_scale_inv.
+  const std::uint64_t R = 200, C = 300;
+  std::string w;
+  std::mt19937 rng(9);
+  for (std::uint64_t i = 0; i < R * C; ++i) {
+    std::uint8_t b = std::uint8_t(rng());
+    if ((b & 0x7f) == 0x7f)
+      b &= 0xfe; // no NaN
+    w += char(b);
+  }
+  const float scales[6] = {0.5f, 1.0f / 3.0f, 1.25e-3f, 7.0f, std::ldexp(1.0f, -20), 3.0e-2f};
+  std::string sc;
+  for (float v : scales)
+    sc += le(v);
+  const std::string header = R"({"m.l.weight":{"dtype":"F8_E4M3","shape":[200,300],"data_offsets":[0,60000]},)"
+                             R"("m.l.weight_scale_inv":{"dtype":"F32","shape":[2,3],"data_offsets":[60000,60024]},)"
+                             R"("m.bad.weight":{"dtype":"F8_E4M3","shape":[2,2],"data_offsets":[60024,60028]},)"
+                             R"("m.bad.weight_scale_inv":{"dtype":"F32","shape":[2,1],"data_offsets":[60028,60036]}})";
+  const fs::path p = writeFile(tempDir() / "q.safetensors",
+                               safetensors(header, w + sc + std::string("\x38\x40\x48\x50") + le(1.0f) + le(2.0f)));
+  const ModelFile m = ModelFile::open(p);
+  const auto pairs = pairScales(m);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].kind, ScaleKind::Block128);
+  const ScaleGrid g = scaleGrid(m, pairs[0]);
+  ASSERT_TRUE(g.ok()) << g.error;
+  EXPECT_EQ(g.rows, 2u);
+  EXPECT_EQ(g.cols, 3u);
+  EXPECT_TRUE(g.dequantizable);
+  std::vector<double> got(R * C);
+  dequantize(m, pairs[0], g, 0, got);
+  for (std::uint64_t r = 0; r < R; ++r)
+    for (std::uint64_t c = 0; c < C; ++c) {
+      const double want = e4m3Ref(std::uint8_t(w[r * C + c])) * double(scales[(r / 128) * 3 + c / 128]);
+      ASSERT_EQ(got[r * C + c], want) << r << ", " << c;
+    }
+  // The blocks for the heat map: each block's largest dequantized |value|,
+  // from the weight's scan and from reading the weight alike.
+  const auto stats = scanModel(m);
+  const numeric::QuantizedTensor fromScan = scaleBlocks(m, pairs[0], g, &stats[pairs[0].tensor]);
+  const numeric::QuantizedTensor fromRead = scaleBlocks(m, pairs[0], g);
+  ASSERT_EQ(fromScan.blocks.size(), 6u);
+  ASSERT_EQ(fromRead.blocks.size(), 6u);
+  for (std::size_t k = 0; k < 6; ++k) {
+    double amax = 0.0;
+    const std::uint64_t br = k / 3, bc = k % 3;
+    for (std::uint64_t r = br * 128; r < std::min<std::uint64_t>(R, br * 128 + 128); ++r)
+      for (std::uint64_t c = bc * 128; c < std::min<std::uint64_t>(C, bc * 128 + 128); ++c)
+        amax = std::max(amax, std::fabs(got[r * C + c]));
+    EXPECT_EQ(fromScan.blocks[k].amax, amax) << k;
+    EXPECT_EQ(fromRead.blocks[k].amax, amax) << k;
+    EXPECT_EQ(fromScan.blocks[k].scale, double(scales[k])) << k;
+    EXPECT_EQ(fromScan.blocks[k].row, br * 128);
+    EXPECT_EQ(fromScan.blocks[k].cols, bc == 2 ? 44u : 128u);
+  }
+  // A slice from the middle reads the same values.
+  std::vector<double> part(500);
+  dequantize(m, pairs[0], g, 127 * C + 250, part);
+  for (std::size_t i = 0; i < part.size(); ++i)
+    ASSERT_EQ(part[i], got[127 * C + 250 + i]) << i;
+  // The scales' histogram: one per binade.
+  const telemetry::ExponentHistogram h = scaleHistogram(g);
+  EXPECT_EQ(h.total, 6u);
+  EXPECT_EQ(h.count(-1), 1u);  // 0.5
+  EXPECT_EQ(h.count(-2), 1u);  // 1/3
+  EXPECT_EQ(h.count(-10), 1u); // 1.25e-3
+  EXPECT_EQ(h.count(2), 1u);   // 7
+  EXPECT_EQ(h.count(-20), 1u);
+  EXPECT_EQ(h.count(-6), 1u);  // 0.03
+  // A scale of the wrong shape: no grid, a message naming the shapes.
+  EXPECT_FALSE(pairs[1].note.empty());
+  const ScaleGrid bad = scaleGrid(m, pairs[1]);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.error.find("[2, 1]"), std::string::npos) << bad.error;
+  EXPECT_THROW(dequantize(m, pairs[1], bad, 0, part), std::invalid_argument);
   fs::remove_all(p.parent_path());
 }
 

@@ -7,7 +7,9 @@
 //   runs of one recipe, then a third with a 100-character name, presenter mode
 //   toggled and back; preset: MANTISSA_SHOT_PRESET, default bf16-no-scaler,
 //   trained to its end; model: MANTISSA_SHOT_MODEL, a safetensors or GGUF file,
-//   scanned, its first tensor and the first that overflows FP16 selected;
+//   scanned, its first tensor and the first that overflows FP16 selected,
+//   then the first weight with paired scales on the Scale map and Scale
+//   histogram tabs;
 //   checkpoint: the File menu, Open Checkpoint's dialog on
 //   MANTISSA_SHOT_CHECKPOINT with a total refused and a good one, then the run
 //   opened on the Train page, trained on, and generating)
@@ -446,6 +448,19 @@ int main(int argc, char** argv) {
           }
         if (!grab(QStringLiteral("model-overflow")))
           return 1;
+        // The first weight with a grid of paired scales, on the Scales tab.
+        for (std::size_t k = 0; k < scan->pairings.size() && k < scan->scales.size(); ++k)
+          if (scan->scales[k].grid.ok()) {
+            model->selectTensor(scan->pairings[k].tensor);
+            model->chartTabs()->setCurrentIndex(1);
+            if (!grab(QStringLiteral("model-scale-map")))
+              return 1;
+            model->chartTabs()->setCurrentIndex(2);
+            if (!grab(QStringLiteral("model-scale-histogram")))
+              return 1;
+            model->chartTabs()->setCurrentIndex(0);
+            break;
+          }
         // The file cut after 4 KB: the error above the model still shown.
         QFile whole(file);
         const QString cut = dir + QStringLiteral("/cut.safetensors");

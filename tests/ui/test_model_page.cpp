@@ -7,9 +7,15 @@
 // counts a plain double loop over the same values gives; the name filter;
 // a hostile file's inline error that keeps the model shown; Cancel; the
 // table's CSV export and the report; File > Open Model in the main window.
+// A 200 x 300 E4M3 weight with its 2 x 3 weight_scale_inv: the Scales tab's
+// heat map and histogram against the scales and an E4M3 decoder written
+// here, a block opened in the block view, a tensor's value in the Explorer.
 #include "ui/app_shell/main_window.h"
+#include "ui/charts/block_scale_map.h"
 #include "ui/charts/chart_export.h"
 #include "ui/charts/histogram_chart.h"
+#include "ui/formats/block_view.h"
+#include "ui/formats/float_explorer.h"
 #include "ui/model/model_format_table.h"
 #include "ui/model/model_page.h"
 #include "ui/model/model_scan_job.h"
@@ -469,6 +475,114 @@ TEST_F(ModelPageTest, ExportsTheShownRowsAndTheReport) {
   EXPECT_FALSE(page.exportReport(dir.filePath(QStringLiteral("report.txt"))).isEmpty());
 }
 
+// E4M3 (OCP: bias 7, S.1111.111 NaN) decoded by hand.
+double e4m3(std::uint8_t b) {
+  const int e = (b >> 3) & 15, m = b & 7;
+  const double mag = e == 0 ? std::ldexp(m / 8.0, -6) : std::ldexp(1.0 + m / 8.0, e - 7);
+  return (b & 0x80) ? -mag : mag;
+}
+
+struct Quantized {
+  std::string weight;                 // 200 x 300 E4M3 bytes
+  std::vector<float> scales;          // 2 x 3
+  double dequantized(std::size_t r, std::size_t c) const {
+    return e4m3(std::uint8_t(weight[r * 300 + c])) * double(scales[(r / 128) * 3 + c / 128]);
+  }
+};
+
+Quantized quantizedWeight() {
+  Quantized q;
+  std::uint32_t x = 12345;
+  for (int i = 0; i < 200 * 300; ++i) {
+    x = x * 1664525u + 1013904223u;
+    std::uint8_t b = std::uint8_t(x >> 24);
+    if ((b & 0x7f) == 0x7f)
+      b = 0x38;
+    q.weight.push_back(char(b));
+  }
+  q.scales = {0.5f, 0.25f, 1.0f / 1024.0f, 8.0f, 3.0e-3f, 1.5f};
+  return q;
+}
+
+TEST_F(ModelPageTest, ScalesTabShowsAPairedBlockScaleTensorAndOpensItsBlocks) {
+  const Quantized q = quantizedWeight();
+  std::string sc;
+  for (float v : q.scales)
+    putU32(sc, std::bit_cast<std::uint32_t>(v));
+  const QString file = dir.filePath(QStringLiteral("fp8.safetensors"));
+  writeFile(file, safetensors({raw("model.layers.0.mlp.up.weight", "F8_E4M3", {200, 300}, q.weight),
+                               raw("model.layers.0.mlp.up.weight_scale_inv", "F32", {2, 3}, sc),
+                               f32("model.norm.weight", {32}, plantedValues())}));
+  ModelPage page;
+  ASSERT_TRUE(open(page, file));
+  page.selectTensor(indexOf(page, "model.norm.weight"));
+  EXPECT_FALSE(page.scaleMap()->hasData());
+  page.selectTensor(indexOf(page, "model.layers.0.mlp.up.weight"));
+  mantissa::ui::BlockScaleMap* map = page.scaleMap();
+  ASSERT_TRUE(map->hasData());
+  ASSERT_EQ(map->gridRows(), 2);
+  ASSERT_EQ(map->gridCols(), 3);
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 3; ++c) {
+      SCOPED_TRACE(std::to_string(r) + ", " + std::to_string(c));
+      const int b = map->blockAt(r, c);
+      ASSERT_GE(b, 0);
+      EXPECT_EQ(map->log2Scale(b), std::log2(double(q.scales[std::size_t(r * 3 + c)])));
+      double amax = 0.0;
+      for (std::size_t i = std::size_t(r) * 128; i < std::min<std::size_t>(200, std::size_t(r + 1) * 128); ++i)
+        for (std::size_t j = std::size_t(c) * 128; j < std::min<std::size_t>(300, std::size_t(c + 1) * 128); ++j)
+          amax = std::max(amax, std::fabs(q.dequantized(i, j)));
+      EXPECT_EQ(map->block(b).amax, amax);
+    }
+  // The scales' histogram: one bar per binade of the six scales.
+  const QString histCsv = dir.filePath(QStringLiteral("scales-hist.csv"));
+  ASSERT_EQ(mantissa::ui::exportChart(*page.scaleHistogram(), histCsv), QString());
+  QFile hf(histCsv);
+  ASSERT_TRUE(hf.open(QIODevice::ReadOnly));
+  const QString hist = QString::fromUtf8(hf.readAll());
+  std::map<int, int> binades;
+  for (float v : q.scales)
+    ++binades[int(std::floor(std::log2(double(v))))];
+  for (const auto& [e, n] : binades) {
+    bool found = false;
+    for (const QString& line : hist.split(u'\n'))
+      found |= line.section(u',', 0, 0).toInt() == e && line.section(u',', 2, 2).toInt() == n;
+    EXPECT_TRUE(found) << "binade " << e << " x " << n << " in\n" << hist.toStdString();
+  }
+  // The heat map exports one row per block.
+  const QString mapCsv = dir.filePath(QStringLiteral("scales-map.csv"));
+  ASSERT_EQ(mantissa::ui::exportChart(*map, mapCsv), QString());
+  QFile mf(mapCsv);
+  ASSERT_TRUE(mf.open(QIODevice::ReadOnly));
+  EXPECT_EQ(QString::fromUtf8(mf.readAll()).split(u'\n', Qt::SkipEmptyParts).size(), 1 + 6);
+
+  // A block opens in the block view: its first values, dequantized.
+  QSignalSpy clicked(map, &mantissa::ui::BlockScaleMap::blockClicked);
+  const int b11 = map->blockAt(1, 1);
+  QTest::mouseClick(map, Qt::LeftButton, {}, map->cellRect(1, 1).center().toPoint());
+  ASSERT_EQ(clicked.count(), 1);
+  mantissa::ui::BlockView* view = page.blockView();
+  ASSERT_NE(view, nullptr);
+  EXPECT_EQ(clicked.first().first().toInt(), b11);
+  const QStringList typed = view->valuesInput()->text().split(u',');
+  ASSERT_EQ(typed.size(), 32);
+  for (int j = 0; j < 32; ++j)
+    EXPECT_EQ(typed[j].trimmed().toDouble(), q.dequantized(128, std::size_t(128 + j))) << j;
+  EXPECT_TRUE(view->sourceLabel()->text().contains(QStringLiteral("row 128"))) << view->sourceLabel()->text().toStdString();
+}
+
+TEST_F(ModelPageTest, ActivatingATensorAsksTheExplorerForItsLargestValue) {
+  ModelPage page;
+  ASSERT_TRUE(open(page, path));
+  QSignalSpy asked(&page, &ModelPage::explorerRequested);
+  const QModelIndex row = rowOf(page.tensorView()->model(), qlonglong(indexOf(page, "model.layers.0.mlp.weight")));
+  ASSERT_TRUE(row.isValid());
+  emit page.tensorView()->activated(row);
+  ASSERT_EQ(asked.count(), 1);
+  EXPECT_EQ(asked.first().at(0).toString().toDouble(), expect(plantedValues()).min); // -70000: the largest |x|
+  EXPECT_EQ(asked.first().at(1).toString(), QStringLiteral("fp16"));
+}
+
 TEST(ModelPageWindow, FileMenuOpensTheModelPage) {
   mantissa::ui::MainWindow window;
   auto* page = qobject_cast<ModelPage*>(window.page(QStringLiteral("Model")));
@@ -476,6 +590,12 @@ TEST(ModelPageWindow, FileMenuOpensTheModelPage) {
   QMenu* file = window.menuBar()->actions().first()->menu();
   ASSERT_NE(file, nullptr);
   EXPECT_TRUE(file->actions().contains(page->openAction()));
+  // A value the Model page asks for shows in the Explorer.
+  emit page->explorerRequested(QStringLiteral("-70000"), QStringLiteral("fp16"));
+  auto* explorer = qobject_cast<mantissa::ui::FloatExplorer*>(window.page(QStringLiteral("Explorer")));
+  ASSERT_NE(explorer, nullptr);
+  EXPECT_EQ(window.pages()->currentWidget(), explorer);
+  EXPECT_EQ(explorer->input()->text(), QStringLiteral("-70000"));
 }
 
 } // namespace

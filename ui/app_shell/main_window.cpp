@@ -122,6 +122,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addPage(model, tr("Model"));
   m_fileMenu->insertAction(m_exportAction, model->openAction());
   connect(model->openAction(), &QAction::triggered, this, [this, model] { m_pages->setCurrentWidget(model); });
+  connect(model, &ModelPage::explorerRequested, this, [this](const QString& value, const QString& format) {
+    if (auto* explorer = qobject_cast<FloatExplorer*>(page(tr("Explorer")))) {
+      m_pages->setCurrentWidget(explorer);
+      if (const auto id = numeric::parseFormatName(format.toStdString()))
+        explorer->selectFormat(*id);
+      explorer->input()->setText(value);
+      emit explorer->input()->returnPressed();
+    }
+  });
   addPage(new SpeedPanel, tr("Speed"));
 }
 

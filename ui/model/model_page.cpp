@@ -4,7 +4,9 @@
 
 #include "ui/app_shell/palette.h"
 #include "ui/app_shell/theme.h"
+#include "ui/charts/block_scale_map.h"
 #include "ui/charts/histogram_chart.h"
+#include "ui/formats/block_view.h"
 #include "ui/model/model_format_table.h"
 #include "ui/model/model_tensor_model.h"
 #include "ui/model/model_tensor_view.h"
@@ -24,6 +26,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QTextBrowser>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -126,11 +129,31 @@ ModelPage::ModelPage(QWidget* parent) : QWidget(parent) {
   m_tensors = new ModelTensorView;
   connect(m_filter, &QLineEdit::textChanged, m_tensors, &ModelTensorView::setNameFilter);
   connect(m_tensors, &ModelTensorView::tensorSelected, this, &ModelPage::showTensor);
+  connect(m_tensors, &ModelTensorView::tensorActivated, this, [this](std::size_t index) {
+    const auto [value, format] = explorerValueOf(index);
+    if (!value.isEmpty())
+      emit explorerRequested(value, format);
+  });
   tableLayout->addWidget(m_filter);
   tableLayout->addWidget(m_tensors, 1);
   m_histogram = new HistogramChart;
+  // Two more tabs: a paired scale tensor's heat map and histogram.
+  m_scaleMap = new BlockScaleMap;
+  m_scaleMap->setObjectName(QStringLiteral("modelScaleMap"));
+  m_scaleMap->clear(tr("Select a quantized tensor with a paired scale tensor"));
+  connect(m_scaleMap, &BlockScaleMap::blockClicked, this, [this](int index) { openScaleBlock(index); });
+  m_scaleHistogram = new HistogramChart;
+  m_scaleHistogram->setObjectName(QStringLiteral("modelScaleHistogram"));
+  m_scaleHistogram->setRunFormat(std::nullopt, 0.0, false);
+  m_chartTabs = new QTabWidget;
+  m_chartTabs->addTab(m_histogram, tr("Exponents"));
+  m_chartTabs->addTab(m_scaleMap, tr("Scale map"));
+  m_chartTabs->addTab(m_scaleHistogram, tr("Scale histogram"));
+  m_chartTabs->setTabToolTip(1, tr("A paired scale tensor's per-block scales, log2 colour; click a block to "
+                                   "open its values in the block view"));
+  m_chartTabs->setTabToolTip(2, tr("The exponent histogram of a paired scale tensor's dequantizing scales"));
   m_top->addWidget(tableBox);
-  m_top->addWidget(m_histogram);
+  m_top->addWidget(m_chartTabs);
 
   auto* formatBox = new QWidget;
   auto* formatLayout = new QVBoxLayout(formatBox);
@@ -331,6 +354,10 @@ void ModelPage::showScan(std::shared_ptr<const ModelScan> scan) {
   m_tensorCaption->clear();
   m_histogram->setHistograms(telemetry::ExponentHistogram{});
   m_histogram->setSubject(tr("no tensor selected"));
+  m_shownScales = nullptr;
+  m_scaleMap->clear(tr("Select a quantized tensor with a paired scale tensor"));
+  m_scaleHistogram->setHistograms(telemetry::ExponentHistogram{});
+  m_scaleHistogram->setSubject(tr("no scale tensor"));
   for (std::size_t t : m_tensors->shownTensors())
     if (m_scan->stats[t].scanned) {
       selectTensor(t);
@@ -357,6 +384,7 @@ void ModelPage::showTensor(std::size_t index) {
   m_histogram->setHistograms(s.hist);
   m_histogram->setSubject(name, qs(t.dtype));
   m_formats->setTensor(s, name);
+  showScales(index);
   QString caption = QStringLiteral("<b>%1</b> · %2 · %3").arg(name.toHtmlEscaped(), qs(t.dtype).toHtmlEscaped(),
                                                              qs(inspect::shapeText(t.shape)));
   if (!s.scanned)
@@ -372,6 +400,80 @@ void ModelPage::showTensor(std::size_t index) {
                        : tr("scale: %1").arg(scale.toHtmlEscaped()));
   }
   m_tensorCaption->setText(caption);
+}
+
+void ModelPage::showScales(std::size_t index) {
+  const PairedScales* ps = m_scan->scalesOf(index);
+  m_shownScales = ps;
+  if (ps == nullptr) {
+    m_scaleMap->clear(tr("%1 has no paired scale tensor").arg(qs(m_scan->model->tensors()[index].name)));
+    m_scaleHistogram->setHistograms(telemetry::ExponentHistogram{});
+    m_scaleHistogram->setSubject(tr("no scale tensor"));
+    return;
+  }
+  const std::size_t k = std::size_t(ps - m_scan->scales.data());
+  const inspect::ScalePairing& p = m_scan->pairings[k];
+  const auto& tensors = m_scan->model->tensors();
+  const QString weight = qs(tensors[p.tensor].name);
+  const QString scale = p.scale ? qs(tensors[*p.scale].name) : QString();
+  m_scaleMap->setQuantized(ps->blocks, tr("%1 ← %2").arg(weight, scale), tr("rows"), tr("columns"));
+  m_scaleHistogram->setHistograms(ps->histogram);
+  m_scaleHistogram->setSubject(tr("%1 (%2 scales)").arg(scale, qs(inspect::scaleKindName(p.kind))),
+                               tr("%n block(s)", nullptr, int(ps->grid.scale.size())));
+}
+
+BlockView* ModelPage::openScaleBlock(int index) {
+  if (!m_scan || !m_shownScales || !m_shownScales->grid.dequantizable || index < 0 ||
+      std::size_t(index) >= m_shownScales->blocks.blocks.size())
+    return nullptr;
+  const std::size_t k = std::size_t(m_shownScales - m_scan->scales.data());
+  const inspect::ScalePairing& p = m_scan->pairings[k];
+  const numeric::QuantBlock& b = m_shownScales->blocks.blocks[std::size_t(index)];
+  const std::size_t n = std::min<std::size_t>(BlockView::kMaxValues, b.cols);
+  std::vector<double> values(n);
+  try {
+    inspect::dequantize(*m_scan->model, p, m_shownScales->grid, std::uint64_t(b.row) * m_shownScales->grid.weightCols + b.col,
+                        values);
+  } catch (const std::exception& e) {
+    m_error->setText(QString::fromUtf8(e.what()));
+    m_error->show();
+    return nullptr;
+  }
+  if (m_blockView == nullptr) {
+    m_blockView = new BlockView(this);
+    m_blockView->setWindowFlag(Qt::Window);
+    m_blockView->resize(900, 700);
+  }
+  QString source = tr("%1 · row %2, columns %3–%4, dequantized with its stored scale %5")
+                       .arg(qs(m_scan->model->tensors()[p.tensor].name))
+                       .arg(b.row)
+                       .arg(b.col)
+                       .arg(b.col + n - 1)
+                       .arg(QString::number(m_shownScales->grid.effectiveScale(std::size_t(index)), 'g', 9));
+  if (b.count > n)
+    source += tr(" · the first %1 of the block's %2 values").arg(n).arg(b.count);
+  m_blockView->showBlock(values, m_shownScales->blocks.scheme, numeric::ScaleRounding::Floor, source);
+  m_blockView->show();
+  m_blockView->raise();
+  return m_blockView;
+}
+
+std::pair<QString, QString> ModelPage::explorerValueOf(std::size_t index) const {
+  if (!m_scan || index >= m_scan->stats.size())
+    return {};
+  const inspect::TensorStats& s = m_scan->stats[index];
+  if (!s.scanned || s.finite == 0)
+    return {};
+  const double v = s.largestMagnitude();
+  const std::string& dtype = m_scan->model->tensors()[index].dtype;
+  QString format = QStringLiteral("fp16");
+  if (dtype == "BF16")
+    format = QStringLiteral("bf16");
+  else if (dtype == "F8_E4M3")
+    format = QStringLiteral("fp8-e4m3");
+  else if (dtype == "F8_E5M2")
+    format = QStringLiteral("fp8-e5m2");
+  return {QString::number(v, 'g', 17), format};
 }
 
 QString ModelPage::verdictHtml() const {

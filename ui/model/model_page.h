@@ -16,10 +16,13 @@ class QProgressBar;
 class QPushButton;
 class QSplitter;
 class QStackedWidget;
+class QTabWidget;
 class QTextBrowser;
 
 namespace mantissa::ui {
 
+class BlockScaleMap;
+class BlockView;
 class HistogramChart;
 class ModelFormatTable;
 class ModelTensorView;
@@ -30,7 +33,11 @@ class ModelTensorView;
 // progress bar and a Cancel button. The page shows the tensor table (grouped
 // by layer, sortable, filtered by name), the selected tensor's exponent
 // histogram with the format regions and its row per format, and the verdict
-// per format with the scale pairings and orphans. Every number is core's.
+// per format with the scale pairings and orphans. Beside the exponent
+// histogram, two tabs show a paired scale tensor: its per-block scales as a
+// heat map (log2 colour) and their exponent histogram; clicking a block of
+// the map opens its first values in the block view. Double clicking a tensor
+// asks for its largest-magnitude value in the Explorer. Every number is core's.
 // A file that cannot be read gives an inline error naming the problem and
 // leaves the page as it was; so does a cancelled scan.
 class ModelPage : public QWidget {
@@ -57,6 +64,19 @@ public:
   ModelTensorView* tensorView() const { return m_tensors; }
   QLineEdit* filterEdit() const { return m_filter; }
   HistogramChart* histogram() const { return m_histogram; }
+  QTabWidget* chartTabs() const { return m_chartTabs; }
+  BlockScaleMap* scaleMap() const { return m_scaleMap; }
+  HistogramChart* scaleHistogram() const { return m_scaleHistogram; }
+  // Opens block `index` of the scale map in the block view (its first
+  // values, dequantized); null when there is no such block or the weight is
+  // not decoded.
+  BlockView* openScaleBlock(int index);
+  BlockView* blockView() const { return m_blockView; }
+  // The value the Explorer is asked for when tensor `index` is activated:
+  // its largest-magnitude finite value, exactly, and the format to show it
+  // in (the tensor's own 16- or 8-bit format, else fp16). Empty when the
+  // tensor has no finite value.
+  std::pair<QString, QString> explorerValueOf(std::size_t index) const;
   ModelFormatTable* formatTable() const { return m_formats; }
   QTextBrowser* verdictPanel() const { return m_verdicts; }
   QLabel* errorLabel() const { return m_error; }
@@ -70,12 +90,15 @@ signals:
   void modelShown(const QString& path);
   void openFailed(const QString& message);
   void scanCancelled(const QString& path);
+  // A tensor's value for the Explorer (format: a numeric::parseFormatName name).
+  void explorerRequested(const QString& value, const QString& format);
 
 private:
   void chooseFile();
   void chooseReport();
   void showScan(std::shared_ptr<const ModelScan> scan);
   void showTensor(std::size_t index);
+  void showScales(std::size_t index);
   void showProgress(const inspect::ScanProgress& progress);
   void showError(const QString& message);
   void endJob();
@@ -103,6 +126,11 @@ private:
   ModelTensorView* m_tensors = nullptr;
   QTextBrowser* m_verdicts = nullptr;
   HistogramChart* m_histogram = nullptr;
+  QTabWidget* m_chartTabs = nullptr;
+  BlockScaleMap* m_scaleMap = nullptr;
+  HistogramChart* m_scaleHistogram = nullptr;
+  const PairedScales* m_shownScales = nullptr;
+  BlockView* m_blockView = nullptr;
   QLabel* m_tensorCaption = nullptr;
   ModelFormatTable* m_formats = nullptr;
   bool m_sized = false;

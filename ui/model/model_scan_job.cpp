@@ -54,6 +54,19 @@ void ModelScanJob::run() {
     }
     scan->verdicts = inspect::verdicts(*scan->model, scan->stats);
     scan->pairings = inspect::pairScales(*scan->model);
+    for (const inspect::ScalePairing& pairing : scan->pairings) {
+      PairedScales ps;
+      ps.grid = inspect::scaleGrid(*scan->model, pairing);
+      if (ps.grid.ok()) {
+        ps.blocks = inspect::scaleBlocks(*scan->model, pairing, ps.grid, &scan->stats[pairing.tensor], &m_cancel);
+        ps.histogram = inspect::scaleHistogram(ps.grid);
+      }
+      scan->scales.push_back(std::move(ps));
+    }
+    if (m_cancel.load(std::memory_order_relaxed)) {
+      m_handoff.post([this] { emit cancelled(); });
+      return;
+    }
   } catch (const std::exception& e) {
     const QString message = m_path + QStringLiteral(": ") + QString::fromUtf8(e.what()).left(600);
     m_handoff.post([this, message] { emit failed(message); });

@@ -6,6 +6,7 @@
 
 #include <mantissa/inspect/model_file.h>
 #include <mantissa/inspect/model_report.h>
+#include <mantissa/inspect/model_scales.h>
 #include <mantissa/inspect/model_scan.h>
 
 #include <QObject>
@@ -18,14 +19,31 @@
 
 namespace mantissa::ui {
 
+// A pairing's scales: the grid over its weight and, when the grid is ok,
+// its blocks (inspect::scaleBlocks) and the scales' exponent histogram.
+struct PairedScales {
+  inspect::ScaleGrid grid;
+  numeric::QuantizedTensor blocks;
+  telemetry::ExponentHistogram histogram;
+};
+
 // Everything the Model page shows, as core computed it: the opened file, one
-// TensorStats per tensor (in file order), the verdicts and the scale pairings.
+// TensorStats per tensor (in file order), the verdicts, the scale pairings
+// and their scales (one PairedScales per pairing, in the same order).
 struct ModelScan {
   QString path;
   std::shared_ptr<const inspect::ModelFile> model;
   std::vector<inspect::TensorStats> stats;
   std::vector<inspect::FormatVerdict> verdicts;
   std::vector<inspect::ScalePairing> pairings;
+  std::vector<PairedScales> scales;
+  // The pairing whose weight (or scale) is tensor `index`, if any has a grid.
+  const PairedScales* scalesOf(std::size_t index) const {
+    for (std::size_t k = 0; k < pairings.size() && k < scales.size(); ++k)
+      if ((pairings[k].tensor == index || pairings[k].scale == index) && scales[k].grid.ok())
+        return &scales[k];
+    return nullptr;
+  }
 };
 
 // Opens and scans one model file on its own thread (inspect::ModelFile::open,

@@ -56,6 +56,11 @@ ModelTensorView::ModelTensorView(QWidget* parent) : QTreeView(parent) {
             if (current.isValid() && t >= 0)
               emit tensorSelected(std::size_t(t));
           });
+  connect(this, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
+    const qlonglong t = index.siblingAtColumn(0).data(ModelTensorModel::TensorRole).toLongLong();
+    if (index.isValid() && t >= 0)
+      emit tensorActivated(std::size_t(t));
+  });
 }
 
 void ModelTensorView::setScan(std::shared_ptr<const ModelScan> scan) {

@@ -43,6 +43,8 @@ public:
 
 signals:
   void tensorSelected(std::size_t index);
+  // Double click or Enter on a tensor's row.
+  void tensorActivated(std::size_t index);
 
 protected:
   void contextMenuEvent(QContextMenuEvent* event) override;

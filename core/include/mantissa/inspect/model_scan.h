@@ -15,7 +15,9 @@
 //    that become zero), subnormal; SQNR of the cast with overflow saturated
 //    at max finite;
 //  - block schemes mxfp8 (E4M3 elements), mxfp6 (E2M3), mxfp4, nvfp4 and
-//    fp8-block (1 x 128 tiles): exactly numeric::quantize()'s rules (floor
+//    fp8-block (DeepSeek-V3's 128 x 128 blocks for 2-D tensors, the
+//    weights; 1 x 128 tiles along rows otherwise): exactly
+//    numeric::quantize()'s rules (floor
 //    E8M0 scales; nvfp4's two levels with its tensor scale from the finite
 //    absmax; amax / 448 FP32 scales), blocks along rows (the innermost
 //    dimension; a row's last block may be short). Saturated elements,
@@ -28,9 +30,10 @@
 // double loop and the block schemes to numeric::quantize().
 //
 // Each tensor is read in slices of whole blocks; the slices are shared by
-// the calling thread's OpenMP team. nvfp4 needs the tensor's absmax before
-// its blocks: that first look reads the tensor's values once more (the
-// tensor, not the file: the pages are still in memory).
+// the calling thread's OpenMP team. nvfp4 needs the tensor's absmax, and
+// fp8-block's 128 x 128 blocks their amax, before their elements: that first
+// look reads the tensor's values once more (the tensor, not the file: the
+// pages are still in memory), keeping one float per 128 x 128 block.
 
 #include <mantissa/inspect/model_file.h>
 #include <mantissa/telemetry/histogram.h>
@@ -78,17 +81,25 @@ struct TensorStats {
   double sumSquares = 0.0;          // over finite values
   telemetry::ExponentHistogram hist;
   std::array<TargetStats, kTargetCount> targets{};
+  // A 2-D tensor's 128 x 128 blocks (fp8-block's weight blocks), row-major,
+  // weightBlockCols per row: each block's largest finite |value|, NaN when
+  // it holds Inf or NaN. Empty for other tensors.
+  std::vector<float> weightBlockAmax;
+  std::uint64_t weightBlockCols = 0;
 
   std::uint64_t nonFinite() const { return nan + posInf + negInf; }
   double rms() const;
   double outlierRatio() const;      // absmax / RMS; 0 when RMS is 0
+  // The finite value of largest magnitude (min or max; max on a tie).
+  double largestMagnitude() const { return -min > max ? min : max; }
   double fraction(std::uint64_t n) const { return finite ? double(n) / double(finite) : 0.0; }
   const TargetStats& at(Target t) const { return targets[static_cast<std::size_t>(t)]; }
 };
 
 // Scans one tensor's values (row-major, rowLength per row); the reference
-// the tests hold the file scan to.
-TensorStats scanValues(std::span<const float> values, std::uint64_t rowLength);
+// the tests hold the file scan to. weightBlocks: fp8-block in 128 x 128
+// blocks (what the file scan does for 2-D tensors).
+TensorStats scanValues(std::span<const float> values, std::uint64_t rowLength, bool weightBlocks = false);
 
 struct ScanProgress {
   std::uint64_t bytesDone = 0, bytesTotal = 0;
@@ -102,6 +113,12 @@ struct ScanProgress {
 std::vector<TensorStats> scanModel(const ModelFile& model,
                                    const std::function<void(const ScanProgress&)>& progress = {},
                                    const std::atomic<bool>* cancel = nullptr);
+
+// The scan runs an AVX-512 kernel where the CPU has AVX-512 F/BW/DQ/VL and
+// portable code otherwise, with identical counts (the tests compare them).
+// Force the portable code; whether the kernel would run now.
+void setPortableModelScan(bool portable) noexcept;
+bool modelScanUsesAvx512() noexcept;
 
 // One tensor of a model (the GUI's and the tests' way to scan one).
 TensorStats scanTensor(const ModelFile& model, std::size_t index,
