@@ -260,6 +260,55 @@ void makeNeighbours(Exercise& ex, const FloatFormat& f, Rng& rng) {
   explainNeighbours(f, code, up, down, u, ex.steps);
 }
 
+// The Round kind's animation (Exercise::frames): `kept` is x's pattern
+// with the cut-off bits dropped (x rounded toward zero), `extra` the k bits
+// cut off, `key` the codec's rounded pattern.
+void roundingFrames(Exercise& ex, const FloatFormat& f, std::uint64_t kept, std::uint64_t extra, int k, int g,
+                    int r, int s, std::uint64_t key) {
+  const int m = f.mantissaBits;
+  const std::string name = formatLabel(f);
+  std::string cutText;
+  std::vector<CutBit> plain;
+  for (int i = k - 1; i >= 0; --i) {
+    const int bit = static_cast<int>((extra >> i) & 1u);
+    plain.push_back({"", bit});
+    cutText += static_cast<char>('0' + bit);
+  }
+  const int exponentField = static_cast<int>((kept & ~f.signMask()) >> m);
+  ex.frames.push_back({"The exact value: sign, exponent field " + std::to_string(exponentField) + " (" +
+                           std::to_string(exponentField - f.bias()) + " + bias " + std::to_string(f.bias()) +
+                           ") and the first " + std::to_string(m) + " fraction bits fill " + name +
+                           "'s cells; the " + std::to_string(k) + " bits after them (" + cutText +
+                           ") do not fit and are cut off.",
+                       kept, plain});
+  const std::vector<CutBit> named{{"G", g}, {"R", r}, {"S", s}};
+  ex.frames.push_back({"Name the cut-off bits: guard G = " + std::to_string(g) + " (the first), round R = " +
+                           std::to_string(r) + " (the second), sticky S = " + std::to_string(s) +
+                           (k > 2 ? " (the OR of the other " + std::to_string(k - 2) + ")" : std::string()) + ".",
+                       kept, named});
+  const int last = static_cast<int>(kept & 1u);
+  const bool up = g == 1 && (r == 1 || s == 1 || last == 1);
+  std::string decision;
+  if (g == 0)
+    decision = "G = 0: less than half an ULP was cut off: round down, the kept bits stay.";
+  else if (r == 1 || s == 1)
+    decision = "G = 1 and R or S = 1: more than half an ULP was cut off: round up, add 1 to the last kept bit.";
+  else if (last == 1)
+    decision = "G R S = 1 0 0: exactly half an ULP, a tie; the last kept bit is 1 (odd): round up to the even "
+               "neighbour.";
+  else
+    decision = "G R S = 1 0 0: exactly half an ULP, a tie; the last kept bit is 0 (even): round down, keep it.";
+  ex.frames.push_back({decision, kept, named});
+  const std::string value = numeric::decode(f, key).exactDecimal;
+  ex.frames.push_back({std::string("The rounded result") +
+                           (up && ((key & ~f.signMask()) >> m) != static_cast<std::uint64_t>(exponentField)
+                                ? " (the carry went into the exponent)"
+                                : "") +
+                           ": " + groupedBits(f, key) + " = " + numeric::formatBitsHex(f, key) + " = " + value +
+                           ".",
+                       key, {}});
+}
+
 void makeRound(Exercise& ex, const FloatFormat& f, Rng& rng) {
   const int d = ex.difficulty;
   const int m = f.mantissaBits;
@@ -297,6 +346,7 @@ void makeRound(Exercise& ex, const FloatFormat& f, Rng& rng) {
   ex.subjectBits = r.bits;
   explainGuardRoundSticky(f, significand, m, k, g, rb, s, ex.steps);
   explainFields(f, r.bits, ex.steps);
+  roundingFrames(ex, f, code | (negative ? f.signMask() : 0), extra, k, g, rb, s, r.bits);
 }
 
 void makeRange(Exercise& ex, const FloatFormat& f, Rng& rng) {
