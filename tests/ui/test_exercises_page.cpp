@@ -6,6 +6,7 @@
 // three right answers, the results export as CSV, and a lesson's exercise
 // set opens here.
 #include "ui/lessons/exercises_page.h"
+#include "ui/formats/bit_cells.h"
 #include "ui/lessons/lessons_page.h"
 
 #include <mantissa/io/resource_paths.h>
@@ -14,9 +15,11 @@
 
 #include <QComboBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include <gtest/gtest.h>
 
@@ -160,4 +163,85 @@ TEST(ExercisesPage, LessonFolderExerciseSetOpensOnTheExercisesPage) {
   page.newExercise();
   EXPECT_EQ(page.exercise().question, sheet.items[1].question);
   EXPECT_EQ(page.kindChoice()->currentData().toInt(), static_cast<int>(ExerciseKind::Round));
+}
+
+// A wrong rounding answer animates the bit cells through the core's frames:
+// Forward and Back show exactly the core's frames in order (cells, caption,
+// cut-off bits), the last frame's cells hold the codec's encoding of the key
+// value, and Replay starts again at the exact value.
+TEST(ExercisesPage, WrongRoundingAnimatesTheCellsThroughTheCoresFrames) {
+  mantissa::ui::ExercisesPage page;
+  page.resize(1280, 720);
+  page.show();
+  for (FormatId id : {FormatId::Fp8E4M3, FormatId::Bf16, FormatId::Fp16, FormatId::Fp32}) {
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      const lessons::Exercise ex =
+          lessons::generateExercise(id, ExerciseKind::Round, seed, 1 + static_cast<int>(seed % 3));
+      ASSERT_EQ(ex.frames.size(), 4u);
+      page.showExercise(ex);
+      EXPECT_EQ(page.solutionCells(), nullptr);
+      page.answerFields()[0]->setText(QStringLiteral("000"));
+      page.answerFields()[1]->setText(QStringLiteral("nan"));
+      ASSERT_FALSE(page.check());
+      ASSERT_NE(page.solutionCells(), nullptr);
+      EXPECT_TRUE(page.animating());
+      EXPECT_EQ(page.solutionFrame(), 0);
+      EXPECT_FALSE(page.backButton()->isEnabled());
+      const auto expectFrame = [&](int i) {
+        const lessons::SolutionFrame& f = ex.frames[static_cast<std::size_t>(i)];
+        EXPECT_EQ(page.solutionFrame(), i);
+        EXPECT_EQ(page.solutionCells()->bits(), f.bits) << "frame " << i;
+        EXPECT_EQ(page.frameCaption()->text().toStdString(), f.caption);
+        EXPECT_EQ(page.cutBits()->isVisibleTo(&page), !f.cut.empty()) << "frame " << i;
+        if (!f.cut.empty()) {
+          const QString cut = page.cutBits()->text();
+          for (const lessons::CutBit& b : f.cut)
+            EXPECT_TRUE(cut.contains(QStringLiteral(">%1<").arg(b.digit))) << cut.toStdString();
+          if (!f.cut.front().label.empty())
+            for (const char* name : {">G<", ">R<", ">S<"})
+              EXPECT_TRUE(cut.contains(QString::fromLatin1(name))) << cut.toStdString();
+        }
+      };
+      expectFrame(0);
+      for (int i = 1; i < 4; ++i) {
+        page.forwardButton()->click();
+        EXPECT_FALSE(page.animating()) << "a step by hand stops the animation";
+        expectFrame(i);
+      }
+      EXPECT_FALSE(page.forwardButton()->isEnabled());
+      page.forwardButton()->click(); // disabled: stays at the end
+      expectFrame(3);
+      // The end: the codec's encoding of the key's value.
+      const auto& f = numeric::formatInfo(id);
+      const auto keyValue = numeric::parseNumber(ex.parts[1].value).value;
+      ASSERT_TRUE(keyValue.has_value());
+      EXPECT_EQ(page.solutionCells()->bits(), numeric::encode(f, *keyValue).bits);
+      page.backButton()->click();
+      expectFrame(2);
+      page.replayButton()->click();
+      expectFrame(0);
+      EXPECT_TRUE(page.animating());
+      if (::testing::Test::HasFailure())
+        return;
+    }
+  }
+  // A right answer hides the solution and stops the animation.
+  page.showExercise(lessons::generateExercise(FormatId::Fp16, ExerciseKind::Round, 9, 2));
+  typeKey(page);
+  EXPECT_TRUE(page.check());
+  EXPECT_FALSE(page.animating());
+}
+
+// The animation advances by itself, one frame per kFrameMs, and stops at the
+// rounded result.
+TEST(ExercisesPage, TheRoundingAnimationPlaysToTheEnd) {
+  mantissa::ui::ExercisesPage page;
+  page.show();
+  page.showExercise(lessons::generateExercise(FormatId::Fp8E5M2, ExerciseKind::Round, 3, 2));
+  page.answerFields()[0]->setText(QStringLiteral("000"));
+  ASSERT_FALSE(page.check());
+  ASSERT_TRUE(page.animating());
+  EXPECT_TRUE(QTest::qWaitFor([&] { return !page.animating(); }, 20 * mantissa::ui::ExercisesPage::kFrameMs));
+  EXPECT_EQ(page.solutionFrame(), 3);
+  EXPECT_EQ(page.solutionCells()->bits(), page.exercise().frames.back().bits);
 }
