@@ -18,6 +18,7 @@
 #include "ui/bridge/run_controller.h"
 #include "ui/formats/float_explorer.h"
 #include "ui/lessons/exercises_page.h"
+#include "ui/lessons/lessons_page.h"
 #include "ui/model/model_page.h"
 #include "ui/panels/generate_panel.h"
 #include "ui/panels/policy_editor.h"
@@ -30,6 +31,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QListWidget>
 #include <QPushButton>
 #include <QApplication>
 #include <QDir>
@@ -406,9 +408,25 @@ int main(int argc, char** argv) {
       show(QStringLiteral("Lessons"));
       if (!grab(QStringLiteral("lessons")))
         return 1;
+      // Next Demo Step: the scaler's walk four steps in (one run, then F7 three times).
+      auto* lessonsPage = window.findChild<mantissa::ui::LessonsPage*>();
+      for (int i = 0; i < lessonsPage->lessonList()->count(); ++i) {
+        lessonsPage->showLesson(i);
+        const int walk = lessonsPage->demoChoice()->findData(QStringLiteral("scaler-walk"));
+        if (walk < 0)
+          continue;
+        lessonsPage->demoChoice()->setCurrentIndex(walk);
+        lessonsPage->nextStepAction()->trigger();
+        (void)QTest::qWaitFor([&] { return lessonsPage->demoStep() == 1; }, 60000);
+        for (int k = 0; k < 3; ++k)
+          lessonsPage->nextStepAction()->trigger();
+        if (!grab(QStringLiteral("lessons-step")))
+          return 1;
+        break;
+      }
     } else if (page == "exercises") {
       // A round-to-nearest-even item in FP8 E4M3 answered wrongly: the
-      // feedback, the key's bits and the worked solution.
+      // feedback, the bit cells animated through the rounding and the worked solution.
       show(QStringLiteral("Exercises"));
       auto* exercises = window.findChild<mantissa::ui::ExercisesPage*>();
       exercises->showExercise(mantissa::lessons::generateExercise(
@@ -416,7 +434,13 @@ int main(int argc, char** argv) {
       for (QLineEdit* field : exercises->answerFields())
         field->setText(QStringLiteral("100"));
       exercises->check();
-      if (!grab(QStringLiteral("exercises-wrong")))
+      // The rounding's animation mid-way (guard, round and sticky named and
+      // the decision), then at its end (the rounded result).
+      exercises->showFrame(2);
+      if (!grab(QStringLiteral("exercises-wrong-mid")))
+        return 1;
+      exercises->showFrame(static_cast<int>(exercises->exercise().frames.size()) - 1);
+      if (!grab(QStringLiteral("exercises-wrong-end")))
         return 1;
     } else if (page == "model") {
       show(QStringLiteral("Model"));
