@@ -380,6 +380,50 @@ std::vector<std::string> keyAnswers(const AnswerPart& p) {
 
 // ---- the re-derivation of one item ------------------------------------------
 
+// An Encode item's animation: the kept pattern (x truncated) and the shown
+// cut-off bits bracket x: kept + cut <= |x| < kept + cut + one unit of the
+// last shown bit; G and R are the first two cut-off bits and S is set when
+// any later one is (shown, or x beyond the bracket's low end); the last
+// frame is the nearest-even code.
+void expectEncodingFrames(const FloatFormat& f, const Real& x, const Exercise& ex, const std::string& what) {
+  ASSERT_EQ(ex.frames.size(), 4u) << what;
+  const lessons::SolutionFrame& exact = ex.frames[0];
+  const int k = static_cast<int>(exact.cut.size());
+  ASSERT_GE(k, 3) << what;
+  std::uint64_t cutValue = 0;
+  int laterBits = 0;
+  for (int i = 0; i < k; ++i) {
+    cutValue = 2 * cutValue + static_cast<std::uint64_t>(exact.cut[static_cast<std::size_t>(i)].digit);
+    if (i >= 2)
+      laterBits |= exact.cut[static_cast<std::size_t>(i)].digit;
+  }
+  const int m = f.mantissaBits;
+  const int field = static_cast<int>((exact.bits & ~f.signMask()) >> m);
+  const int unit = field - f.bias() - m - k; // log2 of the last shown bit's weight
+  const Real kept = valueOf(f, exact.bits);
+  const auto plus = [](const Real& a, const Real& b) {
+    Real r;
+    r.negative = a.negative;
+    r.num = add(mul(a.num, b.den), mul(b.num, a.den));
+    r.den = mul(a.den, b.den);
+    return r;
+  };
+  const Real low = plus(kept, dyadic(x.negative, cutValue, unit));
+  const Real high = plus(kept, dyadic(x.negative, cutValue + 1, unit));
+  EXPECT_EQ((exact.bits & f.signMask()) != 0, x.negative) << what;
+  EXPECT_LE(cmpMagnitude(low, x), 0) << what << ": the shown bits exceed x";
+  EXPECT_LT(cmpMagnitude(x, high), 0) << what << ": x is beyond the shown bits";
+  EXPECT_EQ(exact.moreCut, cmpMagnitude(low, x) != 0) << what << ": more bits follow exactly when x is beyond them";
+  const int sticky = laterBits | (cmpMagnitude(low, x) != 0 ? 1 : 0);
+  ASSERT_EQ(ex.frames[1].cut.size(), 3u) << what;
+  EXPECT_EQ(ex.frames[1].cut[0].digit, exact.cut[0].digit) << what;
+  EXPECT_EQ(ex.frames[1].cut[1].digit, exact.cut[1].digit) << what;
+  EXPECT_EQ(ex.frames[1].cut[2].digit, sticky) << what;
+  EXPECT_EQ(ex.frames[1].cut[2].label, "S") << what;
+  EXPECT_EQ(ex.frames.back().bits, nearestEven(f, x).code) << what;
+  EXPECT_TRUE(ex.frames.back().cut.empty()) << what;
+}
+
 void rederive(const Exercise& ex) {
   const FloatFormat& f = formatInfo(ex.format);
   const std::string what = context(ex);
@@ -393,6 +437,8 @@ void rederive(const Exercise& ex) {
   case ExerciseKind::Encode: {
     const Real x = parseDecimal(between(ex.question, "Encode ", " in "));
     expectCode(f, nearestEven(f, x).code, ex.parts[0].bits, what);
+    if (!ex.frames.empty())
+      expectEncodingFrames(f, x, ex, what);
     break;
   }
   case ExerciseKind::Decode: {
@@ -461,6 +507,7 @@ void rederive(const Exercise& ex) {
     sum.den = mul(kept.den, tail.den);
     EXPECT_EQ((exact.bits & f.signMask()) != 0, x.negative) << what;
     EXPECT_TRUE(sameReal(sum, x)) << what << ": kept bits plus cut-off bits are not x";
+    EXPECT_FALSE(exact.moreCut) << what;
     ASSERT_EQ(ex.frames[1].cut.size(), 3u) << what;
     std::string named;
     for (const lessons::CutBit& b : ex.frames[1].cut)
@@ -753,6 +800,24 @@ TEST(Exercises, FiftyItemsPerKindAgreeWithAnExactDerivation) {
       }
       EXPECT_EQ(derived, 50) << formatInfo(id).name << " " << lessons::exerciseKindName(kind);
     }
+  }
+}
+
+// Encode items that round between two normal values carry the animation,
+// re-derived exactly above; exact or out-of-range ones show static cells.
+TEST(Exercises, EncodeItemsThatRoundAreAnimated) {
+  for (FormatId id : {FormatId::Fp32, FormatId::Bf16, FormatId::Fp16, FormatId::Fp8E4M3, FormatId::Fp8E5M2}) {
+    int animated = 0;
+    for (int i = 0; i < 300; ++i) {
+      const Exercise ex = lessons::generateExercise(id, ExerciseKind::Encode, 424242ull + i, 2 + i % 2);
+      if (ex.frames.empty())
+        continue;
+      ++animated;
+      rederive(ex);
+      if (::testing::Test::HasFailure())
+        return;
+    }
+    EXPECT_GT(animated, 50) << formatInfo(id).name;
   }
 }
 

@@ -225,6 +225,30 @@ TEST(ExercisesPage, WrongRoundingAnimatesTheCellsThroughTheCoresFrames) {
         return;
     }
   }
+  // An Encode item that rounds: the same frames, ending at the codec's encoding
+  // of the key's value; more cut-off bits than shown end in an ellipsis.
+  int encodes = 0;
+  for (std::uint64_t seed = 1; seed < 200 && encodes < 5; ++seed) {
+    const lessons::Exercise ex = lessons::generateExercise(FormatId::Bf16, ExerciseKind::Encode, seed, 2);
+    if (ex.frames.empty())
+      continue;
+    ++encodes;
+    page.showExercise(ex);
+    page.answerFields()[0]->setText(QStringLiteral("nan"));
+    ASSERT_FALSE(page.check());
+    ASSERT_NE(page.solutionCells(), nullptr);
+    EXPECT_EQ(page.solutionCells()->bits(), ex.frames[0].bits);
+    EXPECT_EQ(page.cutBits()->text().contains(QStringLiteral("…")), ex.frames[0].moreCut);
+    for (std::size_t i = 1; i < ex.frames.size(); ++i) {
+      page.forwardButton()->click();
+      EXPECT_EQ(page.solutionCells()->bits(), ex.frames[i].bits);
+      EXPECT_EQ(page.frameCaption()->text().toStdString(), ex.frames[i].caption);
+    }
+    const auto key = numeric::parseNumber(ex.parts[0].value).value;
+    ASSERT_TRUE(key.has_value());
+    EXPECT_EQ(page.solutionCells()->bits(), numeric::encode(numeric::formatInfo(FormatId::Bf16), *key).bits);
+  }
+  EXPECT_EQ(encodes, 5);
   // A right answer hides the solution and stops the animation.
   page.showExercise(lessons::generateExercise(FormatId::Fp16, ExerciseKind::Round, 9, 2));
   typeKey(page);

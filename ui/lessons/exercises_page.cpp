@@ -372,6 +372,10 @@ void ExercisesPage::setFrame(int index) {
     digits += QStringLiteral("<td align=center style=\"border:1px dashed #888; padding:2px 6px\">%1</td>").arg(b.digit);
     labels += QStringLiteral("<td align=center>%1</td>").arg(qs(b.label).toHtmlEscaped());
   }
+  if (frame.moreCut) { // and more bits after these: they count only through the sticky bit
+    digits += QStringLiteral("<td align=center style=\"padding:2px 6px\">…</td>");
+    labels += QStringLiteral("<td></td>");
+  }
   if (frame.cut.empty()) {
     m_cut->clear();
     m_cut->hide();

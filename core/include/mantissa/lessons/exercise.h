@@ -75,7 +75,8 @@ struct AnswerPart {
   std::string keyText;      // the key as the answer sheet prints it
 };
 
-// The worked solution's bit-cell animation (the Round kind): each frame is
+// The worked solution's bit-cell animation (Round, and Encode when x rounds
+// between two normal values): each frame is
 // the exercise format's pattern in the Explorer's bit cells, then the bits
 // cut off after the last kept one, as the rounding goes:
 //   1. the exact value: sign, exponent field and the first m fraction bits
@@ -92,6 +93,7 @@ struct SolutionFrame {
   std::string caption;      // what the frame shows, in words and numbers
   std::uint64_t bits = 0;   // the pattern in the exercise's format
   std::vector<CutBit> cut;  // the bits cut off after the kept ones; empty once rounded
+  bool moreCut = false;     // frame 1: further non-zero bits follow the ones shown
 };
 
 struct Exercise {
@@ -106,7 +108,7 @@ struct Exercise {
   // The pattern the solution is about (shown in bit cells): the key for
   // Encode and Round, the given bits for Decode and Neighbours.
   std::optional<std::uint64_t> subjectBits;
-  // The rounding, frame by frame (Round); empty: the cells show subjectBits.
+  // The rounding, frame by frame (Round, Encode); empty: the cells show subjectBits.
   // The last frame's bits are the key's.
   std::vector<SolutionFrame> frames;
 };
