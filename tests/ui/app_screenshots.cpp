@@ -442,6 +442,29 @@ int main(int argc, char** argv) {
       exercises->showFrame(static_cast<int>(exercises->exercise().frames.size()) - 1);
       if (!grab(QStringLiteral("exercises-wrong-end")))
         return 1;
+      // An encoding that rounds, at its first frame: the exact value's bits,
+      // more cut-off bits than shown.
+      for (std::uint64_t seed = 1; seed < 100; ++seed) {
+        const auto item = mantissa::lessons::generateExercise(mantissa::numeric::FormatId::Fp16,
+                                                              mantissa::lessons::ExerciseKind::Encode, seed, 2);
+        if (item.frames.empty() || !item.frames.front().moreCut)
+          continue;
+        exercises->showExercise(item);
+        exercises->answerFields().front()->setText(QStringLiteral("1"));
+        exercises->check();
+        exercises->showFrame(0);
+        if (!grab(QStringLiteral("exercises-encode-first")))
+          return 1;
+        break;
+      }
+      // FP32: 32 cells and the cut-off bits beside them, G R S named.
+      exercises->showExercise(mantissa::lessons::generateExercise(
+          mantissa::numeric::FormatId::Fp32, mantissa::lessons::ExerciseKind::Round, 5, 3));
+      exercises->answerFields().front()->setText(QStringLiteral("000"));
+      exercises->check();
+      exercises->showFrame(1);
+      if (!grab(QStringLiteral("exercises-fp32-grs")))
+        return 1;
     } else if (page == "model") {
       show(QStringLiteral("Model"));
       auto* model = window.findChild<mantissa::ui::ModelPage*>();

@@ -6,6 +6,7 @@
 // three right answers, the results export as CSV, and a lesson's exercise
 // set opens here.
 #include "ui/lessons/exercises_page.h"
+#include "ui/app_shell/theme.h"
 #include "ui/formats/bit_cells.h"
 #include "ui/lessons/lessons_page.h"
 
@@ -13,6 +14,7 @@
 
 #include <mantissa/numeric/codec.h>
 
+#include <QApplication>
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
@@ -268,4 +270,31 @@ TEST(ExercisesPage, TheRoundingAnimationPlaysToTheEnd) {
   EXPECT_TRUE(QTest::qWaitFor([&] { return !page.animating(); }, 20 * mantissa::ui::ExercisesPage::kFrameMs));
   EXPECT_EQ(page.solutionFrame(), 3);
   EXPECT_EQ(page.solutionCells()->bits(), page.exercise().frames.back().bits);
+}
+
+// At 1280x720, in presenter type too, the cut-off bits of an FP32 rounding
+// (32 cells, which could take the whole width) stay inside the page.
+TEST(ExercisesPage, CutOffBitsOfA32BitFormatStayOnScreen) {
+  auto& theme = mantissa::ui::Theme::instance();
+  const bool presenter = theme.presenter();
+  for (bool large : {false, true}) {
+    theme.setPresenter(large);
+    mantissa::ui::ExercisesPage page;
+    page.resize(1280, 720);
+    page.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&page));
+    page.showExercise(lessons::generateExercise(FormatId::Fp32, ExerciseKind::Round, 5, 3));
+    page.answerFields()[0]->setText(QStringLiteral("000"));
+    ASSERT_FALSE(page.check());
+    for (int frame = 0; frame < 3; ++frame) {
+      page.showFrame(frame);
+      QApplication::processEvents();
+      ASSERT_TRUE(page.cutBits()->isVisible());
+      const QRect cut(page.cutBits()->mapTo(&page, QPoint(0, 0)), page.cutBits()->size());
+      EXPECT_LE(cut.right(), page.width()) << (large ? "presenter" : "normal") << " frame " << frame;
+      const QRect last = page.solutionCells()->cellRect(0).translated(page.solutionCells()->mapTo(&page, QPoint(0, 0)));
+      EXPECT_GT(cut.left(), last.right()) << "right of the last cell";
+    }
+  }
+  theme.setPresenter(presenter);
 }

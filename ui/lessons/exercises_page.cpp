@@ -105,6 +105,7 @@ ExercisesPage::ExercisesPage(QWidget* parent) : QWidget(parent) {
   sol->addLayout(m_cellsBox);
   // The rounding, frame by frame: what the cells show now, and the controls.
   m_cut = new QLabel(m_solution); // placed beside the last cell (placeCutBits), over the layout
+  m_solution->installEventFilter(this);
   m_cut->setObjectName(QStringLiteral("cutBits"));
   m_cut->hide();
   m_frameCaption = new QLabel;
@@ -335,6 +336,7 @@ bool ExercisesPage::check() {
     m_frameControls->setVisible(frames);
     m_animation->stop();
     m_frame = -1;
+    m_cutReserve = 0;
     if (frames) {
       // The cells start at the exact value and move through the rounding.
       m_cellsCaption->setText(tr("The rounding in %1, step by step:")
@@ -396,13 +398,22 @@ void ExercisesPage::placeCutBits() {
     return;
   m_cut->setFont(Theme::instance().monospaceFont(1.2, true));
   m_cut->adjustSize();
+  // A 32-bit format's cells would take the whole width: they give up room
+  // for the widest cut-off row seen (the first frame's) so it stays on screen.
+  if (m_cut->isVisibleTo(m_solution))
+    m_cutReserve = std::max(m_cutReserve, m_cut->width() + 16);
+  const int cellsWidth = m_cutReserve > 0 ? std::max(m_cells->minimumSizeHint().width(), m_solution->width() - m_cutReserve)
+                                          : QWIDGETSIZE_MAX;
+  if (m_cells->maximumWidth() != cellsWidth)
+    m_cells->setMaximumWidth(cellsWidth);
   const QRect last = m_cells->cellRect(0).translated(m_cells->mapTo(m_solution, QPoint(0, 0)));
   m_cut->move(last.right() + 10, std::max(0, last.top() - 2));
   m_cut->raise();
 }
 
 bool ExercisesPage::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == m_cells && (event->type() == QEvent::Resize || event->type() == QEvent::Move))
+  if ((watched == m_cells && (event->type() == QEvent::Resize || event->type() == QEvent::Move)) ||
+      (watched == m_solution && event->type() == QEvent::Resize))
     placeCutBits();
   return QWidget::eventFilter(watched, event);
 }

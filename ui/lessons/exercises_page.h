@@ -119,6 +119,7 @@ private:
   QPushButton* m_replay = nullptr;
   QTimer* m_animation = nullptr;
   int m_frame = -1;
+  int m_cutReserve = 0; // width kept free right of the cells for the cut-off bits
   std::vector<QLineEdit*> m_fields;
 
   lessons::Exercise m_exercise;

@@ -315,9 +315,10 @@ void roundingFrames(Exercise& ex, const FloatFormat& f, std::uint64_t kept, std:
   const std::vector<CutBit> named{{"G", g}, {"R", r}, {"S", s}};
   ex.frames.push_back({"Name the cut-off bits: guard G = " + std::to_string(g) + " (the first), round R = " +
                            std::to_string(r) + " (the second), sticky S = " + std::to_string(s) +
-                           (more ? std::string(" (the OR of all the bits after R)")
-                            : k > 2 ? " (the OR of the other " + std::to_string(k - 2) + ")"
-                                    : std::string()) +
+                           (more     ? std::string(" (the OR of all the bits after R)")
+                            : k > 3  ? " (the OR of the " + std::to_string(k - 2) + " bits after R)"
+                            : k == 3 ? std::string(" (the one bit after R)")
+                                     : std::string(" (no bits after R)")) +
                            ".",
                        kept, named});
   const int last = static_cast<int>(kept & 1u);
