@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -379,6 +380,50 @@ std::vector<std::string> keyAnswers(const AnswerPart& p) {
 
 // ---- the re-derivation of one item ------------------------------------------
 
+// An Encode item's animation: the kept pattern (x truncated) and the shown
+// cut-off bits bracket x: kept + cut <= |x| < kept + cut + one unit of the
+// last shown bit; G and R are the first two cut-off bits and S is set when
+// any later one is (shown, or x beyond the bracket's low end); the last
+// frame is the nearest-even code.
+void expectEncodingFrames(const FloatFormat& f, const Real& x, const Exercise& ex, const std::string& what) {
+  ASSERT_EQ(ex.frames.size(), 4u) << what;
+  const lessons::SolutionFrame& exact = ex.frames[0];
+  const int k = static_cast<int>(exact.cut.size());
+  ASSERT_GE(k, 3) << what;
+  std::uint64_t cutValue = 0;
+  int laterBits = 0;
+  for (int i = 0; i < k; ++i) {
+    cutValue = 2 * cutValue + static_cast<std::uint64_t>(exact.cut[static_cast<std::size_t>(i)].digit);
+    if (i >= 2)
+      laterBits |= exact.cut[static_cast<std::size_t>(i)].digit;
+  }
+  const int m = f.mantissaBits;
+  const int field = static_cast<int>((exact.bits & ~f.signMask()) >> m);
+  const int unit = field - f.bias() - m - k; // log2 of the last shown bit's weight
+  const Real kept = valueOf(f, exact.bits);
+  const auto plus = [](const Real& a, const Real& b) {
+    Real r;
+    r.negative = a.negative;
+    r.num = add(mul(a.num, b.den), mul(b.num, a.den));
+    r.den = mul(a.den, b.den);
+    return r;
+  };
+  const Real low = plus(kept, dyadic(x.negative, cutValue, unit));
+  const Real high = plus(kept, dyadic(x.negative, cutValue + 1, unit));
+  EXPECT_EQ((exact.bits & f.signMask()) != 0, x.negative) << what;
+  EXPECT_LE(cmpMagnitude(low, x), 0) << what << ": the shown bits exceed x";
+  EXPECT_LT(cmpMagnitude(x, high), 0) << what << ": x is beyond the shown bits";
+  EXPECT_EQ(exact.moreCut, cmpMagnitude(low, x) != 0) << what << ": more bits follow exactly when x is beyond them";
+  const int sticky = laterBits | (cmpMagnitude(low, x) != 0 ? 1 : 0);
+  ASSERT_EQ(ex.frames[1].cut.size(), 3u) << what;
+  EXPECT_EQ(ex.frames[1].cut[0].digit, exact.cut[0].digit) << what;
+  EXPECT_EQ(ex.frames[1].cut[1].digit, exact.cut[1].digit) << what;
+  EXPECT_EQ(ex.frames[1].cut[2].digit, sticky) << what;
+  EXPECT_EQ(ex.frames[1].cut[2].label, "S") << what;
+  EXPECT_EQ(ex.frames.back().bits, nearestEven(f, x).code) << what;
+  EXPECT_TRUE(ex.frames.back().cut.empty()) << what;
+}
+
 void rederive(const Exercise& ex) {
   const FloatFormat& f = formatInfo(ex.format);
   const std::string what = context(ex);
@@ -392,6 +437,8 @@ void rederive(const Exercise& ex) {
   case ExerciseKind::Encode: {
     const Real x = parseDecimal(between(ex.question, "Encode ", " in "));
     expectCode(f, nearestEven(f, x).code, ex.parts[0].bits, what);
+    if (!ex.frames.empty())
+      expectEncodingFrames(f, x, ex, what);
     break;
   }
   case ExerciseKind::Decode: {
@@ -437,6 +484,39 @@ void rederive(const Exercise& ex) {
     const char sticky = cut.find('1', 2) != std::string::npos ? '1' : '0';
     const std::string grs{cut[0], cut[1], sticky};
     EXPECT_EQ(grs, ex.parts[0].digits) << what;
+    // The animation's frames: the exact value's kept bits and cut-off bits
+    // add up to x; G R S named; the last frame is the key.
+    ASSERT_EQ(ex.frames.size(), 4u) << what;
+    const lessons::SolutionFrame& exact = ex.frames[0];
+    ASSERT_EQ(exact.cut.size(), cut.size()) << what;
+    std::uint64_t cutValue = 0;
+    std::string cutDigits;
+    for (const lessons::CutBit& b : exact.cut) {
+      cutValue = 2 * cutValue + static_cast<std::uint64_t>(b.digit);
+      cutDigits += static_cast<char>('0' + b.digit);
+    }
+    EXPECT_EQ(cutDigits, cut) << what;
+    const int m = f.mantissaBits;
+    const std::uint64_t magnitudeBits = exact.bits & ~f.signMask();
+    const int field = static_cast<int>(magnitudeBits >> m);
+    const Real kept = valueOf(f, exact.bits);
+    const Real tail = dyadic(x.negative, cutValue, field - f.bias() - m - static_cast<int>(exact.cut.size()));
+    Real sum; // kept + tail, both of x's sign
+    sum.negative = x.negative;
+    sum.num = add(mul(kept.num, tail.den), mul(tail.num, kept.den));
+    sum.den = mul(kept.den, tail.den);
+    EXPECT_EQ((exact.bits & f.signMask()) != 0, x.negative) << what;
+    EXPECT_TRUE(sameReal(sum, x)) << what << ": kept bits plus cut-off bits are not x";
+    EXPECT_FALSE(exact.moreCut) << what;
+    ASSERT_EQ(ex.frames[1].cut.size(), 3u) << what;
+    std::string named;
+    for (const lessons::CutBit& b : ex.frames[1].cut)
+      named += b.label + "=" + static_cast<char>('0' + b.digit) + " ";
+    EXPECT_EQ(named, std::string("G=") + grs[0] + " R=" + grs[1] + " S=" + grs[2] + " ") << what;
+    EXPECT_EQ(ex.frames[1].bits, exact.bits) << what;
+    EXPECT_EQ(ex.frames[2].bits, exact.bits) << what;
+    EXPECT_EQ(ex.frames.back().bits, nearestEven(f, x).code) << what;
+    EXPECT_TRUE(ex.frames.back().cut.empty()) << what;
     break;
   }
   case ExerciseKind::Range: {
@@ -497,41 +577,133 @@ void rederive(const Exercise& ex) {
   }
 }
 
-// PyTorch GradScaler, Keras LossScaleOptimizer and Apex: a tracker of
-// consecutive finite steps; growth x2 when it reaches the interval (2000),
-// x0.5 and a skipped step on an overflow. Init 2^16 (Keras 2^15), Apex at
-// most 2^24. Returns false for the other presets.
-bool rederiveLossScale(const Exercise& ex) {
+// The five scaler presets, re-derived from their libraries' published update
+// rules with the published defaults written here (never amp::LossScaler). The
+// scale stays a power of two, so it is tracked as its log2. Every preset skips
+// the optimizer step of every overflowing iteration (GradScaler's skipped
+// step.step(), Keras' and Apex's skip, DeepSpeed's "OVERFLOW! ... Skipping
+// step", Megatron's found_inf skip).
+//
+// pytorch, keras, apex (torch.cuda.amp.GradScaler, keras LossScaleOptimizer,
+// apex.amp LossScaler): a tracker of consecutive finite steps; x2 when it
+// reaches 2000 (then reset), x0.5 and reset on an overflow. Init 2^16 (Keras
+// 2^15); Apex never above 2^24.
+//
+// deepspeed (deepspeed/runtime/fp16/loss_scaler.py DynamicLossScaler with the
+// fp16 config defaults: initial_scale_power 16, loss_scale_window 1000,
+// hysteresis 2, consecutive_hysteresis false, min_loss_scale 1):
+//   overflow: if delayed_shift == 1 or cur_hysteresis == 1:
+//               cur_scale = max(cur_scale / 2, min_scale)
+//             else: cur_hysteresis -= 1
+//             last_overflow_iter = cur_iter
+//   finite:   stable = cur_iter - last_overflow_iter - 1
+//             if stable > 0 and stable % scale_window == 0:
+//               cur_hysteresis = delayed_shift; cur_scale *= 2
+//   then cur_iter += 1 (cur_iter starts at 0, last_overflow_iter at -1).
+//
+// megatron (megatron/core/optimizer/grad_scaler.py DynamicGradScaler with the
+// OptimizerConfig defaults: initial_loss_scale 2^32, min_loss_scale 1,
+// loss_scale_window 1000, hysteresis 2, growth 2, backoff 0.5):
+//   found_inf: growth_tracker = 0; hysteresis_tracker -= 1;
+//              if hysteresis_tracker <= 0: scale = max(scale * 0.5, min_scale)
+//   else:      growth_tracker += 1; if growth_tracker == growth_interval:
+//              growth_tracker = 0; hysteresis_tracker = hysteresis; scale *= 2
+//
+// Returns the preset's name ("" when the question names none of the five);
+// `hysteresisMattered` is set when the same run without hysteresis would end
+// at another scale (so the item tests the hysteresis rule).
+std::string rederiveLossScale(const Exercise& ex, bool& hysteresisMattered) {
   const std::string preset = between(ex.question, "loss scaler ", ":");
-  if (preset != "pytorch" && preset != "keras" && preset != "apex")
-    return false;
-  int scaleLog2 = preset == "keras" ? 15 : 16, tracker = 0, skipped = 0;
-  std::string runs = between(ex.question, "training runs ", ". What");
-  std::size_t pos = 0;
-  while (pos < runs.size()) {
+  struct Rules {
+    int initLog2, interval, hysteresis, minLog2, maxLog2;
+  };
+  constexpr int kNone = 1 << 20;
+  Rules r{};
+  if (preset == "pytorch") r = {16, 2000, 1, -kNone, kNone};
+  else if (preset == "keras") r = {15, 2000, 1, -kNone, kNone};
+  else if (preset == "apex") r = {16, 2000, 1, -kNone, 24};
+  else if (preset == "deepspeed") r = {16, 1000, 2, 0, kNone};
+  else if (preset == "megatron") r = {32, 1000, 2, 0, kNone};
+  else {
+    ADD_FAILURE() << "unknown preset '" << preset << "' in " << context(ex);
+    return "";
+  }
+  std::vector<bool> overflows;
+  const std::string runs = between(ex.question, "training runs ", ". What");
+  for (std::size_t pos = 0; pos < runs.size();) {
     std::size_t end = runs.find(", ", pos);
     if (end == std::string::npos)
       end = runs.size();
     const std::string run = runs.substr(pos, end - pos);
-    const int n = std::stoi(run);
-    const bool overflow = run.find("overflowing") != std::string::npos;
-    for (int i = 0; i < n; ++i) {
-      if (overflow) {
-        --scaleLog2;
-        tracker = 0;
-        ++skipped;
-      } else if (++tracker == 2000) {
-        tracker = 0;
-        if (!(preset == "apex" && scaleLog2 >= 24))
-          ++scaleLog2;
-      }
-    }
+    overflows.insert(overflows.end(), static_cast<std::size_t>(std::stoi(run)),
+                     run.find("overflowing") != std::string::npos);
     pos = end + 2;
   }
-  EXPECT_TRUE(sameReal(dyadic(false, 1, scaleLog2), parseDecimal(ex.parts[0].value))) << context(ex);
+  const auto simulate = [&](int hysteresis, int& skipped) {
+    int scaleLog2 = r.initLog2;
+    skipped = 0;
+    if (preset == "deepspeed") {
+      long long curIter = 0, lastOverflowIter = -1;
+      int curHysteresis = hysteresis;
+      for (bool overflow : overflows) {
+        if (overflow) {
+          ++skipped;
+          if (hysteresis == 1 || curHysteresis == 1) {
+            if (scaleLog2 == r.minLog2) {
+              ADD_FAILURE() << "DeepSpeed would end the run at min_scale: " << context(ex);
+              return scaleLog2;
+            }
+            scaleLog2 = std::max(scaleLog2 - 1, r.minLog2);
+          } else {
+            --curHysteresis;
+          }
+          lastOverflowIter = curIter;
+        } else {
+          const long long stable = curIter - lastOverflowIter - 1;
+          if (stable > 0 && stable % r.interval == 0) {
+            curHysteresis = hysteresis;
+            ++scaleLog2;
+          }
+        }
+        ++curIter;
+      }
+    } else if (preset == "megatron") {
+      int growthTracker = 0, hysteresisTracker = hysteresis;
+      for (bool overflow : overflows) {
+        if (overflow) {
+          ++skipped;
+          growthTracker = 0;
+          if (--hysteresisTracker <= 0)
+            scaleLog2 = std::max(scaleLog2 - 1, r.minLog2);
+        } else if (++growthTracker == r.interval) {
+          growthTracker = 0;
+          hysteresisTracker = hysteresis;
+          ++scaleLog2;
+        }
+      }
+    } else {
+      int tracker = 0;
+      for (bool overflow : overflows) {
+        if (overflow) {
+          ++skipped;
+          --scaleLog2;
+          tracker = 0;
+        } else if (++tracker == r.interval) {
+          tracker = 0;
+          scaleLog2 = std::min(scaleLog2 + 1, r.maxLog2);
+        }
+      }
+    }
+    return scaleLog2;
+  };
+  int skipped = 0, skippedWithout = 0;
+  const int scaleLog2 = simulate(r.hysteresis, skipped);
+  hysteresisMattered = r.hysteresis > 1 && simulate(1, skippedWithout) != scaleLog2;
+  EXPECT_TRUE(sameReal(dyadic(false, 1, scaleLog2), parseDecimal(ex.parts[0].value)))
+      << preset << ": 2^" << scaleLog2 << " expected; " << context(ex);
   EXPECT_TRUE(sameReal(dyadic(false, static_cast<std::uint64_t>(skipped), 0), parseDecimal(ex.parts[1].value)))
-      << context(ex);
-  return true;
+      << preset << ": " << skipped << " skipped expected; " << context(ex);
+  return preset;
 }
 
 } // namespace
@@ -591,12 +763,36 @@ TEST(Exercises, FiftyItemsPerKindAgreeWithAnExactDerivation) {
       if (!lessons::kindAppliesTo(kind, id))
         continue;
       int derived = 0;
+      if (kind == ExerciseKind::LossScale) {
+        // 50 items of each preset, each re-derived from its library's rules.
+        std::map<std::string, int> perPreset;
+        std::map<std::string, int> hysteresisItems;
+        const auto enough = [&] {
+          return perPreset.size() == 5 &&
+                 std::all_of(perPreset.begin(), perPreset.end(), [](const auto& p) { return p.second >= 50; });
+        };
+        for (int i = 0; !enough() && i < 5000; ++i) {
+          const Exercise ex = lessons::generateExercise(id, kind, 7777ull + i, 1 + i % 3);
+          bool hysteresisMattered = false;
+          const std::string preset = rederiveLossScale(ex, hysteresisMattered);
+          if (perPreset[preset] < 50) {
+            ++perPreset[preset];
+            ++derived;
+            hysteresisItems[preset] += hysteresisMattered ? 1 : 0;
+          }
+          if (::testing::Test::HasFailure())
+            return;
+        }
+        for (const char* preset : {"pytorch", "keras", "apex", "deepspeed", "megatron"})
+          EXPECT_EQ(perPreset[preset], 50) << formatInfo(id).name << " " << preset;
+        // Items on which the hysteresis decides the answer, so the rule is tested.
+        EXPECT_GT(hysteresisItems["deepspeed"], 0) << formatInfo(id).name;
+        EXPECT_GT(hysteresisItems["megatron"], 0) << formatInfo(id).name;
+        EXPECT_EQ(derived, 250) << formatInfo(id).name;
+        continue;
+      }
       for (int i = 0; derived < 50 && i < 400; ++i) {
         const Exercise ex = lessons::generateExercise(id, kind, 7777ull + i, 1 + i % 3);
-        if (kind == ExerciseKind::LossScale) {
-          derived += rederiveLossScale(ex) ? 1 : 0;
-          continue;
-        }
         rederive(ex);
         ++derived;
         if (::testing::Test::HasFailure())
@@ -604,6 +800,24 @@ TEST(Exercises, FiftyItemsPerKindAgreeWithAnExactDerivation) {
       }
       EXPECT_EQ(derived, 50) << formatInfo(id).name << " " << lessons::exerciseKindName(kind);
     }
+  }
+}
+
+// Encode items that round between two normal values carry the animation,
+// re-derived exactly above; exact or out-of-range ones show static cells.
+TEST(Exercises, EncodeItemsThatRoundAreAnimated) {
+  for (FormatId id : {FormatId::Fp32, FormatId::Bf16, FormatId::Fp16, FormatId::Fp8E4M3, FormatId::Fp8E5M2}) {
+    int animated = 0;
+    for (int i = 0; i < 300; ++i) {
+      const Exercise ex = lessons::generateExercise(id, ExerciseKind::Encode, 424242ull + i, 2 + i % 2);
+      if (ex.frames.empty())
+        continue;
+      ++animated;
+      rederive(ex);
+      if (::testing::Test::HasFailure())
+        return;
+    }
+    EXPECT_GT(animated, 50) << formatInfo(id).name;
   }
 }
 

@@ -226,3 +226,50 @@ TEST(LessonLossScaling, RecoveryFigureIsBarsPerScale) {
     EXPECT_EQ(h.series[static_cast<std::size_t>(k + 1)].x.front(), edges[k]);
   }
 }
+
+// Stepping the scaler's walk (presenter mode's Next Demo Step): its script
+// starts finite, finite, finite, overflow at 2^16 with growth after 3 finite
+// steps (PyTorch's rule: x2 on the third, x0.5 on an overflow), so after
+// step k the figure holds exactly the scales 2^16, 2^16, 2^17, 2^16 up to k.
+TEST(DemoSteps, ScalerWalkStepsOneScalerUpdateAtATime) {
+  const DemoOutput full = runDemo("scaler-walk");
+  ASSERT_EQ(full.series.size(), 1u);
+  const int steps = demoStepCount(full);
+  EXPECT_EQ(steps, static_cast<int>(full.series[0].x.size()));
+  const std::vector<double> expected{65536, 65536, 131072, 65536};
+  for (int k = 1; k <= 4; ++k) {
+    const DemoOutput at = demoAtStep(full, k);
+    ASSERT_EQ(at.series[0].x.size(), static_cast<std::size_t>(k));
+    EXPECT_EQ(at.series[0].x.back(), k - 1); // the walk numbers its steps from 0
+    EXPECT_EQ(at.series[0].y, std::vector<double>(expected.begin(), expected.begin() + k));
+    // "Step k of N" and then one line per scaler step so far.
+    ASSERT_EQ(at.lines.size(), static_cast<std::size_t>(k) + 1);
+    EXPECT_EQ(at.lines[0].rfind("Step " + std::to_string(k) + " of " + std::to_string(steps), 0), 0u) << at.lines[0];
+    EXPECT_EQ(at.lines.back(), full.stepLines[static_cast<std::size_t>(k - 1)]);
+  }
+  EXPECT_NE(demoAtStep(full, 4).lines.back().find("halved"), std::string::npos);
+  EXPECT_EQ(demoAtStep(full, steps).series[0].y, full.series[0].y);
+  EXPECT_THROW(demoAtStep(full, 0), std::out_of_range);
+  EXPECT_THROW(demoAtStep(full, steps + 1), std::out_of_range);
+}
+
+// A trajectory steps through its samples; every series keeps the points up
+// to the step's x. A demo of categories (the format table) has no steps.
+TEST(DemoSteps, TrajectoriesStepThroughTheirSamplesAndTablesHaveNone) {
+  DemoOutput d;
+  d.id = "made-up";
+  d.xLabel = "step";
+  d.yLabel = "w";
+  d.series = {{"a", {0, 50, 100}, {1.0, 0.5, 0.25}}, {"b", {0, 100}, {2.0, 3.0}}};
+  ASSERT_EQ(demoStepCount(d), 3);
+  const DemoOutput at = demoAtStep(d, 2);
+  EXPECT_EQ(at.series[0].x, (std::vector<double>{0, 50}));
+  EXPECT_EQ(at.series[1].x, (std::vector<double>{0}));
+  ASSERT_EQ(at.lines.size(), 3u);
+  EXPECT_EQ(at.lines[0], "Step 2 of 3: step = 50");
+  EXPECT_EQ(at.lines[1], "a: w = 0.5");
+  EXPECT_EQ(at.lines[2], "b: w = 2");
+  EXPECT_EQ(demoStepCount(runDemo("format-table")), 0);
+  d.series[1].bars = true;
+  EXPECT_EQ(demoStepCount(d), 0);
+}

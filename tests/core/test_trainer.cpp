@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <semaphore>
 #include <thread>
@@ -553,6 +554,55 @@ TEST(Trainer, PaceCapsTheStepRateAndStepTimeExcludesTheWait) {
   std::vector<double> sorted(stepMs.begin(), stepMs.begin() + kWindow);
   std::sort(sorted.begin(), sorted.end());
   EXPECT_LT(sorted[kWindow / 2], 0.5 * 1000.0 / kPace) << "median step ms";
+}
+
+// The pace's wait, computed from the clock readings alone (no timing): the
+// rest of the 1/pace slot after the previous step's start, nothing once the
+// slot has passed, at full speed, or before the first step.
+TEST(StepGate, PaceWaitIsTheRestOfTheSlot) {
+  using Clock = train::StepGate::Clock;
+  using std::chrono::milliseconds;
+  const Clock::time_point start = Clock::time_point{} + std::chrono::hours(1);
+  const auto wait = [&](double pace, Clock::duration since) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+        train::StepGate::paceWait(pace, start, start + since));
+  };
+  EXPECT_EQ(wait(5.0, milliseconds(0)), milliseconds(200)); // a class's pace: 5 steps a second
+  EXPECT_EQ(wait(5.0, milliseconds(50)), milliseconds(150));
+  EXPECT_EQ(wait(5.0, milliseconds(199)), milliseconds(1));
+  EXPECT_EQ(wait(5.0, milliseconds(200)), milliseconds(0));
+  EXPECT_EQ(wait(5.0, milliseconds(900)), milliseconds(0)); // a slow step: the next starts at once
+  EXPECT_EQ(wait(1.0, milliseconds(250)), milliseconds(750));
+  EXPECT_EQ(wait(0.5, milliseconds(0)), milliseconds(2000));
+  EXPECT_EQ(wait(100.0, milliseconds(4)), milliseconds(6));
+  for (double fullSpeed : {0.0, -3.0, std::numeric_limits<double>::infinity(), std::nan("")})
+    EXPECT_EQ(wait(fullSpeed, milliseconds(0)), milliseconds(0)) << fullSpeed;
+  // The first step is never held.
+  EXPECT_EQ(train::StepGate::paceWait(5.0, Clock::time_point{}, start), Clock::duration::zero());
+}
+
+// The GPT trains through the same gate: at one step per 1000 s, work posted
+// to the training thread after the first step finds it waiting with exactly
+// one step done; full speed then releases it.
+TEST(Trainer, AGptRunHonoursThePace) {
+  train::RunConfig c = train::findPreset("shakespeare-char")->runs.front();
+  c.model = "gpt:layers=1,heads=2,embd=16,ctx=16";
+  c.batch = 4;
+  c.steps = 100000;
+  c.evalEvery = 100000;
+  train::Trainer t(c, {});
+  t.setPace(0.001);
+  EXPECT_EQ(t.pace(), 0.001);
+  t.start();
+  ASSERT_TRUE(waitFor([&] { return t.stepsDone() >= 1; }));
+  std::atomic<std::int64_t> seen{-1};
+  ASSERT_TRUE(t.visit([&](const train::Session&) { seen = t.stepsDone(); }));
+  ASSERT_TRUE(waitFor([&] { return seen.load() >= 0; }));
+  EXPECT_EQ(seen.load(), 1) << "a step started inside the 1000 s slot";
+  t.setPace(0);
+  ASSERT_TRUE(waitFor([&] { return t.stepsDone() > 3; }));
+  t.stop();
+  t.wait();
 }
 
 // A slow pace never holds up a pause, a single step, a new pace or a stop:

@@ -20,6 +20,7 @@
 #include "ui/bridge/run_controller.h"
 #include "ui/formats/float_explorer.h"
 #include "ui/lessons/exercises_page.h"
+#include "ui/lessons/lessons_page.h"
 #include "ui/model/model_page.h"
 #include "ui/panels/generate_panel.h"
 #include "ui/panels/policy_editor.h"
@@ -32,6 +33,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QListWidget>
 #include <QPushButton>
 #include <QApplication>
 #include <QDir>
@@ -408,9 +410,25 @@ int main(int argc, char** argv) {
       show(QStringLiteral("Lessons"));
       if (!grab(QStringLiteral("lessons")))
         return 1;
+      // Next Demo Step: the scaler's walk four steps in (one run, then F7 three times).
+      auto* lessonsPage = window.findChild<mantissa::ui::LessonsPage*>();
+      for (int i = 0; i < lessonsPage->lessonList()->count(); ++i) {
+        lessonsPage->showLesson(i);
+        const int walk = lessonsPage->demoChoice()->findData(QStringLiteral("scaler-walk"));
+        if (walk < 0)
+          continue;
+        lessonsPage->demoChoice()->setCurrentIndex(walk);
+        lessonsPage->nextStepAction()->trigger();
+        (void)QTest::qWaitFor([&] { return lessonsPage->demoStep() == 1; }, 60000);
+        for (int k = 0; k < 3; ++k)
+          lessonsPage->nextStepAction()->trigger();
+        if (!grab(QStringLiteral("lessons-step")))
+          return 1;
+        break;
+      }
     } else if (page == "exercises") {
       // A round-to-nearest-even item in FP8 E4M3 answered wrongly: the
-      // feedback, the key's bits and the worked solution.
+      // feedback, the bit cells animated through the rounding and the worked solution.
       show(QStringLiteral("Exercises"));
       auto* exercises = window.findChild<mantissa::ui::ExercisesPage*>();
       exercises->showExercise(mantissa::lessons::generateExercise(
@@ -418,7 +436,36 @@ int main(int argc, char** argv) {
       for (QLineEdit* field : exercises->answerFields())
         field->setText(QStringLiteral("100"));
       exercises->check();
-      if (!grab(QStringLiteral("exercises-wrong")))
+      // The rounding's animation mid-way (guard, round and sticky named and
+      // the decision), then at its end (the rounded result).
+      exercises->showFrame(2);
+      if (!grab(QStringLiteral("exercises-wrong-mid")))
+        return 1;
+      exercises->showFrame(static_cast<int>(exercises->exercise().frames.size()) - 1);
+      if (!grab(QStringLiteral("exercises-wrong-end")))
+        return 1;
+      // An encoding that rounds, at its first frame: the exact value's bits,
+      // more cut-off bits than shown.
+      for (std::uint64_t seed = 1; seed < 100; ++seed) {
+        const auto item = mantissa::lessons::generateExercise(mantissa::numeric::FormatId::Fp16,
+                                                              mantissa::lessons::ExerciseKind::Encode, seed, 2);
+        if (item.frames.empty() || !item.frames.front().moreCut)
+          continue;
+        exercises->showExercise(item);
+        exercises->answerFields().front()->setText(QStringLiteral("1"));
+        exercises->check();
+        exercises->showFrame(0);
+        if (!grab(QStringLiteral("exercises-encode-first")))
+          return 1;
+        break;
+      }
+      // FP32: 32 cells and the cut-off bits beside them, G R S named.
+      exercises->showExercise(mantissa::lessons::generateExercise(
+          mantissa::numeric::FormatId::Fp32, mantissa::lessons::ExerciseKind::Round, 5, 3));
+      exercises->answerFields().front()->setText(QStringLiteral("000"));
+      exercises->check();
+      exercises->showFrame(1);
+      if (!grab(QStringLiteral("exercises-fp32-grs")))
         return 1;
     } else if (page == "model") {
       show(QStringLiteral("Model"));

@@ -6,17 +6,22 @@
 // three right answers, the results export as CSV, and a lesson's exercise
 // set opens here.
 #include "ui/lessons/exercises_page.h"
+#include "ui/app_shell/theme.h"
+#include "ui/formats/bit_cells.h"
 #include "ui/lessons/lessons_page.h"
 
 #include <mantissa/io/resource_paths.h>
 
 #include <mantissa/numeric/codec.h>
 
+#include <QApplication>
 #include <QComboBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include <gtest/gtest.h>
 
@@ -160,4 +165,136 @@ TEST(ExercisesPage, LessonFolderExerciseSetOpensOnTheExercisesPage) {
   page.newExercise();
   EXPECT_EQ(page.exercise().question, sheet.items[1].question);
   EXPECT_EQ(page.kindChoice()->currentData().toInt(), static_cast<int>(ExerciseKind::Round));
+}
+
+// A wrong rounding answer animates the bit cells through the core's frames:
+// Forward and Back show exactly the core's frames in order (cells, caption,
+// cut-off bits), the last frame's cells hold the codec's encoding of the key
+// value, and Replay starts again at the exact value.
+TEST(ExercisesPage, WrongRoundingAnimatesTheCellsThroughTheCoresFrames) {
+  mantissa::ui::ExercisesPage page;
+  page.resize(1280, 720);
+  page.show();
+  for (FormatId id : {FormatId::Fp8E4M3, FormatId::Bf16, FormatId::Fp16, FormatId::Fp32}) {
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      const lessons::Exercise ex =
+          lessons::generateExercise(id, ExerciseKind::Round, seed, 1 + static_cast<int>(seed % 3));
+      ASSERT_EQ(ex.frames.size(), 4u);
+      page.showExercise(ex);
+      EXPECT_EQ(page.solutionCells(), nullptr);
+      page.answerFields()[0]->setText(QStringLiteral("000"));
+      page.answerFields()[1]->setText(QStringLiteral("nan"));
+      ASSERT_FALSE(page.check());
+      ASSERT_NE(page.solutionCells(), nullptr);
+      EXPECT_TRUE(page.animating());
+      EXPECT_EQ(page.solutionFrame(), 0);
+      EXPECT_FALSE(page.backButton()->isEnabled());
+      const auto expectFrame = [&](int i) {
+        const lessons::SolutionFrame& f = ex.frames[static_cast<std::size_t>(i)];
+        EXPECT_EQ(page.solutionFrame(), i);
+        EXPECT_EQ(page.solutionCells()->bits(), f.bits) << "frame " << i;
+        EXPECT_EQ(page.frameCaption()->text().toStdString(), f.caption);
+        EXPECT_EQ(page.cutBits()->isVisibleTo(&page), !f.cut.empty()) << "frame " << i;
+        if (!f.cut.empty()) {
+          const QString cut = page.cutBits()->text();
+          for (const lessons::CutBit& b : f.cut)
+            EXPECT_TRUE(cut.contains(QStringLiteral(">%1<").arg(b.digit))) << cut.toStdString();
+          if (!f.cut.front().label.empty())
+            for (const char* name : {">G<", ">R<", ">S<"})
+              EXPECT_TRUE(cut.contains(QString::fromLatin1(name))) << cut.toStdString();
+        }
+      };
+      expectFrame(0);
+      for (int i = 1; i < 4; ++i) {
+        page.forwardButton()->click();
+        EXPECT_FALSE(page.animating()) << "a step by hand stops the animation";
+        expectFrame(i);
+      }
+      EXPECT_FALSE(page.forwardButton()->isEnabled());
+      page.forwardButton()->click(); // disabled: stays at the end
+      expectFrame(3);
+      // The end: the codec's encoding of the key's value.
+      const auto& f = numeric::formatInfo(id);
+      const auto keyValue = numeric::parseNumber(ex.parts[1].value).value;
+      ASSERT_TRUE(keyValue.has_value());
+      EXPECT_EQ(page.solutionCells()->bits(), numeric::encode(f, *keyValue).bits);
+      page.backButton()->click();
+      expectFrame(2);
+      page.replayButton()->click();
+      expectFrame(0);
+      EXPECT_TRUE(page.animating());
+      if (::testing::Test::HasFailure())
+        return;
+    }
+  }
+  // An Encode item that rounds: the same frames, ending at the codec's encoding
+  // of the key's value; more cut-off bits than shown end in an ellipsis.
+  int encodes = 0;
+  for (std::uint64_t seed = 1; seed < 200 && encodes < 5; ++seed) {
+    const lessons::Exercise ex = lessons::generateExercise(FormatId::Bf16, ExerciseKind::Encode, seed, 2);
+    if (ex.frames.empty())
+      continue;
+    ++encodes;
+    page.showExercise(ex);
+    page.answerFields()[0]->setText(QStringLiteral("nan"));
+    ASSERT_FALSE(page.check());
+    ASSERT_NE(page.solutionCells(), nullptr);
+    EXPECT_EQ(page.solutionCells()->bits(), ex.frames[0].bits);
+    EXPECT_EQ(page.cutBits()->text().contains(QStringLiteral("…")), ex.frames[0].moreCut);
+    for (std::size_t i = 1; i < ex.frames.size(); ++i) {
+      page.forwardButton()->click();
+      EXPECT_EQ(page.solutionCells()->bits(), ex.frames[i].bits);
+      EXPECT_EQ(page.frameCaption()->text().toStdString(), ex.frames[i].caption);
+    }
+    const auto key = numeric::parseNumber(ex.parts[0].value).value;
+    ASSERT_TRUE(key.has_value());
+    EXPECT_EQ(page.solutionCells()->bits(), numeric::encode(numeric::formatInfo(FormatId::Bf16), *key).bits);
+  }
+  EXPECT_EQ(encodes, 5);
+  // A right answer hides the solution and stops the animation.
+  page.showExercise(lessons::generateExercise(FormatId::Fp16, ExerciseKind::Round, 9, 2));
+  typeKey(page);
+  EXPECT_TRUE(page.check());
+  EXPECT_FALSE(page.animating());
+}
+
+// The animation advances by itself, one frame per kFrameMs, and stops at the
+// rounded result.
+TEST(ExercisesPage, TheRoundingAnimationPlaysToTheEnd) {
+  mantissa::ui::ExercisesPage page;
+  page.show();
+  page.showExercise(lessons::generateExercise(FormatId::Fp8E5M2, ExerciseKind::Round, 3, 2));
+  page.answerFields()[0]->setText(QStringLiteral("000"));
+  ASSERT_FALSE(page.check());
+  ASSERT_TRUE(page.animating());
+  EXPECT_TRUE(QTest::qWaitFor([&] { return !page.animating(); }, 20 * mantissa::ui::ExercisesPage::kFrameMs));
+  EXPECT_EQ(page.solutionFrame(), 3);
+  EXPECT_EQ(page.solutionCells()->bits(), page.exercise().frames.back().bits);
+}
+
+// At 1280x720, in presenter type too, the cut-off bits of an FP32 rounding
+// (32 cells, which could take the whole width) stay inside the page.
+TEST(ExercisesPage, CutOffBitsOfA32BitFormatStayOnScreen) {
+  auto& theme = mantissa::ui::Theme::instance();
+  const bool presenter = theme.presenter();
+  for (bool large : {false, true}) {
+    theme.setPresenter(large);
+    mantissa::ui::ExercisesPage page;
+    page.resize(1280, 720);
+    page.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&page));
+    page.showExercise(lessons::generateExercise(FormatId::Fp32, ExerciseKind::Round, 5, 3));
+    page.answerFields()[0]->setText(QStringLiteral("000"));
+    ASSERT_FALSE(page.check());
+    for (int frame = 0; frame < 3; ++frame) {
+      page.showFrame(frame);
+      QApplication::processEvents();
+      ASSERT_TRUE(page.cutBits()->isVisible());
+      const QRect cut(page.cutBits()->mapTo(&page, QPoint(0, 0)), page.cutBits()->size());
+      EXPECT_LE(cut.right(), page.width()) << (large ? "presenter" : "normal") << " frame " << frame;
+      const QRect last = page.solutionCells()->cellRect(0).translated(page.solutionCells()->mapTo(&page, QPoint(0, 0)));
+      EXPECT_GT(cut.left(), last.right()) << "right of the last cell";
+    }
+  }
+  theme.setPresenter(presenter);
 }

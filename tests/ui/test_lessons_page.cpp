@@ -679,3 +679,84 @@ TEST(LessonsPage, ManySeriesLegendReadsInFullBesideA1280x720Slide) {
   Theme::instance().setPresenter(false);
   Theme::instance().apply();
 }
+
+// Next Demo Step (F7): the first press runs the selected demo and shows its
+// first step; every press after that shows exactly one step more, the
+// figure and the lines being the core's demoAtStep for that step; past the
+// last step the demo stays complete.
+TEST(LessonsPage, NextDemoStepKeyAdvancesTheDemoOneStepPerPress) {
+  LessonsPage page;
+  page.resize(1280, 720);
+  page.show();
+  page.activateWindow();
+  ASSERT_TRUE(QTest::qWaitForWindowActive(&page));
+  int lesson = -1;
+  for (int i = 0; i < page.lessonList()->count() && lesson < 0; ++i) {
+    page.showLesson(i);
+    if (page.demoChoice()->findData(QStringLiteral("scaler-walk")) >= 0)
+      lesson = i;
+  }
+  ASSERT_GE(lesson, 0) << "no lesson has the scaler-walk demo";
+  page.demoChoice()->setCurrentIndex(page.demoChoice()->findData(QStringLiteral("scaler-walk")));
+  EXPECT_EQ(page.nextStepAction()->shortcut(), QKeySequence(Qt::Key_F7));
+  EXPECT_EQ(page.demoStep(), 0);
+
+  const lessons::DemoOutput full = lessons::runDemo("scaler-walk");
+  const int steps = lessons::demoStepCount(full);
+  ASSERT_GE(steps, 5);
+  const auto shows = [&](int step) {
+    const lessons::DemoOutput at = lessons::demoAtStep(full, step);
+    EXPECT_EQ(page.demoStep(), step);
+    EXPECT_EQ(page.results()->toPlainText().toStdString(), [&] {
+      std::string text;
+      for (const auto& l : at.lines) text += (text.empty() ? "" : "\n") + l;
+      return text;
+    }()) << "step " << step;
+    ASSERT_EQ(page.chart()->series().size(), at.series.size());
+    ASSERT_EQ(page.chart()->series()[0]->count(), qsizetype(at.series[0].x.size())) << "step " << step;
+    EXPECT_EQ(page.chart()->series()[0]->count(), step) << "one scaler step per point";
+    const QPointF last = page.chart()->series()[0]->at(step - 1);
+    EXPECT_EQ(last.x(), at.series[0].x.back());
+    EXPECT_EQ(last.y(), at.series[0].y.back());
+  };
+
+  page.text()->setFocus();
+  QSignalSpy done(&page, &LessonsPage::demoFinished);
+  QTest::keyClick(page.text(), Qt::Key_F7); // runs the demo, then its first step
+  ASSERT_TRUE(done.wait(60000));
+  shows(1);
+  for (int step = 2; step <= steps; ++step) {
+    QTest::keyClick(page.text(), Qt::Key_F7);
+    shows(step);
+    if (::testing::Test::HasFailure())
+      return;
+  }
+  QTest::keyClick(page.text(), Qt::Key_F7); // past the end: still complete
+  shows(steps);
+  EXPECT_EQ(done.count(), 1) << "stepping never reruns the demo";
+
+  // Run it shows the whole demo again; the next F7 starts over at step 1.
+  QTest::mouseClick(page.runButton(), Qt::LeftButton);
+  ASSERT_TRUE(done.wait(60000));
+  EXPECT_EQ(page.demoStep(), 0);
+  EXPECT_EQ(page.chart()->series()[0]->count(), qsizetype(full.series[0].x.size()));
+  QTest::keyClick(page.text(), Qt::Key_F7);
+  shows(1);
+}
+
+// A demo of categories (bars) has no steps: F7 runs it and shows it whole.
+TEST(LessonsPage, NextDemoStepShowsABarDemoWhole) {
+  LessonsPage page;
+  page.show();
+  page.showLesson(0);
+  const int table = page.demoChoice()->findData(QStringLiteral("format-table"));
+  ASSERT_GE(table, 0);
+  page.demoChoice()->setCurrentIndex(table);
+  QSignalSpy done(&page, &LessonsPage::demoFinished);
+  page.nextStepAction()->trigger();
+  ASSERT_TRUE(done.wait(60000));
+  EXPECT_EQ(page.demoStep(), 0);
+  EXPECT_EQ(page.demoStepCount(), 0);
+  page.nextStepAction()->trigger();
+  EXPECT_EQ(page.demoStep(), 0);
+}

@@ -9,6 +9,7 @@
 #include "ui/app_shell/settings.h"
 #include "ui/app_shell/theme.h"
 #include "ui/formats/float_explorer.h"
+#include "ui/lessons/lessons_page.h"
 #include "ui/panels/speed_panel.h"
 
 #include <mantissa/kernels/matmul_path.h>
@@ -18,8 +19,12 @@
 #include <QApplication>
 #include <QFile>
 #include <QImage>
+#include <QHash>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -137,6 +142,40 @@ TEST_F(MainWindowTest, PresenterModeEnlargesTypeThickensLinesAndPersists) {
   EXPECT_FALSE(Theme::instance().presenter());
   EXPECT_DOUBLE_EQ(QApplication::font().pointSizeF(), normalSize);
   EXPECT_FALSE(Settings().presenterMode());
+}
+
+// View > Next Demo Step shows its key (F7), no other action of the window
+// is bound to a key of another (the Explorer's, the Train page's, the menus'),
+// and pressing F7 on another page brings the Lessons page forward a step on.
+TEST_F(MainWindowTest, NextDemoStepIsInTheViewMenuWithAKeyOfItsOwn) {
+  MainWindow window;
+  window.show();
+  window.activateWindow();
+  ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
+  QAction* step = nullptr;
+  for (QAction* menu : window.menuBar()->actions())
+    if (menu->menu() && menu->text().remove(u'&') == QStringLiteral("View"))
+      for (QAction* a : menu->menu()->actions())
+        if (a->text().remove(u'&') == QStringLiteral("Next Demo Step"))
+          step = a;
+  ASSERT_NE(step, nullptr) << "View > Next Demo Step";
+  EXPECT_EQ(step->shortcut(), QKeySequence(Qt::Key_F7));
+  QHash<QKeySequence, QString> owner;
+  for (QAction* a : window.findChildren<QAction*>())
+    for (const QKeySequence& k : a->shortcuts()) {
+      const QString name = a->text().remove(u'&');
+      EXPECT_FALSE(owner.contains(k)) << k.toString().toStdString() << ": " << owner.value(k).toStdString()
+                                      << " and " << name.toStdString();
+      owner.insert(k, name);
+    }
+  auto* lessons = qobject_cast<LessonsPage*>(window.page(QStringLiteral("Lessons")));
+  ASSERT_NE(lessons, nullptr);
+  window.pages()->setCurrentWidget(window.page(QStringLiteral("Explorer")));
+  QSignalSpy done(lessons, &LessonsPage::demoFinished);
+  QTest::keyClick(&window, Qt::Key_F7);
+  EXPECT_EQ(window.pages()->currentWidget(), lessons);
+  ASSERT_TRUE(done.wait(60000));
+  EXPECT_EQ(lessons->demoStep(), lessons->demoStepCount() > 0 ? 1 : 0);
 }
 
 TEST_F(MainWindowTest, ExportsTheCurrentViewAsPngSvgAndPdf) {

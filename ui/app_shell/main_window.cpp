@@ -32,6 +32,7 @@
 #include <QMessageBox>
 #include <QResizeEvent>
 #include <QScreen>
+#include <QSet>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -113,6 +114,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* exercises = new ExercisesPage;
   addPage(exercises, tr("Exercises"));
   m_fileMenu->insertAction(m_exportAction, lessons->openFolderAction());
+  // Next Demo Step beside the other presenter keys; it brings the lesson to the screen.
+  m_viewMenu->addAction(lessons->nextStepAction());
+  connect(lessons->nextStepAction(), &QAction::triggered, this,
+          [this, lessons] { m_pages->setCurrentWidget(lessons); });
   connect(lessons, &LessonsPage::exercisesRequested, this, [this, exercises](const mantissa::lessons::SheetSpec& spec) {
     exercises->startSheet(spec);
     m_pages->setCurrentWidget(exercises);
@@ -175,6 +180,7 @@ void MainWindow::buildMenus() {
   connect(quit, &QAction::triggered, this, &QWidget::close);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
+  m_viewMenu = view;
   auto* themes = new QActionGroup(this);
   m_lightAction = view->addAction(tr("&Light Theme"));
   m_darkAction = view->addAction(tr("&Dark Theme"));
@@ -366,10 +372,12 @@ void MainWindow::exportWithDialog() {
 
 void MainWindow::showShortcuts() {
   QString html = QStringLiteral("<table cellspacing=6>");
-  auto addRows = [&html](const QList<QAction*>& actions) {
+  QSet<const QAction*> listed; // an action both in a menu and on its page: once
+  auto addRows = [&html, &listed](const QList<QAction*>& actions) {
     for (const QAction* a : actions) {
-      if (a->shortcuts().isEmpty() || a->text().isEmpty())
+      if (a->shortcuts().isEmpty() || a->text().isEmpty() || listed.contains(a))
         continue;
+      listed.insert(a);
       QStringList keys;
       for (const QKeySequence& k : a->shortcuts())
         keys << k.toString(QKeySequence::NativeText);

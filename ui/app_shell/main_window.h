@@ -64,6 +64,7 @@ private:
 
   QTabWidget* m_pages = nullptr;
   QMenu* m_fileMenu = nullptr;
+  QMenu* m_viewMenu = nullptr;
   RunFiles* m_runFiles = nullptr;
   QAction* m_exportAction = nullptr;
   QAction* m_lightAction = nullptr;

@@ -18,7 +18,10 @@
 #include <QPushButton>
 #include <QRandomGenerator>
 #include <QScrollArea>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace mantissa::ui {
 
@@ -100,6 +103,49 @@ ExercisesPage::ExercisesPage(QWidget* parent) : QWidget(parent) {
   sol->addWidget(m_cellsCaption);
   m_cellsBox = new QVBoxLayout;
   sol->addLayout(m_cellsBox);
+  // The rounding, frame by frame: what the cells show now, and the controls.
+  m_cut = new QLabel(m_solution); // placed beside the last cell (placeCutBits), over the layout
+  m_solution->installEventFilter(this);
+  m_cut->setObjectName(QStringLiteral("cutBits"));
+  m_cut->hide();
+  m_frameCaption = new QLabel;
+  m_frameCaption->setObjectName(QStringLiteral("frameCaption"));
+  m_frameCaption->setWordWrap(true);
+  m_frameCaption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  sol->addWidget(m_frameCaption);
+  m_frameControls = new QWidget;
+  auto* controls = new QHBoxLayout(m_frameControls);
+  controls->setContentsMargins(0, 0, 0, 0);
+  m_back = new QPushButton(tr("◀ Back"));
+  m_back->setToolTip(tr("The previous step of the rounding"));
+  m_forward = new QPushButton(tr("Forward ▶"));
+  m_forward->setToolTip(tr("The next step of the rounding"));
+  m_replay = new QPushButton(tr("Replay"));
+  m_replay->setToolTip(tr("Play the rounding again from the exact value"));
+  m_frameInfo = new QLabel;
+  controls->addWidget(m_back);
+  controls->addWidget(m_forward);
+  controls->addWidget(m_replay);
+  controls->addSpacing(12);
+  controls->addWidget(m_frameInfo);
+  controls->addStretch(1);
+  sol->addWidget(m_frameControls);
+  m_animation = new QTimer(this);
+  m_animation->setInterval(kFrameMs);
+  connect(m_animation, &QTimer::timeout, this, [this] {
+    if (m_frame + 1 >= static_cast<int>(m_exercise.frames.size())) {
+      m_animation->stop();
+      setFrame(m_frame); // the controls' state at the end
+      return;
+    }
+    setFrame(m_frame + 1);
+  });
+  connect(m_back, &QPushButton::clicked, this, [this] { showFrame(m_frame - 1); });
+  connect(m_forward, &QPushButton::clicked, this, [this] { showFrame(m_frame + 1); });
+  connect(m_replay, &QPushButton::clicked, this, [this] {
+    setFrame(0);
+    m_animation->start();
+  });
   m_steps = new QLabel;
   m_steps->setWordWrap(true);
   m_steps->setTextFormat(Qt::RichText);
@@ -149,6 +195,9 @@ void ExercisesPage::applyTheme() {
   m_question->setFont(theme.uiFont(1.25));
   m_items->setFont(theme.monospaceFont(1.1));
   m_feedback->setFont(theme.uiFont(1.1));
+  m_frameCaption->setFont(theme.uiFont(1.1));
+  m_frameInfo->setFont(theme.uiFont(1.0, true));
+  placeCutBits();
   for (QLineEdit* f : m_fields)
     f->setFont(theme.monospaceFont(1.15));
 }
@@ -210,6 +259,11 @@ void ExercisesPage::showExercise(const lessons::Exercise& exercise) {
   }
   applyTheme();
   m_feedback->clear();
+  m_animation->stop();
+  m_frame = -1;
+  delete m_cells; // the last exercise's pattern goes with it
+  m_cells = nullptr;
+  m_cut->hide();
   m_solution->hide();
   m_score->setText(scoreText());
   if (!m_fields.empty())
@@ -255,6 +309,7 @@ bool ExercisesPage::check() {
     // The worked solution, with the pattern it is about in bit cells.
     delete m_cells;
     m_cells = nullptr;
+    m_cut->hide();
     if (m_exercise.subjectBits) {
       const numeric::FloatFormat& f =
           m_exercise.kind == lessons::ExerciseKind::MxScale ? numeric::formatInfo(numeric::FormatId::E8M0)
@@ -262,6 +317,7 @@ bool ExercisesPage::check() {
       m_cells = new BitCells(f);
       m_cells->setBits(*m_exercise.subjectBits);
       m_cellsBox->addWidget(m_cells);
+      m_cells->installEventFilter(this); // the cut-off bits follow the last cell
       const bool given = m_exercise.kind == lessons::ExerciseKind::Decode ||
                          m_exercise.kind == lessons::ExerciseKind::Neighbours;
       m_cellsCaption->setText(
@@ -275,12 +331,91 @@ bool ExercisesPage::check() {
       steps += QStringLiteral("<li>%1</li>").arg(qs(s).toHtmlEscaped());
     steps += QStringLiteral("</ol>");
     m_steps->setText(steps);
+    const bool frames = m_cells && !m_exercise.frames.empty();
+    m_frameCaption->setVisible(frames);
+    m_frameControls->setVisible(frames);
+    m_animation->stop();
+    m_frame = -1;
+    m_cutReserve = 0;
+    if (frames) {
+      // The cells start at the exact value and move through the rounding.
+      m_cellsCaption->setText(tr("The rounding in %1, step by step:")
+                                  .arg(qs(std::string(numeric::formatInfo(m_exercise.format).displayName))));
+      setFrame(0);
+      m_animation->start();
+    }
     m_solution->show();
   } else {
+    m_animation->stop();
     m_solution->hide();
   }
   emit graded(correct);
   return correct;
+}
+
+bool ExercisesPage::animating() const { return m_animation->isActive(); }
+
+void ExercisesPage::showFrame(int index) {
+  m_animation->stop();
+  setFrame(index);
+}
+
+void ExercisesPage::setFrame(int index) {
+  const int n = static_cast<int>(m_exercise.frames.size());
+  if (!m_cells || n == 0)
+    return;
+  m_frame = std::clamp(index, 0, n - 1);
+  const lessons::SolutionFrame& frame = m_exercise.frames[static_cast<std::size_t>(m_frame)];
+  m_cells->setBits(frame.bits);
+  m_frameCaption->setText(qs(frame.caption));
+  // The cut-off bits: dashed boxes (not stored) right of the last cell, named G R S once named.
+  QString digits, labels;
+  for (const lessons::CutBit& b : frame.cut) {
+    digits += QStringLiteral("<td align=center style=\"border:1px dashed #888; padding:2px 6px\">%1</td>").arg(b.digit);
+    labels += QStringLiteral("<td align=center>%1</td>").arg(qs(b.label).toHtmlEscaped());
+  }
+  if (frame.moreCut) { // and more bits after these: they count only through the sticky bit
+    digits += QStringLiteral("<td align=center style=\"padding:2px 6px\">…</td>");
+    labels += QStringLiteral("<td></td>");
+  }
+  if (frame.cut.empty()) {
+    m_cut->clear();
+    m_cut->hide();
+  } else {
+    m_cut->setText(QStringLiteral("<table cellspacing=2><tr><td rowspan=2 valign=top>%1&nbsp;</td>%2</tr>"
+                                  "<tr>%3</tr></table>")
+                       .arg(tr("cut off:"), digits, labels));
+    m_cut->show();
+  }
+  placeCutBits();
+  m_frameInfo->setText(tr("Step %1 of %2").arg(m_frame + 1).arg(n));
+  m_back->setEnabled(m_frame > 0);
+  m_forward->setEnabled(m_frame < n - 1);
+}
+
+void ExercisesPage::placeCutBits() {
+  if (!m_cells || !m_cut)
+    return;
+  m_cut->setFont(Theme::instance().monospaceFont(1.2, true));
+  m_cut->adjustSize();
+  // A 32-bit format's cells would take the whole width: they give up room
+  // for the widest cut-off row seen (the first frame's) so it stays on screen.
+  if (m_cut->isVisibleTo(m_solution))
+    m_cutReserve = std::max(m_cutReserve, m_cut->width() + 16);
+  const int cellsWidth = m_cutReserve > 0 ? std::max(m_cells->minimumSizeHint().width(), m_solution->width() - m_cutReserve)
+                                          : QWIDGETSIZE_MAX;
+  if (m_cells->maximumWidth() != cellsWidth)
+    m_cells->setMaximumWidth(cellsWidth);
+  const QRect last = m_cells->cellRect(0).translated(m_cells->mapTo(m_solution, QPoint(0, 0)));
+  m_cut->move(last.right() + 10, std::max(0, last.top() - 2));
+  m_cut->raise();
+}
+
+bool ExercisesPage::eventFilter(QObject* watched, QEvent* event) {
+  if ((watched == m_cells && (event->type() == QEvent::Resize || event->type() == QEvent::Move)) ||
+      (watched == m_solution && event->type() == QEvent::Resize))
+    placeCutBits();
+  return QWidget::eventFilter(watched, event);
 }
 
 QString ExercisesPage::scoreText() const {

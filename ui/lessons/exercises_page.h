@@ -15,6 +15,7 @@ class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QTimer;
 class QVBoxLayout;
 
 namespace mantissa::ui {
@@ -25,6 +26,10 @@ class BitCells;
 // format and kind. The student types each answer (decimal, hex or bits) and
 // presses Enter; the codec's key grades it at once. A wrong answer opens the
 // worked solution beside the key's bit pattern in the Explorer's bit cells.
+// For a rounding, the cells are animated through the core's frames
+// (Exercise::frames: the exact value's bits, guard/round/sticky, the
+// decision, the rounded result), one frame every kFrameMs, with Back,
+// Forward and Replay to go through them at the student's own pace.
 // Three right answers in a row raise the difficulty (up to 3), two wrong in
 // a row lower it. Every graded answer is kept for Export Results (CSV:
 // question, answer, correct, time in seconds).
@@ -59,6 +64,20 @@ public:
   QComboBox* kindChoice() const { return m_kind; }
   const std::vector<QLineEdit*>& answerFields() const { return m_fields; }
   QWidget* solution() const { return m_solution; }
+  // The worked solution's bit cells (nullptr before a wrong answer, or when
+  // the exercise has no pattern), the frame shown and the controls.
+  BitCells* solutionCells() const { return m_cells; }
+  int solutionFrame() const { return m_frame; }
+  QLabel* frameCaption() const { return m_frameCaption; }
+  QLabel* cutBits() const { return m_cut; }
+  QPushButton* backButton() const { return m_back; }
+  QPushButton* forwardButton() const { return m_forward; }
+  QPushButton* replayButton() const { return m_replay; }
+  bool animating() const;
+  // Shows frame `index` of the exercise's frames (clamped); stops the animation.
+  void showFrame(int index);
+
+  static constexpr int kFrameMs = 1800; // a frame's time on screen while animating
 
 signals:
   void graded(bool correct);
@@ -68,6 +87,13 @@ private:
   void applyTheme();
   void clearFields();
   QString scoreText() const;
+  void setFrame(int index);
+  void placeCutBits();
+
+protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
 
   QComboBox* m_format = nullptr;
   QComboBox* m_kind = nullptr;
@@ -84,6 +110,16 @@ private:
   BitCells* m_cells = nullptr;
   QLabel* m_cellsCaption = nullptr;
   QLabel* m_steps = nullptr;
+  QLabel* m_cut = nullptr;          // the cut-off bits, drawn just right of the cells
+  QLabel* m_frameCaption = nullptr;
+  QLabel* m_frameInfo = nullptr;
+  QWidget* m_frameControls = nullptr;
+  QPushButton* m_back = nullptr;
+  QPushButton* m_forward = nullptr;
+  QPushButton* m_replay = nullptr;
+  QTimer* m_animation = nullptr;
+  int m_frame = -1;
+  int m_cutReserve = 0; // width kept free right of the cells for the cut-off bits
   std::vector<QLineEdit*> m_fields;
 
   lessons::Exercise m_exercise;

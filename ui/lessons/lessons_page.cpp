@@ -30,6 +30,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 #include <cstdlib>
 #include <memory>
@@ -62,6 +63,11 @@ LessonsPage::LessonsPage(QWidget* parent) : QWidget(parent) {
     if (const QString error = openFolder(dir); !error.isEmpty())
       QMessageBox::warning(this, tr("Open Lesson Folder"), error);
   });
+  m_nextStep = new QAction(tr("Next Demo &Step"), this);
+  m_nextStep->setShortcut(QKeySequence(Qt::Key_F7));
+  m_nextStep->setToolTip(tr("Advance the lesson's demo one step (the first press runs it)"));
+  connect(m_nextStep, &QAction::triggered, this, &LessonsPage::nextDemoStep);
+  addAction(m_nextStep); // its key works wherever the page's window has focus
   m_list = new QListWidget;
   m_list->setObjectName(QStringLiteral("lessonList"));
   m_text = new QTextBrowser;
@@ -164,6 +170,8 @@ void LessonsPage::showLesson(int index) {
     return;
   }
   const auto& lesson = m_set.lessons[static_cast<std::size_t>(index)];
+  m_shownDemo = {};
+  m_demoStep = 0;
   m_chart->clearDemo();
   m_results->clear();
   m_status->clear();
@@ -313,6 +321,7 @@ void LessonsPage::runSelectedDemo() {
   m_running = true;
   m_runArea->setEnabled(false);
   m_status->setText(tr("Running %1…").arg(qs(id)));
+  m_demoStep = 0;
   if (m_worker.joinable()) m_worker.join();
   m_worker = std::jthread([this, id] {
     lessons::DemoOutput out;
@@ -335,13 +344,63 @@ void LessonsPage::showDemo(const lessons::DemoOutput& out, const QString& error)
     m_status->setText(tr("The demo failed: %1").arg(error));
     return;
   }
-  QStringList lines;
-  for (const auto& l : out.lines) lines << qs(l);
-  m_results->setPlainText(lines.join(QLatin1Char('\n')));
-  m_chart->setDemo(out);
-  m_status->setText(tr("Computed just now on this machine."));
+  m_shownDemo = out;
+  m_demoStep = 0;
+  const bool step = std::exchange(m_stepAfterRun, false) && lessons::demoStepCount(out) > 0;
+  if (step) {
+    m_demoStep = 1;
+    showStep();
+  } else {
+    QStringList lines;
+    for (const auto& l : out.lines) lines << qs(l);
+    m_results->setPlainText(lines.join(QLatin1Char('\n')));
+    m_chart->setDemo(out);
+    m_status->setText(tr("Computed just now on this machine."));
+  }
   scheduleFit();
   emit demoFinished(qs(out.id));
+}
+
+int LessonsPage::demoStepCount() const {
+  if (m_shownDemo.id.empty() || m_demoChoice->currentData().toString() != qs(m_shownDemo.id))
+    return 0;
+  return lessons::demoStepCount(m_shownDemo);
+}
+
+void LessonsPage::nextDemoStep() {
+  if (m_running || m_demoChoice->currentIndex() < 0 || !m_runArea->isEnabled())
+    return;
+  if (m_shownDemo.id.empty() || m_demoChoice->currentData().toString() != qs(m_shownDemo.id)) {
+    m_stepAfterRun = true; // its first step once it has run
+    runSelectedDemo();
+    return;
+  }
+  const int steps = lessons::demoStepCount(m_shownDemo);
+  if (steps == 0) {
+    m_status->setText(tr("This demo has no steps: its results are shown whole."));
+    return;
+  }
+  if (m_demoStep >= steps) {
+    m_status->setText(tr("Step %1 of %1: the demo is complete. \"Run it\" runs it again.").arg(steps));
+    return;
+  }
+  ++m_demoStep;
+  showStep();
+}
+
+void LessonsPage::showStep() {
+  const lessons::DemoOutput at = lessons::demoAtStep(m_shownDemo, m_demoStep);
+  QStringList lines;
+  for (const auto& l : at.lines) lines << qs(l);
+  m_results->setPlainText(lines.join(QLatin1Char('\n')));
+  m_results->moveCursor(QTextCursor::End); // the newest step in view
+  m_chart->setDemo(at);
+  const int steps = lessons::demoStepCount(m_shownDemo);
+  m_status->setText(m_demoStep < steps ? tr("Step %1 of %2 · %3: next step")
+                                             .arg(m_demoStep).arg(steps)
+                                             .arg(m_nextStep->shortcut().toString(QKeySequence::NativeText))
+                                       : tr("Step %1 of %1: the demo is complete.").arg(steps));
+  scheduleFit();
 }
 
 Qt::Orientation LessonsPage::textOrientation() const {

@@ -37,6 +37,11 @@ class LessonChart;
 // sized to the height available, beside the demo and its figure on a
 // landscape screen (above them on a portrait one). Page Down moves to the
 // next slide, then to the next lesson; Page Up back.
+//
+// Next Demo Step (F7, in the View menu) advances the demo one step at a
+// time: the first press runs the demo and shows its first step, each press
+// after that the next one (lessons::demoAtStep: the figure drawn up to that
+// step, the steps so far in words). "Run it" shows the whole demo again.
 class LessonsPage : public QWidget {
   Q_OBJECT
 public:
@@ -46,6 +51,8 @@ public:
   // File > Open Lesson Folder…: asks for a folder holding lessons.json and
   // shows its lessons (a manifest error in a message box, the lessons kept).
   QAction* openFolderAction() const { return m_openFolder; }
+  // View > Next Demo Step (F7).
+  QAction* nextStepAction() const { return m_nextStep; }
   // Loads <dir>/lessons.json; the set's error, or empty when it is shown.
   QString openFolder(const QString& dir);
   ~LessonsPage() override;
@@ -60,6 +67,13 @@ public:
   // Starts the demo picked in the combo box; demoFinished() when its figure is shown.
   void runSelectedDemo();
   bool demoRunning() const { return m_running; }
+  // One step of the selected demo (nextStepAction); runs it first when its
+  // results are not on screen yet.
+  void nextDemoStep();
+  // The step shown: 0 when the whole demo (or nothing) is shown.
+  int demoStep() const { return m_demoStep; }
+  // The selected demo's steps (0 until it has run, or when it has none).
+  int demoStepCount() const;
 
   QListWidget* lessonList() const { return m_list; }
   QTextBrowser* text() const { return m_text; }
@@ -88,6 +102,7 @@ private:
   void buildLinks(const lessons::Lesson& lesson);
   void showText();
   void showDemo(const lessons::DemoOutput& out, const QString& error);
+  void showStep();
   void applyTheme();
   void applyLayout(bool force);
   void scheduleFit();
@@ -109,6 +124,10 @@ private:
   QWidget* m_runArea = nullptr;
   FlowLayout* m_links = nullptr;
   QAction* m_openFolder = nullptr;
+  QAction* m_nextStep = nullptr;
+  lessons::DemoOutput m_shownDemo; // the last demo run, in full (m_shownDemo.id empty: none)
+  int m_demoStep = 0;
+  bool m_stepAfterRun = false; // the run was started by Next Demo Step
   QSplitter* m_content = nullptr; // text | run area
   QSplitter* m_outputs = nullptr; // results | chart
   bool m_presenterLayout = false;

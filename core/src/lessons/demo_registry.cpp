@@ -214,6 +214,7 @@ DemoOutput scalerOut() {
                           st.grew ? ", doubled" : ""));
   }
   o.series.push_back(std::move(s));
+  o.stepLines = o.lines; // one line per scaler step
   return o;
 }
 
@@ -454,7 +455,48 @@ DemoOutput speedOut() {
   return o;
 }
 
+// The x values a stepped demo advances through, ascending; empty when the
+// demo is not drawn against steps.
+std::vector<double> stepXs(const DemoOutput& full) {
+  std::vector<double> xs;
+  if (!full.categories.empty() || full.series.empty())
+    return xs;
+  for (const DemoSeries& s : full.series) {
+    if (s.bars)
+      return {};
+    xs.insert(xs.end(), s.x.begin(), s.x.end());
+  }
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  return xs;
+}
+
 } // namespace
+
+int demoStepCount(const DemoOutput& full) { return static_cast<int>(stepXs(full).size()); }
+
+DemoOutput demoAtStep(const DemoOutput& full, int step) {
+  const std::vector<double> xs = stepXs(full);
+  if (step < 1 || step > static_cast<int>(xs.size()))
+    throw std::out_of_range("demo \"" + full.id + "\" step " + std::to_string(step) + " is outside 1.." +
+                            std::to_string(xs.size()));
+  const double at = xs[static_cast<std::size_t>(step - 1)];
+  DemoOutput o = full;
+  o.lines.clear();
+  o.lines.push_back(fmt("Step %d of %d: %s = %.10g", step, static_cast<int>(xs.size()), full.xLabel.c_str(), at));
+  for (DemoSeries& s : o.series) {
+    std::size_t keep = 0;
+    while (keep < s.x.size() && s.x[keep] <= at)
+      ++keep;
+    s.x.resize(keep);
+    s.y.resize(keep);
+    if (full.stepLines.empty() && keep > 0)
+      o.lines.push_back(fmt("%s: %s = %.6g", s.name.c_str(), full.yLabel.c_str(), s.y.back()));
+  }
+  if (full.stepLines.size() == xs.size())
+    o.lines.insert(o.lines.end(), full.stepLines.begin(), full.stepLines.begin() + step);
+  return o;
+}
 
 std::span<const std::string_view> demoIds() { return kIds; }
 

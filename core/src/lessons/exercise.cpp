@@ -188,6 +188,35 @@ void explainRounding(const FloatFormat& f, const ExactValue& x, const numeric::E
     steps.push_back("The result is zero: the value underflowed.");
 }
 
+void roundingFrames(Exercise& ex, const FloatFormat& f, std::uint64_t kept, std::uint64_t extra, int k, int g,
+                    int r, int s, std::uint64_t key, bool more = false);
+
+// The Encode kind's animation, when x rounds between two normal values of
+// f: its leading bits come from x truncated to FP64 (52 fraction bits, an
+// inexact truncation meaning more non-zero bits follow); the first 6 bits
+// after f's m are shown, the rest only count through the sticky bit.
+void encodingFrames(Exercise& ex, const FloatFormat& f, const ExactValue& x, const numeric::EncodeResult& r) {
+  if (f.layout != Layout::SignExponentMantissa || !r.inexact || r.overflowed || r.underflowed)
+    return;
+  numeric::EncodeOptions down;
+  down.rounding = numeric::Rounding::TowardZero;
+  down.overflow = numeric::OverflowMode::Saturate;
+  const std::uint64_t kept = numeric::encode(f, x, down).bits;
+  const FloatFormat& wide = numeric::formatInfo(FormatId::Fp64);
+  const numeric::EncodeResult w = numeric::encode(wide, x, down);
+  const int m = f.mantissaBits, wm = wide.mantissaBits;
+  if (numeric::classify(f, kept) != numeric::FloatClass::Normal ||
+      numeric::classify(wide, w.bits) != numeric::FloatClass::Normal || m + 2 > wm)
+    return;
+  const int k = std::min(6, wm - m);
+  const std::uint64_t fraction = w.bits & lowMask(wm);
+  const std::uint64_t extra = (fraction >> (wm - m - k)) & lowMask(k);
+  const bool more = (fraction & lowMask(wm - m - k)) != 0 || w.inexact;
+  const int g = static_cast<int>((extra >> (k - 1)) & 1u), rb = static_cast<int>((extra >> (k - 2)) & 1u);
+  const int s = (extra & lowMask(k - 2)) != 0 || more ? 1 : 0;
+  roundingFrames(ex, f, kept, extra, k, g, rb, s, r.bits, more);
+}
+
 // ---- the kinds ------------------------------------------------------------
 
 void makeEncode(Exercise& ex, const FloatFormat& f, Rng& rng) {
@@ -224,6 +253,7 @@ void makeEncode(Exercise& ex, const FloatFormat& f, Rng& rng) {
   ex.subjectBits = r.bits;
   explainRounding(f, x, r, ex.steps);
   explainFields(f, r.bits, ex.steps);
+  encodingFrames(ex, f, x, r);
 }
 
 void makeDecode(Exercise& ex, const FloatFormat& f, Rng& rng) {
@@ -258,6 +288,60 @@ void makeNeighbours(Exercise& ex, const FloatFormat& f, Rng& rng) {
   ex.parts.push_back(doublePart("ULP at x", u, powerText(u)));
   ex.subjectBits = code;
   explainNeighbours(f, code, up, down, u, ex.steps);
+}
+
+// The rounding's animation (Exercise::frames): `kept` is x's pattern with
+// the cut-off bits dropped (x rounded toward zero), `extra` the first k bits
+// cut off (`more`: further non-zero bits follow them), `key` the codec's
+// rounded pattern.
+void roundingFrames(Exercise& ex, const FloatFormat& f, std::uint64_t kept, std::uint64_t extra, int k, int g,
+                    int r, int s, std::uint64_t key, bool more) {
+  const int m = f.mantissaBits;
+  const std::string name = formatLabel(f);
+  std::string cutText;
+  std::vector<CutBit> plain;
+  for (int i = k - 1; i >= 0; --i) {
+    const int bit = static_cast<int>((extra >> i) & 1u);
+    plain.push_back({"", bit});
+    cutText += static_cast<char>('0' + bit);
+  }
+  const int exponentField = static_cast<int>((kept & ~f.signMask()) >> m);
+  ex.frames.push_back({"The exact value: sign, exponent field " + std::to_string(exponentField) + " (" +
+                           std::to_string(exponentField - f.bias()) + " + bias " + std::to_string(f.bias()) +
+                           ") and the first " + std::to_string(m) + " fraction bits fill " + name +
+                           "'s cells; the bits after them (" + cutText + (more ? "..., more follow" : "") +
+                           ") do not fit and are cut off.",
+                       kept, plain, more});
+  const std::vector<CutBit> named{{"G", g}, {"R", r}, {"S", s}};
+  ex.frames.push_back({"Name the cut-off bits: guard G = " + std::to_string(g) + " (the first), round R = " +
+                           std::to_string(r) + " (the second), sticky S = " + std::to_string(s) +
+                           (more     ? std::string(" (the OR of all the bits after R)")
+                            : k > 3  ? " (the OR of the " + std::to_string(k - 2) + " bits after R)"
+                            : k == 3 ? std::string(" (the one bit after R)")
+                                     : std::string(" (no bits after R)")) +
+                           ".",
+                       kept, named});
+  const int last = static_cast<int>(kept & 1u);
+  const bool up = g == 1 && (r == 1 || s == 1 || last == 1);
+  std::string decision;
+  if (g == 0)
+    decision = "G = 0: less than half an ULP was cut off: round down, the kept bits stay.";
+  else if (r == 1 || s == 1)
+    decision = "G = 1 and R or S = 1: more than half an ULP was cut off: round up, add 1 to the last kept bit.";
+  else if (last == 1)
+    decision = "G R S = 1 0 0: exactly half an ULP, a tie; the last kept bit is 1 (odd): round up to the even "
+               "neighbour.";
+  else
+    decision = "G R S = 1 0 0: exactly half an ULP, a tie; the last kept bit is 0 (even): round down, keep it.";
+  ex.frames.push_back({decision, kept, named});
+  const std::string value = numeric::decode(f, key).exactDecimal;
+  ex.frames.push_back({std::string("The rounded result") +
+                           (up && ((key & ~f.signMask()) >> m) != static_cast<std::uint64_t>(exponentField)
+                                ? " (the carry went into the exponent)"
+                                : "") +
+                           ": " + groupedBits(f, key) + " = " + numeric::formatBitsHex(f, key) + " = " + value +
+                           ".",
+                       key, {}});
 }
 
 void makeRound(Exercise& ex, const FloatFormat& f, Rng& rng) {
@@ -297,6 +381,7 @@ void makeRound(Exercise& ex, const FloatFormat& f, Rng& rng) {
   ex.subjectBits = r.bits;
   explainGuardRoundSticky(f, significand, m, k, g, rb, s, ex.steps);
   explainFields(f, r.bits, ex.steps);
+  roundingFrames(ex, f, code | (negative ? f.signMask() : 0), extra, k, g, rb, s, r.bits);
 }
 
 void makeRange(Exercise& ex, const FloatFormat& f, Rng& rng) {

@@ -59,8 +59,16 @@ double StepGate::pace() const {
   return m_pace;
 }
 
+StepGate::Clock::duration StepGate::paceWait(double stepsPerSecond, Clock::time_point lastStart,
+                                             Clock::time_point now) {
+  if (!(stepsPerSecond > 0.0) || !std::isfinite(stepsPerSecond) || lastStart == Clock::time_point{})
+    return Clock::duration::zero();
+  const auto due =
+      lastStart + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / stepsPerSecond));
+  return now >= due ? Clock::duration::zero() : due - now;
+}
+
 StepGate::Next StepGate::waitForStep(std::stop_token stop, const std::function<bool()>& work) {
-  using Clock = std::chrono::steady_clock;
   const auto hasWork = [&] { return work && work(); };
   {
     std::unique_lock lock(m_mutex);
@@ -76,12 +84,11 @@ StepGate::Next StepGate::waitForStep(std::stop_token stop, const std::function<b
         go = true;
         break;
       }
-      if (m_pace <= 0.0 || m_lastStart == Clock::time_point{})
+      const auto now = Clock::now();
+      const auto wait = paceWait(m_pace, m_lastStart, now);
+      if (wait <= Clock::duration::zero())
         break;
-      const auto due = m_lastStart + std::chrono::duration_cast<Clock::duration>(
-                                         std::chrono::duration<double>(1.0 / m_pace));
-      if (Clock::now() >= due)
-        break;
+      const auto due = now + wait;
       // Until the slot, a pause, a new pace or stop, whichever comes first;
       // then everything is checked again.
       const double pace = m_pace;

@@ -35,6 +35,9 @@ struct DemoOutput {
   std::vector<std::string> lines;  // the result in words and numbers, computed now
   std::vector<std::string> categories; // non-empty: x is an index into these names
   std::string rightLabel{};        // the right axis' title (series with rightAxis)
+  // A demo stepped one step at a time (demoAtStep): what each step did, one
+  // line per step (the scaler's walk), or empty (each series' value is shown).
+  std::vector<std::string> stepLines{};
 };
 
 class UnknownDemo : public std::invalid_argument {
@@ -54,5 +57,17 @@ std::string_view demoTitle(std::string_view id);
 
 // Runs the demo now. Throws UnknownDemo naming the id and the valid ones.
 DemoOutput runDemo(std::string_view id);
+
+// Stepping a demo (presenter mode's Next Demo Step key). A demo whose series
+// are drawn against its steps (a trajectory, the scaler's walk: line series,
+// no categories, no bars) is shown as it stood after each of them in turn.
+// Its steps are the distinct x values of its series, ascending; a demo of
+// categories or bars has none (0).
+int demoStepCount(const DemoOutput& full);
+// `full` after `step` (1..demoStepCount) of its steps: each series keeps its
+// points up to that step's x; the lines say which step this is and, from
+// stepLines, what every step so far did, else each series' latest value.
+// Throws std::out_of_range for a step outside 1..demoStepCount.
+DemoOutput demoAtStep(const DemoOutput& full, int step);
 
 } // namespace mantissa::lessons

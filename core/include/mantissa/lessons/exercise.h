@@ -75,6 +75,27 @@ struct AnswerPart {
   std::string keyText;      // the key as the answer sheet prints it
 };
 
+// The worked solution's bit-cell animation (Round, and Encode when x rounds
+// between two normal values): each frame is
+// the exercise format's pattern in the Explorer's bit cells, then the bits
+// cut off after the last kept one, as the rounding goes:
+//   1. the exact value: sign, exponent field and the first m fraction bits
+//      in the cells, the k cut-off bits after them;
+//   2. the cut-off bits named: guard (the first), round (the second), sticky
+//      (the OR of the rest);
+//   3. the decision of round to nearest even (down, up, or a tie to even);
+//   4. the rounded result: the key's pattern, nothing cut off.
+struct CutBit {
+  std::string label; // "" (frame 1), "G", "R", "S"
+  int digit = 0;     // 0 or 1
+};
+struct SolutionFrame {
+  std::string caption;      // what the frame shows, in words and numbers
+  std::uint64_t bits = 0;   // the pattern in the exercise's format
+  std::vector<CutBit> cut;  // the bits cut off after the kept ones; empty once rounded
+  bool moreCut = false;     // frame 1: further non-zero bits follow the ones shown
+};
+
 struct Exercise {
   ExerciseKind kind = ExerciseKind::Encode;
   numeric::FormatId format = numeric::FormatId::Fp32;
@@ -87,6 +108,9 @@ struct Exercise {
   // The pattern the solution is about (shown in bit cells): the key for
   // Encode and Round, the given bits for Decode and Neighbours.
   std::optional<std::uint64_t> subjectBits;
+  // The rounding, frame by frame (Round, Encode); empty: the cells show subjectBits.
+  // The last frame's bits are the key's.
+  std::vector<SolutionFrame> frames;
 };
 
 // One item. difficulty is clamped to [kMinDifficulty, kMaxDifficulty].

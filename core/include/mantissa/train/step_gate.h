@@ -37,6 +37,14 @@ public:
   double pace() const;
   TrainerState state() const { return m_state.load(); }
 
+  using Clock = std::chrono::steady_clock;
+  // How long the training thread waits, at `now`, before starting a step
+  // under `stepsPerSecond` when the previous step started at `lastStart`
+  // (Clock::time_point{}: none yet): the rest of the 1/pace slot, zero once
+  // it has passed, at full speed (pace 0, negative, not finite) and for the
+  // first step. waitForStep() waits exactly this long (unless woken early).
+  static Clock::duration paceWait(double stepsPerSecond, Clock::time_point lastStart, Clock::time_point now);
+
   // Training thread: waits until the next step may start (Step), stop was
   // requested (Stop), or `work` returns true (Work: the thread has other
   // work to do first, e.g. a sample; it calls waitForStep again after).
