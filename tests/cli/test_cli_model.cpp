@@ -107,6 +107,35 @@ TEST(CliModel, ListsTheHeaderOfA5GBFileWithoutReadingItsData) {
   fs::remove(p);
 }
 
+TEST(CliModel, FlagsAnOrphanScaleAndAScaleOfTheWrongShapeByName) {
+  // l.q.weight: E4M3 [2, 64] with E8M0 scales [4, 1] (the count of MX per-32
+  // scales, not their shape [2, 2]); gone.weight_scale: a scale with no weight.
+  const std::string q(128, '\x38'), sc(4, '\x7f');
+  const fs::path p = write(
+      "orphans.safetensors",
+      safetensors(R"({"l.q.weight":{"dtype":"F8_E4M3","shape":[2,64],"data_offsets":[0,128]},)"
+                  R"("l.q.weight_scale":{"dtype":"F8_E8M0","shape":[4,1],"data_offsets":[128,132]},)"
+                  R"("gone.weight_scale":{"dtype":"F32","shape":[],"data_offsets":[132,136]}})",
+                  q + sc + f32(0.5f)));
+  const auto r = runCli({"model", p.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("gone.weight_scale: orphan"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a scale with no weight 'gone.weight'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("l.q.weight: mx-e8m0-32 <- l.q.weight_scale (scale 'l.q.weight_scale' of shape [4, 1]"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("expected [2, 2]"), std::string::npos) << r.out;
+  const auto j = runCli({"model", p.string(), "--json"});
+  ASSERT_EQ(j.exitCode, 0) << j.err;
+  const auto scales = nlohmann::json::parse(j.out)["scales"];
+  ASSERT_EQ(scales.size(), 2u) << scales.dump();
+  EXPECT_EQ(scales[0]["tensor"], "l.q.weight");
+  EXPECT_NE(scales[0]["note"].get<std::string>().find("expected [2, 2]"), std::string::npos);
+  EXPECT_EQ(scales[1]["tensor"], "gone.weight_scale");
+  EXPECT_EQ(scales[1]["kind"], "orphan");
+  fs::remove(p);
+}
+
 TEST(CliModel, RefusesAShardOutsideTheIndexFolderAndAGgufCountPastTheEnd) {
   const fs::path idx = write("evil.index.json", R"({"weight_map":{"w":"../../etc/passwd"}})");
   const auto r = runCli({"model", idx.string()});

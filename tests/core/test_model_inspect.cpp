@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -704,6 +706,388 @@ TEST(ModelScales, Block128WeightScaleInvDequantizesExactly) {
   EXPECT_FALSE(bad.ok());
   EXPECT_NE(bad.error.find("[2, 1]"), std::string::npos) << bad.error;
   EXPECT_THROW(dequantize(m, pairs[1], bad, 0, part), std::invalid_argument);
+  fs::remove_all(p.parent_path());
+}
+
+// --- the other scale layouts ----------------------------------------------------
+// Element formats decoded by hand from the OCP MX and OCP FP8 definitions.
+
+// E2M1 (FP4): bias 1, no Inf or NaN; subnormal 0.5.
+double e2m1Ref(unsigned b) {
+  const int sign = (b >> 3) & 1, e = (b >> 1) & 3, m = b & 1;
+  const double mag = e == 0 ? m * 0.5 : std::ldexp(1.0 + m / 2.0, e - 1);
+  return sign ? -mag : mag;
+}
+// E2M3 (FP6): bias 1, no Inf or NaN.
+double e2m3Ref(unsigned b) {
+  const int sign = (b >> 5) & 1, e = (b >> 3) & 3, m = b & 7;
+  const double mag = e == 0 ? std::ldexp(m / 8.0, 0) : std::ldexp(1.0 + m / 8.0, e - 1);
+  return sign ? -mag : mag;
+}
+// E3M2 (FP6): bias 3, no Inf or NaN.
+double e3m2Ref(unsigned b) {
+  const int sign = (b >> 5) & 1, e = (b >> 2) & 7, m = b & 3;
+  const double mag = e == 0 ? std::ldexp(m / 4.0, -2) : std::ldexp(1.0 + m / 4.0, e - 3);
+  return sign ? -mag : mag;
+}
+// E8M0 (MX scale): 2^(e - 127), 0xFF NaN.
+double e8m0Ref(unsigned e) {
+  return e == 0xFF ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, int(e) - 127);
+}
+
+// Equal bit for bit (-0 is not +0); any NaN equals any NaN.
+::testing::AssertionResult sameBits(double got, double want) {
+  if (std::isnan(want) ? std::isnan(got) : std::bit_cast<std::uint64_t>(got) == std::bit_cast<std::uint64_t>(want))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "got " << got << ", want " << want;
+}
+
+// A safetensors file from its tensors, in order, offsets counted here.
+struct StTensor {
+  std::string name, dtype;
+  std::vector<std::uint64_t> shape;
+  std::string data;
+};
+std::string safetensorsOf(const std::vector<StTensor>& ts) {
+  std::string header = "{", data;
+  for (const StTensor& t : ts) {
+    header += (header.size() > 1 ? "," : "") + ("\"" + t.name + "\":{\"dtype\":\"" + t.dtype + "\",\"shape\":[");
+    for (std::size_t d = 0; d < t.shape.size(); ++d)
+      header += (d ? "," : "") + std::to_string(t.shape[d]);
+    header += "],\"data_offsets\":[" + std::to_string(data.size()) + "," + std::to_string(data.size() + t.data.size()) + "]}";
+    data += t.data;
+  }
+  return safetensors(header + "}", data);
+}
+
+// Codes of `bits` bits packed as a little-endian bit stream (code i in bits
+// [bits*i, bits*i + bits)): how safetensors lays out F4 and F6.
+std::string packBits(const std::vector<unsigned>& codes, int bits) {
+  std::string out((codes.size() * std::size_t(bits) + 7) / 8, '\0');
+  for (std::size_t i = 0; i < codes.size(); ++i)
+    for (int k = 0; k < bits; ++k)
+      if ((codes[i] >> k) & 1u) {
+        const std::size_t bit = i * std::size_t(bits) + std::size_t(k);
+        out[bit / 8] = char(std::uint8_t(out[bit / 8]) | (1u << (bit % 8)));
+      }
+  return out;
+}
+
+std::vector<unsigned> randomCodes(std::size_t n, int bits, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<unsigned> v(n);
+  for (auto& c : v)
+    c = unsigned(rng()) & ((1u << bits) - 1);
+  return v;
+}
+
+const ScalePairing& pairingOf(const ModelFile& m, const std::vector<ScalePairing>& pairs, const std::string& name) {
+  for (const ScalePairing& p : pairs)
+    if (m.tensors()[p.tensor].name == name)
+      return p;
+  throw std::runtime_error("no pairing for " + name);
+}
+
+// The largest |value| per block of a row-major R x C dequantized weight
+// (NaN when the block holds one).
+std::vector<double> blockAmax(const std::vector<double>& v, std::uint64_t R, std::uint64_t C, std::uint64_t br,
+                              std::uint64_t bc) {
+  const std::uint64_t gc = (C + bc - 1) / bc;
+  std::vector<double> a(((R + br - 1) / br) * gc, 0.0);
+  for (std::uint64_t r = 0; r < R; ++r)
+    for (std::uint64_t c = 0; c < C; ++c) {
+      double& x = a[(r / br) * gc + c / bc];
+      const double y = std::fabs(v[r * C + c]);
+      x = std::isnan(x) || std::isnan(y) ? std::nan("") : std::max(x, y);
+    }
+  return a;
+}
+
+TEST(ModelScales, PerTensorAndPerRowWeightScaleDequantizeExactly) {
+  // An E4M3 weight with one FP32 weight_scale (shape []) and an input_scale,
+  // and one with a scale per row ([rows, 1], as channel-wise checkpoints store it).
+  const std::uint64_t R = 5, C = 24;
+  std::vector<unsigned> w = randomCodes(R * C, 8, 21);
+  w[0] = 0x80; // -0
+  w[1] = 0x7F; // NaN
+  w[2] = 0x7E; // 448
+  w[3] = 0x01; // the smallest subnormal
+  std::string wb;
+  for (unsigned b : w)
+    wb += char(b);
+  const float scale = 0.0123f, inputScale = 0.75f;
+  const float rowScales[R] = {1.5f, 1.0f / 3.0f, 2.5e-5f, 1024.0f, 0.1f};
+  std::string rs;
+  for (float v : rowScales)
+    rs += le(v);
+  const fs::path p = writeFile(tempDir() / "t.safetensors",
+                               safetensorsOf({{"l.t.weight", "F8_E4M3", {R, C}, wb},
+                                              {"l.t.weight_scale", "F32", {}, le(scale)},
+                                              {"l.t.input_scale", "F32", {}, le(inputScale)},
+                                              {"l.r.weight", "F8_E4M3", {R, C}, wb},
+                                              {"l.r.weight_scale", "F32", {R, 1}, rs}}));
+  const ModelFile m = ModelFile::open(p);
+  const auto pairs = pairScales(m);
+  ASSERT_EQ(pairs.size(), 3u);
+  const ScalePairing& t = pairingOf(m, pairs, "l.t.weight");
+  EXPECT_EQ(t.kind, ScaleKind::PerTensor);
+  ASSERT_TRUE(t.scale);
+  EXPECT_EQ(m.tensors()[*t.scale].name, "l.t.weight_scale");
+  EXPECT_TRUE(t.note.empty()) << t.note;
+  const ScalePairing& in = pairingOf(m, pairs, "l.t.input_scale");
+  EXPECT_EQ(in.kind, ScaleKind::InputScale);
+  EXPECT_TRUE(in.note.empty()) << in.note;
+  EXPECT_FALSE(scaleGrid(m, in).ok()); // an activation scale: no weight to dequantize
+  const ScalePairing& r = pairingOf(m, pairs, "l.r.weight");
+  EXPECT_EQ(r.kind, ScaleKind::PerRow);
+
+  const ScaleGrid g = scaleGrid(m, t);
+  ASSERT_TRUE(g.ok()) << g.error;
+  ASSERT_TRUE(g.dequantizable);
+  EXPECT_EQ(g.rows * g.cols, 1u);
+  std::vector<double> got(R * C);
+  dequantize(m, t, g, 0, got);
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_TRUE(sameBits(got[i], e4m3Ref(std::uint8_t(w[i])) * double(scale))) << i;
+  EXPECT_TRUE(std::signbit(got[0]));
+
+  const ScaleGrid gr = scaleGrid(m, r);
+  ASSERT_TRUE(gr.ok()) << gr.error;
+  EXPECT_EQ(gr.rows, R);
+  EXPECT_EQ(gr.cols, 1u);
+  dequantize(m, r, gr, 0, got);
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_TRUE(sameBits(got[i], e4m3Ref(std::uint8_t(w[i])) * double(rowScales[i / C]))) << i;
+  const numeric::QuantizedTensor q = scaleBlocks(m, r, gr);
+  ASSERT_EQ(q.blocks.size(), R);
+  const std::vector<double> amax = blockAmax(got, R, C, 1, C);
+  for (std::size_t k = 0; k < R; ++k)
+    EXPECT_TRUE(sameBits(q.blocks[k].amax, amax[k])) << k;
+  fs::remove_all(p.parent_path());
+}
+
+TEST(ModelScales, MxE8m0ScalesPer32DequantizeFp8Fp6Fp4Exactly) {
+  // 3 x 80 weights (blocks of 32, 32 and a short 16 per row) in E4M3, E2M3,
+  // E3M2 and E2M1, each with its own F8_E8M0 [3, 3] scales, among them
+  // 2^-127 (byte 0), 2^127 (254), 1 (127) and NaN (0xFF).
+  const std::uint64_t R = 3, C = 80;
+  struct Case {
+    std::string dtype;
+    int bits;
+    double (*ref)(unsigned);
+    numeric::BlockScheme scheme;
+  };
+  const std::vector<Case> cases = {
+      {"F8_E4M3", 8, [](unsigned b) { return e4m3Ref(std::uint8_t(b)); }, numeric::BlockScheme::Mxfp8E4M3},
+      {"F6_E2M3", 6, e2m3Ref, numeric::BlockScheme::Mxfp6E2M3},
+      {"F6_E3M2", 6, e3m2Ref, numeric::BlockScheme::Mxfp6E3M2},
+      {"F4", 4, e2m1Ref, numeric::BlockScheme::Mxfp4},
+  };
+  std::vector<StTensor> file;
+  std::vector<std::vector<unsigned>> codes, scales;
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    codes.push_back(randomCodes(R * C, cases[k].bits, 31 + std::uint32_t(k)));
+    if (cases[k].bits == 8)
+      for (unsigned& c : codes.back())
+        if ((c & 0x7f) == 0x7f)
+          c &= 0xfe; // NaN only from the scale
+    scales.push_back({0, 254, 127, 0xFF, 120, 131, 1, 100, 140});
+    std::rotate(scales.back().begin(), scales.back().begin() + std::ptrdiff_t(k), scales.back().end());
+    const std::string name = "mx." + std::to_string(k) + ".weight";
+    file.push_back({name, cases[k].dtype, {R, C}, packBits(codes.back(), cases[k].bits)});
+    file.push_back({name + "_scale", "F8_E8M0", {R, 3}, packBits(scales.back(), 8)});
+  }
+  const fs::path p = writeFile(tempDir() / "mx.safetensors", safetensorsOf(file));
+  const ModelFile m = ModelFile::open(p);
+  const auto pairs = pairScales(m);
+  ASSERT_EQ(pairs.size(), cases.size());
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    SCOPED_TRACE(cases[k].dtype);
+    const ScalePairing& pr = pairingOf(m, pairs, "mx." + std::to_string(k) + ".weight");
+    EXPECT_EQ(pr.kind, ScaleKind::Mx32);
+    EXPECT_TRUE(pr.note.empty()) << pr.note;
+    const ScaleGrid g = scaleGrid(m, pr);
+    ASSERT_TRUE(g.ok()) << g.error;
+    ASSERT_TRUE(g.dequantizable);
+    EXPECT_EQ(g.rows, R);
+    EXPECT_EQ(g.cols, 3u);
+    EXPECT_EQ(g.blockCols, 32u);
+    for (std::size_t b = 0; b < 9; ++b)
+      EXPECT_TRUE(sameBits(g.effectiveScale(b), e8m0Ref(scales[k][b]))) << b;
+    std::vector<double> got(R * C);
+    dequantize(m, pr, g, 0, got);
+    for (std::uint64_t i = 0; i < R * C; ++i) {
+      const double want = cases[k].ref(codes[k][i]) * e8m0Ref(scales[k][(i / C) * 3 + (i % C) / 32]);
+      ASSERT_TRUE(sameBits(got[i], want)) << "value " << i;
+    }
+    // A slice starting mid-block reads the same values.
+    std::vector<double> part(50);
+    dequantize(m, pr, g, C + 7, part);
+    for (std::size_t i = 0; i < part.size(); ++i)
+      ASSERT_TRUE(sameBits(part[i], got[C + 7 + i])) << i;
+    const numeric::QuantizedTensor q = scaleBlocks(m, pr, g);
+    EXPECT_EQ(q.scheme, cases[k].scheme);
+    ASSERT_EQ(q.blocks.size(), 9u);
+    const std::vector<double> amax = blockAmax(got, R, C, 1, 32);
+    for (std::size_t b = 0; b < 9; ++b) {
+      EXPECT_TRUE(sameBits(q.blocks[b].amax, amax[b])) << b;
+      EXPECT_EQ(q.blocks[b].cols, b % 3 == 2 ? 16u : 32u);
+    }
+  }
+  fs::remove_all(p.parent_path());
+}
+
+TEST(ModelScales, Nvfp4E4m3Per16WithGlobalScaleDequantizesExactly) {
+  // NVFP4 as NVIDIA ModelOpt exports it: weight (E2M1; here once as F4 and
+  // once packed in U8, two values a byte, the first in the low nibble),
+  // weight_scale (E4M3 per 16 along a row), weight_scale_2 (FP32 global),
+  // input_scale (FP32). value = e2m1 x e4m3 x global.
+  const std::uint64_t R = 4, C = 48;
+  const std::vector<unsigned> w = randomCodes(R * C, 4, 41);
+  const std::vector<unsigned> s = {0x38, 0x7E, 0x01, 0x22, 0x5B, 0x08, 0x41, 0x30, 0x66, 0x17, 0x3F, 0x70};
+  const float global = 0.000713f, inputScale = 0.02f;
+  const std::vector<StTensor> layer = {
+      {"weight_scale", "F8_E4M3", {R, 3}, packBits(s, 8)},
+      {"weight_scale_2", "F32", {}, le(global)},
+      {"input_scale", "F32", {}, le(inputScale)},
+  };
+  std::vector<StTensor> file = {{"nv.f.weight", "F4", {R, C}, packBits(w, 4)},
+                                {"nv.u.weight", "U8", {R, C / 2}, packBits(w, 4)}};
+  for (const char* l : {"nv.f.", "nv.u."})
+    for (StTensor t : layer) {
+      t.name = l + t.name;
+      file.push_back(t);
+    }
+  const fs::path p = writeFile(tempDir() / "nvfp4.safetensors", safetensorsOf(file));
+  const ModelFile m = ModelFile::open(p);
+  const auto pairs = pairScales(m);
+  ASSERT_EQ(pairs.size(), 4u); // two weights, two input scales
+  for (const char* name : {"nv.f.weight", "nv.u.weight"}) {
+    SCOPED_TRACE(name);
+    const ScalePairing& pr = pairingOf(m, pairs, name);
+    EXPECT_EQ(pr.kind, ScaleKind::Nvfp4);
+    EXPECT_TRUE(pr.note.empty()) << pr.note;
+    ASSERT_TRUE(pr.globalScale);
+    EXPECT_EQ(m.tensors()[*pr.globalScale].name, std::string(name) + "_scale_2");
+    const ScaleGrid g = scaleGrid(m, pr);
+    ASSERT_TRUE(g.ok()) << g.error;
+    ASSERT_TRUE(g.dequantizable);
+    EXPECT_EQ(g.rows, R);
+    EXPECT_EQ(g.cols, 3u);
+    EXPECT_EQ(g.weightCols, C);
+    EXPECT_EQ(g.globalScale, double(global));
+    std::vector<double> got(R * C);
+    dequantize(m, pr, g, 0, got);
+    for (std::uint64_t i = 0; i < R * C; ++i) {
+      const double want = e2m1Ref(w[i]) * (e4m3Ref(std::uint8_t(s[(i / C) * 3 + (i % C) / 16])) * double(global));
+      ASSERT_TRUE(sameBits(got[i], want)) << "value " << i;
+    }
+    std::vector<double> part(21);
+    dequantize(m, pr, g, 2 * C + 5, part); // an odd first value: the high nibble
+    for (std::size_t i = 0; i < part.size(); ++i)
+      ASSERT_TRUE(sameBits(part[i], got[2 * C + 5 + i])) << i;
+    EXPECT_THROW(dequantize(m, pr, g, R * C - 3, part), std::invalid_argument);
+    const numeric::QuantizedTensor q = scaleBlocks(m, pr, g);
+    EXPECT_EQ(q.scheme, numeric::BlockScheme::Nvfp4);
+    ASSERT_EQ(q.blocks.size(), 12u);
+    const std::vector<double> amax = blockAmax(got, R, C, 1, 16);
+    for (std::size_t b = 0; b < 12; ++b)
+      EXPECT_TRUE(sameBits(q.blocks[b].amax, amax[b])) << b;
+  }
+  const ScalePairing& in = pairingOf(m, pairs, "nv.f.input_scale");
+  EXPECT_EQ(in.kind, ScaleKind::InputScale);
+  fs::remove_all(p.parent_path());
+}
+
+TEST(ModelScales, GptOssPackedBlocksAndScalesDequantizeExactly) {
+  // GPT-OSS's MXFP4 experts: "X_blocks" U8 [experts, rows, groups, 16] (32
+  // E2M1 values per group, the first in the low nibble) and "X_scales" U8
+  // [experts, rows, groups] holding E8M0 bytes. Here 2 x 3 rows of 2 groups.
+  const std::uint64_t E = 2, Rw = 3, G = 2, R = E * Rw, C = G * 32;
+  const std::vector<unsigned> w = randomCodes(R * C, 4, 51);
+  std::vector<unsigned> s = {127, 0, 254, 0xFF, 126, 133, 90, 160, 127, 128, 1, 200};
+  const fs::path p = writeFile(tempDir() / "oss.safetensors",
+                               safetensorsOf({{"model.layers.0.mlp.experts.down_proj_blocks", "U8", {E, Rw, G, 16}, packBits(w, 4)},
+                                              {"model.layers.0.mlp.experts.down_proj_scales", "U8", {E, Rw, G}, packBits(s, 8)}}));
+  const ModelFile m = ModelFile::open(p);
+  const auto pairs = pairScales(m);
+  ASSERT_EQ(pairs.size(), 1u);
+  const ScalePairing& pr = pairs[0];
+  EXPECT_EQ(m.tensors()[pr.tensor].name, "model.layers.0.mlp.experts.down_proj_blocks");
+  EXPECT_EQ(pr.kind, ScaleKind::Mx32);
+  EXPECT_TRUE(pr.note.empty()) << pr.note;
+  const ScaleGrid g = scaleGrid(m, pr);
+  ASSERT_TRUE(g.ok()) << g.error;
+  ASSERT_TRUE(g.dequantizable);
+  EXPECT_EQ(g.weightRows, R);
+  EXPECT_EQ(g.weightCols, C);
+  EXPECT_EQ(g.rows, R);
+  EXPECT_EQ(g.cols, G);
+  std::vector<double> got(R * C);
+  dequantize(m, pr, g, 0, got);
+  for (std::uint64_t i = 0; i < R * C; ++i)
+    ASSERT_TRUE(sameBits(got[i], e2m1Ref(w[i]) * e8m0Ref(s[i / 32]))) << "value " << i;
+  const numeric::QuantizedTensor q = scaleBlocks(m, pr, g);
+  EXPECT_EQ(q.scheme, numeric::BlockScheme::Mxfp4);
+  ASSERT_EQ(q.blocks.size(), R * G);
+  const std::vector<double> amax = blockAmax(got, R, C, 1, 32);
+  for (std::size_t b = 0; b < q.blocks.size(); ++b)
+    EXPECT_TRUE(sameBits(q.blocks[b].amax, amax[b])) << b;
+  fs::remove_all(p.parent_path());
+}
+
+TEST(ModelScales, OrphansAndMismatchedScaleShapesAreFlaggedByName) {
+  const std::string f32 = le(0.5f);
+  const fs::path p = writeFile(
+      tempDir() / "orphans.safetensors",
+      safetensorsOf({// scales with no weight
+                     {"o.a.weight_scale", "F32", {}, f32},
+                     {"o.b.weight_scale_inv", "F32", {1, 1}, f32},
+                     {"o.c.input_scale", "F32", {}, f32},
+                     {"o.d.weight_scale_2", "F32", {}, f32},
+                     {"o.e_scales", "U8", {2, 2}, std::string(4, '\x7f')},
+                     // values with no scale
+                     {"o.f_blocks", "U8", {2, 1, 16}, std::string(32, '\x11')},
+                     {"o.g.weight", "F8_E4M3", {2, 4}, std::string(8, '\x38')},
+                     // scales of the wrong shape: the right count, the wrong shape ...
+                     {"mm.x.weight", "F4", {4, 64}, std::string(128, '\x22')},
+                     {"mm.x.weight_scale", "F8_E8M0", {2, 4}, std::string(8, '\x7f')},
+                     // ... a count no layout has ...
+                     {"mm.y.weight", "F8_E4M3", {4, 32}, std::string(128, '\x38')},
+                     {"mm.y.weight_scale", "F32", {3}, f32 + f32 + f32},
+                     // ... and packed groups with scales of another shape.
+                     {"mm.z_blocks", "U8", {2, 2, 16}, std::string(64, '\x11')},
+                     {"mm.z_scales", "U8", {2, 3}, std::string(6, '\x7f')}}));
+  const ModelFile m = ModelFile::open(p);
+  const auto pairs = pairScales(m);
+  const std::vector<std::pair<std::string, std::string>> orphans = {
+      {"o.a.weight_scale", "'o.a.weight'"},    {"o.b.weight_scale_inv", "'o.b.weight'"},
+      {"o.c.input_scale", "'o.c.weight'"},     {"o.d.weight_scale_2", "'o.d.weight_scale'"},
+      {"o.e_scales", "'o.e_blocks'"},          {"o.f_blocks", "'o.f_scales'"},
+      {"o.g.weight", "F8_E4M3 values with no scale tensor"}};
+  for (const auto& [name, missing] : orphans) {
+    SCOPED_TRACE(name);
+    const ScalePairing& pr = pairingOf(m, pairs, name);
+    EXPECT_EQ(pr.kind, ScaleKind::Orphan);
+    EXPECT_NE(pr.note.find(missing), std::string::npos) << pr.note;
+    EXPECT_FALSE(scaleGrid(m, pr).ok());
+  }
+  const std::vector<std::pair<std::string, std::vector<std::string>>> mismatched = {
+      {"mm.x.weight", {"'mm.x.weight_scale'", "[2, 4]", "expected [4, 2]"}},
+      {"mm.y.weight", {"'mm.y.weight_scale'", "'mm.y.weight'", "not recognised"}},
+      {"mm.z_blocks", {"'mm.z_scales'", "[2, 3]", "expected [2, 2]"}}};
+  for (const auto& [name, parts] : mismatched) {
+    SCOPED_TRACE(name);
+    const ScalePairing& pr = pairingOf(m, pairs, name);
+    for (const std::string& part : parts)
+      EXPECT_NE(pr.note.find(part), std::string::npos) << pr.note;
+    const ScaleGrid g = scaleGrid(m, pr);
+    EXPECT_FALSE(g.ok());
+    EXPECT_EQ(g.error, pr.note);
+    std::vector<double> dst(4);
+    EXPECT_THROW(dequantize(m, pr, g, 0, dst), std::invalid_argument);
+  }
+  EXPECT_EQ(pairs.size(), orphans.size() + mismatched.size());
   fs::remove_all(p.parent_path());
 }
 

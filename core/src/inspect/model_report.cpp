@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -203,17 +204,30 @@ std::vector<ScalePairing> pairScales(const ModelFile& model) {
             (wt.dtype == "U8" || wt.dtype == "I8") && ts[i].dtype != "F32" ? wt.elements * 2 : wt.elements;
         std::uint64_t r, c;
         rowsCols(wt, r, c);
+        // A scale per n values along each row: the weight's shape with its
+        // last dimension (in values) divided by n, rounded up.
+        auto alongRows = [&](std::uint64_t per) {
+          std::vector<std::uint64_t> want = wt.shape.empty() ? std::vector<std::uint64_t>{1} : wt.shape;
+          const std::uint64_t cols = values / std::max<std::uint64_t>(r, 1);
+          want.back() = (cols + per - 1) / per;
+          if (ts[i].shape != want)
+            p.note = "scale '" + n + "' of shape " + shapeText(ts[i].shape) + " for '" + wn + "' of " +
+                     shapeText(wt.shape) + ": expected " + shapeText(want);
+        };
         if (ts[i].elements == 1)
           p.kind = ScaleKind::PerTensor;
-        else if (ts[i].dtype == "F8_E8M0" && ts[i].elements * 32 >= values && ts[i].elements * 32 < values + 32 * r)
+        else if (ts[i].dtype == "F8_E8M0" && ts[i].elements * 32 >= values && ts[i].elements * 32 < values + 32 * r) {
           p.kind = ScaleKind::Mx32;
-        else if (ts[i].dtype == "F8_E4M3" && ts[i].elements * 16 >= values && ts[i].elements * 16 < values + 16 * r)
+          alongRows(32);
+        } else if (ts[i].dtype == "F8_E4M3" && ts[i].elements * 16 >= values &&
+                   ts[i].elements * 16 < values + 16 * r) {
           p.kind = ScaleKind::Nvfp4;
-        else if (ts[i].elements == r)
+          alongRows(16);
+        } else if (ts[i].elements == r)
           p.kind = ScaleKind::PerRow;
         else {
           p.kind = ScaleKind::PerTensor;
-          p.note = "scale of " + std::to_string(ts[i].elements) + " values for a weight of " +
+          p.note = "scale '" + n + "' of " + std::to_string(ts[i].elements) + " values for '" + wn + "' of " +
                    shapeText(wt.shape) + ": layout not recognised";
         }
       } else {
@@ -228,16 +242,52 @@ std::vector<ScalePairing> pairScales(const ModelFile& model) {
       p.scale = i;
       p.kind = ScaleKind::InputScale;
       paired[i] = true;
-      out.push_back(p);
-    } else if (endsWith(n, "_scales")) {
-      if (auto b = find(n.substr(0, n.size() - 7) + "_blocks")) {
-        ScalePairing p;
-        p.tensor = *b;
-        p.scale = i;
-        p.kind = ScaleKind::Mx32;
-        paired[*b] = paired[i] = true;
-        out.push_back(p);
+      // An activation scale belongs to a layer with a weight.
+      const std::string wn = n.substr(0, n.size() - 11) + "weight";
+      if (!find(wn)) {
+        p.kind = ScaleKind::Orphan;
+        p.note = "an input scale with no weight '" + wn + "'";
       }
+      out.push_back(p);
+    } else if (endsWith(n, "_scales") &&
+               (find(n.substr(0, n.size() - 7) + "_blocks") || ts[i].dtype == "U8" || ts[i].dtype == "F8_E8M0")) {
+      const std::string bn = n.substr(0, n.size() - 7) + "_blocks";
+      ScalePairing p;
+      p.scale = i;
+      p.kind = ScaleKind::Mx32;
+      paired[i] = true;
+      if (auto b = find(bn)) {
+        // [..., groups, 16] bytes of E2M1 pairs with [..., groups] E8M0 scales.
+        const ModelTensor& bt = ts[*b];
+        p.tensor = *b;
+        paired[*b] = true;
+        std::vector<std::uint64_t> want(bt.shape.begin(), bt.shape.end() - (bt.shape.empty() ? 0 : 1));
+        if (bt.dtype != "U8" || bt.shape.size() < 2 || bt.shape.back() != 16)
+          p.note = "'" + bn + "' (" + bt.dtype + " " + shapeText(bt.shape) +
+                   ") is not U8 groups of 16 bytes [..., groups, 16]";
+        else if (ts[i].shape != want)
+          p.note = "scale '" + n + "' of shape " + shapeText(ts[i].shape) + " for '" + bn + "' of " +
+                   shapeText(bt.shape) + ": expected " + shapeText(want);
+      } else {
+        p.tensor = i;
+        p.kind = ScaleKind::Orphan;
+        p.note = "a scale with no weight '" + bn + "'";
+      }
+      out.push_back(p);
+    }
+  }
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const std::string& n = ts[i].name;
+    // Packed values, or a global scale, with nothing to pair them.
+    const bool blocks = endsWith(n, "_blocks") && ts[i].dtype == "U8";
+    if (!paired[i] && (blocks || endsWith(n, ".weight_scale_2"))) {
+      ScalePairing p;
+      p.tensor = i;
+      p.kind = ScaleKind::Orphan;
+      p.note = blocks ? "packed values with no scale tensor '" + n.substr(0, n.size() - 7) + "_scales'"
+                      : "a global scale with no scale tensor '" + n.substr(0, n.size() - 2) + "'";
+      paired[i] = true;
+      out.push_back(p);
     }
   }
   for (std::size_t i = 0; i < ts.size(); ++i) {

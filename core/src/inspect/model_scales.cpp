@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstddef>
+#include <limits>
 #include <stdexcept>
 
 namespace mantissa::inspect {
@@ -14,6 +16,32 @@ std::vector<float> readAll(const ModelFile& model, const ModelTensor& t) {
   std::vector<float> v(t.elements);
   model.decode(t, 0, v);
   return v;
+}
+
+bool packedBytes(const ModelTensor& t) { return !t.decoded && (t.dtype == "U8" || t.dtype == "I8"); }
+
+// E2M1 (OCP MX FP4: bias 1, no Inf or NaN), by its four bits.
+constexpr float kE2m1[16] = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
+                             -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+
+// E8M0 (OCP MX scale): 2^(byte - 127), 0xFF NaN.
+float e8m0(std::uint8_t b) {
+  return b == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, int(b) - 127);
+}
+
+// Weight values [first, first + dst.size()): decoded, or E2M1 nibbles of a
+// packed byte tensor (the first value in the low nibble).
+void readValues(const ModelFile& model, const ModelTensor& w, std::uint64_t first, std::span<float> dst) {
+  if (!packedBytes(w)) {
+    model.decode(w, first, dst);
+    return;
+  }
+  const std::span<const std::byte> raw = model.raw(w);
+  for (std::size_t i = 0; i < dst.size(); ++i) {
+    const std::uint64_t k = first + i;
+    const unsigned byte = std::to_integer<unsigned>(raw[std::size_t(k / 2)]);
+    dst[i] = kE2m1[(k % 2 ? byte >> 4 : byte) & 15u];
+  }
 }
 
 } // namespace
@@ -31,14 +59,19 @@ ScaleGrid scaleGrid(const ModelFile& model, const ScalePairing& p) {
   }
   const ModelTensor& w = ts.at(p.tensor);
   const ModelTensor& s = ts.at(*p.scale);
-  if (!s.decoded) {
+  // GPT-OSS stores its E8M0 scales as U8.
+  const bool byteScales = p.kind == ScaleKind::Mx32 && packedBytes(s);
+  if (!s.decoded && !byteScales) {
     g.error = "scale tensor '" + s.name + "' (" + s.dtype + ") is not decoded";
     return g;
   }
   g.weightCols = std::max<std::uint64_t>(w.rowLength, 1);
+  // GPT-OSS "X_blocks" [..., groups, 16]: a row is its groups of 16 bytes.
+  if (byteScales && w.shape.size() >= 2 && w.shape.back() == 16 && s.shape.size() + 1 == w.shape.size())
+    g.weightCols = std::max<std::uint64_t>(w.shape[w.shape.size() - 2] * 16, 1);
   g.weightRows = w.elements / g.weightCols;
   // A weight of packed nibbles holds two values per byte.
-  const bool packed = !w.decoded && (w.dtype == "U8" || w.dtype == "I8");
+  const bool packed = packedBytes(w);
   if (packed)
     g.weightCols *= 2;
   const std::uint64_t R = g.weightRows, C = g.weightCols;
@@ -73,8 +106,15 @@ ScaleGrid scaleGrid(const ModelFile& model, const ScalePairing& p) {
               "' need " + std::to_string(g.rows * g.cols);
     return g;
   }
-  const std::vector<float> sv = readAll(model, s);
-  g.scale.assign(sv.begin(), sv.end());
+  if (byteScales) {
+    const std::span<const std::byte> raw = model.raw(s);
+    g.scale.resize(std::size_t(s.elements));
+    for (std::size_t k = 0; k < g.scale.size(); ++k)
+      g.scale[k] = e8m0(std::to_integer<std::uint8_t>(raw[k]));
+  } else {
+    const std::vector<float> sv = readAll(model, s);
+    g.scale.assign(sv.begin(), sv.end());
+  }
   if (p.globalScale) {
     const ModelTensor& gs = ts.at(*p.globalScale);
     if (!gs.decoded || gs.elements != 1) {
@@ -83,7 +123,8 @@ ScaleGrid scaleGrid(const ModelFile& model, const ScalePairing& p) {
     }
     g.globalScale = readAll(model, gs)[0];
   }
-  g.dequantizable = w.decoded && !packed;
+  // Packed bytes hold E2M1 pairs for the MX and NVFP4 layouts only.
+  g.dequantizable = w.decoded || (packed && (p.kind == ScaleKind::Mx32 || p.kind == ScaleKind::Nvfp4));
   return g;
 }
 
@@ -92,10 +133,11 @@ void dequantize(const ModelFile& model, const ScalePairing& p, const ScaleGrid& 
   if (!g.ok() || !g.dequantizable)
     throw std::invalid_argument("dequantize: " + (g.ok() ? std::string("the weight is not decoded") : g.error));
   const ModelTensor& w = model.tensors().at(p.tensor);
-  if (first > w.elements || dst.size() > w.elements - first)
+  const std::uint64_t values = g.weightRows * g.weightCols;
+  if (first > values || dst.size() > values - first)
     throw std::invalid_argument("dequantize: values past the end of '" + w.name + "'");
   std::vector<float> v(dst.size());
-  model.decode(w, first, v);
+  readValues(model, w, first, v);
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::uint64_t k = first + i;
     dst[i] = double(v[i]) * g.scaleAt(k / g.weightCols, k % g.weightCols) * g.globalScale;
@@ -111,7 +153,13 @@ numeric::QuantizedTensor scaleBlocks(const ModelFile& model, const ScalePairing&
   using numeric::BlockScheme;
   switch (p.kind) {
   case ScaleKind::Block128: q.scheme = BlockScheme::Fp8Block; break;
-  case ScaleKind::Mx32: q.scheme = w.dtype == "F8_E4M3" ? BlockScheme::Mxfp8E4M3 : BlockScheme::Mxfp4; break;
+  case ScaleKind::Mx32:
+    q.scheme = w.dtype == "F8_E4M3"   ? BlockScheme::Mxfp8E4M3
+               : w.dtype == "F8_E5M2" ? BlockScheme::Mxfp8E5M2
+               : w.dtype == "F6_E2M3" ? BlockScheme::Mxfp6E2M3
+               : w.dtype == "F6_E3M2" ? BlockScheme::Mxfp6E3M2
+                                      : BlockScheme::Mxfp4;
+    break;
   case ScaleKind::Nvfp4: q.scheme = BlockScheme::Nvfp4; break;
   default: q.scheme = BlockScheme::Fp8Tensor; break;
   }
@@ -147,7 +195,7 @@ numeric::QuantizedTensor scaleBlocks(const ModelFile& model, const ScalePairing&
   for (std::uint64_t r = 0; r < g.weightRows; ++r) {
     if (cancel && cancel->load(std::memory_order_relaxed))
       break;
-    model.decode(w, r * g.weightCols, row);
+    readValues(model, w, r * g.weightCols, row);
     numeric::QuantBlock* blocks = q.blocks.data() + (r / g.blockRows) * g.cols;
     for (std::uint64_t c = 0; c < g.weightCols; ++c) {
       numeric::QuantBlock& b = blocks[c / g.blockCols];

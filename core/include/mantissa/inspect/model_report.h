@@ -20,10 +20,17 @@
 //  - "X.weight_scale" with "X.weight": one scale (1 element), one per row,
 //    MX E8M0 per 32 values (an F8_E8M0 scale of elements / 32) or NVFP4's
 //    E4M3 per 16 (an F8_E4M3 scale of elements / 16, with "X.weight_scale_2"
-//    the global FP32 scale);
-//  - "X.input_scale": an activation scale of the layer X;
-//  - GPT-OSS style "X_blocks" / "X_scales" (U8): MX E2M1 with E8M0 per 32.
-// A low-precision tensor (8 bits or fewer) with no scale is an orphan.
+//    the global FP32 scale); the per-32 and per-16 scales have the weight's
+//    shape with its last dimension (in values: two per byte of a packed U8
+//    weight) divided by 32 or 16, rounded up, or the pairing notes it;
+//  - "X.input_scale": an activation scale of the layer X (an orphan when
+//    there is no "X.weight");
+//  - GPT-OSS style "X_blocks" [..., groups, 16] / "X_scales" [..., groups]
+//    (U8): MX E2M1 pairs (first value in the low nibble) with E8M0 per 32.
+// Orphans: a low-precision tensor (8 bits or fewer) with no scale; a scale
+// (weight_scale_inv, weight_scale, weight_scale_2, input_scale, U8 or E8M0
+// X_scales) with no weight; U8 "X_blocks" with no "X_scales". The note names
+// the missing tensor.
 
 #include <mantissa/inspect/model_file.h>
 #include <mantissa/inspect/model_scan.h>

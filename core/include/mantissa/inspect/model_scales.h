@@ -12,8 +12,11 @@
 //   nvfp4      value = element x E4M3 scale per 16 along a row x weight_scale_2.
 // Elements and scales are read as the file stores them (decode()), the
 // product in double: exact for every stored format (at most 24 + 24 bits).
-// Packed weights the model file does not decode (U8 nibbles) have no
-// dequantized values; their grid still shows.
+// A packed U8 weight of the MX and NVFP4 layouts (GPT-OSS "X_blocks",
+// ModelOpt's NVFP4 "X.weight") holds two E2M1 values per byte, the first in
+// the low nibble; GPT-OSS's U8 "X_scales" are E8M0 (2^(byte - 127), 0xFF
+// NaN). Other packed weights have no dequantized values; their grid still
+// shows.
 
 #include <mantissa/inspect/model_file.h>
 #include <mantissa/inspect/model_report.h>
