@@ -229,3 +229,33 @@ TEST(PolicyFormats, UnscaledOperandsAreTheFormatsValues) {
   for (std::size_t i = 0; i < xs.size(); ++i)
     EXPECT_EQ(layer.quantizedInput().f32()[i], want[i]) << xs[i];
 }
+
+// mxfp8 with E4M3FNUZ elements and its E8M0 scale: each block of 32 along the
+// row has scale 2^(floor(log2 amax) - 7) (emax of E4M3FNUZ is 7, max 240), and
+// each value is its FNUZ rounding times that scale.
+TEST(PolicyFormats, MxBlocksTakeAnyElementFormat) {
+  const Fnuz fnuz;
+  std::mt19937 rng(3);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  std::vector<float> in(64), out(64);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    in[i] = n(rng) * (i < 32 ? 0.01f : 300.0f);
+  amp::OperandRequest rq;
+  rq.scheme = MatmulScaling::Mxfp8;
+  rq.format = amp::operandElement(
+      amp::parsePolicy("fp32,matmul-inputs=mxfp8,element=fp8-e4m3fnuz").scaling,
+      telemetry::ScaledRole::Input);
+  rq.rows = 1;
+  rq.cols = 64;
+  const auto stats = amp::quantizeOperand(in, out, rq);
+  EXPECT_EQ(stats.format, "fp8-e4m3fnuz");
+  for (std::size_t b = 0; b < 2; ++b) {
+    float amax = 0;
+    for (std::size_t i = 32 * b; i < 32 * b + 32; ++i)
+      amax = std::max(amax, std::fabs(in[i]));
+    const int e = int(std::floor(std::log2(double(amax)))) - 7;
+    for (std::size_t i = 32 * b; i < 32 * b + 32; ++i)
+      EXPECT_EQ(double(out[i]), fnuz.round(std::ldexp(double(in[i]), -e)) * std::ldexp(1.0, e))
+          << "block " << b << " value " << i;
+  }
+}
