@@ -33,6 +33,7 @@
 #include "run_outputs.h"
 #include "train_config.h"
 
+#include <mantissa/telemetry/tensor_scan.h>
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
@@ -192,7 +193,11 @@ int runTrain(const Args& args) {
                              "bf16-pure-sr, bf16-pure-kahan, fp8-delayed, fp8-current, fp8-block, mxfp8, nvfp4 (default fp32)");
   p.option("policy", "SPEC", "A GPT's precision policy, NAME[,class=precision...]: fp32, "
                              "autocast-cpu-bf16, autocast-cuda-fp16, llm.c, all-bf16, all-fp16 "
-                             "(replaces the recipe's)");
+                             "or a recipe such as bf16-mixed (replaces the recipe's); any element "
+                             "format: matmul-inputs=FORMAT (e.g. e3m4, unscaled), "
+                             "element=FORMAT and grad-element=FORMAT for a recipe's operands "
+                             "(e.g. matmul-inputs=fp8-current,element=fp8-e4m3fnuz), "
+                             "block-scale=e8m0|ue4m3 for mxfp8 and nvfp4");
   p.option("scaler", "NAME", "pytorch, keras, apex, deepspeed, megatron, static:S or none (default: "
                             "the recipe's, pytorch for fp16-mixed, none for the others)");
   p.option("batchnorm", "PREC", "Precision of a CNN's BatchNorm statistics: fp32, bf16 or fp16 "
@@ -216,6 +221,9 @@ int runTrain(const Args& args) {
   p.option("eval-batches", "N", "A GPT's fixed batches per split for each evaluation (default 20)");
   p.option("telemetry-every", "K", "Telemetry frame (histograms, cast fractions) every K steps "
                                     "(default 0 = off)");
+  p.option("telemetry-formats", "LIST", "Formats the cast fractions cover besides fp16, bf16, "
+                                        "fp8-e4m3 and fp8-e5m2: names or specs, comma-separated "
+                                        "(e.g. fp16,bf16,fp8-e4m3fnuz,e3m4; at most 4 others)");
   p.option("log", "FILE.jsonl", "Write one JSON object per step (flushed per line; default: no log)");
   p.option("export", "DIR", "When the run ends, write every chart (SVG, PNG) and its data (CSV) to DIR "
                            "(default: none)");
@@ -368,6 +376,14 @@ int runTrain(const Args& args) {
     return *rc;
   if (auto rc = applyInteger(p, "telemetry-every", config.telemetryEvery, 0, 1 << 30))
     return *rc;
+  if (auto v = p.optionalValue("telemetry-formats")) {
+    std::string error;
+    if (!telemetry::parseCastFormatList(*v, error)) {
+      std::cerr << "mantissa-cli train: --telemetry-formats: " << error << "\n";
+      return 2;
+    }
+    config.telemetryFormats = *v;
+  }
   if (auto rc = applyInteger(p, "eval-batches", config.evalBatches, 1, 10000))
     return *rc;
   int sampleChars = 0;

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <algorithm>
 
 using namespace mantissa;
@@ -140,4 +141,96 @@ TEST(LessonFp8, PerTensorRowMatchesAnE4M3ReferenceOnTheSameRun) {
   EXPECT_EQ(s.fractionLostToZero, double(lost) / n);
   EXPECT_EQ(s.fractionSubnormal, double(subnormal) / n);
   EXPECT_NEAR(s.sqnrDb, 10 * std::log10(signal / noise), 1e-6);
+}
+
+namespace {
+
+// The three formats from their definitions: sign, e exponent bits, m fraction
+// bits, bias; E4M3 (OCP FN) loses S.1111.111 to NaN, E4M3FNUZ only 0x80, E3M4
+// (IEEE rule) its whole top exponent. Nearest, ties to the even code,
+// saturating at max.
+struct Grid {
+  std::vector<std::pair<double, int>> values; // non-negative, ascending, with codes
+  double minNormal = 0;
+  Grid(int e, int m, int bias, bool ieeeTop, bool fnTop) {
+    const int top = (1 << e) - 1;
+    for (int code = 0; code < (1 << (e + m)); ++code) {
+      const int ex = code >> m, man = code & ((1 << m) - 1);
+      if ((ieeeTop && ex == top) || (fnTop && ex == top && man == (1 << m) - 1))
+        continue;
+      values.emplace_back(ex == 0 ? std::ldexp(double(man), 1 - bias - m)
+                                  : std::ldexp(1.0 + std::ldexp(double(man), -m), ex - bias),
+                          code);
+    }
+    minNormal = std::ldexp(1.0, 1 - bias);
+  }
+  double max() const { return values.back().first; }
+  double round(double x) const {
+    const double a = std::fabs(x);
+    if (a >= max())
+      return std::copysign(max(), x);
+    auto hi = std::lower_bound(values.begin(), values.end(), std::make_pair(a, -1));
+    if (hi->first == a)
+      return x;
+    auto lo = hi - 1;
+    const double dl = a - lo->first, dh = hi->first - a;
+    const double r = dl < dh ? lo->first : dh < dl ? hi->first : (lo->second % 2 == 0 ? lo->first : hi->first);
+    return r == 0.0 ? 0.0 : std::copysign(r, x);
+  }
+};
+
+} // namespace
+
+// The E4M3 / E4M3FNUZ / E3M4 figure: each row's numbers recomputed from the
+// demo's own gradient tensor with the grids above, in double.
+TEST(LessonFp8, VariantsMatchADoubleReferenceOnTheSameGradients) {
+  const Fp8VariantsDemo d = fp8VariantsDemo();
+  ASSERT_EQ(d.rows.size(), 3u);
+  ASSERT_EQ(d.gradients.size(), 784u * 128u);
+  const Grid grids[] = {Grid(4, 3, 7, false, true), Grid(4, 3, 8, false, false), Grid(3, 4, 3, true, false)};
+  const char* names[] = {"fp8-e4m3", "fp8-e4m3fnuz", "fp8-e3m4"};
+  EXPECT_EQ(grids[0].max(), 448.0);
+  EXPECT_EQ(grids[1].max(), 240.0);
+  EXPECT_EQ(grids[2].max(), 15.5);
+  float amax = 0;
+  for (float x : d.gradients)
+    amax = std::max(amax, std::fabs(x));
+  for (std::size_t k = 0; k < 3; ++k) {
+    const Fp8VariantRow& row = d.rows[k];
+    EXPECT_EQ(row.format, names[k]);
+    EXPECT_EQ(row.maxFinite, grids[k].max());
+    EXPECT_EQ(row.minSubnormal, grids[k].values[1].first);
+    EXPECT_DOUBLE_EQ(row.binades, std::log2(grids[k].max() / grids[k].values[1].first));
+    for (const bool scaled : {false, true}) {
+      const float scale = scaled ? float(grids[k].max()) / amax : 1.0f;
+      const float inverse = 1.0f / scale;
+      double signal = 0, noise = 0;
+      std::size_t nonZero = 0, lost = 0, subnormal = 0;
+      for (const float x : d.gradients) {
+        const double element = grids[k].round(double(x * scale));
+        const float q = float(element) * inverse;
+        signal += double(x) * double(x);
+        noise += (double(x) - double(q)) * (double(x) - double(q));
+        nonZero += x != 0.0f;
+        lost += x != 0.0f && q == 0.0f;
+        subnormal += element != 0.0 && std::fabs(element) < grids[k].minNormal;
+      }
+      const Fp8VariantStats& s = scaled ? row.scaled : row.cast;
+      EXPECT_EQ(s.scale, scale) << names[k];
+      EXPECT_NEAR(s.sqnrDb, 10 * std::log10(signal / noise), 1e-9) << names[k] << " scaled " << scaled;
+      EXPECT_DOUBLE_EQ(s.lostToZero, double(lost) / double(nonZero)) << names[k] << " scaled " << scaled;
+      EXPECT_DOUBLE_EQ(s.subnormal, double(subnormal) / double(d.gradients.size())) << names[k];
+    }
+  }
+  // What the lesson says: the FNUZ bias keeps more of the raw gradients than
+  // E4M3, E3M4's narrow range keeps fewest; scaled, E3M4's extra mantissa bit
+  // gives it the highest SQNR.
+  EXPECT_LT(d.rows[1].cast.lostToZero, d.rows[0].cast.lostToZero);
+  EXPECT_GT(d.rows[2].cast.lostToZero, d.rows[0].cast.lostToZero);
+  EXPECT_GT(d.rows[2].scaled.sqnrDb, d.rows[0].scaled.sqnrDb);
+  const DemoOutput o = runDemo("fp8-variants");
+  for (const std::string& line : o.lines)
+    std::cout << line << "\n";
+  EXPECT_EQ(o.categories, (std::vector<std::string>{"fp8-e4m3", "fp8-e4m3fnuz", "fp8-e3m4"}));
+  ASSERT_EQ(o.series.size(), 2u);
 }

@@ -119,7 +119,7 @@ TEST(PolicyParser, ErrorsNameTheProblemAndSuggest) {
             "\"softmax\"? (classes: matmul-inputs, matmul-accumulation, activations, residual, "
             "softmax, norm-stats, gelu, embedding, loss, gradients, master-weights, "
             "optimizer-state, batchnorm, promote-every, softmax-max, loss-scaling, fp8-history, "
-            "fp8-amax, fp8-margin)");
+            "fp8-amax, fp8-margin, element, grad-element, block-scale)");
   EXPECT_NE(errorOf("autocast-cpu-bf1").find("unknown preset \"autocast-cpu-bf1\"; did you mean "
                                              "\"autocast-cpu-bf16\"?"),
             std::string::npos);

@@ -74,8 +74,8 @@ std::vector<float> adversarial(std::size_t n, unsigned seed) {
 }
 
 // below[3k + i] by comparing each value's magnitude bits, one at a time.
-std::array<std::uint64_t, 3 * tl::kCastTargetCount> belowReference(std::span<const float> values) {
-  std::array<std::uint64_t, 3 * tl::kCastTargetCount> below{};
+std::array<std::uint64_t, tl::kMaxViewThresholds> belowReference(std::span<const float> values) {
+  std::array<std::uint64_t, tl::kMaxViewThresholds> below{};
   for (std::size_t k = 0; k < tl::kCastTargetCount; ++k) {
     const tl::CastThresholds th = tl::castThresholds(tl::kCastTargets[k]);
     const std::uint32_t t[3] = {th.zeroBelow, th.normalBelow, th.overflowFrom};

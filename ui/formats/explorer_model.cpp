@@ -185,6 +185,22 @@ const FormatReading& ExplorerModel::reading(numeric::FormatId id) const {
   return m_readings.front();
 }
 
+const numeric::FloatFormat& ExplorerModel::addFormat(const numeric::FloatFormat& format) {
+  const numeric::FloatFormat& f = m_added.emplace_back(format);
+  FormatReading r;
+  r.format = &f;
+  m_readings.push_back(r);
+  recompute();
+  return f;
+}
+
+const FormatReading& ExplorerModel::reading(const numeric::FloatFormat& format) const {
+  for (const FormatReading& r : m_readings)
+    if (r.format == &format)
+      return r;
+  return m_readings.front();
+}
+
 QString ExplorerModel::typedText() const {
   if (m_source) {
     const numeric::Decoded& d = reading(*m_source).decoded;
@@ -209,7 +225,7 @@ void ExplorerModel::recompute() {
     eo.overflow =
         m_options.saturate ? numeric::OverflowMode::Saturate : numeric::OverflowMode::Infinity;
     eo.random = stochasticBits(m_options.seed, f.id);
-    r.isSource = m_source && *m_source == f.id;
+    r.isSource = m_source && *m_source == f.id && f.id != FormatId::Custom;
     if (r.isSource) {
       r.bits = m_sourceBits;
       r.inexact = r.overflowed = r.underflowed = r.flushed = false;

@@ -10,6 +10,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -77,6 +78,14 @@ public:
   const numeric::ExactValue& typed() const { return m_typed; }
   const std::vector<FormatReading>& readings() const { return m_readings; }
   const FormatReading& reading(numeric::FormatId id) const;
+  // A user-defined format (any FloatFormat, e.g. from CustomFormatForm): its
+  // reading follows the typed value like the named ones'. Its bits are shown,
+  // not edited (setBits, toggleBit and step take named formats). Returns the
+  // format as stored here, at a stable address.
+  const numeric::FloatFormat& addFormat(const numeric::FloatFormat& format);
+  // The reading of the format at this address (a named one's formatInfo, or
+  // one addFormat returned); the first reading if none.
+  const FormatReading& reading(const numeric::FloatFormat& format) const;
   // The typed value as the text field should show it after setBits().
   QString typedText() const;
 
@@ -88,6 +97,7 @@ private:
   std::optional<numeric::FormatId> m_source;
   std::uint64_t m_sourceBits = 0;
   std::vector<FormatReading> m_readings;
+  std::deque<numeric::FloatFormat> m_added; // addFormat's, stable addresses
 };
 
 } // namespace mantissa::ui

@@ -6,6 +6,7 @@
 #include "ui/app_shell/theme.h"
 #include "ui/formats/bit_cells.h"
 #include "ui/formats/block_view.h"
+#include "ui/formats/custom_format_form.h"
 #include "ui/formats/format_card.h"
 
 #include <QAbstractSpinBox>
@@ -46,13 +47,16 @@ FloatExplorer::FloatExplorer(QWidget* parent) : QWidget(parent) {
   layout->setSpacing(6);
   layout->addWidget(buildHeader());
   layout->addWidget(buildOptions());
+  m_customForm = new CustomFormatForm;
+  connect(m_customForm, &CustomFormatForm::formatAdded, this, &FloatExplorer::addCard);
+  layout->addWidget(m_customForm);
 
   auto* scroll = m_scroll = new QScrollArea;
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->viewport()->installEventFilter(this);
   m_cardsArea = new QWidget;
-  auto* cards = new QVBoxLayout(m_cardsArea);
+  auto* cards = m_cardsLayout = new QVBoxLayout(m_cardsArea);
   cards->setContentsMargins(0, 0, 0, 0);
   cards->setSpacing(6);
   for (FormatId id : numeric::explorerFormats()) {
@@ -306,11 +310,21 @@ void FloatExplorer::refresh() {
   const double typed = m_model.typed().approximate();
   for (FormatCard* c : m_cards) {
     if (m_inputValid)
-      c->showReading(m_model.reading(c->format().id), typed);
+      c->showReading(m_model.reading(c->format()), typed);
     else
       c->showNoValue(); // never the last good value beside an error
   }
   m_cardsArea->setEnabled(m_inputValid);
+}
+
+void FloatExplorer::addCard(const numeric::FloatFormat& format) {
+  const numeric::FloatFormat& stored = m_model.addFormat(format);
+  auto* card = new FormatCard(stored);
+  m_cardsLayout->insertWidget(m_cardsLayout->count() - 1, card); // above the stretch
+  m_cards.push_back(card);
+  m_addedCards.push_back(card);
+  layoutColumns();
+  refresh();
 }
 
 void FloatExplorer::showMessage(const QString& text, bool error) {

@@ -18,6 +18,7 @@ class QSpinBox;
 namespace mantissa::ui {
 
 class BlockView;
+class CustomFormatForm;
 class FormatCard;
 
 // The Float Explorer: type a number (or raw bits) once and see how every
@@ -32,6 +33,9 @@ public:
   QLineEdit* input() const { return m_input; }
   QLabel* message() const { return m_message; }
   FormatCard* card(numeric::FormatId id) const;
+  // The form that adds a user-defined format as a card, and those cards.
+  CustomFormatForm* customForm() const { return m_customForm; }
+  const std::vector<FormatCard*>& addedCards() const { return m_addedCards; }
 
   numeric::FormatId selectedFormat() const { return m_selected; }
   void selectFormat(numeric::FormatId id);
@@ -58,6 +62,7 @@ private:
   void step(numeric::FormatId id, int direction);
   void showModelInField();
   void refresh();
+  void addCard(const numeric::FloatFormat& format);
   void showMessage(const QString& text, bool error);
   void applyFonts();
   std::optional<numeric::FormatId> inputMode() const;
@@ -74,6 +79,9 @@ private:
   QWidget* m_cardsArea = nullptr;
   QScrollArea* m_scroll = nullptr;
   std::vector<FormatCard*> m_cards;
+  std::vector<FormatCard*> m_addedCards; // also in m_cards
+  CustomFormatForm* m_customForm = nullptr;
+  class QVBoxLayout* m_cardsLayout = nullptr;
   numeric::FormatId m_selected = numeric::FormatId::Fp32;
   bool m_inputValid = true;
   BlockView* m_blockView = nullptr;

@@ -3,9 +3,11 @@
 #include <mantissa/amp/policy.h>
 #include <mantissa/io/excerpt.h>
 #include <mantissa/amp/recipe.h>
+#include <mantissa/numeric/format_spec.h>
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 
 namespace mantissa::amp {
 namespace {
@@ -150,18 +152,46 @@ std::size_t editDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-std::string Policy::toSpec() const {
-  std::string spec = name;
-  const PolicyPreset* base = nullptr;
+namespace {
+
+// A policy's starting point: a preset, or a recipe whose updates round to
+// nearest (policyForRecipe), named as the recipe.
+std::optional<Policy> basePolicy(std::string_view name) {
   for (const auto& p : presets())
     if (p.name == name)
-      base = &p;
+      return p.policy;
+  if (const Recipe* r = findRecipe(name); r && r->updateRounding == UpdateRounding::Nearest) {
+    Policy p = policyForRecipe(*r);
+    p.name = std::string(name);
+    return p;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> recipeBaseNames() {
+  std::vector<std::string> names;
+  for (const Recipe& r : recipes())
+    if (r.updateRounding == UpdateRounding::Nearest)
+      names.emplace_back(r.name);
+  return names;
+}
+
+} // namespace
+
+std::string Policy::toSpec() const {
+  std::string spec = name;
+  const std::optional<Policy> baseline = basePolicy(name);
+  const Policy* base = baseline ? &*baseline : nullptr;
   for (const OpClass c : kClasses) {
+    if (c == OpClass::MatmulInputs && scaling.scheme == MatmulScaling::Unscaled) {
+      spec += ",matmul-inputs=" + scaling.element;
+      continue;
+    }
     if (c == OpClass::MatmulInputs && scaling.scheme != MatmulScaling::None) {
       spec += ",matmul-inputs=" + std::string(matmulScalingName(scaling.scheme));
       continue;
     }
-    if (!base || base->policy[c] != (*this)[c])
+    if (!base || (*base)[c] != (*this)[c])
       spec += "," + std::string(opClassKey(c)) + "=" + std::string(precisionKey((*this)[c]));
   }
   const ScalingOptions defaults;
@@ -171,11 +201,17 @@ std::string Policy::toSpec() const {
     spec += ",fp8-amax=" + std::string(amaxComputeName(scaling.amaxCompute));
   if (scaling.margin != defaults.margin)
     spec += ",fp8-margin=" + std::to_string(scaling.margin);
+  if (!scaling.element.empty() && scaling.scheme != MatmulScaling::Unscaled)
+    spec += ",element=" + scaling.element;
+  if (!scaling.gradElement.empty())
+    spec += ",grad-element=" + scaling.gradElement;
+  if (scaling.blockScale != BlockScale::Default)
+    spec += ",block-scale=" + std::string(blockScaleName(scaling.blockScale));
   if (promoteEvery > 0)
     spec += ",promote-every=" + std::to_string(promoteEvery);
   if (!softmaxMax)
     spec += ",softmax-max=off";
-  if (base && base->policy.lossScaling != lossScaling)
+  if (base && base->lossScaling != lossScaling)
     spec += std::string(",loss-scaling=") + (lossScaling ? "on" : "off");
   return spec;
 }
@@ -185,24 +221,47 @@ Policy parsePolicy(std::string_view spec) {
     throw PolicyError("policy \"\": empty; give a preset name: " + joined(policyPresetNames()));
   const std::size_t comma = spec.find(',');
   const std::string_view name = spec.substr(0, comma);
-  const PolicyPreset* preset = nullptr;
-  for (const auto& p : presets())
-    if (p.name == name)
-      preset = &p;
-  if (!preset)
-    fail(spec, "unknown preset " + quoted(name) + suggestion(name, policyPresetNames()) +
-                   " (presets: " + joined(policyPresetNames()) + ")");
-  Policy policy = preset->policy;
+  const std::optional<Policy> base = basePolicy(name);
+  if (!base) {
+    if (const Recipe* r = findRecipe(name))
+      fail(spec, "recipe " + quoted(name) + " rounds its updates " +
+                     std::string(updateRoundingName(r->updateRounding)) +
+                     "; a policy cannot start from it (recipes: " + joined(recipeBaseNames()) + ")");
+    std::vector<std::string> all = policyPresetNames();
+    const std::vector<std::string> recipeList = recipeBaseNames();
+    all.insert(all.end(), recipeList.begin(), recipeList.end());
+    fail(spec, "unknown preset " + quoted(name) + suggestion(name, all) +
+                   " (presets: " + joined(policyPresetNames()) + "; or a recipe: " +
+                   joined(recipeList) + ")");
+  }
+  Policy policy = *base;
   std::vector<std::string_view> seen;
   std::string_view rest = comma == std::string_view::npos ? "" : spec.substr(comma + 1);
   if (comma != std::string_view::npos && rest.empty())
     fail(spec, "nothing after the last comma; expected class=precision");
+  // Items; a format spec's own fields (bias=, special=, subnormals=, sign=)
+  // after a value with a colon belong to that value: "element=e4m3:bias=8,special=fnuz".
+  std::vector<std::string_view> items;
   while (!rest.empty()) {
     const std::size_t next = rest.find(',');
     const std::string_view item = rest.substr(0, next);
     rest = next == std::string_view::npos ? "" : rest.substr(next + 1);
     if (next != std::string_view::npos && rest.empty())
       fail(spec, "nothing after the last comma; expected class=precision");
+    const std::string_view itemKey = item.substr(0, item.find('='));
+    const bool formatField = itemKey == "bias" || itemKey == "special" ||
+                             itemKey == "subnormals" || itemKey == "sign";
+    if (formatField && !items.empty() &&
+        items.back().substr(items.back().find('=') + 1).find(':') != std::string_view::npos) {
+      // Extend the previous item over this one (both views into `spec`).
+      items.back() = std::string_view(items.back().data(),
+                                      static_cast<std::size_t>(item.data() + item.size() -
+                                                               items.back().data()));
+      continue;
+    }
+    items.push_back(item);
+  }
+  for (const std::string_view item : items) {
     const std::size_t eq = item.find('=');
     if (item.empty() || eq == std::string_view::npos || eq == 0 || eq + 1 == item.size())
       fail(spec, quoted(item) + " is not class=precision (e.g. softmax=fp16)");
@@ -246,11 +305,26 @@ Policy parsePolicy(std::string_view spec) {
       (key == "softmax-max" ? policy.softmaxMax : policy.lossScaling) = value == "on";
       continue;
     }
+    if (key == "element" || key == "grad-element") {
+      const numeric::FormatParse f = numeric::parseFormatSpec(value);
+      if (!f.format)
+        fail(spec, std::string(key) + ": " + f.error);
+      (key == "element" ? policy.scaling.element : policy.scaling.gradElement) = f.format->name;
+      continue;
+    }
+    if (key == "block-scale") {
+      const std::array<std::string_view, 3> scales{"e8m0", "ue8m0", "ue4m3"};
+      if (std::find(scales.begin(), scales.end(), value) == scales.end())
+        fail(spec, "block-scale is e8m0 or ue4m3, got " + quoted(value) +
+                       suggestion(value, scales));
+      policy.scaling.blockScale = value == "ue4m3" ? BlockScale::Ue4m3 : BlockScale::E8m0;
+      continue;
+    }
     const auto it = std::find(kKeys.begin(), kKeys.end(), key);
     if (it == kKeys.end()) {
       std::vector<std::string_view> all(kKeys.begin(), kKeys.end());
       all.insert(all.end(), {"promote-every", "softmax-max", "loss-scaling", "fp8-history",
-                             "fp8-amax", "fp8-margin"});
+                             "fp8-amax", "fp8-margin", "element", "grad-element", "block-scale"});
       fail(spec, "unknown op class " + quoted(key) + suggestion(key, all) +
                      " (classes: " + joined(all) + ")");
     }
@@ -264,13 +338,38 @@ Policy parsePolicy(std::string_view spec) {
       }
     }
     const auto pit = std::find(kPrecisions.begin(), kPrecisions.end(), value);
+    if (pit == kPrecisions.end() && inputs) {
+      // Any element format: the linear layers' operands rounded to it, unscaled.
+      const numeric::FormatParse f = numeric::parseFormatSpec(value);
+      if (f.format && f.format->id != numeric::FormatId::Fp32 &&
+          f.format->id != numeric::FormatId::Bf16 && f.format->id != numeric::FormatId::Fp16) {
+        if (const std::string e = elementFormatError(*f.format, MatmulScaling::Unscaled);
+            !e.empty())
+          fail(spec, "matmul-inputs: " + e);
+        policy.scaling.scheme = MatmulScaling::Unscaled;
+        policy.scaling.element = f.format->name;
+        policy[OpClass::MatmulInputs] = BF16;
+        continue;
+      }
+      if (f.format) { // fp32, bf16, fp16 by another spelling
+        policy[OpClass::MatmulInputs] = f.format->id == numeric::FormatId::Fp32   ? F32
+                                        : f.format->id == numeric::FormatId::Bf16 ? BF16
+                                                                                  : F16;
+        continue;
+      }
+      if (value.find(':') != std::string_view::npos)
+        fail(spec, "matmul-inputs: " + f.error);
+    }
     if (pit == kPrecisions.end()) {
       std::vector<std::string_view> all(kPrecisions.begin(), kPrecisions.end());
       if (inputs)
         for (const MatmulScaling m : matmulScalings())
           all.push_back(matmulScalingName(m));
       fail(spec, "unknown precision " + quoted(value) + " for " + std::string(key) +
-                     suggestion(value, all) + " (precisions: " + joined(all) + ")");
+                     suggestion(value, all) + " (precisions: " + joined(all) +
+                     (inputs ? "; or an element format such as e3m4 or e4m3:bias=8,special=fnuz"
+                             : "") +
+                     ")");
     }
     const DType dtype = pit == kPrecisions.begin() ? F32 : pit == kPrecisions.begin() + 1 ? BF16 : F16;
     policy[kClasses[static_cast<std::size_t>(it - kKeys.begin())]] = dtype;
@@ -290,6 +389,21 @@ Policy parsePolicy(std::string_view spec) {
   if ((given("fp8-margin") || policy.scaling.margin != defaults.margin) &&
       scheme != MatmulScaling::Fp8Delayed && scheme != MatmulScaling::Fp8Current)
     fail(spec, "fp8-margin needs matmul-inputs=fp8-delayed or fp8-current");
+  if (given("element") && scheme == MatmulScaling::Unscaled)
+    fail(spec, "element: matmul-inputs already names the element format");
+  if ((given("element") || given("grad-element")) && scheme == MatmulScaling::None)
+    fail(spec, "element and grad-element need matmul-inputs=fp8-delayed, fp8-current, fp8-block, "
+               "mxfp8, nvfp4 or an element format");
+  if (given("block-scale") && scheme != MatmulScaling::Mxfp8 && scheme != MatmulScaling::Nvfp4)
+    fail(spec, "block-scale needs matmul-inputs=mxfp8 or nvfp4");
+  if (scheme != MatmulScaling::None) {
+    try { // the element formats against the recipe (fp8 recipes: 8 bits)
+      (void)operandElement(policy.scaling, telemetry::ScaledRole::Input);
+      (void)operandElement(policy.scaling, telemetry::ScaledRole::GradOutput);
+    } catch (const std::invalid_argument& e) {
+      fail(spec, e.what());
+    }
+  }
   if (scheme != MatmulScaling::None && policy[OpClass::MatmulAccumulation] != F32)
     fail(spec, "matmul-inputs=" + std::string(matmulScalingName(scheme)) +
                    " multiplies in FP32: it cannot take a 16-bit matmul-accumulation");
@@ -305,7 +419,7 @@ std::vector<PolicyRow> policyTable(const Policy& policy) {
     std::string precision(precisionKey(policy[c]));
     if (c == OpClass::MatmulInputs && policy.scaling.scheme != MatmulScaling::None) {
       precision = std::string(matmulScalingName(policy.scaling.scheme)) + " (linear layers: " +
-                  scalingPrecision(policy.scaling.scheme) + "; other products bf16)";
+                  scalingPrecision(policy.scaling) + "; other products bf16)";
       if (policy.scaling.scheme == MatmulScaling::Fp8Delayed)
         precision += ", amax history " + std::to_string(policy.scaling.historyLength) + " (" +
                      std::string(amaxComputeName(policy.scaling.amaxCompute)) + ")";

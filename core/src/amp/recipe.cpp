@@ -80,10 +80,29 @@ std::string scalingPrecision(MatmulScaling s) {
     return "fp8-e4m3";
   case MatmulScaling::Nvfp4:
     return "fp4-e2m1";
+  case MatmulScaling::Unscaled:
+    return "the policy's element format, unscaled";
   case MatmulScaling::None:
     break;
   }
   return "";
+}
+
+std::string scalingPrecision(const ScalingOptions& o) {
+  if (o.scheme == MatmulScaling::None)
+    return "";
+  if (o.element.empty() && o.gradElement.empty() && o.blockScale == BlockScale::Default)
+    return scalingPrecision(o.scheme);
+  using telemetry::ScaledRole;
+  const std::string x = operandElement(o, ScaledRole::Input).name;
+  const std::string dy = operandElement(o, ScaledRole::GradOutput).name;
+  std::string out = x == dy ? x : x + " (X, W), " + dy + " (dY)";
+  if (o.scheme == MatmulScaling::Unscaled)
+    out += ", unscaled";
+  if ((o.scheme == MatmulScaling::Mxfp8 || o.scheme == MatmulScaling::Nvfp4) &&
+      o.blockScale != BlockScale::Default)
+    out += ", " + std::string(blockScaleName(o.blockScale)) + " block scale";
+  return out;
 }
 
 std::string_view scalingNote(MatmulScaling s) {
@@ -103,6 +122,9 @@ std::string_view scalingNote(MatmulScaling s) {
   case MatmulScaling::Nvfp4:
     return "E4M3 scale per 16 values along each product's sum and an FP32 tensor scale; dY "
            "rounded stochastically (seeded), X and W to nearest; products in FP32";
+  case MatmulScaling::Unscaled:
+    return "X, W and dY rounded to nearest-even in the element format (saturating), no scale; "
+           "products in FP32";
   case MatmulScaling::None:
     break;
   }

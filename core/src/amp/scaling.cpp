@@ -3,6 +3,7 @@
 #include <mantissa/amp/scaling.h>
 
 #include <mantissa/numeric/block_quant.h>
+#include <mantissa/numeric/format_spec.h>
 #include <mantissa/tensor/run_state.h>
 
 #include <algorithm>
@@ -24,7 +25,16 @@ struct Mini {
   int mbits;
   int emin; // exponent of the smallest normal
   float max;
+  bool subnormals = true;
+  bool negativeZero = true;
 };
+
+Mini miniOf(const numeric::FloatFormat& f) {
+  if (const std::string e = elementFormatError(f, MatmulScaling::Unscaled); !e.empty())
+    throw std::invalid_argument("roundElement: " + e);
+  return {f.mantissaBits, f.minNormalExponent(), static_cast<float>(f.maxFinite()), f.subnormals,
+          f.hasNegativeZero()};
+}
 
 Mini mini(FormatId f) {
   switch (f) {
@@ -35,8 +45,7 @@ Mini mini(FormatId f) {
   case FormatId::Fp4E2M1:
     return {1, 0, 6.0f};
   default:
-    throw std::invalid_argument("roundElement: element format must be fp8-e4m3, fp8-e5m2 or "
-                                "fp4-e2m1");
+    return miniOf(numeric::formatInfo(f));
   }
 }
 
@@ -62,25 +71,49 @@ inline float nearestInteger(float r) {
 
 inline ElementRounding roundWith(const Mini& m, float x, bool stochastic, std::uint32_t random) {
   const float a = std::fabs(x);
-  if (!(a > 0.0f) || std::isinf(a)) {
-    if (std::isinf(a))
+  if (std::isnan(a))
+    return {x, false, false};
+  if (!(a > 0.0f) || std::isinf(a) || double(a) >= 2.0 * double(m.max)) {
+    if (std::isinf(a) || a > 0.0f)
       return {std::copysign(m.max, x), true, false};
-    return {x, false, false}; // zero or NaN
+    return {m.negativeZero ? x : 0.0f, false, false}; // zero (fnuz: no -0)
   }
   int e = static_cast<int>(std::bit_cast<std::uint32_t>(a) >> 23) - 127;
-  e = std::max(e, m.emin);
-  const float r = a * pow2(m.mbits - e); // exact, < 2^(mbits + 1)
-  float n = nearestInteger(r);
-  if (stochastic) {
-    const float fl = n > r ? n - 1.0f : n;
-    n = fl + (double(random) < double(r - fl) * 4294967296.0 ? 1.0f : 0.0f);
+  float v = 0.0f;
+  const float minNormal = pow2(m.emin);
+  if (!m.subnormals && a < minNormal) {
+    // Below the min normal the only values are 0 and the min normal; a tie goes
+    // to 0 (the even code).
+    const float half = 0.5f * minNormal;
+    bool up = a > half;
+    if (stochastic)
+      up = double(random) < double(a / minNormal) * 4294967296.0;
+    v = up ? minNormal : 0.0f;
+  } else {
+    e = std::max(e, m.emin);
+    const float r = a * pow2(m.mbits - e); // exact, < 2^(mbits + 1)
+    float n = nearestInteger(r);
+    if (stochastic) {
+      const float fl = n > r ? n - 1.0f : n;
+      n = fl + (double(random) < double(r - fl) * 4294967296.0 ? 1.0f : 0.0f);
+    }
+    v = n * pow2(e - m.mbits);
   }
-  float v = n * pow2(e - m.mbits);
   const bool saturated = v > m.max;
   if (saturated)
     v = m.max;
-  const bool subnormal = v != 0.0f && v < pow2(m.emin);
+  const bool subnormal = v != 0.0f && v < minNormal;
+  if (v == 0.0f && !m.negativeZero)
+    return {0.0f, false, false};
   return {std::copysign(v, x), saturated, subnormal};
+}
+
+Mini miniOf(const OperandRequest& rq) {
+  return rq.format ? miniOf(*rq.format) : mini(rq.element);
+}
+
+std::string formatName(const OperandRequest& rq) {
+  return rq.format ? rq.format->name : std::string(numeric::formatInfo(rq.element).name);
 }
 
 // Running statistics of one operand.
@@ -123,9 +156,9 @@ std::uint32_t randomBits(std::uint64_t seed, std::size_t index) {
 
 telemetry::ScaledTensorStats perTensor(std::span<const float> in, std::span<float> out,
                                        const OperandRequest& rq) {
-  const Mini m = mini(rq.element);
+  const Mini m = miniOf(rq);
   const float amax = finiteAmax(in);
-  float scale = rq.scale;
+  float scale = rq.scheme == MatmulScaling::Unscaled ? 1.0f : rq.scale;
   if (rq.scheme == MatmulScaling::Fp8Current) {
     scale = 1.0f;
     if (amax > 0.0f && std::isfinite(amax)) {
@@ -149,7 +182,7 @@ telemetry::ScaledTensorStats perTensor(std::span<const float> in, std::span<floa
     out[i] = q;
   }
   telemetry::ScaledTensorStats s;
-  s.format = std::string(numeric::formatInfo(rq.element).name);
+  s.format = formatName(rq);
   s.scale = s.scaleMin = s.scaleMax = scale;
   s.amax = s.amaxHistory = amax;
   s.blocks = 1;
@@ -191,17 +224,22 @@ telemetry::ScaledTensorStats blockScaled(std::span<const float> in, std::span<fl
                    : rq.scheme == MatmulScaling::Mxfp8  ? 32
                                                         : 16;
   const std::size_t cols = static_cast<std::size_t>(rq.cols);
-  const Mini em = mini(rq.element);
+  const Mini em = miniOf(rq);
+  const BlockScale blockScale = effectiveBlockScale(rq.scheme, rq.blockScale);
+  const bool ue4m3Scale = rq.scheme != MatmulScaling::Fp8Block && blockScale == BlockScale::Ue4m3;
+  const int elementEmax = rq.format ? rq.format->maxFiniteExponent()
+                                    : numeric::formatInfo(rq.element).maxFiniteExponent();
   auto each = [&](const Block& b, auto&& fn) {
     for (int r = b.r0; r < b.r0 + b.h; ++r)
       for (int c = b.c0; c < b.c0 + b.w; ++c)
         fn(static_cast<std::size_t>(r) * cols + static_cast<std::size_t>(c));
   };
   const float tensorAmax = finiteAmax(in);
-  // nvfp4's tensor scale (FP32): encode = 448 x 6 / amax.
+  // nvfp4's tensor scale (FP32): encode = 448 x 6 / amax (any UE4M3 block scale:
+  // 448 x the element's max / amax).
   float encode = 1.0f;
-  if (rq.scheme == MatmulScaling::Nvfp4) {
-    const float s = 448.0f * 6.0f / tensorAmax;
+  if (ue4m3Scale) {
+    const float s = 448.0f * em.max / tensorAmax;
     encode = tensorAmax > 0.0f && std::isfinite(s) && s > 0.0f ? s : 1.0f;
   }
   const double tensorDecode = double(1.0f / encode);
@@ -235,8 +273,8 @@ telemetry::ScaledTensorStats blockScaled(std::span<const float> in, std::span<fl
       tally.add(v, q, r);
       out[i] = q;
     };
-    if (rq.scheme == MatmulScaling::Mxfp8) {
-      int e = numeric::mxScaleExponent(double(amax), rq.element, numeric::ScaleRounding::Floor);
+    if (rq.scheme != MatmulScaling::Fp8Block && !ue4m3Scale) { // E8M0: OCP MX's rule
+      int e = amax > 0.0f ? std::ilogb(amax) - elementEmax : std::numeric_limits<int>::min() / 2;
       e = std::max(e, -127);
       if (e > 127) {
         nanBlock();
@@ -248,8 +286,8 @@ telemetry::ScaledTensorStats blockScaled(std::span<const float> in, std::span<fl
       });
       if (amax > 0.0f) // an all-zero block has no scale worth showing
         scales.push_back(std::ldexp(1.0, -e));
-    } else if (rq.scheme == MatmulScaling::Nvfp4) {
-      const float s = amax / 6.0f * encode;
+    } else if (ue4m3Scale) {
+      const float s = amax / em.max * encode;
       const float blockDecode = roundElement(s, FormatId::Fp8E4M3).value;
       const float multiplier = blockDecode > 0.0f ? encode / blockDecode : 0.0f;
       const double decode = double(blockDecode) * tensorDecode;
@@ -257,7 +295,7 @@ telemetry::ScaledTensorStats blockScaled(std::span<const float> in, std::span<fl
       if (amax > 0.0f) // an all-zero block has no scale worth showing
         scales.push_back(multiplier);
     } else { // fp8-block
-      const float s = amax > 0.0f ? amax / 448.0f : 1.0f;
+      const float s = amax > 0.0f ? amax / em.max : 1.0f;
       const float blockDecode = s > 0.0f ? s : std::numeric_limits<float>::denorm_min();
       each(b, [&](std::size_t i) { element(i, in[i] / blockDecode, double(blockDecode)); });
       if (amax > 0.0f) // an all-zero block has no scale worth showing
@@ -266,7 +304,7 @@ telemetry::ScaledTensorStats blockScaled(std::span<const float> in, std::span<fl
     clipped += maxClipped ? 1 : 0;
   }
   telemetry::ScaledTensorStats s;
-  s.format = std::string(numeric::formatInfo(rq.element).name);
+  s.format = formatName(rq);
   s.amax = s.amaxHistory = tensorAmax;
   s.blocks = static_cast<std::int64_t>(blocks.size());
   s.blocksClipped = clipped;
@@ -298,6 +336,8 @@ std::string_view matmulScalingName(MatmulScaling scaling) {
     return "mxfp8";
   case MatmulScaling::Nvfp4:
     return "nvfp4";
+  case MatmulScaling::Unscaled:
+    return "unscaled";
   }
   return "none";
 }
@@ -313,6 +353,58 @@ std::span<const MatmulScaling> matmulScalings() { return kSchemes; }
 
 std::string_view amaxComputeName(AmaxCompute compute) {
   return compute == AmaxCompute::Max ? "max" : "most-recent";
+}
+
+std::string_view blockScaleName(BlockScale scale) {
+  switch (scale) {
+  case BlockScale::E8m0: return "e8m0";
+  case BlockScale::Ue4m3: return "ue4m3";
+  case BlockScale::Default: break;
+  }
+  return "default";
+}
+
+BlockScale effectiveBlockScale(MatmulScaling scheme, BlockScale scale) {
+  if (scale != BlockScale::Default)
+    return scale;
+  return scheme == MatmulScaling::Nvfp4 ? BlockScale::Ue4m3 : BlockScale::E8m0;
+}
+
+std::string elementFormatError(const numeric::FloatFormat& f, MatmulScaling scheme) {
+  using numeric::Layout;
+  const std::string name = f.name;
+  if (f.layout != Layout::SignExponentMantissa)
+    return name + " is not a sign/exponent/mantissa float: a matmul operand needs one";
+  if (!f.hasSign())
+    return name + " has no sign bit: a matmul operand needs one";
+  if (f.totalBits() > numeric::kMaxTensorFormatBits)
+    return name + " has " + std::to_string(f.totalBits()) + " bits; a tensor's element format has at most " +
+           std::to_string(numeric::kMaxTensorFormatBits);
+  const bool fp8 = scheme == MatmulScaling::Fp8Delayed || scheme == MatmulScaling::Fp8Current ||
+                   scheme == MatmulScaling::Fp8Block;
+  if (fp8 && f.totalBits() != 8)
+    return name + " has " + std::to_string(f.totalBits()) + " bits; " +
+           std::string(matmulScalingName(scheme)) + " takes an 8-bit element format";
+  if (f.minNormalExponent() - f.mantissaBits < -126 || f.maxFiniteExponent() > 125)
+    return name + ": its values (bias " + std::to_string(f.bias()) +
+           ") must lie inside FP32's normal range, 2^-126 to 2^125";
+  if (!(f.maxFinite() > 0.0))
+    return name + " has no positive finite value";
+  return {};
+}
+
+numeric::FloatFormat operandElement(const ScalingOptions& o, telemetry::ScaledRole role) {
+  const bool grad = role == telemetry::ScaledRole::GradOutput && !o.gradElement.empty();
+  const std::string& spec = grad ? o.gradElement : o.element;
+  if (spec.empty())
+    return numeric::formatInfo(operandFormat(o.scheme, role));
+  const char* field = grad ? "grad-element" : "element";
+  const numeric::FormatParse p = numeric::parseFormatSpec(spec);
+  if (!p.format)
+    throw std::invalid_argument(std::string(field) + ": " + p.error);
+  if (const std::string e = elementFormatError(*p.format, o.scheme); !e.empty())
+    throw std::invalid_argument(std::string(field) + ": " + e);
+  return *p.format;
 }
 
 numeric::FormatId operandFormat(MatmulScaling scheme, telemetry::ScaledRole role) {
@@ -358,6 +450,11 @@ ElementRounding roundElement(float x, numeric::FormatId element,
   return roundWith(mini(element), x, random.has_value(), random.value_or(0u));
 }
 
+ElementRounding roundElement(float x, const numeric::FloatFormat& element,
+                             std::optional<std::uint32_t> random) {
+  return roundWith(miniOf(element), x, random.has_value(), random.value_or(0u));
+}
+
 telemetry::ScaledTensorStats quantizeOperand(std::span<const float> in, std::span<float> out,
                                              const OperandRequest& rq) {
   if (in.size() != out.size() ||
@@ -366,7 +463,7 @@ telemetry::ScaledTensorStats quantizeOperand(std::span<const float> in, std::spa
                                 " values for a " + std::to_string(rq.rows) + " x " +
                                 std::to_string(rq.cols) + " operand");
   if (rq.axis == BlockAxis::Columns && !rq.weightBlocks && rq.scheme != MatmulScaling::Fp8Delayed &&
-      rq.scheme != MatmulScaling::Fp8Current) {
+      rq.scheme != MatmulScaling::Fp8Current && rq.scheme != MatmulScaling::Unscaled) {
     // Blocks down the columns: quantize the transpose along its rows.
     const std::size_t R = static_cast<std::size_t>(rq.rows), C = static_cast<std::size_t>(rq.cols);
     std::vector<float>& t = tlTransposed;
@@ -389,6 +486,7 @@ telemetry::ScaledTensorStats quantizeOperand(std::span<const float> in, std::spa
   switch (rq.scheme) {
   case MatmulScaling::Fp8Delayed:
   case MatmulScaling::Fp8Current:
+  case MatmulScaling::Unscaled:
     return perTensor(in, out, rq);
   case MatmulScaling::Fp8Block:
   case MatmulScaling::Mxfp8:

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/amp/tensor_format.h>
 
+#include <stdexcept>
+
 namespace mantissa::amp {
 
 numeric::FormatId formatOfDType(DType dtype) {
@@ -18,7 +20,16 @@ TensorFormat tensorFormat(const Policy& policy, telemetry::TensorClass cls) {
   using telemetry::TensorClass;
   const MatmulScaling scheme = policy.scaling.scheme;
   const auto operand = [&](ScaledRole role) {
-    return TensorFormat{operandFormat(scheme, role), role};
+    // A custom element format has no FormatId: the recipe's stands in.
+    numeric::FormatId id = scheme == MatmulScaling::Unscaled ? numeric::FormatId::Bf16
+                                                             : operandFormat(scheme, role);
+    try {
+      const numeric::FloatFormat f = operandElement(policy.scaling, role);
+      if (f.id != numeric::FormatId::Custom)
+        id = f.id;
+    } catch (const std::invalid_argument&) {
+    }
+    return TensorFormat{id, role};
   };
   const bool scaled = scheme != MatmulScaling::None;
   switch (cls) {

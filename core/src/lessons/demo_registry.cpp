@@ -24,13 +24,13 @@ namespace mantissa::lessons {
 
 namespace {
 
-constexpr std::array<std::string_view, 17> kIds{
+constexpr std::array<std::string_view, 18> kIds{
     "format-table", "ulp-ruler",      "swamping",    "swamp-fixes",  "stochastic-rounding",
     "loss-scaling", "scale-recovery", "scaler-walk", "bf16-run",     "accumulation",
     "softmax-layernorm", "speed", "dot-accumulation", "fp16-accumulation", "fp32-islands",
-    "fp8-schemes", "mx-scale-rounding"};
+    "fp8-schemes", "mx-scale-rounding", "fp8-variants"};
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kTitles{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kTitles{{
     {"format-table", "Formats, from the numeric core"},
     {"ulp-ruler", "The ruler: gap to the next value"},
     {"swamping", "w = 1.0, update -1e-4, 10,000 steps"},
@@ -47,6 +47,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kTitles{
     {"fp32-islands", "A GPT's loss with one op class in 16 bits"},
     {"fp8-schemes", "Every block scheme on a trained MLP layer: SQNR"},
     {"mx-scale-rounding", "MX scale rounding on the gradients: blocks whose maximum was clipped"},
+    {"fp8-variants", "E4M3, E4M3FNUZ and E3M4 on the same gradients: SQNR"},
 }};
 
 template <typename... A> std::string fmt(const char* f, A... a) {
@@ -328,6 +329,36 @@ DemoOutput mxScaleRoundingOut() {
   return o;
 }
 
+DemoOutput fp8VariantsOut() {
+  const Fp8VariantsDemo d = fp8VariantsDemo();
+  DemoOutput o{"fp8-variants", std::string(demoTitle("fp8-variants")), "format", "SQNR (dB)", false, {}, {}, {}};
+  DemoSeries cast{"cast as is (scale 1)", {}, {}, true}, scaled{"scaled per tensor (fp8-current)", {}, {}, true};
+  o.lines.push_back(fmt("The gradients dW of the same layer (%zu values, %d steps of FP32 training), rounded "
+                        "to each format:",
+                        d.gradients.size(), d.steps));
+  for (std::size_t i = 0; i < d.rows.size(); ++i) {
+    const Fp8VariantRow& r = d.rows[i];
+    o.categories.push_back(r.format);
+    if (std::isfinite(r.cast.sqnrDb)) {
+      cast.x.push_back(double(i));
+      cast.y.push_back(r.cast.sqnrDb);
+    }
+    if (std::isfinite(r.scaled.sqnrDb)) {
+      scaled.x.push_back(double(i));
+      scaled.y.push_back(r.scaled.sqnrDb);
+    }
+    o.lines.push_back(fmt("  %s: max %g, min subnormal %g, %.1f binades", r.format.c_str(), r.maxFinite,
+                          r.minSubnormal, r.binades));
+    o.lines.push_back(fmt("    cast as is: SQNR %.1f dB, %.1f%% lost to zero, %.1f%% subnormal", r.cast.sqnrDb,
+                          100 * r.cast.lostToZero, 100 * r.cast.subnormal));
+    o.lines.push_back(fmt("    scaled by %g: SQNR %.1f dB, %.1f%% lost to zero, %.1f%% subnormal",
+                          double(r.scaled.scale), r.scaled.sqnrDb, 100 * r.scaled.lostToZero,
+                          100 * r.scaled.subnormal));
+  }
+  o.series = {cast, scaled};
+  return o;
+}
+
 DemoOutput islandsOut() {
   const IslandsDemo d = fp32IslandsDemo();
   DemoOutput o{"fp32-islands", std::string(demoTitle("fp32-islands")), "op class in 16 bits",
@@ -530,6 +561,7 @@ DemoOutput runDemo(std::string_view id) {
   if (id == "fp32-islands") return islandsOut();
   if (id == "fp8-schemes") return fp8SchemesOut();
   if (id == "mx-scale-rounding") return mxScaleRoundingOut();
+  if (id == "fp8-variants") return fp8VariantsOut();
   std::string valid;
   for (auto k : kIds) valid += (valid.empty() ? "" : ", ") + std::string(k);
   throw UnknownDemo("unknown demo \"" + std::string(id) + "\" (valid: " + valid + ")");

@@ -6,11 +6,13 @@
 // Every rounding goes through the numeric core's codec.
 #include <mantissa/lessons/demos.h>
 
+#include <mantissa/amp/scaling.h>
 #include <mantissa/numeric/block_quant.h>
 #include <mantissa/numeric/codec.h>
 #include <mantissa/train/session.h>
 
 #include <algorithm>
+#include <span>
 #include <cmath>
 #include <random>
 
@@ -130,6 +132,71 @@ Fp8SchemesDemo fp8SchemesDemo(int steps) {
                             std::string(numeric::scaleRoundingName(rounding)),
                             numeric::quantStats(gradients, numeric::quantize(gradients, scheme, o))});
     }
+  return d;
+}
+
+namespace {
+
+Fp8VariantStats variantStats(std::span<const float> g, const FloatFormat& f, float scale) {
+  Fp8VariantStats s;
+  s.scale = scale;
+  const float inverse = 1.0f / scale;
+  double signal = 0, noise = 0;
+  std::size_t nonZero = 0, lost = 0, subnormal = 0;
+  for (const float x : g) {
+    const amp::ElementRounding r = amp::roundElement(x * scale, f);
+    const float q = r.value * inverse;
+    signal += double(x) * double(x);
+    noise += (double(x) - double(q)) * (double(x) - double(q));
+    nonZero += x != 0.0f;
+    lost += x != 0.0f && q == 0.0f;
+    subnormal += r.subnormal;
+  }
+  s.sqnrDb = noise == 0 ? HUGE_VAL : 10.0 * std::log10(signal / noise);
+  s.lostToZero = nonZero ? double(lost) / double(nonZero) : 0.0;
+  s.subnormal = g.empty() ? 0.0 : double(subnormal) / double(g.size());
+  return s;
+}
+
+} // namespace
+
+Fp8VariantsDemo fp8VariantsDemo(int steps) {
+  train::RunConfig config;
+  config.model = "mlp:784-128-10";
+  config.recipe = "fp32";
+  config.batch = 64;
+  config.epochs = 0;
+  config.steps = steps;
+  config.seed = 1;
+  config.evalEvery = 0;
+  config.telemetryEvery = 0;
+  train::Session session(config);
+  while (!session.finished())
+    session.step();
+  const auto& g = session.model().grads()[0].w;
+  const auto in = static_cast<std::size_t>(g.rows()), out = static_cast<std::size_t>(g.cols());
+  Fp8VariantsDemo d;
+  d.steps = steps;
+  d.gradients.resize(in * out);
+  const auto v = g.f32();
+  for (std::size_t i = 0; i < in; ++i)
+    for (std::size_t o = 0; o < out; ++o)
+      d.gradients[o * in + i] = v[i * out + o];
+  float amax = 0.0f;
+  for (const float x : d.gradients)
+    amax = std::max(amax, std::fabs(x));
+  for (const numeric::FormatId id :
+       {numeric::FormatId::Fp8E4M3, numeric::FormatId::Fp8E4M3Fnuz, numeric::FormatId::Fp8E3M4}) {
+    const FloatFormat& f = numeric::formatInfo(id);
+    Fp8VariantRow row;
+    row.format = f.name;
+    row.maxFinite = f.maxFinite();
+    row.minSubnormal = f.minSubnormal();
+    row.binades = std::log2(row.maxFinite / row.minSubnormal);
+    row.cast = variantStats(d.gradients, f, 1.0f);
+    row.scaled = variantStats(d.gradients, f, amax > 0.0f ? float(row.maxFinite) / amax : 1.0f);
+    d.rows.push_back(row);
+  }
   return d;
 }
 

@@ -219,7 +219,7 @@ std::vector<amp::RecipeRow> GptNetwork::opRows() const {
       row.note = m_gpt.matmulImplementation();
       if (p.scaling.scheme != amp::MatmulScaling::None) {
         row.precision = std::string(amp::matmulScalingName(p.scaling.scheme)) + ": " +
-                        amp::scalingPrecision(p.scaling.scheme) + "; other products " +
+                        amp::scalingPrecision(p.scaling) + "; other products " +
                         row.precision;
         row.note = "linear layers (qkv, attention projection, fc, fc projection): " +
                    std::string(amp::scalingNote(p.scaling.scheme)) +

@@ -23,19 +23,22 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
 
 OperandQuantizer::OperandQuantizer(std::string name, ScaledRole role,
                                    const amp::ScalingOptions& options)
-    : m_name(std::move(name)), m_role(role), m_options(options) {
-  if (options.scheme == MatmulScaling::Fp8Delayed) {
-    const auto f = amp::operandFormat(options.scheme, role);
-    m_delayed.emplace(f == numeric::FormatId::Fp8E5M2 ? 57344.0f : 448.0f, options.historyLength,
+    : m_name(std::move(name)), m_role(role), m_options(options),
+      m_element(amp::operandElement(options, role)) {
+  if (options.scheme == MatmulScaling::Fp8Delayed)
+    m_delayed.emplace(static_cast<float>(m_element.maxFinite()), options.historyLength,
                       options.amaxCompute, options.margin);
-  }
 }
 
 void OperandQuantizer::quantize(const Tensor& in, Tensor& out, BlockAxis axis, bool weightBlocks,
                                 std::uint64_t seed, bool record) {
   amp::OperandRequest rq;
   rq.scheme = m_options.scheme;
-  rq.element = amp::operandFormat(m_options.scheme, m_role);
+  if (m_element.id != numeric::FormatId::Custom)
+    rq.element = m_element.id;
+  else
+    rq.format = m_element;
+  rq.blockScale = m_options.blockScale;
   rq.rows = static_cast<int>(in.rows());
   rq.cols = static_cast<int>(in.cols());
   rq.axis = axis;

@@ -24,8 +24,7 @@ float exactFloat(double value) {
   return static_cast<float>(value);
 }
 
-CastThresholds computeThresholds(CastTarget target) {
-  const numeric::FloatFormat& f = numeric::formatInfo(formatIdOf(target));
+CastThresholds computeThresholds(const numeric::FloatFormat& f, bool daz) {
   const int p = f.mantissaBits;
   const int emin = f.minNormalExponent();
   const int emax = f.maxFiniteExponent();
@@ -33,7 +32,12 @@ CastThresholds computeThresholds(CastTarget target) {
   const double halfTopUlp = std::ldexp(1.0, emax - p - 1);
 
   CastThresholds t{};
-  if (target == CastTarget::Bf16) {
+  if (!daz && !f.subnormals) {
+    // Below the min normal only 0 and the min normal: the tie at half of it
+    // goes to 0 (the even code); no result is subnormal.
+    t.zeroBelow = bitsOf(exactFloat(std::ldexp(1.0, emin - 1))) + 1;
+    t.normalBelow = t.zeroBelow;
+  } else if (daz) {
     // DAZ: every FP32 subnormal becomes (signed) zero; a normal FP32 value
     // is >= 2^-126 = BF16's min normal and stays normal.
     t.zeroBelow = 0x00800000u;
@@ -55,8 +59,10 @@ CastThresholds computeThresholds(CastTarget target) {
 
 const std::array<CastThresholds, kCastTargetCount>& thresholdTable() {
   static const std::array<CastThresholds, kCastTargetCount> table{
-      computeThresholds(CastTarget::Fp16), computeThresholds(CastTarget::Bf16),
-      computeThresholds(CastTarget::Fp8E4M3), computeThresholds(CastTarget::Fp8E5M2)};
+      computeThresholds(numeric::formatInfo(numeric::FormatId::Fp16), false),
+      computeThresholds(numeric::formatInfo(numeric::FormatId::Bf16), true),
+      computeThresholds(numeric::formatInfo(numeric::FormatId::Fp8E4M3), false),
+      computeThresholds(numeric::formatInfo(numeric::FormatId::Fp8E5M2), false)};
   return table;
 }
 
@@ -199,6 +205,25 @@ std::string_view castTargetName(CastTarget target) {
 
 CastThresholds castThresholds(CastTarget target) {
   return thresholdTable()[static_cast<std::size_t>(target)];
+}
+
+std::string castFormatError(const numeric::FloatFormat& f) {
+  if (f.layout != numeric::Layout::SignExponentMantissa || !f.hasSign())
+    return f.name + " is not a signed sign/exponent/mantissa float";
+  if (f.totalBits() > 16)
+    return f.name + " has " + std::to_string(f.totalBits()) +
+           " bits; a tensor's element format has at most 16";
+  const int p = f.mantissaBits, emin = f.minNormalExponent(), emax = f.maxFiniteExponent();
+  if (emin - p - 1 < -149 || emax > 127 || !(f.maxFinite() > 0.0))
+    return f.name + ": its range (bias " + std::to_string(f.bias()) +
+           ") lies outside FP32's, so FP32 values cannot mark where it rounds";
+  return {};
+}
+
+CastThresholds castThresholds(const numeric::FloatFormat& format) {
+  if (const std::string e = castFormatError(format); !e.empty())
+    throw std::invalid_argument("castThresholds: " + e);
+  return computeThresholds(format, false);
 }
 
 CastFractions toFractions(const CastCounts& c) {

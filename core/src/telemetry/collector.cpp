@@ -18,21 +18,18 @@
 namespace mantissa::telemetry {
 namespace {
 
-constexpr std::size_t kPerView = detail::kThresholdsPerView; // zero, normal, overflow per target
-using Thresholds = std::array<std::uint32_t, kPerView>;
-using Below = std::array<std::uint64_t, kPerView>;
-
-// The thresholds of the unscaled view: every target's zero, normal, overflow.
-const Thresholds& base() {
-  return detail::viewThresholds();
-}
+// Zero, normal, overflow per cast format: the view's thresholds (at most
+// kMaxViewThresholds) and the counts below them.
+using Thresholds = std::vector<std::uint32_t>;
+using Below = std::array<std::uint64_t, kMaxViewThresholds>;
+static_assert(2 * kMaxViewThresholds <= detail::kMaxThresholds);
 
 // Threshold patterns for values that are still multiplied by 2^k (k >= 0):
 // |x| / 2^k < T  <=>  |x| < T * 2^k, exact while T * 2^k is a normal float;
 // past FLT_MAX only +inf is at or above it.
 Thresholds scaledThresholds(const Thresholds& base, int k) {
-  Thresholds t{};
-  for (std::size_t j = 0; j < kPerView; ++j) {
+  Thresholds t(base.size());
+  for (std::size_t j = 0; j < base.size(); ++j) {
     const double v = std::ldexp(static_cast<double>(std::bit_cast<float>(base[j])), k);
     t[j] = v > std::numeric_limits<float>::max()
                ? 0x7f800000u
@@ -42,7 +39,8 @@ Thresholds scaledThresholds(const Thresholds& base, int k) {
 }
 
 TensorTelemetry makeEntry(int layer, TensorClass cls, bool scaled, double lossScale,
-                          const ExponentHistogram& hist, const Below& below) {
+                          const ExponentHistogram& hist, const Below& below,
+                          const CastView& view) {
   TensorTelemetry t;
   t.layer = layer;
   t.cls = cls;
@@ -59,9 +57,26 @@ TensorTelemetry makeEntry(int layer, TensorClass cls, bool scaled, double lossSc
     c.overflow = hist.total - hist.nan - below[3 * k + 2];
     t.fractions[k] = toFractions(c);
   }
+  for (std::size_t f = 0; f < view.formats.size(); ++f) {
+    const std::size_t k = kCastTargetCount + f;
+    CastCounts c;
+    c.total = hist.total;
+    c.zeros = hist.zeros;
+    c.nan = hist.nan;
+    c.toZero = below[3 * k];
+    c.toSubnormal = below[3 * k + 1] - below[3 * k];
+    c.overflow = hist.total - hist.nan - below[3 * k + 2];
+    t.formatFractions.push_back(toFractions(c));
+  }
   return t;
 }
 
+void checkView(const TensorScan& scan, const CastView& view, const char* call) {
+  if (&scan.castView() != &view && scan.castView().thresholds != view.thresholds)
+    throw std::invalid_argument(std::string("telemetry: ") + call +
+                                " of counts taken against other cast formats than the "
+                                "collector's (take them into emptyScan())");
+}
 // k when s == 2^k with 0 <= k <= 127, else -1.
 int powerOfTwoExponent(float s) {
   int e = 0;
@@ -144,7 +159,8 @@ SwampCounts nonFiniteWeightLanes(std::span<const float> w, std::span<const float
 // the time spent.
 struct TelemetryCollector::ParameterScan {
   struct Part {
-    detail::Scanner weights{base()}, grads{base()}, updates{base()};
+    detail::Scanner weights{builtinCastView()->thresholds}, grads{builtinCastView()->thresholds},
+        updates{builtinCastView()->thresholds};
     SwampCounts swamp; // per block; or, from the unchanged count, what to take off it
     double ms = 0.0;
   };
@@ -184,8 +200,27 @@ struct TelemetryCollector::ParameterScan {
   }
 };
 
+void TelemetryCollector::setCastFormats(std::span<const numeric::FloatFormat> formats) {
+  if (m_parameters->layer >= 0)
+    throw std::logic_error("telemetry: setCastFormats() between beginParameters() and "
+                           "endParameters()");
+  m_view = makeCastView(formats);
+  for (auto& part : m_parameters->parts) {
+    part.weights = detail::Scanner(m_view->thresholds);
+    part.grads = detail::Scanner(m_view->thresholds);
+    part.updates = detail::Scanner(m_view->thresholds);
+  }
+}
+
+TensorScan TelemetryCollector::emptyScan() const {
+  TensorScan scan;
+  scan.view = m_view;
+  return scan;
+}
+
 TelemetryCollector::TelemetryCollector(int cadence)
-    : m_cadence(cadence), m_parameters(std::make_unique<ParameterScan>()) {
+    : m_cadence(cadence), m_view(builtinCastView()),
+      m_parameters(std::make_unique<ParameterScan>()) {
   if (cadence < 0)
     throw std::invalid_argument("telemetry cadence must be >= 0 (0 = off), got " +
                                 std::to_string(cadence));
@@ -205,7 +240,7 @@ void TelemetryCollector::observeAll(std::span<const Observed> items) {
   for (const Observed& item : items)
     checkLayer(item.layer);
   ScopedTimer timer(m_frame.telemetryMs);
-  const Thresholds& kBase = base();
+  const Thresholds& kBase = m_view->thresholds;
   const std::size_t n = items.size();
   std::size_t total = 0;
   for (const Observed& item : items)
@@ -269,7 +304,7 @@ void TelemetryCollector::observeAll(std::span<const Observed> items) {
   }
   for (std::size_t i = 0; i < n; ++i)
     m_frame.tensors.push_back(
-        makeEntry(items[i].layer, items[i].cls, false, 1.0, hists[i], belows[i]));
+        makeEntry(items[i].layer, items[i].cls, false, 1.0, hists[i], belows[i], *m_view));
 }
 
 void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const float> values,
@@ -279,62 +314,64 @@ void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const flo
     throw std::invalid_argument("telemetry: loss scale must be a positive finite number, got " +
                                 std::to_string(lossScale));
   ScopedTimer timer(m_frame.telemetryMs);
-  const Thresholds& kBase = base();
+  const Thresholds& kBase = m_view->thresholds;
 
   if (lossScale == 1.0f) {
     ExponentHistogram hist;
     Below below{};
-    scanSplit(values, 1.0f, kBase, hist, below);
-    m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, hist, below));
+    scanSplit(values, 1.0f, kBase, hist, std::span(below).first(kBase.size()));
+    m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, hist, below, *m_view));
     return;
   }
 
   const int k = powerOfTwoExponent(lossScale);
   if (k >= 0) {
     // One pass, both views (see collector.h).
-    std::array<std::uint32_t, 2 * kPerView> thresholds{};
+    const std::size_t m = kBase.size();
+    Thresholds thresholds = kBase;
     const Thresholds up = scaledThresholds(kBase, k);
-    std::copy(kBase.begin(), kBase.end(), thresholds.begin());
-    std::copy(up.begin(), up.end(), thresholds.begin() + kPerView);
-    std::array<std::uint64_t, 2 * kPerView> below{};
+    thresholds.insert(thresholds.end(), up.begin(), up.end());
+    std::array<std::uint64_t, 2 * kMaxViewThresholds> below{};
     ExponentHistogram hist;
-    scanSplit(values, 1.0f, thresholds, hist, below);
+    scanSplit(values, 1.0f, thresholds, hist, std::span(below).first(2 * m));
 
     bool exact = true; // no non-zero |x| / 2^k below 2^-126
     for (int e = ExponentHistogram::kMinExponent; e < -126 + k && exact; ++e)
       exact = hist.count(e) == 0;
     Below scaledBelow{}, unscaledBelow{};
-    std::copy(below.begin(), below.begin() + kPerView, scaledBelow.begin());
-    std::copy(below.begin() + kPerView, below.end(), unscaledBelow.begin());
-    m_frame.tensors.push_back(makeEntry(layer, cls, true, lossScale, hist, scaledBelow));
+    std::copy(below.begin(), below.begin() + std::ptrdiff_t(m), scaledBelow.begin());
+    std::copy(below.begin() + std::ptrdiff_t(m), below.begin() + std::ptrdiff_t(2 * m),
+              unscaledBelow.begin());
+    m_frame.tensors.push_back(makeEntry(layer, cls, true, lossScale, hist, scaledBelow, *m_view));
     if (exact) {
       ExponentHistogram shifted = hist;
       shifted.bins.fill(0);
       for (int e = -126 + k; e <= ExponentHistogram::kMaxExponent; ++e)
         shifted.bins[static_cast<std::size_t>(ExponentHistogram::index(e - k))] = hist.count(e);
-      m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, shifted, unscaledBelow));
+      m_frame.tensors.push_back(
+          makeEntry(layer, cls, false, 1.0, shifted, unscaledBelow, *m_view));
       return;
     }
     ExponentHistogram unscaled;
     Below again{};
-    scanSplit(values, 1.0f / lossScale, kBase, unscaled, again);
-    m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, unscaled, again));
+    scanSplit(values, 1.0f / lossScale, kBase, unscaled, std::span(again).first(kBase.size()));
+    m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, unscaled, again, *m_view));
     return;
   }
 
   // General scale: two passes, the second over x * (1/S) in FP32.
   ExponentHistogram hist, unscaled;
   Below below{}, again{};
-  scanSplit(values, 1.0f, kBase, hist, below);
-  scanSplit(values, 1.0f / lossScale, kBase, unscaled, again);
-  m_frame.tensors.push_back(makeEntry(layer, cls, true, lossScale, hist, below));
-  m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, unscaled, again));
+  scanSplit(values, 1.0f, kBase, hist, std::span(below).first(kBase.size()));
+  scanSplit(values, 1.0f / lossScale, kBase, unscaled, std::span(again).first(kBase.size()));
+  m_frame.tensors.push_back(makeEntry(layer, cls, true, lossScale, hist, below, *m_view));
+  m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, unscaled, again, *m_view));
 }
 
 void TelemetryCollector::record(int layer, TensorClass cls, const TensorScan& scan) {
   checkLayer(layer);
-  static_assert(std::tuple_size_v<decltype(scan.below)> == kPerView);
-  m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, scan.hist, scan.below));
+  checkView(scan, *m_view, "record()");
+  m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, scan.hist, scan.below, *m_view));
 }
 
 void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights,
@@ -351,7 +388,7 @@ void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights
   p.withWeights = false;
   p.withGrads = false;
   p.swampPerBlock = true;
-  p.counted = TensorScan{};
+  p.counted = emptyScan();
   p.countedNonFinite = false;
   {
     ScopedTimer timer(m_frame.telemetryMs);
@@ -377,7 +414,7 @@ void TelemetryCollector::beginParameters(int layer, DType working, bool withWeig
   p.working = working;
   p.withWeights = withWeights;
   p.withGrads = withGrads;
-  p.counted = TensorScan{};
+  p.counted = emptyScan();
   p.countedNonFinite = false;
   // In FP32, for a finite w, w + u == w holds for no inf or NaN u: the
   // optimizer's unchanged count is then exactly the swamped count, and the
@@ -392,6 +429,7 @@ void TelemetryCollector::beginParameters(int layer, DType working, bool withWeig
 }
 
 void TelemetryCollector::addWeightCounts(const TensorScan& counts) {
+  checkView(counts, *m_view, "addWeightCounts()");
   ParameterScan& p = *m_parameters;
   if (p.layer < 0 || !p.withWeights)
     throw std::logic_error("telemetry: addWeightCounts() needs beginParameters() with weights");
@@ -440,14 +478,15 @@ void TelemetryCollector::endParameters(std::optional<std::uint64_t> unchanged) {
                           const TensorScan* apart) {
     ExponentHistogram hist;
     Below below{};
+    const std::size_t m = m_view->thresholds.size();
     for (auto& part : p.parts)
-      (part.*scanner).finish(hist, below);
+      (part.*scanner).finish(hist, std::span(below).first(m));
     if (apart != nullptr) {
       hist += apart->hist;
-      for (std::size_t j = 0; j < kPerView; ++j)
+      for (std::size_t j = 0; j < m; ++j)
         below[j] += apart->below[j];
     }
-    m_frame.tensors.push_back(makeEntry(p.layer, cls, false, 1.0, hist, below));
+    m_frame.tensors.push_back(makeEntry(p.layer, cls, false, 1.0, hist, below, *m_view));
     return hist.finiteNonZero();
   };
   if (p.withWeights)
@@ -474,14 +513,17 @@ void TelemetryCollector::recordParameters(int layer, const TensorScan& weights,
   if (m_parameters->layer >= 0)
     throw std::logic_error("telemetry: recordParameters() between beginParameters() and "
                            "endParameters()");
+  checkView(weights, *m_view, "recordParameters()");
+  checkView(updates, *m_view, "recordParameters()");
   const ExponentHistogram& w = weights.hist;
   if (w.posInf + w.negInf + w.nan != 0)
     throw std::invalid_argument("telemetry: recordParameters() of layer " + std::to_string(layer) +
                                 " needs finite weights: the unchanged count is the swamped "
                                 "count only beside finite weights");
-  m_frame.tensors.push_back(makeEntry(layer, TensorClass::Weights, false, 1.0, w, weights.below));
   m_frame.tensors.push_back(
-      makeEntry(layer, TensorClass::Updates, false, 1.0, updates.hist, updates.below));
+      makeEntry(layer, TensorClass::Weights, false, 1.0, w, weights.below, *m_view));
+  m_frame.tensors.push_back(
+      makeEntry(layer, TensorClass::Updates, false, 1.0, updates.hist, updates.below, *m_view));
   setSwamped(layer, updates.hist.finiteNonZero(), unchanged);
 }
 
@@ -497,6 +539,8 @@ std::shared_ptr<const TelemetryFrame> TelemetryCollector::finish(std::int64_t st
                                                                  std::optional<double> costMs) {
   auto frame = std::make_shared<TelemetryFrame>(std::move(m_frame));
   frame->step = step;
+  for (const numeric::FloatFormat& f : m_view->formats)
+    frame->castFormats.push_back(f.name);
   if (costMs)
     frame->telemetryMs = *costMs;
   m_frame = TelemetryFrame{};

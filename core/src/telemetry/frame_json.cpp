@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/telemetry/frame.h>
+#include <mantissa/numeric/format_spec.h>
+#include <mantissa/telemetry/tensor_scan.h>
 
 #include <nlohmann/json.hpp>
 
@@ -61,7 +63,7 @@ CastFractions castFromJson(const json& j, const std::string& where) {
   return f;
 }
 
-json tensorToJson(const TensorTelemetry& t) {
+json tensorToJson(const TensorTelemetry& t, const std::vector<std::string>& formats) {
   const ExponentHistogram& h = t.hist;
   json j = {{"layer", t.layer},
             {"class", tensorClassName(t.cls)},
@@ -83,11 +85,14 @@ json tensorToJson(const TensorTelemetry& t) {
   json cast = json::object();
   for (std::size_t k = 0; k < kCastTargetCount; ++k)
     cast[std::string(castTargetName(kCastTargets[k]))] = castToJson(t.fractions[k]);
+  for (std::size_t k = 0; k < formats.size() && k < t.formatFractions.size(); ++k)
+    cast[formats[k]] = castToJson(t.formatFractions[k]);
   j["cast"] = std::move(cast);
   return j;
 }
 
-TensorTelemetry tensorFromJson(const json& j, const std::string& where) {
+TensorTelemetry tensorFromJson(const json& j, const std::string& where,
+                               const std::vector<std::string>& formats) {
   TensorTelemetry t;
   const json& layer = field(j, "layer", where);
   if (!layer.is_number_integer() || layer.get<std::int64_t>() < 0 ||
@@ -165,6 +170,9 @@ TensorTelemetry tensorFromJson(const json& j, const std::string& where) {
     t.fractions[k] =
         castFromJson(field(cast, name.c_str(), where + ".cast"), where + ".cast." + name);
   }
+  for (const std::string& name : formats)
+    t.formatFractions.push_back(
+        castFromJson(field(cast, name.c_str(), where + ".cast"), where + ".cast." + name));
   return t;
 }
 
@@ -181,14 +189,17 @@ const TensorTelemetry* TelemetryFrame::find(int layer, TensorClass cls, bool sca
 json toJson(const TelemetryFrame& frame) {
   json tensors = json::array();
   for (const auto& t : frame.tensors)
-    tensors.push_back(tensorToJson(t));
+    tensors.push_back(tensorToJson(t, frame.castFormats));
   json swamped = json::array();
   for (double s : frame.swamped)
     swamped.push_back(std::isnan(s) ? json(nullptr) : json(s));
-  return {{"step", frame.step},
-          {"telemetry_ms", frame.telemetryMs},
-          {"tensors", std::move(tensors)},
-          {"swamped", std::move(swamped)}};
+  json out = {{"step", frame.step},
+              {"telemetry_ms", frame.telemetryMs},
+              {"tensors", std::move(tensors)},
+              {"swamped", std::move(swamped)}};
+  if (!frame.castFormats.empty())
+    out["cast_formats"] = frame.castFormats;
+  return out;
 }
 
 TelemetryFrame fromJson(const json& j) {
@@ -202,11 +213,29 @@ TelemetryFrame fromJson(const json& j) {
   frame.step = step.get<std::int64_t>();
   if (const auto it = j.find("telemetry_ms"); it != j.end())
     frame.telemetryMs = readNumberOrNull(*it, "telemetry_ms");
+  if (const auto it = j.find("cast_formats"); it != j.end()) {
+    if (!it->is_array() || it->size() > kMaxCastFormats)
+      fail("cast_formats", "expected an array of at most " + std::to_string(kMaxCastFormats) +
+                               " format names");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& name = (*it)[i];
+      if (!name.is_string() || name.get<std::string>().empty() ||
+          name.get<std::string>().size() > numeric::kMaxSpecLength)
+        fail("cast_formats[" + std::to_string(i) + "]", "expected a format name, got " +
+                                                            name.dump().substr(0, 80));
+      for (const CastTarget t : kCastTargets)
+        if (name.get<std::string>() == castTargetName(t))
+          fail("cast_formats[" + std::to_string(i) + "]",
+               name.dump() + " is one of the four built-in targets");
+      frame.castFormats.push_back(name.get<std::string>());
+    }
+  }
   const json& tensors = field(j, "tensors", "frame");
   if (!tensors.is_array())
     fail("tensors", "expected an array");
   for (std::size_t i = 0; i < tensors.size(); ++i)
-    frame.tensors.push_back(tensorFromJson(tensors[i], "tensors[" + std::to_string(i) + "]"));
+    frame.tensors.push_back(
+        tensorFromJson(tensors[i], "tensors[" + std::to_string(i) + "]", frame.castFormats));
   const json& swamped = field(j, "swamped", "frame");
   if (!swamped.is_array())
     fail("swamped", "expected an array of fractions (null where a layer was not observed)");

@@ -31,7 +31,7 @@
 
 namespace mantissa::telemetry::detail {
 
-inline constexpr std::size_t kMaxThresholds = 32;
+inline constexpr std::size_t kMaxThresholds = 48; // both views of 8 formats (collector.cpp)
 
 // The CPU has AVX2 and the portable path is not forced (setForcePortableTelemetry).
 bool useAvx2() noexcept;

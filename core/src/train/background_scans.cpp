@@ -59,8 +59,9 @@ bool BackgroundScans::take(Piece& piece) {
 }
 
 void BackgroundScans::count(std::unique_lock<std::mutex>& lock, const Piece& piece) {
-  lock.unlock();
   telemetry::TensorScan counts;
+  counts.view = piece.into->view; // the collector's cast formats (emptyScan())
+  lock.unlock();
   telemetry::scanInto(piece.values, counts);
   lock.lock();
   *piece.into += counts;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include <mantissa/train/run_config.h>
+#include <mantissa/telemetry/tensor_scan.h>
 
 #include <mantissa/amp/loss_scaler.h>
 #include <mantissa/amp/optimizer.h>
@@ -54,6 +55,11 @@ std::vector<std::string> RunConfig::rangeProblems() const {
     out.push_back("seed: must be in [0, 2^63 - 1], got " + std::to_string(seed));
   if (telemetryEvery < 0 || telemetryEvery > kMaxTelemetryEvery)
     out.push_back("telemetry_every: must be in [0, 2^30], got " + std::to_string(telemetryEvery));
+  if (!telemetryFormats.empty()) {
+    std::string error;
+    if (!telemetry::parseCastFormatList(telemetryFormats, error))
+      out.push_back("telemetry_formats: " + error);
+  }
   if (evalEvery < 0 || evalEvery > kMaxSteps)
     out.push_back("eval_every: must be in [0, 2^40], got " + std::to_string(evalEvery));
   if (gradAccumulation < 1 || gradAccumulation > kMaxGradAccumulation)
@@ -195,6 +201,8 @@ nlohmann::json toJson(const RunConfig& c) {
       {"eval_every", c.evalEvery}, {"grad_accumulation", c.gradAccumulation},
       {"clip_norm", c.clipNorm},  {"init_gain", c.initGain},
       {"loss_multiplier", c.lossMultiplier}};
+  if (!c.telemetryFormats.empty())
+    j["telemetry_formats"] = c.telemetryFormats;
   j["scaler_init_scale"] = c.scalerInitScale ? nlohmann::json(*c.scalerInitScale) : nullptr;
   j["scaler_growth_interval"] =
       c.scalerGrowthInterval ? nlohmann::json(*c.scalerGrowthInterval) : nullptr;
@@ -280,6 +288,7 @@ RunConfig runConfigFromJson(const nlohmann::json& j) {
   read(j, "epochs", c.epochs);
   read(j, "seed", c.seed);
   read(j, "telemetry_every", c.telemetryEvery);
+  read(j, "telemetry_formats", c.telemetryFormats);
   read(j, "eval_every", c.evalEvery);
   read(j, "grad_accumulation", c.gradAccumulation);
   read(j, "clip_norm", c.clipNorm);

@@ -324,6 +324,13 @@ void Session::initText() {
 }
 
 void Session::initTraining() {
+  if (!m_config.telemetryFormats.empty()) {
+    std::string error;
+    const auto formats = telemetry::parseCastFormatList(m_config.telemetryFormats, error);
+    if (!formats)
+      throw ConfigError("telemetry_formats: " + error);
+    m_telemetry.setCastFormats(*formats);
+  }
   // Every parameter of the model's registry is an optimizer slot. Where the
   // model names a working copy, the optimizer casts each block of updated
   // weights into it while the block is in cache (the bits the model's
@@ -497,7 +504,7 @@ void Session::observeNamed(model::Network::TelemetryPass pass) {
 void Session::postNamedForward() {
   model::ScopedTimer t(m_report.times.telemetry);
   m_model->telemetryTensors(model::Network::TelemetryPass::Forward, m_namedForward);
-  m_namedScans.assign(m_namedForward.size(), telemetry::TensorScan{});
+  m_namedScans.assign(m_namedForward.size(), m_telemetry.emptyScan());
   for (std::size_t k = 0; k < m_namedForward.size(); ++k)
     m_background->post({m_namedForward[k].values, &m_namedScans[k]});
   m_namedForwardPosted = true;
@@ -527,7 +534,7 @@ void Session::observeTelemetry() {
 void Session::postWeightScans() {
   for (int l = 0; l < m_model->layers(); ++l) {
     auto& counts = m_weightScans[static_cast<std::size_t>(l)];
-    counts = telemetry::TensorScan{};
+    counts = m_telemetry.emptyScan();
     m_background->post({m_model->params()[l].w.f32(), &counts});
   }
 }
@@ -535,14 +542,14 @@ void Session::postWeightScans() {
 void Session::postActivationScans() {
   for (int l = 0; l < m_model->layers(); ++l) {
     auto& counts = m_activationScans[2 * static_cast<std::size_t>(l)];
-    counts = telemetry::TensorScan{};
+    counts = m_telemetry.emptyScan();
     m_background->post({activationValues(m_model->acts()[l]), &counts});
   }
 }
 
 void Session::postGradientScans(int layer) {
   const auto i = static_cast<std::size_t>(layer);
-  m_activationScans[2 * i + 1] = m_gradScans[i] = {};
+  m_activationScans[2 * i + 1] = m_gradScans[i] = m_telemetry.emptyScan();
   m_background->post({m_model->acts()[i].dpre.f32(), &m_activationScans[2 * i + 1]});
   m_background->post({m_model->grads()[i].w.f32(), &m_gradScans[i]});
 }
@@ -577,7 +584,7 @@ bool Session::weightsCountedFinite() const {
 void Session::postUpdateScans() {
   for (int l = 0; l < m_model->layers(); ++l) {
     auto& counts = m_updateScans[static_cast<std::size_t>(l)];
-    counts = telemetry::TensorScan{};
+    counts = m_telemetry.emptyScan();
     m_background->post({m_optimizer->lastUpdate(static_cast<std::size_t>(2 * l)), &counts});
   }
 }

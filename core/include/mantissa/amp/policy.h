@@ -20,6 +20,15 @@
 // the tied head) then take BF16 inputs. fp8-history=N (1..65536, default
 // 1024) and fp8-amax=max|most-recent tune fp8-delayed; fp8-margin=N (0..32)
 // fp8-delayed and fp8-current.
+// Any element format: matmul-inputs=FORMAT (a name or spec, format_spec.h:
+// e3m4, fp8-e4m3fnuz, e4m3:bias=8,special=fnuz) rounds the linear layers' X,
+// W and dY to it with no scale (MatmulScaling::Unscaled); element=FORMAT
+// gives a recipe's X, W and dY that element format (8 bits for fp8-delayed,
+// fp8-current and fp8-block), grad-element=FORMAT dY's alone, and
+// block-scale=e8m0|ue4m3 the block scale of mxfp8 and nvfp4. A format's own
+// fields (bias=, special=, subnormals=, sign=) after a spec with a colon
+// belong to it. Elements need a sign bit and at most 16 bits; errors name
+// the field ("element: fp8-e5m2 has 8 bits; ...").
 
 #include <mantissa/amp/scaling.h>
 #include <mantissa/tensor/dtype.h>

@@ -74,6 +74,10 @@ const Recipe& recipeByName(std::string_view name);
 // scaled, for tables ("" for MatmulScaling::None).
 std::string scalingPrecision(MatmulScaling scaling);
 std::string_view scalingNote(MatmulScaling scaling);
+// The same for options whose element formats or block scale may differ from
+// the recipe's: "fp8-e4m3fnuz (X, W), fp8-e5m2 (dY)", "e3m4 (unscaled)",
+// "fp8-e4m3, ue4m3 block scale".
+std::string scalingPrecision(const ScalingOptions& options);
 
 // One row per op for display: ("matmul inputs", "bf16", "X, W, dY rounded to
 // nearest-even before each product").

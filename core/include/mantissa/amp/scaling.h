@@ -27,6 +27,19 @@
 //   nvfp4        E2M1 elements, one E4M3 scale per 16 values along the
 //                reduction dimension, one FP32 tensor scale; dY is rounded
 //                stochastically (seeded), X and W to nearest.
+//   unscaled     (the policy's matmul-inputs=FORMAT) every operand rounded to
+//                that element format with scale 1: what a tensor stored in the
+//                format holds.
+// Any element format: ScalingOptions::element (X, W and dY) and gradElement
+// (dY) replace the recipe's, as spec strings (numeric/format_spec.h). The
+// recipe's formulas then use that format's maximum and exponent range: FP8_MAX
+// is the element's max finite value, mxfp8's exponent is floor(log2 amax) -
+// emax(element). blockScale picks the block scale of mxfp8 and nvfp4: E8M0
+// (mxfp8's rule) or UE4M3 (nvfp4's rule: UE4M3(amax / max x tensor scale),
+// tensor scale 448 x max / tensor amax). An element format must have a sign
+// bit, at most 16 bits, and all its values inside FP32's normal range
+// (elementFormatError); the fp8 recipes take 8-bit elements only. Formats
+// without negative zero (fnuz) give +0 for negative values that round to 0.
 // Block recipes quantize X and dY once per product they feed (X along its
 // features for Y = X W, along the batch for dW = X^T dY; dY along its
 // features for dX = dY W^T, along the batch for dW), and W along its input
@@ -52,11 +65,15 @@ class RunStateVisitor;
 
 namespace mantissa::amp {
 
-enum class MatmulScaling : std::uint8_t { None, Fp8Delayed, Fp8Current, Fp8Block, Mxfp8, Nvfp4 };
+enum class MatmulScaling : std::uint8_t {
+  None, Fp8Delayed, Fp8Current, Fp8Block, Mxfp8, Nvfp4,
+  Unscaled, // operands rounded to ScalingOptions::element, scale 1
+};
 
-// "fp8-delayed", "fp8-current", "fp8-block", "mxfp8", "nvfp4" ("none" for None).
+// "fp8-delayed", "fp8-current", "fp8-block", "mxfp8", "nvfp4" ("none" for
+// None, "unscaled" for Unscaled).
 std::string_view matmulScalingName(MatmulScaling scaling);
-std::optional<MatmulScaling> parseMatmulScaling(std::string_view name); // not "none"
+std::optional<MatmulScaling> parseMatmulScaling(std::string_view name); // not "none", "unscaled"
 std::span<const MatmulScaling> matmulScalings(); // the five recipes, None excluded
 
 enum class AmaxCompute : std::uint8_t { Max, MostRecent };
@@ -66,17 +83,34 @@ inline constexpr int kDefaultAmaxHistory = 1024;
 inline constexpr int kMaxAmaxHistory = 1 << 16;
 inline constexpr int kMaxScalingMargin = 32;
 
+// The block scale of mxfp8 and nvfp4: Default is E8M0 for mxfp8, UE4M3 for nvfp4.
+enum class BlockScale : std::uint8_t { Default, E8m0, Ue4m3 };
+std::string_view blockScaleName(BlockScale scale); // "default", "e8m0", "ue4m3"
+// The scale a recipe uses: E8m0 or Ue4m3 (Default resolved).
+BlockScale effectiveBlockScale(MatmulScaling scheme, BlockScale scale);
+
 struct ScalingOptions {
   MatmulScaling scheme = MatmulScaling::None;
   int historyLength = kDefaultAmaxHistory; // fp8-delayed
   AmaxCompute amaxCompute = AmaxCompute::Max;
   int margin = 0;                          // fp8-delayed, fp8-current
+  // Element formats as spec strings; "" = the recipe's (operandFormat).
+  std::string element{};     // X, W and dY
+  std::string gradElement{}; // dY (over element)
+  BlockScale blockScale = BlockScale::Default;
   bool operator==(const ScalingOptions&) const = default;
 };
 
 // The element format of an operand: E4M3 for X and W; E5M2 for dY under the
 // per-tensor recipes (HYBRID), E4M3 under fp8-block and mxfp8, E2M1 for all under nvfp4.
 numeric::FormatId operandFormat(MatmulScaling scheme, telemetry::ScaledRole role);
+// The element format an operand uses under `options`: gradElement for dY,
+// else element, else operandFormat. Throws std::invalid_argument naming the
+// field ("element: ...") for a spec that does not parse or cannot be an element.
+numeric::FloatFormat operandElement(const ScalingOptions& options, telemetry::ScaledRole role);
+// "" if `format` can be the element format of `scheme`'s operands, else why
+// not (the message starts with the format's name, no field).
+std::string elementFormatError(const numeric::FloatFormat& format, MatmulScaling scheme);
 
 // Transformer Engine's delayed-scaling state of one tensor.
 class DelayedScale {
@@ -114,6 +148,9 @@ struct ElementRounding {
 };
 ElementRounding roundElement(float x, numeric::FormatId element,
                              std::optional<std::uint32_t> random = std::nullopt);
+// The same for any element format (elementFormatError(format, Unscaled) empty).
+ElementRounding roundElement(float x, const numeric::FloatFormat& element,
+                             std::optional<std::uint32_t> random = std::nullopt);
 
 // How blocks run over a [rows, cols] row-major operand: along each row, or
 // down each column.
@@ -122,10 +159,12 @@ enum class BlockAxis : std::uint8_t { Rows, Columns };
 struct OperandRequest {
   MatmulScaling scheme = MatmulScaling::Fp8Current;
   numeric::FormatId element = numeric::FormatId::Fp8E4M3;
+  std::optional<numeric::FloatFormat> format; // when set, the element format (over `element`)
+  BlockScale blockScale = BlockScale::Default; // mxfp8, nvfp4
   int rows = 0, cols = 0;
   BlockAxis axis = BlockAxis::Rows;
   bool weightBlocks = false;  // fp8-block: 128 x 128 blocks instead of 1 x 128 tiles
-  float scale = 1.0f;         // fp8-delayed: the scale to use
+  float scale = 1.0f;         // fp8-delayed: the scale to use (unscaled: 1)
   int margin = 0;             // fp8-current
   bool stochastic = false;    // nvfp4: stochastic element rounding
   std::uint64_t seed = 1;     // its random bits: a hash of (seed, element index)

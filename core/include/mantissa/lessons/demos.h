@@ -197,6 +197,34 @@ struct Fp8SchemesDemo {
 };
 Fp8SchemesDemo fp8SchemesDemo(int steps = 40);
 
+// --- FP8 and microscaling: three 8-bit formats on the same gradients ---------
+
+// The same run and layer as fp8SchemesDemo: its weight gradients dW (the last
+// step's, FP32) rounded to fp8-e4m3 (bias 7, max 448), fp8-e4m3fnuz (bias 8,
+// max 240: the bias moves the range one binade down) and fp8-e3m4 (bias 3,
+// max 15.5: a mantissa bit more, four binades less), each by the training
+// element rounding (amp::roundElement: nearest even, saturating), twice:
+//   cast    as is, scale 1: what the format's own range keeps;
+//   scaled  per tensor as fp8-current: s = max / amax (FP32), q = E(g s) x (1/s).
+// Per variant: SQNR 10 log10(sum g^2 / sum (g - q)^2) (in double), the
+// fraction of non-zero g whose q is 0, and of elements E that are subnormal.
+struct Fp8VariantStats {
+  float scale = 1.0f;
+  double sqnrDb = 0, lostToZero = 0, subnormal = 0;
+};
+struct Fp8VariantRow {
+  std::string format;                    // "fp8-e4m3fnuz"
+  double maxFinite = 0, minSubnormal = 0; // from the format
+  double binades = 0;                    // log2(maxFinite / minSubnormal)
+  Fp8VariantStats cast, scaled;
+};
+struct Fp8VariantsDemo {
+  int steps = 0;
+  std::vector<float> gradients;   // dW as [outputs, inputs], the values every row rounds
+  std::vector<Fp8VariantRow> rows; // fp8-e4m3, fp8-e4m3fnuz, fp8-e3m4
+};
+Fp8VariantsDemo fp8VariantsDemo(int steps = 40);
+
 // --- Lesson 6: speed ----------------------------------------------------------
 
 struct SpeedRow {

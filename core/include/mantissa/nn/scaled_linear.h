@@ -30,7 +30,7 @@
 
 namespace mantissa::nn {
 
-// One operand of scaled products: its element format (amp::operandFormat),
+// One operand of scaled products: its element format (amp::operandElement),
 // its delayed-scaling state under fp8-delayed, its latest statistics.
 class OperandQuantizer {
 public:
@@ -48,6 +48,7 @@ private:
   std::string m_name;
   telemetry::ScaledRole m_role;
   amp::ScalingOptions m_options;
+  numeric::FloatFormat m_element; // amp::operandElement
   std::optional<amp::DelayedScale> m_delayed;
   std::optional<telemetry::ScaledTensorStats> m_stats;
 };

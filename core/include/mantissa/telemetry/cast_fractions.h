@@ -22,6 +22,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace mantissa::telemetry {
@@ -44,6 +45,14 @@ struct CastThresholds {
   std::uint32_t overflowFrom;
 };
 CastThresholds castThresholds(CastTarget target);
+// Any other format, by the same rule as fp16 and the fp8 formats (nearest,
+// ties to even; without subnormals, |x| up to half the min normal becomes
+// zero and the rest of the range below it the min normal). castFormatError
+// says why a format cannot be a cast target ("" when it can): it needs a sign
+// bit, at most 16 bits, and its min subnormal / 2 and max finite + half an
+// ULP inside FP32's range, so that the thresholds are exact FP32 values.
+CastThresholds castThresholds(const numeric::FloatFormat& format);
+std::string castFormatError(const numeric::FloatFormat& format);
 
 // Exact integer counts behind CastFractions.
 struct CastCounts {

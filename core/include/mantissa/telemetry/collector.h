@@ -59,6 +59,16 @@ public:
   TelemetryCollector& operator=(TelemetryCollector&&) noexcept;
 
   int cadence() const { return m_cadence; }
+
+  // Cast fractions for these formats too, beyond fp16, bf16, fp8-e4m3 and
+  // fp8-e5m2 (makeCastView: at most kMaxCastFormats others; throws
+  // std::invalid_argument naming a format that cannot be one). Each entry's
+  // formatFractions and the frame's castFormats follow.
+  void setCastFormats(std::span<const numeric::FloatFormat> formats);
+  const std::shared_ptr<const CastView>& castView() const { return m_view; }
+  // Counts to take apart (scanInto) for record(), addWeightCounts() and
+  // recordParameters(): empty, against this collector's formats.
+  TensorScan emptyScan() const;
   bool wants(std::int64_t step) const { return m_cadence > 0 && step % m_cadence == 0; }
 
   // Throws std::invalid_argument for layer < 0 or a lossScale that is not a
@@ -145,6 +155,7 @@ private:
   void setSwamped(int layer, std::uint64_t eligible, std::uint64_t swamped);
 
   int m_cadence;
+  std::shared_ptr<const CastView> m_view;
   TelemetryFrame m_frame;                      // being filled
   std::unique_ptr<ParameterScan> m_parameters; // allocated once, reused every layer
 };

@@ -11,7 +11,9 @@
 //                 "lo": -31, "counts": [3, 0, 17, ...],   // binades lo, lo+1, ... (non-empty
 //                 range) "zeros": 12, "pos_inf": 0, "neg_inf": 0, "nan": 0, "total": 802816,
 //                 "cast": {"fp16": [to_zero, to_subnormal, overflow, nonzero_lost_to_zero],
-//                          "bf16": [...], "fp8-e4m3": [...], "fp8-e5m2": [...]}}, ...],
+//                          "bf16": [...], "fp8-e4m3": [...], "fp8-e5m2": [...],
+//                          "fp8-e4m3fnuz": [...]}}, ...],   // + the run's other formats
+//    "cast_formats": ["fp8-e4m3fnuz"],                   // those formats (absent when none)
 //    "swamped": [0.0, 0.31, null]}                       // per layer; null = no update observed
 // A tensor with no finite non-zero value has "lo": null and "counts": [].
 // Limits when read: step in [0, 2^62], layer in [0, 4096], lo null or in
@@ -26,6 +28,7 @@
 #include <array>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace mantissa::telemetry {
@@ -39,6 +42,7 @@ struct TensorTelemetry {
   double lossScale = 1.0; // the factor of this view (1 when scaled == false)
   ExponentHistogram hist;
   std::array<CastFractions, kCastTargetCount> fractions{}; // indexed as kCastTargets
+  std::vector<CastFractions> formatFractions;               // indexed as TelemetryFrame::castFormats
   bool operator==(const TensorTelemetry&) const = default;
 };
 
@@ -47,6 +51,9 @@ struct TelemetryFrame {
   std::vector<TensorTelemetry> tensors; // in observe() order
   std::vector<double> swamped;          // [layer]: swamped update fraction; NaN if not observed
   double telemetryMs = 0.0;             // time spent computing this frame (telemetry's own cost)
+  // The run's cast formats beyond the four targets (--telemetry-formats), by
+  // name: each tensor's formatFractions follow this order.
+  std::vector<std::string> castFormats;
 
   // The entry for (layer, cls, scaled), or nullptr.
   const TensorTelemetry* find(int layer, TensorClass cls, bool scaled = false) const;

@@ -56,6 +56,9 @@ struct RunConfig {
   std::int64_t epochs = 0;                   // passes over the training set; 0 = use steps
   std::uint64_t seed = 1;
   int telemetryEvery = 0;                    // K: a telemetry frame every K steps; 0 = off
+  // Formats the telemetry's cast fractions cover beyond fp16, bf16, fp8-e4m3
+  // and fp8-e5m2 (telemetry::parseCastFormatList; "" = those four only).
+  std::string telemetryFormats;
   std::int64_t evalEvery = 0;                // test evaluation every N steps; 0 = each epoch
   int gradAccumulation = 1;                  // micro-batches per optimizer step
   double clipNorm = 0.0;                     // clip by global norm; 0 = off
