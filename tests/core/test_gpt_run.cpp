@@ -14,8 +14,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 using namespace mantissa;
@@ -231,4 +234,33 @@ TEST(GptSession, PlanCountsEveryParameterItsGradientAndBothAdamMoments) {
   c.model = "mlp:784-10:relu";
   c.policy = "llm.c";
   EXPECT_THROW(train::Session{c}, train::ConfigError);
+}
+
+// A policy that starts from bf16-pure-sr trains with stochastic rounding of
+// its BF16 master weights' updates, says so in its spec, and parts from the
+// same run rounded to nearest within a few steps.
+TEST(GptTraining, PolicyFromARecipeKeepsItsUpdateRounding) {
+  std::vector<std::vector<float>> weights;
+  for (const char* policy : {"bf16-pure-sr", "bf16-pure"}) {
+    auto c = tinyConfig(3);
+    c.policy = policy;
+    train::Session run(c);
+    EXPECT_EQ(run.recipe().updateRounding, std::string(policy) == "bf16-pure"
+                                               ? amp::UpdateRounding::Nearest
+                                               : amp::UpdateRounding::Stochastic);
+    ASSERT_NE(run.model().policy(), nullptr);
+    EXPECT_EQ(run.model().policy()->toSpec().find("update=stochastic") != std::string::npos,
+              std::string(policy) == "bf16-pure-sr")
+        << run.model().policy()->toSpec();
+    while (!run.finished())
+      run.step();
+    std::vector<float> all;
+    for (const model::Parameter& p : run.model().parameters())
+      for (const float v : p.value->f32()) {
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(v) & 0xFFFFu, 0u) << p.name << " is not BF16";
+        all.push_back(v);
+      }
+    weights.push_back(std::move(all));
+  }
+  EXPECT_NE(weights[0], weights[1]);
 }

@@ -118,7 +118,7 @@ TEST(PolicyParser, ErrorsNameTheProblemAndSuggest) {
             "policy \"autocast-cpu-bf16,softmx=fp16\": unknown op class \"softmx\"; did you mean "
             "\"softmax\"? (classes: matmul-inputs, matmul-accumulation, activations, residual, "
             "softmax, norm-stats, gelu, embedding, loss, gradients, master-weights, "
-            "optimizer-state, batchnorm, promote-every, softmax-max, loss-scaling, fp8-history, "
+            "optimizer-state, batchnorm, promote-every, softmax-max, loss-scaling, update, fp8-history, "
             "fp8-amax, fp8-margin, element, grad-element, block-scale)");
   EXPECT_NE(errorOf("autocast-cpu-bf1").find("unknown preset \"autocast-cpu-bf1\"; did you mean "
                                              "\"autocast-cpu-bf16\"?"),
@@ -253,4 +253,32 @@ TEST(PolicyForRecipe, ReadsEachRecipesPrecisions) {
   const auto pure = amp::policyForRecipe(amp::recipeByName("bf16-pure"));
   EXPECT_EQ(pure[OpClass::MasterWeights], DType::BF16);
   EXPECT_EQ(pure[OpClass::OptimizerState], DType::BF16);
+}
+
+// The bf16-pure recipes' update rounding is part of their policy: printed in
+// its spec, read back, and refused where there are no BF16 master weights.
+TEST(PolicyForRecipe, CarriesTheUpdateRounding) {
+  const auto sr = amp::policyForRecipe(amp::recipeByName("bf16-pure-sr"));
+  EXPECT_EQ(sr.update, amp::UpdateRounding::Stochastic);
+  EXPECT_NE(sr.toSpec().find(",update=stochastic"), std::string::npos) << sr.toSpec();
+  EXPECT_EQ(amp::parsePolicy(sr.toSpec()), sr);
+  const auto kahan = amp::policyForRecipe(amp::recipeByName("bf16-pure-kahan"));
+  EXPECT_EQ(kahan.update, amp::UpdateRounding::Kahan);
+  EXPECT_EQ(amp::parsePolicy(kahan.toSpec()), kahan);
+  EXPECT_EQ(amp::policyForRecipe(amp::recipeByName("bf16-pure")).toSpec().find("update="),
+            std::string::npos);
+  // A recipe as the base: its update rounding comes with it.
+  EXPECT_EQ(amp::parsePolicy("bf16-pure-sr").update, amp::UpdateRounding::Stochastic);
+  EXPECT_EQ(amp::parsePolicy("bf16-pure-sr,update=nearest").update, amp::UpdateRounding::Nearest);
+  EXPECT_EQ(amp::parsePolicy("fp32,master-weights=bf16,update=kahan").update,
+            amp::UpdateRounding::Kahan);
+  EXPECT_NE(errorOf("fp32,update=stochastic")
+                .find("update=stochastic rounds BF16 master weights: it needs master-weights=bf16"),
+            std::string::npos)
+      << errorOf("fp32,update=stochastic");
+  EXPECT_NE(errorOf("bf16-pure,update=stochastc").find("update is nearest, stochastic or kahan, "
+                                                       "got \"stochastc\"; did you mean "
+                                                       "\"stochastic\"?"),
+            std::string::npos)
+      << errorOf("bf16-pure,update=stochastc");
 }

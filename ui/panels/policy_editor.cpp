@@ -178,6 +178,7 @@ void PolicyEditor::changeEvent(QEvent* event) {
 void PolicyEditor::load(const amp::Policy& p) {
   m_loading = true;
   m_loadedScaling = p.scaling;
+  m_loadedUpdate = p.update;
   {
     const QSignalBlocker b(m_preset);
     m_preset->setCurrentText(QString::fromStdString(p.name));
@@ -265,6 +266,8 @@ void PolicyEditor::update() {
   if (m_lossScaling->isChecked() != base->policy.lossScaling)
     spec += m_lossScaling->isChecked() ? QStringLiteral(",loss-scaling=on")
                                        : QStringLiteral(",loss-scaling=off");
+  if (m_loadedUpdate != base->policy.update) // kept while its master weights stay BF16
+    spec += QStringLiteral(",update=%1").arg(qs(amp::updateRoundingKey(m_loadedUpdate)));
   m_editedSpec = spec;
   m_summary->setText(qs(base->summary));
   try {

@@ -75,6 +75,7 @@ private:
   QString m_editedSpec;
   QString m_errorText;
   amp::ScalingOptions m_loadedScaling; // the FP8 options of the policy last loaded
+  amp::UpdateRounding m_loadedUpdate = amp::UpdateRounding::Nearest; // and its update rounding
   bool m_loading = false;
 };
 

@@ -154,13 +154,13 @@ std::size_t editDistance(std::string_view a, std::string_view b) {
 
 namespace {
 
-// A policy's starting point: a preset, or a recipe whose updates round to
-// nearest (policyForRecipe), named as the recipe.
+// A policy's starting point: a preset, or a recipe (policyForRecipe), named
+// as the recipe.
 std::optional<Policy> basePolicy(std::string_view name) {
   for (const auto& p : presets())
     if (p.name == name)
       return p.policy;
-  if (const Recipe* r = findRecipe(name); r && r->updateRounding == UpdateRounding::Nearest) {
+  if (const Recipe* r = findRecipe(name)) {
     Policy p = policyForRecipe(*r);
     p.name = std::string(name);
     return p;
@@ -171,8 +171,7 @@ std::optional<Policy> basePolicy(std::string_view name) {
 std::vector<std::string> recipeBaseNames() {
   std::vector<std::string> names;
   for (const Recipe& r : recipes())
-    if (r.updateRounding == UpdateRounding::Nearest)
-      names.emplace_back(r.name);
+    names.emplace_back(r.name);
   return names;
 }
 
@@ -213,6 +212,8 @@ std::string Policy::toSpec() const {
     spec += ",softmax-max=off";
   if (base && base->lossScaling != lossScaling)
     spec += std::string(",loss-scaling=") + (lossScaling ? "on" : "off");
+  if (base ? base->update != update : update != UpdateRounding::Nearest)
+    spec += ",update=" + std::string(updateRoundingKey(update));
   return spec;
 }
 
@@ -223,10 +224,6 @@ Policy parsePolicy(std::string_view spec) {
   const std::string_view name = spec.substr(0, comma);
   const std::optional<Policy> base = basePolicy(name);
   if (!base) {
-    if (const Recipe* r = findRecipe(name))
-      fail(spec, "recipe " + quoted(name) + " rounds its updates " +
-                     std::string(updateRoundingName(r->updateRounding)) +
-                     "; a policy cannot start from it (recipes: " + joined(recipeBaseNames()) + ")");
     std::vector<std::string> all = policyPresetNames();
     const std::vector<std::string> recipeList = recipeBaseNames();
     all.insert(all.end(), recipeList.begin(), recipeList.end());
@@ -305,6 +302,17 @@ Policy parsePolicy(std::string_view spec) {
       (key == "softmax-max" ? policy.softmaxMax : policy.lossScaling) = value == "on";
       continue;
     }
+    if (key == "update") {
+      const std::array<std::string_view, 3> kinds{"nearest", "stochastic", "kahan"};
+      const auto k = std::find(kinds.begin(), kinds.end(), value);
+      if (k == kinds.end())
+        fail(spec, "update is nearest, stochastic or kahan, got " + quoted(value) +
+                       suggestion(value, kinds));
+      policy.update = k == kinds.begin()       ? UpdateRounding::Nearest
+                      : k == kinds.begin() + 1 ? UpdateRounding::Stochastic
+                                               : UpdateRounding::Kahan;
+      continue;
+    }
     if (key == "element" || key == "grad-element") {
       const numeric::FormatParse f = numeric::parseFormatSpec(value);
       if (!f.format)
@@ -323,7 +331,7 @@ Policy parsePolicy(std::string_view spec) {
     const auto it = std::find(kKeys.begin(), kKeys.end(), key);
     if (it == kKeys.end()) {
       std::vector<std::string_view> all(kKeys.begin(), kKeys.end());
-      all.insert(all.end(), {"promote-every", "softmax-max", "loss-scaling", "fp8-history",
+      all.insert(all.end(), {"promote-every", "softmax-max", "loss-scaling", "update", "fp8-history",
                              "fp8-amax", "fp8-margin", "element", "grad-element", "block-scale"});
       fail(spec, "unknown op class " + quoted(key) + suggestion(key, all) +
                      " (classes: " + joined(all) + ")");
@@ -407,6 +415,9 @@ Policy parsePolicy(std::string_view spec) {
   if (scheme != MatmulScaling::None && policy[OpClass::MatmulAccumulation] != F32)
     fail(spec, "matmul-inputs=" + std::string(matmulScalingName(scheme)) +
                    " multiplies in FP32: it cannot take a 16-bit matmul-accumulation");
+  if (policy.update != UpdateRounding::Nearest && policy[OpClass::MasterWeights] != BF16)
+    fail(spec, "update=" + std::string(updateRoundingKey(policy.update)) +
+                   " rounds BF16 master weights: it needs master-weights=bf16");
   if ((given("promote-every") || policy.promoteEvery > 0) &&
       policy[OpClass::MatmulAccumulation] == F32)
     fail(spec, "promote-every needs a 16-bit matmul-accumulation (e.g. matmul-accumulation=fp16)");
@@ -438,6 +449,12 @@ std::vector<PolicyRow> policyTable(const Policy& policy) {
   return rows;
 }
 
+std::string_view updateRoundingKey(UpdateRounding u) {
+  return u == UpdateRounding::Stochastic ? "stochastic"
+         : u == UpdateRounding::Kahan    ? "kahan"
+                                         : "nearest";
+}
+
 Policy policyForRecipe(const Recipe& r) {
   Policy p = parsePolicy("fp32");
   p[OpClass::MatmulInputs] = r.matmulInputs;
@@ -450,6 +467,7 @@ Policy policyForRecipe(const Recipe& r) {
   p[OpClass::OptimizerState] = r.optimizerState;
   p.lossScaling = r.lossScaling;
   p.scaling.scheme = r.scaling;
+  p.update = r.updateRounding;
   return p;
 }
 

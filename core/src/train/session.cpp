@@ -192,7 +192,7 @@ amp::Recipe recipeFor(const RunConfig& c) {
                 p[OpClass::OptimizerState],
                 master == DType::F32,
                 p.lossScaling,
-                amp::UpdateRounding::Nearest,
+                p.update,
                 p.lossScaling ? "pytorch" : "none"};
   r.scaling = p.scaling.scheme; // FP8 / microscaling of the linear layers' operands
   return r;

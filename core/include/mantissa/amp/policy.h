@@ -13,7 +13,9 @@
 // into an FP32 total (what tensor-core GEMMs with periodic promotion do).
 //
 // Spec syntax (`--policy`): NAME[,class=precision...] or NAME,promote-every=N
-// or NAME,softmax-max=off, e.g. "autocast-cpu-bf16,softmax=fp16".
+// or NAME,softmax-max=off, e.g. "autocast-cpu-bf16,softmax=fp16"; NAME is a
+// preset or a recipe. update=nearest|stochastic|kahan rounds the updates of
+// BF16 master weights as the bf16-pure recipes do.
 // FP8 and microscaling: matmul-inputs=fp8-delayed (or fp8-current, fp8-block,
 // mxfp8, nvfp4) quantizes every linear layer's X, W and dY with that recipe
 // (amp/scaling.h) and multiplies them in FP32; the other products (attention,
@@ -30,6 +32,7 @@
 // belong to it. Elements need a sign bit and at most 16 bits; errors name
 // the field ("element: fp8-e5m2 has 8 bits; ...").
 
+#include <mantissa/amp/recipe.h>
 #include <mantissa/amp/scaling.h>
 #include <mantissa/tensor/dtype.h>
 
@@ -80,6 +83,10 @@ struct Policy {
   int promoteEvery = 0;    // N_C; 0: a 16-bit accumulator is never promoted
   bool softmaxMax = true;  // subtract the row maximum before exp
   bool lossScaling = false; // dynamic loss scaling (GradScaler)
+  // How the master weights take an update (amp::UpdateRounding): to
+  // nearest, or with stochastic rounding or Kahan compensation, which need
+  // BF16 master weights (update=stochastic|kahan).
+  UpdateRounding update = UpdateRounding::Nearest;
   // FP8 / microscaling of the linear layers' operands; when set,
   // table[MatmulInputs] is BF16 (the other products' inputs).
   ScalingOptions scaling;
@@ -117,12 +124,14 @@ inline constexpr int kMaxPromoteEvery = 1 << 20;
 
 Policy parsePolicy(std::string_view spec);
 
-struct Recipe;
 // The policy a recipe runs a GPT with: its matmul, activation, loss,
 // gradient and optimizer-state precisions, its matmul scaling; master
 // weights FP32 when the recipe keeps a master copy, else its weight dtype;
-// its loss scaling.
+// its loss scaling and update rounding.
 Policy policyForRecipe(const Recipe& recipe);
+
+// "nearest", "stochastic", "kahan": the spec's update=... value.
+std::string_view updateRoundingKey(UpdateRounding rounding);
 
 // One row per op class: ("softmax", "fp32").
 struct PolicyRow {
