@@ -84,6 +84,8 @@ json tensorToJson(const TensorTelemetry& t) {
   for (std::size_t k = 0; k < kCastTargetCount; ++k)
     cast[std::string(castTargetName(kCastTargets[k]))] = castToJson(t.fractions[k]);
   j["cast"] = std::move(cast);
+  if (t.bits)
+    j["bits"] = *t.bits;
   return j;
 }
 
@@ -165,6 +167,8 @@ TensorTelemetry tensorFromJson(const json& j, const std::string& where) {
     t.fractions[k] =
         castFromJson(field(cast, name.c_str(), where + ".cast"), where + ".cast." + name);
   }
+  if (const auto it = j.find("bits"); it != j.end())
+    t.bits = readCount(*it, where + ".bits");
   return t;
 }
 

@@ -22,6 +22,7 @@ struct TensorScan {
   // below[3k + i]: #{bits(|x|) < castThresholds(kCastTargets[k])} for i = 0
   // zeroBelow, 1 normalBelow, 2 overflowFrom.
   std::array<std::uint64_t, 3 * kCastTargetCount> below{};
+  std::uint64_t bits = 0; // sum of the values' FP32 bit patterns, mod 2^64 (TensorTelemetry::bits)
 
   // Counts of two disjoint parts of a tensor add up to the tensor's.
   TensorScan& operator+=(const TensorScan& other);
