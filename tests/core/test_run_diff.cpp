@@ -237,11 +237,12 @@ TEST(RunDiff, OneUlpNudgeAtStep50IsNamedFirstForTwentySeeds) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     const int layer = static_cast<int>(seed % 2); // the hidden layer, or the logits
     const auto plain = trainedLog(seed, std::nullopt);
-    const auto again = trainedLog(seed, std::nullopt);
     const auto nudged = trainedLog(seed, layer);
-    const auto same = train::diffRuns(plain, again);
-    EXPECT_FALSE(same.differ()) << "seed " << seed << ": " << same.rows.front().detail;
-    EXPECT_EQ(same.framesCompared, 53);
+    if (seed <= 3) { // without the nudge, the same seed gives the same log
+      const auto same = train::diffRuns(plain, trainedLog(seed, std::nullopt));
+      EXPECT_FALSE(same.differ()) << "seed " << seed << ": " << same.rows.front().detail;
+      EXPECT_EQ(same.framesCompared, 53);
+    }
     const auto d = train::diffRuns(plain, nudged);
     ASSERT_TRUE(d.differ()) << "seed " << seed;
     const auto& first = d.rows.front();

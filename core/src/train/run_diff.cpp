@@ -492,11 +492,12 @@ double exponentEmd(const telemetry::ExponentHistogram& a, const telemetry::Expon
     return 0.0;
   // Exact integer CDFs, cross-multiplied: |ca/na - cb/nb| = |ca nb - cb na| / (na nb).
   double sum = 0.0;
-  unsigned __int128 ca = 0, cb = 0;
+  __extension__ using U128 = unsigned __int128; // counts up to 2^64 times counts up to 2^64
+  U128 ca = 0, cb = 0;
   for (std::size_t i = 0; i + 1 < a.bins.size(); ++i) {
     ca += a.bins[i];
     cb += b.bins[i];
-    const unsigned __int128 x = ca * nb, y = cb * na;
+    const U128 x = ca * nb, y = cb * na;
     sum += static_cast<double>(x > y ? x - y : y - x);
   }
   return sum / (static_cast<double>(na) * static_cast<double>(nb));
