@@ -59,7 +59,7 @@ RunFiles::RunFiles(QMenu* fileMenu, TrainPanel* train, QWidget* window)
                              .arg(Settings::kKeptRuns));
   m_showRuns = new QAction(tr("Show Saved Ru&ns…"), this);
   m_showRuns->setToolTip(tr("Open the folder of the autosaved runs: %1").arg(Settings::runsFolder()));
-  m_compare = new QAction(tr("Co&mpare Runs…"), this);
+  m_compare = new QAction(tr("Com&pare Runs…"), this);
   m_compare->setToolTip(tr("Compare two run logs: the first step, tensor and pass where they "
                            "differ, and every tensor that does (as mantissa-cli diff)"));
   fileMenu->insertActions(first, {m_open, m_follow, m_save, m_openCheckpoint, m_checkpoint,
