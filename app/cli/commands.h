@@ -31,6 +31,7 @@ int runCheckpoint(const Args& args);
 int runSample(const Args& args);
 int runModel(const Args& args);
 int runExercises(const Args& args);
+int runDiff(const Args& args);
 
 std::string versionText(); // the lines `--version` prints
 

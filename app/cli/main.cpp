@@ -35,6 +35,8 @@ constexpr std::array kCommands{
     Command{"plot", "Render one chart of a saved run as SVG, PNG or PDF", mantissa::cli::runPlot},
     Command{"report", "Write a saved run's report as PDF or HTML", mantissa::cli::runReport},
 #endif
+    Command{"diff", "Compare two run logs: the first step, tensor and pass where they differ",
+            mantissa::cli::runDiff},
     Command{"scales", "Print the scale and amax trace of an FP8 / microscaling run",
             mantissa::cli::runScales},
     Command{"checkpoint", "List a safetensors checkpoint's tensors and metadata",

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -27,6 +28,14 @@ std::vector<float> gradientLike(std::size_t n, float lo, float hi, unsigned seed
   for (auto& x : v)
     x = (rng() % 10 == 0) ? 0.0f : std::exp2(logMag(rng)) * ((rng() & 1) ? 1.0f : -1.0f);
   return v;
+}
+
+// The sum of the values' bit patterns, the plain loop (TensorTelemetry::bits).
+std::uint64_t bitSum(const std::vector<float>& v) {
+  std::uint64_t sum = 0;
+  for (const float x : v)
+    sum += std::bit_cast<std::uint32_t>(x);
+  return sum;
 }
 
 // The unscaled view, computed the obvious way: multiply, then histogram and count.
@@ -51,6 +60,8 @@ void expectUnscaledViewIsDirect(const std::vector<float>& scaledValues, float lo
   EXPECT_EQ(scaled->hist, directScaled) << "scale " << lossScale;
   EXPECT_EQ(unscaled->fractions, tl::castFractions(u)) << "scale " << lossScale;
   EXPECT_EQ(scaled->fractions, tl::castFractions(scaledValues)) << "scale " << lossScale;
+  EXPECT_EQ(unscaled->bits, bitSum(u)) << "scale " << lossScale;
+  EXPECT_EQ(scaled->bits, bitSum(scaledValues)) << "scale " << lossScale;
 }
 
 TEST(TelemetryCollector, UnscaledViewOfPowerOfTwoScaleEqualsDirectComputation) {
@@ -86,6 +97,16 @@ TEST(TelemetryCollector, UnscaledOnlyWhenScaleIsOne) {
   tl::ExponentHistogram h;
   tl::accumulate(v, h);
   EXPECT_EQ(frame->tensors[0].hist, h);
+  EXPECT_EQ(frame->tensors[0].bits, bitSum(v));
+  // One value one ULP further from zero: the sum moves by exactly one.
+  auto w = v;
+  for (auto& x : w)
+    if (x != 0.0f) {
+      x = std::nextafter(x, std::copysign(std::numeric_limits<float>::infinity(), x));
+      break;
+    }
+  c.observe(0, TensorClass::Activations, w);
+  EXPECT_EQ(*c.finish(4)->tensors[0].bits, bitSum(v) + 1);
 }
 
 // observeAll: every item's entry, in order, equal to the histogram and the
@@ -125,6 +146,7 @@ TEST(TelemetryCollector, ObserveAllRecordsEachItemAsTheDirectComputation) {
       EXPECT_EQ(t.hist, direct) << "tensor " << i << (reversed ? ", reversed" : "");
       EXPECT_EQ(t.hist.total, tensors[i].size()) << "tensor " << i;
       EXPECT_EQ(t.fractions, tl::castFractions(tensors[i])) << "tensor " << i;
+      EXPECT_EQ(t.bits, bitSum(tensors[i])) << "tensor " << i;
     }
   }
   EXPECT_THROW(

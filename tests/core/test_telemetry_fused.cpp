@@ -21,12 +21,22 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
 
 namespace {
+
+// The sum of the values' bit patterns, the plain loop (TensorTelemetry::bits).
+std::uint64_t bitSumReference(std::span<const float> v) {
+  std::uint64_t sum = 0;
+  for (const float x : v)
+    sum += std::bit_cast<std::uint32_t>(x);
+  return sum;
+}
+
 
 namespace tl = mantissa::telemetry;
 using tl::testing::ilogbReference;
@@ -157,7 +167,10 @@ TEST(FusedTelemetry, BlocksFromTwoWorkersEqualTheSeparatePath) {
       // And against the ilogb reference, not only against the other path.
       EXPECT_EQ(fused->find(3, TensorClass::Weights)->hist, ilogbReference(t.w));
       EXPECT_EQ(fused->find(3, TensorClass::Updates)->hist, ilogbReference(t.u));
+      EXPECT_EQ(fused->find(3, TensorClass::Weights)->bits, bitSumReference(t.w));
+      EXPECT_EQ(fused->find(3, TensorClass::Updates)->bits, bitSumReference(t.u));
       if (grads) {
+        EXPECT_EQ(fused->find(3, TensorClass::WeightGrads)->bits, bitSumReference(t.g));
         EXPECT_EQ(fused->find(3, TensorClass::WeightGrads)->hist, ilogbReference(t.g));
         EXPECT_EQ(fused->find(3, TensorClass::WeightGrads)->fractions, tl::castFractions(t.g));
       }
@@ -267,6 +280,7 @@ TEST(FusedTelemetry, WeightsCountedApartAndInBlocksMakeOneEntry) {
       const tl::TensorTelemetry* w = frame->find(2, TensorClass::Weights, false);
       ASSERT_NE(w, nullptr) << what;
       EXPECT_EQ(w->hist, ilogbReference(v.w)) << what;
+      EXPECT_EQ(w->bits, bitSumReference(v.w)) << what; // counted apart and in blocks
       EXPECT_EQ(w->fractions, tl::castFractions(v.w)) << what;
       EXPECT_EQ(frame->find(2, TensorClass::Updates, false)->hist, ilogbReference(v.u)) << what;
       EXPECT_EQ(frame->swamped[2], tl::swampedFraction(v.w, v.u, DType::F32)) << what;

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,11 +88,20 @@ std::array<std::uint64_t, tl::kMaxViewThresholds> belowReference(std::span<const
   return below;
 }
 
+// The sum of the values' bit patterns, the plain loop (TensorTelemetry::bits).
+std::uint64_t bitSumReference(std::span<const float> v) {
+  std::uint64_t sum = 0;
+  for (const float x : v)
+    sum += std::bit_cast<std::uint32_t>(x);
+  return sum;
+}
+
 void expectExact(std::span<const float> values, const std::string& what) {
   tl::TensorScan scan;
   tl::scanInto(values, scan);
   EXPECT_EQ(scan.hist, ilogbReference(values)) << what;
   EXPECT_EQ(scan.below, belowReference(values)) << what;
+  EXPECT_EQ(scan.bits, bitSumReference(values)) << what;
 }
 
 } // namespace

@@ -7,8 +7,9 @@
 // back with runLogText() loads again to the same text. The header's
 // "matmuls" (every product's path, as the GUI's op table reads them) read
 // without throwing, and each entry read writes back to an entry that reads
-// the same.
+// the same. A log compared with itself (mantissa-cli diff) differs nowhere.
 
+#include <mantissa/train/run_diff.h>
 #include <mantissa/train/run_log.h>
 #include <mantissa/train/run_log_rows.h>
 
@@ -49,6 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     writeFile(second, text);
     if (runLogText(loadRunLog(second)) != text)
       std::abort(); // written back, the log reads differently
+    if (diffRuns(log, log).differ())
+      std::abort(); // a log differs from itself
     if (log.header.is_object() && log.header.contains("matmuls"))
       for (const auto& use : matmulUsesFromJson(log.header["matmuls"])) {
         const auto again = matmulUseFromJson(matmulUseJson(use));

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/app_shell/run_files.h"
 
+#include "ui/app_shell/compare_runs_dialog.h"
 #include "ui/app_shell/open_checkpoint_dialog.h"
 #include "ui/app_shell/settings.h"
 #include "ui/bridge/run_controller.h"
@@ -58,8 +59,11 @@ RunFiles::RunFiles(QMenu* fileMenu, TrainPanel* train, QWidget* window)
                              .arg(Settings::kKeptRuns));
   m_showRuns = new QAction(tr("Show Saved Ru&ns…"), this);
   m_showRuns->setToolTip(tr("Open the folder of the autosaved runs: %1").arg(Settings::runsFolder()));
+  m_compare = new QAction(tr("Com&pare Runs…"), this);
+  m_compare->setToolTip(tr("Compare two run logs: the first step, tensor and pass where they "
+                           "differ, and every tensor that does (as mantissa-cli diff)"));
   fileMenu->insertActions(first, {m_open, m_follow, m_save, m_openCheckpoint, m_checkpoint,
-                                  m_report, m_charts});
+                                  m_compare, m_report, m_charts});
   fileMenu->insertSeparator(first);
   fileMenu->insertActions(first, {m_autosave, m_showRuns});
   fileMenu->insertSeparator(first);
@@ -70,6 +74,14 @@ RunFiles::RunFiles(QMenu* fileMenu, TrainPanel* train, QWidget* window)
   connect(m_charts, &QAction::triggered, this, &RunFiles::chartsWithDialog);
   connect(m_checkpoint, &QAction::triggered, this, &RunFiles::checkpointWithDialog);
   connect(m_openCheckpoint, &QAction::triggered, this, &RunFiles::openCheckpointWithDialog);
+  connect(m_compare, &QAction::triggered, this, [this] {
+    if (!m_compareDialog) {
+      m_compareDialog = new CompareRunsDialog(m_window);
+      m_compareDialog->setAttribute(Qt::WA_DeleteOnClose);
+    }
+    m_compareDialog->show();
+    m_compareDialog->raise();
+  });
   connect(m_showRuns, &QAction::triggered, this, [] {
     const QString folder = Settings::runsFolder();
     QDir().mkpath(folder);
@@ -132,6 +144,10 @@ void RunFiles::checkpointWithDialog() {
     QMessageBox::warning(m_window, tr("Save Checkpoint"),
                          tr("Only a run trained here can be saved as a checkpoint; a loaded or "
                             "followed run has its log only."));
+}
+
+CompareRunsDialog* RunFiles::compareDialog() const {
+  return m_compareDialog.data();
 }
 
 OpenCheckpointDialog* RunFiles::checkpointDialog() const {

@@ -22,6 +22,8 @@
 //   Autosave Runs       whether each run's log and checkpoint are kept in a folder
 //                       of its own when it stops (Settings::runsFolder, the newest
 //                       Settings::kKeptRuns); Show Saved Runs… opens that folder;
+//   Compare Runs…       two run logs side by side: where they first differ
+//                       (CompareRunsDialog, as `mantissa-cli diff`);
 //   Export Report…      its report (PDF or HTML), as `mantissa-cli report`;
 //   Export Run Charts…  every chart (SVG, PNG, CSV) into a folder, as
 //                       `mantissa-cli train --export`; with several runs,
@@ -47,6 +49,7 @@ class QWidget;
 
 namespace mantissa::ui {
 
+class CompareRunsDialog;
 class OpenCheckpointDialog;
 class TrainPanel;
 
@@ -77,6 +80,9 @@ public:
   QAction* openCheckpointAction() const { return m_openCheckpoint; }
   QAction* autosaveAction() const { return m_autosave; }
   QAction* showRunsAction() const { return m_showRuns; }
+  QAction* compareAction() const { return m_compare; }
+  // The open Compare Runs dialog (the action opens one), or nullptr.
+  CompareRunsDialog* compareDialog() const;
 
   // Opens a checkpoint as one more run (RunController::openCheckpoint, on a
   // worker thread); once it has joined, it is selected and runOpened()
@@ -123,7 +129,9 @@ private:
   QAction* m_openCheckpoint = nullptr;
   QAction* m_autosave = nullptr;
   QAction* m_showRuns = nullptr;
+  QAction* m_compare = nullptr;
   QPointer<OpenCheckpointDialog> m_dialog;
+  QPointer<CompareRunsDialog> m_compareDialog;
   QPointer<QMessageBox> m_problemBox;
 };
 

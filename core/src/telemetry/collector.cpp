@@ -40,8 +40,9 @@ Thresholds scaledThresholds(const Thresholds& base, int k) {
 
 TensorTelemetry makeEntry(int layer, TensorClass cls, bool scaled, double lossScale,
                           const ExponentHistogram& hist, const Below& below,
-                          const CastView& view) {
+                          const CastView& view, std::uint64_t bits) {
   TensorTelemetry t;
+  t.bits = bits;
   t.layer = layer;
   t.cls = cls;
   t.scaled = scaled;
@@ -96,12 +97,13 @@ int workersFor(std::size_t n) {
 // detail::scan, the values cut in workersFor() parts scanned at once.
 void scanSplit(std::span<const float> values, float scale,
                std::span<const std::uint32_t> thresholds, ExponentHistogram& hist,
-               std::span<std::uint64_t> below) {
+               std::span<std::uint64_t> below, std::uint64_t& bits) {
   const int workers = workersFor(values.size());
   if (workers == 1) {
-    detail::scan(values, scale, thresholds, hist, below);
+    detail::scan(values, scale, thresholds, hist, below, &bits);
     return;
   }
+  std::array<std::uint64_t, TelemetryCollector::kMaxWorkers> sums{};
   std::array<ExponentHistogram, TelemetryCollector::kMaxWorkers> hists;
   std::array<std::array<std::uint64_t, detail::kMaxThresholds>, TelemetryCollector::kMaxWorkers>
       belows{};
@@ -112,10 +114,11 @@ void scanSplit(std::span<const float> values, float scale,
     const std::size_t n = values.size();
     const std::size_t begin = n * t / nt, end = n * (t + 1) / nt;
     detail::scan(values.subspan(begin, end - begin), scale, thresholds, hists[t],
-                 std::span(belows[t]).first(thresholds.size()));
+                 std::span(belows[t]).first(thresholds.size()), &sums[t]);
   }
   for (std::size_t t = 0; t < hists.size(); ++t) {
     hist += hists[t];
+    bits += sums[t];
     for (std::size_t j = 0; j < thresholds.size(); ++j)
       below[j] += belows[t][j];
   }
@@ -276,15 +279,17 @@ void TelemetryCollector::observeAll(std::span<const Observed> items) {
   }
   std::vector<ExponentHistogram> hists(n), partHists(parts);
   std::vector<Below> belows(n, Below{}), partBelows(parts, Below{});
+  std::vector<std::uint64_t> sums(n, 0), partSums(parts, 0);
   const auto scanPiece = [&](const Piece& p) {
     if (p.last == p.first) {
       detail::scan(items[p.first].values.subspan(p.begin, p.end - p.begin), 1.0f, kBase,
-                   partHists[p.part], std::span(partBelows[p.part]).first(kBase.size()));
+                   partHists[p.part], std::span(partBelows[p.part]).first(kBase.size()),
+                   &partSums[p.part]);
       return;
     }
     for (std::size_t i = p.first; i < p.last; ++i)
       detail::scan(items[i].values, 1.0f, kBase, hists[i],
-                   std::span(belows[i]).first(kBase.size()));
+                   std::span(belows[i]).first(kBase.size()), &sums[i]);
   };
   if (workers == 1) {
     for (const Piece& p : pieces)
@@ -299,12 +304,13 @@ void TelemetryCollector::observeAll(std::span<const Observed> items) {
     if (p.last != p.first)
       continue;
     hists[p.first] += partHists[p.part];
+    sums[p.first] += partSums[p.part];
     for (std::size_t j = 0; j < kBase.size(); ++j)
       belows[p.first][j] += partBelows[p.part][j];
   }
   for (std::size_t i = 0; i < n; ++i)
     m_frame.tensors.push_back(
-        makeEntry(items[i].layer, items[i].cls, false, 1.0, hists[i], belows[i], *m_view));
+        makeEntry(items[i].layer, items[i].cls, false, 1.0, hists[i], belows[i], *m_view, sums[i]));
 }
 
 void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const float> values,
@@ -319,8 +325,9 @@ void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const flo
   if (lossScale == 1.0f) {
     ExponentHistogram hist;
     Below below{};
-    scanSplit(values, 1.0f, kBase, hist, std::span(below).first(kBase.size()));
-    m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, hist, below, *m_view));
+    std::uint64_t bits = 0;
+    scanSplit(values, 1.0f, kBase, hist, std::span(below).first(kBase.size()), bits);
+    m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, hist, below, *m_view, bits));
     return;
   }
 
@@ -333,7 +340,8 @@ void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const flo
     thresholds.insert(thresholds.end(), up.begin(), up.end());
     std::array<std::uint64_t, 2 * kMaxViewThresholds> below{};
     ExponentHistogram hist;
-    scanSplit(values, 1.0f, thresholds, hist, std::span(below).first(2 * m));
+    std::uint64_t bits = 0;
+    scanSplit(values, 1.0f, thresholds, hist, std::span(below).first(2 * m), bits);
 
     bool exact = true; // no non-zero |x| / 2^k below 2^-126
     for (int e = ExponentHistogram::kMinExponent; e < -126 + k && exact; ++e)
@@ -342,36 +350,48 @@ void TelemetryCollector::observe(int layer, TensorClass cls, std::span<const flo
     std::copy(below.begin(), below.begin() + std::ptrdiff_t(m), scaledBelow.begin());
     std::copy(below.begin() + std::ptrdiff_t(m), below.begin() + std::ptrdiff_t(2 * m),
               unscaledBelow.begin());
-    m_frame.tensors.push_back(makeEntry(layer, cls, true, lossScale, hist, scaledBelow, *m_view));
+    m_frame.tensors.push_back(
+        makeEntry(layer, cls, true, lossScale, hist, scaledBelow, *m_view, bits));
     if (exact) {
+      // Every finite non-zero value is normal in both views (exact): its
+      // unscaled bit pattern is its own less k in the exponent field.
+      const std::uint64_t unscaledBits =
+          bits - hist.finiteNonZero() * (static_cast<std::uint64_t>(k) << 23);
       ExponentHistogram shifted = hist;
       shifted.bins.fill(0);
       for (int e = -126 + k; e <= ExponentHistogram::kMaxExponent; ++e)
         shifted.bins[static_cast<std::size_t>(ExponentHistogram::index(e - k))] = hist.count(e);
       m_frame.tensors.push_back(
-          makeEntry(layer, cls, false, 1.0, shifted, unscaledBelow, *m_view));
+          makeEntry(layer, cls, false, 1.0, shifted, unscaledBelow, *m_view, unscaledBits));
       return;
     }
     ExponentHistogram unscaled;
     Below again{};
-    scanSplit(values, 1.0f / lossScale, kBase, unscaled, std::span(again).first(kBase.size()));
-    m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, unscaled, again, *m_view));
+    std::uint64_t unscaledBits = 0;
+    scanSplit(values, 1.0f / lossScale, kBase, unscaled, std::span(again).first(kBase.size()),
+              unscaledBits);
+    m_frame.tensors.push_back(
+        makeEntry(layer, cls, false, 1.0, unscaled, again, *m_view, unscaledBits));
     return;
   }
 
   // General scale: two passes, the second over x * (1/S) in FP32.
   ExponentHistogram hist, unscaled;
   Below below{}, again{};
-  scanSplit(values, 1.0f, kBase, hist, std::span(below).first(kBase.size()));
-  scanSplit(values, 1.0f / lossScale, kBase, unscaled, std::span(again).first(kBase.size()));
-  m_frame.tensors.push_back(makeEntry(layer, cls, true, lossScale, hist, below, *m_view));
-  m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, unscaled, again, *m_view));
+  std::uint64_t bits = 0, unscaledBits = 0;
+  scanSplit(values, 1.0f, kBase, hist, std::span(below).first(kBase.size()), bits);
+  scanSplit(values, 1.0f / lossScale, kBase, unscaled, std::span(again).first(kBase.size()),
+            unscaledBits);
+  m_frame.tensors.push_back(makeEntry(layer, cls, true, lossScale, hist, below, *m_view, bits));
+  m_frame.tensors.push_back(
+      makeEntry(layer, cls, false, 1.0, unscaled, again, *m_view, unscaledBits));
 }
 
 void TelemetryCollector::record(int layer, TensorClass cls, const TensorScan& scan) {
   checkLayer(layer);
   checkView(scan, *m_view, "record()");
-  m_frame.tensors.push_back(makeEntry(layer, cls, false, 1.0, scan.hist, scan.below, *m_view));
+  m_frame.tensors.push_back(
+      makeEntry(layer, cls, false, 1.0, scan.hist, scan.below, *m_view, scan.bits));
 }
 
 void TelemetryCollector::observeUpdate(int layer, std::span<const float> weights,
@@ -479,14 +499,16 @@ void TelemetryCollector::endParameters(std::optional<std::uint64_t> unchanged) {
     ExponentHistogram hist;
     Below below{};
     const std::size_t m = m_view->thresholds.size();
+    std::uint64_t bits = 0;
     for (auto& part : p.parts)
-      (part.*scanner).finish(hist, std::span(below).first(m));
+      (part.*scanner).finish(hist, std::span(below).first(m), &bits);
     if (apart != nullptr) {
       hist += apart->hist;
+      bits += apart->bits;
       for (std::size_t j = 0; j < m; ++j)
         below[j] += apart->below[j];
     }
-    m_frame.tensors.push_back(makeEntry(p.layer, cls, false, 1.0, hist, below, *m_view));
+    m_frame.tensors.push_back(makeEntry(p.layer, cls, false, 1.0, hist, below, *m_view, bits));
     return hist.finiteNonZero();
   };
   if (p.withWeights)
@@ -521,9 +543,9 @@ void TelemetryCollector::recordParameters(int layer, const TensorScan& weights,
                                 " needs finite weights: the unchanged count is the swamped "
                                 "count only beside finite weights");
   m_frame.tensors.push_back(
-      makeEntry(layer, TensorClass::Weights, false, 1.0, w, weights.below, *m_view));
-  m_frame.tensors.push_back(
-      makeEntry(layer, TensorClass::Updates, false, 1.0, updates.hist, updates.below, *m_view));
+      makeEntry(layer, TensorClass::Weights, false, 1.0, w, weights.below, *m_view, weights.bits));
+  m_frame.tensors.push_back(makeEntry(layer, TensorClass::Updates, false, 1.0, updates.hist,
+                                      updates.below, *m_view, updates.bits));
   setSwamped(layer, updates.hist.finiteNonZero(), unchanged);
 }
 

@@ -88,6 +88,8 @@ json tensorToJson(const TensorTelemetry& t, const std::vector<std::string>& form
   for (std::size_t k = 0; k < formats.size() && k < t.formatFractions.size(); ++k)
     cast[formats[k]] = castToJson(t.formatFractions[k]);
   j["cast"] = std::move(cast);
+  if (t.bits)
+    j["bits"] = *t.bits;
   return j;
 }
 
@@ -173,6 +175,8 @@ TensorTelemetry tensorFromJson(const json& j, const std::string& where,
   for (const std::string& name : formats)
     t.formatFractions.push_back(
         castFromJson(field(cast, name.c_str(), where + ".cast"), where + ".cast." + name));
+  if (const auto it = j.find("bits"); it != j.end())
+    t.bits = readCount(*it, where + ".bits");
   return t;
 }
 

@@ -112,6 +112,23 @@ void countRangesBase(const float* x, std::size_t n, std::size_t r, const std::ui
   countRangesDispatch(std::make_index_sequence<kGroup>{}, r, x, n, lo, width, out);
 }
 
+// Sum of the values' bit patterns as unsigned integers (mod 2^64).
+[[gnu::always_inline]] inline std::uint64_t bitSumBody(const float* x, std::size_t n) {
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t b;
+    std::memcpy(&b, x + i, sizeof b);
+    sum += b;
+  }
+  return sum;
+}
+[[gnu::target("avx2")]] std::uint64_t bitSumAvx2(const float* x, std::size_t n) {
+  return bitSumBody(x, n);
+}
+std::uint64_t bitSumBase(const float* x, std::size_t n) {
+  return bitSumBody(x, n);
+}
+
 [[gnu::target("avx2")]] void scaleAvx2(const float* x, std::size_t n, float scale, float* dst) {
   scaleBody(x, n, scale, dst);
 }
@@ -247,6 +264,7 @@ void Scanner::add(std::span<const float> values, float scale) {
       x = scaled.data();
     }
     addChunk(x, n, !m_lastAdd || off + kChunk < values.size());
+    m_bits += useAvx2() ? bitSumAvx2(x, n) : bitSumBase(x, n); // the chunk is in L1
   }
   m_total += values.size();
 }
@@ -356,8 +374,11 @@ void Scanner::chooseDirect() {
   }
 }
 
-void Scanner::collect(ExponentHistogram& hist, std::span<std::uint64_t> below) {
+void Scanner::collect(ExponentHistogram& hist, std::span<std::uint64_t> below,
+                      std::uint64_t* bits) {
   assert(below.size() == m_count);
+  if (bits != nullptr)
+    *bits += m_bits;
   // Fold: normal binades (biased 1..254 -> exponent b - 127 -> index b + 22);
   // the running sum gives the counts below each binade.
   std::array<std::uint64_t, 257> cumulative;
@@ -377,19 +398,20 @@ void Scanner::collect(ExponentHistogram& hist, std::span<std::uint64_t> below) {
     below[j] += m_isDirect[j] ? m_directBelow[j] : cumulative[m_binadeOf[j]] + m_within[j];
 }
 
-void Scanner::finish(ExponentHistogram& hist, std::span<std::uint64_t> below) {
-  collect(hist, below);
+void Scanner::finish(ExponentHistogram& hist, std::span<std::uint64_t> below,
+                     std::uint64_t* bits) {
+  collect(hist, below, bits);
   const std::array<std::uint32_t, kMaxThresholds> thresholds = m_thresholds;
   *this = Scanner(std::span<const std::uint32_t>(thresholds.data(), m_count));
 }
 
 void scan(std::span<const float> values, float scale, std::span<const std::uint32_t> thresholds,
-          ExponentHistogram& hist, std::span<std::uint64_t> below) {
+          ExponentHistogram& hist, std::span<std::uint64_t> below, std::uint64_t* bits) {
   assert(thresholds.size() == below.size() && thresholds.size() <= kMaxThresholds);
   Scanner scanner(thresholds);
   scanner.lastAddFollows();
   scanner.add(values, scale);
-  scanner.collect(hist, below);
+  scanner.collect(hist, below, bits);
 }
 
 } // namespace mantissa::telemetry::detail

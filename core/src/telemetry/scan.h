@@ -51,9 +51,13 @@ public:
   void add(std::span<const float> values, float scale = 1.0f);
   // hist += what was added; below[j] += #{bits(|x * scale|) < thresholds[j]};
   // below.size() == thresholds.size(). Then starts over, as if just constructed.
-  void finish(ExponentHistogram& hist, std::span<std::uint64_t> below);
+  // bits, when given: += the sum of the added values' FP32 bit patterns
+  // (as unsigned integers, mod 2^64; see TensorTelemetry::bits).
+  void finish(ExponentHistogram& hist, std::span<std::uint64_t> below,
+              std::uint64_t* bits = nullptr);
   // What finish() adds, without starting over: the last call on this scanner.
-  void collect(ExponentHistogram& hist, std::span<std::uint64_t> below);
+  void collect(ExponentHistogram& hist, std::span<std::uint64_t> below,
+               std::uint64_t* bits = nullptr);
   // Tells the scanner that the values of the next add() are its last (scan()
   // does): the choices that only serve later chunks (the window, the direct
   // limits) are then not made after the last chunk.
@@ -97,12 +101,14 @@ private:
   std::size_t m_scalarChunks = 0;
   std::uint64_t m_zeros = 0;
   std::uint64_t m_total = 0;
+  std::uint64_t m_bits = 0; // sum of the bit patterns added (mod 2^64)
 };
 
 // hist += histogram of (x * scale); below[j] += #{x : bits(|x * scale|) < thresholds[j]}.
 // below.size() must equal thresholds.size() <= kMaxThresholds.
+// bits, when given: += the sum of the bit patterns of (x * scale).
 void scan(std::span<const float> values, float scale, std::span<const std::uint32_t> thresholds,
-          ExponentHistogram& hist, std::span<std::uint64_t> below);
+          ExponentHistogram& hist, std::span<std::uint64_t> below, std::uint64_t* bits = nullptr);
 
 // Every cast target's zero, normal and overflow thresholds (castThresholds),
 // in kCastTargets order: the order of a tensor view's `below` counts.

@@ -85,12 +85,13 @@ TensorScan& TensorScan::operator+=(const TensorScan& other) {
     below[j] += other.below[j];
   if (!view)
     view = other.view;
+  bits += other.bits;
   return *this;
 }
 
 void scanInto(std::span<const float> values, TensorScan& scan) {
   const std::vector<std::uint32_t>& t = scan.castView().thresholds;
-  detail::scan(values, 1.0f, t, scan.hist, std::span(scan.below).first(t.size()));
+  detail::scan(values, 1.0f, t, scan.hist, std::span(scan.below).first(t.size()), &scan.bits);
 }
 
 } // namespace mantissa::telemetry

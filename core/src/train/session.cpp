@@ -613,6 +613,28 @@ void Session::observeWeightsApart(bool counted) {
   }
 }
 
+void Session::setActivationNudge(std::optional<ActivationNudge> nudge) {
+  if (nudge && (nudge->layer < 0 || nudge->layer >= m_model->layers()))
+    throw std::invalid_argument("activation nudge: layer " + std::to_string(nudge->layer) +
+                                " is not one of the model's " +
+                                std::to_string(m_model->layers()) + " layers");
+  m_nudge = nudge;
+}
+
+void Session::applyNudge() {
+  // The activations are the model's own buffers, written by forward and
+  // read by backward; Network hands them out read-only, and this test
+  // hook is their one writer outside the model.
+  const auto& a = m_model->acts()[static_cast<std::size_t>(m_nudge->layer)];
+  const Tensor& t = a.post.size() ? a.post : a.pre;
+  for (float& v : const_cast<Tensor&>(t).f32()) {
+    if (std::isfinite(v) && v != 0.0f) {
+      v = std::nextafter(v, std::copysign(std::numeric_limits<float>::infinity(), v));
+      return;
+    }
+  }
+}
+
 const StepReport& Session::step() {
   const auto start = std::chrono::steady_clock::now();
   auto& r = m_report;
@@ -674,6 +696,8 @@ const StepReport& Session::step() {
         m_inputProblem = nonFiniteInput(m_model->inputs());
     }
     const auto x = m_model->forward(r.times);
+    if (m_nudge && m_nudge->step == m_step) [[unlikely]]
+      applyNudge();
     lossSum += x.loss;
     correct += x.correct;
     // Named telemetry's weights and activations are counted during backward

@@ -12,8 +12,9 @@
 //                 range) "zeros": 12, "pos_inf": 0, "neg_inf": 0, "nan": 0, "total": 802816,
 //                 "cast": {"fp16": [to_zero, to_subnormal, overflow, nonzero_lost_to_zero],
 //                          "bf16": [...], "fp8-e4m3": [...], "fp8-e5m2": [...],
-//                          "fp8-e4m3fnuz": [...]}}, ...],   // + the run's other formats
-//    "cast_formats": ["fp8-e4m3fnuz"],                   // those formats (absent when none)
+//                          "fp8-e4m3fnuz": [...]},  // + the run's other formats
+//                 "bits": 8817266201}, ...],           // optional: TensorTelemetry::bits
+//    "cast_formats": ["fp8-e4m3fnuz"],                   // the run's other formats (absent when none)
 //    "swamped": [0.0, 0.31, null]}                       // per layer; null = no update observed
 // A tensor with no finite non-zero value has "lo": null and "counts": [].
 // Limits when read: step in [0, 2^62], layer in [0, 4096], lo null or in
@@ -27,6 +28,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -43,6 +45,12 @@ struct TensorTelemetry {
   ExponentHistogram hist;
   std::array<CastFractions, kCastTargetCount> fractions{}; // indexed as kCastTargets
   std::vector<CastFractions> formatFractions;               // indexed as TelemetryFrame::castFormats
+  // The sum of the values' FP32 bit patterns (as unsigned integers, mod
+  // 2^64): equal tensors have equal sums, and a tensor in which one value
+  // changed, by as little as one ULP, has another (its bits changed by
+  // d != 0 with |d| < 2^32). Two runs are compared by it (train/run_diff.h).
+  // Absent in logs written before it was recorded and in other trainers' logs.
+  std::optional<std::uint64_t> bits;
   bool operator==(const TensorTelemetry&) const = default;
 };
 

@@ -54,6 +54,7 @@ struct TensorScan {
   // i = 0 zeroBelow, 1 normalBelow, 2 overflowFrom.
   std::array<std::uint64_t, kMaxViewThresholds> below{};
   std::shared_ptr<const CastView> view; // null: builtinCastView()
+  std::uint64_t bits = 0; // sum of the values' FP32 bit patterns, mod 2^64 (TensorTelemetry::bits)
 
   const CastView& castView() const { return view ? *view : *builtinCastView(); }
   // Counts of two disjoint parts of a tensor (same view) add up to the tensor's.

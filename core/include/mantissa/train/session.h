@@ -85,6 +85,18 @@ public:
   // (the next step draws a new batch).
   std::string sample(int n, double temperature, std::uint64_t seed, std::u32string_view prompt = {});
 
+  // For tests of run comparison (train/run_diff.h): after forward of step
+  // `step`, the first finite non-zero value of layer `layer`'s Activations
+  // tensor (its output; for a model filed per layer) moves one ULP away
+  // from zero, before telemetry counts it and backward reads it. Unset (the
+  // default), a step pays one comparison for it. Throws std::invalid_argument
+  // for a layer the model does not have.
+  struct ActivationNudge {
+    std::int64_t step = 0;
+    int layer = 0;
+  };
+  void setActivationNudge(std::optional<ActivationNudge> nudge);
+
   bool finished() const { return m_step >= m_totalSteps || m_divergence.has_value(); }
   std::int64_t stepsDone() const { return m_step; }
   std::int64_t totalSteps() const { return m_totalSteps; }
@@ -198,6 +210,8 @@ private:
   std::int64_t m_step = 0;
   std::int64_t m_skipped = 0;
   int m_forwardOverflowRun = 0;         // consecutive steps whose forward pass overflowed (skipped)
+  std::optional<ActivationNudge> m_nudge; // setActivationNudge()
+  void applyNudge();
   const char* m_inputProblem = nullptr; // this step, with accumulation: first non-finite input
   std::optional<Divergence> m_divergence;
   StepReport m_report;
