@@ -45,7 +45,10 @@ NEG_INF = BIN_COUNT + 2
 NAN = BIN_COUNT + 3
 TOTAL = BIN_COUNT + 4
 BELOW = BIN_COUNT + 5  # 12 counts: #{bits(|x|) < T} for each format's 3 thresholds
-STATS_LEN = BELOW + 3 * len(CAST_TARGETS)
+# The sum of the values' FP32 bit patterns (as unsigned integers), mod 2^64:
+# one value moved by one ULP moves it (the run diff's "bits").
+BITS = BELOW + 3 * len(CAST_TARGETS)
+STATS_LEN = BITS + 1
 
 
 def _bits(value):
@@ -158,7 +161,9 @@ def tensor_stats(tensor, scale=None):
     out[NAN] = per_bucket[_NAN_BUCKET]
     out[TOTAL] = x.numel()
     # #{bits < T_j} = #{bucket <= rank_j}
-    out[BELOW:] = torch.cumsum(per_bucket, 0)[rank]
+    out[BELOW:BITS] = torch.cumsum(per_bucket, 0)[rank]
+    # int64 sums wrap modulo 2^64, as the unsigned sum the log records does
+    out[BITS] = x.view(torch.int32).to(torch.int64).bitwise_and_(0xFFFFFFFF).sum()
     return out
 
 
@@ -213,4 +218,5 @@ def tensor_json(stats, layer, cls, scaled, loss_scale):
         "nan": stats[NAN],
         "total": stats[TOTAL],
         "cast": {name: cast_fractions(casts[name]) for name in CAST_TARGETS},
+        "bits": stats[BITS] & 0xFFFFFFFFFFFFFFFF,
     }
