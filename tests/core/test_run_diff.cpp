@@ -277,3 +277,22 @@ TEST(RunDiff, NudgeOfAMissingLayerIsRefused) {
   train::Session s(c, mnist());
   EXPECT_THROW(s.setActivationNudge(train::Session::ActivationNudge{1, 2}), std::invalid_argument);
 }
+
+// Bit sums above 2^53 differ in their last bit: the JSON and CSV tables give
+// both exactly, as the unsigned integers the logs hold (a double cannot).
+TEST(RunDiff, BitSumsAreReportedExactly) {
+  const std::uint64_t big = (std::uint64_t(1) << 60) + 1;
+  std::vector<json> a, b;
+  for (int s = 0; s < 2; ++s) {
+    a.push_back(stepRow(s, 1.0, json::array({tensor(0, "activations", -3, {2, 6}, big)})));
+    b.push_back(stepRow(s, 1.0, json::array({tensor(0, "activations", -3, {2, 6}, big + (s == 1))})));
+  }
+  const auto d = train::diffRuns(build(a), build(b));
+  ASSERT_EQ(d.rows.size(), 1u);
+  EXPECT_EQ(d.rows[0].measure, "bits");
+  const json j = train::runDiffJson(d);
+  EXPECT_EQ(j["first"]["a"].get<std::uint64_t>(), big);
+  EXPECT_EQ(j["first"]["b"].get<std::uint64_t>(), big + 1);
+  const std::string csv = train::runDiffCsv(d);
+  EXPECT_NE(csv.find(std::to_string(big) + "," + std::to_string(big + 1)), std::string::npos) << csv;
+}

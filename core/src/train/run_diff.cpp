@@ -295,6 +295,7 @@ private:
     const auto& hb = tb.hist;
     std::string measure, detail;
     double va = 0.0, vb = 0.0, ulpsShown = 0.0;
+    std::optional<std::uint64_t> ca, cb;
     const auto differs = [&](const std::string& what, double x, double y, const std::string& text,
                              double ulps = 0.0) {
       if (measure.empty()) {
@@ -316,9 +317,12 @@ private:
         {"nan", &telemetry::ExponentHistogram::nan},
         {"total", &telemetry::ExponentHistogram::total}};
     for (const auto& [name, member] : counters)
-      if (ha.*member != hb.*member)
+      if (ha.*member != hb.*member) {
+        if (measure.empty())
+          ca = ha.*member, cb = hb.*member;
         differs(name, double(ha.*member), double(hb.*member),
                 std::string(name) + " " + count(ha.*member) + " vs " + count(hb.*member));
+      }
     for (std::size_t c = 0; c < telemetry::kCastTargetCount; ++c) {
       const auto& fa = ta.fractions[c];
       const auto& fb = tb.fractions[c];
@@ -338,9 +342,12 @@ private:
         }
       }
     }
-    if (ta.bits && tb.bits && *ta.bits != *tb.bits)
+    if (ta.bits && tb.bits && *ta.bits != *tb.bits) {
+      if (measure.empty())
+        ca = ta.bits, cb = tb.bits;
       differs("bits", double(*ta.bits), double(*tb.bits),
               "bits " + count(*ta.bits) + " vs " + count(*tb.bits));
+    }
     if (measure.empty())
       return;
     s.differs = true;
@@ -353,6 +360,8 @@ private:
     r.measure = measure;
     r.a = va;
     r.b = vb;
+    r.countA = ca;
+    r.countB = cb;
     r.ulps = ulpsShown;
     r.emd = emd;
     r.detail = detail;
@@ -512,8 +521,9 @@ std::string runDiffCsv(const RunDiff& diff) {
   for (const auto& r : diff.rows) {
     out += std::to_string(r.step) + "," + diffPassName(r.pass) + "," + csvField(r.tensor) + "," +
            (r.layer >= 0 ? std::to_string(r.layer) : std::string()) + "," + csvField(r.measure) +
-           "," + (std::isnan(r.a) ? std::string() : number(r.a)) + "," +
-           (std::isnan(r.b) ? std::string() : number(r.b)) + "," + number(r.ulps) + "," +
+           "," + (r.countA ? std::to_string(*r.countA) : std::isnan(r.a) ? std::string() : number(r.a)) +
+           "," + (r.countB ? std::to_string(*r.countB) : std::isnan(r.b) ? std::string() : number(r.b)) +
+           "," + number(r.ulps) + "," +
            number(r.emd) + "," + csvField(r.detail) + "\n";
   }
   return out;
@@ -527,8 +537,8 @@ json runDiffJson(const RunDiff& diff) {
                     {"tensor", r.tensor},
                     {"layer", r.layer >= 0 ? json(r.layer) : json()},
                     {"measure", r.measure},
-                    {"a", jsonNumber(r.a)},
-                    {"b", jsonNumber(r.b)},
+                    {"a", r.countA ? json(*r.countA) : jsonNumber(r.a)},
+                    {"b", r.countB ? json(*r.countB) : jsonNumber(r.b)},
                     {"ulps", jsonNumber(r.ulps)},
                     {"emd", jsonNumber(r.emd)},
                     {"detail", r.detail}});

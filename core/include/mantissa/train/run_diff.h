@@ -35,6 +35,7 @@
 #include <mantissa/train/run_log.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct RunDiffRow {
   int order = 0;           // op order within the pass (the sort key after pass)
   std::string measure;     // what differs first: "loss", "histogram", "bits", "zeros", ...
   double a = 0.0, b = 0.0; // the two values of that measure (counts as numbers; NaN for none)
+  // The same two values exactly, when the measure is a count or a bit sum
+  // (a double holds them to 53 bits only).
+  std::optional<std::uint64_t> countA, countB;
   double ulps = 0.0;       // |a - b| in ULPs of double, for a loss or fraction (else 0)
   double emd = 0.0;        // histogram earth-mover distance at that step (0: same histogram)
   std::string detail;      // every measure that differs at that step, e.g. "bits; zeros 3 vs 4"
