@@ -6,6 +6,7 @@
 #include "ui/app_shell/laser_pointer.h"
 #include "ui/app_shell/run_files.h"
 #include "ui/app_shell/settings.h"
+#include "ui/app_shell/threads_menu.h"
 #include "ui/app_shell/theme.h"
 #include "ui/app_shell/view_export.h"
 #include "ui/formats/float_explorer.h"
@@ -173,6 +174,9 @@ void MainWindow::buildMenus() {
   m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   m_exportAction->setToolTip(tr("Save the current view as PNG, SVG or PDF"));
   connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportWithDialog);
+  file->addSeparator();
+  m_threadsMenu = new ThreadsMenu(this);
+  file->addMenu(m_threadsMenu);
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"));
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
