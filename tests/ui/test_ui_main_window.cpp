@@ -258,7 +258,13 @@ TEST(MainWindowMenus, ComputeThreadsAreChosenAndRemembered) {
   EXPECT_EQ(window.threadsMenu()->chosen(), 1);
   EXPECT_EQ(mantissa::kernels::kernelThreadsSetting(), 1) << "the remembered count is applied";
   EXPECT_TRUE(window.threadsMenu()->actionFor(1)->isChecked());
+  auto* facts = window.findChild<QLabel*>("statusFacts");
+  ASSERT_NE(facts, nullptr);
+  EXPECT_TRUE(facts->text().endsWith("1 thread")) << facts->text().toStdString();
   window.threadsMenu()->actionFor(0)->trigger();
   EXPECT_EQ(mantissa::kernels::kernelThreadsSetting(), 0);
+  EXPECT_TRUE(facts->text().endsWith(QString("%1 threads").arg(mantissa::kernels::kernelThreads())) ||
+              mantissa::kernels::kernelThreads() == 1)
+      << facts->text().toStdString();
   EXPECT_EQ(mantissa::ui::Settings().computeThreads(), 0);
 }
