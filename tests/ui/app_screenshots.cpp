@@ -25,6 +25,8 @@
 #include "ui/panels/generate_panel.h"
 #include "ui/panels/policy_editor.h"
 #include "ui/panels/quant_panel.h"
+#include "ui/panels/scaling_view.h"
+#include "ui/panels/speed_panel.h"
 #include "ui/panels/tensor_scale_view.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
@@ -531,6 +533,18 @@ int main(int argc, char** argv) {
       show(QStringLiteral("Speed"));
       if (!grab(QStringLiteral("speed")))
         return 1;
+      // The model-size view with the scaling result MANTISSA_SHOT_SCALING names.
+      const QString scaling = qEnvironmentVariable("MANTISSA_SHOT_SCALING");
+      auto* speed = qobject_cast<mantissa::ui::SpeedPanel*>(window.page(QStringLiteral("Speed")));
+      if (!scaling.isEmpty() && speed != nullptr) {
+        speed->scalingView()->open(scaling);
+        for (QTabWidget* tabs : speed->findChildren<QTabWidget*>())
+          if (const int i = tabs->indexOf(speed->scalingView()); i >= 0)
+            tabs->setCurrentIndex(i);
+        settle(500);
+        if (!grab(QStringLiteral("speed-scaling")))
+          return 1;
+      }
     }
   }
   if (presenter) { // and back: the page as presenter mode leaves it

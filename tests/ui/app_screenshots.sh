@@ -5,7 +5,8 @@
 # Screenshots of every page (Train mid-run and finished, Explorer with a value
 # and with a parse error, Lessons, Exercises with a wrong answer, Model (the file
 # MANTISSA_SHOT_MODEL names, or its empty page), Speed; on request
-# "checkpoint": Open Checkpoint on $MANTISSA_SHOT_CHECKPOINT) under
+# "checkpoint": Open Checkpoint on $MANTISSA_SHOT_CHECKPOINT; Speed's model-size view
+# with the scaling result $MANTISSA_SHOT_SCALING names) under
 # Xvfb, normal and presenter mode, at 1920x1080 and 1280x720 (not committed). Usage:
 #   tests/ui/app_screenshots.sh BUILD_DIR [OUTPUT_DIR]
 # APP_SIZES, APP_MODES and APP_PAGES narrow the sweep, e.g.

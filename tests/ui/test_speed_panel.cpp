@@ -6,8 +6,10 @@
 // the report is remembered for this machine and the next run is compared
 // with it; cancel stops a run and remembers nothing. Never timings.
 #include "ui/charts/memory_chart.h"
+#include "ui/charts/scaling_chart.h"
 #include "ui/charts/step_time_chart.h"
 #include "ui/charts/throughput_chart.h"
+#include "ui/panels/scaling_view.h"
 #include "ui/panels/speed_panel.h"
 
 #include "chart_text.h"
@@ -27,11 +29,13 @@
 #include <QGraphicsTextItem>
 #include <QTabWidget>
 #include <QFile>
+#include <QLabel>
 #include <QLineSeries>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <gtest/gtest.h>
@@ -213,7 +217,7 @@ TEST(SpeedPanel, EveryChartReadsInFullOnAProjectorAndOnADesktop) {
     panel.resize(1180, 590);
     panel.show();
     ASSERT_TRUE(QTest::qWaitFor([&] { return panel.tabbed(); }, 5000)); // once laid out
-    ASSERT_EQ(panel.tabs()->count(), 4);
+    ASSERT_EQ(panel.tabs()->count(), 5);
     for (int i = 0; i < panel.tabs()->count(); ++i) {
       SCOPED_TRACE(panel.tabs()->tabText(i).toStdString());
       panel.tabs()->setCurrentIndex(i);
@@ -307,4 +311,79 @@ TEST(SpeedPanel, EveryRecipeNameReadsInFullWithEveryRecipeBenchmarked) {
 }
 
 } // namespace
+
+// The Model size view reads a scaling result written here by hand (two
+// sizes; PyTorch measured for the first only): MFU = FLOPs per step / step
+// time / peak, worked out below; the table and the CSV hold every size; a
+// damaged file is refused with the field named and the shown result kept;
+// the last result opened comes back in a new view.
+TEST(SpeedPanel, ModelSizeViewShowsAScalingResult) {
+  QFile::remove(ScalingView::rememberedPath());
+  QTemporaryDir dir;
+  const QString good = dir.filePath("scaling.json");
+  {
+    QFile f(good);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(R"json({"schema": 1, "cpu_model": "Test CPU", "isa": "AVX512_BF16", "recipe": "bf16-mixed",
+      "threads": 2, "peak_gflops": 400, "peak_source": "vdpbf16ps zmm, 2 thread(s)",
+      "torch_version": "1.13.0",
+      "sizes": [
+        {"layers": 4, "heads": 4, "embd": 128, "ctx": 64, "batch": 12, "vocab": 65,
+         "params": 808704, "flops_per_step": 4.0e9, "steps": 15, "step_ms": 50, "step_min_ms": 48,
+         "step_max_ms": 55, "matmul_ms": 25, "peak_rss_bytes": 125829120,
+         "torch": {"step_ms": 100, "step_min_ms": 90, "step_max_ms": 120,
+                   "peak_rss_bytes": 314572800}, "torch_error": ""},
+        {"layers": 6, "heads": 6, "embd": 384, "ctx": 256, "batch": 64, "vocab": 65,
+         "params": 10770000, "flops_per_step": 1.2e12, "steps": 3, "step_ms": 6000,
+         "step_min_ms": 5900, "step_max_ms": 6100, "matmul_ms": 5000, "peak_rss_bytes": 1073741824,
+         "torch": null, "torch_error": "python3 failed"}],
+      "threads_scaling": [{"threads": 1, "step_ms": 90}, {"threads": 2, "step_ms": 50}]})json");
+  }
+  ScalingView view;
+  view.resize(1000, 700);
+  view.show();
+  EXPECT_EQ(view.open(good), "");
+  ASSERT_TRUE(view.scaling().has_value());
+  // 4e9 FLOP / 50 ms = 80 GFLOP/s = 20 % of 400; products: 4e9 / 25 ms = 40 %;
+  // PyTorch 4e9 / 100 ms = 10 %. 1.2e12 / 6 s = 200 GFLOP/s = 50 %; / 5 s = 60 %.
+  const QLineSeries* step = view.chart()->stepSeries();
+  ASSERT_EQ(step->count(), 2);
+  EXPECT_DOUBLE_EQ(step->at(0).x(), 4.0);
+  EXPECT_NEAR(step->at(0).y(), 20.0, 1e-9);
+  EXPECT_NEAR(step->at(1).y(), 50.0, 1e-9);
+  ASSERT_EQ(view.chart()->matmulSeries()->count(), 2);
+  EXPECT_NEAR(view.chart()->matmulSeries()->at(0).y(), 40.0, 1e-9);
+  EXPECT_NEAR(view.chart()->matmulSeries()->at(1).y(), 60.0, 1e-9);
+  ASSERT_EQ(view.chart()->torchSeries()->count(), 1);
+  EXPECT_NEAR(view.chart()->torchSeries()->at(0).y(), 10.0, 1e-9);
+  EXPECT_TRUE(view.chart()->torchSeries()->name().contains("1.13.0"));
+  ASSERT_EQ(view.table()->rowCount(), 2);
+  EXPECT_EQ(view.table()->item(1, 0)->text(), "6x384 ctx 256 b 64");
+  EXPECT_EQ(view.table()->item(0, 4)->text(), "20 %");
+  EXPECT_EQ(view.table()->item(1, 7)->text(), "python3 failed");
+  EXPECT_TRUE(view.statusLabel()->text().contains("speed-up 1.80")) << view.statusLabel()->text().toStdString();
+  const QStringList csv = view.chart()->csv().split(u'\n', Qt::SkipEmptyParts);
+  ASSERT_EQ(csv.size(), 3);
+  EXPECT_TRUE(csv[1].startsWith("4x128 ctx 64 b 12,4,4,128,64,12,808704,4,15,50,48,55,25,0.2,0.4,125829120,100,0.1,314572800,0.5"))
+      << csv[1].toStdString();
+
+  const QString bad = dir.filePath("bad.json");
+  {
+    QFile f(bad);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    QFile in(good);
+    ASSERT_TRUE(in.open(QIODevice::ReadOnly));
+    const QByteArray text = in.readAll().replace("\"step_ms\": 6000", "\"step_ms\": \"slow\"");
+    f.write(text);
+  }
+  const QString message = view.open(bad);
+  EXPECT_TRUE(message.contains("bad.json") && message.contains("sizes[1].step_ms")) << message.toStdString();
+  EXPECT_EQ(view.chart()->stepSeries()->count(), 2) << "the result shown stays";
+
+  ScalingView again;
+  ASSERT_TRUE(again.scaling().has_value());
+  EXPECT_EQ(again.table()->rowCount(), 2);
+  QFile::remove(ScalingView::rememberedPath());
+}
+
 } // namespace mantissa::ui

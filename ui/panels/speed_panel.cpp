@@ -7,6 +7,7 @@
 #include "ui/app_shell/theme.h"
 #include "ui/charts/throughput_chart.h"
 #include "ui/panels/matmul_rows.h"
+#include "ui/panels/scaling_view.h"
 
 #include <mantissa/amp/recipe.h>
 #include <mantissa/io/atomic_file.h>
@@ -106,6 +107,7 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
   m_stepChart = new StepTimeChart;
   m_throughput = new ThroughputChart;
   m_memory = new MemoryChart;
+  m_scaling = new ScalingView;
   m_probe = makeTable({tr("arithmetic path"), tr("instruction"), tr("GFLOP/s per core"),
                        tr("all cores"), tr("vs FP32")});
   m_versus = makeTable({tr("recipe"), tr("step vs fp32"), tr("why")});
@@ -177,6 +179,8 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
     m_grid->setRowStretch(i, 1);
     m_grid->setColumnStretch(i, 1);
   }
+  m_corner = new QTabWidget;
+  m_corner->setObjectName(QStringLiteral("speedCornerTabs"));
   m_tabs = new QTabWidget;
   m_tabs->setObjectName(QStringLiteral("speedTabs"));
   auto* layout = new QVBoxLayout(this);
@@ -222,21 +226,36 @@ void SpeedPanel::arrange() {
   const QList<QPair<QWidget*, QString>> parts{{m_stepChart, tr("Step time")},
                                                {m_throughput, tr("Throughput")},
                                                {m_memory, tr("Memory")},
+                                               {m_scaling, tr("Model size")},
                                                {m_tables, tr("This CPU and the recipes")}};
   while (m_tabs->count() > 0)
     m_tabs->removeTab(0);
+  while (m_corner->count() > 0)
+    m_corner->removeTab(0);
   for (const auto& [widget, title] : parts)
     m_grid->removeWidget(widget);
+  m_grid->removeWidget(m_corner);
   if (grid) {
-    for (int i = 0; i < parts.size(); ++i)
+    // Three charts, and the tables with the model-size view tabbed in the
+    // fourth cell.
+    for (int i = 0; i < 3; ++i)
       m_grid->addWidget(parts[i].first, i / 2, i % 2);
+    m_corner->addTab(m_tables, tr("This CPU and the recipes"));
+    m_corner->addTab(m_scaling, tr("Model size"));
+    m_grid->addWidget(m_corner, 1, 1);
   } else {
     for (const auto& [widget, title] : parts)
       m_tabs->addTab(widget, title);
     m_tabs->setCurrentIndex(current);
   }
-  for (const auto& [widget, title] : parts)
-    widget->show();
+  if (grid) {
+    for (int i = 0; i < 3; ++i)
+      parts[i].first->show();
+    m_corner->show();
+  } else {
+    for (const auto& [widget, title] : parts)
+      widget->show();
+  }
   m_gridBox->setVisible(grid);
   m_tabs->setVisible(!grid);
 }

@@ -24,6 +24,7 @@ class QTimer;
 namespace mantissa::ui {
 
 class MemoryChart;
+class ScalingView;
 class StepTimeChart;
 class ThroughputChart;
 
@@ -60,8 +61,11 @@ public:
   StepTimeChart* stepChart() const { return m_stepChart; }
   ThroughputChart* throughputChart() const { return m_throughput; }
   MemoryChart* memoryChart() const { return m_memory; }
-  // The charts and tables side by side in a 2 x 2 grid where each gets room
-  // for its labels (a large screen), else one per tab (1280x720, presenter mode).
+  // The GPT's step against model size, from a scaling result.
+  ScalingView* scalingView() const { return m_scaling; }
+  // The charts side by side in a 2 x 2 grid, the tables and the model-size
+  // view tabbed in its fourth cell, where each gets room for its labels (a
+  // large screen), else one per tab (1280x720, presenter mode).
   bool tabbed() const;
   QTabWidget* tabs() const { return m_tabs; }
 
@@ -93,10 +97,12 @@ private:
   StepTimeChart* m_stepChart = nullptr;
   ThroughputChart* m_throughput = nullptr;
   MemoryChart* m_memory = nullptr;
+  ScalingView* m_scaling = nullptr;
   QWidget* m_tables = nullptr;
   QWidget* m_gridBox = nullptr;
   QGridLayout* m_grid = nullptr;
   QTabWidget* m_tabs = nullptr;
+  QTabWidget* m_corner = nullptr; // the grid's fourth cell: tables, model size
   QTimer* m_poll = nullptr;
 
   // Shared with the worker thread.

@@ -216,8 +216,8 @@ void setScalingPeak(GptScaling& scaling) {
     const ProbePath* p = probe.find(id);
     if (p && p->present && p->gflopsAllCores > 0) {
       scaling.peakGflops = p->gflopsAllCores;
-      scaling.peakSource = p->instruction + ", " + std::to_string(probe.threads) +
-                           " thread(s) (ISA probe)";
+      scaling.peakSource = p->instruction + " on " + std::to_string(probe.threads) +
+                           " thread(s), ISA probe";
       return;
     }
   }

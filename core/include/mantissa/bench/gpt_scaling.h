@@ -21,7 +21,7 @@
 //
 // JSON (gptScalingToJson):
 //   {"schema": 1, "cpu_model", "isa", "recipe": "bf16-mixed", "threads": 2,
-//    "peak_gflops": 468.0, "peak_source": "vdpbf16ps zmm, 2 threads (ISA probe)",
+//    "peak_gflops": 468.0, "peak_source": "vdpbf16ps zmm on 2 thread(s), ISA probe",
 //    "torch_version": "1.13.0" | "",
 //    "sizes": [{"layers", "heads", "embd", "ctx", "batch", "vocab", "params",
 //               "flops_per_step", "steps", "step_ms", "step_min_ms",
