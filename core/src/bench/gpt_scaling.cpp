@@ -3,6 +3,7 @@
 #include <mantissa/bench/gpt_scaling.h>
 
 #include <mantissa/bench/isa_probe.h>
+#include <mantissa/bench/matmul_bench.h>
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/train/presets.h>
 #include <mantissa/train/session.h>
@@ -19,14 +20,6 @@ namespace mantissa::bench {
 namespace {
 
 using nlohmann::json;
-
-double median(std::vector<double> v) {
-  if (v.empty())
-    return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
   throw std::invalid_argument("GPT scaling result: " + where + ": " + what);
@@ -251,10 +244,10 @@ GptScalingRow measureGptSize(const GptSize& size, const std::string& recipe, int
   r.params = session.model().parameterCount();
   r.flopsPerStep = gptStepFlops(size);
   r.steps = steps;
-  r.stepMs = median(stepMs);
+  r.stepMs = summarizeSamples(stepMs).median;
   r.stepMinMs = *std::min_element(stepMs.begin(), stepMs.end());
   r.stepMaxMs = *std::max_element(stepMs.begin(), stepMs.end());
-  r.matmulMs = median(matmulMs);
+  r.matmulMs = summarizeSamples(matmulMs).median;
   return r;
 }
 
