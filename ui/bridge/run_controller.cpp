@@ -12,7 +12,6 @@
 #include <mantissa/data/text.h>
 #include <mantissa/io/atomic_file.h>
 #include <mantissa/model/gpt.h>
-#include <mantissa/numeric/convert.h>
 #include <mantissa/train/checkpoint.h>
 #include <mantissa/train/run_log_rows.h>
 
@@ -26,7 +25,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -47,15 +45,6 @@ constexpr auto kPublishInterval = std::chrono::milliseconds(30);
 constexpr auto kMinDrainInterval = std::chrono::milliseconds(33); // at most ~30 redraws/s
 constexpr auto kMaxDrainInterval = std::chrono::milliseconds(500);
 constexpr double kGuiShare = 0.08; // of one core, for draining and drawing
-
-std::uint32_t bitsIn(DType dtype, float value) {
-  switch (dtype) {
-  case DType::BF16: return numeric::f32ToBf16(value);
-  case DType::F16: return numeric::f32ToF16(value);
-  case DType::F32: break;
-  }
-  return std::bit_cast<std::uint32_t>(value);
-}
 
 } // namespace
 
@@ -86,7 +75,7 @@ struct RunController::Run {
   double stepMsSincePublish = 0.0; // the steps' own time, without any pacing wait
   std::int64_t stepsInRun = 0;     // what the Ops dock keeps once the run ended
   model::OpTimes timesInRun;
-  std::optional<WatchSample> previousWatch;
+  train::WeightWatch watch; // the training thread's
 
   std::mutex watchMutex;
   int watchLayer = 0;                 // guarded by watchMutex
@@ -584,48 +573,24 @@ void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
   row.frame = report.telemetry;
   row.divergence = report.divergence;
 
-  const model::Network& mlp = session.model();
-  int layer = 0;
-  std::int64_t index = -1;
-  if (mlp.layers() > 0) { // a GPT has no layer weights to watch
-    std::lock_guard lock(run.watchMutex);
-    run.watchLayer = std::clamp(run.watchLayer, 0, mlp.layers() - 1);
-    if (run.findPending) {
-      const auto& p = mlp.params()[std::size_t(run.watchLayer)];
-      const auto& g = mlp.grads()[std::size_t(run.watchLayer)];
-      const std::span<const float> values =
-          run.findClass == telemetry::TensorClass::WeightGrads ? g.w.f32() : p.w.f32();
-      for (std::size_t i = 0; i < values.size(); ++i)
-        if (std::isfinite(values[i]) && values[i] != 0.0f &&
-            telemetry::binadeOf(values[i]) == run.findExponent) {
-          run.watchIndex = std::int64_t(i);
-          break;
-        }
-      run.findPending = false;
+  const model::Network& net = session.model();
+  if (net.layers() > 0) { // a GPT has no layer weights to watch
+    int layer = 0;
+    std::int64_t index = -1;
+    {
+      std::lock_guard lock(run.watchMutex);
+      run.watchLayer = std::clamp(run.watchLayer, 0, net.layers() - 1);
+      if (run.findPending) {
+        if (const std::int64_t found =
+                train::findInBinade(net, run.watchLayer, run.findClass, run.findExponent);
+            found >= 0)
+          run.watchIndex = found;
+        run.findPending = false;
+      }
+      layer = run.watchLayer;
+      index = run.watchIndex;
     }
-    layer = run.watchLayer;
-    index = run.watchIndex;
-  }
-  const std::span<const float> w =
-      index >= 0 ? mlp.params()[std::size_t(layer)].w.f32() : std::span<const float>();
-  if (index >= 0 && std::size_t(index) < w.size()) {
-    const amp::Recipe& recipe = session.recipe();
-    WatchSample s;
-    s.layer = layer;
-    s.index = index;
-    s.master = w[std::size_t(index)];
-    s.hasMaster = recipe.masterWeights;
-    s.working = recipe.masterWeights ? recipe.matmulInputs : recipe.weights;
-    s.workingBits = bitsIn(s.working, s.master);
-    s.gradient = mlp.grads()[std::size_t(layer)].w.f32()[std::size_t(index)];
-    const auto& prev = run.previousWatch;
-    const bool same = prev && prev->layer == layer && prev->index == index;
-    s.swamped =
-        same && !report.skipped && s.gradient != 0.0f && std::isfinite(s.gradient) &&
-        std::bit_cast<std::uint32_t>(s.master) == std::bit_cast<std::uint32_t>(prev->master);
-    s.swampedSoFar = (same ? prev->swampedSoFar : 0) + (s.swamped ? 1 : 0);
-    run.previousWatch = s;
-    row.watch = s;
+    row.watch = run.watch.sample(session, report, layer, index);
   }
   run.mailbox.push(std::move(row));
 

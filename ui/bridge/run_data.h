@@ -13,6 +13,7 @@
 #include <mantissa/tensor/dtype.h>
 #include <mantissa/train/step_report.h>
 #include <mantissa/train/trainer.h>
+#include <mantissa/train/weight_watch.h>
 
 #include <array>
 #include <cstddef>
@@ -24,18 +25,8 @@
 
 namespace mantissa::ui {
 
-// One watched weight after a step, read on the training thread.
-struct WatchSample {
-  int layer = 0;
-  std::int64_t index = 0;          // flat index into the layer's W [I, O]
-  float master = 0.0f;             // FP32 value of W (master copy, or the only copy)
-  DType working = DType::F32;      // precision the forward pass reads it in
-  std::uint32_t workingBits = 0;   // its bit pattern in `working`
-  float gradient = 0.0f;           // dW at that index as the optimizer used it
-  bool hasMaster = true;           // false: no FP32 master copy (bf16-pure recipes)
-  bool swamped = false;            // gradient non-zero, step applied, weight unchanged
-  std::int64_t swampedSoFar = 0;   // swamped steps since this index was picked
-};
+// One weight followed step by step (core: train/weight_watch.h).
+using WatchSample = train::WatchSample;
 
 // The scalar columns a step row carries, in RunRecord::Column order.
 inline constexpr std::size_t kStepColumns = 6; // loss, accuracy %, lr, loss scale, step ms, grad norm
