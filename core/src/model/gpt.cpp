@@ -131,11 +131,13 @@ struct Gpt::Block {
   LinearProducts qkvOp, apOp, fcOp, fpOp;
   nn::CausalSelfAttention attention;
 
-  Block(int N, int B, int T, int C, int H, DType lowType, DType inputs, const amp::Policy& p)
+  // shared: the attention scratch of the blocks before (nullptr for the first).
+  Block(int N, int B, int T, int C, int H, DType lowType, DType inputs, const amp::Policy& p,
+        std::shared_ptr<nn::AttentionScratch> shared)
       : qkvOp(N, C, 3 * C, lowType, p), apOp(N, C, C, lowType, p), fcOp(N, C, 4 * C, lowType, p),
         fpOp(N, 4 * C, C, lowType, p),
-        attention(B, T, H, C, inputs,
-                  {p[OpClass::MatmulAccumulation], p.promoteEvery}) {}
+        attention(B, T, H, C, inputs, {p[OpClass::MatmulAccumulation], p.promoteEvery},
+                  std::move(shared)) {}
 };
 
 struct Gpt::Impl {
@@ -198,7 +200,8 @@ Gpt::Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& poli
   m.wpe = addParam("wpe", T, C, true);
   m.blocks.reserve(static_cast<std::size_t>(L));
   for (int l = 0; l < L; ++l) {
-    m.blocks.emplace_back(N, B, T, C, H, lowType, inputs, policy);
+    m.blocks.emplace_back(N, B, T, C, H, lowType, inputs, policy,
+                          l == 0 ? nullptr : m.blocks.front().attention.scratch());
     Block& b = m.blocks.back();
     const std::string p = "h" + std::to_string(l) + ".";
     b.ln1w = addParam(p + "ln1.w", 1, C, false);
@@ -645,9 +648,12 @@ Gpt::BufferBytes Gpt::bufferBytes() const {
     add(b.activations, {&k.x, &k.ln1, &k.ln1Low, &k.ln1Mean, &k.ln1Rstd, &k.qkv, &k.atty,
                         &k.attyLow, &k.attproj, &k.r, &k.ln2, &k.ln2Low, &k.ln2Mean, &k.ln2Rstd,
                         &k.fch, &k.gelu, &k.geluLow, &k.fcproj});
-    const auto a = k.attention.bufferBytes();
-    b.activations += a.activations;
-    b.gradients += a.gradients;
+    b.activations += k.attention.bufferBytes().activations;
+  }
+  if (!m.blocks.empty()) { // the blocks share one attention scratch
+    const auto a = m.blocks.front().attention.bufferBytes();
+    b.activations += a.scratchActivations;
+    b.gradients += a.scratchGradients;
   }
   add(b.activations, {&m.encoded, &m.xL, &m.lnf, &m.lnfLow, &m.lnfMean, &m.lnfRstd});
   add(b.gradients, {&m.headScratch, &m.dres, &m.dln, &m.datty, &m.dqkv, &m.dfch, &m.dgelu,

@@ -153,8 +153,18 @@ template <class F> void timed(double* ms, F product) {
 
 } // namespace
 
+std::size_t AttentionScratch::forwardBytes() const { return scores.bytes(); }
+
+std::size_t AttentionScratch::backwardBytes() const {
+  std::size_t total = 0;
+  for (const Tensor* t : {&dO, &dOLow, &dP, &dSLow, &dq, &dk, &dv})
+    total += t->bytes();
+  return total;
+}
+
 CausalSelfAttention::CausalSelfAttention(int batch, int context, int heads, int channels,
-                                         DType matmulInputs, AccumulationPrecision accumulation)
+                                         DType matmulInputs, AccumulationPrecision accumulation,
+                                         std::shared_ptr<AttentionScratch> shared)
     : m_batch(batch), m_context(context), m_heads(heads), m_channels(channels),
       m_headSize(heads > 0 ? channels / heads : 0), m_inputs(matmulInputs),
       m_accumulation(accumulation), m_low(matmulInputs != DType::F32),
@@ -178,17 +188,30 @@ CausalSelfAttention::CausalSelfAttention(int batch, int context, int heads, int 
   m_q = lowTwin(m_inputs, emulatedSums, rows, D);
   m_k = lowTwin(m_inputs, emulatedSums, rows, D);
   m_v = lowTwin(m_inputs, emulatedSums, rows, D);
-  m_scores = Tensor(DType::F32, rows, T);
   m_probs = Tensor(DType::F32, rows, T);
   m_probsLow = lowTwin(m_inputs, emulatedSums, rows, T);
   m_o = Tensor(DType::F32, rows, D);
-  m_dO = Tensor(DType::F32, rows, D);
-  m_dOLow = lowTwin(m_inputs, emulatedSums, rows, D);
-  m_dP = Tensor(DType::F32, rows, T);
-  m_dSLow = lowTwin(m_inputs, emulatedSums, rows, T);
-  m_dq = Tensor(DType::F32, rows, D);
-  m_dk = Tensor(DType::F32, rows, D);
-  m_dv = Tensor(DType::F32, rows, D);
+  AttentionScratch own;
+  own.scores = Tensor(DType::F32, rows, T);
+  own.dO = Tensor(DType::F32, rows, D);
+  own.dOLow = lowTwin(m_inputs, emulatedSums, rows, D);
+  own.dP = Tensor(DType::F32, rows, T);
+  own.dSLow = lowTwin(m_inputs, emulatedSums, rows, T);
+  own.dq = Tensor(DType::F32, rows, D);
+  own.dk = Tensor(DType::F32, rows, D);
+  own.dv = Tensor(DType::F32, rows, D);
+  if (shared) {
+    const auto same = [](const Tensor& a, const Tensor& b) {
+      return a.dtype() == b.dtype() && a.rows() == b.rows() && a.cols() == b.cols();
+    };
+    const AttentionScratch& s = *shared;
+    if (!same(s.scores, own.scores) || !same(s.dO, own.dO) || !same(s.dOLow, own.dOLow) ||
+        !same(s.dP, own.dP) || !same(s.dSLow, own.dSLow) || !same(s.dq, own.dq))
+      throw std::invalid_argument("CausalSelfAttention: the shared scratch has another shape");
+    m_scratch = std::move(shared);
+  } else {
+    m_scratch = std::make_shared<AttentionScratch>(std::move(own));
+  }
 }
 
 void CausalSelfAttention::toInputs(const Tensor& f32, Tensor& low) {
@@ -223,11 +246,10 @@ void CausalSelfAttention::product(kernels::BatchedMatmul& batched, const Tensor&
 
 CausalSelfAttention::BufferBytes CausalSelfAttention::bufferBytes() const {
   BufferBytes b;
-  for (const Tensor* t :
-       {&m_qF, &m_kF, &m_vF, &m_q, &m_k, &m_v, &m_scores, &m_probs, &m_probsLow, &m_o})
+  for (const Tensor* t : {&m_qF, &m_kF, &m_vF, &m_q, &m_k, &m_v, &m_probs, &m_probsLow, &m_o})
     b.activations += t->bytes();
-  for (const Tensor* t : {&m_dO, &m_dOLow, &m_dP, &m_dSLow, &m_dq, &m_dk, &m_dv})
-    b.gradients += t->bytes();
+  b.scratchActivations = m_scratch->forwardBytes();
+  b.scratchGradients = m_scratch->backwardBytes();
   return b;
 }
 
@@ -266,10 +288,10 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
   toInputs(m_kF, m_k);
   toInputs(m_vF, m_v);
   const bool low = m_low;
-  product(m_qk, low ? m_q : m_qF, low ? m_k : m_kF, m_scores);
+  product(m_qk, low ? m_q : m_qF, low ? m_k : m_kF, m_scratch->scores);
 
   const float scale = 1.0f / std::sqrt(float(m_headSize));
-  const float* s = m_scores.f32().data();
+  const float* s = m_scratch->scores.f32().data();
   float* p = m_probs.f32().data();
   // Rows split between the OpenMP threads (kernels/step_parallel.h).
   kernels::forStepPieces(B * H * T, B * H * T * T / 2, 1, [&](std::size_t r0, std::size_t r1) {
@@ -296,7 +318,8 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
 void CausalSelfAttention::backward(std::span<const float> dout, std::span<float> dqkv) {
   const std::size_t B = std::size_t(m_batch), T = std::size_t(m_context), H = std::size_t(m_heads),
                     D = std::size_t(m_headSize), C = std::size_t(m_channels);
-  float* dO = m_dO.f32().data();
+  AttentionScratch& sc = *m_scratch;
+  float* dO = sc.dO.f32().data();
   kernels::forStepPieces(B, B * T * C, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b)
       for (std::size_t h = 0; h < H; ++h)
@@ -305,27 +328,27 @@ void CausalSelfAttention::backward(std::span<const float> dout, std::span<float>
           copyRow(dO + ((b * H + h) * T + t) * D, src, D);
         }
   });
-  toInputs(m_dO, m_dOLow);
+  toInputs(sc.dO, sc.dOLow);
   const bool low = m_low;
-  const Tensor& dOIn = low ? m_dOLow : m_dO;
-  product(m_qk, dOIn, low ? m_v : m_vF, m_dP);           // dP = dO v^T
-  product(m_tn, low ? m_probsLow : m_probs, dOIn, m_dv); // dv = P^T dO
+  const Tensor& dOIn = low ? sc.dOLow : sc.dO;
+  product(m_qk, dOIn, low ? m_v : m_vF, sc.dP);           // dP = dO v^T
+  product(m_tn, low ? m_probsLow : m_probs, dOIn, sc.dv); // dv = P^T dO
 
   // dS = P * (dP - rowsum(dP * P)) * scale, in place in dP.
   const float scale = 1.0f / std::sqrt(float(m_headSize));
   const float* p = m_probs.f32().data();
-  float* dP = m_dP.f32().data();
+  float* dP = sc.dP.f32().data();
   kernels::forStepPieces(B * H * T, B * H * T * T, T, [&](std::size_t r0, std::size_t r1) {
     MANTISSA_STEP_DISPATCH(softmaxCausalBackward, (p + r0 * T, dP + r0 * T, r1 - r0, T, scale));
   });
-  toInputs(m_dP, m_dSLow);
-  const Tensor& dS = low ? m_dSLow : m_dP;
-  product(m_pv, dS, low ? m_k : m_kF, m_dq); // dq = dS k
-  product(m_tn, dS, low ? m_q : m_qF, m_dk); // dk = dS^T q
+  toInputs(sc.dP, sc.dSLow);
+  const Tensor& dS = low ? sc.dSLow : sc.dP;
+  product(m_pv, dS, low ? m_k : m_kF, sc.dq); // dq = dS k
+  product(m_tn, dS, low ? m_q : m_qF, sc.dk); // dk = dS^T q
 
-  const float* dq = m_dq.f32().data();
-  const float* dk = m_dk.f32().data();
-  const float* dv = m_dv.f32().data();
+  const float* dq = sc.dq.f32().data();
+  const float* dk = sc.dk.f32().data();
+  const float* dv = sc.dv.f32().data();
   kernels::forStepPieces(B, B * T * 3 * C, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b)
       for (std::size_t t = 0; t < T; ++t) {

@@ -33,6 +33,7 @@
 #include <mantissa/kernels/batched_matmul.h>
 #include <mantissa/tensor/tensor.h>
 
+#include <memory>
 #include <span>
 #include <string>
 
@@ -48,11 +49,28 @@ struct AccumulationPrecision {
   int promoteEvery = 0;     // N_C; 0: a 16-bit sum is never promoted
 };
 
+// What one layer's attention needs only while its own forward or backward
+// runs: the scores S (forward, until the softmax) and backward's gradients.
+// The layers of a model run one at a time, so they share one.
+struct AttentionScratch {
+  Tensor scores;         // [G*T, T] FP32
+  Tensor dO, dOLow;      // [G*T, D]
+  Tensor dP;             // [G*T, T] FP32, reused for dS
+  Tensor dSLow;          // [G*T, T] input dtype (empty when F32)
+  Tensor dq, dk, dv;     // [G*T, D] FP32
+  std::size_t forwardBytes() const;  // the scores
+  std::size_t backwardBytes() const; // the gradients
+};
+
 class CausalSelfAttention {
 public:
-  // Allocates every buffer and creates the oneDNN primitives.
+  // Allocates every buffer and creates the oneDNN primitives. `shared`:
+  // another layer's scratch (scratch()) of the same shape and precisions,
+  // used instead of allocating one; std::invalid_argument when it differs.
   CausalSelfAttention(int batch, int context, int heads, int channels, DType matmulInputs,
-                      AccumulationPrecision accumulation = {});
+                      AccumulationPrecision accumulation = {},
+                      std::shared_ptr<AttentionScratch> shared = nullptr);
+  const std::shared_ptr<AttentionScratch>& scratch() const { return m_scratch; }
 
   void setSoftmaxPrecision(SoftmaxPrecision precision) { m_softmax = precision; }
   // When set, the wall time of the six products (ms) is added to *ms.
@@ -66,11 +84,13 @@ public:
   // head g % H of sample g / H, query t; zero above the diagonal).
   const Tensor& probs() const { return m_probs; }
   std::string implementation() const;
-  // Bytes of the buffers forward keeps for backward (q, k, v, scores,
-  // probabilities, output and their input-dtype twins) and of backward's
-  // gradient scratch.
+  // Bytes of the buffers forward keeps for backward (q, k, v,
+  // probabilities, output and their input-dtype twins), and of the scratch
+  // (forward's scores, backward's gradients), which layers sharing it count
+  // once.
   struct BufferBytes {
-    std::size_t activations = 0, gradients = 0;
+    std::size_t activations = 0;
+    std::size_t scratchActivations = 0, scratchGradients = 0;
   };
   BufferBytes bufferBytes() const;
   bool emulated() const { return accumulationEmulated() || m_qk.emulated(); }
@@ -96,14 +116,10 @@ private:
   Tensor m_qF, m_kF, m_vF;      // [G*T, D] FP32
   Tensor m_q, m_k, m_v;         // [G*T, D] input dtype; FP32 rounded values with a 16-bit
                                 //   accumulator; empty with FP32 inputs
-  Tensor m_scores;              // [G*T, T] FP32
   Tensor m_probs;               // [G*T, T] FP32
   Tensor m_probsLow;            // [G*T, T] input dtype (empty when F32)
   Tensor m_o;                   // [G*T, D] FP32
-  Tensor m_dO, m_dOLow;         // [G*T, D]
-  Tensor m_dP;                  // [G*T, T] FP32, reused for dS
-  Tensor m_dSLow;               // [G*T, T] input dtype (empty when F32)
-  Tensor m_dq, m_dk, m_dv;      // [G*T, D] FP32
+  std::shared_ptr<AttentionScratch> m_scratch;
 };
 
 } // namespace mantissa::nn
