@@ -23,6 +23,8 @@
 #include <mantissa/nn/softmax_xent.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/numeric/cpu_features.h>
+#include <mantissa/data/dataset.h>
+#include <mantissa/train/session.h>
 #include <mantissa/train/step_benchmark.h>
 
 #include <algorithm>
@@ -192,6 +194,77 @@ void mlpOpTable(int rounds, int reps) {
               "+ BF16 copy: 2 B a weight; the rest: inputs read and outputs written once\n");
 }
 
+// fp32, bf16-mixed, and bf16-mixed with the optimizer's BF16 cast apart
+// from its update pass (as before the single pass), taking turns: each round
+// runs `reps` steps of each, so that load from other processes falls on all
+// alike. Medians over all timed steps; spread: lowest and highest of the
+// rounds' medians.
+void interleavedSteps(const train::StepBenchOptions& o, int rounds, int reps) {
+  struct Run {
+    std::string label;
+    std::unique_ptr<train::Session> s;
+    bool castApart = false;
+    std::vector<double> step, matmul, optimizer, conversion, elementwise, roundStep;
+  };
+  const auto data = std::make_shared<const data::TrainTest>(data::loadDataSpec(o.data));
+  std::vector<Run> runs;
+  for (const char* recipe : {"fp32", "bf16-mixed", "bf16-mixed"}) {
+    train::RunConfig c;
+    c.data = o.data;
+    c.model = o.model;
+    c.recipe = recipe;
+    c.batch = o.batch;
+    c.steps = o.warmup + std::int64_t(rounds) * reps + 1;
+    c.lr = 0.01;
+    Run r;
+    r.castApart = runs.size() == 2;
+    r.label = std::string(recipe) + (r.castApart ? " (cast apart)" : "");
+    r.s = std::make_unique<train::Session>(c, data);
+    runs.push_back(std::move(r));
+  }
+  auto one = [](Run& r) {
+    if (r.castApart)
+      amp::Optimizer::allowBf16UpdatePass(false);
+    const auto& rep = r.s->step();
+    amp::Optimizer::allowBf16UpdatePass(true);
+    return rep;
+  };
+  for (int w = 0; w < o.warmup; ++w)
+    for (auto& r : runs)
+      one(r);
+  for (int round = 0; round < rounds; ++round)
+    for (auto& r : runs) {
+      std::vector<double> here;
+      for (int i = 0; i < reps; ++i) {
+        const auto& rep = one(r);
+        here.push_back(rep.stepMs);
+        r.matmul.push_back(rep.times.matmulForward + rep.times.matmulBackward);
+        r.optimizer.push_back(rep.times.optimizer);
+        r.conversion.push_back(rep.times.conversion);
+        r.elementwise.push_back(rep.times.elementwise);
+      }
+      r.step.insert(r.step.end(), here.begin(), here.end());
+      r.roundStep.push_back(benchtools::medianOf(here));
+    }
+  std::printf("\nThe same, the recipes taking turns (%d rounds of %d steps each; medians, "
+              "spread of the rounds' medians):\n",
+              rounds, reps);
+  std::printf("%-26s %9s %17s %9s %9s %9s %9s %11s\n", "recipe", "median ms", "spread (rounds)",
+              "matmul", "optim", "convert", "eltwise", "step/matmul");
+  for (const auto& r : runs) {
+    const auto [lo, hi] = std::minmax_element(r.roundStep.begin(), r.roundStep.end());
+    const double m = benchtools::medianOf(r.step), mm = benchtools::medianOf(r.matmul);
+    std::printf("%-26s %9.2f %7.2f - %7.2f %9.2f %9.2f %9.2f %9.2f %10.2fx\n", r.label.c_str(), m,
+                *lo, *hi, mm, benchtools::medianOf(r.optimizer), benchtools::medianOf(r.conversion),
+                benchtools::medianOf(r.elementwise), m / mm);
+  }
+  const double fp32 = benchtools::medianOf(runs[0].step), bf16 = benchtools::medianOf(runs[1].step),
+               apart = benchtools::medianOf(runs[2].step);
+  std::printf("  fp32 / bf16-mixed: %.2fx faster (target >= 1.6); bf16-mixed step / its matmul "
+              "time: %.2fx (target <= 1.25); cast apart / single pass: %.3fx\n",
+              fp32 / bf16, bf16 / benchtools::medianOf(runs[1].matmul), apart / bf16);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -286,8 +359,10 @@ int main(int argc, char** argv) {
     }
 
   }
-  if (!cnnOnly && ops)
+  if (!cnnOnly && ops) {
+    interleavedSteps(o, std::max(3, o.repetitions / 5), 5);
     mlpOpTable(std::max(3, o.repetitions / 6), 6);
+  }
   if (mlpOnly)
     return 0;
 
