@@ -13,11 +13,13 @@
 #include <mantissa/io/atomic_file.h>
 #include <mantissa/kernels/fp16_gemm.h>
 #include <mantissa/kernels/matmul_path.h>
+#include <mantissa/kernels/threads.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <set>
@@ -212,6 +214,8 @@ void addMatmulOption(ArgParser& p) {
   p.option("fp16-accumulation", "N|never",
            "FP16 matmuls on CPUs with AVX512_FP16: add the FP16 partial sums into FP32 every N "
            "products (default 128), or never (pure FP16 accumulation)");
+  p.option("threads", "N",
+           "Threads of the step's kernels (default: OMP_NUM_THREADS when set, else one per CPU)");
 }
 
 std::optional<int> applyMatmulOption(const ArgParser& p, const char* command) {
@@ -231,6 +235,18 @@ std::optional<int> applyMatmulOption(const ArgParser& p, const char* command) {
       return 2;
     }
     kernels::setFp16PromoteEvery(*every);
+  }
+  if (p.has("threads")) {
+    const std::string n = p.value("threads");
+    char* end = nullptr;
+    const long threads = std::strtol(n.c_str(), &end, 10);
+    if (n.empty() || *end != '\0' || threads < 1 || threads > kernels::kMaxKernelThreads) {
+      std::cerr << "mantissa-cli " << command << ": --threads: '" << n
+                << "' is not a number of threads from 1 to " << kernels::kMaxKernelThreads << "\n";
+      return 2;
+    }
+    kernels::setKernelThreads(int(threads));
+    kernels::applyKernelThreads();
   }
   kernels::setMatmulPath(*path);
   if (*path == kernels::MatmulPath::Auto)

@@ -36,11 +36,12 @@ int runDiff(const Args& args);
 std::string versionText(); // the lines `--version` prints
 
 class ArgParser;
-// Registers --matmul native|fp32-compute|auto and --fp16-accumulation
-// N|never (train and bench).
+// Registers --matmul native|fp32-compute|auto, --fp16-accumulation
+// N|never and --threads N (train and bench).
 void addMatmulOption(ArgParser& p);
 // Applies --matmul (default auto; auto remembers its choices in the user's
-// cache directory) and --fp16-accumulation (kernels::setFp16PromoteEvery). nullopt on success, else the exit code after a message.
+// cache directory), --fp16-accumulation (kernels::setFp16PromoteEvery) and
+// --threads (kernels::setKernelThreads). nullopt on success, else the exit code after a message.
 std::optional<int> applyMatmulOption(const ArgParser& p, const char* command);
 
 // Built with the GUI (MANTISSA_CLI_HAS_UI): plot, report and train --export.

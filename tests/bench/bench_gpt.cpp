@@ -15,8 +15,10 @@
 //
 //   bench_gpt [--quick] [--reps N] [--rounds R] [--only step|telemetry] [--policy SPEC | --policy
 //   recipe:NAME]...
+//   bench_gpt --sizes ...   the step by model size beside PyTorch (gpt_sizes.cpp)
 // (recipe:NAME runs a recipe, e.g. recipe:bf16-mixed, with its own policy)
 #include "../../app/omp_wait_policy.h"
+#include "gpt_sizes.h"
 #include "op_floor.h"
 
 #include <mantissa/model/gpt_network.h>
@@ -92,6 +94,9 @@ int main(int argc, char** argv) {
   // As the apps run: OMP_WAIT_POLICY=passive unless the caller set a policy
   // (OMP_WAIT_POLICY=active measures spinning threads).
   mantissa::app::reexecWithPassiveOmpWait(argv);
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--sizes") == 0 || std::strcmp(argv[i], "--size-one") == 0)
+      return runGptSizes(argc, argv);
   int warmup = 5, reps = 10, rounds = 5;
   bool stepTable = true, telemetryTable = true;
   std::vector<std::string> policies;

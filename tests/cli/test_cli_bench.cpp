@@ -98,3 +98,30 @@ TEST(CliBench, BadUsageIsRefused) {
   EXPECT_NE(r.out.find("--tiny"), std::string::npos);
   EXPECT_EQ(r.out.find("test suite"), std::string::npos) << r.out; // help speaks to users
 }
+
+// --threads N: the report and a run log's header say how many threads ran;
+// a count that is not one is refused with the option named.
+TEST(CliBench, ThreadsOptionSetsTheThreadCount) {
+  auto r = runCli({"bench", "--tiny", "--json", "--threads", "1"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out).at("threads"), 1);
+
+  const auto log = std::filesystem::temp_directory_path() /
+                   ("mantissa_cli_threads_" + std::to_string(::getpid()) + ".jsonl");
+  r = runCli({"train", "--preset", "underflow", "--steps", "2", "--threads", "1", "--log",
+              log.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::ifstream in(log);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(json::parse(header).at("machine").at("threads"), 1) << header;
+  std::filesystem::remove(log);
+
+  for (const char* bad : {"0", "2x", "-1", "1025"}) {
+    r = runCli({"train", "--preset", "underflow", "--steps", "1", "--threads", bad});
+    EXPECT_EQ(r.exitCode, 2) << bad;
+    EXPECT_NE(r.err.find("--threads: '" + std::string(bad) + "' is not a number of threads"),
+              std::string::npos)
+        << r.err;
+  }
+}

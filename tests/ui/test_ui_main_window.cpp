@@ -8,11 +8,13 @@
 #include "ui/app_shell/main_window.h"
 #include "ui/app_shell/settings.h"
 #include "ui/app_shell/theme.h"
+#include "ui/app_shell/threads_menu.h"
 #include "ui/formats/float_explorer.h"
 #include "ui/lessons/lessons_page.h"
 #include "ui/panels/speed_panel.h"
 
 #include <mantissa/kernels/matmul_path.h>
+#include <mantissa/kernels/threads.h>
 #include <mantissa/numeric/cpu_features.h>
 
 #include <QAction>
@@ -233,3 +235,36 @@ TEST_F(MainWindowTest, AboutNamesVersionsIsaLicencesAndDataAttribution) {
 
 } // namespace
 } // namespace mantissa::ui
+
+// File > Compute Threads: choosing a count sets the kernels' thread count,
+// is remembered, and comes back in the next window; "Every CPU" returns to
+// OpenMP's default.
+TEST(MainWindowMenus, ComputeThreadsAreChosenAndRemembered) {
+  {
+    mantissa::ui::ThreadsMenu menu;
+    ASSERT_NE(menu.actionFor(0), nullptr);
+    ASSERT_NE(menu.actionFor(1), nullptr);
+    EXPECT_EQ(menu.actionFor(mantissa::kernels::availableCpus() + 1), nullptr);
+    QSignalSpy chosen(&menu, &mantissa::ui::ThreadsMenu::threadsChosen);
+    menu.actionFor(1)->trigger();
+    ASSERT_EQ(chosen.count(), 1);
+    EXPECT_EQ(chosen.at(0).at(0).toInt(), 1);
+    EXPECT_EQ(mantissa::kernels::kernelThreadsSetting(), 1);
+    EXPECT_EQ(mantissa::kernels::kernelThreads(), 1);
+  }
+  mantissa::kernels::setKernelThreads(0);
+  mantissa::ui::MainWindow window;
+  ASSERT_NE(window.threadsMenu(), nullptr);
+  EXPECT_EQ(window.threadsMenu()->chosen(), 1);
+  EXPECT_EQ(mantissa::kernels::kernelThreadsSetting(), 1) << "the remembered count is applied";
+  EXPECT_TRUE(window.threadsMenu()->actionFor(1)->isChecked());
+  auto* facts = window.findChild<QLabel*>("statusFacts");
+  ASSERT_NE(facts, nullptr);
+  EXPECT_TRUE(facts->text().endsWith("1 thread")) << facts->text().toStdString();
+  window.threadsMenu()->actionFor(0)->trigger();
+  EXPECT_EQ(mantissa::kernels::kernelThreadsSetting(), 0);
+  EXPECT_TRUE(facts->text().endsWith(QString("%1 threads").arg(mantissa::kernels::kernelThreads())) ||
+              mantissa::kernels::kernelThreads() == 1)
+      << facts->text().toStdString();
+  EXPECT_EQ(mantissa::ui::Settings().computeThreads(), 0);
+}

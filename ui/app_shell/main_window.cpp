@@ -6,6 +6,7 @@
 #include "ui/app_shell/laser_pointer.h"
 #include "ui/app_shell/run_files.h"
 #include "ui/app_shell/settings.h"
+#include "ui/app_shell/threads_menu.h"
 #include "ui/app_shell/theme.h"
 #include "ui/app_shell/view_export.h"
 #include "ui/formats/float_explorer.h"
@@ -16,6 +17,7 @@
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
 
+#include <mantissa/kernels/threads.h>
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/numeric/format.h>
 
@@ -36,7 +38,6 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -174,6 +175,9 @@ void MainWindow::buildMenus() {
   m_exportAction->setToolTip(tr("Save the current view as PNG, SVG or PDF"));
   connect(m_exportAction, &QAction::triggered, this, &MainWindow::exportWithDialog);
   file->addSeparator();
+  m_threadsMenu = new ThreadsMenu(this);
+  file->addMenu(m_threadsMenu);
+  file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"));
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
   quit->setMenuRole(QAction::QuitRole);
@@ -234,10 +238,16 @@ void MainWindow::buildStatusBar() {
     isa << QStringLiteral("F16C");
   if (cpu.amxBf16 && cpu.amxTile)
     isa << QStringLiteral("AMX");
-  m_statusFacts =
-      new QLabel(tr("CPU: %1  ·  %2  ·  %3 threads")
-                     .arg(isa.isEmpty() ? tr("no vector ISA") : isa.join(u' '), bf16SupportText())
-                     .arg(QThread::idealThreadCount()));
+  const QString isaText = isa.isEmpty() ? tr("no vector ISA") : isa.join(u' ');
+  const auto facts = [this, isaText] {
+    const int threads = kernels::kernelThreads();
+    return tr("CPU: %1  ·  %2  ·  %3")
+        .arg(isaText, bf16SupportText(),
+             threads == 1 ? tr("1 thread") : tr("%1 threads").arg(threads));
+  };
+  m_statusFacts = new QLabel(facts());
+  connect(m_threadsMenu, &ThreadsMenu::threadsChosen, m_statusFacts,
+          [this, facts] { m_statusFacts->setText(facts()); });
   m_statusFacts->setObjectName(QStringLiteral("statusFacts"));
   m_statusFacts->setToolTip(QString::fromStdString(numeric::describeIsa()));
   m_statusDetail = new ElidingLabel;

@@ -13,6 +13,7 @@ class QTabWidget;
 namespace mantissa::ui {
 
 class RunFiles;
+class ThreadsMenu;
 
 // The application window: one tab per big view, menus, status line. Wiring
 // only; every view is its own widget added with addPage().
@@ -42,6 +43,7 @@ public:
   QAction* darkThemeAction() const { return m_darkAction; }
   QAction* presenterAction() const { return m_presenterAction; }
   QAction* exportAction() const { return m_exportAction; }
+  ThreadsMenu* threadsMenu() const { return m_threadsMenu; }
   // Open Run, Save Run and the other run files of the File menu.
   RunFiles* runFiles() const { return m_runFiles; }
 
@@ -64,6 +66,7 @@ private:
 
   QTabWidget* m_pages = nullptr;
   QMenu* m_fileMenu = nullptr;
+  ThreadsMenu* m_threadsMenu = nullptr;
   QMenu* m_viewMenu = nullptr;
   RunFiles* m_runFiles = nullptr;
   QAction* m_exportAction = nullptr;

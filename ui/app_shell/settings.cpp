@@ -13,6 +13,7 @@ const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kStateKey = QStringLiteral("window/state");
 const QString kLastPageKey = QStringLiteral("window/lastPage");
 const QString kAutosaveKey = QStringLiteral("runs/autosave");
+const QString kThreadsKey = QStringLiteral("compute/threads");
 } // namespace
 
 bool Settings::darkTheme() const {
@@ -55,6 +56,13 @@ bool Settings::autosaveRuns() const {
 }
 void Settings::setAutosaveRuns(bool on) {
   m_settings.setValue(kAutosaveKey, on);
+}
+
+int Settings::computeThreads() const {
+  return m_settings.value(kThreadsKey, 0).toInt();
+}
+void Settings::setComputeThreads(int threads) {
+  m_settings.setValue(kThreadsKey, threads);
 }
 
 QString Settings::runsFolder() {

@@ -35,6 +35,11 @@ public:
   static QString runsFolder();
   static constexpr int kKeptRuns = 20; // the newest run folders kept there
 
+  // Threads of the training step's kernels (kernels::setKernelThreads): 0
+  // for OpenMP's default (every CPU).
+  int computeThreads() const;
+  void setComputeThreads(int threads);
+
   void sync() { m_settings.sync(); }
 
 private:

@@ -6,6 +6,7 @@
 #include <mantissa/kernels/fp16_gemm.h>
 #include <mantissa/kernels/matmul.h>
 #include <mantissa/kernels/matmul_path.h>
+#include <mantissa/kernels/threads.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/numeric/cpu_features.h>
 
@@ -270,6 +271,7 @@ std::vector<RecipeComparison> compareWithFp32(const BenchReport& r) {
 }
 
 BenchReport runBenchmarks(const BenchOptions& options, const ProgressCallback& progress) {
+  kernels::applyKernelThreads(); // File > Compute Threads, --threads
   BenchReport r;
   const auto& cpu = numeric::cpuFeatures();
   r.mode = options.mode;

@@ -23,6 +23,24 @@ namespace {
 using numeric::FloatFormat;
 using numeric::FormatId;
 
+// The lesson MLP (784-128-10, fp32) after `steps` steps from seed 1: the
+// tensors the FP8 figures quantize.
+train::Session trainedLessonMlp(int steps) {
+  train::RunConfig config;
+  config.model = "mlp:784-128-10";
+  config.recipe = "fp32";
+  config.batch = 64;
+  config.epochs = 0;
+  config.steps = steps;
+  config.seed = 1;
+  config.evalEvery = 0;
+  config.telemetryEvery = 0;
+  train::Session session(config);
+  while (!session.finished())
+    session.step();
+  return session;
+}
+
 double roundWith(const FloatFormat& f, double x, numeric::Rounding rounding) {
   numeric::EncodeOptions o;
   o.rounding = rounding;
@@ -86,18 +104,7 @@ DotAccumulationDemo dotAccumulationDemo(int accumulatorBits, int promoteEvery, i
 }
 
 Fp8SchemesDemo fp8SchemesDemo(int steps) {
-  train::RunConfig config;
-  config.model = "mlp:784-128-10";
-  config.recipe = "fp32";
-  config.batch = 64;
-  config.epochs = 0;
-  config.steps = steps;
-  config.seed = 1;
-  config.evalEvery = 0;
-  config.telemetryEvery = 0;
-  train::Session session(config);
-  while (!session.finished())
-    session.step();
+  train::Session session = trainedLessonMlp(steps);
 
   const auto& w = session.model().params()[0].w;
   const auto& g = session.model().grads()[0].w;
@@ -161,18 +168,7 @@ Fp8VariantStats variantStats(std::span<const float> g, const FloatFormat& f, flo
 } // namespace
 
 Fp8VariantsDemo fp8VariantsDemo(int steps) {
-  train::RunConfig config;
-  config.model = "mlp:784-128-10";
-  config.recipe = "fp32";
-  config.batch = 64;
-  config.epochs = 0;
-  config.steps = steps;
-  config.seed = 1;
-  config.evalEvery = 0;
-  config.telemetryEvery = 0;
-  train::Session session(config);
-  while (!session.finished())
-    session.step();
+  train::Session session = trainedLessonMlp(steps);
   const auto& g = session.model().grads()[0].w;
   const auto in = static_cast<std::size_t>(g.rows()), out = static_cast<std::size_t>(g.cols());
   Fp8VariantsDemo d;

@@ -3,6 +3,7 @@
 #include <mantissa/amp/policy.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/kernels/matmul_path.h>
+#include <mantissa/kernels/threads.h>
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/numeric/cpu_features.h>
 #include <mantissa/telemetry/frame.h>
@@ -137,7 +138,8 @@ json runLogHeader(const Session& s) {
             {"machine",
              {{"cpu", numeric::cpuFeatures().modelName},
               {"isa", numeric::describeIsa()},
-              {"onednn", numeric::onednnVersion() + " (" + numeric::onednnIsa() + ")"}}}};
+              {"onednn", numeric::onednnVersion() + " (" + numeric::onednnIsa() + ")"},
+              {"threads", kernels::kernelThreads()}}}};
   if (s.isText()) {
     h["data"] = s.text().name;
     h["vocabulary"] = s.text().vocabularySize();

@@ -5,6 +5,7 @@
 #include <mantissa/amp/policy.h>
 #include <mantissa/data/dataset.h>
 #include <mantissa/io/excerpt.h>
+#include <mantissa/kernels/threads.h>
 #include <mantissa/model/cnn.h>
 #include <mantissa/model/gpt_network.h>
 #include <mantissa/model/mlp.h>
@@ -636,6 +637,7 @@ void Session::applyNudge() {
 }
 
 const StepReport& Session::step() {
+  kernels::applyKernelThreads();
   const auto start = std::chrono::steady_clock::now();
   auto& r = m_report;
   r.step = m_step;
@@ -957,6 +959,7 @@ std::string Session::sample(int n, double temperature, std::uint64_t seed,
 }
 
 EvalReport Session::evaluate() {
+  kernels::applyKernelThreads();
   if (m_text) {
     EvalReport e = evaluateText();
     if (!m_divergence)
