@@ -4,7 +4,8 @@
 // GPT training steps per policy on the shakespeare-char model (4 layers,
 // 4 heads, embd 128, ctx 64, batch 12): the step time, the forward + backward
 // time of each op, and the sum of the step's own matrix products beside it
-// (step / matmul ratio; the rule: at most 2 for fp32 and bf16-mixed). Then
+// (step / matmul ratio; the rule: at most 2 for fp32 and bf16-mixed); the ops
+// without products against their bandwidth floor (op_floor.h). Then
 // telemetry K = 1 against K = 0 (the rule: at most 5 % more per step).
 //
 // The policies take turns: each round runs `reps` steps of every policy in

@@ -5,7 +5,11 @@
 // MNIST: median step time and CV after warm-up, the breakdown by op kind,
 // bytes allocated per tensor class, and ratios measured side by side in this
 // one run (bf16-mixed vs fp32; bf16-mixed step vs its own matmul time;
-// telemetry K = 1 vs off). Then the CNN cnn:lenet, batch 64, shipped
+// telemetry K = 1 vs off). Then fp32, bf16-mixed and bf16-mixed with the
+// optimizer's BF16 cast apart from its update taking turns step by step (the
+// ratios against the speed targets, and what the single pass saves), and the
+// step's non-matmul ops, each timed alone, against their bandwidth floor
+// (op_floor.h). Then the CNN cnn:lenet, batch 64, shipped
 // Fashion-MNIST, for fp32, bf16-mixed and fp16-mixed: its step time beside
 // the sum of its convolution and matmul times.
 //
