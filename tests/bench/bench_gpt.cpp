@@ -4,7 +4,8 @@
 // GPT training steps per policy on the shakespeare-char model (4 layers,
 // 4 heads, embd 128, ctx 64, batch 12): the step time, the forward + backward
 // time of each op, and the sum of the step's own matrix products beside it
-// (step / matmul ratio; the rule: at most 2 for fp32 and bf16-mixed). Then
+// (step / matmul ratio; the rule: at most 2 for fp32 and bf16-mixed); the ops
+// without products against their bandwidth floor (op_floor.h). Then
 // telemetry K = 1 against K = 0 (the rule: at most 5 % more per step).
 //
 // The policies take turns: each round runs `reps` steps of every policy in
@@ -19,6 +20,7 @@
 // (recipe:NAME runs a recipe, e.g. recipe:bf16-mixed, with its own policy)
 #include "../../app/omp_wait_policy.h"
 #include "gpt_sizes.h"
+#include "op_floor.h"
 
 #include <mantissa/model/gpt_network.h>
 #include <mantissa/numeric/cpu_features.h>
@@ -145,6 +147,8 @@ int main(int argc, char** argv) {
       std::string error;
       std::vector<double> step, matmul, ratio, roundStep, roundRatio, optimizer, rest;
       std::vector<std::vector<double>> ops = std::vector<std::vector<double>>(model::kGptOpCount);
+      std::vector<std::vector<double>> opRounds =
+          std::vector<std::vector<double>>(model::kGptOpCount + 1); // ... and the optimizer's
     };
     std::vector<Timed> timed;
     for (const std::string& policy : policies) {
@@ -175,6 +179,12 @@ int main(int argc, char** argv) {
           for (std::size_t o = 0; o < model::kGptOpCount; ++o)
             t.ops[o].push_back(s.times.ms[o]);
         }
+        const std::size_t first = t.step.size();
+        for (std::size_t o = 0; o < model::kGptOpCount; ++o)
+          t.opRounds[o].push_back(
+              median(std::vector<double>(t.ops[o].begin() + std::ptrdiff_t(first), t.ops[o].end())));
+        t.opRounds[model::kGptOpCount].push_back(median(
+            std::vector<double>(t.optimizer.begin() + std::ptrdiff_t(first), t.optimizer.end())));
         t.step.insert(t.step.end(), stepMs.begin(), stepMs.end());
         t.ratio.insert(t.ratio.end(), ratio.begin(), ratio.end());
         t.roundStep.push_back(median(stepMs));
@@ -199,6 +209,63 @@ int main(int argc, char** argv) {
       std::printf(" | %9.2f %8.2f", median(t.optimizer), median(t.rest));
       std::printf(" | %-17s | %s\n", ruled(t.policy) ? (ratio <= 2.0 ? "met" : "NOT met") : "-",
                   t.run->model().matmulImplementation().c_str());
+    }
+
+    // The ops without products against their bandwidth floor: the bytes of
+    // their FP32 tensors read and written once, forward and backward, over the
+    // copy bandwidth of this run.
+    const train::Session* any = nullptr;
+    for (const Timed& t : timed)
+      if (t.run && !any)
+        any = t.run.get();
+    if (any) {
+      const model::Gpt& gpt = model::gptOf(any->model())->gpt();
+      const double L = gpt.spec().layers, C = gpt.spec().embd;
+      const double N = double(gpt.batch()) * gpt.spec().ctx;
+      const double V = double(gpt.vocabulary());
+      double P = 0.0, lowValues = 0.0;
+      for (const auto& p : gpt.params()) {
+        P += double(p.value.size());
+        lowValues += double(p.low.size());
+      }
+      const double gbps = benchtools::copyGbps();
+      struct Floor {
+        model::GptOp op;
+        double bytes;
+        const char* how;
+      };
+      const Floor floors[] = {
+          {model::GptOp::Embedding, 32 * N * C, "fwd 2 rows read, 1 written; bwd 1 read, 2 updated"},
+          {model::GptOp::LayerNorm, (2 * L + 1) * 20 * N * C, "2L+1 norms: fwd x -> y; bwd x, dy -> dx"},
+          {model::GptOp::Residual, L * 48 * N * C, "2 adds a layer, fwd and bwd"},
+          {model::GptOp::Gelu, L * 80 * N * C, "N x 4C: fwd x -> y; bwd x, dy -> dx"},
+          {model::GptOp::Loss, 16 * N * V, "N x V: logits -> probs -> dlogits"},
+      };
+      std::printf("\nOps without products against their bandwidth floor (FP32 tensors read and "
+                  "written once, forward + backward; copy bandwidth %.1f GB/s, memcpy of 64 MiB "
+                  "this run); median ms, spread of the rounds' medians, x floor:\n",
+                  gbps);
+      std::printf("%-12s %8s %9s |", "op", "MB moved", "floor ms");
+      for (const Timed& t : timed)
+        if (t.run)
+          std::printf(" %-30.30s |", t.policy.c_str());
+      std::printf(" bytes\n");
+      auto row = [&](const char* name, double bytes, std::size_t index, const char* how) {
+        const double floorMs = bytes / (gbps * 1e9) * 1e3;
+        std::printf("%-12s %8.2f %9.3f |", name, bytes / 1e6, floorMs);
+        for (const Timed& t : timed) {
+          if (!t.run)
+            continue;
+          const double m = index < model::kGptOpCount ? median(t.ops[index]) : median(t.optimizer);
+          const Spread sp = spreadOf(t.opRounds[index]);
+          std::printf(" %6.3f %6.3f-%6.3f %6.2fx |", m, sp.lo, sp.hi, m / floorMs);
+        }
+        std::printf(" %s\n", how);
+      };
+      for (const Floor& f : floors)
+        row(std::string(model::gptOpName(f.op)).c_str(), f.bytes, std::size_t(f.op), f.how);
+      row("optimizer", 4 * P + 28 * P + 2 * lowValues, model::kGptOpCount,
+          "norm reads g; AdamW g, w, m, v -> w, m, v; 16-bit copies written");
     }
   }
 

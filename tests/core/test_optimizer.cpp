@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -213,8 +214,9 @@ public:
 
   void step(double lr) {
     ++m_t;
-    const float flr = static_cast<float>(lr), wd = static_cast<float>(m_c.weightDecay);
+    const float flr = static_cast<float>(lr);
     for (std::size_t s = 0; s < m_slots.size(); ++s) {
+      const float wd = m_slots[s].decay ? static_cast<float>(m_c.weightDecay) : 0.0f;
       float* w = m_slots[s].value.data();
       const float* g = m_slots[s].grad.data();
       const std::size_t n = m_slots[s].value.size();
@@ -417,6 +419,117 @@ TEST(OptimizerBlocks, MatchThePlainLoopsBitForBitObservedOrNot) {
         for (std::size_t i = 0; i < low2.size(); ++i)
           ASSERT_EQ(low2[i], numeric::f32ToF16(wRef[2][i])) << what << " " << i;
         EXPECT_EQ(plain.lastStats()[0].nonzero, lean.lastStats()[0].nonzero) << what;
+      }
+    }
+  }
+}
+
+// ---- The update and the BF16 working cast in one pass ----
+
+namespace {
+
+// FP32 -> BF16 by its bit rule, written out: nearest-even; FP32 subnormals
+// read as zero (keeping the sign); NaN keeps its top bits with the quiet bit
+// 0x0040 set; overflow to inf by the carry into the exponent.
+std::uint16_t bf16Rule(float x) {
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(x);
+  const std::uint32_t magnitude = u & 0x7FFFFFFFu;
+  if (magnitude > 0x7F800000u)
+    return static_cast<std::uint16_t>((u >> 16) | 0x0040u);
+  if (magnitude < 0x00800000u)
+    return static_cast<std::uint16_t>((u >> 16) & 0x8000u);
+  return static_cast<std::uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+} // namespace
+
+// The single-pass update + VCVTNEPS2BF16 cast of unobserved steps that keep
+// no updates (master weights with a BF16 working copy), against the plain
+// scalar loops of ReferenceOptimizer and the bit rule above: SGD and AdamW,
+// every recipe (the pass applies to those with FP32 state and master
+// weights; the others, nearest, stochastic and Kahan update rounding, take
+// their own path and must match too), slots split between two workers, a
+// tail shorter than a vector, a slot without weight decay, and gradients and
+// weights with NaN, infinities, subnormals and swamped updates. The counts of
+// non-zero and swamped updates must equal the reference's.
+TEST(FusedBf16Update, MatchesTheScalarLoopsAndCastBitForBit) {
+  if (!Optimizer::castsBf16InUpdatePass())
+    GTEST_SKIP() << "this CPU lacks AVX-512 BF16 (VCVTNEPS2BF16): the optimizer casts after "
+                    "each block's update instead";
+  const std::size_t sizes[] = {Optimizer::kParallelMin + 4097, 37, 16};
+  for (const auto& recipe : amp::recipes()) {
+    for (auto kind : {amp::OptimizerKind::Sgd, amp::OptimizerKind::AdamW}) {
+      OptimizerConfig c;
+      c.kind = kind;
+      c.weightDecay = 0.05;
+      std::mt19937 rng(23);
+      std::vector<std::vector<float>> w0, grads;
+      for (std::size_t n : sizes) {
+        w0.push_back(randomVector(n, rng, 0.05f));
+        auto& w = w0.back();
+        if (n > 100) {
+          w[5] = 1e-39f;   // FP32 subnormal: its BF16 copy is zero
+          w[6] = -3e-39f;
+          w[7] = 3.0e38f;  // near the top: BF16 rounds it to inf
+        }
+        if (n == 37)
+          w[3] = 1e6f; // no weight decay here: its small updates are swamped in FP32
+        model::roundTo(recipe.masterWeights ? DType::F32 : recipe.weights, w);
+        grads.push_back(std::vector<float>(n));
+      }
+      auto wRef = w0, wFused = w0;
+      auto slotsOf = [&](std::vector<std::vector<float>>& w) {
+        std::vector<amp::Slot> out;
+        for (std::size_t i = 0; i < w.size(); ++i) {
+          amp::Slot slot{"p" + std::to_string(i), w[i], grads[i]};
+          slot.decay = i != 1;
+          out.push_back(std::move(slot));
+        }
+        return out;
+      };
+      ReferenceOptimizer ref(c, recipe, slotsOf(wRef), 9);
+      std::vector<std::vector<std::uint16_t>> low;
+      auto fusedSlots = slotsOf(wFused);
+      for (auto& slot : fusedSlots) {
+        low.emplace_back(slot.value.size());
+        slot.working = low.back();
+        slot.workingType = DType::BF16;
+      }
+      Optimizer fused(c, recipe, fusedSlots, 9);
+      for (int t = 0; t < 3; ++t) {
+        for (auto& g : grads) {
+          const auto fresh = randomVector(g.size(), rng, 1e-2f);
+          std::copy(fresh.begin(), fresh.end(), g.begin());
+        }
+        if (t == 2) { // non-finite gradients in the big slot's last step
+          grads[0][100] = std::numeric_limits<float>::quiet_NaN();
+          grads[0][101] = std::numeric_limits<float>::infinity();
+          grads[0][102] = -std::numeric_limits<float>::infinity();
+        }
+        grads[1][3] = 1e-4f;
+        const auto before = wRef;
+        ref.step(2e-3);
+        fused.step(2e-3, nullptr, /*keepUpdates=*/false);
+        const std::string what = std::string(recipe.name) + " " +
+                                 std::string(amp::optimizerName(kind)) + " step " +
+                                 std::to_string(t);
+        for (std::size_t s = 0; s < wRef.size(); ++s) {
+          ASSERT_EQ(0, std::memcmp(wRef[s].data(), wFused[s].data(), 4 * wRef[s].size()))
+              << what << " slot " << s;
+          for (std::size_t i = 0; i < low[s].size(); ++i)
+            ASSERT_EQ(low[s][i], bf16Rule(wRef[s][i])) << what << " slot " << s << " value " << i;
+          std::int64_t nonzero = 0, unchanged = 0;
+          const auto& u = ref.m_updates[ref.m_updates.size() - wRef.size() + s];
+          for (std::size_t i = 0; i < u.size(); ++i) {
+            nonzero += u[i] != 0.0f ? 1 : 0;
+            unchanged += u[i] != 0.0f && wRef[s][i] == before[s][i] ? 1 : 0;
+          }
+          EXPECT_EQ(fused.lastStats()[s].nonzero, nonzero) << what << " slot " << s;
+          EXPECT_EQ(fused.lastStats()[s].unchanged, unchanged) << what << " slot " << s;
+        }
+        if (recipe.masterWeights) {
+          EXPECT_GT(fused.lastStats()[1].unchanged, 0) << what << ": the swamped update of 1e6";
+        }
       }
     }
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "kernels/step_isa_variants.h"
+#include "optimizer_fused.h"
 
 #include <mantissa/amp/optimizer.h>
 
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 
@@ -280,6 +282,19 @@ void Optimizer::step(double lr, StepObserver* observer, bool keepUpdates) {
   }
 }
 
+namespace {
+std::atomic<bool> g_bf16PassAllowed{true};
+}
+
+bool Optimizer::castsBf16InUpdatePass() {
+  return g_bf16PassAllowed.load(std::memory_order_relaxed) &&
+         kernels::stepIsa() == kernels::StepIsa::Avx512 && detail::bf16PassAvailable();
+}
+
+void Optimizer::allowBf16UpdatePass(bool allowed) {
+  g_bf16PassAllowed.store(allowed, std::memory_order_relaxed);
+}
+
 int Optimizer::workersFor(std::size_t s) const {
   const bool sequentialRandom = !m_recipe.masterWeights && m_recipe.weights != DType::F32 &&
                                 m_recipe.updateRounding == UpdateRounding::Stochastic;
@@ -295,8 +310,29 @@ void Optimizer::updateRange(std::size_t s, int worker, std::size_t begin, std::s
                     (m_recipe.masterWeights || m_recipe.weights == DType::F32);
   const bool fused = fp32 && m_config.kind == OptimizerKind::Sgd;
   const bool fusedAdamw = fp32 && m_config.kind == OptimizerKind::AdamW;
+  // ... and, updates not kept, into a BF16 working copy in the same pass.
+  const Slot& slot = m_slots[s];
+  const bool withCast = (fused || fusedAdamw) && !m_keepUpdates && !slot.working.empty() &&
+                        slot.workingType == DType::BF16 && castsBf16InUpdatePass();
+  const float wd = slot.decay ? static_cast<float>(m_config.weightDecay) : 0.0f;
   for (std::size_t off = begin; off < end; off += kStepBlock) {
     const std::size_t len = std::min(kStepBlock, end - off);
+    if (withCast) {
+      const float* g = slot.grad.data() + off;
+      float* w = slot.value.data() + off;
+      std::uint16_t* low = slot.working.data() + off;
+      const detail::PassCounts c =
+          fusedAdamw
+              ? detail::adamwBf16Pass(g, w, m_first[s].data() + off, m_second[s].data() + off, low,
+                                      len,
+                                      {static_cast<float>(m_config.beta1),
+                                       static_cast<float>(m_config.beta2), flr, wd, m_bias1,
+                                       m_bias2Sqrt, static_cast<float>(m_config.eps)})
+              : detail::sgdBf16Pass(g, w, m_first[s].data() + off, low, len, {m_momentum, wd, flr});
+      stats.nonzero += c.nonzero;
+      stats.unchanged += c.unchanged;
+      continue;
+    }
     if (fusedAdamw) {
       const AdamwConstants k =
           adamwConstants(m_config, m_slots[s].decay, flr, m_bias1, m_bias2Sqrt);
@@ -311,7 +347,6 @@ void Optimizer::updateRange(std::size_t s, int worker, std::size_t begin, std::s
       stats.nonzero += c.nonzero;
       stats.unchanged += c.unchanged;
     } else if (fused) {
-      const float wd = static_cast<float>(m_config.weightDecay);
       const auto c =
           m_keepUpdates
               ? sgdFp32Pass(m_slots[s].grad.data() + off, m_slots[s].value.data() + off,

@@ -165,10 +165,24 @@ std::string torchNameOf(const std::string& n) {
 
 std::vector<Parameter> GptNetwork::parameters() {
   std::vector<Parameter> out;
+  // Where every working copy is a 16-bit cast of its whole parameter (the
+  // bits of Gpt::refreshWorkingWeights), the optimizer writes them, block by
+  // block while the updated values are in cache; otherwise (copies rounded
+  // in FP32 storage) the model refreshes them all after the step.
+  bool optimizerCasts = false;
+  for (const auto& p : m_gpt.params()) {
+    if (p.low.size() == 0)
+      continue;
+    const bool sixteenBits = p.low.dtype() == DType::BF16 || p.low.dtype() == DType::F16;
+    optimizerCasts = sixteenBits && p.low.size() == p.value.size();
+    if (!optimizerCasts)
+      break;
+  }
   for (auto& p : m_gpt.params()) {
     const bool sixteenBits = p.low.dtype() == DType::BF16 || p.low.dtype() == DType::F16;
+    const bool working = sixteenBits && p.low.size() == p.value.size();
     Parameter q{.name = p.name, .value = &p.value, .grad = &p.grad,
-                .working = sixteenBits && p.low.size() == p.value.size() ? &p.low : nullptr,
+                .working = working ? &p.low : nullptr, .optimizerCasts = optimizerCasts && working,
                 .decay = p.matrix, .torchName = torchNameOf(p.name), .torchShape = {}};
     // Linear weights are [in, out] here, nn.Linear's [out, in] there;
     // embeddings [rows, C] in both; vectors [1, n] here, [n] there.

@@ -122,6 +122,16 @@ public:
   // holds an earlier step's); `observer`, when given, sees every block (above).
   void step(double lr, StepObserver* observer = nullptr, bool keepUpdates = true);
 
+  // True where unobserved steps that keep no updates, with FP32 state into
+  // FP32 master weights, write a slot's BF16 working copy in the update's own
+  // pass (one AVX-512 pass with VCVTNEPS2BF16: this CPU has AVX-512 BF16 and
+  // kernels::stepIsa() is AVX-512); else the block is cast after its update.
+  // The bits are the same either way.
+  static bool castsBf16InUpdatePass();
+  // false: cast after each block's update even where the single pass runs
+  // (process-wide; the benchmark times both side by side). Default true.
+  static void allowBf16UpdatePass(bool allowed);
+
   std::span<const float> lastUpdate(std::size_t slot) const { return m_updates[slot]; }
   std::span<const UpdateStats> lastStats() const { return m_stats; } // [slots]
   // The parameter set, in construction order. (Not named slots(): Qt's
