@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/panels/train_panel.h"
+#include "ui/panels/sweep_panel.h"
 
 #include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
@@ -279,6 +280,11 @@ void TrainPanel::buildDocks() {
                          Qt::RightDockWidgetArea);
   tabifyDockWidget(accDock, watchDock);
   tabifyDockWidget(watchDock, opDock);
+  // The precision sweep trains runs of its own (train/sweep.h), beside the Ops tab.
+  m_sweep = new SweepPanel;
+  auto* sweepDock = addDock(m_sweep, tr("Sweep"), QStringLiteral("sweepDock"),
+                            Qt::RightDockWidgetArea);
+  tabifyDockWidget(opDock, sweepDock);
   buildGenerateDock(opDock, {accDock, watchDock});
   buildQuantDocks();
   scaleDock->raise();

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "sweep_pareto_chart.h"
+
+#include <QChart>
+#include <QComboBox>
+#include <QGraphicsSimpleTextItem>
+#include <QHBoxLayout>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLegend>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mantissa::ui {
+
+SweepParetoChart::SweepParetoChart(QWidget* parent) : ChartWidget(parent) {
+  setTitle(tr("Precision sweep: Δ val_loss per lowered op"));
+  m_x = new QValueAxis(this);
+  chart()->addAxis(m_x, Qt::AlignBottom);
+  m_y = new QValueAxis(this);
+  m_y->setTitleText(tr("Δ val_loss against the base"));
+  chart()->addAxis(m_y, Qt::AlignLeft);
+  m_rest = new QScatterSeries(this);
+  m_rest->setName(tr("probe"));
+  m_front = new QScatterSeries(this);
+  m_front->setName(tr("on the Pareto front"));
+  for (QScatterSeries* s : {m_rest, m_front}) {
+    s->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    chart()->addSeries(s);
+    s->attachAxis(m_x);
+    s->attachAxis(m_y);
+  }
+  auto* label = new QLabel(tr("Across:"));
+  m_acrossBox = new QComboBox;
+  m_acrossBox->addItem(tr("bits per parameter"));
+  m_acrossBox->addItem(tr("matmul time saved (estimate)"));
+  controls()->addWidget(label);
+  controls()->addWidget(m_acrossBox);
+  controls()->addStretch(1);
+  connect(m_acrossBox, &QComboBox::currentIndexChanged, this, [this](int index) {
+    setAcross(index == 0 ? Across::BitsPerParameter : Across::MatmulTimeSaved);
+  });
+  connect(chart(), &QChart::plotAreaChanged, this, [this] { placeLabels(); });
+  rebuild();
+  applyStyle(chartStyle());
+}
+
+double SweepParetoChart::xOf(const SweepPoint& p) const {
+  return m_across == Across::BitsPerParameter ? p.bitsPerParameter : 100.0 * p.matmulTimeSaved;
+}
+
+bool SweepParetoChart::frontOf(const SweepPoint& p) const {
+  return m_across == Across::BitsPerParameter ? p.paretoBits : p.paretoTime;
+}
+
+void SweepParetoChart::setPoints(std::vector<SweepPoint> points) {
+  m_points = std::move(points);
+  rebuild();
+}
+
+void SweepParetoChart::setAcross(Across across) {
+  m_across = across;
+  m_acrossBox->blockSignals(true);
+  m_acrossBox->setCurrentIndex(across == Across::BitsPerParameter ? 0 : 1);
+  m_acrossBox->blockSignals(false);
+  rebuild();
+}
+
+QStringList SweepParetoChart::shownNames() const {
+  QStringList names;
+  for (const QGraphicsSimpleTextItem* l : m_labels)
+    names.append(l->text());
+  return names;
+}
+
+void SweepParetoChart::rebuild() {
+  for (QGraphicsSimpleTextItem* l : m_labels)
+    delete l;
+  m_labels.clear();
+  m_labelAt.clear();
+  QList<QPointF> front, rest;
+  QStringList diverged;
+  double xMin = std::numeric_limits<double>::infinity(), xMax = -xMin;
+  double yMin = 0, yMax = 0;
+  for (const SweepPoint& p : m_points) {
+    if (!std::isfinite(p.delta)) {
+      diverged.append(p.name);
+      continue;
+    }
+    const QPointF at(xOf(p), p.delta);
+    (frontOf(p) ? front : rest).append(at);
+    xMin = std::min(xMin, at.x());
+    xMax = std::max(xMax, at.x());
+    yMin = std::min(yMin, at.y());
+    yMax = std::max(yMax, at.y());
+    auto* label = new QGraphicsSimpleTextItem(p.name, chart());
+    label->setZValue(20);
+    m_labels.push_back(label);
+    m_labelAt.push_back(at);
+  }
+  m_front->replace(front);
+  m_rest->replace(rest);
+  if (!(xMin <= xMax)) {
+    xMin = 0;
+    xMax = m_across == Across::BitsPerParameter ? 32 : 10;
+  }
+  const double xPad = std::max(0.05 * (xMax - xMin), m_across == Across::BitsPerParameter ? 0.5 : 0.5);
+  setNiceRange(m_x, xMin - xPad, xMax + xPad);
+  const double yPad = std::max(0.08 * (yMax - yMin), 1e-3);
+  setNiceRange(m_y, yMin - yPad, yMax + yPad);
+  m_x->setTitleText(m_across == Across::BitsPerParameter
+                        ? tr("bits per parameter (weights the products read)")
+                        : tr("matmul time saved, % (estimate: time ∝ operand bits)"));
+  setTitle(diverged.isEmpty()
+               ? tr("Precision sweep: Δ val_loss per lowered op")
+               : tr("Precision sweep: Δ val_loss per lowered op; diverged: %1")
+                     .arg(diverged.join(QStringLiteral(", "))));
+  restyleSeries(chartStyle());
+  placeLabels();
+}
+
+void SweepParetoChart::placeLabels() {
+  for (std::size_t i = 0; i < m_labels.size(); ++i) {
+    const QPointF at = chart()->mapToPosition(m_labelAt[i], m_rest);
+    m_labels[i]->setPos(at + QPointF(6, -m_labels[i]->boundingRect().height() / 2));
+  }
+}
+
+void SweepParetoChart::restyleSeries(const ChartStyle& style) {
+  const QColor c = seriesColor(0);
+  m_front->setColor(c);
+  m_front->setBorderColor(c);
+  m_front->setMarkerSize(style.markerSize());
+  m_rest->setColor(style.plotBackground());
+  m_rest->setBorderColor(c);
+  m_rest->setPen(QPen(c, 0.75 * style.linePenWidth()));
+  m_rest->setMarkerSize(style.markerSize());
+  QFont font = style.labelFont();
+  font.setPointSizeF(font.pointSizeF() * 0.85);
+  for (QGraphicsSimpleTextItem* l : m_labels) {
+    l->setFont(font);
+    l->setBrush(style.text());
+  }
+  placeLabels();
+}
+
+QString SweepParetoChart::csv() const {
+  QString out = QStringLiteral(
+      "probe,bits_per_parameter,matmul_time_saved,delta_val_loss,pareto_bits,pareto_time\n");
+  for (const SweepPoint& p : m_points)
+    out += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
+               .arg(csvField(p.name))
+               .arg(p.bitsPerParameter, 0, 'g', 9)
+               .arg(p.matmulTimeSaved, 0, 'g', 9)
+               .arg(std::isfinite(p.delta) ? QString::number(p.delta, 'g', 9) : QStringLiteral("inf"))
+               .arg(p.paretoBits ? QStringLiteral("true") : QStringLiteral("false"))
+               .arg(p.paretoTime ? QStringLiteral("true") : QStringLiteral("false"));
+  return out;
+}
+
+QJsonDocument SweepParetoChart::json() const {
+  QJsonArray points;
+  for (const SweepPoint& p : m_points)
+    points.append(QJsonObject{{QStringLiteral("probe"), p.name},
+                              {QStringLiteral("bitsPerParameter"), p.bitsPerParameter},
+                              {QStringLiteral("matmulTimeSaved"), p.matmulTimeSaved},
+                              {QStringLiteral("deltaValLoss"),
+                               std::isfinite(p.delta) ? QJsonValue(p.delta) : QJsonValue()},
+                              {QStringLiteral("paretoBits"), p.paretoBits},
+                              {QStringLiteral("paretoTime"), p.paretoTime}});
+  return QJsonDocument(QJsonObject{
+      {QStringLiteral("chart"), title()},
+      {QStringLiteral("x"), m_across == Across::BitsPerParameter ? QStringLiteral("bits per parameter")
+                                                                 : QStringLiteral("matmul time saved")},
+      {QStringLiteral("y"), QStringLiteral("delta val_loss")},
+      {QStringLiteral("points"), points}});
+}
+
+} // namespace mantissa::ui
