@@ -51,8 +51,8 @@ int runSweep(const Args& args) {
   ArgParser p("sweep", "Find which op classes of a GPT can go to fewer bits: from a base policy, "
                        "lower one op class (of one layer: each linear layer's matmul inputs, each "
                        "block's softmax; the other classes model-wide) at a time to each format, "
-                       "train, and rank by the change in validation loss against the base at the "
-                       "same seed; write the table (sweep.csv, sweep.json) and the policy with "
+                       "train, and rank by the size of the change in validation loss against the "
+                       "base at the same seed (mean over seeds); write the table (sweep.csv, sweep.json) and the policy with "
                        "the most ops lowered whose change stays within --budget (policy.txt, "
                        "for train --policy FILE). Ctrl-C stops; --resume continues.");
   p.option("preset", "NAME", "The run every probe trains: a GPT preset (default shakespeare-char)",
@@ -176,10 +176,13 @@ int runSweep(const Args& args) {
     return 130;
   }
   std::vector<std::vector<std::string>> cells;
-  cells.push_back({"rank", "probe", "delta val_loss", "bytes saved", "matmul time saved",
-                   "bits/param"});
+  cells.push_back({"rank", "probe", "|delta| val_loss", "delta", "bytes saved",
+                   "matmul time saved", "bits/param"});
   for (const auto& row : r.rows)
-    cells.push_back({std::to_string(row.rank), row.probe.name(), shownNumber(row.meanDelta),
+    cells.push_back({std::to_string(row.rank), row.probe.name(),
+                     row.divergedAt >= 0 ? "diverged at step " + std::to_string(row.divergedAt)
+                                         : shownNumber(row.meanAbsDelta),
+                     row.divergedAt >= 0 ? "-" : shownNumber(row.meanDelta),
                      shownNumber(row.probe.bytesSaved, "%.0f"),
                      shownNumber(100 * row.probe.matmulTimeSaved, "%.2f%%"),
                      shownNumber(row.probe.bitsPerParameter, "%.2f")});

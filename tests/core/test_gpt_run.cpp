@@ -270,7 +270,7 @@ TEST(GptTraining, PolicyFromARecipeKeepsItsUpdateRounding) {
 namespace {
 
 double firstLoss(const std::string& policy, const std::string& model = "gpt:layers=2,heads=2,embd=32,ctx=32") {
-  auto c = tinyConfig(1);
+  auto c = tinyConfig(6);
   c.model = model;
   c.policy = policy;
   train::Session run(c);
@@ -295,7 +295,7 @@ TEST(GptTraining, PerLayerRowsApplyToTheirLayerOnly) {
             firstLoss("fp32,h0.qkv.matmul-inputs=e4m3,h0.attproj.matmul-inputs=e4m3,"
                       "h0.fc.matmul-inputs=e4m3,h0.fcproj.matmul-inputs=e4m3"));
   // A scaled layer is the only one with scaling statistics.
-  auto c = tinyConfig(1);
+  auto c = tinyConfig(6);
   c.model = "gpt:layers=2,heads=2,embd=32,ctx=32";
   c.policy = "fp32,h1.fc.matmul-inputs=fp8-current";
   train::Session run(c);
@@ -307,7 +307,7 @@ TEST(GptTraining, PerLayerRowsApplyToTheirLayerOnly) {
 }
 
 TEST(GptTraining, PerLayerRowOfAMissingBlockIsRefused) {
-  auto c = tinyConfig(1);
+  auto c = tinyConfig(6);
   c.policy = "fp32,h3.softmax=fp16";
   try {
     train::Session run(c);

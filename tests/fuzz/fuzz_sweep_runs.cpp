@@ -3,7 +3,8 @@
 //
 // A sweep's runs.json on hostile text (train::parseSweepRuns, what
 // mantissa-cli sweep --resume reads): either SweepError, or the options as
-// a JSON object and runs keyed POLICY@SEED with a number or NaN each.
+// a JSON object and runs keyed POLICY@SEED, each a number or NaN with the
+// step it diverged at (never negative).
 
 #include <mantissa/train/sweep.h>
 
@@ -18,11 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const mantissa::train::SweepRuns r = mantissa::train::parseSweepRuns(text);
     if (r.sweep.empty() || r.sweep.front() != '{')
       std::abort();
-    for (const auto& [key, loss] : r.runs) {
+    for (const auto& [key, run] : r.runs) {
       const std::size_t at = key.rfind('@');
       if (at == std::string_view::npos || at == 0 || at + 1 == key.size())
         std::abort();
-      (void)loss;
+      if ((run.divergedAt >= 0) == (run.valLoss == run.valLoss)) // diverged exactly when NaN
+        std::abort();
     }
   } catch (const mantissa::train::SweepError&) {
   }

@@ -20,11 +20,11 @@
 namespace mantissa::ui {
 
 SweepParetoChart::SweepParetoChart(QWidget* parent) : ChartWidget(parent) {
-  setTitle(tr("Precision sweep: Δ val_loss per lowered op"));
+  setTitle(tr("Precision sweep: |Δ val_loss| per lowered op"));
   m_x = new QValueAxis(this);
   chart()->addAxis(m_x, Qt::AlignBottom);
   m_y = new QValueAxis(this);
-  m_y->setTitleText(tr("Δ val_loss against the base"));
+  m_y->setTitleText(tr("|Δ val_loss| against the base"));
   chart()->addAxis(m_y, Qt::AlignLeft);
   m_rest = new QScatterSeries(this);
   m_rest->setName(tr("probe"));
@@ -118,8 +118,8 @@ void SweepParetoChart::rebuild() {
                         ? tr("bits per parameter (weights the products read)")
                         : tr("matmul time saved, % (estimate: time ∝ operand bits)"));
   setTitle(diverged.isEmpty()
-               ? tr("Precision sweep: Δ val_loss per lowered op")
-               : tr("Precision sweep: Δ val_loss per lowered op; diverged: %1")
+               ? tr("Precision sweep: |Δ val_loss| per lowered op")
+               : tr("Precision sweep: |Δ val_loss| per lowered op; diverged: %1")
                      .arg(diverged.join(QStringLiteral(", "))));
   restyleSeries(chartStyle());
   placeLabels();
@@ -152,7 +152,7 @@ void SweepParetoChart::restyleSeries(const ChartStyle& style) {
 
 QString SweepParetoChart::csv() const {
   QString out = QStringLiteral(
-      "probe,bits_per_parameter,matmul_time_saved,delta_val_loss,pareto_bits,pareto_time\n");
+      "probe,bits_per_parameter,matmul_time_saved,mean_abs_delta_val_loss,pareto_bits,pareto_time\n");
   for (const SweepPoint& p : m_points)
     out += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
                .arg(csvField(p.name))
@@ -170,7 +170,7 @@ QJsonDocument SweepParetoChart::json() const {
     points.append(QJsonObject{{QStringLiteral("probe"), p.name},
                               {QStringLiteral("bitsPerParameter"), p.bitsPerParameter},
                               {QStringLiteral("matmulTimeSaved"), p.matmulTimeSaved},
-                              {QStringLiteral("deltaValLoss"),
+                              {QStringLiteral("meanAbsDeltaValLoss"),
                                std::isfinite(p.delta) ? QJsonValue(p.delta) : QJsonValue()},
                               {QStringLiteral("paretoBits"), p.paretoBits},
                               {QStringLiteral("paretoTime"), p.paretoTime}});
@@ -178,7 +178,7 @@ QJsonDocument SweepParetoChart::json() const {
       {QStringLiteral("chart"), title()},
       {QStringLiteral("x"), m_across == Across::BitsPerParameter ? QStringLiteral("bits per parameter")
                                                                  : QStringLiteral("matmul time saved")},
-      {QStringLiteral("y"), QStringLiteral("delta val_loss")},
+      {QStringLiteral("y"), QStringLiteral("mean |delta val_loss|")},
       {QStringLiteral("points"), points}});
 }
 

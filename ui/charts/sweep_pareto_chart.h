@@ -20,12 +20,12 @@ struct SweepPoint {
   QString name;               // "h1.fc matmul-inputs mxfp4"
   double bitsPerParameter = 32;
   double matmulTimeSaved = 0; // fraction of the step's product time
-  double delta = 0;           // mean Δ val_loss; not finite: diverged (listed, not drawn)
+  double delta = 0;           // mean |Δ val_loss|; not finite: diverged (listed, not drawn)
   bool paretoBits = false;    // on the front against bits per parameter (core decides)
   bool paretoTime = false;    // on the front against time saved
 };
 
-// The sweep's Pareto chart: Δ val_loss up, bits per parameter (or the
+// The sweep's Pareto chart: mean |Δ val_loss| up, bits per parameter (or the
 // estimated matmul time saved) across, every probe a point named beside it,
 // the points on the Pareto front filled. Probes that diverged are named in
 // the title, not drawn.

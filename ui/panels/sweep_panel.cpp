@@ -106,7 +106,7 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
   m_chosen->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   m_table = new QTableWidget(0, 6);
-  m_table->setHorizontalHeaderLabels({tr("rank"), tr("probe"), tr("Δ val_loss"), tr("bytes saved"),
+  m_table->setHorizontalHeaderLabels({tr("rank"), tr("probe"), tr("|Δ val_loss|"), tr("bytes saved"),
                                       tr("matmul time saved"), tr("bits/param")});
   m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
   m_table->verticalHeader()->setVisible(false);
@@ -198,9 +198,10 @@ void SweepPanel::start() {
             const QString what = QString::fromStdString(p.what);
             QMetaObject::invokeMethod(
                 QCoreApplication::instance(),
-                [self, cancelFlag, p, what] {
-                  if (self && self->m_cancel == cancelFlag)
-                    self->showProgress(p.done, p.total, what);
+                [self, flag = cancelFlag.get(), p, what] {
+                  SweepPanel* panel = self.data();
+                  if (panel != nullptr && panel->m_cancel.get() == flag)
+                    panel->showProgress(p.done, p.total, what);
                 },
                 Qt::QueuedConnection);
           },
@@ -210,9 +211,10 @@ void SweepPanel::start() {
     }
     QMetaObject::invokeMethod(
         QCoreApplication::instance(),
-        [self, cancelFlag, result, error] {
-          if (self && self->m_cancel == cancelFlag)
-            self->showResult(result, error);
+        [self, flag = cancelFlag.get(), result, error] {
+          SweepPanel* panel = self.data();
+          if (panel != nullptr && panel->m_cancel.get() == flag)
+            panel->showResult(result, error);
         },
         Qt::QueuedConnection);
   }).detach();
@@ -256,7 +258,9 @@ void SweepPanel::showResult(std::shared_ptr<train::SweepResult> result, QString 
   for (int i = 0; i < int(m_result->rows.size()); ++i) {
     const train::SweepRow& row = m_result->rows[std::size_t(i)];
     const QString name = QString::fromStdString(row.probe.name());
-    const QStringList cells{QString::number(row.rank), name, shown(row.meanDelta),
+    const QString delta = row.divergedAt >= 0 ? tr("diverged at step %1").arg(row.divergedAt)
+                                              : shown(row.meanAbsDelta);
+    const QStringList cells{QString::number(row.rank), name, delta,
                             QString::number(row.probe.bytesSaved, 'f', 0),
                             QString::number(100.0 * row.probe.matmulTimeSaved, 'f', 2) +
                                 QStringLiteral(" %"),
@@ -269,7 +273,7 @@ void SweepPanel::showResult(std::shared_ptr<train::SweepResult> result, QString 
         item->setToolTip(QString::fromStdString(row.probe.policy));
       m_table->setItem(i, c, item);
     }
-    points.push_back({name, row.probe.bitsPerParameter, row.probe.matmulTimeSaved, row.meanDelta,
+    points.push_back({name, row.probe.bitsPerParameter, row.probe.matmulTimeSaved, row.meanAbsDelta,
                       row.paretoBits, row.paretoTime});
   }
   m_chart->setPoints(std::move(points));

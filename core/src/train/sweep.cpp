@@ -359,19 +359,20 @@ public:
     }
     m_runs = std::move(saved.runs);
   }
-  std::optional<double> find(const std::string& key) const {
+  std::optional<SweepRun> find(const std::string& key) const {
     std::lock_guard lock(m_mutex);
     const auto it = m_runs.find(key);
-    return it == m_runs.end() ? std::nullopt : std::optional<double>(it->second);
+    return it == m_runs.end() ? std::nullopt : std::optional<SweepRun>(it->second);
   }
-  void add(const std::string& key, double loss) {
+  void add(const std::string& key, SweepRun run) {
     std::lock_guard lock(m_mutex);
-    m_runs[key] = loss;
+    m_runs[key] = run;
     nlohmann::json j;
     j["sweep"] = m_sweep;
     j["runs"] = nlohmann::json::object();
     for (const auto& [k, v] : m_runs)
-      j["runs"][k] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+      j["runs"][k] = std::isfinite(v.valLoss) ? nlohmann::json(v.valLoss)
+                                              : nlohmann::json{{"diverged_at", v.divergedAt}};
     io::writeFileAtomically(m_file, j.dump(1) + "\n");
   }
 
@@ -379,7 +380,7 @@ private:
   std::filesystem::path m_file;
   nlohmann::json m_sweep;
   mutable std::mutex m_mutex;
-  std::map<std::string, double> m_runs;
+  std::map<std::string, SweepRun> m_runs;
 };
 
 struct Cancelled {};
@@ -402,7 +403,7 @@ struct Runner {
     return policy + "@" + std::to_string(seed);
   }
 
-  double train(const std::string& policy, std::uint64_t seed) {
+  SweepRun train(const std::string& policy, std::uint64_t seed) {
     RunConfig c = options.config;
     c.policy = policy;
     c.seed = seed;
@@ -414,15 +415,15 @@ struct Runner {
       s.step();
     }
     if (s.divergence())
-      return kNaN;
+      return {kNaN, s.divergence()->step};
     const double loss = s.evaluate().loss;
-    return std::isfinite(loss) ? loss : kNaN;
+    return std::isfinite(loss) ? SweepRun{loss, -1} : SweepRun{kNaN, s.stepsDone()};
   }
 
-  // Val losses of (policy, seed) pairs, trained where not saved; nullopt when cancelled.
-  std::optional<std::vector<double>> run(const std::vector<std::pair<std::string, std::uint64_t>>& runs,
+  // The (policy, seed) pairs' runs, trained where not saved; nullopt when cancelled.
+  std::optional<std::vector<SweepRun>> run(const std::vector<std::pair<std::string, std::uint64_t>>& runs,
                                          const std::vector<std::string>& labels) {
-    std::vector<double> out(runs.size(), kNaN);
+    std::vector<SweepRun> out(runs.size(), SweepRun{kNaN, -1});
     std::vector<std::size_t> todo;
     {
       std::lock_guard lock(mutex);
@@ -451,7 +452,7 @@ struct Runner {
           peak = std::max(peak, ++inFlight);
         }
         try {
-          const double loss = train(runs[i].first, runs[i].second);
+          const SweepRun loss = train(runs[i].first, runs[i].second);
           store.add(key(runs[i].first, runs[i].second), loss);
           std::lock_guard lock(mutex);
           --inFlight;
@@ -460,7 +461,11 @@ struct Runner {
           ++trained;
           if (progress) {
             std::ostringstream what;
-            what << labels[i] << ", seed " << runs[i].second << ": val_loss " << loss;
+            what << labels[i] << ", seed " << runs[i].second << ": ";
+            if (loss.divergedAt >= 0)
+              what << "diverged at step " << loss.divergedAt;
+            else
+              what << "val_loss " << loss.valLoss;
             progress({done, total, what.str()});
           }
         } catch (const Cancelled&) {
@@ -530,12 +535,15 @@ SweepRuns parseSweepRuns(std::string_view text) {
     if (at == std::string::npos || at == 0 || at + 1 == key.size() ||
         key.find_first_not_of("0123456789", at + 1) != std::string::npos)
       throw SweepError("run \"" + io::excerpt(key) + "\" is not POLICY@SEED");
-    if (value.is_null())
-      out.runs[key] = kNaN;
-    else if (value.is_number())
-      out.runs[key] = value.get<double>();
-    else
-      throw SweepError("run \"" + io::excerpt(key) + "\": val_loss is not a number or null");
+    if (value.is_number()) {
+      out.runs[key] = {value.get<double>(), -1};
+    } else if (value.is_object() && value.size() == 1 && value.contains("diverged_at") &&
+               value["diverged_at"].is_number_integer() && value["diverged_at"].get<std::int64_t>() >= 0) {
+      out.runs[key] = {kNaN, value["diverged_at"].get<std::int64_t>()};
+    } else {
+      throw SweepError("run \"" + io::excerpt(key) +
+                       "\": neither a val_loss nor {\"diverged_at\": STEP}");
+    }
   }
   return out;
 }
@@ -608,37 +616,46 @@ SweepResult runSweep(const SweepOptions& options, const std::filesystem::path& o
   if (!losses)
     return finish(result);
   const std::size_t S = result.seeds.size();
-  result.baseValLoss.assign(losses->begin(), losses->begin() + std::ptrdiff_t(S));
+  for (std::size_t s = 0; s < S; ++s)
+    result.baseValLoss.push_back((*losses)[s].valLoss);
   for (std::size_t i = 0; i < plan.probes.size(); ++i) {
     SweepRow row;
     row.probe = plan.probes[i];
-    double sum = 0;
+    double sum = 0, absSum = 0;
     for (std::size_t s = 0; s < S; ++s) {
-      const double v = (*losses)[S + i * S + s];
+      const SweepRun& run = (*losses)[S + i * S + s];
+      const double v = run.valLoss;
+      if (run.divergedAt >= 0 && (row.divergedAt < 0 || run.divergedAt < row.divergedAt))
+        row.divergedAt = run.divergedAt;
       row.valLoss.push_back(v);
       row.delta.push_back(v - result.baseValLoss[s]);
       sum += orderKey(v - result.baseValLoss[s]);
+      absSum += orderKey(std::abs(v - result.baseValLoss[s]));
     }
     row.meanDelta = sum / double(S);
+    row.meanAbsDelta = absSum / double(S);
     result.rows.push_back(std::move(row));
   }
   std::vector<std::size_t> order(result.rows.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return result.rows[a].meanDelta < result.rows[b].meanDelta;
+    const SweepRow &x = result.rows[a], &y = result.rows[b];
+    if (std::isinf(x.meanAbsDelta) && std::isinf(y.meanAbsDelta)) // both diverged: the later first
+      return x.divergedAt > y.divergedAt;
+    return x.meanAbsDelta < y.meanAbsDelta;
   });
 
   // The chosen policy: per slot its fewest-bit format within the budget, by Δ.
   std::map<std::size_t, std::size_t> best; // slot -> probe index
   for (std::size_t i = 0; i < plan.probes.size(); ++i) {
-    if (!(result.rows[i].meanDelta <= options.budget))
+    if (!(result.rows[i].meanAbsDelta <= options.budget))
       continue;
     const std::size_t slot = plan.probeSlot[i];
     const auto it = best.find(slot);
     if (it == best.end() || plan.probes[i].bits < plan.probes[it->second].bits ||
         (plan.probes[i].bits == plan.probes[it->second].bits &&
-         result.rows[i].meanDelta < result.rows[it->second].meanDelta))
+         result.rows[i].meanAbsDelta < result.rows[it->second].meanAbsDelta))
       best[slot] = i;
   }
   std::vector<std::size_t> candidates;
@@ -677,9 +694,12 @@ SweepResult runSweep(const SweepOptions& options, const std::filesystem::path& o
     if (!v)
       return std::nullopt;
     double sum = 0;
-    for (std::size_t s = 0; s < S; ++s)
-      sum += orderKey((*v)[s] - result.baseValLoss[s]);
-    measured[k] = {sum / double(S), *v};
+    std::vector<double> vals;
+    for (std::size_t s = 0; s < S; ++s) {
+      vals.push_back((*v)[s].valLoss);
+      sum += orderKey(vals.back() - result.baseValLoss[s]);
+    }
+    measured[k] = {sum / double(S), vals};
     return sum / double(S);
   };
   std::size_t chosen = 0;
@@ -720,13 +740,13 @@ SweepResult runSweep(const SweepOptions& options, const std::filesystem::path& o
   }
   result.rows = std::move(ranked);
   for (SweepRow& a : result.rows) {
-    if (!std::isfinite(a.meanDelta))
+    if (!std::isfinite(a.meanAbsDelta))
       continue;
     a.paretoBits = a.paretoTime = true;
     for (const SweepRow& b : result.rows) {
-      if (&a == &b || !std::isfinite(b.meanDelta) || b.meanDelta > a.meanDelta)
+      if (&a == &b || !std::isfinite(b.meanAbsDelta) || b.meanAbsDelta > a.meanAbsDelta)
         continue;
-      const bool lessDelta = b.meanDelta < a.meanDelta;
+      const bool lessDelta = b.meanAbsDelta < a.meanAbsDelta;
       const double ab = a.probe.bitsPerParameter, bb = b.probe.bitsPerParameter;
       if (bb <= ab && (lessDelta || bb < ab))
         a.paretoBits = false;
@@ -743,21 +763,22 @@ SweepResult runSweep(const SweepOptions& options, const std::filesystem::path& o
 }
 
 std::string sweepCsv(const SweepResult& r) {
-  std::string s = "rank,layer,op,format,mean_delta_val_loss";
+  std::string s = "rank,layer,op,format,mean_abs_delta_val_loss,mean_delta_val_loss";
   for (const std::uint64_t seed : r.seeds)
     s += ",delta_seed_" + std::to_string(seed);
   for (const std::uint64_t seed : r.seeds)
     s += ",val_loss_seed_" + std::to_string(seed);
-  s += ",bits,bytes_saved,matmul_time_saved,bits_per_parameter,policy\n";
+  s += ",diverged_at_step,bits,bytes_saved,matmul_time_saved,bits_per_parameter,policy\n";
   for (const SweepRow& row : r.rows) {
     s += std::to_string(row.rank) + "," + telemetry::formatCsvField(row.probe.layer) + "," +
          row.probe.op + "," + telemetry::formatCsvField(row.probe.format) + "," +
-         number(row.meanDelta);
+         number(row.meanAbsDelta) + "," + number(row.meanDelta);
     for (const double d : row.delta)
       s += "," + number(d);
     for (const double v : row.valLoss)
       s += "," + number(v);
-    s += "," + number(row.probe.bits) + "," + number(row.probe.bytesSaved) + "," +
+    s += "," + (row.divergedAt >= 0 ? std::to_string(row.divergedAt) : std::string()) + "," +
+         number(row.probe.bits) + "," + number(row.probe.bytesSaved) + "," +
          number(row.probe.matmulTimeSaved) + "," + number(row.probe.bitsPerParameter) + "," +
          telemetry::formatCsvField(row.probe.policy) + "\n";
   }
@@ -784,6 +805,7 @@ std::string sweepJson(const SweepOptions& o, const SweepResult& r) {
     x["op"] = row.probe.op;
     x["format"] = row.probe.format;
     x["policy"] = row.probe.policy;
+    x["mean_abs_delta_val_loss"] = jsonNumber(row.meanAbsDelta);
     x["mean_delta_val_loss"] = jsonNumber(row.meanDelta);
     x["delta_val_loss"] = nlohmann::json::array();
     x["val_loss"] = nlohmann::json::array();
@@ -791,6 +813,8 @@ std::string sweepJson(const SweepOptions& o, const SweepResult& r) {
       x["delta_val_loss"].push_back(jsonNumber(d));
     for (const double v : row.valLoss)
       x["val_loss"].push_back(jsonNumber(v));
+    if (row.divergedAt >= 0)
+      x["diverged_at_step"] = row.divergedAt;
     x["bits"] = row.probe.bits;
     x["bytes_saved"] = row.probe.bytesSaved;
     x["matmul_time_saved"] = row.probe.matmulTimeSaved;

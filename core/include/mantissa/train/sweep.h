@@ -21,8 +21,12 @@
 //
 // Every probe trains config (steps, seed) once per seed (config.seed,
 // config.seed + 1, ...), as the base does; Δ val_loss is the probe's final
-// validation loss less the base's with the same seed, and the row's Δ their
-// mean (+inf when a run diverged). Rows are ranked by Δ, smallest first.
+// validation loss less the base's with the same seed (+inf when a run
+// diverged). Rows are ranked by the mean of |Δ| over seeds, smallest first:
+// how far lowering the op moves the loss. (In a short run the sign of a
+// small Δ is the seed's: a perturbation sends training down another path,
+// as likely better as worse; its size is what repeats across seeds.) Rows
+// that diverged come last, the one that diverged earliest at the bottom.
 //
 // Estimates, from the shapes alone (the same on every machine):
 //  - bytes saved: the elements the op holds or feeds per step (a linear
@@ -37,9 +41,9 @@
 //    the model-wide input bits, the rest at the master weights' bits).
 //
 // The chosen policy lowers as many ops as the budget allows: per op (layer
-// and class), its fewest-bit format whose Δ <= budget; these ordered by Δ;
-// the longest prefix whose combined policy, trained at every seed, keeps its
-// mean Δ <= budget (all first, then a binary search). It is written as a
+// and class), its fewest-bit format whose mean |Δ| <= budget; these ordered
+// by mean |Δ|; the longest prefix whose combined policy, trained at every
+// seed, keeps its mean Δ <= budget (all first, then a binary search). It is written as a
 // policy file that `mantissa-cli train --policy FILE` replays.
 //
 // Runs run on up to sweepJobs(jobs) threads. Every finished run's val_loss
@@ -109,10 +113,12 @@ struct SweepRow {
   std::vector<double> valLoss; // per seed (NaN: diverged)
   std::vector<double> delta;   // per seed
   double meanDelta = 0;        // +inf when a seed diverged
-  int rank = 0;                // 1: smallest Δ
-  // On the Pareto front of Δ against bits per parameter (resp. against
-  // matmul time saved): no other finite row has fewer-or-equal bits (more-or-
-  // equal time saved) and a smaller-or-equal Δ, one of them strictly.
+  double meanAbsDelta = 0;     // mean of |Δ|: how far the op moves val_loss; ranks the rows
+  std::int64_t divergedAt = -1; // the earliest step a seed diverged at; -1: none
+  int rank = 0;                // 1: smallest Δ; diverged rows last, the earliest divergence last
+  // On the Pareto front of mean |Δ| against bits per parameter (resp.
+  // against matmul time saved): no other finite row has fewer-or-equal bits
+  // (more-or-equal time saved) and a smaller-or-equal |Δ|, one strictly.
   bool paretoBits = false;
   bool paretoTime = false;
 };
@@ -146,11 +152,18 @@ SweepResult runSweep(const SweepOptions& options, const std::filesystem::path& o
                      const std::function<void(const SweepProgress&)>& progress = {},
                      const std::atomic<bool>* cancel = nullptr);
 
+// One finished run: its final val_loss, or NaN and the step it diverged at.
+struct SweepRun {
+  double valLoss = 0;
+  std::int64_t divergedAt = -1; // -1: it did not
+};
+
 // runs.json: {"sweep": {the options}, "runs": {"POLICY@SEED": val_loss, or
-// null for a run that diverged}}. Throws SweepError naming the problem.
+// {"diverged_at": STEP} for a run that diverged}}. Throws SweepError naming
+// the problem.
 struct SweepRuns {
-  std::string sweep;                 // the options, as compact JSON
-  std::map<std::string, double> runs; // NaN: diverged
+  std::string sweep;                   // the options, as compact JSON
+  std::map<std::string, SweepRun> runs;
 };
 SweepRuns parseSweepRuns(std::string_view text);
 
