@@ -109,11 +109,12 @@ double valLoss(train::RunConfig c, const std::string& policy, std::uint64_t seed
 // its file and trained again, keeps within the budget. The ranking is by the
 // size of Δ: in a 10-step run the sign of a small Δ is the seed's (each seed
 // computes its own; Spearman's rho of the signed Δ is about 0.2 here), while
-// its size, set by the op and the format, repeats (measured: rho 0.86 at 10
-// steps, 0.88 at 30).
+// its size, set by the op and the format, repeats (measured with mantissa-cli
+// sweep on this model: rho 0.86 at 10 steps, 0.88 at 30; 0.81 at lr 3e-3).
 TEST(Sweep, RankingIsStableAcrossSeedsAndTheChosenPolicyReplaysWithinBudget) {
   train::SweepOptions o;
   o.config = smallGpt(10);
+  o.config.lr = 1e-3; // the preset's
   o.seeds = 2;
   o.budget = 0.02;
   const auto dir = freshDir("stable");

@@ -20,7 +20,7 @@
 namespace mantissa::ui {
 
 SweepParetoChart::SweepParetoChart(QWidget* parent) : ChartWidget(parent) {
-  setTitle(tr("Precision sweep: |Δ val_loss| per lowered op"));
+  setTitle(tr("|Δ val_loss| per lowered op"));
   m_x = new QValueAxis(this);
   chart()->addAxis(m_x, Qt::AlignBottom);
   m_y = new QValueAxis(this);
@@ -118,8 +118,8 @@ void SweepParetoChart::rebuild() {
                         ? tr("bits per parameter (weights the products read)")
                         : tr("matmul time saved, % (estimate: time ∝ operand bits)"));
   setTitle(diverged.isEmpty()
-               ? tr("Precision sweep: |Δ val_loss| per lowered op")
-               : tr("Precision sweep: |Δ val_loss| per lowered op; diverged: %1")
+               ? tr("|Δ val_loss| per lowered op")
+               : tr("|Δ val_loss| per lowered op; diverged: %1")
                      .arg(diverged.join(QStringLiteral(", "))));
   restyleSeries(chartStyle());
   placeLabels();

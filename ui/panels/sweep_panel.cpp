@@ -22,7 +22,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -112,18 +112,26 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
   m_table->verticalHeader()->setVisible(false);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_chart = new SweepParetoChart;
-  m_chart->setMinimumHeight(220);
-  auto* split = new QSplitter(Qt::Vertical);
-  split->addWidget(m_table);
-  split->addWidget(m_chart);
+  m_chart->setMinimumHeight(200);
+  auto* setupPage = new QWidget;
+  auto* setupLayout = new QVBoxLayout(setupPage);
+  setupLayout->addLayout(form);
+  setupLayout->addStretch(1);
+  auto* tablePage = new QWidget;
+  auto* tableLayout = new QVBoxLayout(tablePage);
+  tableLayout->setContentsMargins(0, 0, 0, 0);
+  tableLayout->addWidget(m_table, 1);
+  tableLayout->addWidget(m_chosen);
+  m_tabs = new QTabWidget;
+  m_tabs->addTab(setupPage, tr("Setup"));
+  m_tabs->addTab(tablePage, tr("Table"));
+  m_tabs->addTab(m_chart, tr("Pareto"));
 
   auto* layout = new QVBoxLayout(this);
-  layout->addLayout(form);
   layout->addLayout(buttons);
   layout->addWidget(m_progress);
   layout->addWidget(m_status);
-  layout->addWidget(split, 1);
-  layout->addWidget(m_chosen);
+  layout->addWidget(m_tabs, 1);
 
   connect(m_start, &QPushButton::clicked, this, &SweepPanel::start);
   connect(m_cancelButton, &QPushButton::clicked, this, &SweepPanel::cancel);
@@ -277,6 +285,7 @@ void SweepPanel::showResult(std::shared_ptr<train::SweepResult> result, QString 
                       row.paretoBits, row.paretoTime});
   }
   m_chart->setPoints(std::move(points));
+  m_tabs->setCurrentWidget(m_chart);
   m_export->setEnabled(true);
   m_status->setText(tr("Done: %1 probes ranked; %2 runs trained now, the rest read back.")
                         .arg(m_result->rows.size())

@@ -3,9 +3,9 @@
 #pragma once
 
 // The Sweep dock: core's precision sweep (train/sweep.h, as `mantissa-cli
-// sweep`) on a thread of its own, with a progress bar and Cancel. The form
-// takes the GPT preset's run and the sweep's options; the ranked table and
-// the Pareto chart show the result, the chosen policy below them. Cancel
+// sweep`) on a thread of its own, with a progress bar and Cancel. Its tabs:
+// Setup (the GPT preset's run and the sweep's options), Table (the ranked
+// probes, the chosen policy below) and Pareto (the chart). Cancel
 // keeps the finished runs in the output folder; Resume continues from them.
 
 #include <mantissa/train/sweep.h>
@@ -24,6 +24,7 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
+class QTabWidget;
 
 namespace mantissa::ui {
 
@@ -86,6 +87,7 @@ private:
   QLabel* m_status;
   QLabel* m_chosen;
   QTableWidget* m_table;
+  QTabWidget* m_tabs;
   SweepParetoChart* m_chart;
   std::shared_ptr<train::SweepResult> m_result;
   train::SweepOptions m_options; // of the sweep shown or running
