@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QLegend>
 #include <QScatterSeries>
+#include <QLogValueAxis>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -23,8 +24,11 @@ SweepParetoChart::SweepParetoChart(QWidget* parent) : ChartWidget(parent) {
   setTitle(tr("|Δ val_loss| per lowered op"));
   m_x = new QValueAxis(this);
   chart()->addAxis(m_x, Qt::AlignBottom);
-  m_y = new QValueAxis(this);
-  m_y->setTitleText(tr("|Δ val_loss| against the base"));
+  m_y = new QLogValueAxis(this);
+  m_y->setBase(10.0);
+  m_y->setLabelFormat(QStringLiteral("%.0e"));
+  m_y->setMinorTickCount(0);
+  m_y->setTitleText(tr("|Δ val_loss| (log)"));
   chart()->addAxis(m_y, Qt::AlignLeft);
   m_rest = new QScatterSeries(this);
   m_rest->setName(tr("probe"));
@@ -86,19 +90,30 @@ void SweepParetoChart::rebuild() {
   m_labelAt.clear();
   QList<QPointF> front, rest;
   QStringList diverged;
+  // |Δ| spans decades (1e-6 for a BF16 input, 1e-1 for a BF16 loss): a log
+  // axis, with an exact 0 drawn at its floor (a decade below the least |Δ|).
+  double least = std::numeric_limits<double>::infinity(), most = 0;
+  for (const SweepPoint& p : m_points)
+    if (std::isfinite(p.delta) && p.delta > 0) {
+      least = std::min(least, p.delta);
+      most = std::max(most, p.delta);
+    }
+  if (!(least <= most)) {
+    least = 1e-6;
+    most = 1e-1;
+  }
+  const double floorY = std::pow(10.0, std::floor(std::log10(least)) - (least == most ? 1 : 0));
+  const double topY = std::pow(10.0, std::ceil(std::log10(most)) + (least == most ? 1 : 0));
   double xMin = std::numeric_limits<double>::infinity(), xMax = -xMin;
-  double yMin = 0, yMax = 0;
   for (const SweepPoint& p : m_points) {
     if (!std::isfinite(p.delta)) {
       diverged.append(p.name);
       continue;
     }
-    const QPointF at(xOf(p), p.delta);
+    const QPointF at(xOf(p), std::max(p.delta, floorY));
     (frontOf(p) ? front : rest).append(at);
     xMin = std::min(xMin, at.x());
     xMax = std::max(xMax, at.x());
-    yMin = std::min(yMin, at.y());
-    yMax = std::max(yMax, at.y());
     auto* label = new QGraphicsSimpleTextItem(p.name, chart());
     label->setZValue(20);
     m_labels.push_back(label);
@@ -110,10 +125,9 @@ void SweepParetoChart::rebuild() {
     xMin = 0;
     xMax = m_across == Across::BitsPerParameter ? 32 : 10;
   }
-  const double xPad = std::max(0.05 * (xMax - xMin), m_across == Across::BitsPerParameter ? 0.5 : 0.5);
+  const double xPad = std::max(0.05 * (xMax - xMin), 0.5);
   setNiceRange(m_x, xMin - xPad, xMax + xPad);
-  const double yPad = std::max(0.08 * (yMax - yMin), 1e-3);
-  setNiceRange(m_y, yMin - yPad, yMax + yPad);
+  m_y->setRange(floorY, topY);
   m_x->setTitleText(m_across == Across::BitsPerParameter
                         ? tr("bits per parameter (weights the products read)")
                         : tr("matmul time saved, % (estimate: time ∝ operand bits)"));
@@ -128,7 +142,10 @@ void SweepParetoChart::rebuild() {
 void SweepParetoChart::placeLabels() {
   for (std::size_t i = 0; i < m_labels.size(); ++i) {
     const QPointF at = chart()->mapToPosition(m_labelAt[i], m_rest);
-    m_labels[i]->setPos(at + QPointF(6, -m_labels[i]->boundingRect().height() / 2));
+    const QRectF box = m_labels[i]->boundingRect();
+    // Right of the point, or left of it where the name would leave the plot.
+    const bool left = at.x() + 6 + box.width() > chart()->plotArea().right();
+    m_labels[i]->setPos(at + QPointF(left ? -6 - box.width() : 6, -box.height() / 2));
   }
 }
 

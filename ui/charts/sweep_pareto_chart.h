@@ -11,6 +11,7 @@
 class QComboBox;
 class QGraphicsSimpleTextItem;
 class QScatterSeries;
+class QLogValueAxis;
 class QValueAxis;
 
 namespace mantissa::ui {
@@ -25,7 +26,8 @@ struct SweepPoint {
   bool paretoTime = false;    // on the front against time saved
 };
 
-// The sweep's Pareto chart: mean |Δ val_loss| up, bits per parameter (or the
+// The sweep's Pareto chart: mean |Δ val_loss| up (log scale; an exact 0 at
+// the axis floor), bits per parameter (or the
 // estimated matmul time saved) across, every probe a point named beside it,
 // the points on the Pareto front filled. Probes that diverged are named in
 // the title, not drawn.
@@ -60,7 +62,7 @@ private:
   QScatterSeries* m_front = nullptr;
   QScatterSeries* m_rest = nullptr;
   QValueAxis* m_x = nullptr;
-  QValueAxis* m_y = nullptr;
+  QLogValueAxis* m_y = nullptr;
   std::vector<QGraphicsSimpleTextItem*> m_labels;
   std::vector<QPointF> m_labelAt; // data coordinates of each label's point
 };
