@@ -103,7 +103,9 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
   m_status->setWordWrap(true);
   m_chosen = new QLabel;
   m_chosen->setWordWrap(true);
-  m_chosen->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_chosenSpec = new QLineEdit;
+  m_chosenSpec->setReadOnly(true);
+  m_chosenSpec->setPlaceholderText(tr("the chosen policy, once a sweep is done"));
 
   m_table = new QTableWidget(0, 6);
   m_table->setHorizontalHeaderLabels({tr("rank"), tr("probe"), tr("|Δ val_loss|"), tr("bytes saved"),
@@ -122,6 +124,7 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
   tableLayout->setContentsMargins(0, 0, 0, 0);
   tableLayout->addWidget(m_table, 1);
   tableLayout->addWidget(m_chosen);
+  tableLayout->addWidget(m_chosenSpec);
   m_tabs = new QTabWidget;
   m_tabs->addTab(setupPage, tr("Setup"));
   m_tabs->addTab(tablePage, tr("Table"));
@@ -290,11 +293,12 @@ void SweepPanel::showResult(std::shared_ptr<train::SweepResult> result, QString 
   m_status->setText(tr("Done: %1 probes ranked; %2 runs trained now, the rest read back.")
                         .arg(m_result->rows.size())
                         .arg(m_result->runsTrained));
-  m_chosen->setText(tr("Chosen policy (%1 ops lowered, Δ val_loss %2 within %3), in %4/policy.txt:\n%5")
+  m_chosen->setText(tr("Chosen policy: %1 ops lowered, Δ val_loss %2 (budget %3); in policy.txt")
                         .arg(m_result->chosenProbes.size())
                         .arg(shown(m_result->chosenDelta))
-                        .arg(m_options.budget)
-                        .arg(m_folder->text(), QString::fromStdString(m_result->chosenPolicy)));
+                        .arg(m_options.budget));
+  m_chosenSpec->setText(QString::fromStdString(m_result->chosenPolicy));
+  m_chosenSpec->setCursorPosition(0);
   emit finished();
 }
 

@@ -86,6 +86,7 @@ private:
   QProgressBar* m_progress;
   QLabel* m_status;
   QLabel* m_chosen;
+  QLineEdit* m_chosenSpec;
   QTableWidget* m_table;
   QTabWidget* m_tabs;
   SweepParetoChart* m_chart;
