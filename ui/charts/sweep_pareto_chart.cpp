@@ -21,7 +21,7 @@
 namespace mantissa::ui {
 
 SweepParetoChart::SweepParetoChart(QWidget* parent) : ChartWidget(parent) {
-  setTitle(tr("|Δ val_loss| per lowered op"));
+  setTitle(tr("|Δ val_loss| per lowered op (filled: Pareto front)"));
   m_x = new QValueAxis(this);
   chart()->addAxis(m_x, Qt::AlignBottom);
   m_y = new QLogValueAxis(this);
@@ -51,6 +51,8 @@ SweepParetoChart::SweepParetoChart(QWidget* parent) : ChartWidget(parent) {
     setAcross(index == 0 ? Across::BitsPerParameter : Across::MatmulTimeSaved);
   });
   connect(chart(), &QChart::plotAreaChanged, this, [this] { placeLabels(); });
+  // Filled and hollow markers are said in the title: the legend's row goes to the plot.
+  chart()->legend()->setVisible(false);
   rebuild();
   applyStyle(chartStyle());
 }
@@ -132,8 +134,8 @@ void SweepParetoChart::rebuild() {
                         ? tr("bits per parameter (weights the products read)")
                         : tr("matmul time saved, % (estimate: time ∝ operand bits)"));
   setTitle(diverged.isEmpty()
-               ? tr("|Δ val_loss| per lowered op")
-               : tr("|Δ val_loss| per lowered op; diverged: %1")
+               ? tr("|Δ val_loss| per lowered op (filled: Pareto front)")
+               : tr("|Δ val_loss| per lowered op (filled: Pareto front); diverged: %1")
                      .arg(diverged.join(QStringLiteral(", "))));
   restyleSeries(chartStyle());
   placeLabels();

@@ -90,17 +90,20 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
   m_cancelButton->setEnabled(false);
   m_export = new QPushButton(tr("Export table…"));
   m_export->setEnabled(false);
-  auto* buttons = new QHBoxLayout;
-  buttons->addWidget(m_start);
-  buttons->addWidget(m_cancelButton);
-  buttons->addStretch(1);
-  buttons->addWidget(m_export);
   m_progress = new QProgressBar;
   m_progress->setRange(0, 1);
   m_progress->setValue(0);
+  // One row: the buttons around the progress bar (the dock shares its height
+  // with other views; the chart gets what the controls leave).
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(m_start);
+  buttons->addWidget(m_cancelButton);
+  buttons->addWidget(m_progress, 1);
+  buttons->addWidget(m_export);
   m_status = new QLabel(tr("Lowers one op class (of one layer) at a time and ranks the change "
                            "in validation loss."));
-  m_status->setWordWrap(true);
+  m_status->setWordWrap(false);
+  m_status->setMinimumWidth(1); // a long line is cut, not widening the dock
   m_chosen = new QLabel;
   m_chosen->setWordWrap(true);
   m_chosenSpec = new QLineEdit;
@@ -132,7 +135,6 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(buttons);
-  layout->addWidget(m_progress);
   layout->addWidget(m_status);
   layout->addWidget(m_tabs, 1);
 
@@ -243,6 +245,7 @@ void SweepPanel::showProgress(int done, int total, const QString& what) {
   m_progress->setRange(0, std::max(1, total));
   m_progress->setValue(done);
   m_status->setText(tr("%1 of %2 runs: %3").arg(done).arg(total).arg(what));
+  m_status->setToolTip(m_status->text());
   emit progressed(done, total);
 }
 
