@@ -131,8 +131,8 @@ void SweepParetoChart::rebuild() {
   setNiceRange(m_x, xMin - xPad, xMax + xPad);
   m_y->setRange(floorY, topY);
   m_x->setTitleText(m_across == Across::BitsPerParameter
-                        ? tr("bits per parameter (weights the products read)")
-                        : tr("matmul time saved, % (estimate: time ∝ operand bits)"));
+                        ? tr("bits per parameter")
+                        : tr("matmul time saved (%, estimate)"));
   setTitle(diverged.isEmpty()
                ? tr("|Δ val_loss| per lowered op (filled: Pareto front)")
                : tr("|Δ val_loss| per lowered op (filled: Pareto front); diverged: %1")

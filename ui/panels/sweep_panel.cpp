@@ -72,7 +72,9 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
   m_resume = new QCheckBox(tr("Resume the runs saved in the folder"));
 
   auto* form = new QFormLayout;
-  form->addRow(tr("Model (shakespeare-char run):"), m_model);
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+  m_model->setToolTip(tr("The GPT of the shakespeare-char preset's run, as gpt:layers=L,heads=H,embd=C,ctx=T"));
+  form->addRow(tr("Model:"), m_model);
   form->addRow(tr("Steps per run:"), m_steps);
   form->addRow(tr("Formats:"), m_formats);
   form->addRow(tr("Op classes:"), m_ops);
@@ -85,10 +87,11 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
   form->addRow(tr("Folder:"), folderRow);
   form->addRow(QString(), m_resume);
 
-  m_start = new QPushButton(tr("Start sweep"));
+  m_start = new QPushButton(tr("Start"));
   m_cancelButton = new QPushButton(tr("Cancel"));
   m_cancelButton->setEnabled(false);
-  m_export = new QPushButton(tr("Export table…"));
+  m_export = new QPushButton(tr("Export…"));
+  m_export->setToolTip(tr("Export the table as CSV"));
   m_export->setEnabled(false);
   m_progress = new QProgressBar;
   m_progress->setRange(0, 1);
@@ -161,6 +164,14 @@ void SweepPanel::setSeeds(int seeds) { m_seeds->setValue(seeds); }
 void SweepPanel::setBudget(double budget) { m_budget->setValue(budget); }
 void SweepPanel::setOutputFolder(const QString& dir) { m_folder->setText(dir); }
 void SweepPanel::setResume(bool resume) { m_resume->setChecked(resume); }
+
+QSize SweepPanel::sizeHint() const {
+  return {240, QWidget::sizeHint().height()};
+}
+
+QSize SweepPanel::minimumSizeHint() const {
+  return {200, QWidget::minimumSizeHint().height()};
+}
 
 QString SweepPanel::statusText() const {
   return m_status->text();

@@ -59,6 +59,11 @@ public:
   // The table as CSV (core's sweep.csv); "" or the error.
   QString exportTableCsv(const QString& path) const;
 
+  // Narrow hints: in the right-hand tab group (in a scroll area) the panel
+  // takes the width the charts leave rather than widening the group.
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
+
 signals:
   void progressed(int done, int total);
   void finished();          // a complete sweep is shown

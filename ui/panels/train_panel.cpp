@@ -281,8 +281,15 @@ void TrainPanel::buildDocks() {
   tabifyDockWidget(accDock, watchDock);
   tabifyDockWidget(watchDock, opDock);
   // The precision sweep trains runs of its own (train/sweep.h), beside the Ops tab.
+  // In a scroll area, as the Watch view: a narrow page scrolls the form
+  // rather than widening the tab group beside the loss curve.
   m_sweep = new SweepPanel;
-  auto* sweepDock = addDock(m_sweep, tr("Sweep"), QStringLiteral("sweepDock"),
+  auto* sweepScroll = new QScrollArea;
+  sweepScroll->setObjectName(QStringLiteral("sweepScroll"));
+  sweepScroll->setWidget(m_sweep);
+  sweepScroll->setWidgetResizable(true);
+  sweepScroll->setFrameShape(QFrame::NoFrame);
+  auto* sweepDock = addDock(sweepScroll, tr("Sweep"), QStringLiteral("sweepDock"),
                             Qt::RightDockWidgetArea);
   tabifyDockWidget(opDock, sweepDock);
   buildGenerateDock(opDock, {accDock, watchDock});
