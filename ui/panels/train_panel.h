@@ -65,6 +65,8 @@ public:
   WatchPanel* watchPanel() const { return m_watch; }
   OpTablePanel* opTable() const { return m_opTable; }
   SweepPanel* sweep() const { return m_sweep; }
+  // Shows the Precision sweep dock (floating, over the page).
+  void showSweep();
   GeneratePanel* generatePanel() const { return m_generate; }
   QuantPanel* quantPanel() const { return m_quant; }
   TensorScaleView* tensorScaleView() const { return m_tensorScales; }
@@ -176,6 +178,7 @@ private:
   WatchPanel* m_watch = nullptr;
   OpTablePanel* m_opTable = nullptr;
   SweepPanel* m_sweep = nullptr;
+  QDockWidget* m_sweepDock = nullptr;
   GeneratePanel* m_generate = nullptr;
   QuantPanel* m_quant = nullptr;
   TensorScaleView* m_tensorScales = nullptr;
