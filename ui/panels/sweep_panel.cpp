@@ -116,6 +116,7 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
   m_table = new QTableWidget(0, 6);
   m_table->setHorizontalHeaderLabels({tr("rank"), tr("probe"), tr("|Δ val_loss|"), tr("bytes saved"),
                                       tr("matmul time saved"), tr("bits/param")});
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
   m_table->verticalHeader()->setVisible(false);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
