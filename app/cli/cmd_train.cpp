@@ -35,6 +35,7 @@
 
 #include <mantissa/telemetry/tensor_scan.h>
 #include <mantissa/amp/loss_scaler.h>
+#include <mantissa/amp/policy.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
 #include <mantissa/io/atomic_file.h>
@@ -191,13 +192,17 @@ int runTrain(const Args& args) {
                            "--preset shakespeare-char)");
   p.option("recipe", "NAME", "fp32, bf16-mixed, fp16-mixed, fp16-mixed-noscale, bf16-pure, "
                              "bf16-pure-sr, bf16-pure-kahan, fp8-delayed, fp8-current, fp8-block, mxfp8, nvfp4 (default fp32)");
-  p.option("policy", "SPEC", "A GPT's precision policy, NAME[,class=precision...]: fp32, "
+  p.option("policy", "SPEC|FILE", "A GPT's precision policy, NAME[,class=precision...] or a "
+                             "file holding one ('#' comments; e.g. mantissa-cli sweep's "
+                             "policy.txt): fp32, "
                              "autocast-cpu-bf16, autocast-cuda-fp16, llm.c, all-bf16, all-fp16 "
                              "or a recipe such as bf16-mixed (replaces the recipe's); any element "
                              "format: matmul-inputs=FORMAT (e.g. e3m4, unscaled), "
                              "element=FORMAT and grad-element=FORMAT for a recipe's operands "
                              "(e.g. matmul-inputs=fp8-current,element=fp8-e4m3fnuz), "
-                             "block-scale=e8m0|ue4m3 for mxfp8 and nvfp4");
+                             "block-scale=e8m0|ue4m3 for mxfp8 and nvfp4; per layer "
+                             "hN.matmul-inputs, hN.fc.matmul-inputs (qkv, attproj, fc, fcproj), "
+                             "hN.fc.element, hN.softmax");
   p.option("scaler", "NAME", "pytorch, keras, apex, deepspeed, megatron, static:S or none (default: "
                             "the recipe's, pytorch for fp16-mixed, none for the others)");
   p.option("batchnorm", "PREC", "Precision of a CNN's BatchNorm statistics: fp32, bf16 or fp16 "
@@ -320,8 +325,24 @@ int runTrain(const Args& args) {
         if (std::find(builtin.begin(), builtin.end(), value) == builtin.end())
           value = *v;
       }
-      if (k == "policy")
+      if (k == "policy") {
         value = *v;
+        // A policy file (mantissa-cli sweep's policy.txt): its spec.
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(*v, ec)) {
+          try {
+            value = amp::policySpecFromFile(io::readRegularFile(*v, 1 << 20, "policy file"));
+          } catch (const std::exception& e) {
+            std::cerr << "mantissa-cli train: --policy: " << e.what() << "\n";
+            return 2;
+          }
+          if (value.empty()) {
+            std::cerr << "mantissa-cli train: --policy: '" << quoteInput(*v)
+                      << "' holds no policy (only comments and blank lines)\n";
+            return 2;
+          }
+        }
+      }
       (k == "data"        ? config.data
        : k == "model"     ? config.model
        : k == "recipe"    ? config.recipe

@@ -32,6 +32,7 @@ int runSample(const Args& args);
 int runModel(const Args& args);
 int runExercises(const Args& args);
 int runDiff(const Args& args);
+int runSweep(const Args& args);
 
 std::string versionText(); // the lines `--version` prints
 

@@ -37,6 +37,8 @@ constexpr std::array kCommands{
 #endif
     Command{"diff", "Compare two run logs: the first step, tensor and pass where they differ",
             mantissa::cli::runDiff},
+    Command{"sweep", "Lower a GPT's op classes one at a time; rank them; choose a policy",
+            mantissa::cli::runSweep},
     Command{"scales", "Print the scale and amax trace of an FP8 / microscaling run",
             mantissa::cli::runScales},
     Command{"checkpoint", "List a safetensors checkpoint's tensors and metadata",

@@ -266,3 +266,55 @@ TEST(GptTraining, PolicyFromARecipeKeepsItsUpdateRounding) {
   }
   EXPECT_NE(weights[0], weights[1]);
 }
+
+namespace {
+
+double firstLoss(const std::string& policy, const std::string& model = "gpt:layers=2,heads=2,embd=32,ctx=32") {
+  auto c = tinyConfig(6);
+  c.model = model;
+  c.policy = policy;
+  train::Session run(c);
+  return run.step().loss;
+}
+
+} // namespace
+
+// Per-layer policy rows reach the layer they name, and only it.
+TEST(GptTraining, PerLayerRowsApplyToTheirLayerOnly) {
+  const double fp32 = firstLoss("fp32");
+  // An explicit FP32 row for a layer is the FP32 run, bit for bit.
+  EXPECT_EQ(firstLoss("fp32,h0.matmul-inputs=fp32,h1.softmax=fp32"), fp32);
+  // Rounded inputs in one layer move the loss; in different layers differently.
+  const double h0 = firstLoss("fp32,h0.qkv.matmul-inputs=bf16");
+  const double h1 = firstLoss("fp32,h1.fcproj.matmul-inputs=bf16");
+  EXPECT_NE(h0, fp32);
+  EXPECT_NE(h1, fp32);
+  EXPECT_NE(h0, h1);
+  // A block's row covers its four linear layers: all of them = the block row.
+  EXPECT_EQ(firstLoss("fp32,h0.matmul-inputs=e4m3"),
+            firstLoss("fp32,h0.qkv.matmul-inputs=e4m3,h0.attproj.matmul-inputs=e4m3,"
+                      "h0.fc.matmul-inputs=e4m3,h0.fcproj.matmul-inputs=e4m3"));
+  // A scaled layer is the only one with scaling statistics.
+  auto c = tinyConfig(6);
+  c.model = "gpt:layers=2,heads=2,embd=32,ctx=32";
+  c.policy = "fp32,h1.fc.matmul-inputs=fp8-current";
+  train::Session run(c);
+  run.step();
+  std::vector<std::string> names;
+  for (const auto& s : run.model().scalingStats())
+    names.push_back(s.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"h1.fc.x", "h1.fc.w", "h1.fc.dy"}));
+}
+
+TEST(GptTraining, PerLayerRowOfAMissingBlockIsRefused) {
+  auto c = tinyConfig(6);
+  c.policy = "fp32,h3.softmax=fp16";
+  try {
+    train::Session run(c);
+    FAIL() << "accepted";
+  } catch (const train::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("policy: names block h3 but the model has blocks h0 to h0"),
+              std::string::npos)
+        << e.what();
+  }
+}

@@ -282,3 +282,57 @@ TEST(PolicyForRecipe, CarriesTheUpdateRounding) {
             std::string::npos)
       << errorOf("bf16-pure,update=stochastc");
 }
+
+// Per-layer rows: a block's or one linear layer's matmul inputs, a block's softmax.
+TEST(PolicyLayers, ParsePrintAndResolve) {
+  const auto p = amp::parsePolicy(
+      "fp32,h1.matmul-inputs=bf16,h1.fc.matmul-inputs=mxfp8,h1.fc.element=e2m1,h0.softmax=fp16,"
+      "h0.qkv.matmul-inputs=e3m4");
+  // Canonical order: by block, the block's row before its linear layers'.
+  EXPECT_EQ(p.toSpec(), "fp32,h0.softmax=fp16,h0.qkv.matmul-inputs=fp8-e3m4,h1.matmul-inputs=bf16,"
+                        "h1.fc.matmul-inputs=mxfp8,h1.fc.element=fp4-e2m1");
+  EXPECT_EQ(amp::parsePolicy(p.toSpec()), p);
+  // A linear layer's own row wins over its block's; the rest take the model-wide row.
+  EXPECT_TRUE(p.linearInputs(1, "fc").own);
+  EXPECT_EQ(p.linearInputs(1, "fc").scaling.scheme, amp::MatmulScaling::Mxfp8);
+  EXPECT_EQ(p.linearInputs(1, "fc").scaling.element, "fp4-e2m1");
+  EXPECT_EQ(p.linearInputs(1, "qkv").dtype, BF16);
+  EXPECT_EQ(p.linearInputs(1, "qkv").scaling.scheme, amp::MatmulScaling::None);
+  EXPECT_EQ(p.linearInputs(0, "qkv").scaling.scheme, amp::MatmulScaling::Unscaled);
+  EXPECT_FALSE(p.linearInputs(0, "fc").own);
+  EXPECT_EQ(p.linearInputs(0, "fc").dtype, F32);
+  EXPECT_EQ(p.softmaxOf(0), F16);
+  EXPECT_EQ(p.softmaxOf(1), F32);
+  EXPECT_EQ(p.blocksNamed(), 2);
+  EXPECT_EQ(p[OpClass::MatmulInputs], F32); // the model-wide row is untouched
+}
+
+TEST(PolicyLayers, ErrorsNameTheKey) {
+  EXPECT_NE(errorOf("fp32,h0.gelu=bf16").find("unknown per-layer key \"h0.gelu\""),
+            std::string::npos);
+  EXPECT_NE(errorOf("fp32,h0.fcc.matmul-inputs=bf16")
+                .find("unknown layer \"h0.fcc\"; did you mean \"fc\"?"),
+            std::string::npos)
+      << errorOf("fp32,h0.fcc.matmul-inputs=bf16");
+  EXPECT_NE(errorOf("fp32,h0.fc.softmax=fp16").find("h0.fc.softmax: the softmax is set per block"),
+            std::string::npos);
+  EXPECT_NE(errorOf("fp32,h01.softmax=fp16").find("no leading zeros"), std::string::npos);
+  EXPECT_NE(errorOf("fp32,h0.fc.element=e2m1").find("h0.fc.element needs h0.fc.matmul-inputs="),
+            std::string::npos);
+  EXPECT_NE(errorOf("fp32,h0.fc.matmul-inputs=nope").find("h0.fc.matmul-inputs"),
+            std::string::npos);
+  EXPECT_NE(errorOf("fp32,h0.fc.matmul-inputs=fp8-current,h0.fc.element=fp4-e2m1")
+                .find("h0.fc.element"),
+            std::string::npos)
+      << errorOf("fp32,h0.fc.matmul-inputs=fp8-current,h0.fc.element=fp4-e2m1");
+  EXPECT_NE(errorOf("fp32,matmul-accumulation=fp16,h0.fc.matmul-inputs=fp8-current")
+                .find("cannot take a 16-bit matmul-accumulation"),
+            std::string::npos);
+  EXPECT_NE(errorOf("fp32,h0.softmax=fp16,h0.softmax=bf16").find("set twice"), std::string::npos);
+}
+
+TEST(PolicyLayers, PolicyFileIsItsLinesJoined) {
+  EXPECT_EQ(amp::policySpecFromFile("# chosen\n  fp32 \n\n h0.softmax=fp16 # lowered\r\n"),
+            "fp32,h0.softmax=fp16");
+  EXPECT_EQ(amp::policySpecFromFile("# nothing\n\n"), "");
+}

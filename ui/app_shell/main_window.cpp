@@ -92,6 +92,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* train = new TrainPanel;
   addPage(train, tr("Train"));
   connect(train, &TrainPanel::statusTextChanged, this, &MainWindow::setStatusDetail);
+  // View > Precision Sweep…: the Train page's floating sweep dock.
+  m_viewMenu->addSeparator();
+  QAction* sweep = m_viewMenu->addAction(tr("Precision &Sweep…"));
+  sweep->setToolTip(tr("Lower a GPT's op classes one at a time and rank what each costs"));
+  connect(sweep, &QAction::triggered, this, [this, train] {
+    m_pages->setCurrentWidget(train);
+    train->showSweep();
+  });
   // Open Run… / Save Run… / Export Report… / Export Run Charts… at the top of File.
   m_runFiles = new RunFiles(m_fileMenu, train, this);
   connect(m_runFiles, &RunFiles::runOpened, this, [this, train] { m_pages->setCurrentWidget(train); });

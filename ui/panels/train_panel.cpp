@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "ui/panels/train_panel.h"
+#include "ui/panels/sweep_panel.h"
 
 #include "ui/app_shell/theme.h"
 #include "ui/bridge/run_controller.h"
@@ -279,6 +280,22 @@ void TrainPanel::buildDocks() {
                          Qt::RightDockWidgetArea);
   tabifyDockWidget(accDock, watchDock);
   tabifyDockWidget(watchDock, opDock);
+  // The precision sweep trains runs of its own (train/sweep.h): a floating
+  // dock that View > Precision Sweep… opens (showSweep()), hidden until then.
+  // As a tab of the right-hand group its tab alone widened the group past
+  // the loss curve on small pages; floating, its chart has room.
+  m_sweep = new SweepPanel;
+  auto* sweepScroll = new QScrollArea;
+  sweepScroll->setObjectName(QStringLiteral("sweepScroll"));
+  sweepScroll->setWidget(m_sweep);
+  sweepScroll->setWidgetResizable(true);
+  sweepScroll->setFrameShape(QFrame::NoFrame);
+  m_sweepDock = addDock(sweepScroll, tr("Precision sweep"), QStringLiteral("sweepDock"),
+                        Qt::RightDockWidgetArea);
+  m_sweepDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                           QDockWidget::DockWidgetClosable);
+  m_sweepDock->setFloating(true);
+  m_sweepDock->hide();
   buildGenerateDock(opDock, {accDock, watchDock});
   buildQuantDocks();
   scaleDock->raise();
@@ -705,6 +722,19 @@ void TrainPanel::arrangeForPresenter() {
 // wide enough for the other views' legends and tables. Set once, at first
 // show: presenter mode's arrangement is undone by restoring the saved state,
 // which must meet the same minimum widths.
+void TrainPanel::showSweep() {
+  if (m_sweepDock->isHidden()) {
+    m_sweepDock->setFloating(true);
+    const QRect page = geometry();
+    m_sweepDock->resize(std::min(960, std::max(640, page.width() - 80)),
+                        std::min(680, std::max(480, page.height() - 60)));
+    m_sweepDock->move(mapToGlobal(QPoint(40, 30)));
+  }
+  m_sweepDock->show();
+  m_sweepDock->raise();
+  m_sweepDock->activateWindow();
+}
+
 void TrainPanel::fitWatchWidth() {
   const bool narrow = window()->height() < kCompactNormalHeight;
   m_watchScroll->setMinimumWidth(narrow ? 0 : m_watch->minimumSizeHint().width());

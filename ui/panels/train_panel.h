@@ -36,6 +36,7 @@ class HistogramHeatmap;
 class LossChart;
 class LossScaleChart;
 class OpTablePanel;
+class SweepPanel;
 class QuantPanel;
 class TensorScaleView;
 class RunController;
@@ -63,6 +64,9 @@ public:
   LossScaleChart* lossScaleChart() const { return m_lossScale; }
   WatchPanel* watchPanel() const { return m_watch; }
   OpTablePanel* opTable() const { return m_opTable; }
+  SweepPanel* sweep() const { return m_sweep; }
+  // Shows the Precision sweep dock (floating, over the page).
+  void showSweep();
   GeneratePanel* generatePanel() const { return m_generate; }
   QuantPanel* quantPanel() const { return m_quant; }
   TensorScaleView* tensorScaleView() const { return m_tensorScales; }
@@ -173,6 +177,8 @@ private:
   LossScaleChart* m_lossScale = nullptr;
   WatchPanel* m_watch = nullptr;
   OpTablePanel* m_opTable = nullptr;
+  SweepPanel* m_sweep = nullptr;
+  QDockWidget* m_sweepDock = nullptr;
   GeneratePanel* m_generate = nullptr;
   QuantPanel* m_quant = nullptr;
   TensorScaleView* m_tensorScales = nullptr;

@@ -109,7 +109,106 @@ template <class Range> std::string suggestion(std::string_view word, const Range
 
 const std::array<std::string_view, 3> kPrecisions{"fp32", "bf16", "fp16"};
 
+constexpr std::array<std::string_view, 4> kLinearLayers{"qkv", "attproj", "fc", "fcproj"};
+
+// A per-layer key "hN.KEY" or "hN.LINEAR.KEY": the layer, its block and the key.
+struct LayerKey {
+  std::string_view layer; // "h1", "h1.fc"
+  int block = 0;
+  bool linear = false;    // one linear layer, not a whole block
+  std::string_view key;   // "matmul-inputs", ...
+};
+
+// nullopt when `key` names no layer (no "hN." start); throws for a malformed one.
+std::optional<LayerKey> layerKey(std::string_view spec, std::string_view key) {
+  if (key.size() < 3 || key[0] != 'h' || key[1] < '0' || key[1] > '9')
+    return std::nullopt;
+  std::size_t i = 1;
+  int block = 0;
+  while (i < key.size() && key[i] >= '0' && key[i] <= '9') {
+    block = block * 10 + (key[i] - '0');
+    if (block >= 1 << 20)
+      break;
+    ++i;
+  }
+  if (i >= key.size() || key[i] != '.')
+    return std::nullopt;
+  if ((key[1] == '0' && i > 2) || block >= 1 << 20)
+    fail(spec, "layer " + quoted(key.substr(0, i)) + ": a block is h0, h1, ... (no leading zeros)");
+  LayerKey k;
+  k.block = block;
+  std::string_view rest = key.substr(i + 1);
+  k.layer = key.substr(0, i);
+  if (const std::size_t dot = rest.find('.'); dot != std::string_view::npos) {
+    const std::string_view linear = rest.substr(0, dot);
+    if (std::find(kLinearLayers.begin(), kLinearLayers.end(), linear) == kLinearLayers.end())
+      fail(spec, "unknown layer " + quoted(key.substr(0, i + 1 + dot)) +
+                     suggestion(linear, kLinearLayers) +
+                     " (layers: hN, hN.qkv, hN.attproj, hN.fc, hN.fcproj)");
+    k.layer = key.substr(0, i + 1 + dot);
+    k.linear = true;
+    rest = rest.substr(dot + 1);
+  }
+  k.key = rest;
+  return k;
+}
+
+// Sort key of a layer name: block, then the block's own row, then its linear layers in order.
+std::pair<int, int> layerOrder(std::string_view layer) {
+  int block = 0;
+  std::size_t i = 1;
+  while (i < layer.size() && layer[i] >= '0' && layer[i] <= '9')
+    block = block * 10 + (layer[i++] - '0');
+  if (i >= layer.size())
+    return {block, -1};
+  const auto it = std::find(kLinearLayers.begin(), kLinearLayers.end(), layer.substr(i + 1));
+  return {block, int(it - kLinearLayers.begin())};
+}
+
 } // namespace
+
+std::span<const std::string_view> gptLinearLayers() {
+  return kLinearLayers;
+}
+
+const LayerPolicy* Policy::layer(std::string_view layerName) const {
+  for (const LayerPolicy& l : layers)
+    if (l.layer == layerName)
+      return &l;
+  return nullptr;
+}
+
+LayerPolicy& Policy::layerRow(std::string_view layerName) {
+  for (LayerPolicy& l : layers)
+    if (l.layer == layerName)
+      return l;
+  const auto at = std::find_if(layers.begin(), layers.end(), [&](const LayerPolicy& l) {
+    return layerOrder(layerName) < layerOrder(l.layer);
+  });
+  LayerPolicy row;
+  row.layer = std::string(layerName);
+  return *layers.insert(at, std::move(row));
+}
+
+LinearInputs Policy::linearInputs(int block, std::string_view linear) const {
+  const std::string blockName = "h" + std::to_string(block);
+  for (const std::string& rowName : {blockName + "." + std::string(linear), blockName})
+    if (const LayerPolicy* l = layer(rowName); l && l->matmulInputs)
+      return {*l->matmulInputs, l->scaling, true};
+  return {(*this)[OpClass::MatmulInputs], scaling, false};
+}
+
+DType Policy::softmaxOf(int block) const {
+  const LayerPolicy* l = layer("h" + std::to_string(block));
+  return l && l->softmax ? *l->softmax : (*this)[OpClass::Softmax];
+}
+
+int Policy::blocksNamed() const {
+  int n = 0;
+  for (const LayerPolicy& l : layers)
+    n = std::max(n, layerOrder(l.layer).first + 1);
+  return n;
+}
 
 std::string_view opClassKey(OpClass c) {
   return kKeys[static_cast<std::size_t>(c)];
@@ -214,6 +313,20 @@ std::string Policy::toSpec() const {
     spec += std::string(",loss-scaling=") + (lossScaling ? "on" : "off");
   if (base ? base->update != update : update != UpdateRounding::Nearest)
     spec += ",update=" + std::string(updateRoundingKey(update));
+  for (const LayerPolicy& l : layers) {
+    if (l.matmulInputs) {
+      spec += "," + l.layer + ".matmul-inputs=" +
+              (l.scaling.scheme == MatmulScaling::Unscaled ? l.scaling.element
+               : l.scaling.scheme != MatmulScaling::None
+                   ? std::string(matmulScalingName(l.scaling.scheme))
+                   : std::string(precisionKey(*l.matmulInputs)));
+      if (l.scaling.scheme != MatmulScaling::Unscaled && l.scaling.scheme != MatmulScaling::None &&
+          !l.scaling.element.empty())
+        spec += "," + l.layer + ".element=" + l.scaling.element;
+    }
+    if (l.softmax)
+      spec += "," + l.layer + ".softmax=" + std::string(precisionKey(*l.softmax));
+  }
   return spec;
 }
 
@@ -328,6 +441,60 @@ Policy parsePolicy(std::string_view spec) {
       policy.scaling.blockScale = value == "ue4m3" ? BlockScale::Ue4m3 : BlockScale::E8m0;
       continue;
     }
+    if (const std::optional<LayerKey> lk = layerKey(spec, key)) {
+      LayerPolicy& row = policy.layerRow(lk->layer);
+      const std::string field = std::string(key);
+      if (lk->key == "softmax") {
+        if (lk->linear)
+          fail(spec, field + ": the softmax is set per block (h" + std::to_string(lk->block) +
+                         ".softmax)");
+        const auto pit = std::find(kPrecisions.begin(), kPrecisions.end(), value);
+        if (pit == kPrecisions.end())
+          fail(spec, "unknown precision " + quoted(value) + " for " + field +
+                         suggestion(value, kPrecisions) + " (precisions: fp32, bf16, fp16)");
+        row.softmax = pit == kPrecisions.begin() ? F32 : pit == kPrecisions.begin() + 1 ? BF16 : F16;
+        continue;
+      }
+      if (lk->key == "element") {
+        const numeric::FormatParse f = numeric::parseFormatSpec(value);
+        if (!f.format)
+          fail(spec, field + ": " + f.error);
+        row.scaling.element = f.format->name;
+        continue;
+      }
+      if (lk->key != "matmul-inputs")
+        fail(spec, "unknown per-layer key " + quoted(key) +
+                       suggestion(lk->key, std::array<std::string_view, 3>{"matmul-inputs", "element",
+                                                                           "softmax"}) +
+                       " (per layer: matmul-inputs, element; per block also softmax)");
+      if (const auto scheme = parseMatmulScaling(value)) {
+        row.scaling.scheme = *scheme;
+        row.matmulInputs = BF16;
+        continue;
+      }
+      if (const auto pit = std::find(kPrecisions.begin(), kPrecisions.end(), value);
+          pit != kPrecisions.end()) {
+        row.matmulInputs = pit == kPrecisions.begin() ? F32 : pit == kPrecisions.begin() + 1 ? BF16 : F16;
+        continue;
+      }
+      const numeric::FormatParse f = numeric::parseFormatSpec(value);
+      if (!f.format)
+        fail(spec, field + ": " + f.error + " (a precision fp32, bf16, fp16, a recipe such as "
+                                            "fp8-current or mxfp8, or an element format)");
+      if (f.format->id == numeric::FormatId::Fp32 || f.format->id == numeric::FormatId::Bf16 ||
+          f.format->id == numeric::FormatId::Fp16) {
+        row.matmulInputs = f.format->id == numeric::FormatId::Fp32   ? F32
+                           : f.format->id == numeric::FormatId::Bf16 ? BF16
+                                                                     : F16;
+        continue;
+      }
+      if (const std::string e = elementFormatError(*f.format, MatmulScaling::Unscaled); !e.empty())
+        fail(spec, field + ": " + e);
+      row.scaling.scheme = MatmulScaling::Unscaled;
+      row.scaling.element = f.format->name;
+      row.matmulInputs = BF16;
+      continue;
+    }
     const auto it = std::find(kKeys.begin(), kKeys.end(), key);
     if (it == kKeys.end()) {
       std::vector<std::string_view> all(kKeys.begin(), kKeys.end());
@@ -421,7 +588,46 @@ Policy parsePolicy(std::string_view spec) {
   if ((given("promote-every") || policy.promoteEvery > 0) &&
       policy[OpClass::MatmulAccumulation] == F32)
     fail(spec, "promote-every needs a 16-bit matmul-accumulation (e.g. matmul-accumulation=fp16)");
+  for (const LayerPolicy& l : policy.layers) {
+    const MatmulScaling s = l.scaling.scheme;
+    if (given(l.layer + ".element") && s == MatmulScaling::Unscaled)
+      fail(spec, l.layer + ".element: " + l.layer + ".matmul-inputs already names the element format");
+    if (given(l.layer + ".element") && s == MatmulScaling::None)
+      fail(spec, l.layer + ".element needs " + l.layer +
+                     ".matmul-inputs=fp8-delayed, fp8-current, fp8-block, mxfp8 or nvfp4");
+    if (s == MatmulScaling::None)
+      continue;
+    try {
+      (void)operandElement(l.scaling, telemetry::ScaledRole::Input);
+      (void)operandElement(l.scaling, telemetry::ScaledRole::GradOutput);
+    } catch (const std::invalid_argument& e) {
+      fail(spec, l.layer + "." + e.what());
+    }
+    if (policy[OpClass::MatmulAccumulation] != F32)
+      fail(spec, l.layer + ".matmul-inputs=" +
+                     (s == MatmulScaling::Unscaled ? l.scaling.element
+                                                   : std::string(matmulScalingName(s))) +
+                     " multiplies in FP32: it cannot take a 16-bit matmul-accumulation");
+  }
   return policy;
+}
+
+std::string policySpecFromFile(std::string_view text) {
+  std::string spec;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    line = line.substr(0, line.find('#'));
+    const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+    while (!line.empty() && blank(line.front()))
+      line.remove_prefix(1);
+    while (!line.empty() && blank(line.back()))
+      line.remove_suffix(1);
+    if (!line.empty())
+      spec += (spec.empty() ? "" : ",") + std::string(line);
+  }
+  return spec;
 }
 
 std::vector<PolicyRow> policyTable(const Policy& policy) {
@@ -446,6 +652,18 @@ std::vector<PolicyRow> policyTable(const Policy& policy) {
     rows.push_back({std::string(opClassLabel(c)), precision});
   }
   rows.push_back({"loss scaling", policy.lossScaling ? "dynamic" : "none"});
+  for (const LayerPolicy& l : policy.layers) {
+    if (l.matmulInputs)
+      rows.push_back({l.layer + " matmul inputs",
+                      l.scaling.scheme == MatmulScaling::None
+                          ? std::string(precisionKey(*l.matmulInputs))
+                          : l.scaling.scheme == MatmulScaling::Unscaled
+                              ? l.scaling.element + " (unscaled)"
+                              : std::string(matmulScalingName(l.scaling.scheme)) + " (" +
+                                    scalingPrecision(l.scaling) + ")"});
+    if (l.softmax)
+      rows.push_back({l.layer + " softmax", std::string(precisionKey(*l.softmax))});
+  }
   return rows;
 }
 

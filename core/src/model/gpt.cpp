@@ -57,35 +57,65 @@ struct LinearProducts {
         promoteEvery(policy.promoteEvery) {}
 
   bool emulated() const { return accumulator != DType::F32; }
+  // The products take the FP32 operands and convert them themselves (a
+  // scaled layer, or a layer whose own policy row sets its input precision).
+  bool ownOperands() const { return scaled.has_value() || roundTo.has_value(); }
+  // A per-layer input precision: the FP32 operands rounded into scratch.
+  void roundInputs(DType dtype) {
+    roundTo = dtype;
+    xr = f32(rows, in);
+    wr = f32(in, out);
+    dyr = f32(rows, out);
+  }
+  const Tensor& rounded(const Tensor& t, Tensor& scratch) const {
+    if (*roundTo == DType::F32)
+      return t;
+    std::copy(t.f32().begin(), t.f32().end(), scratch.f32().begin());
+    nn::roundSpan(*roundTo, scratch.f32());
+    return scratch;
+  }
   void forward(const Tensor& x, const Tensor& w, Tensor& y) {
     Timer t(*matmulMs);
-    if (scaled)
+    if (scaled) {
       scaled->forward(x, w, y);
-    else if (emulated())
-      kernels::matmulEmulatedAccumulation({rows, out, in}, x.f32(), w.f32(), y.f32(), accumulator,
+      return;
+    }
+    const Tensor& xi = roundTo ? rounded(x, xr) : x;
+    const Tensor& wi = roundTo ? rounded(w, wr) : w;
+    if (emulated())
+      kernels::matmulEmulatedAccumulation({rows, out, in}, xi.f32(), wi.f32(), y.f32(), accumulator,
                                           promoteEvery);
     else
-      linear.forwardMatmul(x, w, y);
+      linear.forwardMatmul(xi, wi, y);
   }
+  // After backwardWeights (whose dY, rounded, it reuses) with the same dY.
   void backwardData(const Tensor& dy, const Tensor& w, Tensor& dx) {
     Timer t(*matmulMs);
-    if (scaled)
+    if (scaled) {
       scaled->backwardData(dy, w, dx);
-    else if (emulated())
-      kernels::matmulEmulatedAccumulation({rows, in, out, Trans::No, Trans::Yes}, dy.f32(), w.f32(),
+      return;
+    }
+    const Tensor& dyi = roundTo && *roundTo != DType::F32 ? dyr : dy;
+    const Tensor& wi = roundTo ? rounded(w, wr) : w;
+    if (emulated())
+      kernels::matmulEmulatedAccumulation({rows, in, out, Trans::No, Trans::Yes}, dyi.f32(), wi.f32(),
                                           dx.f32(), accumulator, promoteEvery);
     else
-      linear.backwardData(dy, w, dx);
+      linear.backwardData(dyi, wi, dx);
   }
   void backwardWeights(const Tensor& x, const Tensor& dy, Tensor& dw) {
     Timer t(*matmulMs);
-    if (scaled)
+    if (scaled) {
       scaled->backwardWeights(x, dy, dw);
-    else if (emulated())
-      kernels::matmulEmulatedAccumulation({in, out, rows, Trans::Yes, Trans::No}, x.f32(),
-                                          dy.f32(), dw.f32(), accumulator, promoteEvery);
+      return;
+    }
+    const Tensor& xi = roundTo ? rounded(x, xr) : x;
+    const Tensor& dyi = roundTo ? rounded(dy, dyr) : dy;
+    if (emulated())
+      kernels::matmulEmulatedAccumulation({in, out, rows, Trans::Yes, Trans::No}, xi.f32(),
+                                          dyi.f32(), dw.f32(), accumulator, promoteEvery);
     else
-      linear.backwardWeights(x, dy, dw);
+      linear.backwardWeights(xi, dyi, dw);
   }
 
   int rows, in, out;
@@ -95,7 +125,15 @@ struct LinearProducts {
   double* matmulMs = nullptr; // where product time is added
   // FP8 / microscaling (policy.scaling): operands given in FP32, quantized here.
   std::optional<nn::ScaledLinear> scaled;
+  // A per-layer input precision (Policy::linearInputs): FP32 operands rounded here.
+  std::optional<DType> roundTo;
+  Tensor xr, wr, dyr;
 };
+
+// The dtype a linear layer's nn::Linear takes: FP32 when the layer converts its own operands.
+DType linearType(const amp::Policy& p, int block, std::string_view name, DType lowType) {
+  return p.linearInputs(block, name).own ? DType::F32 : lowType;
+}
 
 } // namespace
 
@@ -132,10 +170,12 @@ struct Gpt::Block {
   nn::CausalSelfAttention attention;
 
   // shared: the attention scratch of the blocks before (nullptr for the first).
-  Block(int N, int B, int T, int C, int H, DType lowType, DType inputs, const amp::Policy& p,
+  Block(int l, int N, int B, int T, int C, int H, DType lowType, DType inputs, const amp::Policy& p,
         std::shared_ptr<nn::AttentionScratch> shared)
-      : qkvOp(N, C, 3 * C, lowType, p), apOp(N, C, C, lowType, p), fcOp(N, C, 4 * C, lowType, p),
-        fpOp(N, 4 * C, C, lowType, p),
+      : qkvOp(N, C, 3 * C, linearType(p, l, "qkv", lowType), p),
+        apOp(N, C, C, linearType(p, l, "attproj", lowType), p),
+        fcOp(N, C, 4 * C, linearType(p, l, "fc", lowType), p),
+        fpOp(N, 4 * C, C, linearType(p, l, "fcproj", lowType), p),
         attention(B, T, H, C, inputs, {p[OpClass::MatmulAccumulation], p.promoteEvery},
                   std::move(shared)) {}
 };
@@ -180,6 +220,10 @@ Gpt::Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& poli
   if (B < 1 || T < 1 || C < 1 || H < 1 || L < 1 || V < 2 || C % H != 0)
     throw std::invalid_argument("Gpt: invalid shape " + spec.toString() + ", vocabulary " +
                                 std::to_string(V) + ", batch " + std::to_string(B));
+  if (policy.blocksNamed() > L)
+    throw std::invalid_argument("Gpt: the policy names block h" +
+                                std::to_string(policy.blocksNamed() - 1) + " but " +
+                                spec.toString() + " has blocks h0 to h" + std::to_string(L - 1));
   const DType inputs = policy[OpClass::MatmulInputs];
   const bool acc16 = policy[OpClass::MatmulAccumulation] != DType::F32;
   const DType lowType = acc16 ? DType::F32 : inputs;
@@ -200,7 +244,7 @@ Gpt::Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& poli
   m.wpe = addParam("wpe", T, C, true);
   m.blocks.reserve(static_cast<std::size_t>(L));
   for (int l = 0; l < L; ++l) {
-    m.blocks.emplace_back(N, B, T, C, H, lowType, inputs, policy,
+    m.blocks.emplace_back(l, N, B, T, C, H, lowType, inputs, policy,
                           l == 0 ? nullptr : m.blocks.front().attention.scratch());
     Block& b = m.blocks.back();
     const std::string p = "h" + std::to_string(l) + ".";
@@ -234,16 +278,22 @@ Gpt::Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& poli
     b.gelu = f32(N, 4 * C);
     b.geluLow = low(N, 4 * C);
     b.fcproj = f32(N, C);
-    b.attention.setSoftmaxPrecision({policy[OpClass::Softmax], policy.softmaxMax});
+    b.attention.setSoftmaxPrecision({policy.softmaxOf(l), policy.softmaxMax});
     b.attention.setMatmulClock(&m_times.matmulMs);
     for (LinearProducts* op : {&b.qkvOp, &b.apOp, &b.fcOp, &b.fpOp})
       op->matmulMs = &m_times.matmulMs;
-    if (policy.scaling.scheme != amp::MatmulScaling::None) {
+    {
       const std::pair<LinearProducts*, const char*> ops[] = {
           {&b.qkvOp, "qkv"}, {&b.apOp, "attproj"}, {&b.fcOp, "fc"}, {&b.fpOp, "fcproj"}};
       std::uint64_t site = std::uint64_t(l) * 4;
-      for (const auto& [op, name] : ops)
-        op->scaled.emplace(p + name, N, op->in, op->out, policy.scaling, site++);
+      for (const auto& [op, name] : ops) {
+        const amp::LinearInputs in = policy.linearInputs(l, name);
+        if (in.scaling.scheme != amp::MatmulScaling::None)
+          op->scaled.emplace(p + name, N, op->in, op->out, in.scaling, site);
+        else if (in.own)
+          op->roundInputs(in.dtype);
+        ++site;
+      }
     }
   }
   m.lnfw = addParam("lnf.w", 1, C, false);
@@ -402,7 +452,7 @@ double Gpt::forward() {
   // Linear: cast the input, product, bias, round the output to the activation precision.
   auto linear = [&](GptOp op, LinearProducts& products, const Tensor& x, Tensor& xLow,
                     std::size_t w, std::size_t b, Tensor& y) {
-    const bool cast = low && !products.scaled; // scaled products take FP32 operands
+    const bool cast = low && !products.ownOperands(); // these take FP32 operands
     if (cast) {
       Timer t(ms(GptOp::Casts));
       castInto(x, xLow, m.inputs);
@@ -543,7 +593,7 @@ void Gpt::backward(float scale) {
   auto linearBackward = [&](GptOp op, LinearProducts& products, const Tensor& dy, Tensor& dyLow,
                             const Tensor& x, const Tensor& xLow, std::size_t w, std::size_t b,
                             Tensor& dx) {
-    const bool cast = low && !products.scaled; // scaled products take FP32 operands
+    const bool cast = low && !products.ownOperands(); // these take FP32 operands
     if (cast) {
       Timer t(ms(GptOp::Casts));
       castInto(dy, dyLow, m.inputs);

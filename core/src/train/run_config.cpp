@@ -113,7 +113,20 @@ std::vector<std::string> RunConfig::problems() const {
   });
   if (gpt) {
     if (!policy.empty()) {
-      check(out, "policy", [&] { amp::parsePolicy(policy); });
+      check(out, "policy", [&] {
+        const amp::Policy parsed = amp::parsePolicy(policy);
+        // Per-layer rows name blocks the model must have.
+        model::GptSpec spec;
+        try {
+          spec = model::parseGptSpec(model);
+        } catch (const std::invalid_argument&) {
+          return; // reported under "model"
+        }
+        if (parsed.blocksNamed() > spec.layers)
+          throw std::invalid_argument("names block h" + std::to_string(parsed.blocksNamed() - 1) +
+                                      " but the model has blocks h0 to h" +
+                                      std::to_string(spec.layers - 1));
+      });
       // A class the policy table holds for other models: naming it for a
       // GPT would be echoed and never applied.
       for (std::size_t at = policy.find(','); at != std::string::npos; at = policy.find(',', at + 1))

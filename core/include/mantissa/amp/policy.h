@@ -31,6 +31,16 @@
 // fields (bias=, special=, subnormals=, sign=) after a spec with a colon
 // belong to it. Elements need a sign bit and at most 16 bits; errors name
 // the field ("element: fp8-e5m2 has 8 bits; ...").
+// Per layer (a GPT's): a key prefixed by a layer's name applies to that layer
+// alone, over the model-wide row. Layers are a block, hN (N from 0), or one
+// of its linear layers, hN.qkv, hN.attproj, hN.fc, hN.fcproj. Keys:
+// LAYER.matmul-inputs=VALUE (the values of matmul-inputs: a precision, a
+// scaling recipe or an element format; hN sets all four linear layers of
+// block N, hN.fc only that one; a linear layer's own row wins over its
+// block's) and LAYER.element=FORMAT with a recipe; hN.softmax=PRECISION
+// (blocks only) sets that block's attention softmax. E.g.
+// "fp32,h1.fc.matmul-inputs=mxfp8,h1.fc.element=e2m1,h0.softmax=fp16".
+// A layer the model does not have is refused when the model is built.
 
 #include <mantissa/amp/recipe.h>
 #include <mantissa/amp/scaling.h>
@@ -39,6 +49,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -77,6 +88,26 @@ std::span<const OpClass> opClasses();
 // "fp32", "bf16", "fp16"
 std::string_view precisionKey(DType dtype);
 
+// One layer's rows of a policy (see the spec syntax above).
+struct LayerPolicy {
+  std::string layer;                 // "h1" (a block) or "h1.fc" (one linear layer)
+  std::optional<DType> matmulInputs; // set: the layer's linear products take these inputs
+  ScalingOptions scaling;            // scheme != None: its operands scaled / rounded so
+  std::optional<DType> softmax;      // blocks: their attention softmax
+  bool operator==(const LayerPolicy&) const = default;
+};
+
+// The linear layers of a GPT block, as layer names use them.
+std::span<const std::string_view> gptLinearLayers(); // qkv, attproj, fc, fcproj
+
+// What one linear layer's products take: the policy's model-wide inputs,
+// or its own or its block's row.
+struct LinearInputs {
+  DType dtype = DType::F32;  // BF16 when scaling is set
+  ScalingOptions scaling;    // scheme None: plain dtype inputs
+  bool own = false;          // a per-layer row decides it
+};
+
 struct Policy {
   std::string name;                         // preset the policy started from
   std::array<DType, kOpClassCount> table{}; // indexed by OpClass
@@ -90,6 +121,8 @@ struct Policy {
   // FP8 / microscaling of the linear layers' operands; when set,
   // table[MatmulInputs] is BF16 (the other products' inputs).
   ScalingOptions scaling;
+  // Per-layer rows, sorted by layer name, one per layer.
+  std::vector<LayerPolicy> layers;
 
   DType operator[](OpClass c) const { return table[static_cast<std::size_t>(c)]; }
   DType& operator[](OpClass c) { return table[static_cast<std::size_t>(c)]; }
@@ -98,8 +131,20 @@ struct Policy {
   // Canonical spec: the preset name plus every row that differs from it, in
   // class order (matmul-inputs as its scaling recipe when there is one), the
   // fp8 options that differ from their defaults, then promote-every and softmax-max when set.
+  // The per-layer rows come last, by layer.
   // parsePolicy(toSpec()) == *this.
   std::string toSpec() const;
+
+  // Linear layer `linear` of block `block` ("fc"): its inputs.
+  LinearInputs linearInputs(int block, std::string_view linear) const;
+  // Block `block`'s attention softmax precision.
+  DType softmaxOf(int block) const;
+  // The per-layer row of `layer`, or nullptr.
+  const LayerPolicy* layer(std::string_view name) const;
+  // The row of `layer`, added (in order) when absent.
+  LayerPolicy& layerRow(std::string_view name);
+  // Blocks the per-layer rows name, the highest + 1 (0 without such rows).
+  int blocksNamed() const;
 };
 
 struct PolicyPreset {
@@ -123,6 +168,11 @@ public:
 inline constexpr int kMaxPromoteEvery = 1 << 20;
 
 Policy parsePolicy(std::string_view spec);
+
+// A policy file's spec (what `--policy FILE` reads): its lines without
+// '#' comments and surrounding blanks, the non-empty ones joined by commas
+// ("fp32\nh0.softmax=fp16\n" -> "fp32,h0.softmax=fp16").
+std::string policySpecFromFile(std::string_view text);
 
 // The policy a recipe runs a GPT with: its matmul, activation, loss,
 // gradient and optimizer-state precisions, its matmul scaling; master
