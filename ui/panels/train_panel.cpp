@@ -6,6 +6,7 @@
 #include "ui/bridge/run_controller.h"
 #include "ui/bridge/run_names.h"
 #include "ui/charts/histogram_chart.h"
+#include "ui/charts/format_overlay_picker.h"
 #include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
@@ -15,6 +16,7 @@
 #include "ui/panels/watch_panel.h"
 
 #include <mantissa/io/json_text.h>
+#include <mantissa/telemetry/tensor_scan.h>
 #include <mantissa/train/run_config.h>
 
 #include <nlohmann/json.hpp>
@@ -332,14 +334,24 @@ QWidget* TrainPanel::buildHistogramDock() {
       m_scrubStep.reset();
     refreshHistogram();
   });
+  // Any other format's regions over the histogram and the heat map: a
+  // named one, one the run recorded (--telemetry-formats), or a spec.
+  m_overlayPicker = new FormatOverlayPicker;
+  m_overlayPicker->setObjectName(QStringLiteral("formatOverlayPicker"));
   row->addWidget(m_layerPicker);
   row->addWidget(m_classPicker);
+  row->addWidget(m_overlayPicker, 0, Qt::AlignTop);
   row->addStretch(1);
   row->addWidget(m_followLatest);
   layout->addLayout(row);
   m_histogram = new HistogramChart;
   m_histogram->setObjectName(QStringLiteral("histogramChart"));
   layout->addWidget(m_histogram, 1);
+  connect(m_overlayPicker, &FormatOverlayPicker::formatChosen, this,
+          [this](const std::optional<numeric::FloatFormat>& format) {
+            m_histogram->setOverlayFormat(format);
+            m_heatmap->setOverlayFormat(format);
+          });
   for (QComboBox* c : {m_layerPicker, m_classPicker})
     connect(c, &QComboBox::currentIndexChanged, this, [this] {
       refreshHistogram();
@@ -493,6 +505,20 @@ void TrainPanel::onSelectedRunChanged() {
             tr("layer %1 (%2→%3)").arg(l).arg(widths[l]).arg(widths[l + 1]));
     if (m_layerPicker->count() > 0) // a GPT's saved log has no layer widths
       m_layerPicker->setCurrentIndex(std::clamp(previous, 0, m_layerPicker->count() - 1));
+  }
+  {
+    // The formats the run records cast fractions for: offered first.
+    QStringList offered;
+    std::string error;
+    if (const auto formats =
+            telemetry::parseCastFormatList(m_controller->config(run).telemetryFormats, error))
+      for (const numeric::FloatFormat& f : *formats)
+        offered << QString::fromStdString(f.name);
+    const auto& frames = m_controller->record(run).frames();
+    if (offered.isEmpty() && !frames.empty()) // a loaded log: its frames name them
+      for (const std::string& name : frames.back()->castFormats)
+        offered << QString::fromStdString(name);
+    m_overlayPicker->setOfferedFormats(offered);
   }
   m_watch->setModelWidths(widths);
   m_controller->setWatch(run, m_watch->layer(), m_watch->flatIndex());

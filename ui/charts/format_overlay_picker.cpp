@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include "format_overlay_picker.h"
+
+#include "format_regions.h"
+#include "ui/app_shell/palette.h"
+
+#include <mantissa/numeric/format_spec.h>
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+
+namespace mantissa::ui {
+
+namespace {
+
+constexpr int kNameRole = Qt::UserRole; // the name or spec an item stands for
+
+} // namespace
+
+FormatOverlayPicker::FormatOverlayPicker(QWidget* parent) : QWidget(parent) {
+  auto* column = new QVBoxLayout(this);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->setSpacing(2);
+  auto* row = new QHBoxLayout;
+  row->setContentsMargins(0, 0, 0, 0);
+  auto* label = new QLabel(tr("Also shade:"), this);
+  m_box = new QComboBox(this);
+  m_box->setEditable(true);
+  m_box->setInsertPolicy(QComboBox::NoInsert);
+  m_box->setMinimumContentsLength(12);
+  m_box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_box->lineEdit()->setPlaceholderText(tr("format or spec"));
+  m_box->setToolTip(tr("Shade where another format flushes to zero, is subnormal, overflows: "
+                       "pick one, or type a spec such as e5m2:bias=13,special=fn "
+                       "(fields bias, special=ieee|fn|fnuz|none, subnormals, sign)"));
+  label->setBuddy(m_box);
+  row->addWidget(label);
+  row->addWidget(m_box, 1);
+  column->addLayout(row);
+  m_error = new QLabel(this);
+  m_error->setObjectName(QStringLiteral("formatOverlayError"));
+  m_error->setTextFormat(Qt::PlainText);
+  m_error->setWordWrap(true);
+  m_error->setStyleSheet(QStringLiteral("color: %1; font-weight: bold").arg(palette::kVermillion.name()));
+  m_error->setVisible(false);
+  column->addWidget(m_error);
+  setOfferedFormats({});
+
+  connect(m_box->lineEdit(), &QLineEdit::textEdited, this, &FormatOverlayPicker::validate);
+  connect(m_box->lineEdit(), &QLineEdit::returnPressed, this, &FormatOverlayPicker::confirm);
+  connect(m_box, &QComboBox::activated, this, [this](int index) {
+    const QString name = m_box->itemData(index, kNameRole).toString();
+    QString error;
+    const auto format = parse(name, &error);
+    validate(m_box->currentText());
+    if (!error.isEmpty())
+      return;
+    m_chosen = format;
+    emit formatChosen(m_chosen);
+  });
+}
+
+void FormatOverlayPicker::setOfferedFormats(const QStringList& formats) {
+  if (formats == m_offered && m_box->count() > 0)
+    return;
+  m_offered = formats;
+  const QSignalBlocker block(m_box);
+  const QString text = m_box->currentText();
+  m_box->clear();
+  m_box->addItem(tr("none"), QString());
+  for (const QString& spec : formats) {
+    QString error;
+    if (const auto format = parse(spec, &error))
+      m_box->addItem(tr("%1 (the run's telemetry)").arg(formatDisplayName(*format)), spec);
+  }
+  for (numeric::FormatId id : numeric::namedFormats()) {
+    if (id == numeric::FormatId::Fp64)
+      continue;
+    const numeric::FloatFormat& f = numeric::formatInfo(id);
+    m_box->addItem(formatDisplayName(f), QString::fromStdString(f.name));
+  }
+  m_box->setEditText(m_chosen ? text : QString());
+}
+
+std::optional<numeric::FloatFormat> FormatOverlayPicker::parse(const QString& text,
+                                                              QString* error) const {
+  const QString trimmed = text.trimmed();
+  if (trimmed.isEmpty() || trimmed == tr("none"))
+    return std::nullopt;
+  // A list entry's text ("FP8 E4M3FNUZ") stands for its name.
+  QString spec = trimmed;
+  if (const int index = m_box->findText(trimmed); index >= 0)
+    spec = m_box->itemData(index, kNameRole).toString();
+  if (spec.isEmpty())
+    return std::nullopt;
+  const numeric::FormatParse parsed = numeric::parseFormatSpec(spec.toStdString());
+  if (!parsed.format) {
+    *error = QString::fromStdString(parsed.error);
+    return std::nullopt;
+  }
+  return parsed.format;
+}
+
+void FormatOverlayPicker::validate(const QString& text) {
+  QString error;
+  parse(text, &error);
+  m_error->setText(error);
+  m_error->setVisible(!error.isEmpty());
+}
+
+QString FormatOverlayPicker::errorText() const { return m_error->isHidden() ? QString() : m_error->text(); }
+
+void FormatOverlayPicker::confirm() {
+  QString error;
+  const auto format = parse(m_box->currentText(), &error);
+  validate(m_box->currentText());
+  if (!error.isEmpty())
+    return;
+  m_chosen = format;
+  emit formatChosen(m_chosen);
+}
+
+bool FormatOverlayPicker::choose(const QString& text) {
+  m_box->setEditText(text);
+  confirm();
+  return errorText().isEmpty();
+}
+
+} // namespace mantissa::ui
