@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace mantissa::ui {
 
@@ -61,11 +62,6 @@ QColor formatRegionColor(numeric::FormatId format) {
   }
 }
 
-namespace {
-QColor regionColor(const numeric::FloatFormat& format, bool boxed) {
-  return boxed ? formatRegionColor(format.id) : palette::kOrange;
-}
-} // namespace
 
 HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
   chart()->legend()->setVisible(false);
@@ -643,7 +639,7 @@ std::vector<double> HistogramChart::regionEdges() const {
 // and clear of every region edge (an edge line through "FP16 → inf" reads
 // "FP16 → |nf"). Falls back to `wanted` when no gap is wide enough.
 double HistogramChart::clearOfEdges(double wanted, double width, const QRectF& plot,
-                                    const std::vector<double>& edges) {
+                                    const std::vector<double>& edges, double lo, double hi) {
   constexpr double kGap = 3.0; // between a label and an edge line
   const auto inside = [&](double x) {
     // max(min()), not clamp(): a plot narrower than the label has hi < lo (UB for clamp).
@@ -663,6 +659,9 @@ double HistogramChart::clearOfEdges(double wanted, double width, const QRectF& p
   std::stable_sort(candidates.begin() + 1, candidates.end(), [&](double a, double b) {
     return std::abs(a - wanted) < std::abs(b - wanted);
   });
+  for (double x : candidates)
+    if (clear(x) && x >= lo && x <= hi)
+      return x;
   for (double x : candidates)
     if (clear(x))
       return x;
@@ -709,7 +708,13 @@ void HistogramChart::placeAnnotations() {
       x = right - text.width() - 4.0;
     else if (r.region.kind == RegionKind::Overflow)
       x = left + 4.0;
-    x = clearOfEdges(x, text.width(), plot, edges);
+    // Inside the region it names where a clear place is there ("if E4M3:
+    // overflow" left of the overflow edge reads as the wrong side), else
+    // the nearest clear place.
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    const double lo = r.region.kind == RegionKind::Overflow ? left : -kInf;
+    const double hi = r.region.kind == RegionKind::FlushToZero ? right - text.width() : kInf;
+    x = clearOfEdges(x, text.width(), plot, edges, lo, hi);
     QRectF box(x, plot.top() + 4.0 + formatRow(r.region.format) * (text.height() + 3.0),
                text.width(), text.height());
     while (std::any_of(placed.begin(), placed.end(),
@@ -739,8 +744,13 @@ void HistogramChart::restyleSeries(const ChartStyle& style) {
                                0.45);
   m_bars->setBrush(fill);
   for (Region& r : m_regions) {
+    // A boxed format's own colour; the user's format sky blue, a run's own
+    // custom format orange (each far from FP16's vermillion beside it).
     const Shaded* f = shaded(r.region.format);
-    const QColor base = f != nullptr ? regionColor(f->format, f->boxed) : palette::kOrange;
+    const bool overlay = m_overlay && formatKey(*m_overlay) == r.region.format;
+    const QColor base = f != nullptr && f->boxed ? formatRegionColor(f->format.id)
+                        : overlay                ? palette::kSkyBlue
+                                                 : palette::kOrange;
     QColor color = base;
     color.setAlpha(regionAlpha(r.region.kind) + (style.dark ? 20 : 0));
     r.area->setBrush(color);

@@ -133,8 +133,9 @@ private:
   void placeAnnotations();
   void fitCountTitle();
   std::vector<double> regionEdges() const;
+  // lo, hi: where the label's left edge should stay when a clear place is there.
   static double clearOfEdges(double wanted, double width, const QRectF& plot,
-                             const std::vector<double>& edges);
+                             const std::vector<double>& edges, double lo, double hi);
   void fitCounters();
   int formatRow(const QString& key) const;
   // One shaded format: the boxed ones (histogramFormats()), then the run's

@@ -332,8 +332,12 @@ std::vector<std::pair<QString, QRectF>> HistogramHeatmap::regionLabels(const Lay
     const double width = fm.horizontalAdvance(fp16[1].label) + 6.0;
     out.emplace_back(fp16[1].label, box(fp16[1].label, (xOf(fp16[1].x0) + xOf(fp16[1].x1) - width) / 2.0));
   }
-  if (inRange(fp16[2].x0))
-    out.emplace_back(fp16[2].label, box(fp16[2].label, xOf(fp16[2].x0) + 2.0));
+  if (inRange(fp16[2].x0)) { // inside the plot: a long name is not cut at its right edge
+    const double width = fm.horizontalAdvance(fp16[2].label) + 6.0;
+    out.emplace_back(fp16[2].label,
+                     box(fp16[2].label, std::max(plot.left(), std::min(xOf(fp16[2].x0) + 2.0,
+                                                                       plot.right() - width - 2.0))));
+  }
   // The flush edge beyond the columns: named at the side it lies on.
   if (!inRange(fp16[0].x1) && std::isfinite(fp16[0].x1) && rowCount() > 0) {
     const QString text = fp16[0].x1 < m_firstExponent
