@@ -3,7 +3,7 @@
 //
 // Regions of any format over the histogram and the heat map: a run whose
 // policy names a custom element format (a spec) shades that format's limits;
-// a spec typed into the Train page's "Also shade" box adds its regions to
+// a spec typed into the Train page's "Shade:" box adds its regions to
 // both charts; a bad spec shows the parser's error, naming the field, under
 // the box and changes nothing. The bounds are the formats' definitions,
 // worked out here by hand:
@@ -114,6 +114,7 @@ TEST(FormatOverlay, ACustomElementFormatRunAndATypedSpecShadeTheirRegions) {
   typeSpec(picker, QStringLiteral("e4m3:bias=9,special=fnuz"));
   EXPECT_EQ(picker.errorText(), QString());
   const numeric::FloatFormat typed = spec("e4m3:bias=9,special=fnuz");
+  EXPECT_EQ(picker.box()->currentText(), QStringLiteral("E4M3 b9 fnuz")); // shown by its short name
   ASSERT_TRUE(hist.overlayFormat().has_value());
   EXPECT_TRUE(hist.isFormatVisible(typed));
   EXPECT_TRUE(hist.isFormatVisible(run)); // the run's stays
@@ -124,6 +125,8 @@ TEST(FormatOverlay, ACustomElementFormatRunAndATypedSpecShadeTheirRegions) {
   EXPECT_TRUE(hist.title().contains(QStringLiteral("shaded as it would be in E4M3 b9 fnuz")))
       << hist.title().toStdString();
   EXPECT_EQ(heat.limitsFloatFormat().name, typed.name);
+  EXPECT_TRUE(heat.title().contains(QStringLiteral("limits as they would be in E4M3 b9 fnuz")))
+      << heat.title().toStdString();
   EXPECT_TRUE(heat.regionLabelTexts().join(u'|').contains(QStringLiteral("if E4M3 b9 fnuz: → 0")))
       << heat.regionLabelTexts().join(u'|').toStdString();
 

@@ -28,13 +28,14 @@ FormatOverlayPicker::FormatOverlayPicker(QWidget* parent) : QWidget(parent) {
   column->setSpacing(2);
   auto* row = new QHBoxLayout;
   row->setContentsMargins(0, 0, 0, 0);
-  auto* label = new QLabel(tr("Also shade:"), this);
+  // Short: the row shares the narrow dock beside the loss curve at 1280x720.
+  auto* label = new QLabel(tr("Shade:"), this);
   m_box = new QComboBox(this);
   m_box->setEditable(true);
   m_box->setInsertPolicy(QComboBox::NoInsert);
-  m_box->setMinimumContentsLength(12);
+  m_box->setMinimumContentsLength(8);
   m_box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  m_box->lineEdit()->setPlaceholderText(tr("format or spec"));
+  m_box->lineEdit()->setPlaceholderText(tr("another format"));
   m_box->setToolTip(tr("Shade where another format flushes to zero, is subnormal, overflows: "
                        "pick one, or type a spec such as e5m2:bias=13,special=fn "
                        "(fields bias, special=ieee|fn|fnuz|none, subnormals, sign)"));
@@ -70,7 +71,6 @@ void FormatOverlayPicker::setOfferedFormats(const QStringList& formats) {
     return;
   m_offered = formats;
   const QSignalBlocker block(m_box);
-  const QString text = m_box->currentText();
   m_box->clear();
   m_box->addItem(tr("none"), QString());
   for (const QString& spec : formats) {
@@ -84,7 +84,17 @@ void FormatOverlayPicker::setOfferedFormats(const QStringList& formats) {
     const numeric::FloatFormat& f = numeric::formatInfo(id);
     m_box->addItem(formatDisplayName(f), QString::fromStdString(f.name));
   }
-  m_box->setEditText(m_chosen ? text : QString());
+  if (!m_chosen) {
+    m_box->setEditText(QString());
+    return;
+  }
+  const QString chosen = QString::fromStdString(m_chosen->name);
+  int index = m_box->findData(chosen, kNameRole);
+  if (index < 0) { // a typed spec stays an entry
+    m_box->insertItem(1, formatDisplayName(*m_chosen), chosen);
+    index = 1;
+  }
+  m_box->setCurrentIndex(index);
 }
 
 std::optional<numeric::FloatFormat> FormatOverlayPicker::parse(const QString& text,
@@ -122,6 +132,19 @@ void FormatOverlayPicker::confirm() {
   if (!error.isEmpty())
     return;
   m_chosen = format;
+  if (format) {
+    // A typed spec becomes an entry under its short name ("E4M3 b9 fnuz"),
+    // which the narrow box shows whole, and which can be picked again.
+    const QString spec = QString::fromStdString(format->name);
+    int index = m_box->findData(spec, kNameRole);
+    if (index < 0) {
+      const QSignalBlocker block(m_box);
+      m_box->insertItem(1, formatDisplayName(*format), spec);
+      index = 1;
+    }
+    const QSignalBlocker block(m_box);
+    m_box->setCurrentIndex(index);
+  }
   emit formatChosen(m_chosen);
 }
 

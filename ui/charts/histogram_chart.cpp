@@ -757,7 +757,9 @@ void HistogramChart::restyleSeries(const ChartStyle& style) {
     r.area->setPen(QPen(base, std::max(1.0, style.penScale),
                         r.region.kind == RegionKind::Subnormal ? Qt::DotLine : Qt::SolidLine));
     r.label->setFont(style.labelFont());
-    const QColor labelColor = base;
+    // Sky blue and orange are light: their text darker still, to read on a projector.
+    const bool light = base == palette::kSkyBlue || base == palette::kOrange;
+    const QColor labelColor = light && !style.dark ? base.darker(125) : base;
     r.label->setBrush(style.dark ? labelColor.lighter(130) : labelColor.darker(135));
   }
   m_counters->setFont(style.labelFont());

@@ -453,6 +453,8 @@ QString HistogramHeatmap::title() const {
                                      : tr("Exponent histogram over steps: %1").arg(m_subject);
   if (!m_valuesNote.isEmpty())
     text += QStringLiteral(" (") + m_valuesNote + QLatin1Char(')');
+  if (m_overlay && (!m_runFormat || m_runFormat->name != m_overlay->name))
+    text += QStringLiteral(" · ") + tr("limits as they would be in %1").arg(formatDisplayName(*m_overlay));
   return text;
 }
 
