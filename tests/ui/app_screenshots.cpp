@@ -142,6 +142,7 @@ int main(int argc, char** argv) {
       }
       if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("histogramDock")))
         d->raise();
+      train->overlayPicker()->showPopup();
       train->overlayPicker()->choose(QStringLiteral("e4m3:bias=x"));
       if (!grab(QStringLiteral("train-overlay-error")))
         return 1;

@@ -34,6 +34,7 @@
 #include <QPainter>
 #include <QSettings>
 #include <QTest>
+#include <QToolButton>
 
 #include <gtest/gtest.h>
 
@@ -52,6 +53,9 @@ numeric::FloatFormat spec(const char* text) {
 }
 
 void typeSpec(FormatOverlayPicker& picker, const QString& text) {
+  if (!picker.popupShown())
+    QTest::mouseClick(picker.button(), Qt::LeftButton); // opens the box under the button
+  EXPECT_TRUE(picker.popupShown());
   QLineEdit* edit = picker.box()->lineEdit();
   edit->setFocus();
   edit->selectAll();
@@ -115,6 +119,8 @@ TEST(FormatOverlay, ACustomElementFormatRunAndATypedSpecShadeTheirRegions) {
   EXPECT_EQ(picker.errorText(), QString());
   const numeric::FloatFormat typed = spec("e4m3:bias=9,special=fnuz");
   EXPECT_EQ(picker.box()->currentText(), QStringLiteral("E4M3 b9 fnuz")); // shown by its short name
+  EXPECT_EQ(picker.button()->text(), QStringLiteral("Shade: E4M3 b9 fnuz"));
+  EXPECT_FALSE(picker.popupShown()); // closed once chosen
   ASSERT_TRUE(hist.overlayFormat().has_value());
   EXPECT_TRUE(hist.isFormatVisible(typed));
   EXPECT_TRUE(hist.isFormatVisible(run)); // the run's stays
@@ -150,6 +156,7 @@ TEST(FormatOverlay, ACustomElementFormatRunAndATypedSpecShadeTheirRegions) {
   typeSpec(picker, QStringLiteral("e4m3:bias=x"));
   EXPECT_FALSE(picker.errorLabel()->isHidden());
   EXPECT_TRUE(picker.errorText().startsWith(QStringLiteral("bias"))) << picker.errorText().toStdString();
+  EXPECT_TRUE(picker.popupShown()); // open, with its error, until the text is a format
   EXPECT_EQ(hist.overlayFormat()->name, typed.name);
   EXPECT_EQ(heat.limitsFloatFormat().name, typed.name);
   typeSpec(picker, QStringLiteral("e4m3:special=foo"));
@@ -158,6 +165,7 @@ TEST(FormatOverlay, ACustomElementFormatRunAndATypedSpecShadeTheirRegions) {
   typeSpec(picker, QStringLiteral("none"));
   EXPECT_TRUE(picker.errorLabel()->isHidden());
   EXPECT_FALSE(hist.overlayFormat().has_value());
+  EXPECT_EQ(picker.button()->text(), QStringLiteral("Shade…"));
   EXPECT_FALSE(hist.isFormatVisible(typed));
   EXPECT_EQ(heat.limitsFloatFormat().name, run.name);
 }
@@ -178,6 +186,21 @@ TEST(FormatOverlay, AFormatWithoutSubnormalsHasNoSubnormalBand) {
   EXPECT_FALSE(chart.regionSeries(f, RegionKind::Subnormal)->isVisible());
   EXPECT_TRUE(chart.regionSeries(f, RegionKind::FlushToZero)->isVisible());
   EXPECT_EQ(chart.regionLabel(f, RegionKind::Subnormal), QString());
+}
+
+// FP32's limits (zero below 2^-150, overflow past 2^128) lie outside the
+// histogram's binades: an FP32 run shades nothing and keeps the axis on its
+// values (shading stretched it to 2^-152..2^130 and elided every tick label).
+TEST(FormatOverlay, AnFp32RunShadesNothing) {
+  HistogramChart chart;
+  telemetry::ExponentHistogram h;
+  h.bins[h.index(-10)] = 100;
+  chart.setHistograms(h);
+  chart.setRunFormat(numeric::FormatId::Fp32);
+  EXPECT_FALSE(chart.isFormatVisible(numeric::FormatId::Fp32));
+  EXPECT_FALSE(chart.isFormatVisible(numeric::FormatId::Fp16));
+  EXPECT_GT(chart.xMin(), -40.0);
+  EXPECT_LT(chart.xMax(), 30.0);
 }
 
 } // namespace

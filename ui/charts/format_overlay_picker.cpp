@@ -8,11 +8,16 @@
 #include <mantissa/numeric/format_spec.h>
 
 #include <QComboBox>
+#include <QFrame>
+#include <QScreen>
+#include <QToolButton>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalBlocker>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace mantissa::ui {
 
@@ -23,33 +28,45 @@ constexpr int kNameRole = Qt::UserRole; // the name or spec an item stands for
 } // namespace
 
 FormatOverlayPicker::FormatOverlayPicker(QWidget* parent) : QWidget(parent) {
-  auto* column = new QVBoxLayout(this);
-  column->setContentsMargins(0, 0, 0, 0);
-  column->setSpacing(2);
+  // In the row: one short button (the row shares the narrow dock beside the
+  // loss curve at 1280x720); the box and its error open under it, wide
+  // enough to read a typed spec whole.
+  auto* outer = new QHBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  m_button = new QToolButton(this);
+  m_button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  m_button->setToolTip(tr("Shade where another format flushes to zero, is subnormal, overflows, "
+                          "on the histogram and the heat map"));
+  outer->addWidget(m_button);
+  m_popup = new QFrame(this, Qt::Popup);
+  m_popup->setFrameShape(QFrame::StyledPanel);
+  auto* column = new QVBoxLayout(m_popup);
+  column->setContentsMargins(8, 8, 8, 8);
+  column->setSpacing(4);
   auto* row = new QHBoxLayout;
   row->setContentsMargins(0, 0, 0, 0);
-  // Short: the row shares the narrow dock beside the loss curve at 1280x720.
-  auto* label = new QLabel(tr("Shade:"), this);
-  m_box = new QComboBox(this);
+  auto* label = new QLabel(tr("Also shade:"), m_popup);
+  m_box = new QComboBox(m_popup);
   m_box->setEditable(true);
   m_box->setInsertPolicy(QComboBox::NoInsert);
-  m_box->setMinimumContentsLength(8);
+  m_box->setMinimumContentsLength(26);
   m_box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  m_box->lineEdit()->setPlaceholderText(tr("another format"));
-  m_box->setToolTip(tr("Shade where another format flushes to zero, is subnormal, overflows: "
-                       "pick one, or type a spec such as e5m2:bias=13,special=fn "
-                       "(fields bias, special=ieee|fn|fnuz|none, subnormals, sign)"));
+  m_box->lineEdit()->setPlaceholderText(tr("a format, or a spec"));
+  m_box->setToolTip(tr("Pick a format, or type a spec such as e5m2:bias=13,special=fn "
+                       "(fields bias, special=ieee|fn|fnuz|none, subnormals, sign) and press Enter"));
   label->setBuddy(m_box);
   row->addWidget(label);
   row->addWidget(m_box, 1);
   column->addLayout(row);
-  m_error = new QLabel(this);
+  m_error = new QLabel(m_popup);
   m_error->setObjectName(QStringLiteral("formatOverlayError"));
   m_error->setTextFormat(Qt::PlainText);
   m_error->setWordWrap(true);
   m_error->setStyleSheet(QStringLiteral("color: %1; font-weight: bold").arg(palette::kVermillion.name()));
   m_error->setVisible(false);
   column->addWidget(m_error);
+  connect(m_button, &QToolButton::clicked, this, &FormatOverlayPicker::showPopup);
+  updateButton();
   setOfferedFormats({});
 
   connect(m_box->lineEdit(), &QLineEdit::textEdited, this, &FormatOverlayPicker::validate);
@@ -62,6 +79,8 @@ FormatOverlayPicker::FormatOverlayPicker(QWidget* parent) : QWidget(parent) {
     if (!error.isEmpty())
       return;
     m_chosen = format;
+    updateButton();
+    m_popup->hide();
     emit formatChosen(m_chosen);
   });
 }
@@ -145,7 +164,36 @@ void FormatOverlayPicker::confirm() {
     const QSignalBlocker block(m_box);
     m_box->setCurrentIndex(index);
   }
+  updateButton();
+  m_popup->hide();
   emit formatChosen(m_chosen);
+}
+
+void FormatOverlayPicker::showPopup() {
+  m_popup->adjustSize();
+  QPoint at = m_button->mapToGlobal(QPoint(0, m_button->height()));
+  if (const QScreen* screen = m_button->screen()) { // inside the screen, not past its right edge
+    const QRect area = screen->availableGeometry();
+    at.setX(std::max(area.left(), std::min(at.x(), area.right() - m_popup->width())));
+    at.setY(std::min(at.y(), area.bottom() - m_popup->height()));
+  }
+  m_popup->move(at);
+  m_popup->show();
+  m_box->setFocus();
+  m_box->lineEdit()->selectAll();
+}
+
+bool FormatOverlayPicker::popupShown() const { return m_popup->isVisible(); }
+
+// "Shade…", or the chosen format's short name: "Shade: E4M3 b9 fnuz".
+void FormatOverlayPicker::updateButton() {
+  if (!m_chosen) {
+    m_button->setText(tr("Shade…"));
+    return;
+  }
+  const QFontMetrics metrics(m_button->font());
+  m_button->setText(metrics.elidedText(tr("Shade: %1").arg(formatDisplayName(*m_chosen)), Qt::ElideRight,
+                                       metrics.horizontalAdvance(QStringLiteral("Shade: E4M3 b15 fnuz"))));
 }
 
 bool FormatOverlayPicker::choose(const QString& text) {

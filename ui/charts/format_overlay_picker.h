@@ -10,11 +10,14 @@
 #include <optional>
 
 class QComboBox;
+class QFrame;
 class QLabel;
+class QToolButton;
 
 namespace mantissa::ui {
 
-// Chooses one more format whose regions the histogram and the heat map show:
+// Chooses one more format whose regions the histogram and the heat map show
+// (a short button, "Shade…" or "Shade: E4M3 b9 fnuz", whose box opens under it):
 // a named one from the list, one of the formats the run recorded cast
 // fractions for (--telemetry-formats), or any spec typed in
 // ("e5m2:bias=13,special=fn"). What is typed is checked as it is typed by
@@ -32,6 +35,10 @@ public:
   bool choose(const QString& text);
   const std::optional<numeric::FloatFormat>& chosen() const { return m_chosen; }
 
+  // The box and its error, under the button (the button opens it).
+  void showPopup();
+  bool popupShown() const;
+  QToolButton* button() const { return m_button; }
   QComboBox* box() const { return m_box; }
   QLabel* errorLabel() const { return m_error; }
   QString errorText() const; // "" when what is typed is valid
@@ -44,7 +51,10 @@ private:
   std::optional<numeric::FloatFormat> parse(const QString& text, QString* error) const;
   void validate(const QString& text);
   void confirm();
+  void updateButton();
 
+  QToolButton* m_button = nullptr;
+  QFrame* m_popup = nullptr;
   QComboBox* m_box = nullptr;
   QLabel* m_error = nullptr;
   QStringList m_offered;

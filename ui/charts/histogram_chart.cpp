@@ -360,7 +360,14 @@ void HistogramChart::applyRunFormat(const std::optional<numeric::FloatFormat>& f
   if (newFormat) {
     const QString overlay = m_overlay ? formatKey(*m_overlay) : QString();
     removeUnboxed(key, overlay);
-    if (format && shaded(key) == nullptr)
+    // FP32 (and any format as wide): its limits lie outside the histogram's
+    // binades, and nothing is shaded (shading them stretched the axis to
+    // 2^-152..2^130 and left the bars a sliver).
+    const std::vector<FormatRegion> regions =
+        format ? formatRegions(*format) : std::vector<FormatRegion>{};
+    const bool outside = format && regions[0].x1 < ExponentHistogram::kMinExponent &&
+                         regions[2].x0 > ExponentHistogram::kMaxExponent;
+    if (format && !outside && shaded(key) == nullptr)
       addShaded(*format, false);
     const QString shadedKey = format ? key : formatKey(numeric::FormatId::Fp16);
     relabel();

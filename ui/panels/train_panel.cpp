@@ -340,7 +340,7 @@ QWidget* TrainPanel::buildHistogramDock() {
   m_overlayPicker->setObjectName(QStringLiteral("formatOverlayPicker"));
   row->addWidget(m_layerPicker);
   row->addWidget(m_classPicker);
-  row->addWidget(m_overlayPicker, 0, Qt::AlignTop);
+  row->addWidget(m_overlayPicker);
   row->addStretch(1);
   row->addWidget(m_followLatest);
   layout->addLayout(row);
