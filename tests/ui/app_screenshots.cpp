@@ -27,6 +27,7 @@
 #include "ui/panels/quant_panel.h"
 #include "ui/panels/tensor_scale_view.h"
 #include "ui/charts/format_overlay_picker.h"
+#include "ui/charts/histogram_chart.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
 
@@ -142,7 +143,10 @@ int main(int argc, char** argv) {
       }
       if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("histogramDock")))
         d->raise();
-      train->overlayPicker()->showPopup();
+      {
+        const QWidget* hist = train->histogramChart();
+        train->overlayPicker()->showPopupAt(hist->mapToGlobal(QPoint(hist->width() / 4, hist->height() / 4)));
+      }
       train->overlayPicker()->choose(QStringLiteral("e4m3:bias=x"));
       if (!grab(QStringLiteral("train-overlay-error")))
         return 1;

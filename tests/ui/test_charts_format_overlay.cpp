@@ -34,6 +34,8 @@
 #include <QPainter>
 #include <QSettings>
 #include <QTest>
+#include <QAction>
+#include <QMenu>
 #include <QToolButton>
 
 #include <gtest/gtest.h>
@@ -52,9 +54,21 @@ numeric::FloatFormat spec(const char* text) {
   return *p.format;
 }
 
-void typeSpec(FormatOverlayPicker& picker, const QString& text) {
+// Opens the box from the histogram's context menu, as a user does.
+void openFromMenu(HistogramChart& chart) {
+  QMenu menu;
+  chart.addViewActions(menu);
+  QAction* other = nullptr;
+  for (QAction* action : menu.actions())
+    if (action->text().startsWith(QStringLiteral("Shade another format")))
+      other = action;
+  ASSERT_NE(other, nullptr);
+  other->trigger();
+}
+
+void typeSpec(FormatOverlayPicker& picker, HistogramChart& chart, const QString& text) {
   if (!picker.popupShown())
-    QTest::mouseClick(picker.button(), Qt::LeftButton); // opens the box under the button
+    openFromMenu(chart);
   EXPECT_TRUE(picker.popupShown());
   QLineEdit* edit = picker.box()->lineEdit();
   edit->setFocus();
@@ -115,7 +129,7 @@ TEST(FormatOverlay, ACustomElementFormatRunAndATypedSpecShadeTheirRegions) {
   EXPECT_NE(picker.box()->findText(QStringLiteral("FP8 E3M4 (the run's telemetry)")), -1);
 
   // A spec typed in: its regions on both charts, said as "if".
-  typeSpec(picker, QStringLiteral("e4m3:bias=9,special=fnuz"));
+  typeSpec(picker, hist, QStringLiteral("e4m3:bias=9,special=fnuz"));
   EXPECT_EQ(picker.errorText(), QString());
   const numeric::FloatFormat typed = spec("e4m3:bias=9,special=fnuz");
   EXPECT_EQ(picker.box()->currentText(), QStringLiteral("E4M3 b9 fnuz")); // shown by its short name
@@ -153,16 +167,16 @@ TEST(FormatOverlay, ACustomElementFormatRunAndATypedSpecShadeTheirRegions) {
   EXPECT_NE(image.pixel(400, 250), QColor(Qt::white).rgb());
 
   // A bad spec: the error names the field, and nothing changes.
-  typeSpec(picker, QStringLiteral("e4m3:bias=x"));
+  typeSpec(picker, hist, QStringLiteral("e4m3:bias=x"));
   EXPECT_FALSE(picker.errorLabel()->isHidden());
   EXPECT_TRUE(picker.errorText().startsWith(QStringLiteral("bias"))) << picker.errorText().toStdString();
   EXPECT_TRUE(picker.popupShown()); // open, with its error, until the text is a format
   EXPECT_EQ(hist.overlayFormat()->name, typed.name);
   EXPECT_EQ(heat.limitsFloatFormat().name, typed.name);
-  typeSpec(picker, QStringLiteral("e4m3:special=foo"));
+  typeSpec(picker, hist, QStringLiteral("e4m3:special=foo"));
   EXPECT_TRUE(picker.errorText().startsWith(QStringLiteral("special"))) << picker.errorText().toStdString();
   // Fixing it clears the error; "none" takes the typed format away.
-  typeSpec(picker, QStringLiteral("none"));
+  typeSpec(picker, hist, QStringLiteral("none"));
   EXPECT_TRUE(picker.errorLabel()->isHidden());
   EXPECT_FALSE(hist.overlayFormat().has_value());
   EXPECT_EQ(picker.button()->text(), QStringLiteral("Shade…"));

@@ -9,6 +9,7 @@
 
 #include <QComboBox>
 #include <QFrame>
+#include <QGuiApplication>
 #include <QScreen>
 #include <QToolButton>
 #include <QHBoxLayout>
@@ -28,9 +29,9 @@ constexpr int kNameRole = Qt::UserRole; // the name or spec an item stands for
 } // namespace
 
 FormatOverlayPicker::FormatOverlayPicker(QWidget* parent) : QWidget(parent) {
-  // In the row: one short button (the row shares the narrow dock beside the
-  // loss curve at 1280x720); the box and its error open under it, wide
-  // enough to read a typed spec whole.
+  // One short button (in the Train page's tool bar, beside the run it
+  // applies to); the box and its error open under it, wide enough to read a
+  // typed spec whole.
   auto* outer = new QHBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
   m_button = new QToolButton(this);
@@ -170,9 +171,14 @@ void FormatOverlayPicker::confirm() {
 }
 
 void FormatOverlayPicker::showPopup() {
+  showPopupAt(m_button->mapToGlobal(QPoint(0, m_button->height())));
+}
+
+void FormatOverlayPicker::showPopupAt(QPoint at) {
   m_popup->adjustSize();
-  QPoint at = m_button->mapToGlobal(QPoint(0, m_button->height()));
-  if (const QScreen* screen = m_button->screen()) { // inside the screen, not past its right edge
+  if (const QScreen* screen = QGuiApplication::screenAt(at) != nullptr ? QGuiApplication::screenAt(at)
+                                                                        : QGuiApplication::primaryScreen()) {
+    // Inside the screen, not past its right or bottom edge.
     const QRect area = screen->availableGeometry();
     at.setX(std::max(area.left(), std::min(at.x(), area.right() - m_popup->width())));
     at.setY(std::min(at.y(), area.bottom() - m_popup->height()));

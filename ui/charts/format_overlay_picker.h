@@ -4,6 +4,7 @@
 
 #include <mantissa/numeric/format.h>
 
+#include <QPoint>
 #include <QStringList>
 #include <QWidget>
 
@@ -37,6 +38,8 @@ public:
 
   // The box and its error, under the button (the button opens it).
   void showPopup();
+  void showPopupAt(QPoint globalPos); // e.g. where a chart's context menu was
+
   bool popupShown() const;
   QToolButton* button() const { return m_button; }
   QComboBox* box() const { return m_box; }

@@ -21,6 +21,8 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMenu>
+#include <QMetaMethod>
+#include <QCursor>
 #include <QPointer>
 #include <QSignalBlocker>
 #include <QValueAxis>
@@ -431,6 +433,14 @@ void HistogramChart::setFormatVisible(const numeric::FloatFormat& format, bool v
 }
 
 void HistogramChart::addViewActions(QMenu& menu) {
+  // Any format, a spec's included: a box (with the parser's error) opens
+  // where the menu was. In the menu, as FP4 is: a control in the rows would
+  // widen the dock beside the loss curve at 1280x720.
+  if (isSignalConnected(QMetaMethod::fromSignal(&HistogramChart::otherFormatRequested))) {
+    QAction* other = menu.addAction(tr("Shade another format (name or spec)…"));
+    const QPoint at = QCursor::pos();
+    connect(other, &QAction::triggered, this, [this, at] { emit otherFormatRequested(at); });
+  }
   for (numeric::FormatId format : histogramFormats()) {
     if (m_formatToggles.contains(formatKey(format)))
       continue;

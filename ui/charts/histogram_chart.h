@@ -113,6 +113,9 @@ signals:
   void binClicked(int exponent);
   // The Scaled box changed (by the user or setShowScaled).
   void showScaledChanged(bool on);
+  // The user asked, from the context menu, to shade a format of their own
+  // (the Train page opens its format box there).
+  void otherFormatRequested(const QPoint& globalPos);
 
 protected:
   void restyleSeries(const ChartStyle& style) override;

@@ -334,19 +334,23 @@ QWidget* TrainPanel::buildHistogramDock() {
       m_scrubStep.reset();
     refreshHistogram();
   });
-  // Any other format's regions over the histogram and the heat map: a
-  // named one, one the run recorded (--telemetry-formats), or a spec.
-  m_overlayPicker = new FormatOverlayPicker;
-  m_overlayPicker->setObjectName(QStringLiteral("formatOverlayPicker"));
   row->addWidget(m_layerPicker);
   row->addWidget(m_classPicker);
-  row->addWidget(m_overlayPicker);
   row->addStretch(1);
   row->addWidget(m_followLatest);
   layout->addLayout(row);
   m_histogram = new HistogramChart;
   m_histogram->setObjectName(QStringLiteral("histogramChart"));
   layout->addWidget(m_histogram, 1);
+  // Any other format's regions over the histogram and the heat map: a
+  // named one, one the run recorded (--telemetry-formats), or a spec, from
+  // the histogram's context menu. Its box opens where the menu was; the
+  // picker itself is in no row (each row holds the dock's width at 1280x720).
+  m_overlayPicker = new FormatOverlayPicker(this);
+  m_overlayPicker->setObjectName(QStringLiteral("formatOverlayPicker"));
+  m_overlayPicker->hide();
+  connect(m_histogram, &HistogramChart::otherFormatRequested, m_overlayPicker,
+          &FormatOverlayPicker::showPopupAt);
   connect(m_overlayPicker, &FormatOverlayPicker::formatChosen, this,
           [this](const std::optional<numeric::FloatFormat>& format) {
             m_histogram->setOverlayFormat(format);

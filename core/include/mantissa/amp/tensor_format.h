@@ -26,6 +26,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace mantissa::amp {
 
@@ -37,6 +38,11 @@ struct TensorFormat {
   // multiplies the values into the format.
   std::optional<telemetry::ScaledRole> scaledOperand;
   std::string spec; // the custom format's full spec (FloatFormat::spec()); "" for a named one
+
+  // {format, operand} as before the spec (no missing-initializer warnings).
+  TensorFormat(numeric::FormatId id = numeric::FormatId::Fp32,
+               std::optional<telemetry::ScaledRole> operand = std::nullopt, std::string customSpec = {})
+      : format(id), scaledOperand(operand), spec(std::move(customSpec)) {}
   bool operator==(const TensorFormat&) const = default;
 };
 
