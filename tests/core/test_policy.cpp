@@ -218,6 +218,21 @@ TEST(TensorFormat, FollowsThePolicyTable) {
   EXPECT_EQ(of("mxfp8", TensorClass::ActivationGrads).format, FormatId::Fp8E4M3);
 }
 
+// A custom element format (a spec) is the format the operands are held in:
+// its spec travels with the tensor format, and floatFormat() rebuilds it
+// (e5m2 with bias 13 and the fn rule: largest 1.5 x 2^18 = 393216).
+TEST(TensorFormat, ACustomElementFormatIsKeptWithItsSpec) {
+  using telemetry::TensorClass;
+  const amp::Policy policy = amp::parsePolicy("bf16-mixed,matmul-inputs=e5m2:bias=13,special=fn");
+  const amp::TensorFormat w = amp::tensorFormat(policy, TensorClass::Weights);
+  EXPECT_EQ(w.format, numeric::FormatId::Custom);
+  const numeric::FloatFormat f = amp::floatFormat(w);
+  EXPECT_EQ(f.bias(), 13);
+  EXPECT_EQ(f.maxFinite(), 393216.0);
+  EXPECT_EQ(amp::floatFormat(amp::tensorFormat(policy, TensorClass::WeightGrads)).id,
+            numeric::FormatId::Bf16);
+}
+
 // The scaler a run trains with, when its config names none: the recipe's
 // default for a recipe that scales (a GPT's included), PyTorch's for a GPT
 // policy that scales, none for one that does not.

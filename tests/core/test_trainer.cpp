@@ -80,6 +80,16 @@ TEST(RunConfigJson, RoundTripsEveryField) {
   EXPECT_FALSE(back.scalerGrowthInterval.has_value());
 }
 
+// A run that names extra telemetry formats writes them into its log's
+// header; reading that header back must accept them (it was refused as an
+// unknown key, so no such run could be opened again).
+TEST(RunConfigJson, TelemetryFormatsRoundTrip) {
+  train::RunConfig c;
+  c.telemetryFormats = "fp8-e4m3fnuz,e4m3:bias=9,special=fnuz";
+  const auto back = train::runConfigFromJson(train::toJson(c));
+  EXPECT_EQ(back.telemetryFormats, c.telemetryFormats);
+}
+
 TEST(RunConfigJson, RejectsUnknownKeysAndWrongTypesByName) {
   auto expectError = [](const char* text, const char* needle) {
     try {

@@ -28,6 +28,8 @@
 #include "ui/panels/scaling_view.h"
 #include "ui/panels/speed_panel.h"
 #include "ui/panels/tensor_scale_view.h"
+#include "ui/charts/format_overlay_picker.h"
+#include "ui/charts/histogram_chart.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
 
@@ -132,6 +134,25 @@ int main(int argc, char** argv) {
         if (!grab(QStringLiteral("train-fp16-") + QLatin1String(dock)))
           return 1;
       }
+      // Another format's regions over the histogram and the heat map: a
+      // typed spec, then a bad one with its error under the box.
+      train->overlayPicker()->choose(QStringLiteral("e4m3:bias=9,special=fnuz"));
+      for (const char* dock : {"histogramDock", "heatmapDock"}) {
+        if (auto* d = train->findChild<QDockWidget*>(QLatin1String(dock)))
+          d->raise();
+        if (!grab(QStringLiteral("train-overlay-") + QLatin1String(dock)))
+          return 1;
+      }
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("histogramDock")))
+        d->raise();
+      {
+        const QWidget* hist = train->histogramChart();
+        train->overlayPicker()->showPopupAt(hist->mapToGlobal(QPoint(hist->width() / 4, hist->height() / 4)));
+      }
+      train->overlayPicker()->choose(QStringLiteral("e4m3:bias=x"));
+      if (!grab(QStringLiteral("train-overlay-error")))
+        return 1;
+      train->overlayPicker()->choose(QString());
     } else if (page == "gpt") {
       // GPT runs: the setup with its policy editor, the Train page mid-run on
       // the attention probabilities, and Generate from the paused runs.

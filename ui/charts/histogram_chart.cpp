@@ -21,11 +21,15 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMenu>
+#include <QMetaMethod>
+#include <QCursor>
+#include <QPointer>
 #include <QSignalBlocker>
 #include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace mantissa::ui {
 
@@ -36,10 +40,7 @@ using telemetry::ExponentHistogram;
 constexpr double kLogBaseline = 0.5; // bars start here on a log axis (below a count of 1)
 constexpr double kKeepRangeAbove = 1.0 / 3.0; // linear count axis: kept while the bars reach this share
 
-QString formatName(numeric::FormatId format) {
-  const auto name = numeric::formatInfo(format).displayName;
-  return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
-}
+QString formatName(numeric::FormatId format) { return formatDisplayName(numeric::formatInfo(format)); }
 
 QString scaleText(double scale) {
   int exponent = 0;
@@ -58,9 +59,11 @@ QColor formatRegionColor(numeric::FormatId format) {
   case numeric::FormatId::Bf16: return palette::kBlue;
   case numeric::FormatId::Fp8E5M2: return palette::kBluishGreen;
   case numeric::FormatId::Fp8E4M3: return palette::kReddishPurple;
-  default: return palette::kBluishGreen;
+  case numeric::FormatId::Fp4E2M1: return palette::kBluishGreen;
+  default: return palette::kOrange; // the run's or the user's own format
   }
 }
+
 
 HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
   chart()->legend()->setVisible(false);
@@ -75,22 +78,8 @@ HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
   replaceYAxis();
 
   for (numeric::FormatId format : histogramFormats()) {
-    m_formatVisible[format] = format == numeric::FormatId::Fp16;
-    for (const FormatRegion& region : formatRegions(format, RegionVoice::AsIf)) {
-      Region r;
-      r.region = region;
-      r.upper = new QLineSeries(this);
-      r.lower = new QLineSeries(this);
-      r.area = new QAreaSeries(r.upper, r.lower);
-      r.area->setParent(this);
-      r.area->setName(region.label);
-      chart()->addSeries(r.area);
-      r.area->attachAxis(m_x);
-      r.area->attachAxis(m_y);
-      r.label = new QGraphicsSimpleTextItem(region.label, chart());
-      r.label->setZValue(20);
-      m_regions.push_back(r);
-    }
+    addShaded(numeric::formatInfo(format), true);
+    m_formats.back().visible = format == numeric::FormatId::Fp16;
   }
   m_barTop = new QLineSeries(this);
   m_barBase = new QLineSeries(this);
@@ -121,12 +110,12 @@ HistogramChart::HistogramChart(QWidget* parent) : ChartWidget(parent) {
     if (toggle.startsWith(QStringLiteral("FP8 ")))
       toggle = toggle.mid(4);
     auto* box = new QCheckBox(toggle, this);
-    box->setChecked(m_formatVisible[format]);
+    box->setChecked(isFormatVisible(format));
     box->setToolTip(tr("Shade where %1 flushes to zero, is subnormal, overflows").arg(formatName(format)));
     connect(box, &QCheckBox::toggled, this,
             [this, format](bool on) { setFormatVisible(format, on); });
     controls()->addWidget(box);
-    m_formatToggles[format] = box;
+    m_formatToggles[formatKey(format)] = box;
   }
   controls()->addSpacing(12);
   m_logToggle = new QCheckBox(tr("Log y"), this);
@@ -181,9 +170,9 @@ void HistogramChart::updateTitle() {
   // which changes only with the boxes, not beside them, where a longer text
   // would widen the whole row of toggles).
   QStringList asIf;
-  for (numeric::FormatId format : histogramFormats())
-    if (isFormatVisible(format) && m_runFormat != format)
-      asIf << formatName(format);
+  for (const Shaded& f : m_formats)
+    if (f.visible && (!m_runFormat || formatKey(*m_runFormat) != f.key))
+      asIf << formatDisplayName(f.format);
   if (!asIf.isEmpty())
     text += QStringLiteral(" · ") + tr("shaded as it would be in %1").arg(asIf.join(QStringLiteral(", ")));
   if (text != ChartWidget::title())
@@ -215,14 +204,25 @@ QString HistogramChart::valuesNote() const {
 }
 
 double HistogramChart::regionShiftOf(numeric::FormatId format) const {
-  return regionShift() + (m_runFormat == format ? m_operandShift : 0.0);
+  return regionShiftOf(numeric::formatInfo(format));
+}
+
+double HistogramChart::regionShiftOf(const numeric::FloatFormat& format) const {
+  const bool run = m_runFormat && formatKey(*m_runFormat) == formatKey(format);
+  return regionShift() + (run ? m_operandShift : 0.0);
 }
 
 std::pair<double, double> HistogramChart::regionBounds(numeric::FormatId format,
                                                        RegionKind kind) const {
+  return regionBounds(numeric::formatInfo(format), kind);
+}
+
+std::pair<double, double> HistogramChart::regionBounds(const numeric::FloatFormat& format,
+                                                       RegionKind kind) const {
   const double shift = regionShiftOf(format);
+  const QString key = formatKey(format);
   for (const Region& r : m_regions)
-    if (r.region.format == format && r.region.kind == kind)
+    if (r.region.format == key && r.region.kind == kind)
       return {r.region.x0 + shift, r.region.x1 + shift};
   return {0.0, 0.0};
 }
@@ -249,51 +249,183 @@ const ExponentHistogram& HistogramChart::shown() const {
   return showScaled() ? m_scaled : m_unscaled;
 }
 
+std::optional<numeric::FormatId> HistogramChart::runFormat() const {
+  return m_runFormat ? std::optional(m_runFormat->id) : std::nullopt;
+}
+
 void HistogramChart::setRunFormat(std::optional<numeric::FormatId> format, double operandShift,
                                   bool shade) {
+  applyRunFormat(format ? std::optional(numeric::formatInfo(*format)) : std::nullopt, operandShift,
+                 shade);
+}
+
+void HistogramChart::setRunFormat(const numeric::FloatFormat& format, double operandShift, bool shade) {
+  applyRunFormat(format, operandShift, shade);
+}
+
+HistogramChart::Shaded* HistogramChart::shaded(const QString& key) {
+  for (Shaded& f : m_formats)
+    if (f.key == key)
+      return &f;
+  return nullptr;
+}
+
+const HistogramChart::Shaded* HistogramChart::shaded(const QString& key) const {
+  return const_cast<HistogramChart*>(this)->shaded(key);
+}
+
+// One format's three regions, as series and labels (hidden until shaded).
+void HistogramChart::addShaded(const numeric::FloatFormat& format, bool boxed) {
+  m_formats.push_back({format, formatKey(format), false, boxed});
+  for (const FormatRegion& region : formatRegions(format, RegionVoice::AsIf)) {
+    Region r;
+    r.region = region;
+    r.upper = new QLineSeries(this);
+    r.lower = new QLineSeries(this);
+    r.area = new QAreaSeries(r.upper, r.lower);
+    r.area->setParent(this);
+    r.area->setName(region.label);
+    r.area->setVisible(false);
+    // Under the bars: the bars are added after the boxed formats' regions.
+    if (m_bars != nullptr) {
+      chart()->removeSeries(m_bars);
+      chart()->addSeries(r.area);
+      chart()->addSeries(m_bars);
+      m_bars->attachAxis(m_x);
+      m_bars->attachAxis(m_y);
+    } else {
+      chart()->addSeries(r.area);
+    }
+    r.area->attachAxis(m_x);
+    r.area->attachAxis(m_y);
+    r.label = new QGraphicsSimpleTextItem(region.label, chart());
+    r.label->setZValue(20);
+    r.label->setVisible(false);
+    m_regions.push_back(r);
+  }
+  if (m_bars != nullptr)
+    restyleSeries(chartStyle());
+}
+
+// Drops the formats without a box but the two kept (the run's, the user's).
+void HistogramChart::removeUnboxed(const QString& keep1, const QString& keep2) {
+  const auto drop = [&](const QString& key) {
+    const Shaded* f = shaded(key);
+    return f != nullptr && !f->boxed && key != keep1 && key != keep2;
+  };
+  for (auto it = m_regions.begin(); it != m_regions.end();) {
+    if (!drop(it->region.format)) {
+      ++it;
+      continue;
+    }
+    chart()->removeSeries(it->area);
+    const QPointer<QLineSeries> upper = it->upper; // in case the area deleted its lines
+    const QPointer<QLineSeries> lower = it->lower;
+    delete it->area;
+    delete upper.data();
+    delete lower.data();
+    delete it->label;
+    it = m_regions.erase(it);
+  }
+  std::erase_if(m_formats, [&](const Shaded& f) { return !f.boxed && f.key != keep1 && f.key != keep2; });
+}
+
+// Each label speaks of the run's format as its own, of every other as "if".
+void HistogramChart::relabel() {
+  const QString run = m_runFormat ? formatKey(*m_runFormat) : QString();
+  for (Region& r : m_regions) {
+    const Shaded* f = shaded(r.region.format);
+    if (f == nullptr)
+      continue;
+    const RegionVoice voice = r.region.format == run ? RegionVoice::RunFormat : RegionVoice::AsIf;
+    for (const FormatRegion& region : formatRegions(f->format, voice))
+      if (region.kind == r.region.kind)
+        r.region.label = region.label;
+    r.area->setName(r.region.label);
+    r.label->setText(r.region.label);
+  }
+}
+
+void HistogramChart::applyRunFormat(const std::optional<numeric::FloatFormat>& format,
+                                    double operandShift, bool shade) {
   if (!std::isfinite(operandShift))
     operandShift = 0.0;
-  if (format == m_runFormat && operandShift == m_operandShift && shade == m_shadeRunFormat)
+  const QString key = format ? formatKey(*format) : QString();
+  const QString oldKey = m_runFormat ? formatKey(*m_runFormat) : QString();
+  const bool newFormat = key != oldKey || format.has_value() != m_runFormat.has_value() ||
+                         shade != m_shadeRunFormat;
+  if (!newFormat && operandShift == m_operandShift)
     return;
-  const bool newFormat = format != m_runFormat || shade != m_shadeRunFormat;
   m_runFormat = format;
   m_operandShift = operandShift;
   m_shadeRunFormat = shade;
   if (newFormat) {
-    const numeric::FormatId shaded = format.value_or(numeric::FormatId::Fp16);
-    for (Region& r : m_regions) {
-      const RegionVoice voice = r.region.format == format ? RegionVoice::RunFormat : RegionVoice::AsIf;
-      for (const FormatRegion& region : formatRegions(r.region.format, voice))
-        if (region.kind == r.region.kind)
-          r.region.label = region.label;
-      r.area->setName(r.region.label);
-      r.label->setText(r.region.label);
-    }
-    for (auto& [f, visible] : m_formatVisible) {
-      visible = f == shaded && shade;
-      const auto toggle = m_formatToggles.find(f);
+    const QString overlay = m_overlay ? formatKey(*m_overlay) : QString();
+    removeUnboxed(key, overlay);
+    // FP32 (and any format as wide): its limits lie outside the histogram's
+    // binades, and nothing is shaded (shading them stretched the axis to
+    // 2^-152..2^130 and left the bars a sliver).
+    const std::vector<FormatRegion> regions =
+        format ? formatRegions(*format) : std::vector<FormatRegion>{};
+    const bool outside = format && regions[0].x1 < ExponentHistogram::kMinExponent &&
+                         regions[2].x0 > ExponentHistogram::kMaxExponent;
+    if (format && !outside && shaded(key) == nullptr)
+      addShaded(*format, false);
+    const QString shadedKey = format ? key : formatKey(numeric::FormatId::Fp16);
+    relabel();
+    for (Shaded& f : m_formats) {
+      f.visible = (f.key == shadedKey && shade) || (!overlay.isEmpty() && f.key == overlay);
+      const auto toggle = m_formatToggles.find(f.key);
       if (toggle == m_formatToggles.end())
         continue;
       const QSignalBlocker block(toggle->second);
-      toggle->second->setChecked(visible);
+      toggle->second->setChecked(f.visible);
+      const QString name = formatDisplayName(f.format);
       toggle->second->setToolTip(
-          f == format ? tr("Shade where %1, the format the run holds these values in, flushes to "
-                           "zero, is subnormal, overflows")
-                            .arg(formatName(f))
-                      : tr("Shade where these values would flush to zero, be subnormal, overflow "
-                           "if they were held in %1 (the run does not hold them in it)")
-                            .arg(formatName(f)));
+          f.key == key ? tr("Shade where %1, the format the run holds these values in, flushes to "
+                            "zero, is subnormal, overflows")
+                             .arg(name)
+                       : tr("Shade where these values would flush to zero, be subnormal, overflow "
+                            "if they were held in %1 (the run does not hold them in it)")
+                             .arg(name));
     }
   }
   updateTitle();
   updateChart();
 }
 
-void HistogramChart::setFormatVisible(numeric::FormatId format, bool visible) {
-  if (!m_formatVisible.contains(format) || m_formatVisible[format] == visible)
+void HistogramChart::setOverlayFormat(const std::optional<numeric::FloatFormat>& format) {
+  const QString key = format ? formatKey(*format) : QString();
+  const QString old = m_overlay ? formatKey(*m_overlay) : QString();
+  if (key == old)
     return;
-  m_formatVisible[format] = visible;
-  if (const auto toggle = m_formatToggles.find(format);
+  if (Shaded* previous = shaded(old); previous != nullptr && previous->boxed)
+    setFormatVisible(previous->format, false);
+  m_overlay = format;
+  removeUnboxed(m_runFormat ? formatKey(*m_runFormat) : QString(), key);
+  if (format) {
+    if (shaded(key) == nullptr)
+      addShaded(*format, false);
+    relabel();
+    Shaded* f = shaded(key);
+    f->visible = false; // setFormatVisible: the box, the title, the chart
+    setFormatVisible(f->format, true);
+    return;
+  }
+  updateTitle();
+  updateChart();
+}
+
+void HistogramChart::setFormatVisible(numeric::FormatId format, bool visible) {
+  setFormatVisible(numeric::formatInfo(format), visible);
+}
+
+void HistogramChart::setFormatVisible(const numeric::FloatFormat& format, bool visible) {
+  Shaded* f = shaded(formatKey(format));
+  if (f == nullptr || f->visible == visible)
+    return;
+  f->visible = visible;
+  if (const auto toggle = m_formatToggles.find(f->key);
       toggle != m_formatToggles.end() && toggle->second->isChecked() != visible)
     toggle->second->setChecked(visible);
   updateTitle(); // says which formats are shaded as they would be
@@ -301,8 +433,16 @@ void HistogramChart::setFormatVisible(numeric::FormatId format, bool visible) {
 }
 
 void HistogramChart::addViewActions(QMenu& menu) {
+  // Any format, a spec's included: a box (with the parser's error) opens
+  // where the menu was. In the menu, as FP4 is: a control in the rows would
+  // widen the dock beside the loss curve at 1280x720.
+  if (isSignalConnected(QMetaMethod::fromSignal(&HistogramChart::otherFormatRequested))) {
+    QAction* other = menu.addAction(tr("Shade another format (name or spec)…"));
+    const QPoint at = QCursor::pos();
+    connect(other, &QAction::triggered, this, [this, at] { emit otherFormatRequested(at); });
+  }
   for (numeric::FormatId format : histogramFormats()) {
-    if (m_formatToggles.contains(format))
+    if (m_formatToggles.contains(formatKey(format)))
       continue;
     QAction* action = menu.addAction(tr("Shade %1 regions").arg(formatName(format)));
     action->setCheckable(true);
@@ -312,8 +452,16 @@ void HistogramChart::addViewActions(QMenu& menu) {
 }
 
 bool HistogramChart::isFormatVisible(numeric::FormatId format) const {
-  const auto it = m_formatVisible.find(format);
-  return it != m_formatVisible.end() && it->second;
+  return isVisible(formatKey(format));
+}
+
+bool HistogramChart::isFormatVisible(const numeric::FloatFormat& format) const {
+  return isVisible(formatKey(format));
+}
+
+bool HistogramChart::isVisible(const QString& key) const {
+  const Shaded* f = shaded(key);
+  return f != nullptr && f->visible;
 }
 
 void HistogramChart::setLogScale(bool on) {
@@ -383,10 +531,11 @@ void HistogramChart::updateChart() {
       hi = std::max(hi, *e + 3.0);
   }
   for (const Region& r : m_regions) {
-    if (!isFormatVisible(r.region.format))
+    const Shaded* f = shaded(r.region.format);
+    if (f == nullptr || !f->visible)
       continue;
-    const double shift = regionShiftOf(r.region.format);
-    if (r.region.kind == RegionKind::FlushToZero)
+    const double shift = regionShiftOf(f->format);
+    if (r.region.kind == RegionKind::FlushToZero && std::isfinite(r.region.x1))
       lo = std::min(lo, std::floor(r.region.x1 + shift) - 2.0);
     if (r.region.kind == RegionKind::Overflow)
       hi = std::max(hi, std::ceil(r.region.x0 + shift) + 2.0);
@@ -417,8 +566,8 @@ void HistogramChart::updateChart() {
 
   // Headroom above the bars for one row of region labels per visible format.
   int rows = 0;
-  for (numeric::FormatId format : histogramFormats())
-    rows += isFormatVisible(format) ? 1 : 0;
+  for (const Shaded& f : m_formats)
+    rows += f.visible ? 1 : 0;
   const double peak = std::max<double>(1.0, static_cast<double>(maxCount));
   double y0 = base;
   double y1 = 0.0;
@@ -461,10 +610,11 @@ void HistogramChart::updateChart() {
 
 void HistogramChart::updateRegions(double x0, double x1, double y0, double y1) {
   for (Region& r : m_regions) {
-    const double shift = regionShiftOf(r.region.format);
+    const Shaded* f = shaded(r.region.format);
+    const double shift = f != nullptr ? regionShiftOf(f->format) : 0.0;
     const double a = std::max(r.region.x0 + shift, x0);
     const double b = std::min(r.region.x1 + shift, x1);
-    const bool visible = isFormatVisible(r.region.format) && a < b;
+    const bool visible = f != nullptr && f->visible && a < b;
     r.area->setVisible(visible);
     r.label->setVisible(visible);
     if (!visible)
@@ -474,12 +624,12 @@ void HistogramChart::updateRegions(double x0, double x1, double y0, double y1) {
   }
 }
 
-int HistogramChart::formatRow(numeric::FormatId format) const {
+int HistogramChart::formatRow(const QString& key) const {
   int row = 0;
-  for (numeric::FormatId f : histogramFormats()) {
-    if (f == format)
+  for (const Shaded& f : m_formats) {
+    if (f.key == key)
       return row;
-    row += isFormatVisible(f) ? 1 : 0;
+    row += f.visible ? 1 : 0;
   }
   return row;
 }
@@ -506,7 +656,7 @@ std::vector<double> HistogramChart::regionEdges() const {
 // and clear of every region edge (an edge line through "FP16 → inf" reads
 // "FP16 → |nf"). Falls back to `wanted` when no gap is wide enough.
 double HistogramChart::clearOfEdges(double wanted, double width, const QRectF& plot,
-                                    const std::vector<double>& edges) {
+                                    const std::vector<double>& edges, double lo, double hi) {
   constexpr double kGap = 3.0; // between a label and an edge line
   const auto inside = [&](double x) {
     // max(min()), not clamp(): a plot narrower than the label has hi < lo (UB for clamp).
@@ -526,6 +676,9 @@ double HistogramChart::clearOfEdges(double wanted, double width, const QRectF& p
   std::stable_sort(candidates.begin() + 1, candidates.end(), [&](double a, double b) {
     return std::abs(a - wanted) < std::abs(b - wanted);
   });
+  for (double x : candidates)
+    if (clear(x) && x >= lo && x <= hi)
+      return x;
   for (double x : candidates)
     if (clear(x))
       return x;
@@ -572,7 +725,13 @@ void HistogramChart::placeAnnotations() {
       x = right - text.width() - 4.0;
     else if (r.region.kind == RegionKind::Overflow)
       x = left + 4.0;
-    x = clearOfEdges(x, text.width(), plot, edges);
+    // Inside the region it names where a clear place is there ("if E4M3:
+    // overflow" left of the overflow edge reads as the wrong side), else
+    // the nearest clear place.
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    const double lo = r.region.kind == RegionKind::Overflow ? left : -kInf;
+    const double hi = r.region.kind == RegionKind::FlushToZero ? right - text.width() : kInf;
+    x = clearOfEdges(x, text.width(), plot, edges, lo, hi);
     QRectF box(x, plot.top() + 4.0 + formatRow(r.region.format) * (text.height() + 3.0),
                text.width(), text.height());
     while (std::any_of(placed.begin(), placed.end(),
@@ -602,13 +761,22 @@ void HistogramChart::restyleSeries(const ChartStyle& style) {
                                0.45);
   m_bars->setBrush(fill);
   for (Region& r : m_regions) {
-    QColor color = formatRegionColor(r.region.format);
+    // A boxed format's own colour; the user's format sky blue, a run's own
+    // custom format orange (each far from FP16's vermillion beside it).
+    const Shaded* f = shaded(r.region.format);
+    const bool overlay = m_overlay && formatKey(*m_overlay) == r.region.format;
+    const QColor base = f != nullptr && f->boxed ? formatRegionColor(f->format.id)
+                        : overlay                ? palette::kSkyBlue
+                                                 : palette::kOrange;
+    QColor color = base;
     color.setAlpha(regionAlpha(r.region.kind) + (style.dark ? 20 : 0));
     r.area->setBrush(color);
-    r.area->setPen(QPen(formatRegionColor(r.region.format), std::max(1.0, style.penScale),
+    r.area->setPen(QPen(base, std::max(1.0, style.penScale),
                         r.region.kind == RegionKind::Subnormal ? Qt::DotLine : Qt::SolidLine));
     r.label->setFont(style.labelFont());
-    const QColor labelColor = formatRegionColor(r.region.format);
+    // Sky blue and orange are light: their text darker still, to read on a projector.
+    const bool light = base == palette::kSkyBlue || base == palette::kOrange;
+    const QColor labelColor = light && !style.dark ? base.darker(125) : base;
     r.label->setBrush(style.dark ? labelColor.lighter(130) : labelColor.darker(135));
   }
   m_counters->setFont(style.labelFont());
@@ -617,15 +785,25 @@ void HistogramChart::restyleSeries(const ChartStyle& style) {
 }
 
 QAreaSeries* HistogramChart::regionSeries(numeric::FormatId format, RegionKind kind) const {
+  return regionSeries(numeric::formatInfo(format), kind);
+}
+
+QAreaSeries* HistogramChart::regionSeries(const numeric::FloatFormat& format, RegionKind kind) const {
+  const QString key = formatKey(format);
   for (const Region& r : m_regions)
-    if (r.region.format == format && r.region.kind == kind)
+    if (r.region.format == key && r.region.kind == kind)
       return r.area;
   return nullptr;
 }
 
 QString HistogramChart::regionLabel(numeric::FormatId format, RegionKind kind) const {
+  return regionLabel(numeric::formatInfo(format), kind);
+}
+
+QString HistogramChart::regionLabel(const numeric::FloatFormat& format, RegionKind kind) const {
+  const QString key = formatKey(format);
   for (const Region& r : m_regions)
-    if (r.region.format == format && r.region.kind == kind && r.label->isVisible())
+    if (r.region.format == key && r.region.kind == kind && r.label->isVisible())
       return r.label->text();
   return {};
 }
@@ -664,11 +842,13 @@ QJsonDocument HistogramChart::json() const {
   QJsonArray regions;
   const double shift = regionShift();
   for (const Region& r : m_regions) {
-    if (!isFormatVisible(r.region.format))
+    const Shaded* f = shaded(r.region.format);
+    if (f == nullptr || !f->visible)
       continue;
     const auto bound = [](double x) { return std::isfinite(x) ? QJsonValue(x) : QJsonValue(); };
-    const double formatShift = regionShiftOf(r.region.format);
+    const double formatShift = regionShiftOf(f->format);
     regions.append(QJsonObject{{QStringLiteral("label"), r.region.label},
+                               {QStringLiteral("format"), QString::fromStdString(f->format.spec())},
                                {QStringLiteral("fromLog2"), bound(r.region.x0 + formatShift)},
                                {QStringLiteral("toLog2"), bound(r.region.x1 + formatShift)}});
   }
@@ -677,7 +857,7 @@ QJsonDocument HistogramChart::json() const {
                    {QStringLiteral("unscaled"), histogram(m_unscaled)},
                    {QStringLiteral("regions"), regions}};
   if (m_runFormat)
-    root.insert(QStringLiteral("runFormat"), formatName(*m_runFormat));
+    root.insert(QStringLiteral("runFormat"), formatDisplayName(*m_runFormat));
   if (m_hasScaled) {
     root.insert(QStringLiteral("scaled"), histogram(m_scaled));
     root.insert(QStringLiteral("lossScale"), m_lossScale);

@@ -54,14 +54,26 @@ public:
   // resets the boxes; the same one keeps what the user checked.
   // shade false: the run format's limits are not known here (an FP8
   // operand whose scale is not at hand): nothing is shaded by default.
+  // Any format: a named one or one from a spec string (a run whose policy
+  // names a custom element format shades that format's regions).
   void setRunFormat(std::optional<numeric::FormatId> format, double operandShift = 0.0,
                     bool shade = true);
-  std::optional<numeric::FormatId> runFormat() const { return m_runFormat; }
+  void setRunFormat(const numeric::FloatFormat& format, double operandShift = 0.0, bool shade = true);
+  // FormatId::Custom for a format from a spec (runFloatFormat() says which).
+  std::optional<numeric::FormatId> runFormat() const;
+  std::optional<numeric::FloatFormat> runFloatFormat() const { return m_runFormat; }
+  // One more format the user chose to see (any format, a spec's included),
+  // shaded as it would be: "if E3M4: → 0". It stays across new run formats
+  // until replaced; nullopt removes it. A format that has a box checks it.
+  void setOverlayFormat(const std::optional<numeric::FloatFormat>& format);
+  const std::optional<numeric::FloatFormat>& overlayFormat() const { return m_overlay; }
   void setFormatVisible(numeric::FormatId format, bool visible);
+  void setFormatVisible(const numeric::FloatFormat& format, bool visible);
   // The context menu's view actions: shading the formats that have no box in
   // the row of toggles (FP4 E2M1), checkable.
   void addViewActions(QMenu& menu) override;
   bool isFormatVisible(numeric::FormatId format) const;
+  bool isFormatVisible(const numeric::FloatFormat& format) const;
   void setLogScale(bool on);
   bool logScale() const { return m_log; }
   // For a scaled run the chart shows, by default, the values as stored
@@ -77,14 +89,18 @@ public:
   // Binades one format's regions are moved by: regionShift(), plus the run
   // format's operand shift.
   double regionShiftOf(numeric::FormatId format) const;
+  double regionShiftOf(const numeric::FloatFormat& format) const;
   // What the bars are, as the title says it: "" for a run without a loss scale.
   QString valuesNote() const;
   // A region's bounds as drawn (log2 |value|, after regionShift()).
   std::pair<double, double> regionBounds(numeric::FormatId format, RegionKind kind) const;
+  std::pair<double, double> regionBounds(const numeric::FloatFormat& format, RegionKind kind) const;
 
   QAreaSeries* barSeries() const { return m_bars; }
   QAreaSeries* regionSeries(numeric::FormatId format, RegionKind kind) const;
+  QAreaSeries* regionSeries(const numeric::FloatFormat& format, RegionKind kind) const;
   QString regionLabel(numeric::FormatId format, RegionKind kind) const; // "" if hidden
+  QString regionLabel(const numeric::FloatFormat& format, RegionKind kind) const;
   QString countersText() const;
   double xMin() const;
   double xMax() const;
@@ -97,6 +113,9 @@ signals:
   void binClicked(int exponent);
   // The Scaled box changed (by the user or setShowScaled).
   void showScaledChanged(bool on);
+  // The user asked, from the context menu, to shade a format of their own
+  // (the Train page opens its format box there).
+  void otherFormatRequested(const QPoint& globalPos);
 
 protected:
   void restyleSeries(const ChartStyle& style) override;
@@ -117,10 +136,27 @@ private:
   void placeAnnotations();
   void fitCountTitle();
   std::vector<double> regionEdges() const;
+  // lo, hi: where the label's left edge should stay when a clear place is there.
   static double clearOfEdges(double wanted, double width, const QRectF& plot,
-                             const std::vector<double>& edges);
+                             const std::vector<double>& edges, double lo, double hi);
   void fitCounters();
-  int formatRow(numeric::FormatId format) const;
+  int formatRow(const QString& key) const;
+  // One shaded format: the boxed ones (histogramFormats()), then the run's
+  // and the user's own when they have no box.
+  struct Shaded {
+    numeric::FloatFormat format;
+    QString key;
+    bool visible = false;
+    bool boxed = false; // one of histogramFormats(): always there
+  };
+  Shaded* shaded(const QString& key);
+  const Shaded* shaded(const QString& key) const;
+  void addShaded(const numeric::FloatFormat& format, bool boxed);
+  void removeUnboxed(const QString& keep1, const QString& keep2);
+  void applyRunFormat(const std::optional<numeric::FloatFormat>& format, double operandShift,
+                      bool shade);
+  void relabel();
+  bool isVisible(const QString& key) const;
 
   telemetry::ExponentHistogram m_unscaled;
   telemetry::ExponentHistogram m_scaled;
@@ -130,8 +166,9 @@ private:
   bool m_log = false;
   QString m_subject;
   QString m_detail;
-  std::map<numeric::FormatId, bool> m_formatVisible;
-  std::optional<numeric::FormatId> m_runFormat;
+  std::vector<Shaded> m_formats;
+  std::optional<numeric::FloatFormat> m_runFormat;
+  std::optional<numeric::FloatFormat> m_overlay;
   double m_operandShift = 0.0;
   bool m_shadeRunFormat = true;
   std::vector<Region> m_regions;
@@ -146,10 +183,10 @@ private:
   QCheckBox* m_logToggle = nullptr;
   QCheckBox* m_scaledToggle = nullptr;
   QLabel* m_detailLabel = nullptr;
-  std::map<numeric::FormatId, QCheckBox*> m_formatToggles;
+  std::map<QString, QCheckBox*> m_formatToggles;
 };
 
-// The colour of a format's shaded regions.
+// The colour of a format's shaded regions (orange for a format without a box).
 QColor formatRegionColor(numeric::FormatId format);
 
 } // namespace mantissa::ui

@@ -332,8 +332,12 @@ std::vector<std::pair<QString, QRectF>> HistogramHeatmap::regionLabels(const Lay
     const double width = fm.horizontalAdvance(fp16[1].label) + 6.0;
     out.emplace_back(fp16[1].label, box(fp16[1].label, (xOf(fp16[1].x0) + xOf(fp16[1].x1) - width) / 2.0));
   }
-  if (inRange(fp16[2].x0))
-    out.emplace_back(fp16[2].label, box(fp16[2].label, xOf(fp16[2].x0) + 2.0));
+  if (inRange(fp16[2].x0)) { // inside the plot: a long name is not cut at its right edge
+    const double width = fm.horizontalAdvance(fp16[2].label) + 6.0;
+    out.emplace_back(fp16[2].label,
+                     box(fp16[2].label, std::max(plot.left(), std::min(xOf(fp16[2].x0) + 2.0,
+                                                                       plot.right() - width - 2.0))));
+  }
   // The flush edge beyond the columns: named at the side it lies on.
   if (!inRange(fp16[0].x1) && std::isfinite(fp16[0].x1) && rowCount() > 0) {
     const QString text = fp16[0].x1 < m_firstExponent
@@ -350,12 +354,39 @@ std::vector<std::pair<QString, QRectF>> HistogramHeatmap::regionLabels(const Lay
 }
 
 void HistogramHeatmap::setRunFormat(std::optional<numeric::FormatId> format, double operandShift) {
+  if (!format) {
+    if (!std::isfinite(operandShift))
+      operandShift = 0.0;
+    if (!m_runFormat && operandShift == m_operandShift)
+      return;
+    m_runFormat.reset();
+    m_operandShift = operandShift;
+    rebuildImage();
+    update();
+    return;
+  }
+  setRunFormat(numeric::formatInfo(*format), operandShift);
+}
+
+void HistogramHeatmap::setRunFormat(const numeric::FloatFormat& format, double operandShift) {
   if (!std::isfinite(operandShift))
     operandShift = 0.0;
-  if (format == m_runFormat && operandShift == m_operandShift)
+  if (m_runFormat && m_runFormat->name == format.name && operandShift == m_operandShift)
     return;
   m_runFormat = format;
   m_operandShift = operandShift;
+  rebuildImage();
+  update();
+}
+
+std::optional<numeric::FormatId> HistogramHeatmap::runFormat() const {
+  return m_runFormat ? std::optional(m_runFormat->id) : std::nullopt;
+}
+
+void HistogramHeatmap::setOverlayFormat(const std::optional<numeric::FloatFormat>& format) {
+  if (format.has_value() == m_overlay.has_value() && (!format || format->name == m_overlay->name))
+    return;
+  m_overlay = format;
   rebuildImage();
   update();
 }
@@ -367,18 +398,29 @@ std::optional<std::pair<double, double>> HistogramHeatmap::alwaysShown() const {
   if (limitsFormat() == numeric::FormatId::Fp32)
     return std::nullopt;
   const auto regions = limits();
-  return std::pair{std::floor(regions[0].x1) - 2.0, std::ceil(regions[1].x1) + 2.0};
+  // E8M0 has no zero (no flush edge): its smallest value stands in.
+  const double low = std::isfinite(regions[0].x1) ? regions[0].x1 : regions[1].x0;
+  return std::pair{std::floor(low) - 2.0, std::ceil(regions[1].x1) + 2.0};
 }
 
-numeric::FormatId HistogramHeatmap::limitsFormat() const {
-  return m_runFormat.value_or(numeric::FormatId::Fp16);
+numeric::FormatId HistogramHeatmap::limitsFormat() const { return limitsFloatFormat().id; }
+
+numeric::FloatFormat HistogramHeatmap::limitsFloatFormat() const {
+  if (m_overlay)
+    return *m_overlay;
+  return m_runFormat.value_or(numeric::formatInfo(numeric::FormatId::Fp16));
 }
 
+// The run's format speaks as its own ("BF16 → 0"); FP16 standing in, or the
+// user's format, as if ("if E3M4: → 0"). The operand shift is the run
+// format's: the user's format is drawn where the rows' shifts put it.
 std::vector<FormatRegion> HistogramHeatmap::limits() const {
-  auto regions = formatRegions(limitsFormat(), m_runFormat ? RegionVoice::RunFormat : RegionVoice::AsIf);
+  const bool own = m_runFormat && (!m_overlay || m_overlay->name == m_runFormat->name);
+  auto regions = formatRegions(limitsFloatFormat(), own ? RegionVoice::RunFormat : RegionVoice::AsIf);
+  const double shift = own ? m_operandShift : 0.0;
   for (FormatRegion& region : regions) {
-    region.x0 += m_operandShift;
-    region.x1 += m_operandShift;
+    region.x0 += shift;
+    region.x1 += shift;
   }
   return regions;
 }
@@ -411,6 +453,8 @@ QString HistogramHeatmap::title() const {
                                      : tr("Exponent histogram over steps: %1").arg(m_subject);
   if (!m_valuesNote.isEmpty())
     text += QStringLiteral(" (") + m_valuesNote + QLatin1Char(')');
+  if (m_overlay && (!m_runFormat || m_runFormat->name != m_overlay->name))
+    text += QStringLiteral(" · ") + tr("limits as they would be in %1").arg(formatDisplayName(*m_overlay));
   return text;
 }
 

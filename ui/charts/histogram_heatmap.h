@@ -47,13 +47,22 @@ public:
                  double shift = 0.0);
   void setSubject(const QString& subject);
   // The format whose limits are drawn: the one the run holds these values in
-  // (amp::tensorFormat), its lines moved by operandShift binades (-log2 of an
-  // FP8 / MX element format's scale). nullopt: the run does not say; FP16's
-  // limits are drawn, labelled "as it would be in FP16".
+  // (amp::tensorFormat; any format, a custom spec's included), its lines
+  // moved by operandShift binades (-log2 of an FP8 / MX element format's
+  // scale). nullopt: the run does not say; FP16's limits are drawn, labelled
+  // "as it would be in FP16".
   void setRunFormat(std::optional<numeric::FormatId> format, double operandShift = 0.0);
-  std::optional<numeric::FormatId> runFormat() const { return m_runFormat; }
-  // The limits drawn: the run's format, else FP16.
+  void setRunFormat(const numeric::FloatFormat& format, double operandShift = 0.0);
+  // FormatId::Custom for a format from a spec.
+  std::optional<numeric::FormatId> runFormat() const;
+  // A format the user chose to see instead (any format, a spec's included):
+  // its limits are drawn, labelled "if E3M4: → 0", moved as the rows are;
+  // nullopt: the run's again.
+  void setOverlayFormat(const std::optional<numeric::FloatFormat>& format);
+  const std::optional<numeric::FloatFormat>& overlayFormat() const { return m_overlay; }
+  // The limits drawn: the user's format, else the run's, else FP16.
   numeric::FormatId limitsFormat() const;
+  numeric::FloatFormat limitsFloatFormat() const;
   // The region names as drawn ("BF16 → 0 (casts flush subnormals)", ...).
   QStringList regionLabelTexts() const;
   // What the rows are, appended to the title ("scaled values, as stored"); "" for none.
@@ -132,7 +141,8 @@ private:
   std::vector<std::int64_t> m_steps;
   std::vector<telemetry::ExponentHistogram> m_rows;
   std::vector<double> m_shifts; // [row]: binades the format limits move by
-  std::optional<numeric::FormatId> m_runFormat;
+  std::optional<numeric::FloatFormat> m_runFormat;
+  std::optional<numeric::FloatFormat> m_overlay;
   double m_operandShift = 0.0;
   QString m_valuesNote;
   // Binades between the values and the format's limits beyond which the

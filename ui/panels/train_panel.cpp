@@ -7,6 +7,7 @@
 #include "ui/bridge/run_controller.h"
 #include "ui/bridge/run_names.h"
 #include "ui/charts/histogram_chart.h"
+#include "ui/charts/format_overlay_picker.h"
 #include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
@@ -16,6 +17,7 @@
 #include "ui/panels/watch_panel.h"
 
 #include <mantissa/io/json_text.h>
+#include <mantissa/telemetry/tensor_scan.h>
 #include <mantissa/train/run_config.h>
 
 #include <nlohmann/json.hpp>
@@ -357,6 +359,20 @@ QWidget* TrainPanel::buildHistogramDock() {
   m_histogram = new HistogramChart;
   m_histogram->setObjectName(QStringLiteral("histogramChart"));
   layout->addWidget(m_histogram, 1);
+  // Any other format's regions over the histogram and the heat map: a
+  // named one, one the run recorded (--telemetry-formats), or a spec, from
+  // the histogram's context menu. Its box opens where the menu was; the
+  // picker itself is in no row (each row holds the dock's width at 1280x720).
+  m_overlayPicker = new FormatOverlayPicker(this);
+  m_overlayPicker->setObjectName(QStringLiteral("formatOverlayPicker"));
+  m_overlayPicker->hide();
+  connect(m_histogram, &HistogramChart::otherFormatRequested, m_overlayPicker,
+          &FormatOverlayPicker::showPopupAt);
+  connect(m_overlayPicker, &FormatOverlayPicker::formatChosen, this,
+          [this](const std::optional<numeric::FloatFormat>& format) {
+            m_histogram->setOverlayFormat(format);
+            m_heatmap->setOverlayFormat(format);
+          });
   for (QComboBox* c : {m_layerPicker, m_classPicker})
     connect(c, &QComboBox::currentIndexChanged, this, [this] {
       refreshHistogram();
@@ -510,6 +526,20 @@ void TrainPanel::onSelectedRunChanged() {
             tr("layer %1 (%2→%3)").arg(l).arg(widths[l]).arg(widths[l + 1]));
     if (m_layerPicker->count() > 0) // a GPT's saved log has no layer widths
       m_layerPicker->setCurrentIndex(std::clamp(previous, 0, m_layerPicker->count() - 1));
+  }
+  {
+    // The formats the run records cast fractions for: offered first.
+    QStringList offered;
+    std::string error;
+    if (const auto formats =
+            telemetry::parseCastFormatList(m_controller->config(run).telemetryFormats, error))
+      for (const numeric::FloatFormat& f : *formats)
+        offered << QString::fromStdString(f.name);
+    const auto& frames = m_controller->record(run).frames();
+    if (offered.isEmpty() && !frames.empty()) // a loaded log: its frames name them
+      for (const std::string& name : frames.back()->castFormats)
+        offered << QString::fromStdString(name);
+    m_overlayPicker->setOfferedFormats(offered);
   }
   m_watch->setModelWidths(widths);
   m_controller->setWatch(run, m_watch->layer(), m_watch->flatIndex());

@@ -33,6 +33,7 @@ class AccuracyChart;
 class GeneratePanel;
 class HistogramChart;
 class HistogramHeatmap;
+class FormatOverlayPicker;
 class LossChart;
 class LossScaleChart;
 class OpTablePanel;
@@ -61,6 +62,7 @@ public:
   AccuracyChart* accuracyChart() const { return m_accuracy; }
   HistogramChart* histogramChart() const { return m_histogram; }
   HistogramHeatmap* heatmap() const { return m_heatmap; }
+  FormatOverlayPicker* overlayPicker() const { return m_overlayPicker; }
   LossScaleChart* lossScaleChart() const { return m_lossScale; }
   WatchPanel* watchPanel() const { return m_watch; }
   OpTablePanel* opTable() const { return m_opTable; }
@@ -187,6 +189,7 @@ private:
   QString m_selectedName;          // its name (a rebuilt run has a new key)
   QComboBox* m_layerPicker = nullptr;
   QComboBox* m_classPicker = nullptr;
+  FormatOverlayPicker* m_overlayPicker = nullptr;
   QToolButton* m_followLatest = nullptr;
   QLabel* m_banner = nullptr;
   SteadyTextLine* m_progress = nullptr; // run progress in the toolbar

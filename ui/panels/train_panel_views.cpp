@@ -47,6 +47,18 @@ std::optional<train::LayerFormat> runFormatOf(const RunFacts& facts, telemetry::
   return train::layerFormat(*facts.policy, cls, layer, name);
 }
 
+// The format itself (a custom element format's spec rebuilt); nullopt when
+// the run does not say.
+std::optional<numeric::FloatFormat> runFloatFormat(const std::optional<train::LayerFormat>& format) {
+  if (!format)
+    return std::nullopt;
+  try {
+    return amp::floatFormat(format->format);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
 // The FP8 / MX scales a run recorded, read from its log; none while it
 // trains (the log is read whole).
 std::vector<telemetry::ScalingFrame> scalingFrames(const RunController& c, int run) {
@@ -210,8 +222,10 @@ void TrainPanel::refreshHistogram() {
       shift = frame ? train::operandShift(scalingFrames(*m_controller, run), frame->step,
                                           format->operand)
                     : std::nullopt;
-    m_histogram->setRunFormat(format ? std::optional(format->format.format) : std::nullopt,
-                              shift.value_or(0.0), shift.has_value());
+    if (const auto f = runFloatFormat(format))
+      m_histogram->setRunFormat(*f, shift.value_or(0.0), shift.has_value());
+    else
+      m_histogram->setRunFormat(std::nullopt, shift.value_or(0.0), shift.has_value());
   }
   if (!frame) {
     m_histogram->setHistograms(telemetry::ExponentHistogram{});
@@ -295,7 +309,10 @@ void TrainPanel::refreshHeatmap() {
                   : tr("unscaled values, format limits moved by the loss scale");
   };
   const auto format = runFormatOf(m_controller->facts(run), cls, layer);
-  m_heatmap->setRunFormat(format ? std::optional(format->format.format) : std::nullopt);
+  if (const auto f = runFloatFormat(format))
+    m_heatmap->setRunFormat(*f);
+  else
+    m_heatmap->setRunFormat(std::nullopt);
   // An FP8 / MX operand's limits move row by row with its scale (NaN: not at hand).
   std::optional<std::vector<telemetry::ScalingFrame>> scales; // read when a row needs them
   const auto operandShiftAt = [&](std::int64_t step) {

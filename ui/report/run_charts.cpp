@@ -138,7 +138,10 @@ std::unique_ptr<ChartWidget> histogramChart(const train::RunLog& log, const RunC
   }
   const auto* scaled = frame->find(spec.layer, TensorClass::WeightGrads, true);
   auto chart = std::make_unique<HistogramChart>();
-  chart->setRunFormat(runTensorFormat(log, TensorClass::WeightGrads));
+  if (const auto format = runTensorFormat(log, TensorClass::WeightGrads))
+    chart->setRunFormat(*format);
+  else
+    chart->setRunFormat(std::nullopt);
   chart->setHistograms(unscaled->hist, scaled ? &scaled->hist : nullptr,
                        scaled ? scaled->lossScale : 1.0);
   chart->setShowScaled(spec.scaled);
@@ -152,11 +155,15 @@ std::unique_ptr<ChartWidget> histogramChart(const train::RunLog& log, const RunC
 
 } // namespace
 
-std::optional<numeric::FormatId> runTensorFormat(const train::RunLog& log, TensorClass cls) {
+std::optional<numeric::FloatFormat> runTensorFormat(const train::RunLog& log, TensorClass cls) {
   const auto policy = train::runPolicy(log);
   if (!policy)
     return std::nullopt;
-  return amp::tensorFormat(*policy, cls).format;
+  try {
+    return amp::floatFormat(amp::tensorFormat(*policy, cls));
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
 }
 
 std::optional<RunChartSpec> parseRunChartSpec(const QString& text, QString* error) {

@@ -45,9 +45,10 @@ std::optional<RunChartSpec> parseRunChartSpec(const QString& text, QString* erro
 QString runChartStem(const RunChartSpec& spec);
 
 // The format the run holds one class of tensor in (amp::tensorFormat of
-// train::runPolicy(log)); nullopt when the log does not say.
-std::optional<numeric::FormatId> runTensorFormat(const train::RunLog& log,
-                                                 telemetry::TensorClass cls);
+// train::runPolicy(log)): a named format or a custom element format from a
+// spec; nullopt when the log does not say.
+std::optional<numeric::FloatFormat> runTensorFormat(const train::RunLog& log,
+                                                    telemetry::TensorClass cls);
 
 // A run's log with the name and colour it has on the Train page (an invalid
 // colour: the next Okabe-Ito colour by position).

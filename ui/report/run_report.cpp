@@ -4,6 +4,7 @@
 
 #include "ui/app_shell/palette.h"
 #include "ui/charts/chart_widget.h"
+#include "ui/charts/format_regions.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -123,22 +124,18 @@ QString caption(const RunChartSpec& spec, const train::RunLog& log) {
             : QObject::tr("values per binade of the unscaled |dW|, with the regions moved by the "
                           "loss scale to where the stored values meet them");
     const auto format = runTensorFormat(log, telemetry::TensorClass::WeightGrads);
-    const auto name = [](numeric::FormatId id) {
-      const auto text = numeric::formatInfo(id).displayName;
-      return QString::fromUtf8(text.data(), qsizetype(text.size()));
-    };
     QString regions;
     if (!format)
       regions = QObject::tr("the log does not say which format the run stored them in; shaded, "
                             "the regions where they would round to zero, be subnormal, or "
                             "overflow as it would be in FP16.");
-    else if (*format == numeric::FormatId::Fp32)
+    else if (format->id == numeric::FormatId::Fp32)
       regions = QObject::tr("the run stores them in FP32, whose limits lie outside the chart; "
                             "nothing is shaded.");
     else
       regions = QObject::tr("shaded, the regions where %1, the format the run stores them in, "
                             "rounds to zero, is subnormal, or overflows.")
-                    .arg(name(*format));
+                    .arg(formatDisplayName(*format));
     return QObject::tr("Layer %1 weight gradients at step %2: %3; %4")
         .arg(spec.layer)
         .arg(step)

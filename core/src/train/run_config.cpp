@@ -278,7 +278,7 @@ RunConfig runConfigFromJson(const nlohmann::json& j) {
   const auto known = toJson(defaults);
   for (const auto& [key, value] : j.items())
     if (!known.contains(key) && key != "batchnorm" && key != "policy" && key != "beta1" &&
-        key != "beta2" && key != "eval_batches")
+        key != "beta2" && key != "eval_batches" && key != "telemetry_formats")
       throw ConfigError("run configuration: unknown key '" + key + "'");
   RunConfig c;
   read(j, "data", c.data);

@@ -25,14 +25,24 @@
 #include <mantissa/telemetry/scaling.h>
 
 #include <optional>
+#include <string>
+#include <utility>
 
 namespace mantissa::amp {
 
 struct TensorFormat {
+  // FormatId::Custom for an element format from a spec string
+  // (matmul-inputs=e5m2:bias=13,special=fn): `spec` then says which.
   numeric::FormatId format = numeric::FormatId::Fp32;
   // Set for an FP8 / microscaling element format: the operand whose scale
   // multiplies the values into the format.
   std::optional<telemetry::ScaledRole> scaledOperand;
+  std::string spec; // the custom format's full spec (FloatFormat::spec()); "" for a named one
+
+  // {format, operand} as before the spec (no missing-initializer warnings).
+  TensorFormat(numeric::FormatId id = numeric::FormatId::Fp32,
+               std::optional<telemetry::ScaledRole> operand = std::nullopt, std::string customSpec = {})
+      : format(id), scaledOperand(operand), spec(std::move(customSpec)) {}
   bool operator==(const TensorFormat&) const = default;
 };
 
@@ -40,5 +50,9 @@ struct TensorFormat {
 numeric::FormatId formatOfDType(DType dtype);
 
 TensorFormat tensorFormat(const Policy& policy, telemetry::TensorClass cls);
+
+// The format itself: the named format's table entry, or the custom one
+// rebuilt from its spec.
+numeric::FloatFormat floatFormat(const TensorFormat& format);
 
 } // namespace mantissa::amp
