@@ -179,7 +179,7 @@ SpeedPanel::SpeedPanel(bench::BenchOptions options, QWidget* parent)
     m_grid->setRowStretch(i, 1);
     m_grid->setColumnStretch(i, 1);
   }
-  m_corner = new QTabWidget;
+  m_corner = new QTabWidget(m_gridBox); // owned by the grid's box in either arrangement
   m_corner->setObjectName(QStringLiteral("speedCornerTabs"));
   m_tabs = new QTabWidget;
   m_tabs->setObjectName(QStringLiteral("speedTabs"));
@@ -253,6 +253,7 @@ void SpeedPanel::arrange() {
       parts[i].first->show();
     m_corner->show();
   } else {
+    m_corner->hide();
     for (const auto& [widget, title] : parts)
       widget->show();
   }
