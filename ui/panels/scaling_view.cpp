@@ -29,6 +29,12 @@ namespace {
 constexpr std::uintmax_t kMaxResultBytes = std::uintmax_t{16} << 20;
 
 QString mib(std::int64_t bytes) { return QString::number(double(bytes) / 1048576.0, 'f', 0); }
+
+// A scaling result file, read and checked as all outside JSON is.
+bench::GptScaling readScaling(const QString& path) {
+  return bench::gptScalingFromJson(io::parseJsonText(
+      io::readRegularFile(QFile::encodeName(path).toStdString(), kMaxResultBytes, "scaling result")));
+}
 } // namespace
 
 ScalingView::ScalingView(QWidget* parent) : QWidget(parent) {
@@ -66,8 +72,7 @@ ScalingView::ScalingView(QWidget* parent) : QWidget(parent) {
 
   if (QFileInfo::exists(rememberedPath())) {
     try {
-      showScaling(bench::gptScalingFromJson(io::parseJsonText(io::readRegularFile(
-          QFile::encodeName(rememberedPath()).toStdString(), kMaxResultBytes, "scaling result"))));
+      showScaling(readScaling(rememberedPath()));
     } catch (const std::exception& e) {
       m_status->setText(tr("Ignoring the remembered scaling result in %1: %2")
                             .arg(rememberedPath(), QString::fromStdString(e.what())));
@@ -83,8 +88,7 @@ QString ScalingView::rememberedPath() {
 QString ScalingView::open(const QString& path) {
   bench::GptScaling scaling;
   try {
-    scaling = bench::gptScalingFromJson(io::parseJsonText(io::readRegularFile(
-        QFile::encodeName(path).toStdString(), kMaxResultBytes, "scaling result")));
+    scaling = readScaling(path);
   } catch (const std::exception& e) {
     const QString message = tr("%1: %2").arg(QFileInfo(path).fileName(), QString::fromStdString(e.what()));
     m_status->setText(message);
