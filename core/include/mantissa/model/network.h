@@ -21,6 +21,7 @@
 #include <mantissa/amp/optimizer.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/model/op_times.h>
+#include <mantissa/model/shadow_reference.h>
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/nn/linear.h>
 #include <mantissa/nn/softmax_xent.h>
@@ -212,6 +213,11 @@ public:
   // (convolutions with their precision and oneDNN kernels, BatchNorm
   // statistics); none for the MLP, whose ops the recipe table covers.
   virtual std::vector<amp::RecipeRow> opRows() const { return {}; }
+
+  // Every tensor the last forward and backward wrote, by name, forward's
+  // in the order they were written, then backward's
+  // (model/shadow_reference.h): what a shadow pass compares.
+  virtual void shadowTensors(std::vector<ShadowTensor>& out) const = 0;
 
   // Every tensor of the model at its recipe precision.
   virtual std::vector<PlanRow> plan() const = 0;

@@ -72,6 +72,11 @@ struct RunConfig {
   double beta1 = 0.9;
   double beta2 = 0.999;
   int evalBatches = 20;
+  // The shadow pass at telemetry steps (train/shadow.h): "" (off), "fp32" or
+  // "fp64", the reference's precision; and the tensor error above which a
+  // tensor is named. Written to JSON only when set.
+  std::string shadow;
+  double shadowThreshold = 1e-2;
 
   // Every problem found, one message each ("lr: must be a positive finite
   // number, got -1"); empty when valid. Checks names against the recipe,

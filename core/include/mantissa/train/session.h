@@ -42,6 +42,7 @@
 #include <mantissa/model/network.h>
 #include <mantissa/telemetry/collector.h>
 #include <mantissa/train/run_config.h>
+#include <mantissa/train/shadow.h>
 #include <mantissa/train/step_report.h>
 
 #include <map>
@@ -96,6 +97,12 @@ public:
     int layer = 0;
   };
   void setActivationNudge(std::optional<ActivationNudge> nudge);
+
+  // The next step runs the shadow pass (train/shadow.h) against a reference
+  // in `precision` (F32 or F64), whatever RunConfig::shadow says: a check on
+  // demand. Throws std::invalid_argument for Off, and ConfigError when the
+  // run cannot be shadowed (gradient accumulation).
+  void requestShadow(ShadowPrecision precision);
 
   bool finished() const { return m_step >= m_totalSteps || m_divergence.has_value(); }
   std::int64_t stepsDone() const { return m_step; }

@@ -21,6 +21,8 @@
 
 namespace mantissa::train {
 
+struct ShadowFrame; // train/shadow.h
+
 // The run stopped because a value became inf or NaN where it must not, or
 // because the loss scaler gave up (DeepSpeed: an overflow at its minimum scale).
 struct Divergence {
@@ -54,6 +56,8 @@ struct StepReport {
   std::shared_ptr<const telemetry::TelemetryFrame> telemetry; // at telemetry steps only
   // FP8 / microscaling recipes: every scaled tensor this step (Network::scalingStats)
   std::shared_ptr<const telemetry::ScalingFrame> scaling;
+  // Shadow steps only: every tensor's error against the reference (train/shadow.h)
+  std::shared_ptr<const ShadowFrame> shadow;
   std::optional<model::NonFiniteSite> firstNonFinite; // where a skipped step's inf/NaN began
   std::optional<Divergence> divergence;
 };

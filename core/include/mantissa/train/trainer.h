@@ -106,6 +106,11 @@ public:
   // it there ("" once the run diverged). False, and no call, when the model
   // is not a GPT or the thread no longer serves.
   bool sample(int n, double temperature, std::uint64_t seed, std::function<void(std::string)> done);
+  // The next step runs the shadow pass against a reference in `precision`
+  // (Session::requestShadow); its frame comes with that step's report. False
+  // when the thread no longer serves; `refused` gets, on the training thread,
+  // why the run cannot be shadowed.
+  bool requestShadow(ShadowPrecision precision, std::function<void(std::string)> refused = {});
 
 private:
   void run(std::stop_token stop);

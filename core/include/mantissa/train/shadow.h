@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#pragma once
+
+// The shadow pass: where a run loses accuracy, op by op.
+//
+// At a telemetry step (RunConfig::shadow, `mantissa-cli train --shadow
+// fp32|fp64`), or when asked for the next step (Session::requestShadow), the
+// step's batch runs again through a reference copy of the model in FP32 or
+// FP64 (model/shadow_reference.h), from the same weights, before the
+// optimizer changes them. Every tensor the run's forward and backward wrote
+// (Network::shadowTensors) is then set against the reference's, value by
+// value (backward's after dividing out the loss scale):
+//   relative error   |a - r| / |r| over the values with r != 0: max and median
+//   tensor error     ||a - r||_2 / ||r||_2, the tensor's relative error as a whole
+//   ULPs             |a - r| / ulp(r) in the format the op stored the tensor in: max
+//   SQNR             10 log10(sum r^2 / sum (a - r)^2) dB (+inf when equal)
+//   flips            values whose sign or binade differs from the reference's
+//                    (a zero against a non-zero counts)
+// A value that is inf or NaN where the reference is finite makes every error
+// of its tensor inf. The first tensor, in the order the passes wrote them,
+// whose tensor error exceeds the threshold is named (ShadowFrame::firstOver),
+// as the first non-finite op is when a run diverges.
+//
+// Cost: one forward and backward of the reference per shadowed step, plus
+// one read of every tensor compared; nothing at other steps.
+
+#include <mantissa/model/network.h>
+#include <mantissa/model/shadow_reference.h>
+#include <mantissa/tensor/dtype.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mantissa::train {
+
+enum class ShadowPrecision : std::uint8_t { Off, F32, F64 };
+// "off", "fp32", "fp64"
+std::string_view shadowPrecisionKey(ShadowPrecision p);
+// nullopt for any other text.
+std::optional<ShadowPrecision> parseShadowPrecision(std::string_view text);
+
+// Default of RunConfig::shadowThreshold: a tensor error of 1%.
+inline constexpr double kDefaultShadowThreshold = 1e-2;
+
+// One tensor against its reference.
+struct ShadowError {
+  std::string tensor;
+  bool backward = false;
+  DType format = DType::F32;
+  std::int64_t count = 0;     // values compared
+  double maxRelative = 0.0;   // over values whose reference is non-zero
+  double medianRelative = 0.0;
+  double tensorRelative = 0.0; // ||a - r|| / ||r|| (0 when both are zero)
+  double maxUlps = 0.0;        // in `format`
+  double sqnrDb = 0.0;         // +inf when every value equals its reference
+  std::int64_t flips = 0;      // sign or binade differs
+  bool operator==(const ShadowError&) const = default;
+};
+
+// The errors of one step, in the order the passes wrote the tensors.
+struct ShadowFrame {
+  std::int64_t step = 0;
+  ShadowPrecision reference = ShadowPrecision::F32;
+  double threshold = kDefaultShadowThreshold;
+  double ms = 0.0; // the reference's forward and backward plus the comparison
+  std::vector<ShadowError> tensors;
+  // Index in tensors of the first whose tensorRelative exceeds the threshold.
+  std::optional<std::size_t> firstOver;
+};
+
+// The statistics above of `values` (divided by `scale` first) against
+// `reference`, counting ULPs in `format`. Throws std::invalid_argument when
+// the sizes differ or scale is not a positive finite number.
+ShadowError measureShadowError(std::string_view tensor, std::span<const float> values,
+                               std::span<const double> reference, DType format,
+                               double scale = 1.0);
+
+// Runs the reference on the run model's batch and compares every tensor the
+// model lists. Buffers are kept between calls.
+class ShadowPass {
+public:
+  ShadowPass(ShadowPrecision precision, std::unique_ptr<model::ShadowReference> reference,
+             double threshold);
+  ~ShadowPass();
+  ShadowPrecision precision() const { return m_precision; }
+  // After the run's forward and backward of step `step`, before its
+  // optimizer: backwardScale is what backward multiplied the mean loss by.
+  std::shared_ptr<const ShadowFrame> compare(std::int64_t step, model::Network& run,
+                                             double backwardScale);
+
+private:
+  ShadowPrecision m_precision;
+  std::unique_ptr<model::ShadowReference> m_reference;
+  double m_threshold;
+  std::vector<model::ShadowTensor> m_tensors;
+};
+
+} // namespace mantissa::train
