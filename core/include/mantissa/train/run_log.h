@@ -40,6 +40,7 @@
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/telemetry/scaling.h>
 #include <mantissa/train/run_config.h>
+#include <mantissa/train/shadow.h>
 
 #include <nlohmann/json.hpp>
 
@@ -105,6 +106,8 @@ struct RunLog {
   // FP8 / microscaling recipes: the step rows' "scaling" frames (telemetry/scaling.h),
   // in step order; empty for other recipes.
   std::vector<telemetry::ScalingFrame> scaling;
+  // Runs with the shadow pass: the step rows' "shadow" frames (train/shadow.h), in step order.
+  std::vector<ShadowFrame> shadow;
   nlohmann::json summary;                // the summary object, or null (killed run)
   bool truncated = false;                // an incomplete last line was dropped
 

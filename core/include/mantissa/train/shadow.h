@@ -29,6 +29,8 @@
 #include <mantissa/model/shadow_reference.h>
 #include <mantissa/tensor/dtype.h>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -80,6 +82,17 @@ struct ShadowFrame {
 ShadowError measureShadowError(std::string_view tensor, std::span<const float> values,
                                std::span<const double> reference, DType format,
                                double scale = 1.0);
+
+// A step row's "shadow" object in a run log, and back:
+//   {"step", "reference": "fp32"|"fp64", "threshold", "ms", "first_over": index|null,
+//    "tensors": [{"tensor", "pass": "forward"|"backward", "format", "count",
+//                 "max_rel", "median_rel", "tensor_rel", "max_ulps", "sqnr_db", "flips"}]}
+// Non-finite numbers are written as null and read as +inf (an error cannot be NaN).
+// shadowFrameFromJson throws std::invalid_argument naming the field that is
+// missing, of the wrong type or out of range (at most kMaxShadowTensors tensors).
+inline constexpr std::size_t kMaxShadowTensors = 65536;
+nlohmann::json shadowFrameJson(const ShadowFrame& frame);
+ShadowFrame shadowFrameFromJson(const nlohmann::json& json);
 
 // Runs the reference on the run model's batch and compares every tensor the
 // model lists. Buffers are kept between calls.
