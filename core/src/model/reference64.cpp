@@ -268,7 +268,7 @@ double* TensorStore::add(const std::string& name, std::size_t count) {
 }
 
 std::span<double> TensorStore::get(std::string_view name) {
-  const auto it = m_index.find(std::string(name));
+  const auto it = m_index.find(name);
   if (it == m_index.end())
     throw std::invalid_argument("FP64 reference: no tensor or parameter named '" +
                                 std::string(name) + "'");
@@ -276,7 +276,7 @@ std::span<double> TensorStore::get(std::string_view name) {
 }
 
 std::span<const double> TensorStore::find(std::string_view name) const {
-  const auto it = m_index.find(std::string(name));
+  const auto it = m_index.find(name);
   if (it == m_index.end())
     return {};
   return m_values[it->second];

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -83,8 +84,13 @@ public:
   std::span<const double> find(std::string_view name) const; // empty when unknown
 
 private:
+  // Looked up by string_view without a std::string.
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::vector<std::vector<double>> m_values;
-  std::unordered_map<std::string, std::size_t> m_index;
+  std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> m_index;
 };
 
 // One parameter of a reference: its values in double and its gradient
@@ -112,7 +118,7 @@ public:
   // The mean loss of the last run's batch and weights, with `delta` added
   // to value `index` of `name` (a parameter, or a forward tensor as soon as
   // it is computed, before the ops after it read it). Overwrites the forward
-  // tensors of the last run. Throws std::invalid_argument for an unknown
+  // tensors of the last run and the loss's gradient of the logits. Throws std::invalid_argument for an unknown
   // name or an index out of range.
   double perturbedLoss(std::string_view name, std::size_t index, double delta);
   // The mean loss of the last run().
