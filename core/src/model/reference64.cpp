@@ -52,10 +52,17 @@ constexpr int kMR = 4;
 constexpr int kNR = 32;
 constexpr int kKB = 256;
 
-// Rows [i0, i1) of C[M,N] = A[M,K] . B[K,N] (+ C), row-major.
-MANTISSA_REF64_CLONES void kernelRows(int i0, int i1, int N, int K, const double* __restrict A,
-                                      int lda, const double* __restrict B, int ldb,
-                                      double* __restrict C, int ldc, bool accumulate) {
+// Rows [i0, i1) of C[M,N] = op(A)[M,K] . B[K,N] (+ C), row-major; op(A)
+// is A [M, lda] or, TA, A [K, lda] read transposed (no copy: the kernel
+// reads one value of A per row and k either way).
+template <bool TA>
+[[gnu::always_inline]] inline void kernelBody(int i0, int i1, int N, int K,
+                                              const double* __restrict A, int lda,
+                                              const double* __restrict B, int ldb,
+                                              double* __restrict C, int ldc, bool accumulate) {
+  const auto at = [&](int i, int k) {
+    return TA ? A[std::size_t(k) * lda + i] : A[std::size_t(i) * lda + k];
+  };
   if (K == 0) {
     if (!accumulate)
       for (int i = i0; i < i1; ++i)
@@ -76,7 +83,7 @@ MANTISSA_REF64_CLONES void kernelRows(int i0, int i1, int N, int K, const double
         for (int k = k0; k < k1; ++k) {
           const double* b = B + std::size_t(k) * ldb + j;
           for (int r = 0; r < kMR; ++r) {
-            const double a = A[std::size_t(i + r) * lda + k];
+            const double a = at(i + r, k);
             for (int c = 0; c < kNR; ++c)
               acc[r][c] += a * b[c];
           }
@@ -94,7 +101,7 @@ MANTISSA_REF64_CLONES void kernelRows(int i0, int i1, int N, int K, const double
         for (int k = k0; k < k1; ++k) {
           const double* b = B + std::size_t(k) * ldb + j;
           for (int r = 0; r < kMR; ++r) {
-            const double a = A[std::size_t(i + r) * lda + k];
+            const double a = at(i + r, k);
             for (int c = 0; c < w; ++c)
               acc[r][c] += a * b[c];
           }
@@ -109,13 +116,33 @@ MANTISSA_REF64_CLONES void kernelRows(int i0, int i1, int N, int K, const double
       if (!load)
         std::fill(c, c + N, 0.0);
       for (int k = k0; k < k1; ++k) {
-        const double a = A[std::size_t(i) * lda + k];
+        const double a = at(i, k);
         const double* b = B + std::size_t(k) * ldb;
         for (int n = 0; n < N; ++n)
           c[n] += a * b[n];
       }
     }
   }
+}
+
+MANTISSA_REF64_CLONES void kernelRowsN(int i0, int i1, int N, int K, const double* A, int lda,
+                                       const double* B, int ldb, double* C, int ldc,
+                                       bool accumulate) {
+  kernelBody<false>(i0, i1, N, K, A, lda, B, ldb, C, ldc, accumulate);
+}
+
+MANTISSA_REF64_CLONES void kernelRowsT(int i0, int i1, int N, int K, const double* A, int lda,
+                                       const double* B, int ldb, double* C, int ldc,
+                                       bool accumulate) {
+  kernelBody<true>(i0, i1, N, K, A, lda, B, ldb, C, ldc, accumulate);
+}
+
+void kernelRows(bool transA, int i0, int i1, int N, int K, const double* A, int lda,
+                const double* B, int ldb, double* C, int ldc, bool accumulate) {
+  if (transA)
+    kernelRowsT(i0, i1, N, K, A, lda, B, ldb, C, ldc, accumulate);
+  else
+    kernelRowsN(i0, i1, N, K, A, lda, B, ldb, C, ldc, accumulate);
 }
 
 // dst[cols, rows] = src[rows, cols] (leading dimension ld), in tiles.
@@ -149,14 +176,14 @@ bool swapped(bool transA, bool transB, int M, int N, int K) {
 }
 
 // Rows [0, M) of C = A . B (+ C) over the team when large enough.
-void kernel(int M, int N, int K, const double* A, int lda, const double* B, int ldb, double* C,
-            int ldc, bool accumulate, bool parallel) {
+void kernel(bool transA, int M, int N, int K, const double* A, int lda, const double* B, int ldb,
+            double* C, int ldc, bool accumulate, bool parallel) {
   int team = 1;
   const double macs = double(M) * N * K;
   if (parallel && omp_in_parallel() == 0 && macs >= 2 * kParallelMinMacs && M >= 2 * kMR)
     team = std::min(threads(), std::max(1, int(macs / kParallelMinMacs)));
   if (team <= 1) {
-    kernelRows(0, M, N, K, A, lda, B, ldb, C, ldc, accumulate);
+    kernelRows(transA, 0, M, N, K, A, lda, B, ldb, C, ldc, accumulate);
     return;
   }
 #pragma omp parallel num_threads(team)
@@ -166,7 +193,7 @@ void kernel(int M, int N, int K, const double* A, int lda, const double* B, int 
     const int i0 = std::min(M, blocks * t / nt * kMR);
     const int i1 = std::min(M, blocks * (t + 1) / nt * kMR);
     if (i0 < i1)
-      kernelRows(i0, i1, N, K, A, lda, B, ldb, C, ldc, accumulate);
+      kernelRows(transA, i0, i1, N, K, A, lda, B, ldb, C, ldc, accumulate);
   }
 }
 
@@ -187,7 +214,7 @@ void parallelFor(int n, IndexFn fn, void* context) {
 std::size_t gemmScratch(bool transA, bool transB, int M, int N, int K) {
   if (swapped(transA, transB, M, N, K))
     return std::size_t(M) * K + std::size_t(M) * N;
-  return (transA ? std::size_t(M) * K : 0) + (transB ? std::size_t(K) * N : 0);
+  return transB ? std::size_t(K) * N : 0;
 }
 
 void gemm(bool transA, bool transB, int M, int N, int K, const double* A, int lda, const double* B,
@@ -198,10 +225,10 @@ void gemm(bool transA, bool transB, int M, int N, int K, const double* A, int ld
                            " values, " + std::to_string(need) + " needed");
   double* s = scratch.data();
   if (swapped(transA, transB, M, N, K)) {
-    double* at = s;                        // [K, M]
-    double* ct = s + std::size_t(M) * K;   // [N, M]
+    double* at = s;                      // [K, M]
+    double* ct = s + std::size_t(M) * K; // [N, M]
     transpose(A, M, K, lda, at);
-    kernel(N, M, K, B, ldb, at, M, ct, M, false, parallel);
+    kernel(false, N, M, K, B, ldb, at, M, ct, M, false, parallel);
     for (int m = 0; m < M; ++m) {
       double* c = C + std::size_t(m) * ldc;
       if (accumulate)
@@ -213,18 +240,12 @@ void gemm(bool transA, bool transB, int M, int N, int K, const double* A, int ld
     }
     return;
   }
-  if (transA) {
-    transpose(A, K, M, lda, s); // A stored [K, M]
-    A = s;
-    lda = K;
-    s += std::size_t(M) * K;
-  }
   if (transB) {
     transpose(B, N, K, ldb, s); // B stored [N, K]
     B = s;
     ldb = N;
   }
-  kernel(M, N, K, A, lda, B, ldb, C, ldc, accumulate, parallel);
+  kernel(transA, M, N, K, A, lda, B, ldb, C, ldc, accumulate, parallel);
 }
 
 namespace {
@@ -232,13 +253,21 @@ constexpr double kSqrt2OverPi = 0.79788456080286535588; // sqrt(2 / pi)
 constexpr double kGeluCubic = 0.044715;
 } // namespace
 
+double geluSigmoid(double x) {
+  // 0.5 (1 + tanh(a)) = 1 / (1 + exp(-2a)): no cancellation where tanh(a) is near -1.
+  return 1.0 / (1.0 + std::exp(-2.0 * kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
+}
+
 double gelu(double x) {
-  return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
+  return x * geluSigmoid(x);
+}
+
+double geluGradFrom(double x, double s) {
+  return s + 2.0 * x * s * (1.0 - s) * kSqrt2OverPi * (1.0 + 3.0 * kGeluCubic * x * x);
 }
 
 double geluGrad(double x) {
-  const double t = std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x));
-  return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * kSqrt2OverPi * (1.0 + 3.0 * kGeluCubic * x * x);
+  return geluGradFrom(x, geluSigmoid(x));
 }
 
 double softmaxXent(const double* logits, const std::int32_t* labels, int rows, int classes,

@@ -20,6 +20,7 @@
 #include <mantissa/model/network.h>
 #include <mantissa/model/shadow_reference.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -42,7 +43,8 @@ namespace mantissa::model::ref64 {
 // C[M,N] = op(A) . op(B) (+ C when accumulate), all row-major with leading
 // dimensions lda, ldb, ldc. op(A) is [M,K]: A stored [M, lda] or, transA,
 // [K, lda] read transposed; op(B) is [K,N]: B stored [K, ldb] or, transB,
-// [N, ldb]. Transposed operands are copied into `scratch` first, which
+// [N, ldb] (A is read transposed in place; a transposed B is copied into
+// `scratch` first, or the product computed as C^T = B . A^T), which
 // must hold gemmScratch() values. parallel: split the rows
 // over the OpenMP team when the product is large enough.
 void gemm(bool transA, bool transB, int M, int N, int K, const double* A, int lda, const double* B,
@@ -65,9 +67,23 @@ void parallelFor(int n, F&& f) {
       n, [](void* c, int t, int i) { (*static_cast<std::remove_reference_t<F>*>(c))(t, i); }, &f);
 }
 
-// GELU, tanh form, and its derivative (nn/activation.h).
+// GELU, tanh form (nn/activation.h): x s with s = 0.5 (1 + tanh(a)),
+// a = sqrt(2/pi) (x + 0.044715 x^3), and its derivative, from x or from x and s.
+double geluSigmoid(double x); // s
 double gelu(double x);
 double geluGrad(double x);
+double geluGradFrom(double x, double s);
+
+// Calls fn(begin, end) for pieces of [0, n) over the OpenMP team.
+template <class F>
+void forPieces(std::size_t n, F&& f) {
+  constexpr std::size_t kPiece = 8192;
+  const int pieces = int((n + kPiece - 1) / kPiece);
+  parallelFor(pieces, [&](int, int i) {
+    const std::size_t b = std::size_t(i) * kPiece;
+    f(b, std::min(n, b + kPiece));
+  });
+}
 
 // Mean softmax cross-entropy over `rows` rows of `logits` [rows, classes],
 // and its gradient (probs - onehot) / rows into dlogits. Labels are checked

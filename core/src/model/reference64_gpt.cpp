@@ -77,6 +77,7 @@ public:
       b.fch = m_store.add(h + "fc output", 4 * NC);
       b.gelu = m_store.add(h + "gelu output", 4 * NC);
       b.fcproj = m_store.add(h + "fcproj output", NC);
+      b.geluS.assign(4 * NC, 0.0);
       b.ln1.assign(NC, 0.0);
       b.ln2.assign(NC, 0.0);
       b.ln1Mean.assign(std::size_t(N), 0.0);
@@ -117,6 +118,7 @@ private:
     std::size_t ln1w, qkvw, apw, ln2w, fcw, fpw; // parameter indices; each bias follows its weight
     double *x, *qkv, *probs, *atty, *attproj, *r, *fch, *gelu, *fcproj;
     std::vector<double> ln1, ln2, ln1Mean, ln1Rstd, ln2Mean, ln2Rstd;
+    std::vector<double> geluS; // [N, 4C] 0.5 (1 + tanh) of the GELU, for backward
   };
 
   const double* value(std::size_t i) const { return m_params[i].value.data(); }
@@ -302,8 +304,13 @@ private:
       layerNorm(k.ln2.data(), k.ln2Mean.data(), k.ln2Rstd.data(), k.r, k.ln2w);
       linear(k.ln2.data(), k.fcw, C, 4 * C, k.fch);
       touch(k.fch);
-      for (std::size_t i = 0; i < 4 * NC; ++i)
-        k.gelu[i] = gelu(k.fch[i]);
+      forPieces(4 * NC, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+          const double s = geluSigmoid(k.fch[i]);
+          k.geluS[i] = s;
+          k.gelu[i] = k.fch[i] * s;
+        }
+      });
       touch(k.gelu);
       linear(k.gelu, k.fpw, 4 * C, C, k.fcproj);
       touch(k.fcproj);
@@ -332,8 +339,10 @@ private:
       Block& k = *it;
       // dres is the gradient of both r and the fc projection's output.
       linearBackward(m_dres.data(), k.gelu, k.fpw, 4 * C, C, m_dfch.data());
-      for (std::size_t i = 0; i < 4 * NC; ++i)
-        m_dfch[i] *= geluGrad(k.fch[i]);
+      forPieces(4 * NC, [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i)
+          m_dfch[i] *= geluGradFrom(k.fch[i], k.geluS[i]);
+      });
       linearBackward(m_dfch.data(), k.ln2.data(), k.fcw, C, 4 * C, m_dln.data());
       layerNormBackward(m_dres.data(), m_dln.data(), k.r, k.ln2Mean.data(), k.ln2Rstd.data(), k.ln2w);
       // dres is now the gradient of r: of both x and the attention projection's output.
