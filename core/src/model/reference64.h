@@ -74,14 +74,13 @@ double gelu(double x);
 double geluGrad(double x);
 double geluGradFrom(double x, double s);
 
-// Calls fn(begin, end) for pieces of [0, n) over the OpenMP team.
+// Calls fn(begin, end) for pieces of [0, n) of `piece` items over the OpenMP team.
 template <class F>
-void forPieces(std::size_t n, F&& f) {
-  constexpr std::size_t kPiece = 8192;
-  const int pieces = int((n + kPiece - 1) / kPiece);
+void forPieces(std::size_t n, F&& f, std::size_t piece = 8192) {
+  const int pieces = int((n + piece - 1) / piece);
   parallelFor(pieces, [&](int, int i) {
-    const std::size_t b = std::size_t(i) * kPiece;
-    f(b, std::min(n, b + kPiece));
+    const std::size_t b = std::size_t(i) * piece;
+    f(b, std::min(n, b + piece));
   });
 }
 

@@ -131,33 +131,56 @@ private:
     std::copy(batch.labels.begin(), batch.labels.end(), m_targets.begin());
   }
 
+  // Rows per piece of the row-wise loops spread over the team.
+  std::size_t rowPiece() const { return std::max<std::size_t>(1, 8192 / std::size_t(m_C)); }
+
   void layerNorm(double* out, double* mean, double* rstd, const double* in, std::size_t w) const {
     const int N = m_B * m_T, C = m_C;
     const double* g = value(w);
     const double* b = value(w + 1);
-    for (int n = 0; n < N; ++n) {
-      const double* x = in + std::size_t(n) * C;
-      double* y = out + std::size_t(n) * C;
-      double s = 0.0;
-      for (int c = 0; c < C; ++c)
-        s += x[c];
-      const double mu = s / C;
-      double v = 0.0;
-      for (int c = 0; c < C; ++c)
-        v += (x[c] - mu) * (x[c] - mu);
-      const double rs = 1.0 / std::sqrt(v / C + kNormEps);
-      mean[n] = mu;
-      rstd[n] = rs;
-      for (int c = 0; c < C; ++c)
-        y[c] = (x[c] - mu) * rs * g[c] + b[c];
-    }
+    forPieces(std::size_t(N), [&](std::size_t n0, std::size_t n1) {
+      for (std::size_t n = n0; n < n1; ++n) {
+        const double* x = in + n * C;
+        double* y = out + n * C;
+        double s = 0.0;
+        for (int c = 0; c < C; ++c)
+          s += x[c];
+        const double mu = s / C;
+        double v = 0.0;
+        for (int c = 0; c < C; ++c)
+          v += (x[c] - mu) * (x[c] - mu);
+        const double rs = 1.0 / std::sqrt(v / C + kNormEps);
+        mean[n] = mu;
+        rstd[n] = rs;
+        for (int c = 0; c < C; ++c)
+          y[c] = (x[c] - mu) * rs * g[c] + b[c];
+      }
+    }, rowPiece());
   }
 
-  // dx (+)= LayerNorm backward of dy; the weight's and bias's gradients overwritten.
+  // dx += LayerNorm backward of dy; the weight's and bias's gradients overwritten.
   void layerNormBackward(double* dx, const double* dy, const double* in, const double* mean,
                          const double* rstd, std::size_t w) {
     const int N = m_B * m_T, C = m_C;
     const double* g = value(w);
+    forPieces(std::size_t(N), [&](std::size_t n0, std::size_t n1) {
+      for (std::size_t n = n0; n < n1; ++n) {
+        const double* x = in + n * C;
+        const double* d = dy + n * C;
+        double* o = dx + n * C;
+        const double mu = mean[n], rs = rstd[n];
+        double sum = 0.0, dot = 0.0;
+        for (int c = 0; c < C; ++c) {
+          const double dxhat = d[c] * g[c];
+          sum += dxhat;
+          dot += dxhat * (x[c] - mu) * rs;
+        }
+        sum /= C;
+        dot /= C;
+        for (int c = 0; c < C; ++c)
+          o[c] += rs * (d[c] * g[c] - sum - (x[c] - mu) * rs * dot);
+      }
+    }, rowPiece());
     double* dg = grad(w);
     double* db = grad(w + 1);
     std::fill(dg, dg + C, 0.0);
@@ -165,22 +188,10 @@ private:
     for (int n = 0; n < N; ++n) {
       const double* x = in + std::size_t(n) * C;
       const double* d = dy + std::size_t(n) * C;
-      double* o = dx + std::size_t(n) * C;
       const double mu = mean[n], rs = rstd[n];
-      double sum = 0.0, dot = 0.0;
       for (int c = 0; c < C; ++c) {
-        const double xhat = (x[c] - mu) * rs;
-        const double dxhat = d[c] * g[c];
-        sum += dxhat;
-        dot += dxhat * xhat;
-        dg[c] += d[c] * xhat;
+        dg[c] += d[c] * (x[c] - mu) * rs;
         db[c] += d[c];
-      }
-      sum /= C;
-      dot /= C;
-      for (int c = 0; c < C; ++c) {
-        const double xhat = (x[c] - mu) * rs;
-        o[c] += rs * (d[c] * g[c] - sum - xhat * dot);
       }
     }
   }
@@ -190,9 +201,11 @@ private:
     const int N = m_B * m_T;
     gemm(false, false, N, out, in, x, in, value(w), out, y, out, false, m_scratch);
     const double* b = value(w + 1);
-    for (int n = 0; n < N; ++n)
-      for (int o = 0; o < out; ++o)
-        y[std::size_t(n) * out + o] += b[o];
+    forPieces(std::size_t(N), [&](std::size_t n0, std::size_t n1) {
+      for (std::size_t n = n0; n < n1; ++n)
+        for (int o = 0; o < out; ++o)
+          y[n * out + o] += b[o];
+    }, rowPiece());
   }
 
   // dW = x^T dy, db = column sums of dy, dx = dy W^T.
