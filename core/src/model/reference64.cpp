@@ -56,10 +56,9 @@ constexpr int kKB = 256;
 // is A [M, lda] or, TA, A [K, lda] read transposed (no copy: the kernel
 // reads one value of A per row and k either way).
 template <bool TA>
-[[gnu::always_inline]] inline void kernelBody(int i0, int i1, int N, int K,
-                                              const double* __restrict A, int lda,
-                                              const double* __restrict B, int ldb,
-                                              double* __restrict C, int ldc, bool accumulate) {
+[[gnu::always_inline]] inline void
+kernelBody(int i0, int i1, int N, int K, const double* __restrict A, int lda,
+           const double* __restrict B, int ldb, double* __restrict C, int ldc, bool accumulate) {
   const auto at = [&](int i, int k) {
     return TA ? A[std::size_t(k) * lda + i] : A[std::size_t(i) * lda + k];
   };
@@ -171,8 +170,7 @@ namespace {
 // A . B^T with B larger than A and C: computed as C^T = B . A^T, which
 // transposes the two small operands instead of the large one.
 bool swapped(bool transA, bool transB, int M, int N, int K) {
-  return transB && !transA &&
-         std::size_t(N) * K > std::size_t(M) * K + std::size_t(M) * N;
+  return transB && !transA && std::size_t(N) * K > std::size_t(M) * K + std::size_t(M) * N;
 }
 
 // Rows [0, M) of C = A . B (+ C) over the team when large enough.

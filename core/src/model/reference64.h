@@ -61,8 +61,7 @@ int threads();
 // (thread in [0, threads())), or on the calling thread when n < 2.
 using IndexFn = void (*)(void* context, int thread, int i);
 void parallelFor(int n, IndexFn fn, void* context);
-template <class F>
-void parallelFor(int n, F&& f) {
+template <class F> void parallelFor(int n, F&& f) {
   parallelFor(
       n, [](void* c, int t, int i) { (*static_cast<std::remove_reference_t<F>*>(c))(t, i); }, &f);
 }
@@ -75,8 +74,7 @@ double geluGrad(double x);
 double geluGradFrom(double x, double s);
 
 // Calls fn(begin, end) for pieces of [0, n) of `piece` items over the OpenMP team.
-template <class F>
-void forPieces(std::size_t n, F&& f, std::size_t piece = 8192) {
+template <class F> void forPieces(std::size_t n, F&& f, std::size_t piece = 8192) {
   const int pieces = int((n + piece - 1) / piece);
   parallelFor(pieces, [&](int, int i) {
     const std::size_t b = std::size_t(i) * piece;
@@ -133,8 +131,8 @@ public:
   // The mean loss of the last run's batch and weights, with `delta` added
   // to value `index` of `name` (a parameter, or a forward tensor as soon as
   // it is computed, before the ops after it read it). Overwrites the forward
-  // tensors of the last run and the loss's gradient of the logits. Throws std::invalid_argument for an unknown
-  // name or an index out of range.
+  // tensors of the last run and the loss's gradient of the logits. Throws std::invalid_argument for
+  // an unknown name or an index out of range.
   double perturbedLoss(std::string_view name, std::size_t index, double delta);
   // The mean loss of the last run().
   double loss() const { return m_loss; }
@@ -168,8 +166,7 @@ private:
 
 // Checks a batch's labels against `classes` and its size against `count`:
 // std::invalid_argument naming the field ("labels", "tokens").
-void checkIds(std::span<const std::int32_t> ids, std::size_t count, int classes,
-              const char* field);
+void checkIds(std::span<const std::int32_t> ids, std::size_t count, int classes, const char* field);
 
 // Builders, one per model (reference64_mlp.cpp, _cnn.cpp, _gpt.cpp).
 std::unique_ptr<Reference64> makeMlpReference(const model::Mlp& model);

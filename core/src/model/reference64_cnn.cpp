@@ -42,7 +42,8 @@ public:
       const CnnLayer& c = m_layout[std::size_t(l)];
       auto& L = m_layers[std::size_t(l)];
       const std::string p = "layer" + std::to_string(l);
-      const std::size_t preValues = c.block.conv ? std::size_t(c.cout) * c.h * c.w : std::size_t(c.cout);
+      const std::size_t preValues =
+          c.block.conv ? std::size_t(c.cout) * c.h * c.w : std::size_t(c.cout);
       L.pre = m_store.add(p + " output", std::size_t(B) * preValues);
       if (l + 1 < n)
         L.post = m_store.add(p + " activation", std::size_t(B) * std::size_t(c.outValues()));
@@ -117,8 +118,8 @@ private:
   void loadBatch(const ShadowBatch& batch) override {
     if (batch.inputs.size() != m_x.size())
       throw std::invalid_argument("FP64 reference: the batch's inputs hold " +
-                                  std::to_string(batch.inputs.size()) + " values, the model reads " +
-                                  std::to_string(m_x.size()));
+                                  std::to_string(batch.inputs.size()) +
+                                  " values, the model reads " + std::to_string(m_x.size()));
     checkIds(batch.labels, m_labels.size(), m_layout.back().cout, "labels");
     std::copy(batch.inputs.begin(), batch.inputs.end(), m_x.begin());
     std::copy(batch.labels.begin(), batch.labels.end(), m_labels.begin());

@@ -46,7 +46,8 @@ public:
     m_tokens.assign(std::size_t(N), 0);
     m_targets.assign(std::size_t(N), 0);
     auto param = [&](const std::string& name, std::size_t count) {
-      m_params.push_back({name, std::vector<double>(count), m_store.add(name + " gradient", count)});
+      m_params.push_back(
+          {name, std::vector<double>(count), m_store.add(name + " gradient", count)});
       return m_params.size() - 1;
     };
     m_wte = param("wte", std::size_t(V) * C);
@@ -100,16 +101,22 @@ public:
     m_dfch.assign(4 * NC, 0.0);
     std::size_t scratch = 0;
     for (const auto& [in, out] : {std::pair{C, 3 * C}, {C, C}, {C, 4 * C}, {4 * C, C}})
-      scratch = std::max({scratch, gemmScratch(false, false, N, out, in),
-                          gemmScratch(true, false, in, out, N), gemmScratch(false, true, N, in, out)});
-    scratch = std::max({scratch, gemmScratch(false, true, N, V, C), gemmScratch(true, false, V, C, N),
-                        gemmScratch(false, false, N, C, V)});
+      scratch =
+          std::max({scratch, gemmScratch(false, false, N, out, in),
+                    gemmScratch(true, false, in, out, N), gemmScratch(false, true, N, in, out)});
+    scratch = std::max({scratch, gemmScratch(false, true, N, V, C),
+                        gemmScratch(true, false, V, C, N), gemmScratch(false, false, N, C, V)});
     m_scratch.assign(scratch, 0.0);
     // Per thread: dP [T, T] and the attention products' transposed operands.
     const int D = C / m_H;
-    m_threadScratch = std::size_t(T) * T +
-                      std::max({gemmScratch(false, true, T, T, D), gemmScratch(true, false, T, D, T),
-                                gemmScratch(false, false, T, D, T)});
+    std::size_t attention = 0;
+    for (int t0 = 0; t0 < T; t0 += kRows) {
+      const int rows = std::min(kRows, T - t0);
+      attention = std::max({attention, gemmScratch(false, true, rows, t0 + rows, D),
+                            gemmScratch(true, false, rows, D, T - t0),
+                            gemmScratch(false, false, rows, D, t0 + rows)});
+    }
+    m_threadScratch = std::size_t(T) * T + attention;
     m_attention.assign(m_threadScratch * std::size_t(threads()), 0.0);
   }
 
@@ -138,24 +145,27 @@ private:
     const int N = m_B * m_T, C = m_C;
     const double* g = value(w);
     const double* b = value(w + 1);
-    forPieces(std::size_t(N), [&](std::size_t n0, std::size_t n1) {
-      for (std::size_t n = n0; n < n1; ++n) {
-        const double* x = in + n * C;
-        double* y = out + n * C;
-        double s = 0.0;
-        for (int c = 0; c < C; ++c)
-          s += x[c];
-        const double mu = s / C;
-        double v = 0.0;
-        for (int c = 0; c < C; ++c)
-          v += (x[c] - mu) * (x[c] - mu);
-        const double rs = 1.0 / std::sqrt(v / C + kNormEps);
-        mean[n] = mu;
-        rstd[n] = rs;
-        for (int c = 0; c < C; ++c)
-          y[c] = (x[c] - mu) * rs * g[c] + b[c];
-      }
-    }, rowPiece());
+    forPieces(
+        std::size_t(N),
+        [&](std::size_t n0, std::size_t n1) {
+          for (std::size_t n = n0; n < n1; ++n) {
+            const double* x = in + n * C;
+            double* y = out + n * C;
+            double s = 0.0;
+            for (int c = 0; c < C; ++c)
+              s += x[c];
+            const double mu = s / C;
+            double v = 0.0;
+            for (int c = 0; c < C; ++c)
+              v += (x[c] - mu) * (x[c] - mu);
+            const double rs = 1.0 / std::sqrt(v / C + kNormEps);
+            mean[n] = mu;
+            rstd[n] = rs;
+            for (int c = 0; c < C; ++c)
+              y[c] = (x[c] - mu) * rs * g[c] + b[c];
+          }
+        },
+        rowPiece());
   }
 
   // dx += LayerNorm backward of dy; the weight's and bias's gradients overwritten.
@@ -163,24 +173,27 @@ private:
                          const double* rstd, std::size_t w) {
     const int N = m_B * m_T, C = m_C;
     const double* g = value(w);
-    forPieces(std::size_t(N), [&](std::size_t n0, std::size_t n1) {
-      for (std::size_t n = n0; n < n1; ++n) {
-        const double* x = in + n * C;
-        const double* d = dy + n * C;
-        double* o = dx + n * C;
-        const double mu = mean[n], rs = rstd[n];
-        double sum = 0.0, dot = 0.0;
-        for (int c = 0; c < C; ++c) {
-          const double dxhat = d[c] * g[c];
-          sum += dxhat;
-          dot += dxhat * (x[c] - mu) * rs;
-        }
-        sum /= C;
-        dot /= C;
-        for (int c = 0; c < C; ++c)
-          o[c] += rs * (d[c] * g[c] - sum - (x[c] - mu) * rs * dot);
-      }
-    }, rowPiece());
+    forPieces(
+        std::size_t(N),
+        [&](std::size_t n0, std::size_t n1) {
+          for (std::size_t n = n0; n < n1; ++n) {
+            const double* x = in + n * C;
+            const double* d = dy + n * C;
+            double* o = dx + n * C;
+            const double mu = mean[n], rs = rstd[n];
+            double sum = 0.0, dot = 0.0;
+            for (int c = 0; c < C; ++c) {
+              const double dxhat = d[c] * g[c];
+              sum += dxhat;
+              dot += dxhat * (x[c] - mu) * rs;
+            }
+            sum /= C;
+            dot /= C;
+            for (int c = 0; c < C; ++c)
+              o[c] += rs * (d[c] * g[c] - sum - (x[c] - mu) * rs * dot);
+          }
+        },
+        rowPiece());
     double* dg = grad(w);
     double* db = grad(w + 1);
     std::fill(dg, dg + C, 0.0);
@@ -201,15 +214,19 @@ private:
     const int N = m_B * m_T;
     gemm(false, false, N, out, in, x, in, value(w), out, y, out, false, m_scratch);
     const double* b = value(w + 1);
-    forPieces(std::size_t(N), [&](std::size_t n0, std::size_t n1) {
-      for (std::size_t n = n0; n < n1; ++n)
-        for (int o = 0; o < out; ++o)
-          y[n * out + o] += b[o];
-    }, rowPiece());
+    forPieces(
+        std::size_t(N),
+        [&](std::size_t n0, std::size_t n1) {
+          for (std::size_t n = n0; n < n1; ++n)
+            for (int o = 0; o < out; ++o)
+              y[n * out + o] += b[o];
+        },
+        rowPiece());
   }
 
   // dW = x^T dy, db = column sums of dy, dx = dy W^T.
-  void linearBackward(const double* dy, const double* x, std::size_t w, int in, int out, double* dx) {
+  void linearBackward(const double* dy, const double* x, std::size_t w, int in, int out,
+                      double* dx) {
     const int N = m_B * m_T;
     gemm(true, false, in, out, N, x, in, dy, out, grad(w), out, false, m_scratch);
     double* db = grad(w + 1);
@@ -220,6 +237,11 @@ private:
     gemm(false, true, N, in, out, dy, out, value(w), out, dx, in, false, m_scratch);
   }
 
+  // The causal products run on blocks of kRows query rows, each up to the
+  // last key its rows see: the masked half of S, P and their gradients is
+  // neither computed nor read (P holds zeros there).
+  static constexpr int kRows = 16;
+
   void attentionForward(Block& k) {
     const int T = m_T, C = m_C, H = m_H, D = C / H;
     const double scale = 1.0 / std::sqrt(double(D));
@@ -229,7 +251,11 @@ private:
                                       m_threadScratch);
       const double* q = k.qkv + std::size_t(b) * T * 3 * C + std::size_t(h) * D;
       double* P = k.probs + std::size_t(g) * T * T;
-      gemm(false, true, T, T, D, q, 3 * C, q + C, 3 * C, P, T, false, scratch, false);
+      for (int t0 = 0; t0 < T; t0 += kRows) {
+        const int rows = std::min(kRows, T - t0);
+        gemm(false, true, rows, t0 + rows, D, q + std::size_t(t0) * 3 * C, 3 * C, q + C, 3 * C,
+             P + std::size_t(t0) * T, T, false, scratch, false);
+      }
       for (int t = 0; t < T; ++t) {
         double* row = P + std::size_t(t) * T;
         double mx = row[0] * scale;
@@ -250,8 +276,13 @@ private:
       const std::span<double> scratch(m_attention.data() + std::size_t(thread) * m_threadScratch,
                                       m_threadScratch);
       const double* v = k.qkv + std::size_t(b) * T * 3 * C + 2 * C + std::size_t(h) * D;
-      gemm(false, false, T, D, T, k.probs + std::size_t(g) * T * T, T, v, 3 * C,
-           k.atty + std::size_t(b) * T * C + std::size_t(h) * D, C, false, scratch, false);
+      const double* P = k.probs + std::size_t(g) * T * T;
+      double* y = k.atty + std::size_t(b) * T * C + std::size_t(h) * D;
+      for (int t0 = 0; t0 < T; t0 += kRows) {
+        const int rows = std::min(kRows, T - t0);
+        gemm(false, false, rows, D, t0 + rows, P + std::size_t(t0) * T, T, v, 3 * C,
+             y + std::size_t(t0) * C, C, false, scratch, false);
+      }
     });
   }
 
@@ -262,7 +293,8 @@ private:
     parallelFor(m_B * H, [&](int thread, int g) {
       const int b = g / H, h = g % H;
       double* dP = m_attention.data() + std::size_t(thread) * m_threadScratch;
-      const std::span<double> scratch(dP + std::size_t(T) * T, m_threadScratch - std::size_t(T) * T);
+      const std::span<double> scratch(dP + std::size_t(T) * T,
+                                      m_threadScratch - std::size_t(T) * T);
       const std::size_t rowOff = std::size_t(b) * T;
       const double* q = k.qkv + rowOff * 3 * C + std::size_t(h) * D;
       const double* kk = q + C;
@@ -272,8 +304,15 @@ private:
       double* dv = dq + 2 * C;
       const double* dO = m_datty.data() + rowOff * C + std::size_t(h) * D;
       const double* P = k.probs + std::size_t(g) * T * T;
-      gemm(false, true, T, T, D, dO, C, v, 3 * C, dP, T, false, scratch, false);
-      gemm(true, false, T, D, T, P, T, dO, C, dv, 3 * C, false, scratch, false);
+      for (int t0 = 0; t0 < T;
+           t0 += kRows) { // dP = dO v^T; dv = P^T dO (keys s0.. see queries s0..)
+        const int rows = std::min(kRows, T - t0);
+        gemm(false, true, rows, t0 + rows, D, dO + std::size_t(t0) * C, C, v, 3 * C,
+             dP + std::size_t(t0) * T, T, false, scratch, false);
+        gemm(true, false, rows, D, T - t0, P + std::size_t(t0) * T + t0, T,
+             dO + std::size_t(t0) * C, C, dv + std::size_t(t0) * 3 * C, 3 * C, false, scratch,
+             false);
+      }
       for (int t = 0; t < T; ++t) {
         double* d = dP + std::size_t(t) * T;
         const double* p = P + std::size_t(t) * T;
@@ -285,8 +324,14 @@ private:
         for (int s = t + 1; s < T; ++s)
           d[s] = 0.0;
       }
-      gemm(false, false, T, D, T, dP, T, kk, 3 * C, dq, 3 * C, false, scratch, false);
-      gemm(true, false, T, D, T, dP, T, q, 3 * C, dk, 3 * C, false, scratch, false);
+      for (int t0 = 0; t0 < T; t0 += kRows) { // dq = dS k; dk = dS^T q
+        const int rows = std::min(kRows, T - t0);
+        gemm(false, false, rows, D, t0 + rows, dP + std::size_t(t0) * T, T, kk, 3 * C,
+             dq + std::size_t(t0) * 3 * C, 3 * C, false, scratch, false);
+        gemm(true, false, rows, D, T - t0, dP + std::size_t(t0) * T + t0, T,
+             q + std::size_t(t0) * 3 * C, 3 * C, dk + std::size_t(t0) * 3 * C, 3 * C, false,
+             scratch, false);
+      }
     });
   }
 
@@ -347,7 +392,8 @@ private:
     gemm(true, false, V, C, N, m_dlogits.data(), V, m_lnf.data(), C, grad(m_wte), C, false,
          m_scratch);
     std::fill(m_dres.begin(), m_dres.end(), 0.0);
-    layerNormBackward(m_dres.data(), m_dln.data(), m_xL, m_lnfMean.data(), m_lnfRstd.data(), m_lnfw);
+    layerNormBackward(m_dres.data(), m_dln.data(), m_xL, m_lnfMean.data(), m_lnfRstd.data(),
+                      m_lnfw);
     for (auto it = m_blocks.rbegin(); it != m_blocks.rend(); ++it) {
       Block& k = *it;
       // dres is the gradient of both r and the fc projection's output.
@@ -357,12 +403,14 @@ private:
           m_dfch[i] *= geluGradFrom(k.fch[i], k.geluS[i]);
       });
       linearBackward(m_dfch.data(), k.ln2.data(), k.fcw, C, 4 * C, m_dln.data());
-      layerNormBackward(m_dres.data(), m_dln.data(), k.r, k.ln2Mean.data(), k.ln2Rstd.data(), k.ln2w);
+      layerNormBackward(m_dres.data(), m_dln.data(), k.r, k.ln2Mean.data(), k.ln2Rstd.data(),
+                        k.ln2w);
       // dres is now the gradient of r: of both x and the attention projection's output.
       linearBackward(m_dres.data(), k.atty, k.apw, C, C, m_datty.data());
       attentionBackward(k);
       linearBackward(m_dqkv.data(), k.ln1.data(), k.qkvw, C, 3 * C, m_dln.data());
-      layerNormBackward(m_dres.data(), m_dln.data(), k.x, k.ln1Mean.data(), k.ln1Rstd.data(), k.ln1w);
+      layerNormBackward(m_dres.data(), m_dln.data(), k.x, k.ln1Mean.data(), k.ln1Rstd.data(),
+                        k.ln1w);
     }
     double* dwte = grad(m_wte);
     double* dwpe = grad(m_wpe);

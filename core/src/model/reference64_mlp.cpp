@@ -40,8 +40,8 @@ public:
                           m_store.add(p + ".W gradient", std::size_t(I) * O)});
       m_params.push_back({p + ".b", std::vector<double>(std::size_t(O)),
                           m_store.add(p + ".b gradient", std::size_t(O))});
-      scratch = std::max({scratch, gemmScratch(true, false, I, O, B),
-                          gemmScratch(false, true, B, I, O)});
+      scratch =
+          std::max({scratch, gemmScratch(true, false, I, O, B), gemmScratch(false, true, B, I, O)});
       dIn = std::max(dIn, std::size_t(B) * I);
     }
     m_scratch.assign(scratch, 0.0);
@@ -55,15 +55,17 @@ private:
     double* dpre = nullptr;
   };
   int layers() const { return int(m_widths.size()) - 1; }
-  const double* input(int l) const { return l == 0 ? m_x.data() : m_layers[std::size_t(l) - 1].post; }
+  const double* input(int l) const {
+    return l == 0 ? m_x.data() : m_layers[std::size_t(l) - 1].post;
+  }
   Param& weight(int l) { return m_params[2 * std::size_t(l)]; }
   Param& bias(int l) { return m_params[2 * std::size_t(l) + 1]; }
 
   void loadBatch(const ShadowBatch& batch) override {
     if (batch.inputs.size() != m_x.size())
       throw std::invalid_argument("FP64 reference: the batch's inputs hold " +
-                                  std::to_string(batch.inputs.size()) + " values, the model reads " +
-                                  std::to_string(m_x.size()));
+                                  std::to_string(batch.inputs.size()) +
+                                  " values, the model reads " + std::to_string(m_x.size()));
     checkIds(batch.labels, m_labels.size(), m_widths.back(), "labels");
     std::copy(batch.inputs.begin(), batch.inputs.end(), m_x.begin());
     std::copy(batch.labels.begin(), batch.labels.end(), m_labels.begin());
@@ -74,7 +76,8 @@ private:
     for (int l = 0; l < n; ++l) {
       const int I = m_widths[std::size_t(l)], O = m_widths[std::size_t(l) + 1];
       auto& L = m_layers[std::size_t(l)];
-      gemm(false, false, B, O, I, input(l), I, weight(l).value.data(), O, L.pre, O, false, m_scratch);
+      gemm(false, false, B, O, I, input(l), I, weight(l).value.data(), O, L.pre, O, false,
+           m_scratch);
       const double* b = bias(l).value.data();
       for (int r = 0; r < B; ++r)
         for (int o = 0; o < O; ++o)
