@@ -197,8 +197,8 @@ void kernel(bool transA, int M, int N, int K, const double* A, int lda, const do
 
 } // namespace
 
-void parallelFor(int n, IndexFn fn, void* context) {
-  const int team = std::min(threads(), n);
+void parallelFor(int n, IndexFn fn, void* context, int maxThreads) {
+  const int team = std::min({threads(), maxThreads, n});
   if (team <= 1 || omp_in_parallel() != 0) {
     for (int i = 0; i < n; ++i)
       fn(context, 0, i);

@@ -9,8 +9,8 @@
 // Products: gemm() below, a row-major double GEMM built for AVX-512, AVX2
 // and baseline x86-64 (picked at load time) and split over the OpenMP team
 // by rows. (Eigen at the library's baseline flags multiplies doubles with
-// SSE2 only, about 12 GFLOP/s on this machine against ~25 for the AVX-512
-// build of this kernel; compiling Eigen with wider ISA flags in one file
+// SSE2 only, about 12 GFLOP/s on this machine against 30-35 for the
+// AVX-512 build of this kernel, one thread; compiling Eigen with wider ISA flags in one file
 // would let the linker pick those builds of its shared inline functions
 // for the other files too.)
 //
@@ -57,13 +57,15 @@ std::size_t gemmScratch(bool transA, bool transB, int M, int N, int K);
 // Threads a reference splits its loops over (the OpenMP team's size).
 int threads();
 
-// Calls fn(thread, i) for every i in [0, n), spread over the OpenMP team
-// (thread in [0, threads())), or on the calling thread when n < 2.
+// Calls fn(thread, i) for every i in [0, n), spread over at most
+// maxThreads threads of the OpenMP team (thread in [0, maxThreads)), or on
+// the calling thread (thread 0).
 using IndexFn = void (*)(void* context, int thread, int i);
-void parallelFor(int n, IndexFn fn, void* context);
-template <class F> void parallelFor(int n, F&& f) {
+void parallelFor(int n, IndexFn fn, void* context, int maxThreads);
+template <class F> void parallelFor(int n, F&& f, int maxThreads = threads()) {
   parallelFor(
-      n, [](void* c, int t, int i) { (*static_cast<std::remove_reference_t<F>*>(c))(t, i); }, &f);
+      n, [](void* c, int t, int i) { (*static_cast<std::remove_reference_t<F>*>(c))(t, i); }, &f,
+      maxThreads);
 }
 
 // GELU, tanh form (nn/activation.h): x s with s = 0.5 (1 + tanh(a)),

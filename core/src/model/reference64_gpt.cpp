@@ -117,7 +117,8 @@ public:
                             gemmScratch(false, false, rows, D, t0 + rows)});
     }
     m_threadScratch = std::size_t(T) * T + attention;
-    m_attention.assign(m_threadScratch * std::size_t(threads()), 0.0);
+    m_threads = threads();
+    m_attention.assign(m_threadScratch * std::size_t(m_threads), 0.0);
   }
 
 private:
@@ -245,94 +246,103 @@ private:
   void attentionForward(Block& k) {
     const int T = m_T, C = m_C, H = m_H, D = C / H;
     const double scale = 1.0 / std::sqrt(double(D));
-    parallelFor(m_B * H, [&](int thread, int g) {
-      const int b = g / H, h = g % H;
-      const std::span<double> scratch(m_attention.data() + std::size_t(thread) * m_threadScratch,
-                                      m_threadScratch);
-      const double* q = k.qkv + std::size_t(b) * T * 3 * C + std::size_t(h) * D;
-      double* P = k.probs + std::size_t(g) * T * T;
-      for (int t0 = 0; t0 < T; t0 += kRows) {
-        const int rows = std::min(kRows, T - t0);
-        gemm(false, true, rows, t0 + rows, D, q + std::size_t(t0) * 3 * C, 3 * C, q + C, 3 * C,
-             P + std::size_t(t0) * T, T, false, scratch, false);
-      }
-      for (int t = 0; t < T; ++t) {
-        double* row = P + std::size_t(t) * T;
-        double mx = row[0] * scale;
-        for (int s = 0; s <= t; ++s)
-          mx = std::max(mx, row[s] * scale);
-        double sum = 0.0;
-        for (int s = 0; s <= t; ++s)
-          sum += (row[s] = std::exp(row[s] * scale - mx));
-        for (int s = 0; s <= t; ++s)
-          row[s] /= sum;
-        for (int s = t + 1; s < T; ++s)
-          row[s] = 0.0;
-      }
-    });
+    parallelFor(
+        m_B * H,
+        [&](int thread, int g) {
+          const int b = g / H, h = g % H;
+          const std::span<double> scratch(
+              m_attention.data() + std::size_t(thread) * m_threadScratch, m_threadScratch);
+          const double* q = k.qkv + std::size_t(b) * T * 3 * C + std::size_t(h) * D;
+          double* P = k.probs + std::size_t(g) * T * T;
+          for (int t0 = 0; t0 < T; t0 += kRows) {
+            const int rows = std::min(kRows, T - t0);
+            gemm(false, true, rows, t0 + rows, D, q + std::size_t(t0) * 3 * C, 3 * C, q + C, 3 * C,
+                 P + std::size_t(t0) * T, T, false, scratch, false);
+          }
+          for (int t = 0; t < T; ++t) {
+            double* row = P + std::size_t(t) * T;
+            double mx = row[0] * scale;
+            for (int s = 0; s <= t; ++s)
+              mx = std::max(mx, row[s] * scale);
+            double sum = 0.0;
+            for (int s = 0; s <= t; ++s)
+              sum += (row[s] = std::exp(row[s] * scale - mx));
+            for (int s = 0; s <= t; ++s)
+              row[s] /= sum;
+            for (int s = t + 1; s < T; ++s)
+              row[s] = 0.0;
+          }
+        },
+        m_threads);
     touch(k.probs);
-    parallelFor(m_B * H, [&](int thread, int g) {
-      const int b = g / H, h = g % H;
-      const std::span<double> scratch(m_attention.data() + std::size_t(thread) * m_threadScratch,
-                                      m_threadScratch);
-      const double* v = k.qkv + std::size_t(b) * T * 3 * C + 2 * C + std::size_t(h) * D;
-      const double* P = k.probs + std::size_t(g) * T * T;
-      double* y = k.atty + std::size_t(b) * T * C + std::size_t(h) * D;
-      for (int t0 = 0; t0 < T; t0 += kRows) {
-        const int rows = std::min(kRows, T - t0);
-        gemm(false, false, rows, D, t0 + rows, P + std::size_t(t0) * T, T, v, 3 * C,
-             y + std::size_t(t0) * C, C, false, scratch, false);
-      }
-    });
+    parallelFor(
+        m_B * H,
+        [&](int thread, int g) {
+          const int b = g / H, h = g % H;
+          const std::span<double> scratch(
+              m_attention.data() + std::size_t(thread) * m_threadScratch, m_threadScratch);
+          const double* v = k.qkv + std::size_t(b) * T * 3 * C + 2 * C + std::size_t(h) * D;
+          const double* P = k.probs + std::size_t(g) * T * T;
+          double* y = k.atty + std::size_t(b) * T * C + std::size_t(h) * D;
+          for (int t0 = 0; t0 < T; t0 += kRows) {
+            const int rows = std::min(kRows, T - t0);
+            gemm(false, false, rows, D, t0 + rows, P + std::size_t(t0) * T, T, v, 3 * C,
+                 y + std::size_t(t0) * C, C, false, scratch, false);
+          }
+        },
+        m_threads);
   }
 
   // dqkv from datty.
   void attentionBackward(const Block& k) {
     const int T = m_T, C = m_C, H = m_H, D = C / H;
     const double scale = 1.0 / std::sqrt(double(D));
-    parallelFor(m_B * H, [&](int thread, int g) {
-      const int b = g / H, h = g % H;
-      double* dP = m_attention.data() + std::size_t(thread) * m_threadScratch;
-      const std::span<double> scratch(dP + std::size_t(T) * T,
-                                      m_threadScratch - std::size_t(T) * T);
-      const std::size_t rowOff = std::size_t(b) * T;
-      const double* q = k.qkv + rowOff * 3 * C + std::size_t(h) * D;
-      const double* kk = q + C;
-      const double* v = q + 2 * C;
-      double* dq = m_dqkv.data() + rowOff * 3 * C + std::size_t(h) * D;
-      double* dk = dq + C;
-      double* dv = dq + 2 * C;
-      const double* dO = m_datty.data() + rowOff * C + std::size_t(h) * D;
-      const double* P = k.probs + std::size_t(g) * T * T;
-      for (int t0 = 0; t0 < T;
-           t0 += kRows) { // dP = dO v^T; dv = P^T dO (keys s0.. see queries s0..)
-        const int rows = std::min(kRows, T - t0);
-        gemm(false, true, rows, t0 + rows, D, dO + std::size_t(t0) * C, C, v, 3 * C,
-             dP + std::size_t(t0) * T, T, false, scratch, false);
-        gemm(true, false, rows, D, T - t0, P + std::size_t(t0) * T + t0, T,
-             dO + std::size_t(t0) * C, C, dv + std::size_t(t0) * 3 * C, 3 * C, false, scratch,
-             false);
-      }
-      for (int t = 0; t < T; ++t) {
-        double* d = dP + std::size_t(t) * T;
-        const double* p = P + std::size_t(t) * T;
-        double dot = 0.0;
-        for (int s = 0; s <= t; ++s)
-          dot += d[s] * p[s];
-        for (int s = 0; s <= t; ++s)
-          d[s] = p[s] * (d[s] - dot) * scale;
-        for (int s = t + 1; s < T; ++s)
-          d[s] = 0.0;
-      }
-      for (int t0 = 0; t0 < T; t0 += kRows) { // dq = dS k; dk = dS^T q
-        const int rows = std::min(kRows, T - t0);
-        gemm(false, false, rows, D, t0 + rows, dP + std::size_t(t0) * T, T, kk, 3 * C,
-             dq + std::size_t(t0) * 3 * C, 3 * C, false, scratch, false);
-        gemm(true, false, rows, D, T - t0, dP + std::size_t(t0) * T + t0, T,
-             q + std::size_t(t0) * 3 * C, 3 * C, dk + std::size_t(t0) * 3 * C, 3 * C, false,
-             scratch, false);
-      }
-    });
+    parallelFor(
+        m_B * H,
+        [&](int thread, int g) {
+          const int b = g / H, h = g % H;
+          double* dP = m_attention.data() + std::size_t(thread) * m_threadScratch;
+          const std::span<double> scratch(dP + std::size_t(T) * T,
+                                          m_threadScratch - std::size_t(T) * T);
+          const std::size_t rowOff = std::size_t(b) * T;
+          const double* q = k.qkv + rowOff * 3 * C + std::size_t(h) * D;
+          const double* kk = q + C;
+          const double* v = q + 2 * C;
+          double* dq = m_dqkv.data() + rowOff * 3 * C + std::size_t(h) * D;
+          double* dk = dq + C;
+          double* dv = dq + 2 * C;
+          const double* dO = m_datty.data() + rowOff * C + std::size_t(h) * D;
+          const double* P = k.probs + std::size_t(g) * T * T;
+          for (int t0 = 0; t0 < T;
+               t0 += kRows) { // dP = dO v^T; dv = P^T dO (keys s0.. see queries s0..)
+            const int rows = std::min(kRows, T - t0);
+            gemm(false, true, rows, t0 + rows, D, dO + std::size_t(t0) * C, C, v, 3 * C,
+                 dP + std::size_t(t0) * T, T, false, scratch, false);
+            gemm(true, false, rows, D, T - t0, P + std::size_t(t0) * T + t0, T,
+                 dO + std::size_t(t0) * C, C, dv + std::size_t(t0) * 3 * C, 3 * C, false, scratch,
+                 false);
+          }
+          for (int t = 0; t < T; ++t) {
+            double* d = dP + std::size_t(t) * T;
+            const double* p = P + std::size_t(t) * T;
+            double dot = 0.0;
+            for (int s = 0; s <= t; ++s)
+              dot += d[s] * p[s];
+            for (int s = 0; s <= t; ++s)
+              d[s] = p[s] * (d[s] - dot) * scale;
+            for (int s = t + 1; s < T; ++s)
+              d[s] = 0.0;
+          }
+          for (int t0 = 0; t0 < T; t0 += kRows) { // dq = dS k; dk = dS^T q
+            const int rows = std::min(kRows, T - t0);
+            gemm(false, false, rows, D, t0 + rows, dP + std::size_t(t0) * T, T, kk, 3 * C,
+                 dq + std::size_t(t0) * 3 * C, 3 * C, false, scratch, false);
+            gemm(true, false, rows, D, T - t0, dP + std::size_t(t0) * T + t0, T,
+                 q + std::size_t(t0) * 3 * C, 3 * C, dk + std::size_t(t0) * 3 * C, 3 * C, false,
+                 scratch, false);
+          }
+        },
+        m_threads);
   }
 
   double forward() override {
@@ -439,6 +449,7 @@ private:
   std::vector<double> m_lnf, m_lnfMean, m_lnfRstd;
   std::vector<double> m_dlogits, m_dres, m_dln, m_datty, m_dqkv, m_dfch;
   std::vector<double> m_scratch;   // the products' transposed operands
+  int m_threads = 1;               // the team size m_attention is made for
   std::size_t m_threadScratch = 0; // values per thread in m_attention
   std::vector<double> m_attention; // per thread: dP and the attention products' scratch
 };
