@@ -14,11 +14,14 @@
 // where the step is forward + backward only (the optimizer is left out, so
 // the share is an upper bound).
 //
-//   bench_shadow [--quick] [--reps N] [--rounds R]
+// --cnn adds cnn:lenet-bn at batch 128 (28x28 images), between the two.
+//
+//   bench_shadow [--quick] [--cnn] [--reps N] [--rounds R]
 #include "../../app/omp_wait_policy.h"
 
 #include <mantissa/amp/policy.h>
 #include <mantissa/amp/recipe.h>
+#include <mantissa/model/cnn.h>
 #include <mantissa/model/gpt_network.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/model/shadow_reference.h>
@@ -121,17 +124,20 @@ void bench(const char* title, std::unique_ptr<model::Network> fp32,
 int main(int argc, char** argv) {
   mantissa::app::reexecWithPassiveOmpWait(argv);
   int warmup = 3, reps = 5, rounds = 5;
+  bool withCnn = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       warmup = 1;
       reps = 3;
       rounds = 2;
+    } else if (std::strcmp(argv[i], "--cnn") == 0) {
+      withCnn = true;
     } else if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
       rounds = std::max(1, std::atoi(argv[++i]));
     } else {
-      std::fprintf(stderr, "usage: bench_shadow [--quick] [--reps N] [--rounds R]\n");
+      std::fprintf(stderr, "usage: bench_shadow [--quick] [--cnn] [--reps N] [--rounds R]\n");
       return 2;
     }
   }
@@ -144,6 +150,14 @@ int main(int argc, char** argv) {
           std::make_unique<model::Mlp>(spec, 128, amp::recipeByName("fp32")),
           std::make_unique<model::Mlp>(spec, 128, amp::recipeByName("bf16-mixed")), 10, warmup,
           reps, rounds);
+  }
+  if (withCnn) {
+    const auto spec = model::parseCnnSpec("cnn:lenet-bn");
+    const auto layout = model::cnnLayout(spec, 784, 28, 28, 10);
+    bench("CNN lenet-bn on 28x28, batch 128",
+          std::make_unique<model::Cnn>(spec, layout, 128, amp::recipeByName("fp32")),
+          std::make_unique<model::Cnn>(spec, layout, 128, amp::recipeByName("bf16-mixed")), 10,
+          warmup, reps, rounds);
   }
   {
     const model::GptSpec spec{4, 4, 128, 64};
