@@ -263,6 +263,52 @@ INSTANTIATE_TEST_SUITE_P(EveryModel, ShadowExact,
                                          ModelCase{"gpt", "gpt:layers=2,heads=2,embd=16,ctx=16"}),
                          [](const auto& param) { return std::string(param.param.name); });
 
+namespace {
+
+class ShadowFp64 : public testing::TestWithParam<ModelCase> {};
+
+} // namespace
+
+// fp32 against the FP64 reference: every tensor differs only by FP32's
+// rounding, far below BF16's: a relative error under 2^-14 as a whole, and
+// the products' outputs are not exact.
+TEST_P(ShadowFp64, Fp32RunAgainstFp64ReferenceDiffersByFp32RoundingOnly) {
+  train::RunConfig c;
+  const std::string model = GetParam().model;
+  if (model::isGptSpec(model)) {
+    c = train::findPreset("shakespeare-char")->runs.front();
+    c.evalBatches = 2;
+    c.warmupSteps = 0;
+  }
+  c.model = model;
+  c.batch = model::isGptSpec(model) ? 4 : 8;
+  c.recipe = "fp32";
+  c.steps = 1;
+  c.telemetryEvery = 1;
+  c.shadow = "fp64";
+  auto s = model::isGptSpec(model) ? std::make_unique<train::Session>(c)
+                                   : std::make_unique<train::Session>(c, shadowMnist());
+  const auto& r = s->step();
+  ASSERT_TRUE(r.shadow);
+  EXPECT_EQ(r.shadow->reference, train::ShadowPrecision::F64);
+  std::vector<model::ShadowTensor> listed;
+  s->model().shadowTensors(listed);
+  ASSERT_EQ(r.shadow->tensors.size(), listed.size());
+  double largest = 0;
+  for (const auto& e : r.shadow->tensors) {
+    EXPECT_LT(e.tensorRelative, 0x1p-14) << e.tensor;
+    largest = std::max(largest, e.tensorRelative);
+  }
+  EXPECT_GT(largest, 0.0) << "FP32 rounds somewhere";
+  EXPECT_FALSE(r.shadow->firstOver);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryModel, ShadowFp64,
+                         testing::Values(ModelCase{"mlp", "mlp:784-32-16-10:relu"},
+                                         ModelCase{"cnn", "cnn:c4k3b-p2-f8"},
+                                         ModelCase{"gpt", "gpt:layers=2,heads=2,embd=16,ctx=16"}),
+                         [](const auto& param) { return std::string(param.param.name); });
+
 // bf16-mixed MLP: each product's output against the bound derived here.
 // Per output value of layer l (inputs x of K values, weights w, bias b; the
 // run's input x^ is BF16 already, its weights w^ = bf16(w); u = 2^-8 BF16's
@@ -363,7 +409,9 @@ TEST(ShadowBound, Bf16MixedProductsStayWithinTheBoundFromKAndUnitRoundoff) {
 // An FP16 softmax without max subtraction overflows on large attention
 // scores; everything before it runs in FP32 as in the reference: the
 // probabilities are the first tensor over the threshold.
-TEST(ShadowFirstOver, Fp16SoftmaxWithoutMaxSubtractionIsNamedFirst) {
+class ShadowFirstOver : public testing::TestWithParam<const char*> {};
+
+TEST_P(ShadowFirstOver, Fp16SoftmaxWithoutMaxSubtractionIsNamedFirst) {
   train::RunConfig c = train::findPreset("shakespeare-char")->runs.front();
   c.model = "gpt:layers=2,heads=2,embd=32,ctx=32";
   c.batch = 4;
@@ -371,7 +419,7 @@ TEST(ShadowFirstOver, Fp16SoftmaxWithoutMaxSubtractionIsNamedFirst) {
   c.evalBatches = 2;
   c.warmupSteps = 1;
   c.telemetryEvery = 1;
-  c.shadow = "fp32";
+  c.shadow = GetParam();
   c.policy = "fp32,softmax=fp16,softmax-max=off";
   train::Session run(c);
   model::Gpt& gpt = model::gptOf(run.model())->gpt();
@@ -388,12 +436,15 @@ TEST(ShadowFirstOver, Fp16SoftmaxWithoutMaxSubtractionIsNamedFirst) {
   EXPECT_EQ(first.tensor, "h0.attention probs");
   EXPECT_EQ(first.tensorRelative, kInf);
   EXPECT_EQ(first.format, DType::F16);
-  for (std::size_t i = 0; i < *r.shadow->firstOver; ++i)
-    EXPECT_EQ(r.shadow->tensors[i].tensorRelative, 0.0) << r.shadow->tensors[i].tensor;
+  for (std::size_t i = 0; i < *r.shadow->firstOver; ++i) // FP32 in the run: as in an FP32 reference
+    EXPECT_LT(r.shadow->tensors[i].tensorRelative, c.shadow == "fp32" ? 1e-300 : 0x1p-14)
+        << r.shadow->tensors[i].tensor;
   EXPECT_NE(train::describeShadowFrame(*r.shadow).find("first tensor over 1% error: h0.attention probs"),
             std::string::npos)
       << train::describeShadowFrame(*r.shadow);
 }
+
+INSTANTIATE_TEST_SUITE_P(BothReferences, ShadowFirstOver, testing::Values("fp32", "fp64"));
 
 TEST(ShadowRequest, OneStepOnDemandAndTheFrameInTheLog) {
   train::RunConfig c;
