@@ -100,6 +100,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_pages->setCurrentWidget(train);
     train->showSweep();
   });
+  // View > Check Against Reference Now: the Train page's shadow pass on demand.
+  m_viewMenu->addAction(train->checkShadowAction());
+  connect(train->checkShadowAction(), &QAction::triggered, this,
+          [this, train] { m_pages->setCurrentWidget(train); });
   // Open Run… / Save Run… / Export Report… / Export Run Charts… at the top of File.
   m_runFiles = new RunFiles(m_fileMenu, train, this);
   connect(m_runFiles, &RunFiles::runOpened, this, [this, train] { m_pages->setCurrentWidget(train); });

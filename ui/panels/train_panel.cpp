@@ -51,7 +51,8 @@ const QString kRunsKey = QStringLiteral("train/runs");
 constexpr int kCompactNormalHeight = 800; // compactHeight() outside presenter mode
 // 2: accuracy tabbed with the loss scale on small pages; 3: watch and ops
 // behind the setup on short pages (an older layout is replaced by the new one).
-constexpr int kLayoutVersion = 3;
+// 4: the Error view (shadow pass) as a tab beside the heat map.
+constexpr int kLayoutVersion = 4;
 // A restored layout that gives a shown chart less than this is not kept:
 // its axes' ticks end in "…" (the loss curve came back 100 px wide).
 constexpr int kLegibleChartWidth = 240;
@@ -266,6 +267,8 @@ void TrainPanel::buildDocks() {
   auto* heatDock = addDock(m_heatmap, tr("Heat map"), QStringLiteral("heatmapDock"),
                            Qt::BottomDockWidgetArea);
   splitDockWidget(histDock, heatDock, Qt::Horizontal);
+  tabifyDockWidget(heatDock, buildShadowDock());
+  heatDock->raise();
 
   m_watch = new WatchPanel;
   // On a short normal page it scrolls rather than widening the tab group
@@ -565,6 +568,7 @@ void TrainPanel::onSelectedRunChanged() {
                          settingsBeyondSetupText(m_controller->config(run)));
   m_histogramKey.clear();
   m_heatmapKey.clear();
+  m_shadowKey.clear();
   m_scaleDrawnStep = -2;
   refresh();
 }
@@ -602,6 +606,7 @@ void TrainPanel::onStateChanged() {
   m_pause->setEnabled(s == S::Running || s == S::Paused || s == S::Ready);
   m_step->setEnabled(s == S::Ready || s == S::Running || s == S::Paused);
   m_stopAction->setEnabled(s == S::Running || s == S::Paused);
+  m_checkShadow->setEnabled(s == S::Running || s == S::Paused);
   m_start->setEnabled(s != S::Running);
   m_setup->setEnabled(s != S::Running && s != S::Paused);
   // Pausing says so; resuming says training again; runs rebuilt after
@@ -827,6 +832,7 @@ void TrainPanel::applyTheme() {
   m_histogram->setChartStyle(style);
   m_heatmap->setChartStyle(style);
   m_lossScale->setChartStyle(style);
+  m_shadowMap->setChartStyle(style);
 }
 
 // The arrangement for a page with no saved layout, from the window's size.
@@ -851,7 +857,7 @@ void TrainPanel::arrangeFirstShow() {
     accDock->show();
     scaleDock->raise();
   } else if (compact) {
-    joinTabs(scaleDock, {"histogramDock", "heatmapDock", "fp8Dock"});
+    joinTabs(scaleDock, {"histogramDock", "heatmapDock", "shadowDock", "fp8Dock"});
     joinTabs(setupDock, {"watchDock", "opTableDock"});
     scaleDock->raise();
     setupDock->raise();

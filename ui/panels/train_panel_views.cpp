@@ -123,6 +123,7 @@ QString divergenceSentence(const train::Divergence& d) {
 void TrainPanel::refresh() {
   refreshWatch(); // text only: cheap, and read by tests while its dock tab is hidden
   refreshStatus();
+  announceShadow();
   if (!isVisible())
     return;
   if (shows(m_loss) || shows(m_accuracy))
@@ -133,6 +134,8 @@ void TrainPanel::refresh() {
     refreshHeatmap();
   if (shows(m_lossScale))
     refreshLossScale();
+  if (shows(m_shadowMap) || shows(m_opTable))
+    refreshShadow();
 }
 
 bool TrainPanel::shows(const QWidget* view) const {
