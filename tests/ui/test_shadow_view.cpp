@@ -258,10 +258,12 @@ TEST(ShadowView, TheOpTableShowsTheErrorOfTheTensorAnOpWrites) {
   EXPECT_EQ(ops.errorOf(forward + 2), QStringLiteral("7.0e-02"));
   for (int r = 0; r < ops.recipeRows(); ++r) {
     const QString op = table->item(r, 0)->text();
-    if (op == QStringLiteral("matmul inputs"))
+    if (op == QStringLiteral("matmul inputs")) {
       EXPECT_EQ(ops.errorOf(r), QStringLiteral("—"));
-    if (op == QStringLiteral("gradients")) // the worst backward tensor
+    }
+    if (op == QStringLiteral("gradients")) { // the worst backward tensor
       EXPECT_EQ(ops.errorOf(r), QStringLiteral("7.0e-02"));
+    }
   }
   EXPECT_TRUE(table->horizontalHeaderItem(3)->toolTip().contains(QStringLiteral("shadow")));
 }

@@ -101,9 +101,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     train->showSweep();
   });
   // View > Check Against Reference Now: the Train page's shadow pass on demand.
+  m_viewMenu->addAction(train->shadowViewAction());
   m_viewMenu->addAction(train->checkShadowAction());
-  connect(train->checkShadowAction(), &QAction::triggered, this,
-          [this, train] { m_pages->setCurrentWidget(train); });
+  for (QAction* a : {train->shadowViewAction(), train->checkShadowAction()})
+    connect(a, &QAction::triggered, this, [this, train] { m_pages->setCurrentWidget(train); });
   // Open Run… / Save Run… / Export Report… / Export Run Charts… at the top of File.
   m_runFiles = new RunFiles(m_fileMenu, train, this);
   connect(m_runFiles, &RunFiles::runOpened, this, [this, train] { m_pages->setCurrentWidget(train); });

@@ -25,7 +25,7 @@ namespace mantissa::ui {
 namespace {
 
 // Where a finite non-zero error starts on viridis: below it lies the colour of 0.
-constexpr double kFirstShade = 0.14;
+constexpr double kFirstShade = 0.2;
 constexpr int kWidestDecades[2] = {-30, 10};
 
 QString precisionName(train::ShadowPrecision p) {

@@ -11,6 +11,7 @@
 #include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
+#include "ui/charts/shadow_error_map.h"
 #include "ui/charts/steady_label.h"
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/train_panel_setup.h"
@@ -474,6 +475,8 @@ void TrainPanel::onRunsChanged() {
   m_accuracy->setRuns(runs);
   m_scrubStep.reset();
   m_followLatest->setChecked(true);
+  if (shadowWanted() && m_shadowDock->isHidden())
+    showShadowDock();
   m_histogramKey.clear();
   m_heatmapKey.clear();
   m_heatmap->setHistory({}, {});
@@ -737,7 +740,7 @@ void TrainPanel::arrangeForPresenter() {
   QDockWidget* hist = dock("histogramDock");
   joinScaleTabs({"accuracyDock", "watchDock", "opTableDock", "setupDock"});
   if (compact) {
-    joinScaleTabs({"histogramDock", "heatmapDock", "fp8Dock"});
+    joinScaleTabs({"histogramDock", "heatmapDock", "shadowDock", "fp8Dock"});
     hist->raise(); // the gradients are what a class has come to see
   } else {
     scale->raise();
@@ -859,6 +862,8 @@ void TrainPanel::arrangeFirstShow() {
   } else if (compact) {
     joinTabs(scaleDock, {"histogramDock", "heatmapDock", "shadowDock", "fp8Dock"});
     joinTabs(setupDock, {"watchDock", "opTableDock"});
+    if (!shadowWanted())
+      dock("shadowDock")->hide(); // until wanted (showShadowDock())
     scaleDock->raise();
     setupDock->raise();
   }

@@ -78,6 +78,7 @@ public:
   // Check Against Reference Now: the next step of every training or paused
   // run runs the shadow pass (the Setup's reference, FP32 when Off).
   QAction* checkShadowAction() const { return m_checkShadow; }
+  QAction* shadowViewAction() const; // shows or hides the Error view's dock
   // What the Error view says above the map: the request, or why a run refused it.
   QString shadowMessage() const;
   // Per run with shadow frames, its latest frame's sentence (the first tensor
@@ -174,6 +175,8 @@ private:
   void checkAgainstReference();
   void refreshShadow();
   void announceShadow(); // the banner names a new frame's first tensor over the threshold
+  bool shadowWanted() const; // a run has the shadow pass set, or shadow frames
+  void showShadowDock();     // shows the Error dock (where it was hidden) and brings it forward
 
   // train_panel_views.cpp
   void refreshCurves();
@@ -202,6 +205,7 @@ private:
   QuantPanel* m_quant = nullptr;
   TensorScaleView* m_tensorScales = nullptr;
   ShadowErrorMap* m_shadowMap = nullptr;
+  QDockWidget* m_shadowDock = nullptr;
   QLabel* m_shadowMessage = nullptr;
   QAction* m_checkShadow = nullptr;
   QString m_shadowKey;                  // what the Error view was drawn from

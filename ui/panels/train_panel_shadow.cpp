@@ -12,6 +12,7 @@
 #include "ui/panels/train_panel_setup.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -60,10 +61,39 @@ QDockWidget* TrainPanel::buildShadowDock() {
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   layout->addWidget(scroll, 1);
-  return addDock(box, tr("Error"), QStringLiteral("shadowDock"), Qt::BottomDockWidgetArea);
+  m_shadowDock = addDock(box, tr("Error"), QStringLiteral("shadowDock"), Qt::BottomDockWidgetArea);
+  m_shadowDock->toggleViewAction()->setText(tr("&Error View (Shadow Pass)"));
+  m_shadowDock->toggleViewAction()->setToolTip(
+      tr("Each tensor's error against an FP32 or FP64 reference, step by step"));
+  // Choosing a reference in the setup brings the view forward.
+  connect(m_setup->shadowPicker(), &QComboBox::currentIndexChanged, this, [this] {
+    if (!m_setup->shadowPicker()->currentData().toString().isEmpty())
+      showShadowDock();
+  });
+  return m_shadowDock;
+}
+
+QAction* TrainPanel::shadowViewAction() const { return m_shadowDock->toggleViewAction(); }
+
+bool TrainPanel::shadowWanted() const {
+  for (int i = 0; i < m_controller->runCount(); ++i)
+    if (!m_controller->config(i).shadow.empty() || m_controller->record(i).shadowTotal() > 0)
+      return true;
+  return false;
+}
+
+// On a short page the Error view starts hidden (its tab would take the loss
+// curve's width from the chart group) and comes when it has something to
+// show: a run with the shadow pass, a frame, a check asked for, or View >
+// Error View.
+void TrainPanel::showShadowDock() {
+  if (m_shadowDock->isHidden())
+    m_shadowDock->show();
+  m_shadowDock->raise();
 }
 
 void TrainPanel::checkAgainstReference() {
+  showShadowDock();
   const train::ShadowPrecision precision = m_setup->onDemandShadow();
   const QString reference = precision == train::ShadowPrecision::F64 ? tr("FP64") : tr("FP32");
   const int asked = m_controller->requestShadow(precision, [this](int run, const QString& why) {
@@ -111,6 +141,8 @@ void TrainPanel::announceShadow() {
   }
   if (total == m_shadowAnnounced)
     return;
+  if (total > 0 && m_shadowDock->isHidden())
+    showShadowDock();
   const bool fresh = total > m_shadowAnnounced && m_shadowAnnounced >= 0;
   m_shadowAnnounced = total;
   if (!fresh || !over || !divergenceText().isEmpty())

@@ -9,6 +9,7 @@
 #include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
+#include "ui/charts/shadow_error_map.h"
 #include "ui/charts/steady_label.h"
 #include "ui/panels/generate_panel.h"
 #include "ui/panels/op_table_panel.h"
