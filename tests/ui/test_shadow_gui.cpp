@@ -125,10 +125,14 @@ TEST(ShadowGui, AnFp32RunAgainstAnFp32ReferenceIsExactEverywhere) {
       << map.latestSentence().toStdString();
 }
 
-// BF16 mixed precision against FP32: the products' outputs are rounded to
-// BF16 inputs' precision somewhere, so some tensor differs.
+// BF16 mixed precision against FP32: the products read BF16 inputs, so
+// some tensor differs. With a threshold of 1e-6 the first tensor (in the
+// frame's order) whose error exceeds it is named on the banner.
 TEST(ShadowGui, ABf16MixedRunShowsErrors) {
-  Page p({tiny("bf16-mixed", 12, "fp32")});
+  train::RunConfig c = tiny("bf16-mixed", 12, "fp32");
+  c.shadowThreshold = 1e-6;
+  Page p({c});
+  EXPECT_DOUBLE_EQ(p.panel.setup()->configs().front().shadowThreshold, 1e-6);
   p.panel.startAction()->trigger();
   ASSERT_TRUE(p.waitFor([&] {
     return p.panel.controller()->state() == RunController::State::Finished &&
@@ -146,6 +150,20 @@ TEST(ShadowGui, ABf16MixedRunShowsErrors) {
         EXPECT_LT(e->tensorRelative, 0.25) << e->tensor;
       }
   EXPECT_GT(nonZero, 0);
+  {
+    const auto& last = *p.record(0).shadowFrames().back();
+    std::string firstOver;
+    for (const auto& e : last.tensors)
+      if (e.tensorRelative > 1e-6) {
+        firstOver = e.tensor;
+        break;
+      }
+    ASSERT_FALSE(firstOver.empty());
+    const QString named = QStringLiteral("first tensor over 0.0001% error: %1 (tensor error")
+                              .arg(QString::fromStdString(firstOver));
+    EXPECT_TRUE(p.panel.bannerText().contains(named)) << p.panel.bannerText().toStdString();
+    EXPECT_TRUE(map.latestSentence().contains(named)) << map.latestSentence().toStdString();
+  }
   // The op table's Error column: the first layer's forward product shows its output's error.
   dockOf(p.panel.opTable())->raise();
   const auto& frame = *p.record(0).shadowFrames().back();

@@ -628,10 +628,14 @@ void TrainPanel::onStateChanged() {
                          nullptr, m_controller->runCount()));
   // Every run has ended: the message says so (a divergence, which
   // refreshStatus() reports, takes its place).
-  if (s == S::Finished && m_controller->loadedCount() < m_controller->runCount())
+  if (s == S::Finished && m_controller->loadedCount() < m_controller->runCount()) {
+    // The last shadow frames' first tensors over the threshold stay named.
+    const QString shadow = shadowText();
     m_banner->setText((m_presetNote.isEmpty() ? QString() : m_presetNote + QStringLiteral("<br>")) +
                       tr("Finished. The charts stay as the runs left them: pick a run above, "
-                         "scrub the heat map, or press Start (Ctrl+R) to train again."));
+                         "scrub the heat map, or press Start (Ctrl+R) to train again.") +
+                      (shadow.isEmpty() ? QString() : QStringLiteral("<br>") + shadow));
+  }
   refreshStatus();
 }
 
