@@ -20,7 +20,11 @@
 #include <QDoubleSpinBox>
 #include <QSettings>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <nlohmann/json.hpp>
+#include <QFile>
 
 #include <cmath>
 
@@ -218,6 +222,59 @@ TEST(ShadowGui, ARefusalIsShownInTheErrorView) {
   EXPECT_TRUE(p.panel.shadowMessage().contains(p.panel.controller()->runName(0)))
       << p.panel.shadowMessage().toStdString();
   p.panel.stopAction()->trigger();
+}
+
+// A saved log's step rows carry their frames ("shadow", train/shadow.h):
+// opened, the run's Error view shows them, a null error as inf.
+TEST(ShadowGui, ASavedRunsFramesAreShownWhenItIsOpened) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("shadowed.jsonl"));
+  std::string out = "{\"header\": true, \"name\": \"fixture\"}\n";
+  const auto tensor = [](const char* name, const char* pass, const nlohmann::json& rel) {
+    return nlohmann::json{{"tensor", name},    {"pass", pass},      {"format", "bf16"},
+                          {"count", 64},       {"max_rel", rel},    {"median_rel", rel},
+                          {"tensor_rel", rel}, {"max_ulps", 2.0},   {"sqnr_db", 40.0},
+                          {"flips", 1}};
+  };
+  for (int s = 0; s < 6; ++s) {
+    nlohmann::json row{{"step", s}, {"loss", 1.0 - 0.1 * s}};
+    if (s % 2 == 0)
+      row["shadow"] = {{"step", s},
+                       {"reference", "fp64"},
+                       {"threshold", 0.01},
+                       {"ms", 1.5},
+                       {"first_over", s == 4 ? nlohmann::json(1) : nlohmann::json(nullptr)},
+                       {"tensors", {tensor("layer0 output", "forward", 1e-3),
+                                    tensor("layer1 output", "forward",
+                                           s == 4 ? nlohmann::json(nullptr) : nlohmann::json(2e-3)),
+                                    tensor("layer0.W gradient", "backward", 0.0)}}};
+    out += row.dump() + "\n";
+  }
+  {
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(out.data(), qint64(out.size()));
+  }
+  QSettings().clear();
+  TrainPanel panel;
+  panel.resize(1400, 1000);
+  panel.show();
+  ASSERT_EQ(panel.controller()->loadRun(path), QString());
+  const int run = panel.controller()->runCount() - 1;
+  panel.setSelectedRun(run);
+  dockOf(panel.shadowMap())->raise();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return panel.shadowMap()->columnCount() == 3; }, 5000))
+      << panel.controller()->record(run).shadowFrames().size();
+  const ShadowErrorMap& map = *panel.shadowMap();
+  ASSERT_EQ(map.rowCount(), 3);
+  EXPECT_EQ(map.stepOfColumn(2), 4);
+  EXPECT_TRUE(map.rowIsBackward(2));
+  EXPECT_DOUBLE_EQ(map.cell(0, 0)->tensorRelative, 1e-3);
+  EXPECT_TRUE(std::isinf(map.cell(1, 2)->tensorRelative));
+  EXPECT_EQ(map.cellColour(1, 2), ShadowErrorMap::infiniteColour());
+  EXPECT_EQ(map.cellColour(2, 0), ShadowErrorMap::zeroColour());
+  EXPECT_TRUE(map.latestSentence().contains(QStringLiteral("first tensor over 1% error: layer1 output (tensor error inf)")))
+      << map.latestSentence().toStdString();
 }
 
 } // namespace
