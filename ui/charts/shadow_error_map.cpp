@@ -259,6 +259,8 @@ ShadowErrorMap::Layout ShadowErrorMap::layoutFor(const QRectF& target, const Cha
   const QFontMetricsF axis(style.axisTitleFont(), self);
   const double margin = 8.0 * style.fontScale;
   Layout layout;
+  layout.figure = target;
+  layout.margin = margin;
   const double titleHeight =
       title.boundingRect(QRectF(0, 0, std::max(10.0, target.width() - 2.0 * margin), 1e6),
                          Qt::TextWordWrap | Qt::AlignHCenter, this->title())
@@ -453,9 +455,17 @@ void ShadowErrorMap::paintRows(QPainter& painter, const Layout& layout, const Ch
     painter.drawText(QRectF(x - widestStep, plot.bottom() + 4.0, 2.0 * widestStep, label.height()),
                      Qt::AlignHCenter, QString::number(m_frames[std::size_t(c)]->step));
   }
+  // The axis title centred under the plot, kept inside the figure; shorter where it does not fit.
   painter.setFont(style.axisTitleFont());
-  painter.drawText(QRectF(plot.left(), plot.bottom() + 6.0 + label.height(), plot.width(), axis.height()),
-                   Qt::AlignHCenter, tr("training step (steps the shadow pass ran)"));
+  const double room = layout.figure.width() - 2.0 * layout.margin;
+  QString title = tr("training step (steps the shadow pass ran)");
+  if (axis.horizontalAdvance(title) > room)
+    title = tr("training step");
+  const double width = std::min(room, axis.horizontalAdvance(title) + 4.0);
+  const double centre = std::clamp(plot.center().x(), layout.figure.left() + layout.margin + width / 2.0,
+                                   layout.figure.right() - layout.margin - width / 2.0);
+  painter.drawText(QRectF(centre - width / 2.0, plot.bottom() + 6.0 + label.height(), width, axis.height()),
+                   Qt::AlignHCenter, title);
 }
 
 void ShadowErrorMap::paintColourBar(QPainter& painter, const Layout& layout, const ChartStyle& style) const {

@@ -98,6 +98,8 @@ private:
     QRectF zeroSwatch;
     QRectF infSwatch;
     double labelLeft = 0.0; // where the row labels start
+    QRectF figure;
+    double margin = 0.0;
   };
   Layout layoutFor(const QRectF& target, const ChartStyle& style) const;
   void paintFigure(QPainter& painter, const QRectF& target, const ChartStyle& style) const;
