@@ -39,6 +39,7 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
 #include <mantissa/io/atomic_file.h>
+#include <mantissa/io/excerpt.h>
 #include <mantissa/io/regular_file.h>
 #include <mantissa/io/safetensors.h>
 #include <mantissa/model/cnn.h>
@@ -50,6 +51,7 @@
 #include <mantissa/train/run_log.h>
 #include <mantissa/train/run_log_rows.h>
 #include <mantissa/train/run_precision.h>
+#include <mantissa/train/shadow.h>
 #include <mantissa/train/trainer.h>
 
 #include <nlohmann/json.hpp>
@@ -229,6 +231,11 @@ int runTrain(const Args& args) {
   p.option("telemetry-formats", "LIST", "Formats the cast fractions cover besides fp16, bf16, "
                                         "fp8-e4m3 and fp8-e5m2: names or specs, comma-separated "
                                         "(e.g. fp16,bf16,fp8-e4m3fnuz,e3m4; at most 4 others)");
+  p.option("shadow", "fp32|fp64", "At each telemetry step, run the batch again through a copy "
+                                  "of the model in FP32 or FP64 and record every tensor's error "
+                                  "against it (needs --telemetry-every; default: off)");
+  p.option("shadow-threshold", "X", "Name the first tensor whose error (||run - reference|| / "
+                                    "||reference||) exceeds X (default 0.01)");
   p.option("log", "FILE.jsonl", "Write one JSON object per step (flushed per line; default: no log)");
   p.option("export", "DIR", "When the run ends, write every chart (SVG, PNG) and its data (CSV) to DIR "
                            "(default: none)");
@@ -406,6 +413,16 @@ int runTrain(const Args& args) {
     config.telemetryFormats = *v;
   }
   if (auto rc = applyInteger(p, "eval-batches", config.evalBatches, 1, 10000))
+    return *rc;
+  if (auto v = p.optionalValue("shadow")) {
+    if (*v != "fp32" && *v != "fp64") {
+      std::cerr << "mantissa-cli train: --shadow: must be fp32 or fp64, got '" << io::excerpt(*v)
+                << "'\n";
+      return 2;
+    }
+    config.shadow = *v;
+  }
+  if (auto rc = applyNumber(p, "shadow-threshold", config.shadowThreshold))
     return *rc;
   int sampleChars = 0;
   double temperature = 1.0;
@@ -589,6 +606,8 @@ int runTrain(const Args& args) {
       if (exported)
         exported->add(row);
     }
+    if (r.shadow && !quiet)
+      std::cerr << train::describeShadowFrame(*r.shadow) << "\n";
     const auto now = std::chrono::steady_clock::now();
     const double dt = std::chrono::duration<double>(now - lastPrint).count();
     if (!quiet && (dt >= 1.0 || r.step + 1 == total)) {

@@ -13,8 +13,11 @@
 // medians are over all timed steps; "spread" is the lowest and highest of the
 // rounds' medians. The telemetry pairs alternate step by step (K = 0, then
 // K = 1) and the cost is the median of the per-pair ratios.
+// Then the shadow pass at K = 10 in bf16-mixed: ten steps with telemetry
+// alone against ten steps with an FP32 and an FP64 shadow at the telemetry
+// step (the rule: at most 15 % and 40 % more), the three runs taking turns.
 //
-//   bench_gpt [--quick] [--reps N] [--rounds R] [--only step|telemetry] [--policy SPEC | --policy
+//   bench_gpt [--quick] [--reps N] [--rounds R] [--only step|telemetry|shadow] [--policy SPEC | --policy
 //   recipe:NAME]...
 //   bench_gpt --sizes ...   the step by model size beside PyTorch (gpt_sizes.cpp)
 // (recipe:NAME runs a recipe, e.g. recipe:bf16-mixed, with its own policy)
@@ -99,7 +102,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--sizes") == 0 || std::strcmp(argv[i], "--size-one") == 0)
       return runGptSizes(argc, argv);
   int warmup = 5, reps = 10, rounds = 5;
-  bool stepTable = true, telemetryTable = true;
+  bool stepTable = true, telemetryTable = true, shadowTable = true;
   std::vector<std::string> policies;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
@@ -114,8 +117,9 @@ int main(int argc, char** argv) {
       const std::string table = argv[++i];
       stepTable = table == "step";
       telemetryTable = table == "telemetry";
-      if (!stepTable && !telemetryTable) {
-        std::fprintf(stderr, "bench_gpt: --only takes step or telemetry, got '%s'\n",
+      shadowTable = table == "shadow";
+      if (!stepTable && !telemetryTable && !shadowTable) {
+        std::fprintf(stderr, "bench_gpt: --only takes step, telemetry or shadow, got '%s'\n",
                      table.c_str());
         return 2;
       }
@@ -123,7 +127,7 @@ int main(int argc, char** argv) {
       policies.emplace_back(argv[++i]);
     } else {
       std::fprintf(stderr, "usage: bench_gpt [--quick] [--reps N] [--rounds R] "
-                           "[--only step|telemetry] [--policy SPEC|recipe:NAME]...\n");
+                           "[--only step|telemetry|shadow] [--policy SPEC|recipe:NAME]...\n");
       return 2;
     }
   }
@@ -325,6 +329,71 @@ int main(int argc, char** argv) {
       std::printf("%-20s %11.2f %11.2f %7.1f%% %6.1f%% - %6.1f%% %13.2f %s\n", p.policy.c_str(),
                   median(p.offMs), median(p.onMs), 100 * cost, 100 * s.lo, 100 * s.hi,
                   median(p.frameMs), cost <= 0.05 ? "met" : "NOT met");
+    }
+  }
+  if (shadowTable) {
+    // Ten steps hold one telemetry step (K = 10): the run's time with and without the shadow.
+    struct Shadowed {
+      const char* name = "";
+      const char* shadow = "";
+      double rule = 0.0;
+      std::unique_ptr<train::Session> run;
+      std::string error;
+      std::vector<double> tenMs, costs, referenceMs;
+    };
+    Shadowed runs[3];
+    runs[0].name = "telemetry only", runs[0].shadow = "", runs[0].rule = 0.0;
+    runs[1].name = "FP32 shadow", runs[1].shadow = "fp32", runs[1].rule = 0.15;
+    runs[2].name = "FP64 shadow", runs[2].shadow = "fp64", runs[2].rule = 0.40;
+    const int shadowRounds = std::max(3, rounds * reps / 10 + 1);
+    for (Shadowed& r : runs) {
+      auto c = configFor("recipe:bf16-mixed", 10 * std::int64_t(shadowRounds + 1), 10);
+      c.shadow = r.shadow;
+      try {
+        r.run = std::make_unique<train::Session>(c);
+        for (int i = 0; i < 10; ++i) // warm-up: one telemetry (and shadow) step among them
+          r.run->step();
+      } catch (const std::exception& e) {
+        r.error = e.what();
+        r.run.reset();
+      }
+    }
+    for (int round = 0; round < shadowRounds; ++round)
+      for (Shadowed& r : runs) {
+        if (!r.run)
+          continue;
+        double total = 0.0;
+        for (int i = 0; i < 10 && !r.run->finished(); ++i) {
+          const auto& report = r.run->step();
+          total += report.stepMs;
+          if (report.shadow)
+            r.referenceMs.push_back(report.shadow->ms);
+        }
+        r.tenMs.push_back(total);
+      }
+    std::printf("\nShadow pass, bf16-mixed, telemetry every 10 steps: %d rounds of 10 steps, the "
+                "runs taking turns\n",
+                shadowRounds);
+    std::printf("%-16s %12s %19s %9s %19s %11s %s\n", "run", "10 steps ms", "spread (rounds)",
+                "cost", "cost spread", "shadow ms", "rule");
+    for (Shadowed& r : runs) {
+      if (!r.run) {
+        std::printf("%-16s not run: %s\n", r.name, r.error.c_str());
+        continue;
+      }
+      const Spread s = spreadOf(r.tenMs);
+      if (r.rule == 0.0) {
+        std::printf("%-16s %12.1f %8.1f - %8.1f\n", r.name, median(r.tenMs), s.lo, s.hi);
+        continue;
+      }
+      std::vector<double> costs; // round by round against the telemetry-only run's same round
+      for (std::size_t i = 0; i < r.tenMs.size() && i < runs[0].tenMs.size(); ++i)
+        costs.push_back(r.tenMs[i] / runs[0].tenMs[i] - 1.0);
+      const double cost = median(costs);
+      const Spread cs = spreadOf(costs);
+      std::printf("%-16s %12.1f %8.1f - %8.1f %8.1f%% %8.1f%% - %6.1f%% %11.1f %s (<= %.0f%%)\n",
+                  r.name, median(r.tenMs), s.lo, s.hi, 100 * cost, 100 * cs.lo, 100 * cs.hi,
+                  median(r.referenceMs), cost <= r.rule ? "met" : "NOT met", 100 * r.rule);
     }
   }
   std::printf(

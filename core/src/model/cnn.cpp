@@ -459,6 +459,10 @@ void Cnn::backward(float scale, bool accumulate, OpTimes& times,
   }
 }
 
+void Cnn::shadowTensors(std::vector<ShadowTensor>& out) const {
+  detail::perLayerShadowTensors(*this, m_recipe.activations, m_recipe.gradients, out);
+}
+
 std::optional<NonFiniteSite> Cnn::firstNonFinite(bool backward) const {
   const int n = layers();
   if (!backward) {

@@ -745,6 +745,36 @@ std::vector<Gpt::Activation> Gpt::observedActivations() const {
   return out;
 }
 
+void Gpt::shadowTensors(std::vector<ShadowTensor>& out) const {
+  const Impl& m = *m_impl;
+  const amp::Policy& p = m_policy;
+  const DType act = p[OpClass::Activations];
+  const DType residual = p[OpClass::Residual];
+  out.clear();
+  out.push_back({"embedding output", false, p[OpClass::Embedding], false, m.encoded.f32()});
+  for (std::size_t l = 0; l < m.blocks.size(); ++l) {
+    const Block& b = m.blocks[l];
+    const std::string h = "h" + std::to_string(l) + ".";
+    const std::pair<const char*, std::pair<DType, const Tensor*>> tensors[] = {
+        {"ln1 input", {l == 0 ? p[OpClass::Embedding] : residual, &b.x}},
+        {"qkv output", {act, &b.qkv}},
+        {"attention probs", {p.softmaxOf(int(l)), &b.attention.probs()}},
+        {"attention output", {act, &b.atty}},
+        {"attproj output", {act, &b.attproj}},
+        {"ln2 input", {residual, &b.r}},
+        {"fc output", {act, &b.fch}},
+        {"gelu output", {p[OpClass::Gelu], &b.gelu}},
+        {"fcproj output", {act, &b.fcproj}}};
+    for (const auto& [name, t] : tensors)
+      out.push_back({h + name, false, t.first, false, t.second->f32()});
+  }
+  out.push_back({"lnf input", false, residual, false, m.xL.f32()});
+  out.push_back({"logits", false, p[OpClass::Loss], false, m_logits.f32()});
+  // Backward writes the gradients from the head down to the embeddings.
+  for (auto q = m_params.rbegin(); q != m_params.rend(); ++q)
+    out.push_back({q->name + " gradient", true, p[OpClass::Gradients], true, q->grad.f32()});
+}
+
 std::optional<std::string> Gpt::productInputOf(std::string_view activation) {
   if (activation == "embedding output" || activation == "lnf input" || activation == "logits")
     return std::string();

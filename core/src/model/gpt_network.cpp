@@ -126,6 +126,10 @@ std::vector<std::pair<std::string, double>> GptNetwork::opMs() const {
   return ops;
 }
 
+void GptNetwork::shadowTensors(std::vector<ShadowTensor>& out) const {
+  m_gpt.shadowTensors(out);
+}
+
 std::optional<NonFiniteSite> GptNetwork::firstNonFinite(bool backward) const {
   if (!backward) {
     if (auto op = m_gpt.firstNonFinite())

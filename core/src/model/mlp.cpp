@@ -328,6 +328,10 @@ std::vector<telemetry::ScaledTensorStats> Mlp::scalingStats() const {
   return out;
 }
 
+void Mlp::shadowTensors(std::vector<ShadowTensor>& out) const {
+  detail::perLayerShadowTensors(*this, m_recipe.activations, m_recipe.gradients, out);
+}
+
 std::optional<NonFiniteSite> Mlp::firstNonFinite(bool backward) const {
   const int n = layers();
   const std::string act(nn::activationName(m_spec.activation));

@@ -11,9 +11,36 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mantissa::model::detail {
+
+// The shadow tensors (model/shadow_reference.h) of a model filed per layer:
+// each layer's product output and activation in forward order, then, last
+// layer first as backward writes them, each layer's output gradient and its
+// parameters' gradients.
+inline void perLayerShadowTensors(const Network& net, DType activations, DType gradients,
+                                  std::vector<ShadowTensor>& out) {
+  out.clear();
+  const int n = net.layers();
+  const auto& acts = net.acts();
+  for (int l = 0; l < n; ++l) {
+    const std::string name = "layer" + std::to_string(l);
+    out.push_back({name + " output", false, activations, false, acts[l].pre.f32()});
+    if (l + 1 < n)
+      out.push_back({name + " activation", false, activations, false, acts[l].post.f32()});
+  }
+  // parameters() only gathers pointers to the model's tensors.
+  const auto params = const_cast<Network&>(net).parameters();
+  for (int l = n - 1; l >= 0; --l) {
+    const std::string name = "layer" + std::to_string(l);
+    out.push_back({name + " output gradient", true, gradients, true, acts[l].dpre.f32()});
+    for (const Parameter& p : params)
+      if (p.name.starts_with(name + "."))
+        out.push_back({p.name + " gradient", true, gradients, true, std::as_const(*p.grad).f32()});
+  }
+}
 
 // No inf or NaN in an FP32 tensor (16-bit and empty tensors count as finite).
 inline bool allFinite(const Tensor& t) {

@@ -7,6 +7,8 @@
 #include <mantissa/amp/optimizer.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/amp/policy.h>
+#include <mantissa/io/excerpt.h>
+#include <mantissa/io/json_fields.h>
 #include <mantissa/model/cnn.h>
 #include <mantissa/model/gpt.h>
 #include <mantissa/model/mlp.h>
@@ -64,6 +66,12 @@ std::vector<std::string> RunConfig::rangeProblems() const {
     out.push_back("eval_every: must be in [0, 2^40], got " + std::to_string(evalEvery));
   if (gradAccumulation < 1 || gradAccumulation > kMaxGradAccumulation)
     out.push_back("grad_accumulation: must be in [1, 1024], got " + std::to_string(gradAccumulation));
+  if (!shadow.empty() && shadow != "fp32" && shadow != "fp64")
+    out.push_back("shadow: must be fp32 or fp64 (the reference's precision), got '" +
+                  io::excerpt(shadow) + "'");
+  if (!(shadowThreshold > 0.0) || !std::isfinite(shadowThreshold))
+    out.push_back("shadow_threshold: must be a positive finite number, got " +
+                  io::shownNumber(shadowThreshold));
   return out;
 }
 
@@ -100,6 +108,12 @@ std::vector<std::string> settingsBeyondSetup(const RunConfig& c) {
 
 std::vector<std::string> RunConfig::problems() const {
   std::vector<std::string> out = rangeProblems();
+  if (!shadow.empty() && telemetryEvery == 0)
+    out.emplace_back("shadow: the shadow pass runs at telemetry steps: set telemetry_every "
+                     "(--telemetry-every K) too");
+  if (!shadow.empty() && gradAccumulation > 1)
+    out.emplace_back("shadow: compares one batch's tensors with the reference's, so it needs "
+                     "grad_accumulation 1, got " + std::to_string(gradAccumulation));
   if (data.empty())
     out.emplace_back("data: empty (a built-in name: mnist, fashion, spirals, blobs, or a path)");
   const bool gpt = model::isGptSpec(model);
@@ -216,6 +230,10 @@ nlohmann::json toJson(const RunConfig& c) {
       {"loss_multiplier", c.lossMultiplier}};
   if (!c.telemetryFormats.empty())
     j["telemetry_formats"] = c.telemetryFormats;
+  if (!c.shadow.empty()) {
+    j["shadow"] = c.shadow;
+    j["shadow_threshold"] = c.shadowThreshold;
+  }
   j["scaler_init_scale"] = c.scalerInitScale ? nlohmann::json(*c.scalerInitScale) : nullptr;
   j["scaler_growth_interval"] =
       c.scalerGrowthInterval ? nlohmann::json(*c.scalerGrowthInterval) : nullptr;
@@ -278,7 +296,8 @@ RunConfig runConfigFromJson(const nlohmann::json& j) {
   const auto known = toJson(defaults);
   for (const auto& [key, value] : j.items())
     if (!known.contains(key) && key != "batchnorm" && key != "policy" && key != "beta1" &&
-        key != "beta2" && key != "eval_batches" && key != "telemetry_formats")
+        key != "beta2" && key != "eval_batches" && key != "telemetry_formats" &&
+        key != "shadow" && key != "shadow_threshold")
       throw ConfigError("run configuration: unknown key '" + key + "'");
   RunConfig c;
   read(j, "data", c.data);
@@ -311,6 +330,8 @@ RunConfig runConfigFromJson(const nlohmann::json& j) {
   read(j, "beta1", c.beta1);
   read(j, "beta2", c.beta2);
   read(j, "eval_batches", c.evalBatches);
+  read(j, "shadow", c.shadow);
+  read(j, "shadow_threshold", c.shadowThreshold);
   return c;
 }
 

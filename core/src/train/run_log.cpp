@@ -141,6 +141,7 @@ RunStepRow stepRow(const json& o, const std::string& where) {
   r.raw = o;
   r.raw.erase("telemetry");
   r.raw.erase("scaling");
+  r.raw.erase("shadow");
   return r;
 }
 
@@ -330,6 +331,18 @@ void RunLogBuilder::addChecked(const json& o, const std::string& where) {
                         std::to_string(row.step));
       m_log.scaling.push_back(std::move(frame));
     }
+    if (const auto it = o.find("shadow"); it != o.end()) {
+      ShadowFrame frame;
+      try {
+        frame = shadowFrameFromJson(*it);
+      } catch (const std::exception& e) {
+        fail(where, e.what());
+      }
+      if (frame.step != row.step)
+        fail(where, "shadow: frame of step " + std::to_string(frame.step) + " in step row " +
+                        std::to_string(row.step));
+      m_log.shadow.push_back(std::move(frame));
+    }
     m_log.steps.push_back(std::move(row));
   } else {
     fail(where, "not a header, step, eval or summary row (no \"header\", \"step\", \"eval\" or "
@@ -375,7 +388,7 @@ void RunLogDecimator::add(const json& o) {
       if (step % m_frameStride == 0)
         ++m_frames;
       else
-        row.erase("telemetry");
+        row.erase("telemetry"), row.erase("shadow");
     }
     const bool keep = m_stepRows == 0 || step % m_stride == 0 || row.contains("telemetry") ||
                       row.contains("divergence") || (m_keepEvents && row.contains("events"));
@@ -421,7 +434,7 @@ void RunLogDecimator::thin() {
       }
       const std::int64_t step = rowStep(row);
       if (row.contains("telemetry") && step % m_frameStride != 0)
-        row.erase("telemetry");
+        row.erase("telemetry"), row.erase("shadow");
       const bool keep = first || step % m_stride == 0 || row.contains("telemetry") ||
                         row.contains("divergence") || (m_keepEvents && row.contains("events"));
       first = false;
@@ -523,7 +536,7 @@ std::string runLogText(const RunLog& log) {
   std::string out;
   if (!log.header.is_null())
     out += line(log.header);
-  std::size_t frame = 0, scaling = 0;
+  std::size_t frame = 0, scaling = 0, shadow = 0;
   std::size_t eval = 0;
   const auto evalsUpTo = [&](std::int64_t stepsDone) {
     for (; eval < log.evals.size() && log.evals[eval].step <= stepsDone; ++eval) {
@@ -550,6 +563,10 @@ std::string runLogText(const RunLog& log) {
       ++scaling;
     if (scaling < log.scaling.size() && log.scaling[scaling].step == r.step)
       j["scaling"] = telemetry::toJson(log.scaling[scaling]);
+    while (shadow < log.shadow.size() && log.shadow[shadow].step < r.step)
+      ++shadow;
+    if (shadow < log.shadow.size() && log.shadow[shadow].step == r.step)
+      j["shadow"] = shadowFrameJson(log.shadow[shadow]);
     out += line(j);
   }
   evalsUpTo(std::numeric_limits<std::int64_t>::max());

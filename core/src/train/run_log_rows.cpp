@@ -226,6 +226,8 @@ json runLogStep(const Session& session, const StepReport& r) {
     j["telemetry"] = telemetry::toJson(*r.telemetry);
   if (r.scaling)
     j["scaling"] = telemetry::toJson(*r.scaling);
+  if (r.shadow)
+    j["shadow"] = shadowFrameJson(*r.shadow);
   if (r.divergence)
     j["divergence"] = divergenceJson(*r.divergence);
   if (const auto opMs = session.model().opMs(); !opMs.empty()) {

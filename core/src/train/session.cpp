@@ -390,6 +390,13 @@ void Session::initTraining() {
   m_schedule = std::make_unique<amp::LrSchedule>(lr);
   m_events.reserve(8);
   m_report.totalSteps = m_totalSteps;
+  if (!m_config.shadow.empty()) { // its reference built now: a model it cannot mirror is refused here
+    try {
+      shadowPass(*parseShadowPrecision(m_config.shadow));
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(e.what());
+    }
+  }
 }
 
 std::int64_t Session::stepsPerEpoch() const {
@@ -614,6 +621,39 @@ void Session::observeWeightsApart(bool counted) {
   }
 }
 
+std::unique_ptr<model::Network> Session::fp32Copy() const {
+  if (m_text) {
+    const auto spec = model::parseGptSpec(m_config.model);
+    return std::make_unique<model::GptNetwork>(spec, m_text->vocabularySize(), m_config.batch,
+                                                amp::policyForRecipe(amp::recipeByName("fp32")));
+  }
+  RunConfig c = m_config;
+  c.recipe = "fp32";
+  c.batchnorm = "fp32";
+  c.gradAccumulation = 1;
+  return makeNetwork(c, amp::recipeByName("fp32"), m_data->train);
+}
+
+ShadowPass& Session::shadowPass(ShadowPrecision precision) {
+  auto& pass = m_shadowPasses[precision == ShadowPrecision::F64 ? 1 : 0];
+  if (!pass) {
+    if (m_config.gradAccumulation > 1)
+      throw ConfigError("shadow: compares one batch's tensors with the reference's, so it needs "
+                        "grad_accumulation 1, got " + std::to_string(m_config.gradAccumulation));
+    auto reference = precision == ShadowPrecision::F64 ? model::makeFp64Reference(*m_model)
+                                                       : model::makeFp32Reference(fp32Copy());
+    pass = std::make_unique<ShadowPass>(precision, std::move(reference), m_config.shadowThreshold);
+  }
+  return *pass;
+}
+
+void Session::requestShadow(ShadowPrecision precision) {
+  if (precision == ShadowPrecision::Off)
+    throw std::invalid_argument("shadow: a check needs a reference in FP32 or FP64");
+  shadowPass(precision);
+  m_shadowRequest = precision;
+}
+
 void Session::setActivationNudge(std::optional<ActivationNudge> nudge) {
   if (nudge && (nudge->layer < 0 || nudge->layer >= m_model->layers()))
     throw std::invalid_argument("activation nudge: layer " + std::to_string(nudge->layer) +
@@ -646,6 +686,7 @@ const StepReport& Session::step() {
   r.scaling.reset();
   r.divergence.reset();
   r.firstNonFinite.reset();
+  r.shadow.reset();
   r.underflow = {};
   r.foundInf = false;
   r.skipped = false;
@@ -656,6 +697,13 @@ const StepReport& Session::step() {
   r.lossScale = m_scaler ? m_scaler->scale() : 1.0;
   const bool observe = m_telemetry.wants(m_step);
   m_model->setMeasureUnderflow(observe);
+  // The shadow pass: at telemetry steps when the config asks, or once on request.
+  ShadowPass* shadow = nullptr;
+  if (m_shadowRequest)
+    shadow = &shadowPass(*std::exchange(m_shadowRequest, std::nullopt));
+  else if (observe && !m_config.shadow.empty())
+    shadow = &shadowPass(*parseShadowPrecision(m_config.shadow));
+  bool backwardRan = false;
   m_namedForwardPosted = false;
   // Without a loss scaler or multiplier nothing changes the weights before
   // the optimizer, nor the activations and gradients once backward stored
@@ -711,6 +759,10 @@ const StepReport& Session::step() {
       observeNamed(model::Network::TelemetryPass::Forward);
     else if (observe && m_namedTelemetry)
       postNamedForward();
+    if (shadow) {
+      model::ScopedTimer t(r.times.telemetry);
+      shadow->forwardDone(m_step, *m_model);
+    }
     if (!std::isfinite(x.loss)) {
       if (failAtInput())
         break;
@@ -726,6 +778,11 @@ const StepReport& Session::step() {
       postActivationScans();
     m_model->backward(backwardScale, m > 0, r.times,
                       postEarly ? std::function<void(int)>(postGradients) : nullptr);
+    backwardRan = true;
+  }
+  if (shadow) {
+    model::ScopedTimer t(r.times.telemetry);
+    r.shadow = shadow->backwardDone(*m_model, backwardScale, backwardRan);
   }
   r.epoch = m_batcher ? m_batcher->epoch() : m_step / stepsPerEpoch();
   r.loss = lossSum / micro;

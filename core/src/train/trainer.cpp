@@ -202,6 +202,17 @@ bool Trainer::sample(int n, double temperature, std::uint64_t seed,
   });
 }
 
+bool Trainer::requestShadow(ShadowPrecision precision, std::function<void(std::string)> refused) {
+  return post([precision, refused = std::move(refused)](Session& s) {
+    try {
+      s.requestShadow(precision);
+    } catch (const std::exception& e) {
+      if (refused)
+        refused(e.what());
+    }
+  });
+}
+
 bool Trainer::post(std::function<void(Session&)> work) {
   {
     std::lock_guard lock(m_gate.mutex());

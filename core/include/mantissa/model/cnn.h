@@ -135,6 +135,7 @@ public:
     return true;
   }
   std::optional<NonFiniteSite> firstNonFinite(bool backward) const override;
+  void shadowTensors(std::vector<ShadowTensor>& out) const override;
 
   int layers() const override { return static_cast<int>(m_layout.size()); }
   int batch() const override { return m_batch; }

@@ -37,6 +37,7 @@
 // in 16 bits rounds the logits and each row's log-sum-exp terms.
 
 #include <mantissa/amp/policy.h>
+#include <mantissa/model/shadow_reference.h>
 #include <mantissa/model/tensor_plan.h>
 #include <mantissa/nn/attention.h>
 #include <mantissa/nn/linear.h>
@@ -151,6 +152,10 @@ public:
     std::span<const float> values;
   };
   std::vector<Activation> observedActivations() const;
+  // Every tensor of the last forward and backward a shadow pass compares
+  // (model/shadow_reference.h): the observed activations plus each linear
+  // layer's output, then every parameter's gradient.
+  void shadowTensors(std::vector<ShadowTensor>& out) const;
   // The product whose X operand an observed activation is, by the name
   // the scaling frames give it: "h0.attention output" -> "h0.attproj.x",
   // "h0.gelu output" -> "h0.fcproj.x"; "" for an activation that enters no

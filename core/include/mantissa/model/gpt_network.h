@@ -71,6 +71,7 @@ public:
   // Forward: the first op whose output holds an inf or NaN (its name in op);
   // backward: the first parameter whose gradient does ("h0.qkv.w gradient").
   std::optional<NonFiniteSite> firstNonFinite(bool backward) const override;
+  void shadowTensors(std::vector<ShadowTensor>& out) const override;
   std::vector<telemetry::ScaledTensorStats> scalingStats() const override {
     return m_gpt.scalingStats();
   }

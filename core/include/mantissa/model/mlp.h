@@ -103,6 +103,7 @@ public:
   // First non-finite value in forward (layer 0 up) or backward (last layer
   // down) order, scanning the buffers of the last pass; nullopt if all finite.
   std::optional<NonFiniteSite> firstNonFinite(bool backward) const override;
+  void shadowTensors(std::vector<ShadowTensor>& out) const override;
   std::vector<telemetry::ScaledTensorStats> scalingStats() const override;
 
   int layers() const override { return m_spec.layers(); }

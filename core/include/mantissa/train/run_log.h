@@ -7,7 +7,8 @@
 // app/cli/cmd_train.cpp); one JSON object per line:
 //   {"header": true, "config": {...}, "recipe_table": [...], ...}   optional, first
 //   {"step": 0, "loss": 2.30, "lr": 0.05, "loss_scale": 65536, ..., "telemetry": {...},
-//    "scaling": {...}}   (scaling: FP8 / microscaling recipes, telemetry/scaling.h)
+//    "scaling": {...}, "shadow": {...}}   (scaling: FP8 / microscaling recipes,
+//    telemetry/scaling.h; shadow: the shadow pass, train/shadow.h)
 //   {"eval": true, "step": 62, "test_loss": 0.42, "test_accuracy": 0.88}
 //     (a GPT's: "test_loss" is its val_loss, with "val_loss" and "train_loss"
 //     beside it and no accuracy; see run_log_rows.h)

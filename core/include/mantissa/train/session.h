@@ -218,6 +218,12 @@ private:
   std::int64_t m_skipped = 0;
   int m_forwardOverflowRun = 0;         // consecutive steps whose forward pass overflowed (skipped)
   std::optional<ActivationNudge> m_nudge; // setActivationNudge()
+  // The shadow pass, one per reference precision (F32, F64), built when first wanted.
+  std::unique_ptr<ShadowPass> m_shadowPasses[2];
+  std::optional<ShadowPrecision> m_shadowRequest; // requestShadow(): the next step's
+  ShadowPass& shadowPass(ShadowPrecision precision);
+  // The run's model built again under the fp32 recipe (the FP32 reference).
+  std::unique_ptr<model::Network> fp32Copy() const;
   void applyNudge();
   const char* m_inputProblem = nullptr; // this step, with accumulation: first non-finite input
   std::optional<Divergence> m_divergence;

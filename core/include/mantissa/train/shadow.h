@@ -83,11 +83,18 @@ ShadowError measureShadowError(std::string_view tensor, std::span<const float> v
                                std::span<const double> reference, DType format,
                                double scale = 1.0);
 
+// One sentence on a frame: "shadow fp64 at step 40: first tensor over 1%
+// error: h0.attention probs (error inf, 12288 values flipped)", or "shadow
+// fp32 at step 40: every tensor within 1% of the reference (largest error:
+// layer1.W gradient, 3.1e-03)".
+std::string describeShadowFrame(const ShadowFrame& frame);
+
 // A step row's "shadow" object in a run log, and back:
 //   {"step", "reference": "fp32"|"fp64", "threshold", "ms", "first_over": index|null,
 //    "tensors": [{"tensor", "pass": "forward"|"backward", "format", "count",
 //                 "max_rel", "median_rel", "tensor_rel", "max_ulps", "sqnr_db", "flips"}]}
-// Non-finite numbers are written as null and read as +inf (an error cannot be NaN).
+// An infinite statistic is written as the string "inf" (or "-inf": an SQNR
+// whose reference is all zero); none is NaN.
 // shadowFrameFromJson throws std::invalid_argument naming the field that is
 // missing, of the wrong type or out of range (at most kMaxShadowTensors tensors).
 inline constexpr std::size_t kMaxShadowTensors = 65536;
@@ -95,23 +102,36 @@ nlohmann::json shadowFrameJson(const ShadowFrame& frame);
 ShadowFrame shadowFrameFromJson(const nlohmann::json& json);
 
 // Runs the reference on the run model's batch and compares every tensor the
-// model lists. Buffers are kept between calls.
+// model lists (Network::shadowTensors). Buffers are kept between steps.
+//   forwardDone(step, run)    after the run's forward: the reference runs its
+//                             forward and backward; forward's tensors compared
+//                             (before the run's backward can reuse a buffer)
+//   backwardDone(run, scale)  after the run's backward, before unscaling and the
+//                             optimizer: backward's tensors divided by `scale`
+//                             (what backward multiplied the mean loss by) and
+//                             compared; the frame, its first tensor over the
+//                             threshold named. backwardRan = false: the step
+//                             stopped after forward (a diverged loss).
 class ShadowPass {
 public:
+  // Throws std::invalid_argument for Off or no reference.
   ShadowPass(ShadowPrecision precision, std::unique_ptr<model::ShadowReference> reference,
              double threshold);
   ~ShadowPass();
   ShadowPrecision precision() const { return m_precision; }
-  // After the run's forward and backward of step `step`, before its
-  // optimizer: backwardScale is what backward multiplied the mean loss by.
-  std::shared_ptr<const ShadowFrame> compare(std::int64_t step, model::Network& run,
-                                             double backwardScale);
+  double threshold() const { return m_threshold; }
+  void forwardDone(std::int64_t step, model::Network& run);
+  std::shared_ptr<const ShadowFrame> backwardDone(model::Network& run, double backwardScale,
+                                                  bool backwardRan = true);
 
 private:
+  void compare(bool backward, double scale);
+
   ShadowPrecision m_precision;
   std::unique_ptr<model::ShadowReference> m_reference;
   double m_threshold;
   std::vector<model::ShadowTensor> m_tensors;
+  std::shared_ptr<ShadowFrame> m_frame; // between forwardDone() and backwardDone()
 };
 
 } // namespace mantissa::train

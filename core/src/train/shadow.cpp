@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// SPDX-FileCopyrightText: 2026 The Mantissa authors
+#include <mantissa/train/shadow.h>
+
+#include <mantissa/io/json_fields.h>
+#include <mantissa/model/op_times.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <stdexcept>
+
+namespace mantissa::train {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Significand bits (with the implicit one) and the smallest normal exponent.
+struct UlpFormat {
+  int precision;
+  int minExponent;
+};
+
+UlpFormat ulpFormat(DType format) {
+  switch (format) {
+  case DType::BF16:
+    return {8, -126};
+  case DType::F16:
+    return {11, -14};
+  default:
+    return {24, -126};
+  }
+}
+
+// The spacing of `format`'s values around r (its subnormal spacing below the normal range).
+double ulpOf(double r, UlpFormat f) {
+  const int e = r == 0.0 ? f.minExponent : std::max(std::ilogb(r), f.minExponent);
+  return std::ldexp(1.0, e - f.precision + 1);
+}
+
+bool flipped(double a, double r) {
+  if ((a == 0.0) != (r == 0.0))
+    return true;
+  if (a == 0.0)
+    return false;
+  return std::signbit(a) != std::signbit(r) || std::ilogb(a) != std::ilogb(r);
+}
+
+// Equal, including the same infinity (both NaN counts as equal too: the
+// reference then holds no value to miss).
+bool sameValue(double a, double r) {
+  return a == r || (std::isnan(a) && std::isnan(r));
+}
+
+nlohmann::json number(double v) {
+  if (std::isfinite(v))
+    return v;
+  return v > 0 ? "inf" : "-inf";
+}
+
+} // namespace
+
+std::string_view shadowPrecisionKey(ShadowPrecision p) {
+  switch (p) {
+  case ShadowPrecision::F32:
+    return "fp32";
+  case ShadowPrecision::F64:
+    return "fp64";
+  default:
+    return "off";
+  }
+}
+
+std::optional<ShadowPrecision> parseShadowPrecision(std::string_view text) {
+  if (text == "off" || text.empty())
+    return ShadowPrecision::Off;
+  if (text == "fp32")
+    return ShadowPrecision::F32;
+  if (text == "fp64")
+    return ShadowPrecision::F64;
+  return std::nullopt;
+}
+
+ShadowError measureShadowError(std::string_view tensor, std::span<const float> values,
+                               std::span<const double> reference, DType format, double scale) {
+  if (values.size() != reference.size())
+    throw std::invalid_argument("shadow: tensor " + std::string(tensor) + " has " +
+                                std::to_string(values.size()) + " values, its reference " +
+                                std::to_string(reference.size()));
+  if (!(scale > 0.0) || !std::isfinite(scale))
+    throw std::invalid_argument("shadow: tensor " + std::string(tensor) +
+                                ": the scale must be a positive finite number");
+  ShadowError e;
+  e.tensor = tensor;
+  e.format = format;
+  e.count = static_cast<std::int64_t>(values.size());
+  const UlpFormat f = ulpFormat(format);
+  const double inv = 1.0 / scale;
+  thread_local std::vector<double> relative;
+  relative.clear();
+  double signal = 0.0, noise = 0.0;
+  bool lost = false; // a value non-finite where the reference is not, or the reverse
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double a = static_cast<double>(values[i]) * inv;
+    const double r = reference[i];
+    if (!std::isfinite(a) || !std::isfinite(r)) {
+      if (!sameValue(a, r)) {
+        lost = true;
+        ++e.flips;
+      }
+      continue;
+    }
+    const double d = std::abs(a - r);
+    signal += r * r;
+    noise += d * d;
+    if (r != 0.0)
+      relative.push_back(d / std::abs(r));
+    e.maxUlps = std::max(e.maxUlps, d / ulpOf(r, f));
+    e.flips += flipped(a, r);
+  }
+  if (lost) {
+    e.maxRelative = e.medianRelative = e.tensorRelative = e.maxUlps = kInf;
+    e.sqnrDb = -kInf;
+    return e;
+  }
+  if (!relative.empty()) {
+    e.maxRelative = *std::max_element(relative.begin(), relative.end());
+    const auto mid = relative.begin() + static_cast<std::ptrdiff_t>(relative.size() / 2);
+    std::nth_element(relative.begin(), mid, relative.end());
+    e.medianRelative = *mid;
+    if (relative.size() % 2 == 0) // the mean of the two middle values
+      e.medianRelative = 0.5 * (e.medianRelative + *std::max_element(relative.begin(), mid));
+  }
+  e.tensorRelative = noise == 0.0 ? 0.0 : signal == 0.0 ? kInf : std::sqrt(noise / signal);
+  e.sqnrDb = noise == 0.0 ? kInf : signal == 0.0 ? -kInf : 10.0 * std::log10(signal / noise);
+  return e;
+}
+
+namespace {
+
+std::string shortNumber(double v) {
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1e", v);
+  return text;
+}
+
+std::string percent(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g%%", v * 100.0);
+  return text;
+}
+
+} // namespace
+
+std::string describeShadowFrame(const ShadowFrame& frame) {
+  std::string s = "shadow " + std::string(shadowPrecisionKey(frame.reference)) + " at step " +
+                  std::to_string(frame.step) + ": ";
+  if (frame.tensors.empty())
+    return s + "no tensor compared";
+  if (frame.firstOver) {
+    const ShadowError& e = frame.tensors[*frame.firstOver];
+    s += "first tensor over " + percent(frame.threshold) + " error: " + e.tensor + " (" +
+         (e.backward ? "backward" : "forward") + ", error " + shortNumber(e.tensorRelative);
+    if (e.flips > 0)
+      s += ", " + std::to_string(e.flips) + " of " + std::to_string(e.count) +
+           " values flipped sign or binade";
+    return s + ")";
+  }
+  const auto worst = std::max_element(frame.tensors.begin(), frame.tensors.end(),
+                                      [](const ShadowError& a, const ShadowError& b) {
+                                        return a.tensorRelative < b.tensorRelative;
+                                      });
+  if (worst->tensorRelative == 0.0)
+    return s + "every tensor equals the reference's";
+  return s + "every tensor within " + percent(frame.threshold) +
+         " of the reference (largest error: " + worst->tensor + ", " +
+         shortNumber(worst->tensorRelative) + ")";
+}
+
+nlohmann::json shadowFrameJson(const ShadowFrame& frame) {
+  nlohmann::json tensors = nlohmann::json::array();
+  for (const ShadowError& e : frame.tensors)
+    tensors.push_back({{"tensor", e.tensor},
+                       {"pass", e.backward ? "backward" : "forward"},
+                       {"format", std::string(dtypeName(e.format))},
+                       {"count", e.count},
+                       {"max_rel", number(e.maxRelative)},
+                       {"median_rel", number(e.medianRelative)},
+                       {"tensor_rel", number(e.tensorRelative)},
+                       {"max_ulps", number(e.maxUlps)},
+                       {"sqnr_db", number(e.sqnrDb)},
+                       {"flips", e.flips}});
+  nlohmann::json j = {{"step", frame.step},
+                      {"reference", std::string(shadowPrecisionKey(frame.reference))},
+                      {"threshold", frame.threshold},
+                      {"ms", frame.ms},
+                      {"tensors", std::move(tensors)}};
+  j["first_over"] = frame.firstOver ? nlohmann::json(*frame.firstOver) : nlohmann::json();
+  return j;
+}
+
+namespace {
+
+// A number, or "inf" / "-inf" where the statistic is infinite.
+double statistic(const io::JsonFields& f, const nlohmann::json& object, const char* key,
+                 bool negativeAllowed) {
+  const auto it = object.find(key);
+  if (it == object.end())
+    f.fail(key, "is missing");
+  if (it->is_string()) {
+    const auto& s = it->get_ref<const std::string&>();
+    if (s == "inf")
+      return kInf;
+    if (s == "-inf" && negativeAllowed)
+      return -kInf;
+    f.fail(key, "must be a number, \"inf\"" + std::string(negativeAllowed ? " or \"-inf\"" : "") +
+                    ", got " + io::shownValue(*it));
+  }
+  const auto v = f.numberIn(key, negativeAllowed ? -1e300 : 0.0, 1e300, false);
+  return *v;
+}
+
+} // namespace
+
+ShadowFrame shadowFrameFromJson(const nlohmann::json& json) {
+  if (!json.is_object())
+    throw std::invalid_argument("shadow: must be an object, got " + io::shownValue(json));
+  const io::JsonFields f(json, "", "shadow");
+  ShadowFrame frame;
+  try {
+    const auto need = [&](auto v, const char* key) {
+      if (!v)
+        f.fail(key, "is missing");
+      return *v;
+    };
+    frame.step = need(f.integer("step", 0, std::int64_t{1} << 62), "step");
+    const auto reference = need(f.string("reference"), "reference");
+    const auto p = parseShadowPrecision(reference);
+    if (!p || *p == ShadowPrecision::Off || reference.empty())
+      f.fail("reference", "must be \"fp32\" or \"fp64\", got " + io::shownValue(reference));
+    frame.reference = *p;
+    frame.threshold = need(f.numberIn("threshold", 0.0, 1e300, false), "threshold");
+    frame.ms = need(f.numberIn("ms", 0.0, 1e12, false), "ms");
+    const nlohmann::json* tensors = f.array("tensors");
+    if (!tensors)
+      f.fail("tensors", "is missing");
+    if (tensors->size() > kMaxShadowTensors)
+      f.fail("tensors", "holds " + std::to_string(tensors->size()) + " tensors, more than " +
+                            std::to_string(kMaxShadowTensors));
+    frame.tensors.reserve(tensors->size());
+    for (std::size_t i = 0; i < tensors->size(); ++i) {
+      const nlohmann::json& t = (*tensors)[i];
+      if (!t.is_object())
+        f.fail("tensors", "entry " + std::to_string(i) + " must be an object, got " +
+                              io::shownValue(t));
+      const io::JsonFields g(t, "", "shadow: tensors[" + std::to_string(i) + "]");
+      ShadowError e;
+      e.tensor = need(g.string("tensor"), "tensor");
+      const auto pass = g.string("pass");
+      if (!pass || (*pass != "forward" && *pass != "backward"))
+        g.fail("pass", "must be \"forward\" or \"backward\"");
+      e.backward = *pass == "backward";
+      const auto format = g.string("format");
+      std::optional<DType> dtype;
+      for (const DType d : {DType::F32, DType::BF16, DType::F16})
+        if (format && *format == dtypeName(d))
+          dtype = d;
+      if (!dtype)
+        g.fail("format", "must be a dtype name (f32, bf16, f16)");
+      e.format = *dtype;
+      e.count = need(g.integer("count", 0, std::int64_t{1} << 62), "count");
+      e.maxRelative = statistic(g, t, "max_rel", false);
+      e.medianRelative = statistic(g, t, "median_rel", false);
+      e.tensorRelative = statistic(g, t, "tensor_rel", false);
+      e.maxUlps = statistic(g, t, "max_ulps", false);
+      e.sqnrDb = statistic(g, t, "sqnr_db", true);
+      e.flips = need(g.integer("flips", 0, e.count), "flips");
+      frame.tensors.push_back(std::move(e));
+    }
+    const auto first = json.find("first_over");
+    if (first != json.end() && !first->is_null()) {
+      const auto i = f.integer("first_over", 0, static_cast<std::int64_t>(frame.tensors.size()) - 1);
+      frame.firstOver = static_cast<std::size_t>(*i);
+    }
+  } catch (const io::JsonFieldError& e) {
+    throw std::invalid_argument(e.what());
+  }
+  return frame;
+}
+
+ShadowPass::ShadowPass(ShadowPrecision precision,
+                       std::unique_ptr<model::ShadowReference> reference, double threshold)
+    : m_precision(precision), m_reference(std::move(reference)), m_threshold(threshold) {
+  if (precision == ShadowPrecision::Off || !m_reference)
+    throw std::invalid_argument("shadow: a shadow pass needs a reference in FP32 or FP64");
+}
+
+ShadowPass::~ShadowPass() = default;
+
+void ShadowPass::forwardDone(std::int64_t step, model::Network& run) {
+  const auto start = std::chrono::steady_clock::now();
+  m_frame = std::make_shared<ShadowFrame>();
+  m_frame->step = step;
+  m_frame->reference = m_precision;
+  m_frame->threshold = m_threshold;
+  const auto params = run.parameters();
+  m_reference->run({.inputs = run.inputs(),
+                    .tokens = run.tokens(),
+                    .labels = run.labels(),
+                    .parameters = params});
+  run.shadowTensors(m_tensors);
+  compare(false, 1.0);
+  m_frame->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count();
+}
+
+std::shared_ptr<const ShadowFrame> ShadowPass::backwardDone(model::Network& run,
+                                                            double backwardScale, bool backwardRan) {
+  if (!m_frame)
+    throw std::logic_error("shadow: backwardDone() without forwardDone()");
+  const auto start = std::chrono::steady_clock::now();
+  if (backwardRan) {
+    run.shadowTensors(m_tensors);
+    compare(true, backwardScale);
+  }
+  m_frame->ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count();
+  for (std::size_t i = 0; i < m_frame->tensors.size(); ++i)
+    if (!(m_frame->tensors[i].tensorRelative <= m_threshold)) {
+      m_frame->firstOver = i;
+      break;
+    }
+  return std::exchange(m_frame, nullptr);
+}
+
+void ShadowPass::compare(bool backward, double scale) {
+  for (const model::ShadowTensor& t : m_tensors) {
+    if (t.backward != backward)
+      continue;
+    const auto reference = m_reference->tensor(t.name);
+    if (reference.size() != t.values.size())
+      throw std::logic_error("shadow: the " + m_reference->precision() + " reference holds " +
+                             std::to_string(reference.size()) + " values of " + t.name +
+                             ", the run " + std::to_string(t.values.size()));
+    ShadowError e = measureShadowError(t.name, t.values, reference, t.format,
+                                       t.scaled ? scale : 1.0);
+    e.backward = backward;
+    m_frame->tensors.push_back(std::move(e));
+  }
+}
+
+} // namespace mantissa::train
