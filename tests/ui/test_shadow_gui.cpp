@@ -225,7 +225,7 @@ TEST(ShadowGui, ARefusalIsShownInTheErrorView) {
 }
 
 // A saved log's step rows carry their frames ("shadow", train/shadow.h):
-// opened, the run's Error view shows them, a null error as inf.
+// opened, the run's Error view shows them, an "inf" error in its colour.
 TEST(ShadowGui, ASavedRunsFramesAreShownWhenItIsOpened) {
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("shadowed.jsonl"));
@@ -246,7 +246,7 @@ TEST(ShadowGui, ASavedRunsFramesAreShownWhenItIsOpened) {
                        {"first_over", s == 4 ? nlohmann::json(1) : nlohmann::json(nullptr)},
                        {"tensors", {tensor("layer0 output", "forward", 1e-3),
                                     tensor("layer1 output", "forward",
-                                           s == 4 ? nlohmann::json(nullptr) : nlohmann::json(2e-3)),
+                                           s == 4 ? nlohmann::json("inf") : nlohmann::json(2e-3)),
                                     tensor("layer0.W gradient", "backward", 0.0)}}};
     out += row.dump() + "\n";
   }
@@ -259,7 +259,8 @@ TEST(ShadowGui, ASavedRunsFramesAreShownWhenItIsOpened) {
   TrainPanel panel;
   panel.resize(1400, 1000);
   panel.show();
-  ASSERT_EQ(panel.controller()->loadRun(path), QString());
+  const QString problem = panel.controller()->loadRun(path);
+  ASSERT_TRUE(problem.isEmpty()) << problem.toStdString();
   const int run = panel.controller()->runCount() - 1;
   panel.setSelectedRun(run);
   dockOf(panel.shadowMap())->raise();

@@ -57,13 +57,18 @@ QString errorText(double x) {
 
 // A CSV / JSON number: "inf" for what is not finite, else full precision.
 QString exactText(double x) {
+  if (std::isinf(x) && x < 0)
+    return QStringLiteral("-inf");
   if (std::isinf(x) || std::isnan(x))
     return QStringLiteral("inf");
   return QString::number(x, 'g', 17);
 }
 
+// As the run log writes them (train/shadow.h): "inf" / "-inf" for what is not finite.
 QJsonValue jsonNumber(double x) {
-  return std::isfinite(x) ? QJsonValue(x) : QJsonValue(QStringLiteral("inf"));
+  if (std::isfinite(x))
+    return QJsonValue(x);
+  return QJsonValue(x < 0 ? QStringLiteral("-inf") : QStringLiteral("inf"));
 }
 
 // "1%", "0.1%", "5e-05%".
@@ -618,7 +623,7 @@ QString ShadowErrorMap::csv() const {
                          exactText(e->medianRelative),
                          exactText(e->tensorRelative),
                          exactText(e->maxUlps),
-                         std::isinf(e->sqnrDb) && e->sqnrDb < 0 ? QStringLiteral("-inf") : exactText(e->sqnrDb),
+                         exactText(e->sqnrDb),
                          QString::number(e->flips),
                          first ? QStringLiteral("1") : QStringLiteral("0")}
                  .join(u',') +
