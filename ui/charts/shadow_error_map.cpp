@@ -98,7 +98,7 @@ ShadowErrorMap::ShadowErrorMap(QWidget* parent) : QWidget(parent), m_style(Chart
   connect(&Theme::instance(), &Theme::changed, this,
           [this] { setChartStyle(ChartStyle::fromTheme()); });
   setMouseTracking(true);
-  setMinimumSize(280, 180);
+  // No fixed minimum: minimumSizeHint() grows with the rows, so that a scroll area scrolls them.
   setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
@@ -412,9 +412,11 @@ void ShadowErrorMap::paintRows(QPainter& painter, const Layout& layout, const Ch
   painter.setPen(QPen(style.axisLine(), std::max(1.0, style.penScale)));
   painter.drawRect(plot);
   if (firstBackward > 0 && firstBackward < rows) {
+    // Across the cells and beside the pass names; not through the row labels.
     const double y = plot.top() + firstBackward * h;
     painter.setPen(QPen(style.text(), 2.0 * style.penScale));
-    painter.drawLine(QPointF(layout.labelLeft - axis.height(), y), QPointF(plot.right(), y));
+    painter.drawLine(QPointF(plot.left() - 4.0, y), QPointF(plot.right(), y));
+    painter.drawLine(QPointF(layout.labelLeft - axis.height() - 2.0, y), QPointF(layout.labelLeft - 2.0, y));
   }
   painter.setFont(style.axisTitleFont());
   painter.setPen(style.text());
