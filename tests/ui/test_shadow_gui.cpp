@@ -102,6 +102,24 @@ TEST(ShadowGui, WithoutFramesTheErrorViewSaysHowToTurnItOn) {
   EXPECT_FALSE(p.panel.checkShadowAction()->isEnabled()); // nothing trains yet
 }
 
+// On a short page the Error view waits, hidden, until it is wanted:
+// choosing a reference in the setup brings it forward.
+TEST(ShadowGui, OnAShortPageTheErrorViewComesWhenAReferenceIsChosen) {
+  QSettings().clear();
+  TrainPanel panel;
+  panel.resize(1178, 662);
+  panel.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+  QDockWidget* dock = dockOf(panel.shadowMap());
+  ASSERT_TRUE(QTest::qWaitFor([&] { return dock->isHidden(); }, 5000));
+  EXPECT_FALSE(panel.shadowViewAction()->isChecked());
+  QComboBox* picker = panel.setup()->shadowPicker();
+  picker->setCurrentIndex(picker->findData(QStringLiteral("fp32")));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return panel.shadowMap()->isVisible(); }, 5000));
+  EXPECT_TRUE(panel.shadowViewAction()->isChecked());
+  QSettings().clear();
+}
+
 // FP32 against an FP32 reference of the same weights and batch: every
 // tensor equals its reference, every cell shows exact zero.
 TEST(ShadowGui, AnFp32RunAgainstAnFp32ReferenceIsExactEverywhere) {
