@@ -290,3 +290,51 @@ TEST(CliTrain, CnnSpecsThatDoNotFitAreRefused) {
   expectUsageError({"train", "--model", "cnn:lenet-bn", "--batchnorm", "fp8", "--steps", "1"},
                    "batchnorm");
 }
+
+TEST(CliTrain, ShadowRecordsEveryTensorsErrorAtTelemetryStepsAndNamesTheFirstOver) {
+  const auto log = tempPath("shadow.jsonl");
+  auto r = runCli({"train", "--model", "mlp:784-32-10", "--recipe", "bf16-mixed", "--steps", "4",
+                   "--batch", "32", "--telemetry-every", "2", "--shadow", "fp32",
+                   "--shadow-threshold", "1e-6", "--log", log.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  // bf16-mixed loses more than 1e-6 in the first product: it is named.
+  EXPECT_NE(r.err.find("shadow fp32 at step 0: first tensor over 0.0001% error: layer0 output"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("shadow fp32 at step 2:"), std::string::npos) << r.err;
+  int frames = 0;
+  for (const auto& row : readLog(log)) {
+    if (!row.contains("step") || row.contains("eval") || row.contains("summary"))
+      continue;
+    const std::int64_t step = row["step"];
+    ASSERT_EQ(row.contains("shadow"), step % 2 == 0) << row.dump();
+    if (!row.contains("shadow"))
+      continue;
+    ++frames;
+    const auto& s = row["shadow"];
+    EXPECT_EQ(s["step"], step);
+    EXPECT_EQ(s["reference"], "fp32");
+    // Forward and backward of both layers: outputs, the hidden activation,
+    // output gradients and both parameters' gradients per layer.
+    EXPECT_EQ(s["tensors"].size(), 9u) << s.dump();
+    EXPECT_EQ(s["first_over"], 0);
+  }
+  EXPECT_EQ(frames, 2);
+}
+
+TEST(CliTrain, ShadowOptionsAreCheckedWithTheirNames) {
+  expectUsageError({"train", "--steps", "1", "--telemetry-every", "1", "--shadow", "fp16"},
+                   "--shadow: must be fp32 or fp64");
+  auto r = runCli({"train", "--steps", "1", "--shadow", "fp32"});
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("shadow: the shadow pass runs at telemetry steps"), std::string::npos)
+      << r.err;
+  r = runCli({"train", "--steps", "1", "--telemetry-every", "1", "--shadow", "fp32",
+              "--grad-accumulation", "2"});
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("grad_accumulation 1"), std::string::npos) << r.err;
+  r = runCli({"train", "--steps", "1", "--telemetry-every", "1", "--shadow", "fp32",
+              "--shadow-threshold", "-1"});
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("shadow_threshold"), std::string::npos) << r.err;
+}

@@ -412,6 +412,31 @@ TEST(GptGui, PolicyEditorWritesTheCliSpecAndShowsTheParsersRefusalInline) {
       << setup.problems().toStdString();
 }
 
+// A sweep's chosen policy has per-layer rows: the editor lists them and
+// keeps them in the spec while the class rows change, until cleared or a
+// preset is chosen.
+TEST(GptGui, PolicyEditorKeepsAndListsPerLayerRows) {
+  PolicyEditor editor;
+  editor.show();
+  EXPECT_FALSE(editor.layerRowsLabel()->isVisible());
+  const QString spec = QStringLiteral("fp32,h0.softmax=fp16,h1.fc.matmul-inputs=bf16");
+  ASSERT_TRUE(editor.setSpec(spec));
+  EXPECT_EQ(editor.spec(), spec);
+  ASSERT_TRUE(editor.policy().has_value());
+  EXPECT_EQ(*editor.policy(), amp::parsePolicy(spec.toStdString()));
+  EXPECT_TRUE(editor.layerRowsLabel()->isVisible());
+  EXPECT_EQ(editor.layerRowsLabel()->text(),
+            QStringLiteral("h0.softmax = fp16\nh1.fc.matmul-inputs = bf16"));
+  editor.setPrecision(amp::OpClass::Gelu, QStringLiteral("bf16"));
+  EXPECT_EQ(editor.spec(), QStringLiteral("fp32,gelu=bf16,h0.softmax=fp16,h1.fc.matmul-inputs=bf16"));
+  editor.clearLayerRowsButton()->click();
+  EXPECT_EQ(editor.spec(), QStringLiteral("fp32,gelu=bf16"));
+  EXPECT_FALSE(editor.layerRowsLabel()->isVisible());
+  ASSERT_TRUE(editor.setSpec(spec));
+  editor.setPreset(QStringLiteral("llm.c"));
+  EXPECT_EQ(editor.spec(), QStringLiteral("llm.c"));
+}
+
 TEST(GptGui, GeneratePanelSamplesFromPausedAndFinishedRunsSideBySide) {
   Window w;
   ASSERT_TRUE(w.train && w.c);

@@ -119,6 +119,26 @@ PolicyEditor::PolicyEditor(QWidget* parent) : QWidget(parent) {
   m_lossScaling->setObjectName(QStringLiteral("lossScaling"));
   extra->addRow(tr("Loss"), m_lossScaling);
   layout->addLayout(extra);
+
+  m_layerBox = new QWidget;
+  auto* layerLayout = new QVBoxLayout(m_layerBox);
+  layerLayout->setContentsMargins(0, 0, 0, 0);
+  auto* layerHead = new QHBoxLayout;
+  layerHead->addWidget(new QLabel(tr("Per-layer rows (over the table's):")), 1);
+  m_clearLayers = new QPushButton(tr("Clear"));
+  m_clearLayers->setToolTip(tr("Remove the per-layer rows: every layer follows the table"));
+  connect(m_clearLayers, &QPushButton::clicked, this, &PolicyEditor::clearLayerRows);
+  layerHead->addWidget(m_clearLayers);
+  layerLayout->addLayout(layerHead);
+  m_layerRows = new QLabel;
+  m_layerRows->setTextFormat(Qt::PlainText);
+  m_layerRows->setWordWrap(true);
+  m_layerRows->setToolTip(tr("Rows for one block (hN) or one linear layer (hN.qkv, hN.attproj, "
+                             "hN.fc, hN.fcproj), from the spec loaded (a precision sweep's "
+                             "chosen policy, a --policy file)"));
+  layerLayout->addWidget(m_layerRows);
+  m_layerBox->hide();
+  layout->addWidget(m_layerBox);
   connect(m_promote, &QSpinBox::valueChanged, this, [this] { update(); });
   connect(m_softmaxMax, &QCheckBox::toggled, this, [this] { update(); });
   connect(m_lossScaling, &QCheckBox::toggled, this, [this] { update(); });
@@ -179,6 +199,7 @@ void PolicyEditor::load(const amp::Policy& p) {
   m_loading = true;
   m_loadedScaling = p.scaling;
   m_loadedUpdate = p.update;
+  m_loadedLayers = p.layers;
   {
     const QSignalBlocker b(m_preset);
     m_preset->setCurrentText(QString::fromStdString(p.name));
@@ -209,6 +230,11 @@ bool PolicyEditor::setSpec(const QString& spec) {
   } catch (const amp::PolicyError&) {
     return false;
   }
+}
+
+void PolicyEditor::clearLayerRows() {
+  m_loadedLayers.clear();
+  update();
 }
 
 void PolicyEditor::setPrecision(amp::OpClass c, const QString& precision) {
@@ -268,6 +294,20 @@ void PolicyEditor::update() {
                                        : QStringLiteral(",loss-scaling=off");
   if (m_loadedUpdate != base->policy.update) // kept while its master weights stay BF16
     spec += QStringLiteral(",update=%1").arg(qs(amp::updateRoundingKey(m_loadedUpdate)));
+  // The per-layer rows, last, as the parser's canonical spec writes them.
+  QStringList layerRows;
+  if (!m_loadedLayers.empty()) {
+    amp::Policy withRows = base->policy;
+    withRows.layers = m_loadedLayers;
+    const std::string all = withRows.toSpec(), plain = base->policy.toSpec();
+    const QString tail = qs(all.rfind(plain, 0) == 0 ? std::string_view(all).substr(plain.size())
+                                                      : std::string_view());
+    spec += tail;
+    for (const QString& row : tail.split(u',', Qt::SkipEmptyParts))
+      layerRows << QString(row).replace(u'=', QStringLiteral(" = "));
+  }
+  m_layerRows->setText(layerRows.join(u'\n'));
+  m_layerBox->setVisible(!layerRows.isEmpty());
   m_editedSpec = spec;
   m_summary->setText(qs(base->summary));
   try {

@@ -7,12 +7,14 @@
 
 #include <array>
 #include <optional>
+#include <vector>
 
 #include <mantissa/amp/policy.h>
 
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QPushButton;
 class QSpinBox;
 class QTableWidget;
 
@@ -26,6 +28,10 @@ namespace mantissa::ui {
 // ("autocast-cpu-bf16,softmax=fp16") and reads it back with the same parser
 // (amp::parsePolicy): a combination that parser refuses shows its message
 // inline and spec() is then empty.
+// Per-layer rows of a loaded spec ("h1.fc.matmul-inputs=mxfp8", what a
+// precision sweep writes) have no box of their own: they are listed under the
+// table and kept in the spec while the class rows change, until a preset is
+// chosen or they are cleared.
 class PolicyEditor : public QWidget {
   Q_OBJECT
 public:
@@ -50,6 +56,9 @@ public:
 
   QTableWidget* table() const { return m_table; }
   QLabel* errorLabel() const { return m_error; }
+  QLabel* layerRowsLabel() const { return m_layerRows; }
+  QPushButton* clearLayerRowsButton() const { return m_clearLayers; }
+  void clearLayerRows();
   QComboBox* presetPicker() const { return m_preset; }
 
 signals:
@@ -76,6 +85,10 @@ private:
   QString m_errorText;
   amp::ScalingOptions m_loadedScaling; // the FP8 options of the policy last loaded
   amp::UpdateRounding m_loadedUpdate = amp::UpdateRounding::Nearest; // and its update rounding
+  std::vector<amp::LayerPolicy> m_loadedLayers; // and its per-layer rows
+  QLabel* m_layerRows = nullptr;      // those rows, one a line
+  QPushButton* m_clearLayers = nullptr;
+  QWidget* m_layerBox = nullptr;      // both, hidden without rows
   bool m_loading = false;
 };
 
