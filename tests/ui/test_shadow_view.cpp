@@ -7,6 +7,7 @@
 // over the threshold named; every statistic in the cell's tooltip; every
 // cell in the CSV and JSON exports; the op table's Error column.
 
+#include "ui/bridge/run_record.h"
 #include "ui/charts/chart_export.h"
 #include "ui/charts/colour_map.h"
 #include "ui/charts/shadow_error_map.h"
@@ -266,6 +267,50 @@ TEST(ShadowView, TheOpTableShowsTheErrorOfTheTensorAnOpWrites) {
     }
   }
   EXPECT_TRUE(table->horizontalHeaderItem(3)->toolTip().contains(QStringLiteral("shadow")));
+}
+
+
+// The run data the GUI keeps: every shadow frame up to
+// RunRecord::kMaxShadowFrames, then every other one (the newest always
+// kept, steps increasing); rows the mailbox coalesced keep theirs.
+TEST(ShadowView, TheRunRecordKeepsItsShadowFramesInBoundedMemory) {
+  RunRecord record;
+  const int frames = int(RunRecord::kMaxShadowFrames) * 2 + 7;
+  for (int s = 0; s < frames; ++s) {
+    RunMailbox::Drained drained;
+    StepRow row;
+    row.step = s;
+    auto f = std::make_shared<train::ShadowFrame>();
+    f->step = s;
+    row.shadow = f;
+    drained.rows.push_back(std::move(row));
+    record.apply(std::move(drained));
+  }
+  EXPECT_EQ(record.shadowTotal(), frames);
+  const auto& kept = record.shadowFrames();
+  EXPECT_LE(kept.size(), RunRecord::kMaxShadowFrames);
+  EXPECT_GE(kept.size(), RunRecord::kMaxShadowFrames / 2);
+  EXPECT_EQ(kept.back()->step, frames - 1);
+  for (std::size_t i = 1; i < kept.size(); ++i)
+    EXPECT_LT(kept[i - 1]->step, kept[i]->step);
+
+  // A full mailbox coalesces rows: the shadow frames of the rows it merged arrive.
+  RunMailbox box(4);
+  for (int s = 0; s < 40; ++s) {
+    StepRow row;
+    row.step = s;
+    if (s % 10 == 3) {
+      auto f = std::make_shared<train::ShadowFrame>();
+      f->step = s;
+      row.shadow = f;
+    }
+    box.push(std::move(row));
+  }
+  RunRecord merged;
+  merged.apply(box.drain());
+  ASSERT_EQ(merged.shadowFrames().size(), 4u);
+  EXPECT_EQ(merged.shadowFrames()[0]->step, 3);
+  EXPECT_EQ(merged.shadowFrames()[3]->step, 33);
 }
 
 } // namespace
