@@ -488,7 +488,7 @@ void ShadowErrorMap::paintColourBar(QPainter& painter, const Layout& layout, con
   painter.setFont(style.labelFont());
   painter.setPen(style.text());
   const int decades = m_lastDecade - m_firstDecade;
-  const int every = std::max(1, static_cast<int>(std::ceil(decades * 1.3 * fm.height() / bar.height())));
+  const int every = std::max(1, static_cast<int>(std::ceil(decades * 1.6 * fm.height() / bar.height())));
   for (int d = m_lastDecade; d >= m_firstDecade; d -= every) {
     const double y = bar.bottom() - double(d - m_firstDecade) / decades * bar.height();
     painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4.0, y));
