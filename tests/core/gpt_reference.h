@@ -62,9 +62,11 @@ inline double gelu(double x) {
   return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
 }
 
-// Mean cross-entropy of the next-token predictions.
+// Mean cross-entropy of the next-token predictions; the logits [B*T, V]
+// into *logitsOut when given.
 inline double loss(const Config& cfg, const Params& P, const std::vector<std::int32_t>& tokens,
-                   const std::vector<std::int32_t>& targets) {
+                   const std::vector<std::int32_t>& targets,
+                   std::vector<double>* logitsOut = nullptr) {
   const int B = cfg.batch, T = cfg.ctx, C = cfg.embd, H = cfg.heads, V = cfg.vocab;
   const int N = B * T, D = C / H;
   std::vector<double> x(std::size_t(N) * C);
@@ -111,6 +113,8 @@ inline double loss(const Config& cfg, const Params& P, const std::vector<std::in
   }
   const auto f = layerNorm(x, P.at("lnf.w"), P.at("lnf.b"), N, C);
   double total = 0;
+  if (logitsOut)
+    logitsOut->assign(std::size_t(N) * V, 0.0);
   for (int n = 0; n < N; ++n) {
     std::vector<double> logit(V);
     double mx = -1e300;
@@ -119,6 +123,8 @@ inline double loss(const Config& cfg, const Params& P, const std::vector<std::in
       for (int c = 0; c < C; ++c)
         s += f[n * C + c] * P.at("wte")[v * C + c]; // tied head
       logit[v] = s;
+      if (logitsOut)
+        (*logitsOut)[std::size_t(n) * V + v] = s;
       mx = std::max(mx, s);
     }
     double z = 0;

@@ -12,12 +12,17 @@
 // execute of the same dtype and requires the step to allocate exactly
 // (matmul executes per step) x (baseline): nothing of Mantissa's own.
 // (A CNN's convolutions have their own steady-state test, test_nn_cnn_alloc.)
+// The shadow pass's FP64 reference (model/shadow_reference.h) runs on plain
+// loops and its own GEMM: its run() allocates nothing at all once warm.
 #include "counting_new.h"
 
 #include <mantissa/kernels/batched_matmul.h>
 #include <mantissa/kernels/matmul.h>
 #include <mantissa/model/gpt.h>
+#include <mantissa/model/cnn.h>
 #include <mantissa/model/gpt_network.h>
+#include <mantissa/model/mlp.h>
+#include <mantissa/model/shadow_reference.h>
 #include <mantissa/train/presets.h>
 #include <mantissa/train/session.h>
 
@@ -209,4 +214,43 @@ TEST(SteadyState, TheCounterSeesAllocations) {
   g_armed = false;
   delete p;
   EXPECT_GE(g_allocations.load(), 2);
+}
+
+namespace {
+
+// Allocations of the third run() of the FP64 reference of `m` (two to warm up).
+long fp64ReferenceRunAllocations(model::Network& m) {
+  m.initialize(3);
+  for (float& v : m.inputs())
+    v = 0.25f;
+  for (auto& t : m.tokens())
+    t = 1;
+  for (auto& t : m.labels())
+    t = 1;
+  auto reference = model::makeFp64Reference(m);
+  const auto params = m.parameters();
+  model::ShadowBatch batch;
+  batch.inputs = m.inputs();
+  batch.tokens = m.tokens();
+  batch.labels = m.labels();
+  batch.parameters = params;
+  reference->run(batch);
+  reference->run(batch);
+  g_allocations = 0;
+  g_armed = true;
+  reference->run(batch);
+  g_armed = false;
+  return g_allocations.load();
+}
+
+} // namespace
+
+TEST(SteadyState, Fp64ShadowReferenceRunAllocatesNothing) {
+  model::Mlp mlp(model::parseMlpSpec("mlp:64-256-256-10:gelu"), 32, amp::recipeByName("fp32"));
+  EXPECT_EQ(fp64ReferenceRunAllocations(mlp), 0);
+  const auto spec = model::parseCnnSpec("cnn:c3k3b-p2-c4k5-f5");
+  model::Cnn cnn(spec, model::cnnLayout(spec, 72, 6, 6, 3), 4, amp::recipeByName("fp32"));
+  EXPECT_EQ(fp64ReferenceRunAllocations(cnn), 0);
+  model::GptNetwork gpt(model::GptSpec{2, 2, 32, 16}, 11, 4, amp::parsePolicy("fp32"));
+  EXPECT_EQ(fp64ReferenceRunAllocations(gpt), 0);
 }

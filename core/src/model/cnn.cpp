@@ -461,6 +461,15 @@ void Cnn::backward(float scale, bool accumulate, OpTimes& times,
 
 void Cnn::shadowTensors(std::vector<ShadowTensor>& out) const {
   detail::perLayerShadowTensors(*this, m_recipe.activations, m_recipe.gradients, out);
+  // BatchNorm subtracts the batch mean, so the bias of the convolution before
+  // it has an exact gradient of zero: what a run holds there is rounding
+  // noise, without a value to be compared with.
+  std::erase_if(out, [this](const ShadowTensor& t) {
+    for (std::size_t l = 0; l < m_layout.size(); ++l)
+      if (m_layout[l].block.batchNorm && t.name == "layer" + std::to_string(l) + ".b gradient")
+        return true;
+    return false;
+  });
 }
 
 std::optional<NonFiniteSite> Cnn::firstNonFinite(bool backward) const {
