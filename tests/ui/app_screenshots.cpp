@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
         r.steps = page == "shadow-gpt" ? 60 : 200;
         r.epochs = 0;
         r.telemetryEvery = page == "shadow-gpt" ? 10 : 10;
-        r.shadow = "fp32";
+        r.shadow = page == "shadow-gpt" ? "fp32" : "fp64";
       }
       setup->setConfigs(runs);
       train->applySetup();

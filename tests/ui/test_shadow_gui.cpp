@@ -224,6 +224,31 @@ TEST(ShadowGui, CheckAgainstReferenceNowShadowsThePausedRunsNextStep) {
   p.panel.stopAction()->trigger();
 }
 
+// FP64 chosen in the setup: the check on demand is against FP64, and an
+// FP32 run's tensors then differ from it by FP32's rounding only (unit
+// roundoff 2^-24 = 6e-8, grown over a few products and sums: far under 1e-4).
+TEST(ShadowGui, CheckAgainstReferenceNowUsesTheSetupsFp64) {
+  Page p({tiny("fp32", 1000, "")});
+  p.panel.stepAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return p.record(0).lastStep() == 0; }));
+  QComboBox* picker = p.panel.setup()->shadowPicker();
+  picker->setCurrentIndex(picker->findData(QStringLiteral("fp64")));
+  p.panel.checkShadowAction()->trigger();
+  EXPECT_TRUE(p.panel.shadowMessage().contains(QStringLiteral("FP64"))) << p.panel.shadowMessage().toStdString();
+  p.panel.stepAction()->trigger();
+  ASSERT_TRUE(p.waitFor([&] { return p.panel.shadowMap()->columnCount() == 1; }));
+  const auto& frame = *p.record(0).shadowFrames().back();
+  EXPECT_EQ(frame.reference, train::ShadowPrecision::F64);
+  double worst = 0.0;
+  for (const auto& e : frame.tensors) {
+    EXPECT_LT(e.tensorRelative, 1e-4) << e.tensor;
+    worst = std::max(worst, e.tensorRelative);
+  }
+  EXPECT_GT(worst, 0.0);
+  EXPECT_TRUE(p.panel.shadowMap()->title().contains(QStringLiteral("FP64")));
+  p.panel.stopAction()->trigger();
+}
+
 // A run the shadow pass cannot follow (gradient accumulation) refuses, and
 // the Error view says why, naming the run.
 TEST(ShadowGui, ARefusalIsShownInTheErrorView) {
