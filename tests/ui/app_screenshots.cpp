@@ -153,6 +153,34 @@ int main(int argc, char** argv) {
       if (!grab(QStringLiteral("train-overlay-error")))
         return 1;
       train->overlayPicker()->choose(QString());
+    } else if (page == "shadow" || page == "shadow-gpt") {
+      // The Error view: the default runs (or a GPT in BF16) with the shadow
+      // pass at every histogram step, finished, the Error dock in front.
+      show(QStringLiteral("Train"));
+      auto* train = window.findChild<mantissa::ui::TrainPanel*>();
+      auto* setup = train->setup();
+      if (page == "shadow-gpt") {
+        setup->applyPreset(QStringLiteral("shakespeare-char"));
+        setup->setRecipeChecked(QStringLiteral("bf16-mixed"), true);
+      }
+      auto runs = setup->configs();
+      for (auto& r : runs) {
+        r.steps = page == "shadow-gpt" ? 60 : 200;
+        r.epochs = 0;
+        r.telemetryEvery = page == "shadow-gpt" ? 10 : 10;
+        r.shadow = page == "shadow-gpt" ? "fp32" : "fp64";
+      }
+      setup->setConfigs(runs);
+      train->applySetup();
+      train->startAction()->trigger();
+      auto* c = train->controller();
+      (void)QTest::qWaitFor([&] { return c->state() == mantissa::ui::RunController::State::Finished; },
+                            900000);
+      train->setSelectedRun(c->runCount() - 1);
+      if (auto* d = train->findChild<QDockWidget*>(QStringLiteral("shadowDock")))
+        d->raise();
+      if (!grab(page))
+        return 1;
     } else if (page == "gpt") {
       // GPT runs: the setup with its policy editor, the Train page mid-run on
       // the attention probabilities, and Generate from the paused runs.

@@ -100,6 +100,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_pages->setCurrentWidget(train);
     train->showSweep();
   });
+  // View > Check Against Reference Now: the Train page's shadow pass on demand.
+  m_viewMenu->addAction(train->shadowViewAction());
+  m_viewMenu->addAction(train->checkShadowAction());
+  for (QAction* a : {train->shadowViewAction(), train->checkShadowAction()})
+    connect(a, &QAction::triggered, this, [this, train] { m_pages->setCurrentWidget(train); });
   // Open Run… / Save Run… / Export Report… / Export Run Charts… at the top of File.
   m_runFiles = new RunFiles(m_fileMenu, train, this);
   connect(m_runFiles, &RunFiles::runOpened, this, [this, train] { m_pages->setCurrentWidget(train); });

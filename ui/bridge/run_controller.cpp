@@ -571,6 +571,7 @@ void RunController::onTrainerStep(Run& run, const train::StepReport& report) {
     if (row.eventCount < int(row.events.size()))
       row.events[std::size_t(row.eventCount++)] = e;
   row.frame = report.telemetry;
+  row.shadow = report.shadow;
   row.divergence = report.divergence;
 
   const model::Network& net = session.model();
@@ -813,6 +814,39 @@ bool RunController::saveCheckpoint(int run, const QString& path,
           },
           Qt::QueuedConnection);
   });
+}
+
+int RunController::requestShadow(train::ShadowPrecision precision,
+                                 std::function<void(int, const QString&)> refused) {
+  int asked = 0;
+  QPointer<RunController> self(this);
+  for (std::size_t i = 0; i < m_runs.size(); ++i) {
+    Run& r = *m_runs[i];
+    if (!r.trainer || r.sampleOnly)
+      continue;
+    const auto state = r.trainer->state();
+    if (state != train::TrainerState::Running && state != train::TrainerState::Paused)
+      continue;
+    const std::uint64_t key = r.key;
+    const bool ok = r.trainer->requestShadow(precision, [self, refused, key](std::string why) {
+      // Training thread: the message goes to the GUI thread, to the run of
+      // that key if it is still there.
+      const QString text = QString::fromStdString(why);
+      if (self)
+        QMetaObject::invokeMethod(
+            self,
+            [self, refused, key, text] {
+              if (!self || !refused)
+                return;
+              for (int run = 0; run < self->runCount(); ++run)
+                if (self->runKey(run) == key)
+                  refused(run, text);
+            },
+            Qt::QueuedConnection);
+    });
+    asked += ok ? 1 : 0;
+  }
+  return asked;
 }
 
 bool RunController::sampleGpt(int run, int characters, double temperature, std::uint64_t seed,

@@ -73,6 +73,14 @@ public:
   bool sampleGpt(int run, int characters, double temperature, std::uint64_t seed,
                  std::function<void(const QString&)> done);
 
+  // The next step of each live run that is training or paused runs the
+  // shadow pass against a reference in `precision` (F32 or F64:
+  // train::Trainer::requestShadow); its frame arrives with that step's row.
+  // `refused` is called on the GUI thread (with this controller alive) with
+  // the run and why it cannot be shadowed. Returns the runs asked.
+  int requestShadow(train::ShadowPrecision precision,
+                    std::function<void(int run, const QString& why)> refused);
+
   // Writes a live run to a checkpoint (train::saveCheckpoint: weights,
   // working copies and every state a resume needs), made by the run's own
   // thread between two steps, paused or finished alike. `done` gets "" or

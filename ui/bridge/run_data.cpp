@@ -18,11 +18,12 @@ void keepHigher(double& a, double b) {
     a = b;
 }
 
-void thinFrames(std::vector<std::shared_ptr<const telemetry::TelemetryFrame>>& frames) {
+template <typename Frame>
+void thinFrames(std::vector<std::shared_ptr<const Frame>>& frames) {
   if (frames.size() <= StepSpan::kMaxFrames)
     return;
   // Keep every other frame and always the newest, so the span still ends on its last frame.
-  std::vector<std::shared_ptr<const telemetry::TelemetryFrame>> kept;
+  std::vector<std::shared_ptr<const Frame>> kept;
   kept.reserve(frames.size() / 2 + 1);
   for (std::size_t i = frames.size() % 2 == 0 ? 1 : 0; i < frames.size(); i += 2)
     kept.push_back(std::move(frames[i]));
@@ -48,6 +49,9 @@ StepSpan& StepRow::toSpan() {
   if (frame)
     s.frames.push_back(std::move(frame));
   frame.reset();
+  if (shadow)
+    s.shadow.push_back(std::move(shadow));
+  shadow.reset();
   return s;
 }
 
@@ -76,6 +80,9 @@ bool StepRow::absorb(StepRow&& next) {
   for (auto& f : n.frames)
     s.frames.push_back(std::move(f));
   thinFrames(s.frames);
+  for (auto& f : n.shadow)
+    s.shadow.push_back(std::move(f));
+  thinFrames(s.shadow);
 
   // The last step's own values are next's.
   step = next.step;

@@ -11,6 +11,7 @@
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/telemetry/mailbox.h>
 #include <mantissa/tensor/dtype.h>
+#include <mantissa/train/shadow.h>
 #include <mantissa/train/step_report.h>
 #include <mantissa/train/trainer.h>
 #include <mantissa/train/weight_watch.h>
@@ -36,7 +37,8 @@ using StepValues = std::array<double, kStepColumns>;
 // step's values (which stay in StepRow's own fields). Built by
 // StepRow::absorb() when a full mailbox merges neighbouring rows: the scalars
 // keep their extremes, skipped steps and scaler events are all kept, telemetry
-// frames are thinned to at most kMaxFrames (every other one goes).
+// frames are thinned to at most kMaxFrames (every other one goes); shadow
+// frames likewise.
 struct StepSpan {
   static constexpr std::size_t kMaxFrames = 16;
   std::int64_t firstStep = 0;
@@ -49,6 +51,7 @@ struct StepSpan {
   std::vector<std::pair<std::int64_t, std::int64_t>> skipped; // [first, last] runs of skipped steps
   std::vector<amp::ScalerEvent> events;                       // every event, steps increasing
   std::vector<std::shared_ptr<const telemetry::TelemetryFrame>> frames; // steps increasing
+  std::vector<std::shared_ptr<const train::ShadowFrame>> shadow;        // steps increasing
 };
 
 struct StepRow {
@@ -68,10 +71,11 @@ struct StepRow {
   int eventCount = 0;
   model::OpTimes times;
   std::shared_ptr<const telemetry::TelemetryFrame> frame; // telemetry steps only
+  std::shared_ptr<const train::ShadowFrame> shadow;        // shadow steps only (train/shadow.h)
   std::optional<WatchSample> watch;
   std::optional<train::Divergence> divergence; // the first one covered
   std::unique_ptr<StepSpan> span; // set when this row covers several steps (then `frame`,
-                                  // `events` and `skipped` are in the span, not above)
+                                  // `shadow`, `events` and `skipped` are in the span, not above)
 
   // The scalar columns of the last step covered.
   StepValues values() const {

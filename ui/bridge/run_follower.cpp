@@ -133,12 +133,14 @@ RunMailbox::Drained RunFollower::takeNew() {
   delta.steps.assign(log.steps.begin() + std::ptrdiff_t(m_stepsTaken), log.steps.end());
   delta.evals.assign(log.evals.begin() + std::ptrdiff_t(m_evalsTaken), log.evals.end());
   delta.frames.assign(log.frames.begin() + std::ptrdiff_t(m_framesTaken), log.frames.end());
+  delta.shadow.assign(log.shadow.begin() + std::ptrdiff_t(m_shadowTaken), log.shadow.end());
   const bool summaryNow = log.summary.is_object() && !m_summaryTaken;
   if (summaryNow)
     delta.summary = log.summary;
   m_stepsTaken = log.steps.size();
   m_evalsTaken = log.evals.size();
   m_framesTaken = log.frames.size();
+  m_shadowTaken = log.shadow.size();
   m_summaryTaken = m_summaryTaken || summaryNow;
 
   RunMailbox::Drained drained = drainedFromLog(delta);

@@ -80,6 +80,7 @@ private:
   QString m_error;
   // How much of the log takeNew() has handed over.
   std::size_t m_stepsTaken = 0, m_evalsTaken = 0, m_framesTaken = 0;
+  std::size_t m_shadowTaken = 0;
   bool m_summaryTaken = false;
   std::optional<train::RunSummary> m_summary;
   model::OpTimes m_totalTimes;

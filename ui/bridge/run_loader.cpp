@@ -230,6 +230,7 @@ RunMailbox::Drained drainedFromLog(const train::RunLog& log) {
   RunMailbox::Drained drained;
   drained.rows.reserve(log.steps.size() + log.evals.size());
   std::size_t frame = 0;
+  std::size_t shadow = 0;
   std::size_t eval = 0;
   model::OpTimes totalTimes;
   const auto evalsUpTo = [&](std::int64_t stepsDone) {
@@ -266,6 +267,10 @@ RunMailbox::Drained drainedFromLog(const train::RunLog& log) {
       ++frame;
     if (frame < log.frames.size() && log.frames[frame].step == s.step)
       row.frame = std::make_shared<const telemetry::TelemetryFrame>(log.frames[frame]);
+    while (shadow < log.shadow.size() && log.shadow[shadow].step < s.step)
+      ++shadow;
+    if (shadow < log.shadow.size() && log.shadow[shadow].step == s.step)
+      row.shadow = std::make_shared<const train::ShadowFrame>(log.shadow[shadow]);
     row.divergence = divergence(s.raw);
     drained.rows.push_back(std::move(row));
   }

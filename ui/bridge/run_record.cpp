@@ -54,6 +54,8 @@ void RunRecord::addStep(StepRow& row) {
     addEvent(row.events[std::size_t(i)]);
   if (row.frame)
     addFrame(std::move(row.frame));
+  if (row.shadow)
+    addShadow(std::move(row.shadow));
   if (row.watch)
     m_watch = row.watch;
   if (row.divergence && !m_divergence)
@@ -93,6 +95,8 @@ void RunRecord::addSpan(StepRow& row) {
   addScaleRecord({row.step, row.scaler, row.foundInf, row.skipped});
   for (auto& f : s.frames)
     addFrame(std::move(f));
+  for (auto& f : s.shadow)
+    addShadow(std::move(f));
   if (row.watch)
     m_watch = row.watch;
   if (row.divergence && !m_divergence)
@@ -165,6 +169,20 @@ void RunRecord::addScaleRecord(const telemetry::LossScaleRecord& record) {
     m_scaleRecords = std::move(kept);
   }
   m_scaleRecords.push_back(record);
+}
+
+void RunRecord::addShadow(std::shared_ptr<const train::ShadowFrame> frame) {
+  ++m_shadowTotal;
+  if (!m_shadow.empty() && frame->step <= m_shadow.back()->step)
+    return; // a step already recorded (a followed log read again)
+  if (m_shadow.size() == kMaxShadowFrames) {
+    std::vector<std::shared_ptr<const train::ShadowFrame>> kept;
+    kept.reserve(kMaxShadowFrames);
+    for (std::size_t i = 0; i < m_shadow.size(); i += 2)
+      kept.push_back(std::move(m_shadow[i]));
+    m_shadow = std::move(kept);
+  }
+  m_shadow.push_back(std::move(frame));
 }
 
 const telemetry::TelemetryFrame* RunRecord::frameAt(std::int64_t step) const {

@@ -30,6 +30,7 @@ public:
   static constexpr std::size_t kMaxScaleRecords = 8192;
   static constexpr std::size_t kMaxEvents = 16384;
   static constexpr std::size_t kMaxSkipped = 8192;
+  static constexpr std::size_t kMaxShadowFrames = 512;
 
   RunRecord();
 
@@ -53,6 +54,12 @@ public:
     return m_frames;
   }
   const telemetry::TelemetryFrame* frameAt(std::int64_t step) const; // exact step or nullptr
+  // Shadow-pass frames (train/shadow.h), steps increasing: all of them up to
+  // kMaxShadowFrames, then every other one (the newest always kept).
+  const std::vector<std::shared_ptr<const train::ShadowFrame>>& shadowFrames() const {
+    return m_shadow;
+  }
+  std::int64_t shadowTotal() const { return m_shadowTotal; } // frames received
   const std::optional<WatchSample>& watch() const { return m_watch; }
   const std::optional<train::Divergence>& divergence() const { return m_divergence; }
   const std::shared_ptr<const RunSnapshot>& snapshot() const { return m_snapshot; }
@@ -65,6 +72,7 @@ private:
   void addSkipped(std::int64_t step);
   void addEvent(const amp::ScalerEvent& event);
   void addFrame(std::shared_ptr<const telemetry::TelemetryFrame> frame);
+  void addShadow(std::shared_ptr<const train::ShadowFrame> frame);
   void addScaleRecord(const telemetry::LossScaleRecord& record);
 
   telemetry::History m_history;
@@ -81,6 +89,8 @@ private:
   std::int64_t m_scaleStride = 1; // records kept every m_scaleStride steps besides changes
   std::vector<amp::ScalerEvent> m_events;
   std::vector<std::shared_ptr<const telemetry::TelemetryFrame>> m_frames;
+  std::vector<std::shared_ptr<const train::ShadowFrame>> m_shadow;
+  std::int64_t m_shadowTotal = 0;
   std::optional<WatchSample> m_watch;
   std::optional<train::Divergence> m_divergence;
   std::shared_ptr<const RunSnapshot> m_snapshot;

@@ -10,9 +10,11 @@
 #include <QResizeEvent>
 #include <QScrollBar>
 #include <QTableWidget>
+#include <QRegularExpression>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <vector>
 #include <utility>
@@ -20,6 +22,12 @@
 namespace mantissa::ui {
 
 namespace {
+
+// The precision table's columns.
+constexpr int kOpColumn = 0;
+constexpr int kPrecisionColumn = 1;
+constexpr int kHowColumn = 2;
+constexpr int kErrorColumn = 3; // last: the table's columns before it keep their places
 
 QTableWidget* makeTable(const QStringList& headers) {
   auto* t = new QTableWidget(0, int(headers.size()));
@@ -51,8 +59,14 @@ void setPrecisionRow(QTableWidget* t, int row, const QString& op, const QString&
                      const QString& how) {
   QString shown = how;
   shown.replace(u':', QStringLiteral(":\u200B")).replace(u'_', QStringLiteral("_\u200B"));
-  setRow(t, row, {op, precision, shown});
-  t->item(row, 2)->setToolTip(how);
+  setRow(t, row, {op, precision, shown, QStringLiteral("—")});
+  t->item(row, kHowColumn)->setToolTip(how);
+}
+
+QString errorText(double x) {
+  if (!std::isfinite(x))
+    return QStringLiteral("inf");
+  return x == 0.0 ? QStringLiteral("0") : QString::number(x, 'e', 1);
 }
 
 } // namespace
@@ -65,11 +79,12 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_title);
   auto* row = new QBoxLayout(QBoxLayout::LeftToRight);
   m_tables = row;
-  m_precision = makeTable({tr("Op"), tr("Precision"), tr("How")});
+  m_precision = makeTable({tr("Op"), tr("Precision"), tr("How"), tr("Error")});
+  m_precision->horizontalHeaderItem(kErrorColumn)->setToolTip(errorColumnTip());
   m_precision->setObjectName(QStringLiteral("opPrecisionTable"));
   // The "How" notes take the rest of the width and wrap there, never cut at the edge.
   m_precision->setWordWrap(true);
-  m_precision->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+  m_precision->horizontalHeader()->setSectionResizeMode(kHowColumn, QHeaderView::Stretch);
   // (A stretched last section keeps at least the default 100 px: in a narrow
   // dock it ended past the viewport's edge, cut. Stretch alone fills exactly.)
   m_precision->horizontalHeader()->setStretchLastSection(false);
@@ -80,7 +95,7 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
   m_precision->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
   connect(m_precision->horizontalHeader(), &QHeaderView::sectionResized, this,
           [this](int section) {
-            if (section == 2) // the notes' new width wraps them to other heights
+            if (section == kHowColumn) // the notes' new width wraps them to other heights
               QMetaObject::invokeMethod(m_precision, &QTableView::resizeRowsToContents,
                                         Qt::QueuedConnection);
           });
@@ -115,6 +130,7 @@ void OpTablePanel::setMatmuls(const std::vector<nn::MatmulUse>& uses) {
     const QString how = cells[1] + QStringLiteral("; ") + cells[3];
     setPrecisionRow(m_precision, m_recipeRows + i, tr("matmul: %1").arg(cells[0]), cells[2], how);
   }
+  showShadow();
   m_precision->resizeColumnsToContents();
   fitTables();
   fitOpColumn();
@@ -142,6 +158,7 @@ void OpTablePanel::setRun(const amp::Recipe& recipe, const QString& backend,
     const int i = int(rows.size() + j);
     setPrecisionRow(m_precision, i, modelRows[j][0], modelRows[j][1], modelRows[j][2]);
   }
+  showShadow();
   m_precision->resizeColumnsToContents();
   fitTables();
   fitOpColumn();
@@ -159,6 +176,7 @@ void OpTablePanel::setRun(const QString& title, const std::vector<std::array<QSt
     const auto& r = rows[std::size_t(i)];
     setPrecisionRow(m_precision, i, r[0], r[1], r[2]);
   }
+  showShadow();
   m_precision->resizeColumnsToContents();
   fitTables();
   fitOpColumn();
@@ -187,14 +205,15 @@ void OpTablePanel::fitOpColumn() {
   // viewport's own width lags behind while the dock is laid out.
   const int inside = m_precision->width() - 2 * m_precision->frameWidth() -
                      m_precision->verticalScrollBar()->sizeHint().width();
-  const bool narrow = inside - header->sectionSize(1) - how < longestWord;
-  if (narrow != m_precision->isColumnHidden(2)) {
-    m_precision->setColumnHidden(2, narrow);
+  const int fixed = header->sectionSize(kPrecisionColumn) + header->sectionSize(kErrorColumn);
+  const bool narrow = inside - fixed - how < longestWord;
+  if (narrow != m_precision->isColumnHidden(kHowColumn)) {
+    m_precision->setColumnHidden(kHowColumn, narrow);
     m_how->setVisible(narrow);
   }
   if (narrow)
     showHowOf(m_precision->currentRow());
-  const int room = inside - header->sectionSize(1) - (narrow ? 0 : how);
+  const int room = inside - fixed - (narrow ? 0 : how);
   const int width = natural > room ? std::max(room, header->minimumSectionSize()) : natural;
   if (width != header->sectionSize(0))
     m_precision->setColumnWidth(0, width);
@@ -203,7 +222,7 @@ void OpTablePanel::fitOpColumn() {
 
 void OpTablePanel::showHowOf(int row) {
   const QTableWidgetItem* op = row >= 0 ? m_precision->item(row, 0) : nullptr;
-  const QTableWidgetItem* how = row >= 0 ? m_precision->item(row, 2) : nullptr;
+  const QTableWidgetItem* how = row >= 0 ? m_precision->item(row, kHowColumn) : nullptr;
   m_how->setText(op && how ? QStringLiteral("<b>%1</b>: %2").arg(op->text().toHtmlEscaped(),
                                                                  how->toolTip().toHtmlEscaped())
                            : tr("Select an op to read how it runs."));
@@ -226,7 +245,8 @@ void OpTablePanel::fitTables() {
       w += t->horizontalHeader()->sectionSize(c);
     return w;
   };
-  const int needed = columns(m_precision, 2) + columns(m_times, m_times->columnCount()) +
+  const int needed = columns(m_precision, kHowColumn) +
+                     m_precision->horizontalHeader()->sectionSize(kErrorColumn) + columns(m_times, m_times->columnCount()) +
                      m_tables->spacing() + contentsMargins().left() + contentsMargins().right() +
                      layout()->contentsMargins().left() + layout()->contentsMargins().right();
   const auto direction = width() >= needed ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
@@ -237,6 +257,83 @@ void OpTablePanel::fitTables() {
 void OpTablePanel::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   fitTables();
+}
+
+QString OpTablePanel::errorColumnTip() {
+  return tr("Tensor error ‖a − r‖ / ‖r‖ of the tensor the op writes, against the shadow "
+            "reference (FP32 or FP64) at the latest shadow step: a matmul's forward row shows "
+            "its layer's output, its dW row the weight's gradient, its dX row the gradient of the "
+            "layer below's output (after that layer's activation); the activations and gradients "
+            "rows show the worst forward / backward tensor, named in the cell's tooltip. — where "
+            "no compared tensor maps to the op, or before the first shadow step (Setup > Shadow "
+            "reference, or Check Against Reference Now).");
+}
+
+// The tensors of the latest frame an op row stands for (see errorColumnTip()).
+std::vector<const train::ShadowError*> OpTablePanel::tensorsOf(const QString& op) const {
+  std::vector<const train::ShadowError*> out;
+  if (!m_shadow)
+    return out;
+  const auto named = [&](const std::string& name) {
+    for (const auto& e : m_shadow->tensors)
+      if (e.tensor == name)
+        out.push_back(&e);
+  };
+  static const QRegularExpression matmul(QStringLiteral("^matmul: layer (\\d+) (forward|dX|dW)$"));
+  if (const auto m = matmul.match(op); m.hasMatch()) {
+    const int layer = m.captured(1).toInt();
+    const QString product = m.captured(2);
+    if (product == QStringLiteral("forward"))
+      named("layer" + std::to_string(layer) + " output");
+    else if (product == QStringLiteral("dW"))
+      named("layer" + std::to_string(layer) + ".W gradient");
+    else if (layer > 0)
+      named("layer" + std::to_string(layer - 1) + " output gradient");
+    return out;
+  }
+  const bool activations = op.startsWith(QStringLiteral("activations"));
+  const bool gradients = op == QStringLiteral("gradients");
+  if (activations || gradients)
+    for (const auto& e : m_shadow->tensors)
+      if (e.backward == gradients)
+        out.push_back(&e);
+  return out;
+}
+
+void OpTablePanel::setShadowFrame(std::shared_ptr<const train::ShadowFrame> frame) {
+  m_shadow = std::move(frame);
+  showShadow();
+}
+
+void OpTablePanel::showShadow() {
+  for (int row = 0; row < m_precision->rowCount(); ++row) {
+    const QTableWidgetItem* op = m_precision->item(row, kOpColumn);
+    QTableWidgetItem* cell = m_precision->item(row, kErrorColumn);
+    if (!op || !cell)
+      continue;
+    const auto tensors = tensorsOf(op->text());
+    const train::ShadowError* worst = nullptr;
+    for (const train::ShadowError* e : tensors)
+      if (!worst || !(e->tensorRelative <= worst->tensorRelative)) // inf wins
+        worst = e;
+    if (!worst) {
+      cell->setText(QStringLiteral("—"));
+      cell->setToolTip(m_shadow ? tr("No compared tensor maps to this op") : errorColumnTip());
+      continue;
+    }
+    cell->setText(errorText(worst->tensorRelative));
+    cell->setToolTip(tr("%1: tensor error %2 at step %3%4")
+                         .arg(QString::fromStdString(worst->tensor), errorText(worst->tensorRelative))
+                         .arg(m_shadow->step)
+                         .arg(tensors.size() > 1 ? tr(" (the worst of %1 tensors)").arg(tensors.size())
+                                                 : QString()));
+  }
+  m_precision->resizeColumnToContents(kErrorColumn);
+}
+
+QString OpTablePanel::errorOf(int row) const {
+  const QTableWidgetItem* cell = m_precision->item(row, kErrorColumn);
+  return cell ? cell->text() : QString();
 }
 
 void OpTablePanel::setTimes(const model::OpTimes& t, bool recorded) {

@@ -5,10 +5,12 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/model/op_times.h>
 #include <mantissa/nn/linear.h>
+#include <mantissa/train/shadow.h>
 
 #include <QWidget>
 
 #include <array>
+#include <memory>
 #include <vector>
 
 class QBoxLayout;
@@ -43,6 +45,11 @@ public:
   // None for a log written before products were recorded or another
   // trainer's log.
   void setMatmuls(const std::vector<nn::MatmulUse>& uses);
+  // The Error column: from the latest shadow frame (nullptr: none yet), for
+  // the rows a compared tensor maps to (errorColumnTip()).
+  void setShadowFrame(std::shared_ptr<const train::ShadowFrame> frame);
+  static QString errorColumnTip();
+  QString errorOf(int row) const; // the Error cell as shown ("3.2e-03", "—")
   // Rows of the precision table that come from the recipe; the products follow.
   int recipeRows() const { return m_recipeRows; }
 
@@ -60,6 +67,8 @@ private:
   void fitTables();
   void fitOpColumn();
   void showHowOf(int row);
+  void showShadow();
+  std::vector<const train::ShadowError*> tensorsOf(const QString& op) const;
 
   QLabel* m_title = nullptr;
   QBoxLayout* m_tables = nullptr; // the two tables, side by side or stacked
@@ -67,6 +76,7 @@ private:
   QLabel* m_how = nullptr;
   QTableWidget* m_times = nullptr;
   int m_recipeRows = 0;
+  std::shared_ptr<const train::ShadowFrame> m_shadow;
 };
 
 } // namespace mantissa::ui

@@ -11,6 +11,7 @@
 #include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
+#include "ui/charts/shadow_error_map.h"
 #include "ui/charts/steady_label.h"
 #include "ui/panels/op_table_panel.h"
 #include "ui/panels/train_panel_setup.h"
@@ -51,7 +52,8 @@ const QString kRunsKey = QStringLiteral("train/runs");
 constexpr int kCompactNormalHeight = 800; // compactHeight() outside presenter mode
 // 2: accuracy tabbed with the loss scale on small pages; 3: watch and ops
 // behind the setup on short pages (an older layout is replaced by the new one).
-constexpr int kLayoutVersion = 3;
+// 4: the Error view (shadow pass) as a tab beside the heat map.
+constexpr int kLayoutVersion = 4;
 // A restored layout that gives a shown chart less than this is not kept:
 // its axes' ticks end in "…" (the loss curve came back 100 px wide).
 constexpr int kLegibleChartWidth = 240;
@@ -266,6 +268,8 @@ void TrainPanel::buildDocks() {
   auto* heatDock = addDock(m_heatmap, tr("Heat map"), QStringLiteral("heatmapDock"),
                            Qt::BottomDockWidgetArea);
   splitDockWidget(histDock, heatDock, Qt::Horizontal);
+  tabifyDockWidget(heatDock, buildShadowDock());
+  heatDock->raise();
 
   m_watch = new WatchPanel;
   // On a short normal page it scrolls rather than widening the tab group
@@ -471,6 +475,8 @@ void TrainPanel::onRunsChanged() {
   m_accuracy->setRuns(runs);
   m_scrubStep.reset();
   m_followLatest->setChecked(true);
+  if (shadowWanted() && m_shadowDock->isHidden())
+    showShadowDock();
   m_histogramKey.clear();
   m_heatmapKey.clear();
   m_heatmap->setHistory({}, {});
@@ -565,6 +571,7 @@ void TrainPanel::onSelectedRunChanged() {
                          settingsBeyondSetupText(m_controller->config(run)));
   m_histogramKey.clear();
   m_heatmapKey.clear();
+  m_shadowKey.clear();
   m_scaleDrawnStep = -2;
   refresh();
 }
@@ -602,6 +609,7 @@ void TrainPanel::onStateChanged() {
   m_pause->setEnabled(s == S::Running || s == S::Paused || s == S::Ready);
   m_step->setEnabled(s == S::Ready || s == S::Running || s == S::Paused);
   m_stopAction->setEnabled(s == S::Running || s == S::Paused);
+  m_checkShadow->setEnabled(s == S::Running || s == S::Paused);
   m_start->setEnabled(s != S::Running);
   m_setup->setEnabled(s != S::Running && s != S::Paused);
   // Pausing says so; resuming says training again; runs rebuilt after
@@ -620,10 +628,14 @@ void TrainPanel::onStateChanged() {
                          nullptr, m_controller->runCount()));
   // Every run has ended: the message says so (a divergence, which
   // refreshStatus() reports, takes its place).
-  if (s == S::Finished && m_controller->loadedCount() < m_controller->runCount())
+  if (s == S::Finished && m_controller->loadedCount() < m_controller->runCount()) {
+    // The last shadow frames' first tensors over the threshold stay named.
+    const QString shadow = shadowText();
     m_banner->setText((m_presetNote.isEmpty() ? QString() : m_presetNote + QStringLiteral("<br>")) +
                       tr("Finished. The charts stay as the runs left them: pick a run above, "
-                         "scrub the heat map, or press Start (Ctrl+R) to train again."));
+                         "scrub the heat map, or press Start (Ctrl+R) to train again.") +
+                      (shadow.isEmpty() ? QString() : QStringLiteral("<br>") + shadow));
+  }
   refreshStatus();
 }
 
@@ -732,7 +744,7 @@ void TrainPanel::arrangeForPresenter() {
   QDockWidget* hist = dock("histogramDock");
   joinScaleTabs({"accuracyDock", "watchDock", "opTableDock", "setupDock"});
   if (compact) {
-    joinScaleTabs({"histogramDock", "heatmapDock", "fp8Dock"});
+    joinScaleTabs({"histogramDock", "heatmapDock", "shadowDock", "fp8Dock"});
     hist->raise(); // the gradients are what a class has come to see
   } else {
     scale->raise();
@@ -827,6 +839,7 @@ void TrainPanel::applyTheme() {
   m_histogram->setChartStyle(style);
   m_heatmap->setChartStyle(style);
   m_lossScale->setChartStyle(style);
+  m_shadowMap->setChartStyle(style);
 }
 
 // The arrangement for a page with no saved layout, from the window's size.
@@ -851,8 +864,10 @@ void TrainPanel::arrangeFirstShow() {
     accDock->show();
     scaleDock->raise();
   } else if (compact) {
-    joinTabs(scaleDock, {"histogramDock", "heatmapDock", "fp8Dock"});
+    joinTabs(scaleDock, {"histogramDock", "heatmapDock", "shadowDock", "fp8Dock"});
     joinTabs(setupDock, {"watchDock", "opTableDock"});
+    if (!shadowWanted())
+      dock("shadowDock")->hide(); // until wanted (showShadowDock())
     scaleDock->raise();
     setupDock->raise();
   }

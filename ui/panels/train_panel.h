@@ -41,6 +41,7 @@ class SweepPanel;
 class QuantPanel;
 class TensorScaleView;
 class RunController;
+class ShadowErrorMap;
 class SteadyTextLine;
 class TrainSetup;
 class WatchPanel;
@@ -72,6 +73,17 @@ public:
   GeneratePanel* generatePanel() const { return m_generate; }
   QuantPanel* quantPanel() const { return m_quant; }
   TensorScaleView* tensorScaleView() const { return m_tensorScales; }
+  // The Error view: the selected run's shadow frames (train/shadow.h).
+  ShadowErrorMap* shadowMap() const { return m_shadowMap; }
+  // Check Against Reference Now: the next step of every training or paused
+  // run runs the shadow pass (the Setup's reference, FP32 when Off).
+  QAction* checkShadowAction() const { return m_checkShadow; }
+  QAction* shadowViewAction() const; // shows or hides the Error view's dock
+  // What the Error view says above the map: the request, or why a run refused it.
+  QString shadowMessage() const;
+  // Per run with shadow frames, its latest frame's sentence (the first tensor
+  // over the threshold, named): "<b>bf16-mixed</b> — Shadow FP32, step 40: ...".
+  QString shadowText() const;
   QAction* startAction() const { return m_start; }
   QAction* pauseAction() const { return m_pause; }
   QAction* stepAction() const { return m_step; }
@@ -158,6 +170,14 @@ private:
   void buildQuantDocks();
   void inspectQuant(bool again);
 
+  // train_panel_shadow.cpp: the Error view's dock and Check Against Reference Now
+  QDockWidget* buildShadowDock();
+  void checkAgainstReference();
+  void refreshShadow();
+  void announceShadow(); // the banner names a new frame's first tensor over the threshold
+  bool shadowWanted() const; // a run has the shadow pass set, or shadow frames
+  void showShadowDock();     // shows the Error dock (where it was hidden) and brings it forward
+
   // train_panel_views.cpp
   void refreshCurves();
   void refreshHistogram();
@@ -184,6 +204,12 @@ private:
   GeneratePanel* m_generate = nullptr;
   QuantPanel* m_quant = nullptr;
   TensorScaleView* m_tensorScales = nullptr;
+  ShadowErrorMap* m_shadowMap = nullptr;
+  QDockWidget* m_shadowDock = nullptr;
+  QLabel* m_shadowMessage = nullptr;
+  QAction* m_checkShadow = nullptr;
+  QString m_shadowKey;                  // what the Error view was drawn from
+  std::int64_t m_shadowAnnounced = -1;  // frames (all runs) the banner has spoken of
   QComboBox* m_runPicker = nullptr;
   std::uint64_t m_selectedKey = 0; // RunController::runKey of the inspected run
   QString m_selectedName;          // its name (a rebuilt run has a new key)

@@ -217,6 +217,25 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   m_telemetry->setSuffix(tr(" steps"));
   m_telemetry->setToolTip(tr("A histogram frame every K steps (0 = off)"));
   form->addRow(tr("Histograms every"), m_telemetry);
+  m_shadow = new QComboBox;
+  m_shadow->setObjectName(QStringLiteral("shadowReference"));
+  m_shadow->addItem(tr("Off"), QString());
+  m_shadow->addItem(tr("FP32"), QStringLiteral("fp32"));
+  m_shadow->addItem(tr("FP64"), QStringLiteral("fp64"));
+  m_shadow->setToolTip(tr("At every histogram step, run the step's batch again through a copy of "
+                          "the model in FP32 or FP64 and measure each tensor's error against it "
+                          "(the Error view). Runs at the histogram steps only (Histograms every), "
+                          "costing one more forward and backward there; Check Against Reference "
+                          "Now asks for one step at any time."));
+  form->addRow(tr("Shadow reference"), m_shadow);
+  m_shadowThreshold = new QDoubleSpinBox;
+  m_shadowThreshold->setObjectName(QStringLiteral("shadowThreshold"));
+  m_shadowThreshold->setDecimals(4);
+  m_shadowThreshold->setRange(0.0001, 10000.0);
+  m_shadowThreshold->setSuffix(tr(" %"));
+  m_shadowThreshold->setToolTip(tr("The first tensor whose error ‖a − r‖ / ‖r‖ against the "
+                                   "reference exceeds this is named (1 % = 0.01)"));
+  form->addRow(tr("Name tensors over"), m_shadowThreshold);
   m_evalEvery = new QSpinBox;
   m_evalEvery->setObjectName(QStringLiteral("evalEvery"));
   m_evalEvery->setRange(0, 1'000'000);
@@ -265,6 +284,9 @@ TrainSetup::TrainSetup(QWidget* parent) : QWidget(parent) {
   for (QLineEdit* e : {m_model})
     connect(e, &QLineEdit::textChanged, this, &TrainSetup::editedByHand);
   connect(m_data, &QComboBox::currentTextChanged, this, &TrainSetup::editedByHand);
+  // The shadow pass is read by configs() for every run: choosing it keeps a preset.
+  connect(m_shadow, &QComboBox::currentIndexChanged, this, &TrainSetup::validate);
+  connect(m_shadowThreshold, &QDoubleSpinBox::valueChanged, this, &TrainSetup::validate);
   for (QComboBox* c : {m_scaler, m_optimizer, m_lengthUnit})
     connect(c, &QComboBox::currentIndexChanged, this, &TrainSetup::editedByHand);
   connect(m_lr, &QDoubleSpinBox::valueChanged, this, &TrainSetup::editedByHand);
@@ -285,7 +307,8 @@ void TrainSetup::setConfigs(const std::vector<train::RunConfig>& runs) {
                                    QSignalBlocker(m_length), QSignalBlocker(m_lengthUnit),
                                    QSignalBlocker(m_seed),   QSignalBlocker(m_telemetry),
                                    QSignalBlocker(m_evalEvery), QSignalBlocker(m_evalBatches),
-                                   QSignalBlocker(m_policyRun), QSignalBlocker(m_policy)};
+                                   QSignalBlocker(m_policyRun), QSignalBlocker(m_policy),
+                                   QSignalBlocker(m_shadow),   QSignalBlocker(m_shadowThreshold)};
   m_data->setCurrentText(QString::fromStdString(c.data));
   m_model->setText(QString::fromStdString(c.model));
   m_model->setCursorPosition(0); // a narrow field shows the spec's start ("mlp:784-…"), not its end
@@ -300,6 +323,9 @@ void TrainSetup::setConfigs(const std::vector<train::RunConfig>& runs) {
   m_telemetry->setValue(c.telemetryEvery);
   m_evalEvery->setValue(int(c.evalEvery));
   m_evalBatches->setValue(c.evalBatches);
+  const int shadow = m_shadow->findData(QString::fromStdString(c.shadow));
+  m_shadow->setCurrentIndex(shadow >= 0 ? shadow : 0);
+  m_shadowThreshold->setValue(100.0 * c.shadowThreshold);
   const auto policyRun = std::find_if(runs.begin(), runs.end(),
                                       [](const auto& r) { return !r.policy.empty(); });
   m_policyRun->setChecked(policyRun != runs.end());
@@ -415,6 +441,8 @@ std::vector<train::RunConfig> TrainSetup::configs() const {
     c.seed = std::uint64_t(m_seed->value());
     c.telemetryEvery = m_telemetry->value();
     c.evalEvery = m_evalEvery->value();
+    c.shadow = m_shadow->currentData().toString().toStdString();
+    c.shadowThreshold = m_shadowThreshold->value() / 100.0;
     if (gpt)
       c.evalBatches = m_evalBatches->value();
     if (c.steps > 0 && c.warmupSteps >= c.steps)
@@ -422,6 +450,11 @@ std::vector<train::RunConfig> TrainSetup::configs() const {
     out.push_back(c);
   }
   return out;
+}
+
+train::ShadowPrecision TrainSetup::onDemandShadow() const {
+  return m_shadow->currentData().toString() == QStringLiteral("fp64") ? train::ShadowPrecision::F64
+                                                                      : train::ShadowPrecision::F32;
 }
 
 QString TrainSetup::problems() const {

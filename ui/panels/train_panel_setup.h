@@ -3,6 +3,7 @@
 #pragma once
 
 #include <mantissa/train/run_config.h>
+#include <mantissa/train/shadow.h>
 
 #include <QWidget>
 
@@ -46,6 +47,12 @@ public:
   void setRecipeChecked(const QString& recipe, bool on);
   void setPolicyRun(bool on);
   PolicyEditor* policyEditor() const { return m_policy; }
+  // The shadow pass (train/shadow.h): Off / FP32 / FP64 (item data: "", "fp32",
+  // "fp64", RunConfig::shadow) and the threshold in percent (RunConfig::shadowThreshold x 100).
+  QComboBox* shadowPicker() const { return m_shadow; }
+  QDoubleSpinBox* shadowThresholdField() const { return m_shadowThreshold; }
+  // The reference a check on demand uses: the chosen one, FP32 when Off.
+  train::ShadowPrecision onDemandShadow() const;
 
   static std::vector<train::RunConfig> defaultConfigs();
 
@@ -86,6 +93,8 @@ private:
   QSpinBox* m_telemetry = nullptr;
   QFormLayout* m_form = nullptr;
   QWidget* m_recipes = nullptr; // the recipe buttons' box
+  QComboBox* m_shadow = nullptr;
+  QDoubleSpinBox* m_shadowThreshold = nullptr;
   QSpinBox* m_evalEvery = nullptr;   // a GPT's: train_loss and val_loss every N steps
   QSpinBox* m_evalBatches = nullptr; // a GPT's: fixed batches per evaluation
   QCheckBox* m_policyRun = nullptr;

@@ -9,6 +9,7 @@
 #include "ui/charts/histogram_heatmap.h"
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
+#include "ui/charts/shadow_error_map.h"
 #include "ui/charts/steady_label.h"
 #include "ui/panels/generate_panel.h"
 #include "ui/panels/op_table_panel.h"
@@ -123,6 +124,7 @@ QString divergenceSentence(const train::Divergence& d) {
 void TrainPanel::refresh() {
   refreshWatch(); // text only: cheap, and read by tests while its dock tab is hidden
   refreshStatus();
+  announceShadow();
   if (!isVisible())
     return;
   if (shows(m_loss) || shows(m_accuracy))
@@ -133,6 +135,8 @@ void TrainPanel::refresh() {
     refreshHeatmap();
   if (shows(m_lossScale))
     refreshLossScale();
+  if (shows(m_shadowMap) || shows(m_opTable))
+    refreshShadow();
 }
 
 bool TrainPanel::shows(const QWidget* view) const {
