@@ -85,6 +85,21 @@ TEST(ShadowError, StatisticsOfAWorkedExample) {
   EXPECT_DOUBLE_EQ(train::measureShadowError("t", a, r, DType::F16).maxUlps, 2048.0);
 }
 
+TEST(ShadowError, LargeTensorsTakeTheMedianOverEveryKthValueAndTheMaxOverAll) {
+  // 200,003 values whose relative errors rise evenly, i * 2^-20 for value i
+  // (reference 1, run 1 + i * 2^-20, exact in FP32 up to i < 2^20): the
+  // median is the middle one, 100,001 * 2^-20; every 4th value gives it to
+  // within a few steps of 2^-20. The largest is the last.
+  const std::size_t n = 200003;
+  std::vector<float> a(n);
+  std::vector<double> r(n, 1.0);
+  for (std::size_t i = 0; i < n; ++i)
+    a[i] = static_cast<float>(1.0 + double(i) * 0x1p-20);
+  const auto e = train::measureShadowError("big", a, r, DType::F32);
+  EXPECT_EQ(e.maxRelative, double(n - 1) * 0x1p-20);
+  EXPECT_NEAR(e.medianRelative, 100001 * 0x1p-20, 4 * 0x1p-20);
+}
+
 TEST(ShadowError, ScaledValuesAreDividedBeforeComparing) {
   const float a[] = {65536.0f, -32768.0f};
   const double r[] = {1.0, -0.5};

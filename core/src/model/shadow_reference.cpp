@@ -48,15 +48,25 @@ public:
     m_model->forward(times);
     m_model->backward(1.0f, false, times);
     m_model->shadowTensors(m_tensors);
-    for (const ShadowTensor& t : m_tensors) {
-      auto& values = m_values[t.name];
-      values.assign(t.values.begin(), t.values.end());
-    }
+    m_widened.clear();
   }
 
+  std::span<const float> tensorF32(std::string_view name) const override {
+    for (const ShadowTensor& t : m_tensors)
+      if (t.name == name)
+        return t.values;
+    return {};
+  }
+
+  // Widened when first asked for (the shadow pass reads tensorF32).
   std::span<const double> tensor(std::string_view name) const override {
-    const auto it = m_values.find(name);
-    return it == m_values.end() ? std::span<const double>() : std::span<const double>(it->second);
+    const auto values = tensorF32(name);
+    if (values.empty())
+      return {};
+    auto [it, added] = m_widened.try_emplace(std::string(name));
+    if (added)
+      it->second.assign(values.begin(), values.end());
+    return it->second;
   }
 
   std::string precision() const override { return "FP32"; }
@@ -74,7 +84,7 @@ private:
   std::unique_ptr<Network> m_model;
   std::map<std::string, Parameter, std::less<>> m_params;
   std::vector<ShadowTensor> m_tensors;
-  std::map<std::string, std::vector<double>, std::less<>> m_values;
+  mutable std::map<std::string, std::vector<double>, std::less<>> m_widened;
 };
 
 } // namespace

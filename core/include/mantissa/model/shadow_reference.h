@@ -67,6 +67,9 @@ public:
   virtual void run(const ShadowBatch& batch) = 0;
   // Tensor `name` of the last run(), in double; empty when the reference has no such tensor.
   virtual std::span<const double> tensor(std::string_view name) const = 0;
+  // The same as the FP32 values a reference in FP32 holds (compared without
+  // a copy in double); empty for a reference in FP64.
+  virtual std::span<const float> tensorF32(std::string_view) const { return {}; }
   // "FP32" or "FP64".
   virtual std::string precision() const = 0;
 };

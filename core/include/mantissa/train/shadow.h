@@ -11,7 +11,8 @@
 // optimizer changes them. Every tensor the run's forward and backward wrote
 // (Network::shadowTensors) is then set against the reference's, value by
 // value (backward's after dividing out the loss scale):
-//   relative error   |a - r| / |r| over the values with r != 0: max and median
+//   relative error   |a - r| / |r| over the values with r != 0: max, and median
+//                    (of tensors over kMedianValues values: of every k-th value)
 //   tensor error     ||a - r||_2 / ||r||_2, the tensor's relative error as a whole
 //   ULPs             |a - r| / ulp(r) in the format the op stored the tensor in: max
 //   SQNR             10 log10(sum r^2 / sum (a - r)^2) dB (+inf when equal)
@@ -47,6 +48,9 @@ std::string_view shadowPrecisionKey(ShadowPrecision p);
 // nullopt for any other text.
 std::optional<ShadowPrecision> parseShadowPrecision(std::string_view text);
 
+// The most values a median is taken over (ShadowError::medianRelative).
+inline constexpr std::size_t kMedianValues = std::size_t{1} << 16;
+
 // Default of RunConfig::shadowThreshold: a tensor error of 1%.
 inline constexpr double kDefaultShadowThreshold = 1e-2;
 
@@ -81,6 +85,10 @@ struct ShadowFrame {
 // the sizes differ or scale is not a positive finite number.
 ShadowError measureShadowError(std::string_view tensor, std::span<const float> values,
                                std::span<const double> reference, DType format,
+                               double scale = 1.0);
+// The same against an FP32 reference (the FP32 copy's own values).
+ShadowError measureShadowError(std::string_view tensor, std::span<const float> values,
+                               std::span<const float> reference, DType format,
                                double scale = 1.0);
 
 // One sentence on a frame: "shadow fp64 at step 40: first tensor over 1%
