@@ -494,7 +494,7 @@ DemoOutput errorMapOut() {
   const ErrorMapDemo d = errorMapDemo();
   const train::ShadowFrame& f = d.frame;
   DemoOutput o{"error-map", std::string(demoTitle("error-map")), "op (block h0 and the head)",
-               "tensor error ||run - FP32|| / ||FP32||", true, {}, {}, {}};
+               "tensor error against FP32", true, {}, {}, {}};
   struct Op {
     const char* label;
     const char* forward;
@@ -574,9 +574,16 @@ DemoOutput scalerDiffOut() {
     return o;
   }
   const train::RunDiffRow& r = d.diff.rows.front();
-  o.lines.push_back(fmt("Where they part: step %lld, %s pass, %s (%s: %.6g with the scaler, %.6g without).",
-                        static_cast<long long>(r.step), train::diffPassName(r.pass), r.tensor.c_str(),
-                        r.measure.c_str(), r.a, r.b));
+  std::string what;
+  if (r.countA && r.countB)
+    what = fmt("%s: %llu with the scaler, %llu without", r.measure.c_str(),
+               static_cast<unsigned long long>(*r.countA), static_cast<unsigned long long>(*r.countB));
+  else if (r.measure == "histogram")
+    what = fmt("its exponent histograms are %.3g binades apart", r.emd);
+  else
+    what = fmt("%s: %.6g with the scaler, %.6g without", r.measure.c_str(), r.a, r.b);
+  o.lines.push_back(fmt("Where they part: step %lld, %s pass, %s (%s).", static_cast<long long>(r.step),
+                        train::diffPassName(r.pass), r.tensor.c_str(), what.c_str()));
   if (!r.detail.empty()) o.lines.push_back("  what differs there: " + r.detail);
   if (d.gradValues > 0)
     o.lines.push_back(fmt("At step %lld the weight gradients the optimizer reads are zero in %llu of %llu values "
