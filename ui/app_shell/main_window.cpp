@@ -122,15 +122,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     train->setup()->applyPreset(preset);
     m_pages->setCurrentWidget(train);
   });
-  // A lesson's sweep: the dock's form filled in, its own folder, not started.
+  // A lesson's sweep: the dock's form filled in, its own folder, not started
+  // (a sweep already running keeps its form: the dock is only shown).
   connect(lessons, &LessonsPage::sweepRequested, this,
           [this, train](const QString& lessonId, const mantissa::lessons::LessonSweep& s) {
+            m_pages->setCurrentWidget(train);
+            SweepPanel* panel = train->sweep();
+            if (panel->running()) {
+              train->showSweep();
+              return;
+            }
             const auto joined = [](const std::vector<std::string>& list) {
               QStringList out;
               for (const auto& item : list) out << QString::fromStdString(item);
               return out.join(QLatin1Char(','));
             };
-            SweepPanel* panel = train->sweep();
             panel->setModel(QString::fromStdString(s.model));
             panel->setSteps(s.steps);
             panel->setFormats(joined(s.formats));
@@ -143,7 +149,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
               if (!(c.isLetterOrNumber() && c.unicode() < 128) && c != QLatin1Char('-') && c != QLatin1Char('_'))
                 c = QLatin1Char('-');
             panel->setOutputFolder(QDir::home().filePath(QStringLiteral("mantissa-sweep-") + folder));
-            m_pages->setCurrentWidget(train);
             train->showSweep();
           });
   auto* exercises = new ExercisesPage;

@@ -82,7 +82,7 @@ public:
   QPlainTextEdit* results() const { return m_results; }
   LessonChart* chart() const { return m_chart; }
   QWidget* runArea() const { return m_runArea; }
-  // The current lesson's "Open the sweep" button; nullptr when it has no "sweep".
+  // The current lesson's "Precision sweep: ..." button; nullptr when it has no "sweep".
   QPushButton* sweepLink() const { return m_sweepLink; }
   // Text beside (Horizontal) or above (Vertical) the run area.
   Qt::Orientation textOrientation() const;
