@@ -6,10 +6,15 @@
 // facts, or the stated outcomes; never the demo's own output.
 #include <mantissa/lessons/demo_registry.h>
 #include <mantissa/lessons/demos.h>
+#include <mantissa/train/presets.h>
+#include <mantissa/train/session.h>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
 
 using namespace mantissa;
 using namespace mantissa::lessons;
@@ -272,4 +277,110 @@ TEST(DemoSteps, TrajectoriesStepThroughTheirSamplesAndTablesHaveNone) {
   EXPECT_EQ(demoStepCount(runDemo("format-table")), 0);
   d.series[1].bars = true;
   EXPECT_EQ(demoStepCount(d), 0);
+}
+
+// Lesson 9's error map: a bf16-mixed GPT's last step against its FP32 shadow.
+// Every tensor the GPT lists is compared and shown by name; the matrix
+// products, whose inputs bf16-mixed rounds to 8 significant bits, are off
+// (not exact) by a relative amount of the order of BF16's unit roundoff 2^-8,
+// far below 1 (so the map is of rounding, not of a broken run).
+TEST(LessonWherePrecision, ErrorMapShowsEveryTensorAndBf16ProductsAreNotExact) {
+  const ErrorMapDemo d = errorMapDemo(3);
+  const auto& f = d.frame;
+  ASSERT_FALSE(f.tensors.empty());
+  EXPECT_EQ(f.step, 2);
+  EXPECT_EQ(f.reference, train::ShadowPrecision::F32);
+  int forward = 0, backward = 0;
+  for (const auto& t : f.tensors) {
+    SCOPED_TRACE(t.tensor);
+    EXPECT_GT(t.count, 0);
+    EXPECT_TRUE(std::isfinite(t.tensorRelative));
+    (t.backward ? backward : forward) += 1;
+  }
+  // 1 block: embedding, 9 block tensors, lnf input, logits; 16 parameter gradients.
+  EXPECT_EQ(forward, 12);
+  EXPECT_EQ(backward, 16);
+  const auto error = [&f](const std::string& name) {
+    for (const auto& t : f.tensors)
+      if (t.tensor == name) return t.tensorRelative;
+    ADD_FAILURE() << "no tensor " << name;
+    return -1.0;
+  };
+  for (const char* name : {"h0.qkv output", "h0.fc output", "logits", "h0.qkv.w gradient", "h0.fc.w gradient"}) {
+    SCOPED_TRACE(name);
+    EXPECT_GT(error(name), 0.0);
+    EXPECT_LT(error(name), 0.25);
+  }
+  // The figure and the lines: one category per op, every tensor named in the lines.
+  const auto o = runDemo("error-map");
+  EXPECT_TRUE(o.logY);
+  EXPECT_EQ(o.categories.size(), 12u);
+  ASSERT_EQ(o.series.size(), 2u);
+  EXPECT_FALSE(o.series[0].x.empty());
+  EXPECT_FALSE(o.series[1].x.empty());
+  for (const auto& s : o.series)
+    for (double y : s.y) EXPECT_GT(y, 0.0);
+  std::string all;
+  for (const auto& line : o.lines) all += line + "\n";
+  const ErrorMapDemo shown = errorMapDemo();
+  EXPECT_NE(all.find(train::describeShadowFrame(shown.frame)), std::string::npos);
+  for (const auto& t : shown.frame.tensors) EXPECT_NE(all.find(t.tensor), std::string::npos) << t.tensor;
+}
+
+// Lesson 9's diff: fp16-mixed with and without its scaler part where the
+// unscaled run's gradients first underflow. That step is found here from the
+// two runs' own telemetry (trained again here): the first step at which a
+// gradient tensor of the unscaled run holds more zeros than the scaled
+// run's. The diff must name that step, in the backward pass, and nothing
+// before it; the forward pass and the loss agree up to it.
+TEST(LessonWherePrecision, ScalerDiffPartsInTheGradientsWhereTheyUnderflow) {
+  const int steps = 20;
+  const ScalerDiffDemo d = scalerDiffDemo(steps);
+  ASSERT_TRUE(d.diff.differ());
+
+  std::vector<std::shared_ptr<const telemetry::TelemetryFrame>> frames[2];
+  std::vector<double> loss[2];
+  const char* recipes[] = {"fp16-mixed", "fp16-mixed-noscale"};
+  for (int k = 0; k < 2; ++k) {
+    train::RunConfig c;
+    for (const auto& r : train::findPreset("underflow")->runs)
+      if (r.recipe == recipes[k]) c = r;
+    ASSERT_EQ(c.recipe, recipes[k]);
+    c.epochs = 0;
+    c.steps = steps;
+    c.evalEvery = 0;
+    c.telemetryEvery = 1;
+    train::Session s(c);
+    while (!s.finished()) {
+      const auto& r = s.step();
+      frames[k].push_back(r.telemetry);
+      loss[k].push_back(r.loss);
+    }
+  }
+  std::int64_t underflowAt = -1;
+  for (int step = 0; step < steps && underflowAt < 0; ++step) {
+    ASSERT_TRUE(frames[0][step] && frames[1][step]);
+    for (const auto& t : frames[1][step]->tensors) {
+      if (t.cls != telemetry::TensorClass::WeightGrads && t.cls != telemetry::TensorClass::ActivationGrads) continue;
+      const auto* scaled = frames[0][step]->find(t.layer, t.cls, false);
+      if (!t.scaled && scaled != nullptr && t.hist.zeros > scaled->hist.zeros) underflowAt = step;
+    }
+  }
+  ASSERT_GE(underflowAt, 0) << "the unscaled run's gradients never held more zeros";
+  const auto& first = d.diff.rows.front();
+  EXPECT_EQ(first.step, underflowAt);
+  EXPECT_EQ(first.pass, train::DiffPass::Backward);
+  EXPECT_NE(first.tensor.find("grad"), std::string::npos) << first.tensor;
+  for (const auto& r : d.diff.rows) EXPECT_GE(r.step, underflowAt) << r.tensor;
+  for (std::int64_t s = 0; s <= underflowAt; ++s) EXPECT_EQ(loss[0][s], loss[1][s]) << "step " << s;
+  EXPECT_GT(d.zerosUnscaled, d.zerosScaled);
+  EXPECT_EQ(d.lossScaled, loss[0]);
+  EXPECT_EQ(d.lossUnscaled, loss[1]);
+
+  const auto o = runDemo("scaler-diff");
+  ASSERT_EQ(o.series.size(), 2u);
+  EXPECT_EQ(o.series[0].y.size(), std::size_t(d.steps));
+  std::string all;
+  for (const auto& line : o.lines) all += line + "\n";
+  EXPECT_NE(all.find("step " + std::to_string(underflowAt) + ", backward pass"), std::string::npos) << all;
 }

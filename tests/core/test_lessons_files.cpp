@@ -33,7 +33,7 @@ struct TempDir {
 TEST(LessonFiles, ShippedLessonsAllLoad) {
   const auto set = loadInstalledLessons();
   ASSERT_TRUE(set.error.empty()) << set.error;
-  ASSERT_EQ(set.lessons.size(), 8u);
+  ASSERT_EQ(set.lessons.size(), 9u);
   for (const auto& l : set.lessons) {
     SCOPED_TRACE(l.id);
     EXPECT_TRUE(l.ok()) << l.error;
@@ -268,4 +268,71 @@ TEST(LessonFiles, ExampleLessonFolderLoadsWithItsExerciseSets) {
   EXPECT_EQ(l.exercises[0].count, 10);
   EXPECT_EQ(l.exercises[1].format, mantissa::numeric::FormatId::Fp4E2M1);
   EXPECT_GE(lessonSlides(l).size(), 4u);
+}
+
+// "sweep": the Sweep dock's form, each key checked on its own and named in
+// the message; the defaults are the dock's (the shakespeare-char GPT, 300
+// steps, bf16, fp16, fp8-e4m3, mxfp4, every op class, one seed, budget 0.02).
+TEST(LessonFiles, SweepKeyFillsTheFormOrNamesTheBadKey) {
+  TempDir dir;
+  for (char c = 'a'; c <= 'm'; ++c) dir.write(std::string(1, c) + ".md", "# A\n");
+  dir.write("lessons.json", R"({"lessons": [
+    {"title": "A", "file": "a.md", "sweep": {"model": "gpt:layers=1,heads=2,embd=32,ctx=32", "steps": 60,
+      "formats": ["bf16", "mxfp4"], "ops": ["matmul-inputs", "softmax"], "seeds": 2, "budget": 0.05}},
+    {"title": "B", "file": "b.md", "sweep": {}},
+    {"title": "C", "file": "c.md", "sweep": 3},
+    {"title": "D", "file": "d.md", "sweep": {"steps": 0}},
+    {"title": "E", "file": "e.md", "sweep": {"seeds": 65}},
+    {"title": "F", "file": "f.md", "sweep": {"budget": -1}},
+    {"title": "G", "file": "g.md", "sweep": {"formats": []}},
+    {"title": "H", "file": "h.md", "sweep": {"formats": ["bf16", "fp7"]}},
+    {"title": "I", "file": "i.md", "sweep": {"ops": ["softmax", "nope"]}},
+    {"title": "J", "file": "j.md", "sweep": {"model": "mlp:784-10"}},
+    {"title": "K", "file": "k.md", "sweep": {"colour": "red"}},
+    {"title": "L", "file": "l.md", "sweep": {"steps": 1.5}},
+    {"title": "M", "file": "m.md", "sweep": {"ops": "softmax"}}
+  ]})");
+  const auto set = loadLessons(dir.path);
+  ASSERT_EQ(set.lessons.size(), 13u);
+  ASSERT_TRUE(set.lessons[0].ok()) << set.lessons[0].error;
+  ASSERT_TRUE(set.lessons[0].sweep.has_value());
+  EXPECT_EQ(*set.lessons[0].sweep, (LessonSweep{"gpt:layers=1,heads=2,embd=32,ctx=32", 60, {"bf16", "mxfp4"},
+                                                {"matmul-inputs", "softmax"}, 2, 0.05}));
+  ASSERT_TRUE(set.lessons[1].ok()) << set.lessons[1].error;
+  EXPECT_EQ(*set.lessons[1].sweep, (LessonSweep{"gpt:layers=4,heads=4,embd=128,ctx=64", 300,
+                                                {"bf16", "fp16", "fp8-e4m3", "mxfp4"}, {}, 1, 0.02}));
+  const std::pair<int, std::vector<std::string>> bad[] = {
+      {2, {"\"sweep\" must be an object"}},
+      {3, {"\"sweep\": \"steps\"", "1 to 1000000"}},
+      {4, {"\"sweep\": \"seeds\"", "1 to 64"}},
+      {5, {"\"sweep\": \"budget\"", ">= 0"}},
+      {6, {"\"sweep\": \"formats\"", "non-empty"}},
+      {7, {"\"sweep\": \"formats\"", "fp7"}},
+      {8, {"\"sweep\": \"ops\"", "nope"}},
+      {9, {"\"sweep\": \"model\"", "not a GPT"}},
+      {10, {"\"sweep\": unknown key \"colour\""}},
+      {11, {"\"sweep\": \"steps\""}},
+      {12, {"\"sweep\": \"ops\"", "list"}}};
+  for (const auto& [index, parts] : bad) {
+    const auto& l = set.lessons[std::size_t(index)];
+    SCOPED_TRACE(l.title);
+    EXPECT_FALSE(l.ok());
+    EXPECT_FALSE(l.sweep.has_value());
+    for (const auto& part : parts) EXPECT_NE(l.error.find(part), std::string::npos) << l.error;
+  }
+}
+
+// The shipped lesson that opens a sweep names one small enough for a class.
+TEST(LessonFiles, ShippedSweepIsSmall) {
+  const auto set = loadInstalledLessons();
+  ASSERT_TRUE(set.error.empty()) << set.error;
+  int sweeps = 0;
+  for (const auto& l : set.lessons) {
+    if (!l.sweep) continue;
+    ++sweeps;
+    EXPECT_EQ(l.id, "precision-map");
+    EXPECT_LE(l.sweep->steps, 500);
+    EXPECT_FALSE(l.sweep->ops.empty());
+  }
+  EXPECT_EQ(sweeps, 1);
 }

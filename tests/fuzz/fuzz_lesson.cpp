@@ -9,14 +9,19 @@
 // Properties (a failed one aborts): nothing throws; a set error leaves no
 // lessons; every lesson is either usable (text as read, demos, preset and
 // Explorer formats all known, the file inside the folder, a Markdown text
-// starting with "# ", every embedded exercise set one the generator accepts)
+// starting with "# ", every embedded exercise set one the generator accepts,
+// a "sweep" with a GPT, steps, seeds and budget in range and its formats and
+// ops ones the sweep accepts)
 // or carries an error naming its file, with no text.
 
 #include <mantissa/lessons/demo_registry.h>
 #include <mantissa/lessons/lesson_set.h>
+#include <mantissa/model/gpt.h>
 #include <mantissa/numeric/format.h>
 #include <mantissa/train/presets.h>
+#include <mantissa/train/sweep.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -100,6 +105,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       check(lessons::kindAppliesTo(spec.kind, spec.format));
       check(spec.count >= 1 && spec.count <= lessons::kMaxSheetItems);
       check(spec.difficulty >= lessons::kMinDifficulty && spec.difficulty <= lessons::kMaxDifficulty);
+    }
+    if (l.sweep) {
+      const auto& s = *l.sweep;
+      check(s.steps >= 1 && s.steps <= lessons::kMaxLessonSweepSteps);
+      check(s.seeds >= 1 && s.seeds <= 64);
+      check(std::isfinite(s.budget) && s.budget >= 0);
+      check(!s.formats.empty());
+      train::SweepOptions o;
+      o.config = train::findPreset("shakespeare-char")->runs.front();
+      o.config.model = "gpt:layers=1,heads=1,embd=8,ctx=8";
+      o.formats = s.formats;
+      o.ops = s.ops;
+      try {
+        model::parseGptSpec(s.model);
+        train::sweepProbes(o);
+      } catch (...) {
+        std::abort(); // an accepted sweep is one the dock can start
+      }
     }
     for (const auto& link : l.explorer) {
       check(link.value.find_first_not_of(" \t") != std::string::npos);

@@ -9,7 +9,8 @@
 //   trained to its end; model: MANTISSA_SHOT_MODEL, a safetensors or GGUF file,
 //   scanned, its first tensor and the first that overflows FP16 selected,
 //   then the first weight with paired scales on the Scale map and Scale
-//   histogram tabs;
+//   histogram tabs; lesson-demos: every demo of the lesson MANTISSA_SHOT_LESSON
+//   (default precision-map) run, then its sweep opened in the Sweep dock;
 //   checkpoint: the File menu, Open Checkpoint's dialog on
 //   MANTISSA_SHOT_CHECKPOINT with a total refused and a good one, then the run
 //   opened on the Train page, trained on, and generating)
@@ -33,6 +34,7 @@
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
 
+#include <mantissa/lessons/lesson_set.h>
 #include <mantissa/train/presets.h>
 
 #include <QAction>
@@ -476,6 +478,31 @@ int main(int argc, char** argv) {
         if (!grab(QStringLiteral("lessons-step")))
           return 1;
         break;
+      }
+    } else if (page == "lesson-demos") {
+      // Every demo of the lessons named by MANTISSA_SHOT_LESSON (an id,
+      // default precision-map) run to its end, one screenshot each
+      // (lesson-<demo>), then the lesson's sweep opened in the Sweep dock.
+      show(QStringLiteral("Lessons"));
+      auto* lessonsPage = window.findChild<mantissa::ui::LessonsPage*>();
+      const std::string id = qEnvironmentVariable("MANTISSA_SHOT_LESSON", QStringLiteral("precision-map")).toStdString();
+      const auto set = mantissa::lessons::loadInstalledLessons();
+      for (std::size_t i = 0; i < set.lessons.size(); ++i) {
+        if (set.lessons[i].id != id)
+          continue;
+        lessonsPage->showLesson(int(i));
+        for (const auto& demo : set.lessons[i].demos) {
+          lessonsPage->demoChoice()->setCurrentIndex(lessonsPage->demoChoice()->findData(QString::fromStdString(demo)));
+          lessonsPage->runSelectedDemo();
+          (void)QTest::qWaitFor([&] { return !lessonsPage->demoRunning(); }, 300000);
+          if (!grab(QStringLiteral("lesson-") + QString::fromStdString(demo)))
+            return 1;
+        }
+        if (lessonsPage->sweepLink() != nullptr) {
+          lessonsPage->sweepLink()->click();
+          if (!grab(QStringLiteral("lesson-sweep")))
+            return 1;
+        }
       }
     } else if (page == "exercises") {
       // A round-to-nearest-even item in FP8 E4M3 answered wrongly: the

@@ -3,17 +3,21 @@
 //
 // A lesson's links, clicked in the application window: an Explorer link opens
 // the Float Explorer with the value typed and its format selected; a preset
-// link opens the Train page set up with that preset's runs.
+// link opens the Train page set up with that preset's runs; a sweep link
+// opens the Sweep dock filled in.
 #include "ui/app_shell/main_window.h"
 #include "ui/app_shell/theme.h"
 #include "ui/formats/explorer_model.h"
 #include "ui/formats/float_explorer.h"
 #include "ui/lessons/lessons_page.h"
+#include "ui/panels/sweep_panel.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
 
 #include <mantissa/lessons/lesson_set.h>
+#include <mantissa/model/gpt.h>
 #include <mantissa/train/presets.h>
+#include <mantissa/train/sweep.h>
 
 #include <QLineEdit>
 #include <QPushButton>
@@ -162,3 +166,59 @@ TEST_F(LessonLinks, PresetLinkOpensTheTrainPageWithThePresetsRuns) {
 }
 
 } // namespace
+
+// Lesson 9 opens the Train page with the error-map preset: a bf16-mixed GPT
+// whose telemetry steps run the FP32 shadow pass.
+TEST_F(LessonLinks, ErrorMapPresetSetsUpAShadowedBf16Gpt) {
+  const auto set = lessons::loadInstalledLessons();
+  int index = -1;
+  for (int i = 0; i < static_cast<int>(set.lessons.size()); ++i)
+    if (set.lessons[static_cast<std::size_t>(i)].preset == "error-map") index = i;
+  ASSERT_GE(index, 0);
+  QPushButton* button = link(index, QStringLiteral("presetLink"));
+  ASSERT_NE(button, nullptr);
+  QTest::mouseClick(button, Qt::LeftButton);
+  EXPECT_EQ(window.pages()->currentWidget(), train);
+  const auto configs = train->setup()->configs();
+  ASSERT_EQ(configs.size(), 1u);
+  EXPECT_EQ(configs[0].recipe, "bf16-mixed");
+  EXPECT_EQ(configs[0].shadow, "fp32");
+  EXPECT_EQ(configs[0].telemetryEvery, 10);
+  EXPECT_TRUE(model::isGptSpec(configs[0].model));
+  EXPECT_TRUE(configs[0].problems().empty());
+}
+
+// A lesson's "sweep" opens the Sweep dock on the Train page with the form
+// filled in from the manifest, not started.
+TEST_F(LessonLinks, SweepLinkOpensTheSweepDockFilledIn) {
+  const auto set = lessons::loadInstalledLessons();
+  int index = -1;
+  for (int i = 0; i < static_cast<int>(set.lessons.size()); ++i)
+    if (set.lessons[static_cast<std::size_t>(i)].sweep) index = i;
+  ASSERT_GE(index, 0);
+  const lessons::LessonSweep& expected = *set.lessons[static_cast<std::size_t>(index)].sweep;
+  window.pages()->setCurrentWidget(lessonsPage);
+  lessonsPage->showLesson(0);
+  EXPECT_EQ(lessonsPage->sweepLink(), nullptr); // lesson 1 has none
+  lessonsPage->showLesson(index);
+  QPushButton* button = lessonsPage->sweepLink();
+  ASSERT_NE(button, nullptr);
+  SweepPanel* panel = train->sweep();
+  ASSERT_NE(panel, nullptr);
+  EXPECT_FALSE(panel->isVisible());
+  QTest::mouseClick(button, Qt::LeftButton);
+  EXPECT_EQ(window.pages()->currentWidget(), train);
+  QTRY_VERIFY(panel->isVisible());
+  EXPECT_FALSE(panel->running());
+  const train::SweepOptions o = panel->formOptions();
+  EXPECT_EQ(o.config.model, expected.model);
+  EXPECT_EQ(o.config.steps, expected.steps);
+  EXPECT_EQ(o.formats, expected.formats);
+  EXPECT_EQ(o.ops, expected.ops);
+  EXPECT_EQ(o.seeds, expected.seeds);
+  EXPECT_DOUBLE_EQ(o.budget, expected.budget);
+  EXPECT_FALSE(o.resume);
+  EXPECT_TRUE(panel->outputFolder().endsWith(QStringLiteral("mantissa-sweep-precision-map")));
+  // The form is one the sweep accepts as it stands.
+  EXPECT_NO_THROW(train::sweepProbes(o));
+}

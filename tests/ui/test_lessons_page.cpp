@@ -51,7 +51,7 @@ TEST(LessonsPage, PageUpDownNavigateFromTheText) {
   LessonsPage page;
   page.resize(1280, 720);
   page.show();
-  ASSERT_EQ(page.lessonList()->count(), 8);
+  ASSERT_EQ(page.lessonList()->count(), 9);
   EXPECT_EQ(page.currentLesson(), 0);
   EXPECT_TRUE(page.text()->toPlainText().contains(QStringLiteral("Anatomy of a float")));
   page.text()->setFocus();
@@ -63,7 +63,7 @@ TEST(LessonsPage, PageUpDownNavigateFromTheText) {
   QTest::keyClick(page.lessonList(), Qt::Key_PageUp);
   EXPECT_EQ(page.currentLesson(), 1);
   for (int i = 0; i < 10; ++i) QTest::keyClick(page.text(), Qt::Key_PageDown);
-  EXPECT_EQ(page.currentLesson(), 7); // stops at the last lesson
+  EXPECT_EQ(page.currentLesson(), 8); // stops at the last lesson
   for (int i = 0; i < 10; ++i) QTest::keyClick(page.text(), Qt::Key_PageUp);
   EXPECT_EQ(page.currentLesson(), 0);
 }
@@ -140,7 +140,7 @@ TEST(LessonsPage, PresenterSlidesFitAProjectorAt1280x720) {
   EXPECT_FALSE(page.lessonList()->isVisible());
   EXPECT_EQ(page.textOrientation(), Qt::Horizontal);
   const int lessons = page.lessonList()->count();
-  ASSERT_EQ(lessons, 8);
+  ASSERT_EQ(lessons, 9);
   int slidesSeen = 0;
   for (int lesson = 0; lesson < lessons; ++lesson) {
     ASSERT_EQ(page.currentLesson(), lesson);

@@ -14,6 +14,7 @@
 #include "ui/lessons/lessons_page.h"
 #include "ui/model/model_page.h"
 #include "ui/panels/speed_panel.h"
+#include "ui/panels/sweep_panel.h"
 #include "ui/panels/train_panel.h"
 #include "ui/panels/train_panel_setup.h"
 
@@ -28,6 +29,7 @@
 #include <QDialog>
 #include <QLineEdit>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QLabel>
 #include <QMenuBar>
@@ -125,6 +127,35 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     train->setup()->applyPreset(preset);
     m_pages->setCurrentWidget(train);
   });
+  // A lesson's sweep: the dock's form filled in, its own folder, not started
+  // (a sweep already running keeps its form: the dock is only shown).
+  connect(lessons, &LessonsPage::sweepRequested, this,
+          [this, train](const QString& lessonId, const mantissa::lessons::LessonSweep& s) {
+            m_pages->setCurrentWidget(train);
+            SweepPanel* panel = train->sweep();
+            if (panel->running()) {
+              train->showSweep();
+              return;
+            }
+            const auto joined = [](const std::vector<std::string>& list) {
+              QStringList out;
+              for (const auto& item : list) out << QString::fromStdString(item);
+              return out.join(QLatin1Char(','));
+            };
+            panel->setModel(QString::fromStdString(s.model));
+            panel->setSteps(s.steps);
+            panel->setFormats(joined(s.formats));
+            panel->setOps(joined(s.ops));
+            panel->setSeeds(s.seeds);
+            panel->setBudget(s.budget);
+            panel->setResume(false);
+            QString folder = lessonId;
+            for (QChar& c : folder)
+              if (!(c.isLetterOrNumber() && c.unicode() < 128) && c != QLatin1Char('-') && c != QLatin1Char('_'))
+                c = QLatin1Char('-');
+            panel->setOutputFolder(QDir::home().filePath(QStringLiteral("mantissa-sweep-") + folder));
+            train->showSweep();
+          });
   auto* exercises = new ExercisesPage;
   addPage(exercises, tr("Exercises"));
   m_fileMenu->insertAction(m_exportAction, lessons->openFolderAction());

@@ -269,6 +269,7 @@ void LessonsPage::advance(int direction) {
 }
 
 void LessonsPage::buildLinks(const lessons::Lesson& lesson) {
+  m_sweepLink = nullptr;
   while (auto* item = m_links->takeAt(0)) {
     delete item->widget();
     delete item;
@@ -295,6 +296,14 @@ void LessonsPage::buildLinks(const lessons::Lesson& lesson) {
     const auto p = qs(lesson.preset);
     connect(b, &QPushButton::clicked, this, [this, p] { emit presetRequested(p); });
     m_links->addWidget(b);
+  }
+  if (lesson.sweep) {
+    const lessons::LessonSweep sweep = *lesson.sweep;
+    const QString id = qs(lesson.id);
+    m_sweepLink = new QPushButton(tr("Precision sweep: %1 steps, %2").arg(sweep.steps).arg(qs(sweep.model)));
+    m_sweepLink->setToolTip(tr("Open the Sweep dock on the Train page with this lesson's sweep filled in"));
+    connect(m_sweepLink, &QPushButton::clicked, this, [this, id, sweep] { emit sweepRequested(id, sweep); });
+    m_links->addWidget(m_sweepLink);
   }
   for (const lessons::SheetSpec& spec : lesson.exercises) {
     const auto& f = numeric::formatInfo(spec.format);

@@ -82,6 +82,8 @@ public:
   QPlainTextEdit* results() const { return m_results; }
   LessonChart* chart() const { return m_chart; }
   QWidget* runArea() const { return m_runArea; }
+  // The current lesson's "Precision sweep: ..." button; nullptr when it has no "sweep".
+  QPushButton* sweepLink() const { return m_sweepLink; }
   // Text beside (Horizontal) or above (Vertical) the run area.
   Qt::Orientation textOrientation() const;
 
@@ -91,6 +93,8 @@ signals:
   void presetRequested(const QString& preset);
   // A lesson's embedded exercise set (its "Practise" button).
   void exercisesRequested(const mantissa::lessons::SheetSpec& spec);
+  // The lesson's precision sweep (its "sweep" key), to open in the Sweep dock.
+  void sweepRequested(const QString& lessonId, const mantissa::lessons::LessonSweep& sweep);
   void demoFinished(const QString& id);
 
 protected:
@@ -123,6 +127,7 @@ private:
   LessonChart* m_chart = nullptr;
   QWidget* m_runArea = nullptr;
   FlowLayout* m_links = nullptr;
+  QPushButton* m_sweepLink = nullptr; // in m_links, when the lesson has a sweep
   QAction* m_openFolder = nullptr;
   QAction* m_nextStep = nullptr;
   lessons::DemoOutput m_shownDemo; // the last demo run, in full (m_shownDemo.id empty: none)

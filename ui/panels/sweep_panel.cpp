@@ -183,9 +183,7 @@ void SweepPanel::setRunning(bool running) {
   m_cancelButton->setEnabled(running);
 }
 
-void SweepPanel::start() {
-  if (running())
-    return;
+train::SweepOptions SweepPanel::formOptions() const {
   train::SweepOptions o;
   o.config = train::findPreset("shakespeare-char")->runs.front();
   o.config.model = m_model->text().trimmed().toStdString();
@@ -196,6 +194,16 @@ void SweepPanel::start() {
   o.budget = m_budget->value();
   o.base = m_base->text().trimmed().toStdString();
   o.resume = m_resume->isChecked();
+  return o;
+}
+
+QString SweepPanel::outputFolder() const { return m_folder->text(); }
+bool SweepPanel::resume() const { return m_resume->isChecked(); }
+
+void SweepPanel::start() {
+  if (running())
+    return;
+  const train::SweepOptions o = formOptions();
   try {
     const auto probes = train::sweepProbes(o);
     m_progress->setRange(0, int(probes.size() + 1) * o.seeds);

@@ -46,6 +46,11 @@ public:
   void setOutputFolder(const QString& dir);
   void setResume(bool resume);
 
+  // The sweep the form describes (not checked: start() reports a bad field).
+  train::SweepOptions formOptions() const;
+  QString outputFolder() const;
+  bool resume() const;
+
   // Starts the sweep the form describes; a bad field is reported by failed().
   void start();
   // Stops it: the runs in flight are dropped, the finished ones stay saved.

@@ -24,13 +24,13 @@ namespace mantissa::lessons {
 
 namespace {
 
-constexpr std::array<std::string_view, 18> kIds{
+constexpr std::array<std::string_view, 20> kIds{
     "format-table", "ulp-ruler",      "swamping",    "swamp-fixes",  "stochastic-rounding",
     "loss-scaling", "scale-recovery", "scaler-walk", "bf16-run",     "accumulation",
     "softmax-layernorm", "speed", "dot-accumulation", "fp16-accumulation", "fp32-islands",
-    "fp8-schemes", "mx-scale-rounding", "fp8-variants"};
+    "fp8-schemes", "mx-scale-rounding", "fp8-variants", "error-map", "scaler-diff"};
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kTitles{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 19> kTitles{{
     {"format-table", "Formats, from the numeric core"},
     {"ulp-ruler", "The ruler: gap to the next value"},
     {"swamping", "w = 1.0, update -1e-4, 10,000 steps"},
@@ -48,6 +48,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kTitles{
     {"fp8-schemes", "Every block scheme on a trained MLP layer: SQNR"},
     {"mx-scale-rounding", "MX scale rounding on the gradients: blocks whose maximum was clipped"},
     {"fp8-variants", "E4M3, E4M3FNUZ and E3M4 on the same gradients: SQNR"},
+    {"error-map", "A bf16-mixed GPT against its FP32 shadow: error per tensor"},
+    {"scaler-diff", "fp16-mixed with and without its loss scaler: where the runs part"},
 }};
 
 template <typename... A> std::string fmt(const char* f, A... a) {
@@ -486,6 +488,124 @@ DemoOutput speedOut() {
   return o;
 }
 
+// The error map: one category per op of the block and the head, two bars
+// each: the op's output (forward) and its weight's gradient (backward).
+DemoOutput errorMapOut() {
+  const ErrorMapDemo d = errorMapDemo();
+  const train::ShadowFrame& f = d.frame;
+  DemoOutput o{"error-map", std::string(demoTitle("error-map")), "op (block h0 and the head)",
+               "tensor error against FP32", true, {}, {}, {}};
+  struct Op {
+    const char* label;
+    const char* forward;
+    const char* gradient; // "" when the op has no weight
+  };
+  const Op ops[] = {{"embed", "embedding output", "wte gradient"},
+                    {"ln1", "h0.ln1 input", "h0.ln1.w gradient"},
+                    {"qkv", "h0.qkv output", "h0.qkv.w gradient"},
+                    {"probs", "h0.attention probs", ""},
+                    {"attn", "h0.attention output", ""},
+                    {"attproj", "h0.attproj output", "h0.attproj.w gradient"},
+                    {"ln2", "h0.ln2 input", "h0.ln2.w gradient"},
+                    {"fc", "h0.fc output", "h0.fc.w gradient"},
+                    {"gelu", "h0.gelu output", ""},
+                    {"fcproj", "h0.fcproj output", "h0.fcproj.w gradient"},
+                    {"lnf", "lnf input", "lnf.w gradient"},
+                    {"logits", "logits", ""}};
+  const auto find = [&f](std::string_view name) -> const train::ShadowError* {
+    for (const auto& t : f.tensors)
+      if (t.tensor == name) return &t;
+    return nullptr;
+  };
+  DemoSeries fwd{"forward: the op's output", {}, {}, true}, bwd{"backward: its weight's gradient", {}, {}, true};
+  // An error of exactly zero (or none) has no place on a log axis: no bar; the lines give it.
+  const auto bar = [](DemoSeries& s, std::size_t i, const train::ShadowError* e) {
+    if (e != nullptr && e->tensorRelative > 0) {
+      s.x.push_back(double(i));
+      s.y.push_back(std::isfinite(e->tensorRelative) ? e->tensorRelative : 1.0);
+    }
+  };
+  for (std::size_t i = 0; i < std::size(ops); ++i) {
+    o.categories.push_back(ops[i].label);
+    bar(fwd, i, find(ops[i].forward));
+    if (*ops[i].gradient) bar(bwd, i, find(ops[i].gradient));
+  }
+  o.series = {fwd, bwd};
+  std::size_t forward = 0;
+  for (const auto& t : f.tensors) forward += t.backward ? 0 : 1;
+  o.lines.push_back(fmt("GPT %s, %s, %d steps; step %lld run again in FP32 from the same weights and batch:",
+                        d.model.c_str(), d.recipe.c_str(), d.steps, static_cast<long long>(f.step)));
+  o.lines.push_back(fmt("%zu tensors compared (%zu forward, %zu backward), loss %.4f -> %.4f",
+                        f.tensors.size(), forward, f.tensors.size() - forward, d.loss.front(), d.loss.back()));
+  o.lines.push_back(d.sentence);
+  std::vector<const train::ShadowError*> byError;
+  for (const auto& t : f.tensors) byError.push_back(&t);
+  std::stable_sort(byError.begin(), byError.end(), [](const auto* a, const auto* b) {
+    return a->tensorRelative > b->tensorRelative;
+  });
+  o.lines.push_back("Largest errors:");
+  for (std::size_t i = 0; i < std::min<std::size_t>(5, byError.size()); ++i) {
+    const auto& e = *byError[i];
+    o.lines.push_back(fmt("  %s (%s, stored in %s): error %.3g, median value off by %.3g, largest %.3g, "
+                          "%lld of %lld values flipped sign or binade",
+                          e.tensor.c_str(), e.backward ? "backward" : "forward",
+                          std::string(dtypeName(e.format)).c_str(), e.tensorRelative, e.medianRelative,
+                          e.maxRelative, static_cast<long long>(e.flips), static_cast<long long>(e.count)));
+  }
+  o.lines.push_back("Every tensor, in the order the passes wrote them (error; SQNR):");
+  for (const auto& e : f.tensors)
+    o.lines.push_back(fmt("  %-8s %-26s %-5s %.3g; %.1f dB", e.backward ? "backward" : "forward",
+                          e.tensor.c_str(), std::string(dtypeName(e.format)).c_str(), e.tensorRelative,
+                          e.sqnrDb));
+  return o;
+}
+
+DemoOutput scalerDiffOut() {
+  const ScalerDiffDemo d = scalerDiffDemo();
+  DemoOutput o{"scaler-diff", std::string(demoTitle("scaler-diff")), "step", "training loss (nats)", false,
+               {{"fp16-mixed (loss scaler)", d.stepX, d.lossScaled, false},
+                {"fp16-mixed-noscale", d.stepX, d.lossUnscaled, false}},
+               {}, {}};
+  o.lines.push_back(fmt("MNIST, MLP 784-256-256-10, loss 2^-14 x mean cross-entropy, seed 1, %d steps each; "
+                        "fp16-mixed starts at loss scale %g.",
+                        d.steps, d.initialScale));
+  if (!d.diff.differ()) {
+    o.lines.push_back("The two runs did not part: every step's loss and tensors are the same.");
+    return o;
+  }
+  const train::RunDiffRow& r = d.diff.rows.front();
+  std::string what;
+  if (r.countA && r.countB)
+    what = fmt("%s: %llu with the scaler, %llu without", r.measure.c_str(),
+               static_cast<unsigned long long>(*r.countA), static_cast<unsigned long long>(*r.countB));
+  else if (r.measure == "histogram")
+    what = fmt("its exponent histograms are %.3g binades apart", r.emd);
+  else
+    what = fmt("%s: %.6g with the scaler, %.6g without", r.measure.c_str(), r.a, r.b);
+  o.lines.push_back(fmt("Where they part: step %lld, %s pass, %s (%s).", static_cast<long long>(r.step),
+                        train::diffPassName(r.pass), r.tensor.c_str(), what.c_str()));
+  if (!r.detail.empty()) o.lines.push_back("  what differs there: " + r.detail);
+  if (d.gradValues > 0)
+    o.lines.push_back(fmt("At step %lld the weight gradients the optimizer reads are zero in %llu of %llu values "
+                          "without the scaler (%.1f%%), %llu with it (%.1f%%): without the scale, gradients "
+                          "below FP16's smallest subnormal 2^-24 (%.3g) round to zero.",
+                          static_cast<long long>(r.step), static_cast<unsigned long long>(d.zerosUnscaled),
+                          static_cast<unsigned long long>(d.gradValues),
+                          100.0 * double(d.zerosUnscaled) / double(d.gradValues),
+                          static_cast<unsigned long long>(d.zerosScaled),
+                          100.0 * double(d.zerosScaled) / double(d.gradValues),
+                          numeric::formatInfo(numeric::FormatId::Fp16).minSubnormal()));
+  o.lines.push_back(fmt("%zu (tensor, pass) pairs differ; the first ones:", d.diff.rows.size()));
+  for (std::size_t i = 0; i < std::min<std::size_t>(6, d.diff.rows.size()); ++i) {
+    const auto& x = d.diff.rows[i];
+    o.lines.push_back(fmt("  step %lld %-8s %-28s %s", static_cast<long long>(x.step), train::diffPassName(x.pass),
+                          x.tensor.c_str(), x.measure.c_str()));
+  }
+  o.lines.push_back(fmt("Loss after %d steps: %.4f with the scaler, %.4f without.", d.steps, d.lossScaled.back(),
+                        d.lossUnscaled.back()));
+  return o;
+}
+
 // The x values a stepped demo advances through, ascending; empty when the
 // demo is not drawn against steps.
 std::vector<double> stepXs(const DemoOutput& full) {
@@ -562,6 +682,8 @@ DemoOutput runDemo(std::string_view id) {
   if (id == "fp8-schemes") return fp8SchemesOut();
   if (id == "mx-scale-rounding") return mxScaleRoundingOut();
   if (id == "fp8-variants") return fp8VariantsOut();
+  if (id == "error-map") return errorMapOut();
+  if (id == "scaler-diff") return scalerDiffOut();
   std::string valid;
   for (auto k : kIds) valid += (valid.empty() ? "" : ", ") + std::string(k);
   throw UnknownDemo("unknown demo \"" + std::string(id) + "\" (valid: " + valid + ")");

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// Lesson 7's measurement: one GPT forward pass per precision policy.
+// Lesson 7's measurement: one GPT forward pass per precision policy. Lesson
+// 9's error map: a bf16-mixed GPT's tensors against its FP32 shadow.
 #include <mantissa/amp/policy.h>
 #include <mantissa/data/text.h>
 #include <mantissa/lessons/demos.h>
 #include <mantissa/model/gpt.h>
+#include <mantissa/train/presets.h>
+#include <mantissa/train/session.h>
+#include <mantissa/train/sweep.h>
 
 #include <cmath>
 #include <limits>
@@ -68,6 +72,31 @@ IslandsDemo fp32IslandsDemo() {
                                             : std::numeric_limits<double>::quiet_NaN(),
                       p.nonFinite});
   }
+  return d;
+}
+
+ErrorMapDemo errorMapDemo(int steps) {
+  if (steps < 1) throw std::invalid_argument("errorMapDemo: steps must be at least 1");
+  ErrorMapDemo d;
+  d.model = "gpt:layers=1,heads=2,embd=32,ctx=32";
+  d.recipe = "bf16-mixed";
+  d.steps = steps;
+  train::RunConfig config = train::sweepRun(train::findPreset("shakespeare-char")->runs.front(), steps);
+  config.model = d.model;
+  config.recipe = d.recipe;
+  config.batch = 4;
+  config.evalEvery = 0;
+  config.seed = 1;
+  train::Session session(config);
+  while (!session.finished()) {
+    if (session.stepsDone() + 1 == session.totalSteps())
+      session.requestShadow(train::ShadowPrecision::F32);
+    const auto& r = session.step();
+    d.loss.push_back(r.loss);
+    if (r.shadow) d.frame = *r.shadow;
+  }
+  if (d.frame.tensors.empty()) throw std::runtime_error("errorMapDemo: the shadow pass reported no tensors");
+  d.sentence = train::describeShadowFrame(d.frame);
   return d;
 }
 

@@ -6,11 +6,14 @@
 #include <mantissa/io/resource_paths.h>
 #include <mantissa/lessons/demo_registry.h>
 #include <mantissa/numeric/format.h>
+#include <mantissa/model/gpt.h>
 #include <mantissa/train/presets.h>
+#include <mantissa/train/sweep.h>
 
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -77,6 +80,69 @@ std::vector<ExplorerLink> explorerLinks(const json& entry) {
     out.push_back(std::move(link));
   }
   return out;
+}
+
+// "sweep": the Sweep dock's form. Each key is checked on its own, so that the
+// message names it; formats and ops are checked by the sweep itself, on the
+// smallest GPT (the names do not depend on the model's size).
+LessonSweep lessonSweep(const json& v) {
+  const auto bad = [](const std::string& key, const std::string& what) {
+    return std::runtime_error("\"sweep\": \"" + key + "\" " + what);
+  };
+  if (!v.is_object())
+    throw std::runtime_error("\"sweep\" must be an object with any of \"model\", \"steps\", \"formats\", "
+                             "\"ops\", \"seeds\", \"budget\"");
+  const train::RunConfig preset = train::findPreset("shakespeare-char")->runs.front();
+  LessonSweep sweep;
+  sweep.model = preset.model;
+  sweep.formats = train::SweepOptions{}.formats;
+  for (const auto& [key, value] : v.items()) {
+    if (key == "model") {
+      if (!value.is_string()) throw bad(key, "must be a GPT spec such as \"gpt:layers=1,heads=2,embd=32,ctx=32\"");
+      sweep.model = value.get<std::string>();
+      try {
+        model::parseGptSpec(sweep.model);
+      } catch (const std::exception& e) {
+        throw bad(key, std::string("is not a GPT: ") + e.what());
+      }
+    } else if (key == "steps" || key == "seeds") {
+      const long long hi = key == "steps" ? kMaxLessonSweepSteps : 64;
+      if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > hi)
+        throw bad(key, "must be a whole number from 1 to " + std::to_string(hi));
+      (key == "steps" ? sweep.steps : sweep.seeds) = static_cast<int>(value.get<long long>());
+    } else if (key == "budget") {
+      if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+        throw bad(key, "must be a number >= 0 (the largest change in val_loss the chosen policy may cost)");
+      sweep.budget = value.get<double>();
+    } else if (key == "formats" || key == "ops") {
+      if (!value.is_array() || value.empty())
+        throw bad(key, "must be a non-empty list of names");
+      std::vector<std::string> names;
+      for (const auto& n : value) {
+        if (!n.is_string()) throw bad(key, "must be a non-empty list of names");
+        names.push_back(n.get<std::string>());
+      }
+      (key == "formats" ? sweep.formats : sweep.ops) = std::move(names);
+    } else {
+      throw std::runtime_error("\"sweep\": unknown key \"" + key.substr(0, 40) +
+                               "\" (use model, steps, formats, ops, seeds, budget)");
+    }
+  }
+  train::SweepOptions check;
+  check.config = preset;
+  check.config.model = "gpt:layers=1,heads=1,embd=8,ctx=8";
+  check.formats = sweep.formats;
+  check.ops = sweep.ops;
+  try {
+    train::sweepProbes(check);
+  } catch (const train::SweepError& e) {
+    std::string what = e.what();
+    for (const char* key : {"formats", "ops"})
+      if (what.rfind(std::string("--") + key + ": ", 0) == 0)
+        throw bad(key, what.substr(std::string(key).size() + 4));
+    throw std::runtime_error("\"sweep\": " + what);
+  }
+  return sweep;
 }
 
 // A lesson file must stay inside the lessons folder: a manifest copied from
@@ -262,6 +328,7 @@ Lesson readEntry(const json& entry, const fs::path& dir, std::size_t index,
         throw std::runtime_error("unknown dashboard preset \"" + l.preset + "\"");
     }
     l.explorer = explorerLinks(entry);
+    if (entry.contains("sweep")) l.sweep = lessonSweep(entry.at("sweep"));
     const fs::path key = l.file.lexically_normal();
     if (const auto it = state.lessonOfFile.find(key); it != state.lessonOfFile.end())
       throw std::runtime_error("lessons.json already lists this file as lesson " +

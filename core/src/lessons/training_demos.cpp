@@ -11,6 +11,8 @@
 #include <mantissa/numeric/codec.h>
 #include <mantissa/telemetry/cast_fractions.h>
 #include <mantissa/train/presets.h>
+#include <mantissa/train/run_log.h>
+#include <mantissa/train/run_log_rows.h>
 #include <mantissa/train/session.h>
 
 #include <cmath>
@@ -116,6 +118,56 @@ Bf16RunDemo bf16RunDemo(int steps) {
     d.scale.push_back(r.lossScale);
   }
   d.skipped = session.skippedSteps();
+  return d;
+}
+
+namespace {
+
+// One short run of the underflow preset in `recipe`, logged as the live run
+// writes its log, telemetry at every step.
+train::RunLog loggedUnderflowRun(const char* recipe, int steps, std::vector<double>& loss,
+                                 double* initialScale) {
+  train::RunConfig config = presetRun("underflow", recipe);
+  config.epochs = 0;
+  config.steps = steps;
+  config.evalEvery = 0;
+  config.telemetryEvery = 1;
+  train::Session session(config);
+  if (initialScale != nullptr)
+    *initialScale = session.scaler() != nullptr ? session.scaler()->scale() : 1.0;
+  train::RunLogBuilder log;
+  log.add(train::runLogHeader(session), recipe);
+  while (!session.finished()) {
+    const auto& r = session.step();
+    loss.push_back(r.loss);
+    log.add(train::runLogStep(session, r), recipe);
+  }
+  return log.take();
+}
+
+} // namespace
+
+ScalerDiffDemo scalerDiffDemo(int steps) {
+  ScalerDiffDemo d;
+  d.steps = steps;
+  const train::RunLog scaled = loggedUnderflowRun("fp16-mixed", steps, d.lossScaled, &d.initialScale);
+  const train::RunLog unscaled = loggedUnderflowRun("fp16-mixed-noscale", steps, d.lossUnscaled, nullptr);
+  for (int s = 0; s < steps; ++s) d.stepX.push_back(s);
+  d.diff = train::diffRuns(scaled, unscaled);
+  if (d.diff.differ()) {
+    const auto step = d.diff.rows.front().step;
+    const auto* a = scaled.frameAt(step);
+    const auto* b = unscaled.frameAt(step);
+    if (a != nullptr && b != nullptr) {
+      for (const auto& t : a->tensors)
+        if (t.cls == telemetry::TensorClass::WeightGrads && !t.scaled) {
+          d.zerosScaled += t.hist.zeros;
+          d.gradValues += t.hist.total;
+        }
+      for (const auto& t : b->tensors)
+        if (t.cls == telemetry::TensorClass::WeightGrads && !t.scaled) d.zerosUnscaled += t.hist.zeros;
+    }
+  }
   return d;
 }
 

@@ -119,6 +119,23 @@ std::vector<Preset> build() {
                   "Choose a recipe or a precision policy to compare; val_loss is measured on 20 "
                   "fixed batches of the held-out text every 250 steps.",
                   {shakespeareChar()}});
+
+  // The shadow pass's error map as a GPT trains: every 10th step runs again in
+  // FP32 from the same weights and batch, and each tensor's error is shown.
+  RunConfig map = shakespeareChar();
+  map.recipe = "bf16-mixed";
+  map.steps = 300;
+  map.warmupSteps = 30;
+  map.evalEvery = 100;
+  map.telemetryEvery = 10;
+  map.shadow = "fp32";
+  list.push_back({"error-map", "Where a bf16-mixed GPT loses accuracy, tensor by tensor",
+                  "The shakespeare-char GPT in bf16-mixed for 300 steps. Every 10th step the "
+                  "same batch runs again through an FP32 copy of the model from the same "
+                  "weights, and every tensor of the forward and backward pass is compared with "
+                  "its FP32 twin: the Error view shows each tensor's error and names the first "
+                  "one over 1%.",
+                  {map}});
   return list;
 }
 

@@ -48,7 +48,7 @@ public:
 // "format-table", "ulp-ruler", "swamping", "swamp-fixes", "stochastic-rounding",
 // "loss-scaling", "scale-recovery", "scaler-walk", "bf16-run", "accumulation", "softmax-layernorm", "speed",
 // "dot-accumulation", "fp16-accumulation", "fp32-islands", "fp8-schemes",
-// "mx-scale-rounding", "fp8-variants".
+// "mx-scale-rounding", "fp8-variants", "error-map", "scaler-diff".
 std::span<const std::string_view> demoIds();
 bool isDemoId(std::string_view id);
 // The demo's title, as its figure shows it ("The ruler: gap to the next

@@ -11,6 +11,8 @@
 
 #include <mantissa/numeric/block_quant.h>
 #include <mantissa/numeric/format.h>
+#include <mantissa/train/run_diff.h>
+#include <mantissa/train/shadow.h>
 
 #include <cstdint>
 #include <string>
@@ -255,5 +257,37 @@ struct IslandsDemo {
   std::vector<IslandRow> rows;
 };
 IslandsDemo fp32IslandsDemo();
+
+// --- Lesson 9: where precision matters ----------------------------------------
+
+// A tiny bf16-mixed GPT (1 layer, 2 heads, embd 32, ctx 32, batch 4, AdamW,
+// Tiny Shakespeare, seed 1) trained `steps` steps; the last one runs the
+// shadow pass against an FP32 copy (Session::requestShadow): every tensor of
+// its forward and backward pass against the reference's.
+struct ErrorMapDemo {
+  std::string model;          // "gpt:layers=1,heads=2,embd=32,ctx=32"
+  std::string recipe;         // "bf16-mixed"
+  int steps = 0;
+  std::vector<double> loss;   // [steps]
+  train::ShadowFrame frame;   // the last step's
+  std::string sentence;       // describeShadowFrame(frame)
+};
+ErrorMapDemo errorMapDemo(int steps = 6);
+
+// Two short runs of the underflow preset's setup (MNIST, MLP 784-256-256-10,
+// the loss 2^-14 x the mean cross-entropy, seed 1), fp16-mixed with its
+// scaler and fp16-mixed-noscale, telemetry at every step; both logs built as
+// the live run writes them (run_log_rows.h) and compared by train::diffRuns.
+struct ScalerDiffDemo {
+  int steps = 0;
+  double initialScale = 0;            // the scaled run's loss scale at step 0
+  std::vector<double> stepX;          // [steps]
+  std::vector<double> lossScaled, lossUnscaled; // [steps]
+  train::RunDiff diff;                // diff.rows.front(): where the runs part
+  // At the first difference's step, over every weight-gradient tensor (the
+  // values the optimizer reads): values that are zero, and all values.
+  std::uint64_t zerosScaled = 0, zerosUnscaled = 0, gradValues = 0;
+};
+ScalerDiffDemo scalerDiffDemo(int steps = 20);
 
 } // namespace mantissa::lessons

@@ -11,7 +11,18 @@
 //                    "demos": ["swamping", "swamp-fixes"], // demo_registry.h ids
 //                    "preset": "swamping",               // optional: a dashboard preset
 //                    "explorer": ["1.0001",                // optional: values to open in the Explorer,
-//                                 {"value": "65504", "format": "fp16"}] } ] } // with a format selected
+//                                 {"value": "65504", "format": "fp16"}], // with a format selected
+//                    "sweep": {"model": "gpt:layers=1,heads=2,embd=32,ctx=32", // optional: the
+//                              "steps": 60, "formats": ["bf16", "mxfp4"],   // Sweep dock's
+//                              "ops": ["matmul-inputs"], "seeds": 1,         // form, pre-filled
+//                              "budget": 0.05} } ] }
+//
+// "sweep" keys (train/sweep.h; every key optional, none other allowed):
+// "model" a GPT spec (default the shakespeare-char preset's), "steps" 1 to
+// kMaxLessonSweepSteps (default 300), "formats" and "ops" non-empty lists of
+// names the sweep knows (defaults: bf16, fp16, fp8-e4m3, mxfp4; every op
+// class), "seeds" 1 to 64 (default 1), "budget" a number >= 0 (default 0.02).
+// A bad value is the lesson's error, naming the key.
 //
 // "file" names a file inside the lessons folder (no absolute path, no "..");
 // lesson files are at most kMaxLessonBytes each and kMaxLessonSetBytes
@@ -40,6 +51,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +64,7 @@ inline constexpr std::size_t kMaxLessonBytes = std::size_t{1} << 20;     // 1 Mi
 inline constexpr std::size_t kMaxLessonSetBytes = std::size_t{32} << 20; // 32 MiB in all
 inline constexpr std::size_t kMaxLessons = 1000;
 inline constexpr std::size_t kMaxExerciseSets = 20;
+inline constexpr int kMaxLessonSweepSteps = 1000000; // a lesson's sweep: steps per run
 
 // A link into the Float Explorer: the text typed into its value field (a
 // number, or "fp16:0x7bff" bits) and, when set, the format card to select.
@@ -59,6 +72,17 @@ struct ExplorerLink {
   std::string value;
   std::string format; // empty, or a name numeric::parseFormatName accepts
   bool operator==(const ExplorerLink&) const = default;
+};
+
+// A precision sweep a lesson opens in the Sweep dock (the "sweep" key).
+struct LessonSweep {
+  std::string model;                 // a GPT spec
+  int steps = 300;                   // optimizer steps of every run
+  std::vector<std::string> formats;  // non-empty
+  std::vector<std::string> ops;      // empty: every op class a GPT has
+  int seeds = 1;
+  double budget = 0.02;
+  bool operator==(const LessonSweep&) const = default;
 };
 
 struct Lesson {
@@ -69,6 +93,7 @@ struct Lesson {
   std::vector<std::string> demos;
   std::string preset;                 // empty: none
   std::vector<ExplorerLink> explorer;
+  std::optional<LessonSweep> sweep;   // the "sweep" key, when given
   std::vector<SheetSpec> exercises;   // the ```exercises blocks, in order
   std::string text;                   // file contents; empty when error is set
   std::string error;                  // non-empty: show this in place of the lesson

@@ -13,6 +13,7 @@
 //   bf16-no-scaler    bf16-mixed vs fp32: BF16's FP32 exponent range needs no scaler
 //   swamping          bf16-pure vs bf16-pure-sr vs bf16-mixed: updates below half an ULP
 //   shakespeare-char  one fp32 GPT run, nanoGPT's shakespeare_char CPU configuration
+//   error-map         the same GPT in bf16-mixed, 300 steps, shadowed in FP32 every 10 steps
 
 #include <mantissa/train/run_config.h>
 
