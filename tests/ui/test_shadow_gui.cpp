@@ -163,11 +163,11 @@ TEST(ShadowGui, ABf16MixedRunShowsErrors) {
   }));
   const ShadowErrorMap& map = *p.panel.shadowMap();
   int nonZero = 0;
-  for (int c = 0; c < map.columnCount(); ++c)
+  for (int col = 0; col < map.columnCount(); ++col)
     for (int r = 0; r < map.rowCount(); ++r)
-      if (const train::ShadowError* e = map.cell(r, c); e && e->tensorRelative > 0.0) {
+      if (const train::ShadowError* e = map.cell(r, col); e && e->tensorRelative > 0.0) {
         ++nonZero;
-        EXPECT_NE(map.cellColour(r, c), ShadowErrorMap::zeroColour()) << e->tensor;
+        EXPECT_NE(map.cellColour(r, col), ShadowErrorMap::zeroColour()) << e->tensor;
         // BF16 keeps 8 significant bits: after a dozen steps no tensor is off by a quarter.
         EXPECT_LT(e->tensorRelative, 0.25) << e->tensor;
       }
@@ -196,11 +196,13 @@ TEST(ShadowGui, ABf16MixedRunShowsErrors) {
         return p.panel.opTable()->errorOf(r) != QStringLiteral("—");
     return false;
   }, 5000));
-  for (int r = 0; r < table->rowCount(); ++r)
-    if (table->item(r, 0)->text() == QStringLiteral("matmul: layer 0 forward"))
-      for (const auto& e : frame.tensors)
-        if (e.tensor == "layer0 output")
-          EXPECT_EQ(p.panel.opTable()->errorOf(r), QString::number(e.tensorRelative, 'e', 1));
+  for (int r = 0; r < table->rowCount(); ++r) {
+    if (table->item(r, 0)->text() != QStringLiteral("matmul: layer 0 forward"))
+      continue;
+    for (const auto& e : frame.tensors)
+      if (e.tensor == "layer0 output")
+        EXPECT_EQ(p.panel.opTable()->errorOf(r), QString::number(e.tensorRelative, 'e', 1));
+  }
 }
 
 // On demand: a paused run without the shadow pass checks its next step.

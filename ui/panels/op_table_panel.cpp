@@ -109,7 +109,7 @@ OpTablePanel::OpTablePanel(QWidget* parent) : QWidget(parent) {
   m_how->setObjectName(QStringLiteral("opHowLabel"));
   m_how->hide();
   connect(m_precision, &QTableWidget::currentCellChanged, this,
-          [this](int row) { showHowOf(row); });
+          [this](int current) { showHowOf(current); });
   m_times = makeTable({tr("Op kind"), tr("ms / step"), tr("Share")});
   m_times->setObjectName(QStringLiteral("opTimeTable"));
   m_precision->viewport()->installEventFilter(this);

@@ -408,6 +408,7 @@ struct Runner {
     c.policy = policy;
     c.seed = seed;
     c.telemetryEvery = 0;
+    c.shadow.clear(); // a probe needs no reference (and has no telemetry steps)
     Session s(c, text);
     while (!s.finished()) {
       if (cancel && cancel->load())
