@@ -53,10 +53,11 @@ double powerOfTwo(int e) {
   return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
 }
 
-// The spacing of `format`'s values around r (its subnormal spacing below the normal range).
-double ulpOf(double r, UlpFormat f) {
+// One over the spacing of `format`'s values around r (its subnormal spacing
+// below the normal range): a power of two, so multiplying by it is exact.
+double inverseUlpOf(double r, UlpFormat f) {
   const int e = r == 0.0 ? f.minExponent : std::max(exponentOf(r), f.minExponent);
-  return powerOfTwo(e - f.precision + 1);
+  return powerOfTwo(f.precision - 1 - e);
 }
 
 bool flipped(double a, double r) {
@@ -125,6 +126,7 @@ ShadowError measure(std::string_view tensor, std::span<const float> values,
   const std::size_t stride = (values.size() + kMedianValues - 1) / kMedianValues;
   thread_local std::vector<double> relative;
   relative.clear();
+  std::size_t nextSample = 0; // the next value the median takes
   double signal = 0.0, noise = 0.0;
   bool lost = false; // a value non-finite where the reference is not, or the reverse
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -132,8 +134,11 @@ ShadowError measure(std::string_view tensor, std::span<const float> values,
     const double r = static_cast<double>(reference[i]);
     if (a == r) { // no error; a zero reference counts for the median only when non-zero
       signal += r * r;
-      if (r != 0.0 && (stride == 1 || i % stride == 0))
-        relative.push_back(0.0);
+      if (i == nextSample) {
+        if (r != 0.0)
+          relative.push_back(0.0);
+        nextSample += stride;
+      }
       continue;
     }
     if (!std::isfinite(a) || !std::isfinite(r)) {
@@ -141,6 +146,8 @@ ShadowError measure(std::string_view tensor, std::span<const float> values,
         lost = true;
         ++e.flips;
       }
+      if (i == nextSample)
+        nextSample += stride;
       continue;
     }
     const double d = std::abs(a - r);
@@ -149,10 +156,12 @@ ShadowError measure(std::string_view tensor, std::span<const float> values,
     if (r != 0.0) {
       const double rel = d / std::abs(r);
       e.maxRelative = std::max(e.maxRelative, rel);
-      if (stride == 1 || i % stride == 0)
+      if (i == nextSample)
         relative.push_back(rel);
     }
-    e.maxUlps = std::max(e.maxUlps, d / ulpOf(r, f));
+    if (i == nextSample)
+      nextSample += stride;
+    e.maxUlps = std::max(e.maxUlps, d * inverseUlpOf(r, f));
     e.flips += flipped(a, r);
   }
   if (lost) {
