@@ -355,10 +355,7 @@ void BlockScaleMap::paintEvent(QPaintEvent*) {
 }
 
 void BlockScaleMap::render(QPainter& painter, const QRectF& target, const ExportStyle& style) const {
-  ChartStyle chartStyle = style.presenter ? ChartStyle::presenter(m_style.dark) : ChartStyle::screen(m_style.dark);
-  if (style.background != ExportStyle::Background::Screen)
-    chartStyle.dark = false;
-  chartStyle.transparentBackground = style.background == ExportStyle::Background::Transparent;
+  const ChartStyle chartStyle = exportChartStyle(m_style, style);
   painter.save();
   paintFigure(painter, target, chartStyle);
   painter.restore();

@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 #include "chart_style.h"
 
+#include "chart_export.h"
+
 #include "ui/app_shell/theme.h"
 
 #include <QFontMetricsF>
@@ -68,6 +70,14 @@ QString breakLines(const QString& text, const QFontMetricsF& metrics, double roo
   }
   lines << line.toHtmlEscaped();
   return lines.join(QStringLiteral("<br>"));
+}
+
+ChartStyle exportChartStyle(const ChartStyle& screen, const ExportStyle& style) {
+  ChartStyle out = style.presenter ? ChartStyle::presenter(screen.dark) : ChartStyle::screen(screen.dark);
+  if (style.background != ExportStyle::Background::Screen)
+    out.dark = false;
+  out.transparentBackground = style.background == ExportStyle::Background::Transparent;
+  return out;
 }
 
 } // namespace mantissa::ui

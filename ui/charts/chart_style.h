@@ -12,6 +12,8 @@ class QFontMetricsF;
 
 namespace mantissa::ui {
 
+struct ExportStyle; // chart_export.h
+
 // How a chart looks: theme, presenter scaling, background. The app shell's
 // Theme hands one of these to every chart; export builds its own.
 struct ChartStyle {
@@ -49,5 +51,9 @@ using palette::seriesColor;
 // wide where a word allows it: lines HTML-escaped and joined by "<br>"
 // (chart titles, legends and labels are rich text).
 QString breakLines(const QString& text, const QFontMetricsF& metrics, double room);
+
+// The chart style an export uses: white or transparent backgrounds force the
+// light theme; presenter mode scales fonts and pens as on the projector.
+ChartStyle exportChartStyle(const ChartStyle& screen, const ExportStyle& style);
 
 } // namespace mantissa::ui

@@ -127,14 +127,6 @@ void setNiceRange(QValueAxis* axis, double min, double max, int ticks) {
     axis->setTickCount(count);
 }
 
-ChartStyle exportChartStyle(const ChartStyle& screen, const ExportStyle& style) {
-  ChartStyle out = style.presenter ? ChartStyle::presenter(screen.dark) : ChartStyle::screen(screen.dark);
-  if (style.background != ExportStyle::Background::Screen)
-    out.dark = false;
-  out.transparentBackground = style.background == ExportStyle::Background::Transparent;
-  return out;
-}
-
 ChartWidget::ChartWidget(QWidget* parent) : QWidget(parent), m_style(ChartStyle::fromTheme()) {
   // Subclasses apply m_style at the end of their constructors.
   connect(&Theme::instance(), &Theme::changed, this,

@@ -96,8 +96,4 @@ private:
 // changes: every axis change re-lays out the whole chart.
 void setNiceRange(QValueAxis* axis, double min, double max, int ticks = 6);
 
-// The chart style an export uses: white or transparent backgrounds force the
-// light theme; presenter mode scales fonts and pens as on the projector.
-ChartStyle exportChartStyle(const ChartStyle& screen, const ExportStyle& style);
-
 } // namespace mantissa::ui
