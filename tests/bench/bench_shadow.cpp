@@ -25,6 +25,7 @@
 #include <mantissa/model/gpt_network.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/model/shadow_reference.h>
+#include <mantissa/train/shadow.h>
 
 #include <algorithm>
 #include <chrono>
@@ -99,6 +100,22 @@ void bench(const char* title, std::unique_ptr<model::Network> fp32,
   for (auto& s : series)
     for (int i = 0; i < warmup; ++i)
       s.run();
+  // The comparison of every named tensor, bf16-mixed against fp32, on the
+  // calling thread (the shadow pass spreads the tensors over the team).
+  std::vector<model::ShadowTensor> run, ref;
+  bf16->shadowTensors(run);
+  fp32->shadowTensors(ref);
+  std::size_t values = 0;
+  for (const auto& t : run)
+    values += t.values.size();
+  series.push_back({"compare every tensor, 1 thread",
+                    [&] {
+                      for (std::size_t i = 0; i < run.size(); ++i)
+                        (void)train::measureShadowError(run[i].name, run[i].values, ref[i].values,
+                                                        run[i].format);
+                    },
+                    {},
+                    {}});
   for (int r = 0; r < rounds; ++r)
     for (auto& s : series) {
       std::vector<double> ms;
@@ -112,11 +129,13 @@ void bench(const char* title, std::unique_ptr<model::Network> fp32,
     const auto [lo, hi] = std::minmax_element(s.roundMedians.begin(), s.roundMedians.end());
     std::printf("  %-28s %10.2f %10.2f .. %-10.2f\n", s.name.c_str(), median(s.all), *lo, *hi);
   }
-  const double ref = median(series[2].all), f32 = median(series[0].all),
-               b16 = median(series[1].all);
+  const double refMs = median(series[2].all), f32 = median(series[0].all),
+               b16 = median(series[1].all), compare = median(series[3].all);
   std::printf("  reference / fp32 step %.2fx, / bf16-mixed step %.2fx; "
-              "cost at one shadow in 10 bf16-mixed steps: %.0f%%\n\n",
-              ref / f32, ref / b16, 100.0 * ref / (10.0 * b16 + ref));
+              "cost at one shadow in 10 bf16-mixed steps: %.0f%%\n",
+              refMs / f32, refMs / b16, 100.0 * refMs / (10.0 * b16 + refMs));
+  std::printf("  comparison: %zu tensors, %zu values, %.2f ns a value\n\n", run.size(), values,
+              1e6 * compare / static_cast<double>(values));
 }
 
 } // namespace

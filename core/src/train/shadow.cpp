@@ -4,10 +4,13 @@
 
 #include <mantissa/io/json_fields.h>
 #include <mantissa/model/op_times.h>
+#include <mantissa/numeric/cpu_features.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <type_traits>
 #include <bit>
 #include <cstdint>
 #include <chrono>
@@ -15,6 +18,10 @@
 #include <cmath>
 #include <limits>
 #include <utility>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <stdexcept>
 
 namespace mantissa::train {
@@ -40,39 +47,14 @@ UlpFormat ulpFormat(DType format) {
   }
 }
 
-// The binary exponent of a finite non-zero double (std::ilogb, read from its
-// bits for the normal doubles every FP32 value and nearly every reference is).
-int exponentOf(double x) {
-  const auto bits = std::bit_cast<std::uint64_t>(x);
-  const int field = static_cast<int>((bits >> 52) & 0x7ff);
-  return field != 0 ? field - 1023 : std::ilogb(x);
-}
+// What one pass over every value sums up (the median is taken apart, from samples).
+struct Sums {
+  double signal = 0.0, noise = 0.0, maxRelative = 0.0, maxUlps = 0.0;
+  std::int64_t flips = 0;
+  std::int64_t lost = 0; // values non-finite on one side only, or unequal non-finite values
+};
 
-// 2^e for e in the normal range of doubles.
-double powerOfTwo(int e) {
-  return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
-}
-
-// One over the spacing of `format`'s values around r (its subnormal spacing
-// below the normal range): a power of two, so multiplying by it is exact.
-double inverseUlpOf(double r, UlpFormat f) {
-  const int e = r == 0.0 ? f.minExponent : std::max(exponentOf(r), f.minExponent);
-  return powerOfTwo(f.precision - 1 - e);
-}
-
-bool flipped(double a, double r) {
-  if ((a == 0.0) != (r == 0.0))
-    return true;
-  if (a == 0.0)
-    return false;
-  return std::signbit(a) != std::signbit(r) || exponentOf(a) != exponentOf(r);
-}
-
-// Equal, including the same infinity (both NaN counts as equal too: the
-// reference then holds no value to miss).
-bool sameValue(double a, double r) {
-  return a == r || (std::isnan(a) && std::isnan(r));
-}
+std::atomic<bool> g_portable{false}; // setPortableShadowKernel
 
 nlohmann::json number(double v) {
   if (std::isfinite(v))
@@ -81,6 +63,10 @@ nlohmann::json number(double v) {
 }
 
 } // namespace
+
+void setPortableShadowKernel(bool portable) noexcept {
+  g_portable.store(portable, std::memory_order_relaxed);
+}
 
 std::string_view shadowPrecisionKey(ShadowPrecision p) {
   switch (p) {
@@ -105,6 +91,120 @@ std::optional<ShadowPrecision> parseShadowPrecision(std::string_view text) {
 
 namespace {
 
+// The plain loop: the definition of every sum, and the kernel of CPUs
+// without AVX-512. A value equal to its reference adds its square to the
+// signal and nothing else; a finite pair adds its error; a non-finite pair
+// that is not the same value (the same infinity, or NaN on both sides) is
+// lost, which makes the statistics infinite, and counts as a flip.
+template <typename Reference>
+Sums sumsPortable(const float* values, const Reference* reference, std::size_t n, double inv,
+                  UlpFormat f) {
+  constexpr double kMax = std::numeric_limits<double>::max();
+  Sums s;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double a = static_cast<double>(values[i]) * inv;
+    const double r = static_cast<double>(reference[i]);
+    const bool finite = std::abs(a) <= kMax && std::abs(r) <= kMax;
+    const bool same = a == r || (std::isnan(a) && std::isnan(r));
+    if (!finite) {
+      s.flips += !same;
+      s.lost += !same;
+      if (a == r)
+        s.signal += r * r;
+      continue;
+    }
+    const double d = std::abs(a - r);
+    s.signal += r * r;
+    s.noise += d * d;
+    if (r != 0.0)
+      s.maxRelative = std::max(s.maxRelative, d / std::abs(r));
+    // One over the format's spacing at r: 2^(precision - 1 - max(exponent(r),
+    // minExponent)), built from the exponent field (0 for zero and for
+    // subnormal doubles, below any format's minExponent).
+    const auto rBits = std::bit_cast<std::uint64_t>(r);
+    const auto aBits = std::bit_cast<std::uint64_t>(a);
+    const int field = std::max(static_cast<int>((rBits >> 52) & 0x7ff), f.minExponent + 1023);
+    const double inverseUlp =
+        std::bit_cast<double>(static_cast<std::uint64_t>(f.precision - 1 + 2046 - field) << 52);
+    s.maxUlps = std::max(s.maxUlps, d * inverseUlp);
+    // A flip: zero against non-zero, or two non-zeros whose sign or exponent differ.
+    const bool aZero = a == 0.0, rZero = r == 0.0;
+    s.flips += aZero != rZero || (!aZero && ((aBits ^ rBits) >> 52) != 0);
+  }
+  return s;
+}
+
+#if defined(__x86_64__)
+// GCC 12's AVX-512 intrinsics start some results from _mm512_undefined_*(),
+// which -Wuninitialized reports once inlined (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// The same sums, eight values a step in 512-bit registers. Lanes past the end
+// load as zero against zero, which adds nothing to any sum.
+template <typename Reference>
+[[gnu::target("avx512f,avx512dq,avx512vl")]] Sums sumsAvx512(const float* values,
+                                                   const Reference* reference, std::size_t n,
+                                                   double inv, UlpFormat f) {
+  const __m512d vinv = _mm512_set1_pd(inv);
+  const __m512d absMask = _mm512_castsi512_pd(_mm512_set1_epi64(0x7fffffffffffffff));
+  const __m512d largest = _mm512_set1_pd(std::numeric_limits<double>::max());
+  const __m512d zero = _mm512_setzero_pd();
+  const __m512i minField = _mm512_set1_epi64(f.minExponent + 1023);
+  const __m512i ulpBias = _mm512_set1_epi64(f.precision - 1 + 2046);
+  const __m512i fieldMask = _mm512_set1_epi64(0x7ff);
+  __m512d signal = zero, noise = zero, maxRelative = zero, maxUlps = zero;
+  std::int64_t flips = 0, lost = 0;
+  for (std::size_t i = 0; i < n; i += 8) {
+    const auto m = static_cast<__mmask8>(n - i >= 8 ? 0xff : (1u << (n - i)) - 1);
+    const __m512d a = _mm512_mul_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, values + i)), vinv);
+    __m512d r;
+    if constexpr (std::is_same_v<Reference, float>)
+      r = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, reference + i));
+    else
+      r = _mm512_maskz_loadu_pd(m, reference + i);
+    const __m512d absA = _mm512_and_pd(a, absMask), absR = _mm512_and_pd(r, absMask);
+    const __mmask8 finite = _mm512_cmp_pd_mask(absA, largest, _CMP_LE_OQ) &
+                            _mm512_cmp_pd_mask(absR, largest, _CMP_LE_OQ);
+    const __mmask8 equal = _mm512_cmp_pd_mask(a, r, _CMP_EQ_OQ);
+    const __mmask8 same = equal | (_mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q) &
+                                   _mm512_cmp_pd_mask(r, r, _CMP_UNORD_Q));
+    const __m512d d = _mm512_maskz_and_pd(finite, _mm512_sub_pd(a, r), absMask);
+    signal = _mm512_mask_add_pd(signal, finite | equal, signal, _mm512_mul_pd(r, r));
+    noise = _mm512_add_pd(noise, _mm512_mul_pd(d, d));
+    const __mmask8 nonZeroR = _mm512_cmp_pd_mask(absR, zero, _CMP_GT_OQ);
+    maxRelative = _mm512_max_pd(maxRelative, _mm512_maskz_div_pd(nonZeroR & finite, d, absR));
+    const __m512i rBits = _mm512_castpd_si512(r), aBits = _mm512_castpd_si512(a);
+    const __m512i field =
+        _mm512_max_epi64(_mm512_and_si512(_mm512_srli_epi64(rBits, 52), fieldMask), minField);
+    const __m512d inverseUlp =
+        _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_sub_epi64(ulpBias, field), 52));
+    maxUlps = _mm512_max_pd(maxUlps, _mm512_mul_pd(d, inverseUlp));
+    const __mmask8 aZero = _mm512_cmp_pd_mask(a, zero, _CMP_EQ_OQ);
+    const __mmask8 rZero = _mm512_cmp_pd_mask(r, zero, _CMP_EQ_OQ);
+    const __m512i top = _mm512_srli_epi64(_mm512_xor_si512(aBits, rBits), 52);
+    const __mmask8 flip = (aZero ^ rZero) | (~aZero & _mm512_test_epi64_mask(top, top));
+    flips += std::popcount(static_cast<unsigned>((finite & flip) | (~finite & ~same & m)));
+    lost += std::popcount(static_cast<unsigned>(~finite & ~same & m));
+  }
+  return {_mm512_reduce_add_pd(signal), _mm512_reduce_add_pd(noise),
+          _mm512_reduce_max_pd(maxRelative), _mm512_reduce_max_pd(maxUlps), flips, lost};
+}
+#pragma GCC diagnostic pop
+#endif
+
+template <typename Reference>
+Sums sums(const float* values, const Reference* reference, std::size_t n, double inv,
+          UlpFormat f) {
+#if defined(__x86_64__)
+  static const bool avx512 = numeric::cpuFeatures().avx512f && __builtin_cpu_supports("avx512vl") &&
+                             __builtin_cpu_supports("avx512dq");
+  if (avx512 && !g_portable.load(std::memory_order_relaxed))
+    return sumsAvx512(values, reference, n, inv, f);
+#endif
+  return sumsPortable(values, reference, n, inv, f);
+}
+
 template <typename Reference>
 ShadowError measure(std::string_view tensor, std::span<const float> values,
                     std::span<const Reference> reference, DType format, double scale) {
@@ -119,55 +219,31 @@ ShadowError measure(std::string_view tensor, std::span<const float> values,
   e.tensor = tensor;
   e.format = format;
   e.count = static_cast<std::int64_t>(values.size());
-  const UlpFormat f = ulpFormat(format);
   const double inv = 1.0 / scale;
-  // The median over every value of tensors up to kMedianValues, else over
-  // every k-th value (k = ceil(count / kMedianValues)); the maximum always over all.
-  const std::size_t stride = (values.size() + kMedianValues - 1) / kMedianValues;
-  thread_local std::vector<double> relative;
-  relative.clear();
-  std::size_t nextSample = 0; // the next value the median takes
-  double signal = 0.0, noise = 0.0;
-  bool lost = false; // a value non-finite where the reference is not, or the reverse
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const double a = static_cast<double>(values[i]) * inv;
-    const double r = static_cast<double>(reference[i]);
-    if (a == r) { // no error; a zero reference counts for the median only when non-zero
-      signal += r * r;
-      if (i == nextSample) {
-        if (r != 0.0)
-          relative.push_back(0.0);
-        nextSample += stride;
-      }
-      continue;
-    }
-    if (!std::isfinite(a) || !std::isfinite(r)) {
-      if (!sameValue(a, r)) {
-        lost = true;
-        ++e.flips;
-      }
-      if (i == nextSample)
-        nextSample += stride;
-      continue;
-    }
-    const double d = std::abs(a - r);
-    signal += r * r;
-    noise += d * d;
-    if (r != 0.0) {
-      const double rel = d / std::abs(r);
-      e.maxRelative = std::max(e.maxRelative, rel);
-      if (i == nextSample)
-        relative.push_back(rel);
-    }
-    if (i == nextSample)
-      nextSample += stride;
-    e.maxUlps = std::max(e.maxUlps, d * inverseUlpOf(r, f));
-    e.flips += flipped(a, r);
-  }
-  if (lost) {
+  const Sums s = sums(values.data(), reference.data(), values.size(), inv, ulpFormat(format));
+  e.flips = s.flips;
+  if (s.lost > 0) {
     e.maxRelative = e.medianRelative = e.tensorRelative = e.maxUlps = kInf;
     e.sqnrDb = -kInf;
     return e;
+  }
+  e.maxRelative = s.maxRelative;
+  e.maxUlps = s.maxUlps;
+  // The median over every value of tensors up to kMedianValues, else over
+  // every k-th value (k = ceil(count / kMedianValues)), of the values whose
+  // reference is not zero.
+  const std::size_t stride = (values.size() + kMedianValues - 1) / kMedianValues;
+  thread_local std::vector<double> relative;
+  relative.clear();
+  for (std::size_t i = 0; i < values.size(); i += stride) {
+    const double a = static_cast<double>(values[i]) * inv;
+    const double r = static_cast<double>(reference[i]);
+    if (a == r) {
+      if (r != 0.0)
+        relative.push_back(0.0);
+    } else if (r != 0.0 && std::isfinite(a) && std::isfinite(r)) {
+      relative.push_back(std::abs(a - r) / std::abs(r));
+    }
   }
   if (!relative.empty()) {
     const auto mid = relative.begin() + static_cast<std::ptrdiff_t>(relative.size() / 2);
@@ -176,6 +252,7 @@ ShadowError measure(std::string_view tensor, std::span<const float> values,
     if (relative.size() % 2 == 0) // the mean of the two middle values
       e.medianRelative = 0.5 * (e.medianRelative + *std::max_element(relative.begin(), mid));
   }
+  const double signal = s.signal, noise = s.noise;
   e.tensorRelative = noise == 0.0 ? 0.0 : signal == 0.0 ? kInf : std::sqrt(noise / signal);
   e.sqnrDb = noise == 0.0 ? kInf : signal == 0.0 ? -kInf : 10.0 * std::log10(signal / noise);
   return e;

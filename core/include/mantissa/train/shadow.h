@@ -49,7 +49,11 @@ std::string_view shadowPrecisionKey(ShadowPrecision p);
 std::optional<ShadowPrecision> parseShadowPrecision(std::string_view text);
 
 // The most values a median is taken over (ShadowError::medianRelative).
-inline constexpr std::size_t kMedianValues = std::size_t{1} << 16;
+inline constexpr std::size_t kMedianValues = std::size_t{1} << 12;
+
+// Tests: the plain loop instead of the AVX-512 kernel (both give the same
+// flips and maxima; the sums differ in their rounding only).
+void setPortableShadowKernel(bool portable) noexcept;
 
 // Default of RunConfig::shadowThreshold: a tensor error of 1%.
 inline constexpr double kDefaultShadowThreshold = 1e-2;
