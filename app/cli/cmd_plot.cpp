@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
 // mantissa-cli plot: one chart of a saved run, rendered without a display.
-//   mantissa-cli plot RUN.jsonl --chart loss|accuracy|loss-scale|histogram[:LAYER:STEP]
+//   mantissa-cli plot RUN.jsonl --chart loss|accuracy|loss-scale|histogram[:LAYER:STEP]|error
 //                     --out FILE.svg|png|pdf|csv|json [--width W --height H --dpi D --transparent]
 // Also home of exportTrainedRun(), what `train --export DIR` calls at the end.
 // Exit status: 0 written, 1 unreadable log / chart not in the log / write failed, 2 bad usage.
@@ -88,8 +88,9 @@ int exportTrainedRun(const train::RunLog& log, const std::string& dir) {
 int runPlot(const Args& args) {
   ArgParser p("plot", "Render one chart of a saved run (a log of 'mantissa-cli train --log').");
   p.positional("RUN.jsonl", "The run's JSONL log");
-  p.option("chart", "NAME", "loss, accuracy, loss-scale, histogram (last telemetry step, layer 0) "
-                            "or histogram:LAYER:STEP");
+  p.option("chart", "NAME", "loss, accuracy, loss-scale, histogram (last telemetry step, layer 0), "
+                            "histogram:LAYER:STEP, or error (the shadow pass's error map of a run "
+                            "trained with --shadow)");
   p.option("out", "FILE", "Output: .svg, .png, .pdf (or .csv / .json for the data)");
   p.option("width", "W", "Width in pixels (default 1200)");
   p.option("height", "H", "Height in pixels (default 750)");
@@ -114,7 +115,7 @@ int runPlot(const Args& args) {
   if (!spec) {
     const std::string chart = p.value("chart");
     std::cerr << "mantissa-cli plot: " << error.toStdString()
-              << didYouMean(chart.substr(0, chart.find(':')), {"loss", "accuracy", "loss-scale", "histogram"})
+              << didYouMean(chart.substr(0, chart.find(':')), {"loss", "accuracy", "loss-scale", "histogram", "error"})
               << "\n";
     return 2;
   }
@@ -149,7 +150,7 @@ int runPlot(const Args& args) {
     return 1;
   usePrivateRuntimeDir();
   ui::HeadlessApp app;
-  const auto chart = ui::makeRunChart(*log, *spec, &error);
+  const auto chart = ui::makeRunFigure(*log, *spec, &error);
   if (!chart) {
     std::cerr << "mantissa-cli plot: " << p.value("chart") << ": " << error.toStdString() << "\n";
     return 1;

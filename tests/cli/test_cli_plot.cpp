@@ -7,6 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
+#include <sstream>
+#include <vector>
+
 using mantissa::test::readFile;
 using mantissa::test::reportRun;
 using mantissa::test::runCli;
@@ -127,4 +131,48 @@ TEST(CliPlot, HistogramRegionsAreTheRunsOwnFormat) {
     // The run's own limit: BF16 flushes below its smallest normal, 2^-126.
     EXPECT_EQ(doc["regions"][0].value("toLog2", 0.0), -126.0) << recipe;
   }
+}
+
+// The shadow pass's error map of a saved run: an fp32 run against its FP32
+// reference is exact, so every tensor of every shadow step is 0 in the CSV;
+// --export writes it beside the other charts; a run without the shadow pass
+// is told how to get one.
+TEST(CliPlot, ErrorMapOfAShadowedRun) {
+  const auto& run = reportRun();
+  ASSERT_EQ(run.train.exitCode, 0) << run.train.err;
+  const fs::path log = run.dir / "shadow.jsonl", exported = run.dir / "shadow_export";
+  auto r = runCli({"train", "--data", "spirals", "--model", "mlp:2-16-16-2:tanh", "--steps", "6",
+                   "--batch", "32", "--telemetry-every", "3", "--shadow", "fp32", "--log",
+                   log.string(), "--export", exported.string(), "--quiet"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const fs::path csv = run.dir / "shadow_error.csv";
+  r = runCli({"plot", log.string(), "--chart", "error", "--out", csv.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::istringstream lines(readFile(csv));
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line.rfind("step,reference,threshold,tensor,pass,", 0), 0u) << line;
+  std::set<std::string> steps;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');)
+      cells.push_back(cell);
+    ASSERT_EQ(cells.size(), 14u) << line;
+    steps.insert(cells[0]);
+    EXPECT_EQ(cells[1], "FP32") << line;
+    EXPECT_EQ(cells[9], "0") << "tensor error of " << cells[3] << ": " << line;
+    ++rows;
+  }
+  EXPECT_TRUE(steps.count("0") && steps.count("3")) << "telemetry steps 0 and 3 were shadowed";
+  EXPECT_GT(rows, 2 * 6) << "every weight, activation and gradient of both steps";
+  const std::string png = readFile(exported / "shadow_error.png");
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+
+  r = runCli({"plot", run.log.string(), "--chart", "error", "--out",
+              (run.dir / "none.svg").string()});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("no shadow frames"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--shadow"), std::string::npos) << r.err;
 }

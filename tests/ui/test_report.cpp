@@ -6,6 +6,7 @@
 // per chart; a report from the saved log equals the one from memory.
 #include <mantissa/telemetry/frame.h>
 #include <mantissa/train/run_log.h>
+#include <mantissa/train/shadow.h>
 
 #include "ui/charts/chart_widget.h"
 #include "ui/charts/curve_chart.h"
@@ -23,6 +24,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 
 namespace {
@@ -217,13 +219,85 @@ TEST(RunReport, ReportFromTheSavedLogEqualsTheLiveOne) {
   EXPECT_EQ(ui::RunReport(saved).html(), ui::RunReport(live).html());
   for (const auto& spec : ui::allRunCharts(live)) {
     QString error;
-    const auto a = ui::makeRunChart(live, spec, &error);
-    const auto b = ui::makeRunChart(saved, spec, &error);
+    const auto a = ui::makeRunFigure(live, spec, &error);
+    const auto b = ui::makeRunFigure(saved, spec, &error);
     ASSERT_TRUE(a && b);
     EXPECT_EQ(a->csv(), b->csv()) << ui::runChartStem(spec).toStdString();
     EXPECT_EQ(ui::renderSvg(*a, {}), ui::renderSvg(*b, {})) << ui::runChartStem(spec).toStdString();
   }
 }
+
+} // namespace
+
+TEST(RunReport, ShadowedRunsGetTheErrorMapInExportsAndReports) {
+  train::RunLogBuilder b;
+  b.add({{"header", true},
+         {"config", {{"data", "spirals"}, {"model", "mlp:2-16-3:relu"}, {"recipe", "bf16-mixed"},
+                     {"steps", 30}}}});
+  for (int s = 0; s < 30; ++s) {
+    json row = {{"step", s}, {"loss", 1.0 - 0.01 * s}, {"step_ms", 2.0}};
+    if (s % 10 == 0) {
+      train::ShadowFrame f;
+      f.step = s;
+      f.reference = train::ShadowPrecision::F64;
+      f.threshold = 0.01;
+      for (const auto& [name, error] : {std::pair{"layer 0 output", 1e-3},
+                                        std::pair{"layer 1 output", s == 0 ? 1e-3 : 0.25}}) {
+        train::ShadowError e;
+        e.tensor = name;
+        e.format = DType::BF16;
+        e.count = 64;
+        e.tensorRelative = e.maxRelative = e.medianRelative = error;
+        e.sqnrDb = -20.0 * std::log10(error);
+        f.tensors.push_back(e);
+      }
+      if (s > 0)
+        f.firstOver = 1;
+      row["shadow"] = train::shadowFrameJson(f);
+    }
+    b.add(row);
+  }
+  const train::RunLog log = b.take();
+  ASSERT_EQ(log.shadow.size(), 3u);
+
+  QString error;
+  const auto spec = ui::parseRunChartSpec("error", &error);
+  ASSERT_TRUE(spec) << error.toStdString();
+  EXPECT_EQ(spec->kind, ui::RunChartKind::Error);
+  EXPECT_EQ(ui::runChartStem(*spec), "shadow_error");
+  const auto map = ui::makeRunFigure(log, *spec, &error);
+  ASSERT_NE(map, nullptr) << error.toStdString();
+  // Header, then 2 tensors x 3 steps, with the errors the frames hold.
+  const QStringList rows = map->csv().trimmed().split('\n');
+  ASSERT_EQ(rows.size(), 1 + 6) << map->csv().toStdString();
+  EXPECT_TRUE(rows[6].startsWith("20,FP64,0.01,layer 1 output,forward,BF16,64,0.25,"))
+      << rows[6].toStdString();
+  EXPECT_TRUE(rows[6].endsWith(",1")) << "the first tensor over the threshold";
+
+  QTemporaryDir dir;
+  QStringList written;
+  ASSERT_EQ(ui::exportRunCharts(log, dir.path(), {}, &written), "");
+  EXPECT_TRUE(written.contains(QDir(dir.path()).filePath("shadow_error.png")));
+  EXPECT_EQ(QImage(QDir(dir.path()).filePath("shadow_error.png")).size(), QSize(1200, 750));
+  EXPECT_EQ(readAll(QDir(dir.path()).filePath("shadow_error.csv")), map->csv().toUtf8());
+
+  const ui::RunReport report(log);
+  ASSERT_FALSE(report.charts().empty());
+  EXPECT_EQ(report.charts().back().kind, ui::RunChartKind::Error);
+  const QString html = QString::fromUtf8(report.html());
+  EXPECT_TRUE(html.contains("figure id=\"shadow_error\"")) << "the error map is a figure";
+  EXPECT_TRUE(html.contains("layer 1 output"));
+
+  // A run without the shadow pass: no error map among its charts, and asking
+  // for one says how to get it.
+  const auto plain = makeLog();
+  for (const auto& s : ui::allRunCharts(plain))
+    EXPECT_NE(s.kind, ui::RunChartKind::Error);
+  EXPECT_EQ(ui::makeRunFigure(plain, *spec, &error), nullptr);
+  EXPECT_TRUE(error.contains("--shadow")) << error.toStdString();
+}
+
+namespace {
 
 TEST(RunReport, UnwritablePathGivesAnErrorNamingIt) {
   const auto log = makeLog();

@@ -6,6 +6,7 @@
 #include "ui/charts/histogram_chart.h"
 #include "ui/charts/loss_chart.h"
 #include "ui/charts/loss_scale_chart.h"
+#include "ui/charts/shadow_error_map.h"
 
 #include <mantissa/amp/tensor_format.h>
 #include <mantissa/train/run_precision.h>
@@ -176,6 +177,8 @@ std::optional<RunChartSpec> parseRunChartSpec(const QString& text, QString* erro
     spec.kind = RunChartKind::Accuracy;
   else if (name == QLatin1String("loss-scale") && parts.size() == 1)
     spec.kind = RunChartKind::LossScale;
+  else if (name == QLatin1String("error") && parts.size() == 1)
+    spec.kind = RunChartKind::Error;
   else if (name == QLatin1String("histogram") && (parts.size() == 1 || parts.size() == 3)) {
     spec.kind = RunChartKind::Histogram;
     spec.step = -1;
@@ -193,7 +196,7 @@ std::optional<RunChartSpec> parseRunChartSpec(const QString& text, QString* erro
     }
   } else {
     *error = QObject::tr("--chart: unknown chart '%1' (expected loss, accuracy, loss-scale, "
-                         "histogram or histogram:LAYER:STEP)")
+                         "histogram, histogram:LAYER:STEP or error)")
                  .arg(text);
     return std::nullopt;
   }
@@ -207,6 +210,7 @@ QString runChartStem(const RunChartSpec& spec) {
   case RunChartKind::LossScale: return QStringLiteral("loss_scale");
   case RunChartKind::Histogram:
     return QStringLiteral("histogram_layer%1_step%2").arg(spec.layer).arg(spec.step);
+  case RunChartKind::Error: return QStringLiteral("shadow_error");
   }
   return {};
 }
@@ -218,8 +222,30 @@ std::unique_ptr<ChartWidget> makeRunChart(const train::RunLog& log, const RunCha
   case RunChartKind::Accuracy: return curveChart(log, true);
   case RunChartKind::LossScale: return lossScaleChart(log);
   case RunChartKind::Histogram: return histogramChart(log, spec, error);
+  case RunChartKind::Error:
+    *error = QObject::tr("the error map is not a curve chart");
+    return nullptr;
   }
   return nullptr;
+}
+
+std::unique_ptr<ExportableChart> makeRunFigure(const train::RunLog& log, const RunChartSpec& spec,
+                                               QString* error) {
+  if (spec.kind != RunChartKind::Error)
+    return makeRunChart(log, spec, error);
+  if (log.shadow.empty()) {
+    *error = QObject::tr("the run has no shadow frames (train it with --shadow fp32 or "
+                         "--shadow fp64, or the Setup's Shadow reference)");
+    return nullptr;
+  }
+  std::vector<std::shared_ptr<const train::ShadowFrame>> frames;
+  frames.reserve(log.shadow.size());
+  for (const train::ShadowFrame& frame : log.shadow)
+    frames.push_back(std::make_shared<const train::ShadowFrame>(frame));
+  auto map = std::make_unique<ShadowErrorMap>();
+  map->setSubject(QString::fromStdString(log.name()));
+  map->setFrames(std::move(frames));
+  return map;
 }
 
 std::vector<std::int64_t> defaultHistogramSteps(const train::RunLog& log) {
@@ -246,6 +272,8 @@ std::vector<RunChartSpec> allRunCharts(const train::RunLog& log) {
   for (std::int64_t step : defaultHistogramSteps(log))
     for (int layer : histogramLayers(log, step))
       specs.push_back({RunChartKind::Histogram, layer, step});
+  if (!log.shadow.empty())
+    specs.push_back({RunChartKind::Error});
   return specs;
 }
 
@@ -260,7 +288,7 @@ QString exportRunCharts(const train::RunLog& log, const QString& dir, const Expo
     return QObject::tr("cannot create directory %1").arg(dir);
   for (const RunChartSpec& spec : allRunCharts(log)) {
     QString error;
-    const auto chart = makeRunChart(log, spec, &error);
+    const auto chart = makeRunFigure(log, spec, &error);
     if (!chart)
       return error;
     for (const char* extension : {"svg", "png", "csv"}) {

@@ -25,7 +25,9 @@ namespace mantissa::ui {
 
 class ChartWidget;
 
-enum class RunChartKind : std::uint8_t { Loss, Accuracy, LossScale, Histogram };
+// Error: the shadow pass's error map (tensors by shadow steps), for runs
+// trained with --shadow.
+enum class RunChartKind : std::uint8_t { Loss, Accuracy, LossScale, Histogram, Error };
 
 struct RunChartSpec {
   RunChartKind kind = RunChartKind::Loss;
@@ -37,11 +39,12 @@ struct RunChartSpec {
   bool scaled = true;
 };
 
-// "loss", "accuracy", "loss-scale", "histogram", "histogram:LAYER:STEP".
+// "loss", "accuracy", "loss-scale", "histogram", "histogram:LAYER:STEP", "error".
 // nullopt with *error set ("--chart: unknown chart 'x' ...") when malformed.
 std::optional<RunChartSpec> parseRunChartSpec(const QString& text, QString* error);
 
-// File name stem: "loss", "accuracy", "loss_scale", "histogram_layer1_step200".
+// File name stem: "loss", "accuracy", "loss_scale", "histogram_layer1_step200",
+// "shadow_error".
 QString runChartStem(const RunChartSpec& spec);
 
 // The format the run holds one class of tensor in (amp::tensorFormat of
@@ -67,6 +70,11 @@ std::unique_ptr<ChartWidget> makeRunsCurveChart(const std::vector<NamedRunLog>& 
 // (no telemetry frame at that step, no such layer).
 std::unique_ptr<ChartWidget> makeRunChart(const train::RunLog& log, const RunChartSpec& spec,
                                           QString* error);
+
+// Any chart of the run, the error map included (which is not a curve chart):
+// what exports, the report and `mantissa-cli plot` draw.
+std::unique_ptr<ExportableChart> makeRunFigure(const train::RunLog& log, const RunChartSpec& spec,
+                                               QString* error);
 
 // Histogram steps a report shows: the first, middle and last telemetry frames
 // (fewer when the log has fewer); empty when the run logged no telemetry.

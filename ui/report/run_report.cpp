@@ -110,6 +110,10 @@ QString caption(const RunChartSpec& spec, const train::RunLog& log) {
   case RunChartKind::LossScale:
     return QObject::tr("Loss scale (log2) after each step, with the scaler's overflow, backoff and "
                        "growth events.");
+  case RunChartKind::Error:
+    return QObject::tr("Error of each tensor against the shadow pass's reference, by step: colour "
+                       "= log10 of ||a - r|| / ||r||; the first tensor over the threshold is "
+                       "outlined.");
   case RunChartKind::Histogram: {
     const std::int64_t step = spec.step >= 0 ? spec.step
                                              : (log.frames.empty() ? 0 : log.frames.back().step);
@@ -164,6 +168,8 @@ RunReport::RunReport(const train::RunLog& log, RunReportOptions options)
   if (histograms.size() > kMaxReportHistograms)
     histograms.resize(kMaxReportHistograms);
   m_charts.insert(m_charts.end(), histograms.begin(), histograms.end());
+  if (!log.shadow.empty())
+    m_charts.push_back({RunChartKind::Error});
 }
 
 QString RunReport::title() const {
@@ -343,7 +349,7 @@ QByteArray RunReport::html() const {
   int figure = 0;
   for (const RunChartSpec& spec : m_charts) {
     QString error;
-    const auto chart = makeRunChart(m_log, spec, &error);
+    const auto chart = makeRunFigure(m_log, spec, &error);
     if (!chart) {
       out += QStringLiteral("<p>%1</p>\n").arg(error.toHtmlEscaped());
       continue;
@@ -511,7 +517,7 @@ QByteArray RunReport::pdf(int* pages) const {
         onPage = 0;
       }
       QString error;
-      const auto chart = makeRunChart(m_log, spec, &error);
+      const auto chart = makeRunFigure(m_log, spec, &error);
       const double top = page.top() + onPage * (slot + captionHeight + kMargin / 2);
       const double left = page.left() + (page.width() - chartWidth) / 2;
       painter.save();
