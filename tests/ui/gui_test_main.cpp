@@ -1,19 +1,32 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // SPDX-FileCopyrightText: 2026 The Mantissa authors
 //
-// main() for every GUI test: isolated settings and paths, one QApplication
+// main() for every GUI test: isolated settings and paths (cleared before each
+// case), one QApplication
 // (platform from QT_QPA_PLATFORM, which ctest sets to offscreen; offscreen too
 // when unset, e.g. when gtest_discover_tests lists the tests at build time),
 // then gtest.
 
 #include <QApplication>
 #include <QDir>
+#include <QSettings>
 #include <QStandardPaths>
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
+
+namespace {
+
+// Every case starts from empty settings, as it does under ctest (a process
+// per case): run as one process, a case must not see what an earlier one
+// left (the Train page remembers the last setup, a GPT among it).
+class FreshSettings : public ::testing::EmptyTestEventListener {
+  void OnTestStart(const ::testing::TestInfo&) override { QSettings().clear(); }
+};
+
+} // namespace
 
 int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
@@ -30,6 +43,7 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("MantissaTests"));
   QApplication app(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
+  ::testing::UnitTest::GetInstance()->listeners().Append(new FreshSettings);
   const int rc = RUN_ALL_TESTS();
   if (home.find("XXXXXX") == std::string::npos)
     QDir(QString::fromStdString(home)).removeRecursively();
