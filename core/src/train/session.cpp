@@ -246,9 +246,9 @@ Session::Session(RunConfig config, std::shared_ptr<const data::TextCorpus> text)
     : m_config(validated(config)), m_recipe(recipeFor(m_config)), m_text(std::move(text)),
       m_telemetry(m_config.telemetryEvery) {
   if (!readsTokens(m_config))
-    throw ConfigError(
-        "model: '" + m_config.model +
-        "' trains on images; text data trains a GPT (gpt:layers=4,heads=4,embd=128,ctx=64)");
+    throw ConfigError("model: '" + m_config.model + "' trains on images; text data trains " +
+                      model::textModelKind().noun + " (" +
+                      model::textModelKind().offered.front().spec + ")");
   initText();
   initTraining();
 }
