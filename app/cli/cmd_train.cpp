@@ -42,9 +42,8 @@
 #include <mantissa/io/excerpt.h>
 #include <mantissa/io/regular_file.h>
 #include <mantissa/io/safetensors.h>
-#include <mantissa/model/cnn.h>
-#include <mantissa/model/gpt.h>
 #include <mantissa/model/mlp.h>
+#include <mantissa/model/model_registry.h>
 #include <mantissa/train/checkpoint.h>
 #include <mantissa/train/presets.h>
 #include <mantissa/train/run_config_file.h>
@@ -145,30 +144,38 @@ std::unique_ptr<train::Session> imageSession(train::RunConfig& config, bool fitM
   return std::make_unique<train::Session>(config, std::move(loaded));
 }
 
-// Whether the run takes a GPT's defaults (the shakespeare-char preset): its
-// model is a GPT, or, without --model, its data is a text; else what the
-// --preset or the --config file names; else --policy or --sample ask for one.
-bool gptDefaults(const ArgParser& p, const std::optional<ConfigFile>& file) {
+// The preset whose first run holds the run's defaults (model_registry.h; a
+// GPT's is shakespeare-char; "" for RunConfig's): its model's family's, or,
+// without --model, text data's model's; else what the --preset or the
+// --config file names; else --policy or --sample ask for a text model.
+std::string defaultsPreset(const ArgParser& p, const std::optional<ConfigFile>& file) {
   if (auto m = p.optionalValue("model"))
-    return model::isGptSpec(*m);
+    return model::modelKind(*m).defaultsPreset;
   if (auto d = p.optionalValue("data"))
-    return namesText(*d);
+    return namesText(*d) ? model::textModelKind().defaultsPreset : "";
   if (auto name = p.optionalValue("preset")) {
     const train::Preset* preset = train::findPreset(lowerCase(*name));
-    return preset && model::isGptSpec(preset->runs.front().model);
+    return preset ? model::modelKind(preset->runs.front().model).defaultsPreset : "";
   }
   if (file)
-    return configWantsGpt(file->config, file->sets("model"), file->sets("data"));
-  return p.has("policy") || p.has("sample");
+    return configDefaultsPreset(file->config, file->sets("model"), file->sets("data"));
+  return p.has("policy") || p.has("sample") ? model::textModelKind().defaultsPreset : "";
 }
 
 // "is an MLP" / "is a CNN" / "is not a GPT", for messages about a model.
 std::string kindOf(const std::string& spec) {
-  if (model::isCnnSpec(spec))
-    return "is a CNN";
-  if (spec.rfind("mlp", 0) == 0)
-    return "is an MLP";
-  return "is not a GPT";
+  const model::ModelKind& kind = model::modelKind(spec);
+  return kind.matches(spec) ? std::string("is ") + kind.noun
+                            : std::string("is not ") + model::textModelKind().noun;
+}
+
+// "; the model families: a multilayer perceptron on images: mlp:...; ...",
+// from the registry (model_registry.h).
+std::string modelFamilies() {
+  std::string out = ". Model families: ";
+  for (const model::ModelKind* kind : model::modelKinds())
+    out += std::string(kind == model::modelKinds().front() ? "" : "; ") + kind->description;
+  return out;
 }
 
 } // namespace
@@ -191,7 +198,7 @@ int runTrain(const Args& args) {
                            "cnn:c32k5-p2-c64k5-p2-f128 (= cnn:lenet; the classifier is added); "
                            "or gpt:layers=4,heads=4,embd=128,ctx=64 for a GPT on text (data "
                            "shakespeare or a UTF-8 text file; its defaults are those of "
-                           "--preset shakespeare-char)");
+                           "--preset shakespeare-char)" + modelFamilies());
   p.option("recipe", "NAME", "fp32, bf16-mixed, fp16-mixed, fp16-mixed-noscale, bf16-pure, "
                              "bf16-pure-sr, bf16-pure-kahan, fp8-delayed, fp8-current, fp8-block, mxfp8, nvfp4 (default fp32)");
   p.option("policy", "SPEC|FILE", "A GPT's precision policy, NAME[,class=precision...] or a "
@@ -300,16 +307,16 @@ int runTrain(const Args& args) {
     if (!configFile)
       return 2;
   }
-  const bool gpt = !resume && gptDefaults(p, configFile);
+  const std::string defaults = resume ? std::string() : defaultsPreset(p, configFile);
   if (resume)
     config = resume->config;
-  else if (gpt)
-    config = train::findPreset("shakespeare-char")->runs.front();
+  else if (!defaults.empty())
+    config = train::findPreset(defaults)->runs.front();
   if (configFile) {
     // The fields the file sets, over the defaults of its model.
     nlohmann::json fields = train::toJson(config);
     fields.update(configFile->fields);
-    config = gpt ? train::runConfigFromJson(fields) : configFile->config;
+    config = !defaults.empty() ? train::runConfigFromJson(fields) : configFile->config;
   } else if (auto name = p.optionalValue("preset")) {
     const train::Preset* preset = train::findPreset(lowerCase(*name));
     if (!preset) {
@@ -442,18 +449,20 @@ int runTrain(const Args& args) {
       config.warmupSteps >= config.steps)
     config.warmupSteps = config.steps / 10;
 
-  if (namesText(config.data) && !model::isGptSpec(config.model)) {
+  const model::ModelKind& text = model::textModelKind();
+  if (namesText(config.data) && !model::readsTokens(config.model)) {
     std::cerr << "mantissa-cli train: model: '" << quoteInput(config.model) << "' "
-              << kindOf(config.model) << "; text data (" << quoteInput(config.data)
-              << ") trains a GPT: --model gpt:layers=4,heads=4,embd=128,ctx=64\n";
+              << kindOf(config.model) << "; text data (" << quoteInput(config.data) << ") trains "
+              << text.noun << ": --model " << text.offered.front().spec << "\n";
     return 2;
   }
-  if (!model::isGptSpec(config.model))
+  if (!model::readsTokens(config.model))
     for (const char* option : {"sample", "temperature"})
       if (p.has(option)) {
         std::cerr << "mantissa-cli train: --" << option << ": model '" << quoteInput(config.model)
                   << "' " << kindOf(config.model)
-                  << "; sampling text needs a GPT on text (--model gpt:...)\n";
+                  << "; sampling text needs " << text.noun << " on text (--model " << text.name
+                  << ":...)\n";
         return 2;
       }
 
@@ -516,7 +525,7 @@ int runTrain(const Args& args) {
 
   std::unique_ptr<train::Session> session;
   try {
-    if (model::isGptSpec(config.model))
+    if (model::readsTokens(config.model))
       session = std::make_unique<train::Session>(config); // reads the text
     else
       session = imageSession(config, !p.has("model"));
@@ -571,7 +580,7 @@ int runTrain(const Args& args) {
   const bool textRun = session->isText();
   const std::string policy = textRun ? train::runPolicy(config).toSpec() : std::string();
   if (!quiet && textRun)
-    std::cerr << "training " << model::parseGptSpec(config.model).toString() << " ("
+    std::cerr << "training " << session->model().specString() << " ("
               << session->model().parameterCount() << " parameters) on " << session->text().name
               << " (" << session->text().vocabularySize() << " characters), policy " << policy
               << ", " << total << " steps; matmul " << session->model().matmulImplementation()

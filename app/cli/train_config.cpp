@@ -7,7 +7,7 @@
 #include <mantissa/data/file_kind.h>
 #include <mantissa/data/text.h>
 #include <mantissa/io/regular_file.h>
-#include <mantissa/model/gpt.h>
+#include <mantissa/model/model_registry.h>
 #include <mantissa/train/run_config_file.h>
 #include <mantissa/train/run_log.h>
 
@@ -48,8 +48,10 @@ bool namesText(const std::string& data) {
   }
 }
 
-bool configWantsGpt(const train::RunConfig& config, bool setsModel, bool setsData) {
-  return (setsModel && model::isGptSpec(config.model)) || (setsData && namesText(config.data));
+std::string configDefaultsPreset(const train::RunConfig& config, bool setsModel, bool setsData) {
+  if (setsModel)
+    return model::modelKind(config.model).defaultsPreset;
+  return setsData && namesText(config.data) ? model::textModelKind().defaultsPreset : "";
 }
 
 } // namespace mantissa::cli

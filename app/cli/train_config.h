@@ -26,9 +26,10 @@ struct ConfigFile {
 // file holds neither a configuration nor a run log (quiet: prints nothing).
 std::optional<ConfigFile> readConfigFile(const std::string& path, bool quiet = false);
 
-// Whether a configuration trains a GPT: a gpt model, or text data
-// (shakespeare, or a file that holds text).
-bool configWantsGpt(const train::RunConfig& config, bool setsModel, bool setsData);
+// The preset holding a configuration's defaults (model_registry.h): its
+// model's family's, or for text data (shakespeare, or a file that holds
+// text) the text model's; "" for RunConfig's own.
+std::string configDefaultsPreset(const train::RunConfig& config, bool setsModel, bool setsData);
 
 // Whether a --data value names text: shakespeare, a file holding UTF-8 text
 // (any suffix, any letter case), or a missing path ending in .txt.

@@ -21,6 +21,7 @@
 #include "ui/panels/watch_panel.h"
 
 #include <mantissa/kernels/matmul_path.h>
+#include <mantissa/model/model_registry.h>
 
 #include <QAbstractButton>
 #include <QAction>
@@ -759,6 +760,31 @@ TEST(DashboardPanel, ModelChooserOffersTheCnnsForImageData) {
   setup.setConfigs(runs);
   EXPECT_LT(choice->findData(QStringLiteral("cnn:lenet")), 0);
   EXPECT_FALSE(choice->isEnabled());
+}
+
+// Every registered image family (model/model_registry.h) is offered for
+// MNIST, and each offer, once picked, is a run configuration Setup accepts.
+TEST(DashboardPanel, ModelChooserOffersEveryRegisteredImageFamily) {
+  QSettings().clear();
+  TrainSetup setup;
+  auto* choice = setup.findChild<QComboBox*>(QStringLiteral("modelChoice"));
+  ASSERT_NE(choice, nullptr);
+  int offers = 0;
+  for (const model::ModelKind* kind : model::modelKinds()) {
+    if (kind->input != model::ModelInput::Images)
+      continue;
+    for (const model::ModelOffer& offer : kind->offered) {
+      const int at = choice->findData(QString::fromUtf8(offer.spec));
+      ASSERT_GE(at, 0) << offer.spec;
+      EXPECT_FALSE(choice->itemData(at, Qt::ToolTipRole).toString().isEmpty()) << offer.spec;
+      choice->setCurrentIndex(at);
+      emit choice->activated(at);
+      EXPECT_EQ(setup.configs().front().model, offer.spec);
+      EXPECT_EQ(setup.problems(), QString()) << offer.spec;
+      ++offers;
+    }
+  }
+  EXPECT_GE(offers, 3);
 }
 
 // A CNN runs on the Train page like any model: the layer picker names each

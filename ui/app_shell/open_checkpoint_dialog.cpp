@@ -4,7 +4,7 @@
 
 #include "ui/app_shell/palette.h"
 
-#include <mantissa/model/gpt.h>
+#include <mantissa/model/model_registry.h>
 
 #include <QButtonGroup>
 #include <QDialogButtonBox>
@@ -27,7 +27,7 @@ OpenCheckpointDialog::OpenCheckpointDialog(const QString& path, const train::Che
     : QDialog(parent), m_step(info.step) {
   setWindowTitle(tr("Open Checkpoint"));
   const train::RunConfig& config = info.config;
-  const bool gpt = model::isGptSpec(config.model);
+  const bool gpt = model::readsTokens(config.model);
 
   auto* facts = new QFormLayout;
   auto* file = new QLabel(QFileInfo(path).fileName());

@@ -11,7 +11,7 @@
 #include <mantissa/data/dataset.h>
 #include <mantissa/data/text.h>
 #include <mantissa/io/atomic_file.h>
-#include <mantissa/model/gpt.h>
+#include <mantissa/model/model_registry.h>
 #include <mantissa/train/checkpoint.h>
 #include <mantissa/train/run_log_rows.h>
 
@@ -156,8 +156,8 @@ QString RunController::setRuns(const std::vector<train::RunConfig>& configs) {
       configs[i].validate();
       std::shared_ptr<const data::TrainTest> images;
       std::shared_ptr<const data::TextCorpus> text;
-      if (model::isGptSpec(configs[i].model)) {
-        const int ctx = model::parseGptSpec(configs[i].model).ctx;
+      if (model::readsTokens(configs[i].model)) {
+        const int ctx = model::modelKind(configs[i].model).context(configs[i].model);
         auto& t = texts[{configs[i].data, ctx}];
         if (!t)
           t = std::make_shared<const data::TextCorpus>(data::loadTextSpec(configs[i].data, ctx));

@@ -3,7 +3,7 @@
 #include "ui/bridge/run_loader.h"
 
 #include <mantissa/amp/loss_scaler.h>
-#include <mantissa/model/gpt.h>
+#include <mantissa/model/model_registry.h>
 #include <mantissa/model/mlp.h>
 #include <mantissa/train/run_log.h>
 #include <mantissa/train/run_log_rows.h>
@@ -174,8 +174,9 @@ RunFacts runFacts(const train::RunLog& log) {
   const json& h = log.header.is_object() ? log.header : json::object();
   // A GPT run's log carries its own op table (its policy): a recipe's name
   // there does not mean the MLP recipe's table.
-  f.recipe = log.config && model::isGptSpec(log.config->model) ? nullptr
-                                                               : amp::findRecipe(log.name());
+  f.recipe = log.config && model::modelKind(log.config->model).takesPolicy
+                 ? nullptr
+                 : amp::findRecipe(log.name());
   f.matmul = text(h, "matmul");
   f.matmulEmulated = flag(h, "matmul_emulated");
   f.conv = text(h, "conv");

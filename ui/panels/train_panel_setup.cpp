@@ -11,9 +11,7 @@
 #include <mantissa/amp/recipe.h>
 #include <mantissa/data/dataset.h>
 #include <mantissa/data/text.h>
-#include <mantissa/model/cnn.h>
-#include <mantissa/model/gpt.h>
-#include <mantissa/model/mlp.h>
+#include <mantissa/model/model_registry.h>
 #include <mantissa/train/memory_budget.h>
 #include <mantissa/train/presets.h>
 
@@ -357,9 +355,9 @@ void TrainSetup::applyPreset(const QString& name) {
 void TrainSetup::editedByHand() {
   if (m_presetActive) {
     m_presetActive = false;
-    m_base = model::isGptSpec(m_model->text().trimmed().toStdString())
-                 ? train::findPreset("shakespeare-char")->runs
-                 : defaultConfigs();
+    const std::string defaults =
+        model::modelKind(m_model->text().trimmed().toStdString()).defaultsPreset;
+    m_base = defaults.empty() ? defaultConfigs() : train::findPreset(defaults)->runs;
     emit presetEnded();
   }
   validate();
@@ -420,7 +418,7 @@ std::vector<train::RunConfig> TrainSetup::configs() const {
   for (const QString& r : checked)
     if (!order.contains(r))
       order << r;
-  const bool gpt = model::isGptSpec(m_model->text().trimmed().toStdString());
+  const bool text = model::readsTokens(m_model->text().trimmed().toStdString());
   if (m_policyRun->isChecked() && !m_policy->spec().isEmpty())
     order << QString(); // the policy run, after the recipes
   for (const QString& recipe : order) {
@@ -443,7 +441,7 @@ std::vector<train::RunConfig> TrainSetup::configs() const {
     c.evalEvery = m_evalEvery->value();
     c.shadow = m_shadow->currentData().toString().toStdString();
     c.shadowThreshold = m_shadowThreshold->value() / 100.0;
-    if (gpt)
+    if (text)
       c.evalBatches = m_evalBatches->value();
     if (c.steps > 0 && c.warmupSteps >= c.steps)
       c.warmupSteps = c.steps / 10; // as the CLI does for a short run
@@ -500,15 +498,19 @@ void TrainSetup::showMemory() {
   shape.classes = 10;
   const auto runs = configs();
   train::MemoryNeed need; // the runs are built side by side: their terms add up
-  if (!runs.empty() && model::isGptSpec(runs.front().model)) {
+  if (!runs.empty() && model::readsTokens(runs.front().model)) {
     try {
       for (const auto& c : runs) {
-        const model::GptSpec spec = model::parseGptSpec(c.model);
+        const model::ModelKind& kind = model::modelKind(c.model);
         if (m_vocabulary == 0) // the distinct characters of the text: the embedding's rows
-          m_vocabulary = data::loadTextSpec(c.data, spec.ctx).vocabularySize();
+          m_vocabulary = data::loadTextSpec(c.data, kind.context(c.model)).vocabularySize();
         const bool kahan =
             amp::recipeByName(c.recipe).updateRounding == amp::UpdateRounding::Kahan;
-        need.add(train::gptMemoryNeed(spec, m_vocabulary, c.batch, c.evalBatches, kahan));
+        model::ModelBuild b;
+        b.spec = c.model;
+        b.batch = c.batch;
+        b.vocabulary = m_vocabulary;
+        need.add(train::modelMemoryNeed(b, c.optimizer == "adamw", kahan, c.evalBatches));
       }
     } catch (const std::exception&) {
       need = {}; // the problems label says what is wrong with the runs
@@ -516,8 +518,10 @@ void TrainSetup::showMemory() {
     showMemoryNeed(m_memory, need);
     return;
   }
+  // A layer list (an MLP's) holds its own shape; other families need the data's.
   const bool known = !runs.empty() && (namesImages(m_data->currentText().trimmed()) ||
-                                       !model::isCnnSpec(runs.front().model));
+                                       model::modelKind(runs.front().model).name ==
+                                           std::string_view("mlp"));
   for (const auto& c : known ? runs : std::vector<train::RunConfig>{})
     need.add(train::imageMemoryNeed(c, shape));
   showMemoryNeed(m_memory, need);
@@ -529,26 +533,16 @@ void TrainSetup::offerModels() {
   const QSignalBlocker block(m_modelChoice);
   m_modelChoice->clear();
   m_modelChoice->addItem(tr("choose…"), QString());
-  if (text) {
-    const QString gpt = QString::fromStdString(train::findPreset("shakespeare-char")->runs.front().model);
-    m_modelChoice->addItem(QStringLiteral("GPT"), gpt);
-    m_modelChoice->setItemData(m_modelChoice->count() - 1,
-                               tr("shakespeare-char: 4 layers, 4 heads, embedding 128, context 64"),
-                               Qt::ToolTipRole);
-  }
-  if (images) {
-    m_modelChoice->addItem(QStringLiteral("mlp:784-256-256-10:relu"),
-                           QStringLiteral("mlp:784-256-256-10:relu"));
-    m_modelChoice->addItem(QStringLiteral("cnn:lenet"), QStringLiteral("cnn:lenet"));
-    m_modelChoice->setItemData(m_modelChoice->count() - 1,
-                               tr("conv 5×5 32, ReLU, pool, conv 5×5 64, ReLU, pool, fc 128, "
-                                  "ReLU, fc to the classes"),
-                               Qt::ToolTipRole);
-    m_modelChoice->addItem(QStringLiteral("cnn:lenet-bn"), QStringLiteral("cnn:lenet-bn"));
-    m_modelChoice->setItemData(m_modelChoice->count() - 1,
-                               tr("cnn:lenet with BatchNorm after each convolution"),
-                               Qt::ToolTipRole);
-  }
+  // Text models first, then image models, each family's offers in the
+  // order of the registry.
+  for (const auto input : {model::ModelInput::Tokens, model::ModelInput::Images})
+    for (const model::ModelKind* kind : model::modelKinds())
+      if (kind->input == input && (input == model::ModelInput::Tokens ? text : images))
+        for (const model::ModelOffer& offer : kind->offered) {
+          m_modelChoice->addItem(QString::fromUtf8(offer.label), QString::fromUtf8(offer.spec));
+          const QString tip = QString::fromUtf8(*offer.tip ? offer.tip : kind->description);
+          m_modelChoice->setItemData(m_modelChoice->count() - 1, tip, Qt::ToolTipRole);
+        }
   m_modelChoice->setEnabled(images || text);
   // The chooser names the model the field holds when it offers it (a narrow
   // field shows only the spec's start, "gpt:lay…").
@@ -568,13 +562,9 @@ void TrainSetup::validate() {
   QString modelProblem;
   try {
     const std::string spec = m_model->text().trimmed().toStdString();
-    showModelFields(model::isGptSpec(spec));
-    if (model::isGptSpec(spec))
-      model::parseGptSpec(spec);
-    else if (model::isCnnSpec(spec))
-      model::parseCnnSpec(spec);
-    else
-      model::parseMlpSpec(spec);
+    const model::ModelKind& kind = model::modelKind(spec);
+    showModelFields(kind.input == model::ModelInput::Tokens);
+    kind.parse(spec);
   } catch (const std::exception& e) {
     modelProblem = QString::fromUtf8(e.what());
   }

@@ -4,6 +4,12 @@
 // The CNN spec grammar (cnn.h) and the layout of a spec on an input.
 #include <mantissa/model/cnn.h>
 
+#include "reference64.h"
+#include <mantissa/data/dataset.h>
+#include <mantissa/model/model_registry.h>
+
+#include <algorithm>
+
 #include <stdexcept>
 
 namespace mantissa::model {
@@ -202,5 +208,95 @@ std::vector<CnnLayer> cnnLayout(const CnnSpec& spec, int features, int imageHeig
   }
   return layers;
 }
+
+namespace {
+
+std::vector<CnnLayer> layoutFor(const ModelBuild& b, const CnnSpec& spec) {
+  const data::Dataset& train = *b.images;
+  try {
+    return cnnLayout(spec, train.features, train.imageHeight, train.imageWidth, train.classes);
+  } catch (const std::invalid_argument& e) {
+    // Quote the spec as the user wrote it (cnn:lenet, not its expansion).
+    std::string what = e.what();
+    if (const auto colon = what.find("\": "); colon != std::string::npos)
+      what = "model \"" + b.spec + what.substr(colon);
+    throw std::invalid_argument(what + " (" + train.name + ")");
+  }
+}
+
+std::unique_ptr<Network> buildCnn(const ModelBuild& b) {
+  const auto spec = parseCnnSpec(b.spec);
+  auto layout = layoutFor(b, spec);
+  const DType stats = b.batchnorm == "bf16"   ? DType::BF16
+                      : b.batchnorm == "fp16" ? DType::F16
+                      : b.batchnorm == "fp32" ? DType::F32
+                                              : b.recipe->reductions;
+  auto cnn = std::make_unique<Cnn>(spec, std::move(layout), b.batch, *b.recipe,
+                                   b.gradAccumulation, stats);
+  const auto pixels = data::valueStats(*b.images);
+  cnn->setInputStandardization(static_cast<float>(pixels.mean), static_cast<float>(pixels.std));
+  return cnn;
+}
+
+ModelSizes cnnSizes(const ModelBuild& b) {
+  const auto layout = cnnLayout(parseCnnSpec(b.spec), b.images->features, b.images->imageHeight,
+                                b.images->imageWidth, b.images->classes);
+  const std::uint64_t B = std::uint64_t(std::max(b.batch, 0));
+  std::uint64_t params = 0, acts = 0, grads = 0;
+  for (std::size_t l = 0; l < layout.size(); ++l) {
+    const auto& L = layout[l];
+    const std::uint64_t in = std::uint64_t(L.inValues()), out = std::uint64_t(L.outValues());
+    const std::uint64_t w =
+        L.block.conv ? sizeMul(std::uint64_t(L.cout),
+                               sizeMul(std::uint64_t(L.cin),
+                                       std::uint64_t(L.block.kernel) * L.block.kernel))
+                     : sizeMul(std::uint64_t(L.cin), std::uint64_t(L.cout));
+    const std::uint64_t pre =
+        L.block.conv ? sizeMul(std::uint64_t(L.cout), sizeMul(std::uint64_t(L.h), std::uint64_t(L.w)))
+                     : std::uint64_t(L.cout);
+    params = sizeAdd(params, sizeAdd(w, std::uint64_t(L.cout)));
+    acts = sizeAdd(acts, sizeMul(B, pre));   // pre
+    grads = sizeAdd(grads, sizeMul(B, pre)); // dpre
+    if (l + 1 < layout.size())
+      acts = sizeAdd(acts, sizeMul(B, out)); // post
+    if (l > 0)
+      grads = sizeAdd(grads, sizeMul(B, in)); // dIn
+    if (L.block.batchNorm) {
+      params = sizeAdd(params, 2 * std::uint64_t(L.cout)); // scale and shift
+      acts = sizeAdd(acts, sizeMul(B, pre));               // out
+      grads = sizeAdd(grads, sizeMul(B, pre));             // dout
+    }
+    if (L.block.pool)
+      acts = sizeAdd(acts, sizeMul(B, out)); // argmax
+  }
+  acts = sizeAdd(acts, sizeMul(2, sizeMul(B, std::uint64_t(layout.front().inValues())))); // x, standardized
+  return {params, grads, acts, 0};
+}
+
+constexpr ModelOffer kCnnOffers[] = {
+    {"cnn:lenet", "cnn:lenet",
+     "conv 5×5 32, ReLU, pool, conv 5×5 64, ReLU, pool, fc 128, ReLU, fc to the classes"},
+    {"cnn:lenet-bn", "cnn:lenet-bn", "cnn:lenet with BatchNorm after each convolution"}};
+
+} // namespace
+
+extern const ModelKind kind_cnn;
+const ModelKind kind_cnn{
+    .name = "cnn",
+    .prefix = "cnn:",
+    .title = "CNN",
+    .noun = "a CNN",
+    .description = "a convolutional network on images: cnn:lenet, cnn:lenet-bn, cnn:c32k5-p2-c64k5-p2-f128",
+    .input = ModelInput::Images,
+    .offered = kCnnOffers,
+    .matches = isCnnSpec,
+    .parse = [](std::string_view s) { parseCnnSpec(s); },
+    .build = buildCnn,
+    .sizes = cnnSizes,
+    .fp64Reference =
+        [](const Network& n) -> std::unique_ptr<ShadowReference> {
+      return ref64::makeCnnReference(dynamic_cast<const Cnn&>(n));
+    },
+};
 
 } // namespace mantissa::model

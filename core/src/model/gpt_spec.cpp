@@ -4,6 +4,12 @@
 // GPT spec parsing: "gpt:layers=4,heads=4,embd=128,ctx=64".
 #include <mantissa/amp/policy.h>
 #include <mantissa/model/gpt.h>
+#include <mantissa/model/gpt_network.h>
+#include <mantissa/model/model_registry.h>
+
+#include "reference64.h"
+
+#include <algorithm>
 
 #include <array>
 #include <charconv>
@@ -88,5 +94,80 @@ GptSpec parseGptSpec(std::string_view spec) {
                    std::to_string(result.heads));
   return result;
 }
+
+namespace {
+
+ModelSizes gptSizes(const ModelBuild& b) {
+  const GptSpec spec = parseGptSpec(b.spec);
+  const std::uint64_t B = std::uint64_t(std::max(b.batch, 0)), T = std::uint64_t(spec.ctx),
+                      C = std::uint64_t(spec.embd), H = std::uint64_t(spec.heads),
+                      L = std::uint64_t(spec.layers), V = std::uint64_t(std::max(b.vocabulary, 0));
+  const std::uint64_t N = sizeMul(B, T);
+  // Parameters (Gpt's constructor): wte, wpe, per block ln1, qkv, attproj,
+  // ln2, fc, fcproj (weights and biases), lnf.
+  const std::uint64_t perBlockParams = sizeAdd(sizeMul(12, sizeMul(C, C)), sizeMul(13, C));
+  const std::uint64_t params =
+      sizeAdd(sizeAdd(sizeMul(V, C), sizeMul(T, C)), sizeAdd(sizeMul(L, perBlockParams), 2 * C));
+  const std::uint64_t NC = sizeMul(N, C), scores = sizeMul(sizeMul(B, H), sizeMul(T, T));
+  // Per block: x, ln1, atty, attproj, r, ln2, fcproj (N x C), qkv (N x 3C),
+  // fch and gelu (N x 4C), attention q, k, v, o (N x C) and probs.
+  const std::uint64_t blockActs = sizeAdd(sizeMul(22, NC), scores);
+  // The attention scores, shared by the blocks; encoded, xL, lnf; logits and
+  // probabilities (N x V).
+  const std::uint64_t activations = sizeAdd(
+      sizeAdd(sizeAdd(sizeMul(L, blockActs), scores), sizeMul(3, NC)), sizeMul(2, sizeMul(N, V)));
+  // Shared by the blocks: attention's dP and dO, dq, dk, dv, then dres, dln,
+  // datty, dqkv, dfch, dgelu (14 N x C) and dlogits.
+  const std::uint64_t gradBuffers =
+      sizeAdd(sizeAdd(sizeMul(4, NC), scores), sizeAdd(sizeMul(14, NC), sizeMul(N, V)));
+  // A fixed evaluation batch per split: B x T inputs and targets.
+  return {params, gradBuffers, activations, sizeMul(2, sizeMul(2, N))};
+}
+
+void checkGptPolicy(std::string_view s, const amp::Policy& policy) {
+  GptSpec spec;
+  try {
+    spec = parseGptSpec(s);
+  } catch (const std::invalid_argument&) {
+    return; // reported under "model"
+  }
+  // Per-layer rows name blocks the model must have.
+  if (policy.blocksNamed() > spec.layers)
+    throw std::invalid_argument("names block h" + std::to_string(policy.blocksNamed() - 1) +
+                                " but the model has blocks h0 to h" +
+                                std::to_string(spec.layers - 1));
+}
+
+constexpr ModelOffer kGptOffers[] = {
+    {"GPT", "gpt:layers=4,heads=4,embd=128,ctx=64",
+     "shakespeare-char: 4 layers, 4 heads, embedding 128, context 64"}};
+
+} // namespace
+
+extern const ModelKind kind_gpt;
+const ModelKind kind_gpt{
+    .name = "gpt",
+    .prefix = "gpt:",
+    .title = "GPT",
+    .noun = "a GPT",
+    .description = "a character-level GPT on text: gpt:layers=4,heads=4,embd=128,ctx=64",
+    .input = ModelInput::Tokens,
+    .offered = kGptOffers,
+    .defaultsPreset = "shakespeare-char",
+    .takesPolicy = true,
+    .accumulates = false,
+    .matches = isGptSpec,
+    .parse = [](std::string_view s) { parseGptSpec(s); },
+    .context = [](std::string_view s) { return parseGptSpec(s).ctx; },
+    .checkPolicy = checkGptPolicy,
+    .build = [](const ModelBuild& b) -> std::unique_ptr<Network> {
+      return std::make_unique<GptNetwork>(parseGptSpec(b.spec), b.vocabulary, b.batch, *b.policy);
+    },
+    .sizes = gptSizes,
+    .fp64Reference =
+        [](const Network& n) -> std::unique_ptr<ShadowReference> {
+      return ref64::makeGptReference(dynamic_cast<const GptNetwork&>(n));
+    },
+};
 
 } // namespace mantissa::model

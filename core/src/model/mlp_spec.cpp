@@ -5,6 +5,9 @@
 #include <mantissa/model/mlp.h>
 
 #include "network_parts.h"
+#include "reference64.h"
+#include <mantissa/data/dataset.h>
+#include <mantissa/model/model_registry.h>
 #include <mantissa/numeric/convert.h>
 #include <mantissa/tensor/run_state.h>
 
@@ -209,5 +212,60 @@ std::vector<PlanRow> Mlp::plan() const {
   rows.push_back({"probs", TensorRole::Activations, r.loss, batch, m_spec.widths.back()});
   return rows;
 }
+
+namespace {
+
+std::unique_ptr<Network> buildMlp(const ModelBuild& b) {
+  const auto spec = parseMlpSpec(b.spec);
+  const data::Dataset& train = *b.images;
+  if (spec.widths.front() != train.features)
+    throw std::invalid_argument("model: input width " + std::to_string(spec.widths.front()) +
+                                " does not match the data's " + std::to_string(train.features) +
+                                " features (" + train.name + ")");
+  if (spec.widths.back() != train.classes)
+    throw std::invalid_argument("model: output width " + std::to_string(spec.widths.back()) +
+                                " does not match the data's " + std::to_string(train.classes) +
+                                " classes (" + train.name + ")");
+  return std::make_unique<Mlp>(spec, b.batch, *b.recipe, b.gradAccumulation);
+}
+
+ModelSizes mlpSizes(const ModelBuild& b) {
+  const auto spec = parseMlpSpec(b.spec);
+  const std::uint64_t B = std::uint64_t(std::max(b.batch, 0));
+  ModelSizes s;
+  for (std::size_t l = 0; l + 1 < spec.widths.size(); ++l) {
+    const std::uint64_t in = std::uint64_t(spec.widths[l]), out = std::uint64_t(spec.widths[l + 1]);
+    s.params = sizeAdd(s.params, sizeAdd(sizeMul(in, out), out));
+    s.activations = sizeAdd(s.activations, sizeMul(2, sizeMul(B, out))); // pre, post
+    s.gradBuffers = sizeAdd(s.gradBuffers, sizeMul(B, out));             // dpre
+    if (l > 0)
+      s.gradBuffers = sizeAdd(s.gradBuffers, sizeMul(B, in)); // dIn
+  }
+  s.activations = sizeAdd(s.activations, sizeMul(B, std::uint64_t(spec.widths.front()))); // x
+  return s;
+}
+
+constexpr ModelOffer kMlpOffers[] = {{"mlp:784-256-256-10:relu", "mlp:784-256-256-10:relu", ""}};
+
+} // namespace
+
+extern const ModelKind kind_mlp;
+const ModelKind kind_mlp{
+    .name = "mlp",
+    .prefix = "mlp:",
+    .title = "MLP",
+    .noun = "an MLP",
+    .description = "a multilayer perceptron on images: mlp:784-256-256-10:relu",
+    .input = ModelInput::Images,
+    .offered = kMlpOffers,
+    .matches = [](std::string_view s) { return s.starts_with("mlp:"); },
+    .parse = [](std::string_view s) { parseMlpSpec(s); },
+    .build = buildMlp,
+    .sizes = mlpSizes,
+    .fp64Reference =
+        [](const Network& n) -> std::unique_ptr<ShadowReference> {
+      return ref64::makeMlpReference(dynamic_cast<const Mlp&>(n));
+    },
+};
 
 } // namespace mantissa::model

@@ -5,9 +5,7 @@
 // named tensors and parameters, and makeFp64Reference.
 #include "reference64.h"
 
-#include <mantissa/model/cnn.h>
-#include <mantissa/model/gpt_network.h>
-#include <mantissa/model/mlp.h>
+#include <mantissa/model/model_registry.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,14 +17,11 @@
 namespace mantissa::model {
 
 std::unique_ptr<ShadowReference> makeFp64Reference(const Network& model) {
-  if (const auto* m = dynamic_cast<const Mlp*>(&model))
-    return ref64::makeMlpReference(*m);
-  if (const auto* c = dynamic_cast<const Cnn*>(&model))
-    return ref64::makeCnnReference(*c);
-  if (const auto* g = dynamic_cast<const GptNetwork*>(&model))
-    return ref64::makeGptReference(*g);
-  throw std::invalid_argument("FP64 reference: no reference for model " + model.specString() +
-                              " (an MLP, a CNN or a GPT)");
+  const ModelKind& kind = modelKind(model.specString());
+  if (!kind.fp64Reference)
+    throw std::invalid_argument("shadow: model " + model.specString() + " (" + kind.noun +
+                                ") has no FP64 reference; choose --shadow fp32");
+  return kind.fp64Reference(model);
 }
 
 } // namespace mantissa::model

@@ -4,7 +4,7 @@
 
 #include <mantissa/config.h>
 #include <mantissa/data/text.h>
-#include <mantissa/model/gpt.h>
+#include <mantissa/model/model_registry.h>
 #include <mantissa/model/network.h>
 #include <mantissa/tensor/run_state.h>
 #include <mantissa/train/session.h>
@@ -313,9 +313,10 @@ void restoreCheckpoint(Session& session, const std::filesystem::path& path, Rest
 std::unique_ptr<Session> openCheckpointForSampling(const std::filesystem::path& file) {
   const std::string path = file.string();
   CheckpointInfo info = readCheckpointInfo(file);
-  if (!model::isGptSpec(info.config.model))
-    throw CheckpointError(path + ": holds the model " + info.config.model +
-                          ", not a GPT: only a GPT generates text");
+  if (!model::readsTokens(info.config.model))
+    throw CheckpointError(path + ": holds the model " + info.config.model + ", not " +
+                          model::tokenModels() + ": only " + model::tokenModels() +
+                          " generates text");
   const io::SafetensorsReader reader(file);
   const std::string* vocabularyText = reader.header().metadataValue("vocabulary");
   if (!vocabularyText)
@@ -335,7 +336,7 @@ std::unique_ptr<Session> openCheckpointForSampling(const std::filesystem::path& 
                           std::to_string(data::kMaxTextVocabulary));
   // The model needs a corpus only for its vocabulary: the vocabulary
   // itself, repeated to fill one window per split, stands in.
-  const int ctx = model::parseGptSpec(info.config.model).ctx;
+  const int ctx = model::modelKind(info.config.model).context(info.config.model);
   auto corpus = std::make_shared<data::TextCorpus>();
   corpus->name = path;
   corpus->vocabulary.assign(vocabulary->begin(), vocabulary->end());

@@ -3,8 +3,6 @@
 #include <mantissa/train/memory_budget.h>
 
 #include <mantissa/amp/optimizer.h>
-#include <mantissa/model/cnn.h>
-#include <mantissa/model/mlp.h>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -96,91 +94,43 @@ void MemoryNeed::add(const MemoryNeed& other) {
   }
 }
 
+MemoryNeed modelMemoryNeed(const model::ModelBuild& build, bool adam, bool kahan,
+                           int evalBatches) {
+  const model::ModelKind& kind = model::modelKind(build.spec);
+  if (!kind.sizes)
+    return {};
+  model::ModelSizes s;
+  try {
+    s = kind.sizes(build);
+  } catch (const std::exception&) {
+    return {}; // the model's constructor names what is wrong with the spec
+  }
+  return terms(mul(s.params, kFloat), mul(add(s.params, s.gradBuffers), kFloat),
+               mul(s.activations, kFloat), optimizerBytes(s.params, adam, kahan),
+               mul(mul(s.evaluationPerBatch, std::uint64_t(std::max(evalBatches, 0))), kFloat));
+}
+
 MemoryNeed gptMemoryNeed(const model::GptSpec& spec, int vocabulary, int batch, int evalBatches,
                          bool kahan) {
-  const std::uint64_t B = std::uint64_t(std::max(batch, 0)), T = std::uint64_t(spec.ctx),
-                      C = std::uint64_t(spec.embd), H = std::uint64_t(spec.heads),
-                      L = std::uint64_t(spec.layers), V = std::uint64_t(std::max(vocabulary, 0));
-  const std::uint64_t N = mul(B, T);
-  // Parameters (Gpt's constructor): wte, wpe, per block ln1, qkv, attproj,
-  // ln2, fc, fcproj (weights and biases), lnf.
-  const std::uint64_t perBlockParams = add(mul(12, mul(C, C)), mul(13, C));
-  const std::uint64_t params = add(add(mul(V, C), mul(T, C)), add(mul(L, perBlockParams), 2 * C));
-  const std::uint64_t NC = mul(N, C), scores = mul(mul(B, H), mul(T, T));
-  // Per block: x, ln1, atty, attproj, r, ln2, fcproj (N x C), qkv (N x 3C),
-  // fch and gelu (N x 4C), attention q, k, v, o (N x C) and probs.
-  const std::uint64_t blockActs = add(mul(22, NC), scores);
-  // The attention scores, shared by the blocks; encoded, xL, lnf; logits and
-  // probabilities (N x V).
-  const std::uint64_t activations =
-      add(add(add(mul(L, blockActs), scores), mul(3, NC)), mul(2, mul(N, V)));
-  // Shared by the blocks: attention's dP and dO, dq, dk, dv, then dres, dln,
-  // datty, dqkv, dfch, dgelu (14 N x C) and dlogits.
-  const std::uint64_t gradBuffers = add(add(mul(4, NC), scores), add(mul(14, NC), mul(N, V)));
-  // Fixed evaluation batches: per split and batch, B x T inputs and targets.
-  const std::uint64_t evaluation = mul(mul(2, mul(2, N)), std::uint64_t(std::max(evalBatches, 0)));
-  return terms(mul(params, kFloat), mul(add(params, gradBuffers), kFloat),
-               mul(activations, kFloat), optimizerBytes(params, true, kahan),
-               mul(evaluation, kFloat));
+  model::ModelBuild b;
+  b.spec = spec.toString();
+  b.batch = batch;
+  b.vocabulary = vocabulary;
+  return modelMemoryNeed(b, true, kahan, evalBatches);
 }
 
 MemoryNeed imageMemoryNeed(const RunConfig& c, const data::Dataset& train) {
-  const std::uint64_t B = std::uint64_t(std::max(c.batch, 0));
-  const bool adam = c.optimizer == "adamw";
   bool kahan = false;
   try {
     kahan = amp::recipeByName(c.recipe).updateRounding == amp::UpdateRounding::Kahan;
   } catch (const std::exception&) {
     // an unknown recipe is the configuration's to report
   }
-  std::uint64_t params = 0, acts = 0, grads = 0;
-  try {
-    if (model::isCnnSpec(c.model)) {
-      const auto layout = model::cnnLayout(model::parseCnnSpec(c.model), train.features,
-                                           train.imageHeight, train.imageWidth, train.classes);
-      for (std::size_t l = 0; l < layout.size(); ++l) {
-        const auto& L = layout[l];
-        const std::uint64_t in = std::uint64_t(L.inValues()), out = std::uint64_t(L.outValues());
-        const std::uint64_t w = L.block.conv ? mul(std::uint64_t(L.cout),
-                                                   mul(std::uint64_t(L.cin),
-                                                       std::uint64_t(L.block.kernel) * L.block.kernel))
-                                             : mul(std::uint64_t(L.cin), std::uint64_t(L.cout));
-        const std::uint64_t pre =
-            L.block.conv ? mul(std::uint64_t(L.cout), mul(std::uint64_t(L.h), std::uint64_t(L.w)))
-                         : std::uint64_t(L.cout);
-        params = add(params, add(w, std::uint64_t(L.cout)));
-        acts = add(acts, mul(B, pre)); // pre
-        grads = add(grads, mul(B, pre)); // dpre
-        if (l + 1 < layout.size())
-          acts = add(acts, mul(B, out)); // post
-        if (l > 0)
-          grads = add(grads, mul(B, in)); // dIn
-        if (L.block.batchNorm) {
-          params = add(params, 2 * std::uint64_t(L.cout)); // scale and shift
-          acts = add(acts, mul(B, pre));  // out
-          grads = add(grads, mul(B, pre)); // dout
-        }
-        if (L.block.pool)
-          acts = add(acts, mul(B, out)); // argmax
-      }
-      acts = add(acts, mul(2, mul(B, std::uint64_t(layout.front().inValues())))); // x, standardized
-    } else {
-      const auto spec = model::parseMlpSpec(c.model);
-      for (std::size_t l = 0; l + 1 < spec.widths.size(); ++l) {
-        const std::uint64_t in = std::uint64_t(spec.widths[l]), out = std::uint64_t(spec.widths[l + 1]);
-        params = add(params, add(mul(in, out), out));
-        acts = add(acts, mul(2, mul(B, out)));  // pre, post
-        grads = add(grads, mul(B, out));        // dpre
-        if (l > 0)
-          grads = add(grads, mul(B, in)); // dIn
-      }
-      acts = add(acts, mul(B, std::uint64_t(spec.widths.front()))); // x
-    }
-  } catch (const std::exception&) {
-    return {}; // the model's constructor names what is wrong with the spec
-  }
-  return terms(mul(params, kFloat), mul(add(params, grads), kFloat), mul(acts, kFloat),
-               optimizerBytes(params, adam, kahan));
+  model::ModelBuild b;
+  b.spec = c.model;
+  b.batch = c.batch;
+  b.images = &train;
+  return modelMemoryNeed(b, c.optimizer == "adamw", kahan, 0);
 }
 
 std::optional<std::uint64_t> availableMemory() {

@@ -9,9 +9,7 @@
 #include <mantissa/amp/policy.h>
 #include <mantissa/io/excerpt.h>
 #include <mantissa/io/json_fields.h>
-#include <mantissa/model/cnn.h>
-#include <mantissa/model/gpt.h>
-#include <mantissa/model/mlp.h>
+#include <mantissa/model/model_registry.h>
 
 #include <nlohmann/json.hpp>
 
@@ -116,55 +114,40 @@ std::vector<std::string> RunConfig::problems() const {
                      "grad_accumulation 1, got " + std::to_string(gradAccumulation));
   if (data.empty())
     out.emplace_back("data: empty (a built-in name: mnist, fashion, spirals, blobs, or a path)");
-  const bool gpt = model::isGptSpec(model);
-  check(out, "model", [&] {
-    if (gpt)
-      model::parseGptSpec(model);
-    else if (model::isCnnSpec(model))
-      model::parseCnnSpec(model);
-    else
-      model::parseMlpSpec(model);
-  });
-  if (gpt) {
+  const model::ModelKind& kind = model::modelKind(model);
+  check(out, "model", [&] { kind.parse(model); });
+  if (kind.takesPolicy) {
     if (!policy.empty()) {
       check(out, "policy", [&] {
         const amp::Policy parsed = amp::parsePolicy(policy);
-        // Per-layer rows name blocks the model must have.
-        model::GptSpec spec;
-        try {
-          spec = model::parseGptSpec(model);
-        } catch (const std::invalid_argument&) {
-          return; // reported under "model"
-        }
-        if (parsed.blocksNamed() > spec.layers)
-          throw std::invalid_argument("names block h" + std::to_string(parsed.blocksNamed() - 1) +
-                                      " but the model has blocks h0 to h" +
-                                      std::to_string(spec.layers - 1));
+        if (kind.checkPolicy)
+          kind.checkPolicy(model, parsed);
       });
       // A class the policy table holds for other models: naming it for a
-      // GPT would be echoed and never applied.
+      // model without BatchNorm would be echoed and never applied.
       for (std::size_t at = policy.find(','); at != std::string::npos; at = policy.find(',', at + 1))
         if (policy.compare(at + 1, 10, "batchnorm=") == 0)
-          out.emplace_back("policy: batchnorm cannot apply: a GPT has no BatchNorm (the "
-                           "batchnorm setting is a CNN's)");
+          out.push_back(std::string("policy: batchnorm cannot apply: ") + kind.noun +
+                        " has no BatchNorm (the batchnorm setting is a CNN's)");
     }
+  } else if (!policy.empty()) {
+    out.push_back("policy: a precision policy applies to " + model::policyModels() + ", not to '" +
+                  model + "'; choose a recipe");
+  }
+  if (kind.input == model::ModelInput::Tokens) {
     if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1))
       out.emplace_back("beta1/beta2: must be in [0, 1)");
     if (evalBatches < 1 || evalBatches > 10000)
       out.push_back("eval_batches: must be in [1, 10000], got " + std::to_string(evalBatches));
-    if (gradAccumulation != 1)
-      out.push_back("grad_accumulation: model '" + model +
-                    "' is a GPT, which trains on one batch per step (1), got " +
-                    std::to_string(gradAccumulation));
-  } else {
-    if (!policy.empty())
-      out.push_back("policy: a precision policy applies to GPT models (gpt:...), not to '" +
-                    model + "'; choose a recipe");
-    if (evalBatches != RunConfig{}.evalBatches)
-      out.push_back("eval_batches: model '" + model + "' is " +
-                    (model::isCnnSpec(model) ? "a CNN" : "an MLP") +
-                    ", evaluated on its whole test set; fixed evaluation batches are a GPT's");
+  } else if (evalBatches != RunConfig{}.evalBatches) {
+    out.push_back("eval_batches: model '" + model + "' is " + kind.noun +
+                  ", evaluated on its whole test set; fixed evaluation batches are " +
+                  model::tokenModels() + "'s");
   }
+  if (!kind.accumulates && gradAccumulation != 1)
+    out.push_back("grad_accumulation: model '" + model + "' is " + kind.noun +
+                  ", which trains on one batch per step (1), got " +
+                  std::to_string(gradAccumulation));
   if (!batchnorm.empty() && batchnorm != "fp32" && batchnorm != "bf16" && batchnorm != "fp16")
     out.push_back("batchnorm: the precision of BatchNorm statistics is fp32, bf16 or fp16 (or "
                   "empty: the recipe's reductions), got '" + batchnorm + "'");
@@ -239,8 +222,10 @@ nlohmann::json toJson(const RunConfig& c) {
       c.scalerGrowthInterval ? nlohmann::json(*c.scalerGrowthInterval) : nullptr;
   if (!c.batchnorm.empty()) // only models with BatchNorm read it
     j["batchnorm"] = c.batchnorm;
-  if (model::isGptSpec(c.model)) { // only GPT models read them
+  const model::ModelKind& kind = model::modelKind(c.model);
+  if (kind.takesPolicy) // only models that take a policy read it
     j["policy"] = c.policy;
+  if (kind.input == model::ModelInput::Tokens) { // only text models read them
     j["beta1"] = c.beta1;
     j["beta2"] = c.beta2;
     j["eval_batches"] = c.evalBatches;

@@ -8,7 +8,7 @@
 #include <mantissa/io/json_fields.h>
 #include <mantissa/io/regular_file.h>
 #include <mantissa/amp/policy.h>
-#include <mantissa/model/gpt.h>
+#include <mantissa/model/model_registry.h>
 #include <mantissa/train/presets.h>
 
 #include <algorithm>
@@ -234,7 +234,7 @@ void checkSummary(const json& o, const std::string& where) {
 } // namespace
 
 std::string RunLog::name() const {
-  if (config && model::isGptSpec(config->model) && !config->policy.empty()) {
+  if (config && model::modelKind(config->model).takesPolicy && !config->policy.empty()) {
     try {
       return amp::parsePolicy(config->policy).toSpec(); // as a GPT run names itself
     } catch (const std::exception&) {

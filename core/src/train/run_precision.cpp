@@ -5,6 +5,7 @@
 #include <mantissa/amp/policy.h>
 #include <mantissa/amp/recipe.h>
 #include <mantissa/model/gpt.h>
+#include <mantissa/model/model_registry.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +15,7 @@ namespace mantissa::train {
 namespace {
 
 bool hasPolicySpec(const RunConfig& config) {
-  return model::isGptSpec(config.model) && !config.policy.empty();
+  return model::modelKind(config.model).takesPolicy && !config.policy.empty();
 }
 
 } // namespace

@@ -6,9 +6,7 @@
 #include <mantissa/data/dataset.h>
 #include <mantissa/io/excerpt.h>
 #include <mantissa/kernels/threads.h>
-#include <mantissa/model/cnn.h>
-#include <mantissa/model/gpt_network.h>
-#include <mantissa/model/mlp.h>
+#include <mantissa/model/model_registry.h>
 #include <mantissa/telemetry/tensor_scan.h>
 #include <mantissa/tensor/run_state.h>
 #include <mantissa/train/memory_budget.h>
@@ -123,42 +121,28 @@ amp::OptimizerConfig optimizerConfig(const RunConfig& c) {
   return o;
 }
 
-// The model the config names, checked against the data's shape.
+// The model the config names, checked against the data's shape (images) or
+// built for the text's vocabulary (tokens).
 std::unique_ptr<model::Network> makeNetwork(const RunConfig& c, const amp::Recipe& recipe,
-                                            const data::Dataset& train) {
-  if (model::isCnnSpec(c.model)) {
-    const auto spec = model::parseCnnSpec(c.model);
-    std::vector<model::CnnLayer> layout;
-    try {
-      layout = model::cnnLayout(spec, train.features, train.imageHeight, train.imageWidth,
-                                train.classes);
-    } catch (const std::invalid_argument& e) {
-      // Quote the spec as the user wrote it (cnn:lenet, not its expansion).
-      std::string what = e.what();
-      if (const auto colon = what.find("\": "); colon != std::string::npos)
-        what = "model \"" + c.model + what.substr(colon);
-      throw ConfigError(what + " (" + train.name + ")");
-    }
-    const DType stats = c.batchnorm == "bf16"   ? DType::BF16
-                        : c.batchnorm == "fp16" ? DType::F16
-                        : c.batchnorm == "fp32" ? DType::F32
-                                                : recipe.reductions;
-    auto cnn = std::make_unique<model::Cnn>(spec, std::move(layout), c.batch, recipe,
-                                            c.gradAccumulation, stats);
-    const auto pixels = data::valueStats(train);
-    cnn->setInputStandardization(static_cast<float>(pixels.mean), static_cast<float>(pixels.std));
-    return cnn;
+                                            const data::Dataset* images, int vocabulary) {
+  const model::ModelKind& kind = model::modelKind(c.model);
+  const amp::Policy policy = kind.takesPolicy && !c.policy.empty()
+                                 ? amp::parsePolicy(c.policy)
+                                 : amp::policyForRecipe(recipe);
+  model::ModelBuild b;
+  b.spec = c.model;
+  b.batch = c.batch;
+  b.gradAccumulation = c.gradAccumulation;
+  b.recipe = &recipe;
+  b.policy = &policy;
+  b.batchnorm = c.batchnorm;
+  b.images = images;
+  b.vocabulary = vocabulary;
+  try {
+    return kind.build(b);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(e.what());
   }
-  const auto spec = model::parseMlpSpec(c.model);
-  if (spec.widths.front() != train.features)
-    throw ConfigError("model: input width " + std::to_string(spec.widths.front()) +
-                      " does not match the data's " + std::to_string(train.features) +
-                      " features (" + train.name + ")");
-  if (spec.widths.back() != train.classes)
-    throw ConfigError("model: output width " + std::to_string(spec.widths.back()) +
-                      " does not match the data's " + std::to_string(train.classes) + " classes (" +
-                      train.name + ")");
-  return std::make_unique<model::Mlp>(spec, c.batch, recipe, c.gradAccumulation);
 }
 
 } // namespace
@@ -168,15 +152,15 @@ Session::Session(Session&&) noexcept = default;
 
 namespace {
 
-bool isGpt(const RunConfig& c) {
-  return model::isGptSpec(c.model);
+bool readsTokens(const RunConfig& c) {
+  return model::readsTokens(c.model);
 }
 
 // The recipe a run follows: the named one, or for a GPT with a policy spec
 // one built from the policy (its master-weight precision, loss scaling with
 // PyTorch's GradScaler when the policy scales).
 amp::Recipe recipeFor(const RunConfig& c) {
-  if (!isGpt(c) || c.policy.empty())
+  if (!model::modelKind(c.model).takesPolicy || c.policy.empty())
     return amp::recipeByName(c.recipe);
   using amp::OpClass;
   const amp::Policy p = amp::parsePolicy(c.policy);
@@ -237,9 +221,9 @@ std::optional<Divergence> evaluationDivergence(const EvalReport& e, std::int64_t
 Session::Session(RunConfig config)
     : m_config(validated(config)), m_recipe(recipeFor(m_config)),
       m_telemetry(m_config.telemetryEvery) {
-  if (isGpt(m_config)) {
+  if (readsTokens(m_config)) {
     m_text = std::make_shared<const data::TextCorpus>(
-        data::loadTextSpec(m_config.data, model::parseGptSpec(m_config.model).ctx));
+        data::loadTextSpec(m_config.data, model::modelKind(m_config.model).context(m_config.model)));
     initText();
   } else {
     m_data = std::make_shared<const data::TrainTest>(data::loadDataSpec(m_config.data));
@@ -251,9 +235,9 @@ Session::Session(RunConfig config)
 Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded)
     : m_config(validated(config)), m_recipe(recipeFor(m_config)), m_data(std::move(loaded)),
       m_telemetry(m_config.telemetryEvery) {
-  if (isGpt(m_config))
-    throw ConfigError("model: '" + m_config.model + "' is a GPT; it trains on text, not on " +
-                      m_data->train.name);
+  if (readsTokens(m_config))
+    throw ConfigError("model: '" + m_config.model + "' is " + model::modelKind(m_config.model).noun +
+                      "; it trains on text, not on " + m_data->train.name);
   initImages();
   initTraining();
 }
@@ -261,10 +245,10 @@ Session::Session(RunConfig config, std::shared_ptr<const data::TrainTest> loaded
 Session::Session(RunConfig config, std::shared_ptr<const data::TextCorpus> text)
     : m_config(validated(config)), m_recipe(recipeFor(m_config)), m_text(std::move(text)),
       m_telemetry(m_config.telemetryEvery) {
-  if (!isGpt(m_config))
-    throw ConfigError(
-        "model: '" + m_config.model +
-        "' trains on images; text data trains a GPT (gpt:layers=4,heads=4,embd=128,ctx=64)");
+  if (!readsTokens(m_config))
+    throw ConfigError("model: '" + m_config.model + "' trains on images; text data trains " +
+                      model::textModelKind().noun + " (" +
+                      model::textModelKind().offered.front().spec + ")");
   initText();
   initTraining();
 }
@@ -282,13 +266,13 @@ void Session::initImages() {
                       std::to_string(train.size()) + " training samples of " + train.name);
   // The bytes of the model and optimizer, before any is allocated.
   checkMemory(imageMemoryNeed(m_config, train), availableMemory());
-  m_model = makeNetwork(m_config, m_recipe, train);
+  m_model = makeNetwork(m_config, m_recipe, &train, 0);
   m_model->initialize(m_config.seed, static_cast<float>(m_config.initGain));
   m_batcher = std::make_unique<data::Batcher>(train, m_config.batch, m_config.seed + 1);
 }
 
 void Session::initText() {
-  const auto spec = model::parseGptSpec(m_config.model);
+  const int ctx = model::modelKind(m_config.model).context(m_config.model);
   // A model that predicts the next character has nothing to choose from in
   // a text of one distinct character.
   if (m_text->vocabularySize() < 2) {
@@ -299,23 +283,24 @@ void Session::initText() {
                           "): a GPT predicts the next character, so a text needs at least two "
                           "distinct characters");
   }
-  const amp::Policy policy =
-      m_config.policy.empty() ? amp::policyForRecipe(m_recipe) : amp::parsePolicy(m_config.policy);
   // The bytes of the model, optimizer and evaluation batches, before any is allocated.
-  checkMemory(gptMemoryNeed(spec, m_text->vocabularySize(), m_config.batch, m_config.evalBatches,
-                            m_recipe.updateRounding == amp::UpdateRounding::Kahan),
+  model::ModelBuild sized;
+  sized.spec = m_config.model;
+  sized.batch = m_config.batch;
+  sized.vocabulary = m_text->vocabularySize();
+  checkMemory(modelMemoryNeed(sized, m_config.optimizer == "adamw", m_recipe.updateRounding == amp::UpdateRounding::Kahan,
+                              m_config.evalBatches),
               availableMemory());
-  m_model =
-      std::make_unique<model::GptNetwork>(spec, m_text->vocabularySize(), m_config.batch, policy);
-  m_context = spec.ctx;
+  m_model = makeNetwork(m_config, m_recipe, nullptr, m_text->vocabularySize());
+  m_context = ctx;
   m_model->initialize(m_config.seed);
   m_textBatcher =
-      std::make_unique<data::TextBatcher>(*m_text, data::TextSplit::Train, spec.ctx, m_config.seed);
+      std::make_unique<data::TextBatcher>(*m_text, data::TextSplit::Train, ctx, m_config.seed);
   // Fixed evaluation batches, drawn once.
-  const std::size_t n = std::size_t(m_config.batch) * std::size_t(spec.ctx);
+  const std::size_t n = std::size_t(m_config.batch) * std::size_t(ctx);
   for (auto [split, store] : {std::pair{data::TextSplit::Train, &m_evalTrain},
                               std::pair{data::TextSplit::Validation, &m_evalVal}}) {
-    data::TextBatcher fixed(*m_text, split, spec.ctx, m_config.seed ^ 0x5eed5eedull);
+    data::TextBatcher fixed(*m_text, split, ctx, m_config.seed ^ 0x5eed5eedull);
     store->resize(2 * n * std::size_t(m_config.evalBatches));
     const std::span<std::int32_t> all(*store);
     for (int b = 0; b < m_config.evalBatches; ++b)
@@ -622,16 +607,13 @@ void Session::observeWeightsApart(bool counted) {
 }
 
 std::unique_ptr<model::Network> Session::fp32Copy() const {
-  if (m_text) {
-    const auto spec = model::parseGptSpec(m_config.model);
-    return std::make_unique<model::GptNetwork>(spec, m_text->vocabularySize(), m_config.batch,
-                                                amp::policyForRecipe(amp::recipeByName("fp32")));
-  }
   RunConfig c = m_config;
   c.recipe = "fp32";
+  c.policy.clear();
   c.batchnorm = "fp32";
   c.gradAccumulation = 1;
-  return makeNetwork(c, amp::recipeByName("fp32"), m_data->train);
+  return m_text ? makeNetwork(c, amp::recipeByName("fp32"), nullptr, m_text->vocabularySize())
+                : makeNetwork(c, amp::recipeByName("fp32"), &m_data->train, 0);
 }
 
 ShadowPass& Session::shadowPass(ShadowPrecision precision) {

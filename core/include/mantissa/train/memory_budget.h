@@ -12,6 +12,7 @@
 
 #include <mantissa/data/dataset.h>
 #include <mantissa/model/gpt.h>
+#include <mantissa/model/model_registry.h>
 #include <mantissa/train/run_config.h>
 
 #include <cstdint>
@@ -33,6 +34,13 @@ struct MemoryNeed {
   // Adds `other` term by term: runs built side by side need the sum.
   void add(const MemoryNeed& other);
 };
+
+// The model of `build` (model_registry.h: its family's sizes) with its
+// optimizer (AdamW or SGD, a Kahan compensation buffer when the recipe rounds
+// updates so) and `evalBatches` fixed evaluation batches (token models); empty
+// when the spec or layout does not parse or the family does not count its tensors.
+MemoryNeed modelMemoryNeed(const model::ModelBuild& build, bool adam, bool kahan = false,
+                           int evalBatches = 0);
 
 // A GPT of `spec` on a vocabulary of `vocabulary` characters: batch windows
 // of ctx characters, `evalBatches` fixed evaluation batches per split, AdamW
