@@ -836,10 +836,12 @@ int RunController::requestShadow(train::ShadowPrecision precision,
         QMetaObject::invokeMethod(
             self,
             [self, refused, key, text] {
-              if (!self || !refused)
+              RunController* controller = self.data();
+              if (controller == nullptr || !refused)
                 return;
-              for (int run = 0; run < self->runCount(); ++run)
-                if (self->runKey(run) == key)
+              const int runs = controller->runCount();
+              for (int run = 0; run < runs; ++run)
+                if (controller->runKey(run) == key)
                   refused(run, text);
             },
             Qt::QueuedConnection);
