@@ -108,15 +108,15 @@ MemoryNeed gptMemoryNeed(const model::GptSpec& spec, int vocabulary, int batch, 
   const std::uint64_t params = add(add(mul(V, C), mul(T, C)), add(mul(L, perBlockParams), 2 * C));
   const std::uint64_t NC = mul(N, C), scores = mul(mul(B, H), mul(T, T));
   // Per block: x, ln1, atty, attproj, r, ln2, fcproj (N x C), qkv (N x 3C),
-  // fch and gelu (N x 4C), attention q, k, v, o (N x C) and probs.
-  const std::uint64_t blockActs = add(mul(22, NC), scores);
-  // The attention scores, shared by the blocks; encoded, xL, lnf; logits and
-  // probabilities (N x V).
+  // fch and gelu (N x 4C), attention q, k, v (N x C) and probs.
+  const std::uint64_t blockActs = add(mul(21, NC), scores);
+  // Shared by the blocks: attention's scores and O (backward's dP and dO);
+  // encoded, xL, lnf; logits and probabilities (N x V).
   const std::uint64_t activations =
-      add(add(add(mul(L, blockActs), scores), mul(3, NC)), mul(2, mul(N, V)));
-  // Shared by the blocks: attention's dP and dO, dq, dk, dv, then dres, dln,
-  // datty, dqkv, dfch, dgelu (14 N x C) and dlogits.
-  const std::uint64_t gradBuffers = add(add(mul(4, NC), scores), add(mul(14, NC), mul(N, V)));
+      add(add(add(mul(L, blockActs), scores), mul(4, NC)), mul(2, mul(N, V)));
+  // Shared by the blocks: attention's dq, dk, dv, then dres, dln, datty,
+  // dqkv, dfch, dgelu (14 N x C) and dlogits.
+  const std::uint64_t gradBuffers = add(mul(3, NC), add(mul(14, NC), mul(N, V)));
   // Fixed evaluation batches: per split and batch, B x T inputs and targets.
   const std::uint64_t evaluation = mul(mul(2, mul(2, N)), std::uint64_t(std::max(evalBatches, 0)));
   return terms(mul(params, kFloat), mul(add(params, gradBuffers), kFloat),
