@@ -194,6 +194,10 @@ struct Gpt::Impl {
   Tensor sharedC;    // [N, C] ln1, atty, attproj, ln2, fcproj of the running block; datty
   Tensor shared3C;   // [N, 3C] qkv; dqkv
   Tensor shared4C;   // [N, 4C] gelu; dgelu
+  // Likewise the casts of ln1, ln2 and gelu, which backward then computes
+  // again from the kept x, r and fch (the same values).
+  Tensor lowC;       // [N, C] input dtype
+  Tensor low4C;      // [N, 4C] input dtype
   std::vector<Block> blocks;
   std::size_t wte, wpe, lnfw, lnfb;
   Tensor encoded;            // [N, C] x0
@@ -271,16 +275,13 @@ Gpt::Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& poli
     b.fpw = addParam(p + "fcproj.w", 4 * C, C, true);
     b.fpb = addParam(p + "fcproj.b", 1, C, false);
     b.x = f32(N, C);
-    b.ln1Low = low(N, C);
     b.ln1Mean = f32(1, N);
     b.ln1Rstd = f32(1, N);
     b.attyLow = low(N, C);
     b.r = f32(N, C);
-    b.ln2Low = low(N, C);
     b.ln2Mean = f32(1, N);
     b.ln2Rstd = f32(1, N);
     b.fch = f32(N, 4 * C);
-    b.geluLow = low(N, 4 * C);
     b.attention.setSoftmaxPrecision({policy.softmaxOf(l), policy.softmaxMax});
     b.attention.setMatmulClock(&m_times.matmulMs);
     for (LinearProducts* op : {&b.qkvOp, &b.apOp, &b.fcOp, &b.fpOp})
@@ -339,6 +340,16 @@ void Gpt::allocateForwardTensors(bool perBlock) {
     for (auto [t, cols] : {std::pair{&b.ln1, C}, {&b.qkv, 3 * C}, {&b.atty, C}, {&b.attproj, C},
                            {&b.ln2, C}, {&b.gelu, 4 * C}, {&b.fcproj, C}})
       *t = perBlock ? f32(N, cols) : Tensor();
+  const auto low = [&](std::int64_t cols) {
+    return perBlock && m.lowNeeded ? Tensor(m.lowType, N, cols) : Tensor();
+  };
+  for (Block& b : m.blocks) {
+    b.ln1Low = low(C);
+    b.ln2Low = low(C);
+    b.geluLow = low(4 * C);
+  }
+  m.lowC = perBlock ? Tensor() : Tensor(m.lowType, N, C);
+  m.low4C = perBlock ? Tensor() : Tensor(m.lowType, N, 4 * C);
   m.sharedC = perBlock ? Tensor() : f32(N, C);
   m.shared3C = perBlock ? Tensor() : f32(N, 3 * C);
   m.shared4C = perBlock ? Tensor() : f32(N, 4 * C);
@@ -519,12 +530,15 @@ double Gpt::forward() {
     Tensor& ln2 = C1(b.ln2);
     Tensor& gelu = kept ? b.gelu : m.shared4C;
     Tensor& fcproj = C1(b.fcproj);
+    Tensor& ln1Low = kept ? b.ln1Low : m.lowC;
+    Tensor& ln2Low = kept ? b.ln2Low : m.lowC;
+    Tensor& geluLow = kept ? b.geluLow : m.low4C;
     {
       Timer t(ms(GptOp::Residual));
       std::copy(x->f32().begin(), x->f32().end(), b.x.f32().begin());
     }
     layerNorm(ln1, b.ln1Mean, b.ln1Rstd, b.x, b.ln1w, b.ln1b);
-    linear(GptOp::QkvLinear, b.qkvOp, ln1, b.ln1Low, b.qkvw, b.qkvb, qkv);
+    linear(GptOp::QkvLinear, b.qkvOp, ln1, ln1Low, b.qkvw, b.qkvb, qkv);
     {
       Timer t(ms(GptOp::Attention));
       b.attention.forward(qkv.f32(), atty.f32());
@@ -536,13 +550,13 @@ double Gpt::forward() {
       nn::residualForward(b.r.f32(), b.x.f32(), attproj.f32(), p[OpClass::Residual]);
     }
     layerNorm(ln2, b.ln2Mean, b.ln2Rstd, b.r, b.ln2w, b.ln2b);
-    linear(GptOp::FcLinear, b.fcOp, ln2, b.ln2Low, b.fcw, b.fcb, b.fch);
+    linear(GptOp::FcLinear, b.fcOp, ln2, ln2Low, b.fcw, b.fcb, b.fch);
     {
       Timer t(ms(GptOp::Gelu));
       nn::activationForward(nn::Activation::Gelu, b.fch.f32(), gelu.f32());
       nn::roundSpan(p[OpClass::Gelu], gelu.f32());
     }
-    linear(GptOp::FcProjection, b.fpOp, gelu, b.geluLow, b.fpw, b.fpb, fcproj);
+    linear(GptOp::FcProjection, b.fpOp, gelu, geluLow, b.fpw, b.fpb, fcproj);
     {
       // The next block's input: written into m.xL, copied into the next block's x.
       Timer t(ms(GptOp::Residual));
@@ -653,10 +667,36 @@ void Gpt::backward(float scale) {
   Tensor& datty = m.kept ? m.datty : m.sharedC;
   Tensor& dqkv = m.kept ? m.dqkv : m.shared3C;
   Tensor& dgelu = m.kept ? m.dgelu : m.shared4C;
+  // Shared casts (Impl::lowC, low4C): forward's ops again, into the shared
+  // FP32 buffer (idle at that point) and its cast.
+  const DType act = p[OpClass::Activations];
+  auto layerNormAgain = [&](Tensor& mean, Tensor& rstd, const Tensor& in, std::size_t w,
+                            std::size_t b) -> const Tensor& {
+    {
+      Timer t(ms(GptOp::LayerNorm));
+      nn::layerNormForward(m.sharedC.f32(), mean.f32(), rstd.f32(), in.f32(), P(w).value.f32(),
+                           P(b).value.f32(), N, C, p[OpClass::NormStatistics]);
+      nn::roundSpan(act, m.sharedC.f32());
+    }
+    Timer t(ms(GptOp::Casts));
+    castInto(m.sharedC, m.lowC, m.inputs);
+    return m.lowC;
+  };
   for (auto it = m.blocks.rbegin(); it != m.blocks.rend(); ++it) {
     Block& b = *it;
+    const Tensor* geluLow = &b.geluLow;
+    if (!m.kept) {
+      {
+        Timer t(ms(GptOp::Gelu));
+        nn::activationForward(nn::Activation::Gelu, b.fch.f32(), m.shared4C.f32());
+        nn::roundSpan(p[OpClass::Gelu], m.shared4C.f32());
+      }
+      Timer t(ms(GptOp::Casts));
+      castInto(m.shared4C, m.low4C, m.inputs);
+      geluLow = &m.low4C;
+    }
     // x_{l+1} = r + fcproj(gelu(fc(ln2(r)))): dres is the gradient of both r and fcproj.
-    linearBackward(GptOp::FcProjection, b.fpOp, m.dres, m.dLowC, b.gelu, b.geluLow, b.fpw,
+    linearBackward(GptOp::FcProjection, b.fpOp, m.dres, m.dLowC, b.gelu, *geluLow, b.fpw,
                    b.fpb, dgelu);
     {
       Timer t(ms(GptOp::Gelu));
@@ -664,8 +704,9 @@ void Gpt::backward(float scale) {
                              m.dfch.f32());
       nn::roundSpan(grad, m.dfch.f32());
     }
-    linearBackward(GptOp::FcLinear, b.fcOp, m.dfch, m.dLow4C, b.ln2, b.ln2Low, b.fcw,
-                   b.fcb, m.dln);
+    linearBackward(GptOp::FcLinear, b.fcOp, m.dfch, m.dLow4C, b.ln2,
+                   m.kept ? b.ln2Low : layerNormAgain(b.ln2Mean, b.ln2Rstd, b.r, b.ln2w, b.ln2b),
+                   b.fcw, b.fcb, m.dln);
     layerNormBackward(b.r, b.ln2w, b.ln2b, b.ln2Mean, b.ln2Rstd);
     // r = x + attproj(attention(qkv(ln1(x)))).
     linearBackward(GptOp::AttnProjection, b.apOp, m.dres, m.dLowC, b.atty, b.attyLow,
@@ -675,7 +716,10 @@ void Gpt::backward(float scale) {
       b.attention.backward(datty.f32(), dqkv.f32());
       nn::roundSpan(grad, dqkv.f32());
     }
-    linearBackward(GptOp::QkvLinear, b.qkvOp, dqkv, m.dLow3C, b.ln1, b.ln1Low, b.qkvw,
+    // datty (in sharedC when shared) is done with.
+    linearBackward(GptOp::QkvLinear, b.qkvOp, dqkv, m.dLow3C, b.ln1,
+                   m.kept ? b.ln1Low : layerNormAgain(b.ln1Mean, b.ln1Rstd, b.x, b.ln1w, b.ln1b),
+                   b.qkvw,
                    b.qkvb, m.dln);
     layerNormBackward(b.x, b.ln1w, b.ln1b, b.ln1Mean, b.ln1Rstd);
   }
@@ -763,7 +807,7 @@ Gpt::BufferBytes Gpt::bufferBytes() const {
     b.gradients += a.scratchGradients;
   }
   add(b.activations, {&m.encoded, &m.xL, &m.lnf, &m.lnfLow, &m.lnfMean, &m.lnfRstd, &m.sharedC,
-                      &m.shared3C, &m.shared4C});
+                      &m.shared3C, &m.shared4C, &m.lowC, &m.low4C});
   add(b.gradients, {&m.headScratch, &m.dres, &m.dln, &m.datty, &m.dqkv, &m.dfch, &m.dgelu,
                     &m.dlogits, &m.dLowC, &m.dLow3C, &m.dLow4C, &m.dLowV});
   return b;
