@@ -126,15 +126,16 @@ TEST(GptLog, AShortRunsLogLoadsAsARunLogWithNamedFrames) {
   // Activations, from the fp32 model's shapes (N = B*T rows, G = B*H heads):
   // per block x, ln1, atty, attproj, r, ln2 and fcproj [N, C], qkv [N, 3C],
   // fch and gelu [N, 4C], two LayerNorms' mean and 1/std [N], attention's q, k,
-  // v and output [N, C] in all, its probabilities [G*T, T]; once, the scores
-  // [G*T, T] (the blocks run one at a time and share them); then the
-  // embedding output, the last block's output and the final LayerNorm [N, C]
-  // with its mean and 1/std. Backward's scratch, shared by the blocks: dres,
-  // dln, datty [N, C], dqkv [N, 3C], dfch and dgelu [N, 4C], dlogits [N, V];
-  // attention's dO, dq, dk, dv [N, C] in all and dP [G*T, T].
+  // v [N, C] in all, its probabilities [G*T, T]; once, attention's scores
+  // [G*T, T] and output [N, C] in all (the blocks run one at a time and share
+  // them; backward's dP and dO use them); then the embedding output, the
+  // last block's output and the final LayerNorm [N, C] with its mean and
+  // 1/std. Backward's scratch, shared by the blocks: dres, dln, datty [N, C],
+  // dqkv [N, 3C], dfch and dgelu [N, 4C], dlogits [N, V]; attention's dq,
+  // dk, dv [N, C] in all.
   const std::int64_t B = 4, T = 16, C = 32, H = 2, L = 2, V = 65, N = B * T, G = B * H;
-  const std::int64_t acts = L * (22 * N * C + 4 * N + G * T * T) + G * T * T + 3 * N * C + 2 * N;
-  const std::int64_t dacts = 14 * N * C + N * V + 4 * N * C + G * T * T;
+  const std::int64_t acts = L * (21 * N * C + 4 * N + G * T * T) + G * T * T + 4 * N * C + 2 * N;
+  const std::int64_t dacts = 14 * N * C + N * V + 3 * N * C;
   const auto params = log.header["parameters"].get<std::int64_t>();
   EXPECT_EQ(log.header["bytes"]["master weights"].get<std::int64_t>(), 4 * params);
   EXPECT_EQ(log.header["bytes"]["activations"].get<std::int64_t>(), 4 * acts);

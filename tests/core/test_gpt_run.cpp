@@ -134,6 +134,56 @@ TEST(GptTraining, NonFiniteLossEndsTheRunNamingTheOp) {
       << run.divergence()->message;
 }
 
+TEST(GptTraining, ASixteenBitRunSharingItsForwardTensorsStillNamesTheOp) {
+  // BF16 products: without telemetry the blocks share the forward tensors
+  // backward does not read, and the search runs the forward again.
+  auto c = tinyConfig(10);
+  c.model = "gpt:layers=2,heads=2,embd=32,ctx=32";
+  c.policy = "bf16-mixed,softmax=fp16,softmax-max=off";
+  train::Session run(c);
+  model::Gpt& gpt = model::gptOf(run.model())->gpt();
+  EXPECT_FALSE(gpt.forwardTensorsKept());
+  for (auto& p : gpt.params())
+    if (p.name.ends_with("qkv.w"))
+      for (float& v : p.value.f32())
+        v *= 200.0f;
+  gpt.refreshWorkingWeights();
+  run.step();
+  ASSERT_TRUE(run.divergence());
+  EXPECT_NE(run.divergence()->message.find("first non-finite value at layer 0 attention softmax"),
+            std::string::npos)
+      << run.divergence()->message;
+}
+
+TEST(GptTraining, SharedForwardTensorsLeaveEveryLossAndGradientNormUnchanged) {
+  // The same run with telemetry (every forward tensor kept per block) and
+  // without (shared by the blocks, casts computed again in backward): the
+  // same bits, in less memory.
+  std::vector<double> losses[2], norms[2];
+  std::size_t activationBytes[2] = {};
+  for (int telemetry = 0; telemetry < 2; ++telemetry) {
+    auto c = tinyConfig(6);
+    c.model = "gpt:layers=2,heads=2,embd=32,ctx=32";
+    c.recipe = "bf16-mixed";
+    c.telemetryEvery = telemetry ? 1 : 0;
+    train::Session run(c);
+    EXPECT_EQ(model::gptOf(run.model())->gpt().forwardTensorsKept(), telemetry == 1);
+    activationBytes[telemetry] = run.allocatedBytes().at("activations");
+    while (!run.finished()) {
+      const auto& r = run.step();
+      losses[telemetry].push_back(r.loss);
+      norms[telemetry].push_back(r.gradNorm);
+    }
+    losses[telemetry].push_back(run.evaluate().loss);
+  }
+  ASSERT_EQ(losses[0].size(), 7u);
+  for (std::size_t i = 0; i < losses[0].size(); ++i)
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(losses[0][i]), std::bit_cast<std::uint64_t>(losses[1][i]))
+        << "step " << i;
+  EXPECT_EQ(norms[0], norms[1]);
+  EXPECT_LT(activationBytes[0], activationBytes[1]);
+}
+
 TEST(GptTraining, BadConfigurationsAreRefusedWithEveryProblem) {
   auto c = tinyConfig(10);
   c.model = "gpt:heads=3";

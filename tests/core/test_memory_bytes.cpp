@@ -8,7 +8,9 @@
 // its construction left live. Also: 16-bit working copies count 2 bytes a
 // value, FP32 buffers holding rounded values 4.
 #include <mantissa/amp/recipe.h>
+#include <mantissa/amp/policy.h>
 #include <mantissa/kernels/matmul_path.h>
+#include <mantissa/model/gpt_network.h>
 #include <mantissa/model/mlp.h>
 
 #include <gtest/gtest.h>
@@ -100,6 +102,38 @@ TEST(MemoryBytes, Fp32ComputeCopiesAreCountedWhereTheyExist) {
     if (name != "oneDNN scratchpad")
       reported += n;
   EXPECT_EQ(static_cast<long long>(reported), counted);
+}
+
+// A GPT with BF16 products shares the forward tensors backward does not
+// read between its blocks until asked to keep them: what keeping them
+// allocates is what its report grows by, and the shared model reports less.
+TEST(MemoryBytes, AGptsKeptForwardTensorsAreCountedWhenAllocated) {
+  model::GptSpec spec;
+  spec.layers = 2;
+  spec.heads = 2;
+  spec.embd = 32;
+  spec.ctx = 32;
+  model::GptNetwork m(spec, 65, 8, amp::parsePolicy("bf16-mixed"));
+  ASSERT_FALSE(m.gpt().forwardTensorsKept());
+  const auto total = [&] {
+    std::size_t n = 0;
+    for (const auto& [name, bytes] : m.allocatedBytes())
+      if (name != "oneDNN scratchpad")
+        n += bytes;
+    return static_cast<long long>(n);
+  };
+  const long long sharedReport = total();
+  const long long before = g_liveAligned.load();
+  m.keepForwardTensors(true);
+  const long long counted = g_liveAligned.load() - before;
+  ASSERT_TRUE(m.gpt().forwardTensorsKept());
+  EXPECT_GT(counted, 0);
+  EXPECT_EQ(total() - sharedReport, counted);
+  // Asking again, or to share them again, allocates nothing.
+  m.keepForwardTensors(true);
+  m.keepForwardTensors(false);
+  EXPECT_EQ(g_liveAligned.load() - before, counted);
+  EXPECT_TRUE(m.gpt().forwardTensorsKept());
 }
 
 } // namespace

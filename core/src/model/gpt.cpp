@@ -184,6 +184,20 @@ struct Gpt::Impl {
   DType inputs;   // matmul input precision
   DType lowType;  // storage of the cast copies: inputs, or F32 holding rounded values
   bool lowNeeded; // inputs != F32
+  // Every linear layer casts its operands (16-bit inputs, none scaled or
+  // rounding its own): backward then reads the cast copies, not a block's
+  // FP32 LayerNorm outputs, qkv, attention output, projections or GELU
+  // output. Those can be shared by the blocks (the buffers below) unless
+  // something reads them after forward: telemetry, the shadow pass.
+  bool lean = false;
+  bool kept = true;  // they are per block (Block::ln1, qkv, ...)
+  Tensor sharedC;    // [N, C] ln1, atty, attproj, ln2, fcproj of the running block; datty
+  Tensor shared3C;   // [N, 3C] qkv; dqkv
+  Tensor shared4C;   // [N, 4C] gelu; dgelu
+  // Likewise the casts of ln1, ln2 and gelu, which backward then computes
+  // again from the kept x, r and fch (the same values).
+  Tensor lowC;       // [N, C] input dtype
+  Tensor low4C;      // [N, 4C] input dtype
   std::vector<Block> blocks;
   std::size_t wte, wpe, lnfw, lnfb;
   Tensor encoded;            // [N, C] x0
@@ -195,10 +209,10 @@ struct Gpt::Impl {
   // Backward scratch.
   Tensor dres;               // [N, C] gradient of the residual stream
   Tensor dln;                // [N, C]
-  Tensor datty;              // [N, C]
-  Tensor dqkv;               // [N, 3C]
+  Tensor datty;              // [N, C]  (empty when sharedC serves)
+  Tensor dqkv;               // [N, 3C] (empty when shared3C serves)
   Tensor dfch;               // [N, 4C]
-  Tensor dgelu;              // [N, 4C]
+  Tensor dgelu;              // [N, 4C] (empty when shared4C serves)
   Tensor dlogits;            // [N, V]
   Tensor dLowC, dLow3C, dLow4C, dLowV; // dY cast for the products
   std::vector<float> xentLoss; // [N] 16-bit loss: per-row terms
@@ -261,23 +275,13 @@ Gpt::Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& poli
     b.fpw = addParam(p + "fcproj.w", 4 * C, C, true);
     b.fpb = addParam(p + "fcproj.b", 1, C, false);
     b.x = f32(N, C);
-    b.ln1 = f32(N, C);
-    b.ln1Low = low(N, C);
     b.ln1Mean = f32(1, N);
     b.ln1Rstd = f32(1, N);
-    b.qkv = f32(N, 3 * C);
-    b.atty = f32(N, C);
     b.attyLow = low(N, C);
-    b.attproj = f32(N, C);
     b.r = f32(N, C);
-    b.ln2 = f32(N, C);
-    b.ln2Low = low(N, C);
     b.ln2Mean = f32(1, N);
     b.ln2Rstd = f32(1, N);
     b.fch = f32(N, 4 * C);
-    b.gelu = f32(N, 4 * C);
-    b.geluLow = low(N, 4 * C);
-    b.fcproj = f32(N, C);
     b.attention.setSoftmaxPrecision({policy.softmaxOf(l), policy.softmaxMax});
     b.attention.setMatmulClock(&m_times.matmulMs);
     for (LinearProducts* op : {&b.qkvOp, &b.apOp, &b.fcOp, &b.fpOp})
@@ -296,6 +300,12 @@ Gpt::Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& poli
       }
     }
   }
+  m.lean = m.lowNeeded;
+  for (const Block& b : m.blocks)
+    for (const LinearProducts* op : {&b.qkvOp, &b.apOp, &b.fcOp, &b.fpOp})
+      m.lean = m.lean && !op->ownOperands();
+  // Shared until something asks to keep them (keepForwardTensors).
+  allocateForwardTensors(!m.lean);
   m.lnfw = addParam("lnf.w", 1, C, false);
   m.lnfb = addParam("lnf.b", 1, C, false);
   m.encoded = f32(N, C);
@@ -308,10 +318,7 @@ Gpt::Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& poli
     m.headScratch = f32(V, C);
   m.dres = f32(N, C);
   m.dln = f32(N, C);
-  m.datty = f32(N, C);
-  m.dqkv = f32(N, 3 * C);
   m.dfch = f32(N, 4 * C);
-  m.dgelu = f32(N, 4 * C);
   m.dlogits = f32(N, V);
   m.dLowC = low(N, C);
   m.dLow3C = low(N, 3 * C);
@@ -325,6 +332,42 @@ Gpt::Gpt(const GptSpec& spec, int vocabulary, int batch, const amp::Policy& poli
 }
 
 Gpt::~Gpt() = default;
+
+void Gpt::allocateForwardTensors(bool perBlock) {
+  Impl& m = *m_impl;
+  const std::int64_t N = std::int64_t(m_batch) * m_spec.ctx, C = m_spec.embd;
+  for (Block& b : m.blocks)
+    for (auto [t, cols] : {std::pair{&b.ln1, C}, {&b.qkv, 3 * C}, {&b.atty, C}, {&b.attproj, C},
+                           {&b.ln2, C}, {&b.gelu, 4 * C}, {&b.fcproj, C}})
+      *t = perBlock ? f32(N, cols) : Tensor();
+  const auto low = [&](std::int64_t cols) {
+    return perBlock && m.lowNeeded ? Tensor(m.lowType, N, cols) : Tensor();
+  };
+  for (Block& b : m.blocks) {
+    b.ln1Low = low(C);
+    b.ln2Low = low(C);
+    b.geluLow = low(4 * C);
+  }
+  m.lowC = perBlock ? Tensor() : Tensor(m.lowType, N, C);
+  m.low4C = perBlock ? Tensor() : Tensor(m.lowType, N, 4 * C);
+  m.sharedC = perBlock ? Tensor() : f32(N, C);
+  m.shared3C = perBlock ? Tensor() : f32(N, 3 * C);
+  m.shared4C = perBlock ? Tensor() : f32(N, 4 * C);
+  // Backward's gradients of the same shapes: in the shared buffers, idle
+  // by then, when there are some.
+  m.datty = perBlock ? f32(N, C) : Tensor();
+  m.dqkv = perBlock ? f32(N, 3 * C) : Tensor();
+  m.dgelu = perBlock ? f32(N, 4 * C) : Tensor();
+  m.kept = perBlock;
+}
+
+void Gpt::keepForwardTensors(bool keep) {
+  // Once allocated per block they stay (no allocation on later steps).
+  if (keep && !m_impl->kept)
+    allocateForwardTensors(true);
+}
+
+bool Gpt::forwardTensorsKept() const { return m_impl->kept; }
 
 void Gpt::visitState(RunStateVisitor& v) {
   for (Block& b : m_impl->blocks)
@@ -449,6 +492,9 @@ double Gpt::forward() {
   auto ms = [&](GptOp op) -> double& { return m_times.ms[static_cast<std::size_t>(op)]; };
   auto P = [&](std::size_t i) -> GptParam& { return m_params[i]; };
   auto W = [&](std::size_t i) -> const Tensor& { return low ? m_params[i].low : m_params[i].value; };
+  // Per block, or shared by the blocks (Impl::lean).
+  const bool kept = m.kept;
+  auto C1 = [&](Tensor& t) -> Tensor& { return kept ? t : m.sharedC; };
   // Linear: cast the input, product, bias, round the output to the activation precision.
   auto linear = [&](GptOp op, LinearProducts& products, const Tensor& x, Tensor& xLow,
                     std::size_t w, std::size_t b, Tensor& y) {
@@ -477,34 +523,44 @@ double Gpt::forward() {
   }
   const Tensor* x = &m.encoded;
   for (Block& b : m.blocks) {
+    Tensor& ln1 = C1(b.ln1);
+    Tensor& qkv = kept ? b.qkv : m.shared3C;
+    Tensor& atty = C1(b.atty);
+    Tensor& attproj = C1(b.attproj);
+    Tensor& ln2 = C1(b.ln2);
+    Tensor& gelu = kept ? b.gelu : m.shared4C;
+    Tensor& fcproj = C1(b.fcproj);
+    Tensor& ln1Low = kept ? b.ln1Low : m.lowC;
+    Tensor& ln2Low = kept ? b.ln2Low : m.lowC;
+    Tensor& geluLow = kept ? b.geluLow : m.low4C;
     {
       Timer t(ms(GptOp::Residual));
       std::copy(x->f32().begin(), x->f32().end(), b.x.f32().begin());
     }
-    layerNorm(b.ln1, b.ln1Mean, b.ln1Rstd, b.x, b.ln1w, b.ln1b);
-    linear(GptOp::QkvLinear, b.qkvOp, b.ln1, b.ln1Low, b.qkvw, b.qkvb, b.qkv);
+    layerNorm(ln1, b.ln1Mean, b.ln1Rstd, b.x, b.ln1w, b.ln1b);
+    linear(GptOp::QkvLinear, b.qkvOp, ln1, ln1Low, b.qkvw, b.qkvb, qkv);
     {
       Timer t(ms(GptOp::Attention));
-      b.attention.forward(b.qkv.f32(), b.atty.f32());
-      nn::roundSpan(act, b.atty.f32());
+      b.attention.forward(qkv.f32(), atty.f32());
+      nn::roundSpan(act, atty.f32());
     }
-    linear(GptOp::AttnProjection, b.apOp, b.atty, b.attyLow, b.apw, b.apb, b.attproj);
+    linear(GptOp::AttnProjection, b.apOp, atty, b.attyLow, b.apw, b.apb, attproj);
     {
       Timer t(ms(GptOp::Residual));
-      nn::residualForward(b.r.f32(), b.x.f32(), b.attproj.f32(), p[OpClass::Residual]);
+      nn::residualForward(b.r.f32(), b.x.f32(), attproj.f32(), p[OpClass::Residual]);
     }
-    layerNorm(b.ln2, b.ln2Mean, b.ln2Rstd, b.r, b.ln2w, b.ln2b);
-    linear(GptOp::FcLinear, b.fcOp, b.ln2, b.ln2Low, b.fcw, b.fcb, b.fch);
+    layerNorm(ln2, b.ln2Mean, b.ln2Rstd, b.r, b.ln2w, b.ln2b);
+    linear(GptOp::FcLinear, b.fcOp, ln2, ln2Low, b.fcw, b.fcb, b.fch);
     {
       Timer t(ms(GptOp::Gelu));
-      nn::activationForward(nn::Activation::Gelu, b.fch.f32(), b.gelu.f32());
-      nn::roundSpan(p[OpClass::Gelu], b.gelu.f32());
+      nn::activationForward(nn::Activation::Gelu, b.fch.f32(), gelu.f32());
+      nn::roundSpan(p[OpClass::Gelu], gelu.f32());
     }
-    linear(GptOp::FcProjection, b.fpOp, b.gelu, b.geluLow, b.fpw, b.fpb, b.fcproj);
+    linear(GptOp::FcProjection, b.fpOp, gelu, geluLow, b.fpw, b.fpb, fcproj);
     {
       // The next block's input: written into m.xL, copied into the next block's x.
       Timer t(ms(GptOp::Residual));
-      nn::residualForward(m.xL.f32(), b.r.f32(), b.fcproj.f32(), p[OpClass::Residual]);
+      nn::residualForward(m.xL.f32(), b.r.f32(), fcproj.f32(), p[OpClass::Residual]);
     }
     x = &m.xL;
   }
@@ -608,29 +664,62 @@ void Gpt::backward(float scale) {
     nn::roundSpan(grad, dx.f32());
   };
 
+  Tensor& datty = m.kept ? m.datty : m.sharedC;
+  Tensor& dqkv = m.kept ? m.dqkv : m.shared3C;
+  Tensor& dgelu = m.kept ? m.dgelu : m.shared4C;
+  // Shared casts (Impl::lowC, low4C): forward's ops again, into the shared
+  // FP32 buffer (idle at that point) and its cast.
+  const DType act = p[OpClass::Activations];
+  auto layerNormAgain = [&](Tensor& mean, Tensor& rstd, const Tensor& in, std::size_t w,
+                            std::size_t b) -> const Tensor& {
+    {
+      Timer t(ms(GptOp::LayerNorm));
+      nn::layerNormForward(m.sharedC.f32(), mean.f32(), rstd.f32(), in.f32(), P(w).value.f32(),
+                           P(b).value.f32(), N, C, p[OpClass::NormStatistics]);
+      nn::roundSpan(act, m.sharedC.f32());
+    }
+    Timer t(ms(GptOp::Casts));
+    castInto(m.sharedC, m.lowC, m.inputs);
+    return m.lowC;
+  };
   for (auto it = m.blocks.rbegin(); it != m.blocks.rend(); ++it) {
     Block& b = *it;
+    const Tensor* geluLow = &b.geluLow;
+    if (!m.kept) {
+      {
+        Timer t(ms(GptOp::Gelu));
+        nn::activationForward(nn::Activation::Gelu, b.fch.f32(), m.shared4C.f32());
+        nn::roundSpan(p[OpClass::Gelu], m.shared4C.f32());
+      }
+      Timer t(ms(GptOp::Casts));
+      castInto(m.shared4C, m.low4C, m.inputs);
+      geluLow = &m.low4C;
+    }
     // x_{l+1} = r + fcproj(gelu(fc(ln2(r)))): dres is the gradient of both r and fcproj.
-    linearBackward(GptOp::FcProjection, b.fpOp, m.dres, m.dLowC, b.gelu, b.geluLow, b.fpw,
-                   b.fpb, m.dgelu);
+    linearBackward(GptOp::FcProjection, b.fpOp, m.dres, m.dLowC, b.gelu, *geluLow, b.fpw,
+                   b.fpb, dgelu);
     {
       Timer t(ms(GptOp::Gelu));
-      nn::activationBackward(nn::Activation::Gelu, b.fch.f32(), b.gelu.f32(), m.dgelu.f32(),
+      nn::activationBackward(nn::Activation::Gelu, b.fch.f32(), b.gelu.f32(), dgelu.f32(),
                              m.dfch.f32());
       nn::roundSpan(grad, m.dfch.f32());
     }
-    linearBackward(GptOp::FcLinear, b.fcOp, m.dfch, m.dLow4C, b.ln2, b.ln2Low, b.fcw,
-                   b.fcb, m.dln);
+    linearBackward(GptOp::FcLinear, b.fcOp, m.dfch, m.dLow4C, b.ln2,
+                   m.kept ? b.ln2Low : layerNormAgain(b.ln2Mean, b.ln2Rstd, b.r, b.ln2w, b.ln2b),
+                   b.fcw, b.fcb, m.dln);
     layerNormBackward(b.r, b.ln2w, b.ln2b, b.ln2Mean, b.ln2Rstd);
     // r = x + attproj(attention(qkv(ln1(x)))).
     linearBackward(GptOp::AttnProjection, b.apOp, m.dres, m.dLowC, b.atty, b.attyLow,
-                   b.apw, b.apb, m.datty);
+                   b.apw, b.apb, datty);
     {
       Timer t(ms(GptOp::Attention));
-      b.attention.backward(m.datty.f32(), m.dqkv.f32());
-      nn::roundSpan(grad, m.dqkv.f32());
+      b.attention.backward(datty.f32(), dqkv.f32());
+      nn::roundSpan(grad, dqkv.f32());
     }
-    linearBackward(GptOp::QkvLinear, b.qkvOp, m.dqkv, m.dLow3C, b.ln1, b.ln1Low, b.qkvw,
+    // datty (in sharedC when shared) is done with.
+    linearBackward(GptOp::QkvLinear, b.qkvOp, dqkv, m.dLow3C, b.ln1,
+                   m.kept ? b.ln1Low : layerNormAgain(b.ln1Mean, b.ln1Rstd, b.x, b.ln1w, b.ln1b),
+                   b.qkvw,
                    b.qkvb, m.dln);
     layerNormBackward(b.x, b.ln1w, b.ln1b, b.ln1Mean, b.ln1Rstd);
   }
@@ -655,6 +744,18 @@ std::vector<telemetry::ScaledTensorStats> Gpt::scalingStats() const {
 
 std::optional<std::string> Gpt::firstNonFinite() const {
   const Impl& m = *m_impl;
+  if (!m.kept) {
+    // The blocks shared their forward tensors: the forward runs again into
+    // kept ones. The same values: the weights and tokens have not changed
+    // (every caller asks before the optimizer's update), and nothing of a
+    // lean model's forward carries state from one pass to the next.
+    Gpt& self = const_cast<Gpt&>(*this);
+    const GptTimes times = m_times;
+    self.keepForwardTensors(true);
+    self.forward();
+    self.m_times = times;
+    return firstNonFinite();
+  }
   auto bad = [](const Tensor& t) {
     for (const float v : t.f32())
       if (!std::isfinite(v))
@@ -705,7 +806,8 @@ Gpt::BufferBytes Gpt::bufferBytes() const {
     b.activations += a.scratchActivations;
     b.gradients += a.scratchGradients;
   }
-  add(b.activations, {&m.encoded, &m.xL, &m.lnf, &m.lnfLow, &m.lnfMean, &m.lnfRstd});
+  add(b.activations, {&m.encoded, &m.xL, &m.lnf, &m.lnfLow, &m.lnfMean, &m.lnfRstd, &m.sharedC,
+                      &m.shared3C, &m.shared4C, &m.lowC, &m.low4C});
   add(b.gradients, {&m.headScratch, &m.dres, &m.dln, &m.datty, &m.dqkv, &m.dfch, &m.dgelu,
                     &m.dlogits, &m.dLowC, &m.dLow3C, &m.dLow4C, &m.dLowV});
   return b;

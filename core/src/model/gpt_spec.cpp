@@ -110,16 +110,15 @@ ModelSizes gptSizes(const ModelBuild& b) {
       sizeAdd(sizeAdd(sizeMul(V, C), sizeMul(T, C)), sizeAdd(sizeMul(L, perBlockParams), 2 * C));
   const std::uint64_t NC = sizeMul(N, C), scores = sizeMul(sizeMul(B, H), sizeMul(T, T));
   // Per block: x, ln1, atty, attproj, r, ln2, fcproj (N x C), qkv (N x 3C),
-  // fch and gelu (N x 4C), attention q, k, v, o (N x C) and probs.
-  const std::uint64_t blockActs = sizeAdd(sizeMul(22, NC), scores);
-  // The attention scores, shared by the blocks; encoded, xL, lnf; logits and
-  // probabilities (N x V).
+  // fch and gelu (N x 4C), attention q, k, v (N x C) and probs.
+  const std::uint64_t blockActs = sizeAdd(sizeMul(21, NC), scores);
+  // Shared by the blocks: attention's scores and O (backward's dP and dO);
+  // encoded, xL, lnf; logits and probabilities (N x V).
   const std::uint64_t activations = sizeAdd(
-      sizeAdd(sizeAdd(sizeMul(L, blockActs), scores), sizeMul(3, NC)), sizeMul(2, sizeMul(N, V)));
-  // Shared by the blocks: attention's dP and dO, dq, dk, dv, then dres, dln,
-  // datty, dqkv, dfch, dgelu (14 N x C) and dlogits.
-  const std::uint64_t gradBuffers =
-      sizeAdd(sizeAdd(sizeMul(4, NC), scores), sizeAdd(sizeMul(14, NC), sizeMul(N, V)));
+      sizeAdd(sizeAdd(sizeMul(L, blockActs), scores), sizeMul(4, NC)), sizeMul(2, sizeMul(N, V)));
+  // Shared by the blocks: attention's dq, dk, dv, then dres, dln, datty,
+  // dqkv, dfch, dgelu (14 N x C) and dlogits.
+  const std::uint64_t gradBuffers = sizeAdd(sizeMul(3, NC), sizeAdd(sizeMul(14, NC), sizeMul(N, V)));
   // A fixed evaluation batch per split: B x T inputs and targets.
   return {params, gradBuffers, activations, sizeMul(2, sizeMul(2, N))};
 }

@@ -153,13 +153,12 @@ template <class F> void timed(double* ms, F product) {
 
 } // namespace
 
-std::size_t AttentionScratch::forwardBytes() const { return scores.bytes(); }
+std::size_t AttentionScratch::forwardBytes() const {
+  return scores.bytes() + lowTT.bytes() + o.bytes();
+}
 
 std::size_t AttentionScratch::backwardBytes() const {
-  std::size_t total = 0;
-  for (const Tensor* t : {&dO, &dOLow, &dP, &dSLow, &dq, &dk, &dv})
-    total += t->bytes();
-  return total;
+  return dOLow.bytes() + q.bytes() + k.bytes() + v.bytes();
 }
 
 CausalSelfAttention::CausalSelfAttention(int batch, int context, int heads, int channels,
@@ -182,34 +181,37 @@ CausalSelfAttention::CausalSelfAttention(int batch, int context, int heads, int 
   const bool emulatedSums = accumulationEmulated();
   const std::int64_t rows = std::int64_t(batch) * heads * context;
   const std::int64_t D = m_headSize, T = context;
-  m_qF = Tensor(DType::F32, rows, D);
-  m_kF = Tensor(DType::F32, rows, D);
-  m_vF = Tensor(DType::F32, rows, D);
+  if (!m_low) { // the products read the FP32 copies: backward needs them
+    m_qF = Tensor(DType::F32, rows, D);
+    m_kF = Tensor(DType::F32, rows, D);
+    m_vF = Tensor(DType::F32, rows, D);
+  }
   m_q = lowTwin(m_inputs, emulatedSums, rows, D);
   m_k = lowTwin(m_inputs, emulatedSums, rows, D);
   m_v = lowTwin(m_inputs, emulatedSums, rows, D);
   m_probs = Tensor(DType::F32, rows, T);
-  m_probsLow = lowTwin(m_inputs, emulatedSums, rows, T);
-  m_o = Tensor(DType::F32, rows, D);
-  AttentionScratch own;
-  own.scores = Tensor(DType::F32, rows, T);
-  own.dO = Tensor(DType::F32, rows, D);
-  own.dOLow = lowTwin(m_inputs, emulatedSums, rows, D);
-  own.dP = Tensor(DType::F32, rows, T);
-  own.dSLow = lowTwin(m_inputs, emulatedSums, rows, T);
-  own.dq = Tensor(DType::F32, rows, D);
-  own.dk = Tensor(DType::F32, rows, D);
-  own.dv = Tensor(DType::F32, rows, D);
   if (shared) {
-    const auto same = [](const Tensor& a, const Tensor& b) {
-      return a.dtype() == b.dtype() && a.rows() == b.rows() && a.cols() == b.cols();
+    const auto same = [](const Tensor& a, DType dtype, std::int64_t r, std::int64_t c) {
+      return a.dtype() == dtype && a.rows() == r && a.cols() == c;
     };
     const AttentionScratch& s = *shared;
-    if (!same(s.scores, own.scores) || !same(s.dO, own.dO) || !same(s.dOLow, own.dOLow) ||
-        !same(s.dP, own.dP) || !same(s.dSLow, own.dSLow) || !same(s.dq, own.dq))
+    const Tensor lowShape = lowTwin(m_inputs, emulatedSums, 0, 0);
+    const std::int64_t lowRows = m_low ? rows : 0;
+    if (!same(s.scores, DType::F32, rows, T) || !same(s.o, DType::F32, rows, D) ||
+        !same(s.q, DType::F32, rows, D) || !same(s.k, DType::F32, rows, D) ||
+        !same(s.v, DType::F32, rows, D) || !same(s.lowTT, lowShape.dtype(), lowRows, m_low ? T : 0) ||
+        !same(s.dOLow, lowShape.dtype(), lowRows, m_low ? D : 0))
       throw std::invalid_argument("CausalSelfAttention: the shared scratch has another shape");
     m_scratch = std::move(shared);
   } else {
+    AttentionScratch own;
+    own.scores = Tensor(DType::F32, rows, T);
+    own.lowTT = lowTwin(m_inputs, emulatedSums, rows, T);
+    own.o = Tensor(DType::F32, rows, D);
+    own.dOLow = lowTwin(m_inputs, emulatedSums, rows, D);
+    own.q = Tensor(DType::F32, rows, D);
+    own.k = Tensor(DType::F32, rows, D);
+    own.v = Tensor(DType::F32, rows, D);
     m_scratch = std::make_shared<AttentionScratch>(std::move(own));
   }
 }
@@ -246,7 +248,7 @@ void CausalSelfAttention::product(kernels::BatchedMatmul& batched, const Tensor&
 
 CausalSelfAttention::BufferBytes CausalSelfAttention::bufferBytes() const {
   BufferBytes b;
-  for (const Tensor* t : {&m_qF, &m_kF, &m_vF, &m_q, &m_k, &m_v, &m_probs, &m_probsLow, &m_o})
+  for (const Tensor* t : {&m_qF, &m_kF, &m_vF, &m_q, &m_k, &m_v, &m_probs})
     b.activations += t->bytes();
   b.scratchActivations = m_scratch->forwardBytes();
   b.scratchGradients = m_scratch->backwardBytes();
@@ -267,10 +269,16 @@ std::string CausalSelfAttention::implementation() const {
 void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> out) {
   const std::size_t B = std::size_t(m_batch), T = std::size_t(m_context), H = std::size_t(m_heads),
                     D = std::size_t(m_headSize), C = std::size_t(m_channels);
-  // Permute qkv [B, T, 3, H, D] -> q, k, v [B, H, T, D].
-  float* q = m_qF.f32().data();
-  float* k = m_kF.f32().data();
-  float* v = m_vF.f32().data();
+  // Permute qkv [B, T, 3, H, D] -> q, k, v [B, H, T, D]: into the scratch
+  // when the products read the 16-bit twins cast from it.
+  AttentionScratch& sc = *m_scratch;
+  const bool low = m_low;
+  Tensor& qF = low ? sc.q : m_qF;
+  Tensor& kF = low ? sc.k : m_kF;
+  Tensor& vF = low ? sc.v : m_vF;
+  float* q = qF.f32().data();
+  float* k = kF.f32().data();
+  float* v = vF.f32().data();
   // The permutes copy whole batch items: split between the OpenMP threads.
   kernels::forStepPieces(B, B * T * 3 * C, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b)
@@ -284,14 +292,13 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
         }
       }
   });
-  toInputs(m_qF, m_q);
-  toInputs(m_kF, m_k);
-  toInputs(m_vF, m_v);
-  const bool low = m_low;
-  product(m_qk, low ? m_q : m_qF, low ? m_k : m_kF, m_scratch->scores);
+  toInputs(qF, m_q);
+  toInputs(kF, m_k);
+  toInputs(vF, m_v);
+  product(m_qk, low ? m_q : m_qF, low ? m_k : m_kF, sc.scores);
 
   const float scale = 1.0f / std::sqrt(float(m_headSize));
-  const float* s = m_scratch->scores.f32().data();
+  const float* s = sc.scores.f32().data();
   float* p = m_probs.f32().data();
   // Rows split between the OpenMP threads (kernels/step_parallel.h).
   kernels::forStepPieces(B * H * T, B * H * T * T / 2, 1, [&](std::size_t r0, std::size_t r1) {
@@ -300,11 +307,11 @@ void CausalSelfAttention::forward(std::span<const float> qkv, std::span<float> o
       softmaxCausalRow(s + r, p + r, int(row % T) + 1, int(T), scale, m_softmax);
     }
   });
-  toInputs(m_probs, m_probsLow);
-  product(m_pv, low ? m_probsLow : m_probs, low ? m_v : m_vF, m_o);
+  toInputs(m_probs, sc.lowTT);
+  product(m_pv, low ? sc.lowTT : m_probs, low ? m_v : m_vF, sc.o);
 
   // Unpermute O [B, H, T, D] -> out [B, T, H*D].
-  const float* o = m_o.f32().data();
+  const float* o = sc.o.f32().data();
   kernels::forStepPieces(B, B * T * C, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b)
       for (std::size_t h = 0; h < H; ++h)
@@ -319,7 +326,8 @@ void CausalSelfAttention::backward(std::span<const float> dout, std::span<float>
   const std::size_t B = std::size_t(m_batch), T = std::size_t(m_context), H = std::size_t(m_heads),
                     D = std::size_t(m_headSize), C = std::size_t(m_channels);
   AttentionScratch& sc = *m_scratch;
-  float* dO = sc.dO.f32().data();
+  Tensor& dOF = sc.o; // forward's O is done with
+  float* dO = dOF.f32().data();
   kernels::forStepPieces(B, B * T * C, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b)
       for (std::size_t h = 0; h < H; ++h)
@@ -328,27 +336,30 @@ void CausalSelfAttention::backward(std::span<const float> dout, std::span<float>
           copyRow(dO + ((b * H + h) * T + t) * D, src, D);
         }
   });
-  toInputs(sc.dO, sc.dOLow);
+  toInputs(dOF, sc.dOLow);
   const bool low = m_low;
-  const Tensor& dOIn = low ? sc.dOLow : sc.dO;
-  product(m_qk, dOIn, low ? m_v : m_vF, sc.dP);           // dP = dO v^T
-  product(m_tn, low ? m_probsLow : m_probs, dOIn, sc.dv); // dv = P^T dO
+  const Tensor& dOIn = low ? sc.dOLow : dOF;
+  Tensor& dPF = sc.scores; // forward's S is done with
+  product(m_qk, dOIn, low ? m_v : m_vF, dPF); // dP = dO v^T
+  // P cast again: the values forward's O = P v read.
+  toInputs(m_probs, sc.lowTT);
+  product(m_tn, low ? sc.lowTT : m_probs, dOIn, sc.v); // dv = P^T dO
 
   // dS = P * (dP - rowsum(dP * P)) * scale, in place in dP.
   const float scale = 1.0f / std::sqrt(float(m_headSize));
   const float* p = m_probs.f32().data();
-  float* dP = sc.dP.f32().data();
+  float* dP = dPF.f32().data();
   kernels::forStepPieces(B * H * T, B * H * T * T, T, [&](std::size_t r0, std::size_t r1) {
     MANTISSA_STEP_DISPATCH(softmaxCausalBackward, (p + r0 * T, dP + r0 * T, r1 - r0, T, scale));
   });
-  toInputs(sc.dP, sc.dSLow);
-  const Tensor& dS = low ? sc.dSLow : sc.dP;
-  product(m_pv, dS, low ? m_k : m_kF, sc.dq); // dq = dS k
-  product(m_tn, dS, low ? m_q : m_qF, sc.dk); // dk = dS^T q
+  toInputs(dPF, sc.lowTT);
+  const Tensor& dS = low ? sc.lowTT : dPF;
+  product(m_pv, dS, low ? m_k : m_kF, sc.q); // dq = dS k
+  product(m_tn, dS, low ? m_q : m_qF, sc.k); // dk = dS^T q
 
-  const float* dq = sc.dq.f32().data();
-  const float* dk = sc.dk.f32().data();
-  const float* dv = sc.dv.f32().data();
+  const float* dq = sc.q.f32().data();
+  const float* dk = sc.k.f32().data();
+  const float* dv = sc.v.f32().data();
   kernels::forStepPieces(B, B * T * 3 * C, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b)
       for (std::size_t t = 0; t < T; ++t) {

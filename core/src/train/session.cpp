@@ -343,6 +343,8 @@ void Session::initTraining() {
   m_background = std::make_unique<BackgroundScans>();
   m_background->setIdlePriority(!m_model->setParallelSections(m_background.get()));
   m_namedTelemetry = !m_model->telemetryNames().empty();
+  // Telemetry and the shadow pass read the forward's tensors after it.
+  m_model->keepForwardTensors(m_config.telemetryEvery > 0 || !m_config.shadow.empty());
   if (m_recipe.lossScaling) {
     auto sc = amp::scalerPreset(m_config.scaler.empty() ? m_recipe.defaultScaler : m_config.scaler);
     if (m_config.scalerInitScale)
@@ -685,6 +687,8 @@ const StepReport& Session::step() {
     shadow = &shadowPass(*std::exchange(m_shadowRequest, std::nullopt));
   else if (observe && !m_config.shadow.empty())
     shadow = &shadowPass(*parseShadowPrecision(m_config.shadow));
+  // Telemetry and the shadow pass read the forward's tensors after it.
+  m_model->keepForwardTensors(observe || shadow);
   bool backwardRan = false;
   m_namedForwardPosted = false;
   // Without a loss scaler or multiplier nothing changes the weights before

@@ -22,8 +22,9 @@
 //
 // Backward runs the same ops' backward functions in reverse order with one
 // residual-gradient buffer [N, C] that each block's two LayerNorm backwards
-// accumulate into. Every buffer is allocated in the constructor; forward(),
-// backward() and refreshWorkingWeights() do not allocate.
+// accumulate into. Every buffer is allocated in the constructor (or by
+// keepForwardTensors); forward(), backward() and refreshWorkingWeights() do
+// not allocate.
 //
 // Policy, per op class: matmul inputs (x, W, dY cast before each product;
 // BF16 runs natively where oneDNN has a kernel for this CPU), activations
@@ -193,7 +194,21 @@ public:
   // Every tensor of the model at its policy precision.
   std::vector<PlanRow> plan() const;
 
+  // The forward tensors backward does not read (each block's FP32 LayerNorm
+  // outputs, qkv, attention output, projections and GELU output): kept per
+  // block (the default), or, when every linear layer casts its operands to
+  // 16 bits, shared by the blocks, until keepForwardTensors(true) allocates
+  // them per block (they stay so; false changes nothing then). Backward's
+  // datty, dqkv and dgelu use the shared buffers while there are some.
+  // observedActivations() and shadowTensors() show a forward's values only
+  // when it kept them; firstNonFinite() runs the forward again into kept
+  // ones when it did not.
+  void keepForwardTensors(bool keep);
+  bool forwardTensorsKept() const;
+
 private:
+  void allocateForwardTensors(bool perBlock);
+
   struct Block;
   struct Impl;
   std::unique_ptr<Impl> m_impl;

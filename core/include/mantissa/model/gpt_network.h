@@ -60,6 +60,7 @@ public:
                 const std::function<void(int)>& layerDone = {}) override;
   void refreshWorkingWeights(OpTimes& times) override;
   void setMeasureUnderflow(bool) override {}
+  void keepForwardTensors(bool keep) override { m_gpt.keepForwardTensors(keep); }
   std::span<const GradUnderflow> underflow() const override { return {}; }
   bool setParallelSections(ParallelSections*) override { return false; }
   std::vector<std::string> telemetryNames() const override { return m_telemetryLayers; }

@@ -154,6 +154,11 @@ public:
   virtual void setTraining(bool) {}
 
   virtual void setMeasureUnderflow(bool on) = 0;
+  // Whether forward's tensors must stay readable after it (telemetry, the
+  // shadow pass): true allocates them, and may be called between steps; a
+  // model may share the ones backward does not read between its layers
+  // until then.
+  virtual void keepForwardTensors(bool) {}
   virtual std::span<const GradUnderflow> underflow() const = 0;
   // Whether the model tells `sections` when its products start and end (a
   // model that does not leaves the scheduler to give them the cores).

@@ -50,16 +50,22 @@ struct AccumulationPrecision {
 };
 
 // What one layer's attention needs only while its own forward or backward
-// runs: the scores S (forward, until the softmax) and backward's gradients.
-// The layers of a model run one at a time, so they share one.
+// runs. The layers of a model run one at a time, so they share one, and the
+// two passes share its buffers:
+//   scores  forward's S; backward's dP, then dS in place
+//   lowTT   forward's P cast for O = P v; backward's P cast again (the same
+//           values) for dv = P^T dO, then dS cast
+//   o       forward's O before the unpermute; backward's dO
+//   q, k, v forward's per-head FP32 copies when the products read 16-bit
+//           twins (the layer keeps only those); backward's dq, dk, dv
 struct AttentionScratch {
   Tensor scores;         // [G*T, T] FP32
-  Tensor dO, dOLow;      // [G*T, D]
-  Tensor dP;             // [G*T, T] FP32, reused for dS
-  Tensor dSLow;          // [G*T, T] input dtype (empty when F32)
-  Tensor dq, dk, dv;     // [G*T, D] FP32
-  std::size_t forwardBytes() const;  // the scores
-  std::size_t backwardBytes() const; // the gradients
+  Tensor lowTT;          // [G*T, T] input dtype (empty when F32)
+  Tensor o;              // [G*T, D] FP32
+  Tensor dOLow;          // [G*T, D] input dtype (empty when F32)
+  Tensor q, k, v;        // [G*T, D] FP32
+  std::size_t forwardBytes() const;  // scores, lowTT and o (forward's use)
+  std::size_t backwardBytes() const; // dOLow, q, k and v (dq, dk, dv in backward)
 };
 
 class CausalSelfAttention {
@@ -84,10 +90,10 @@ public:
   // head g % H of sample g / H, query t; zero above the diagonal).
   const Tensor& probs() const { return m_probs; }
   std::string implementation() const;
-  // Bytes of the buffers forward keeps for backward (q, k, v,
-  // probabilities, output and their input-dtype twins), and of the scratch
-  // (forward's scores, backward's gradients), which layers sharing it count
-  // once.
+  // Bytes of the buffers forward keeps for backward (q, k, v in the
+  // products' input dtype, FP32 copies of them with FP32 inputs, the
+  // probabilities), and of the scratch (AttentionScratch::forwardBytes and
+  // backwardBytes), which layers sharing it count once.
   struct BufferBytes {
     std::size_t activations = 0;
     std::size_t scratchActivations = 0, scratchGradients = 0;
@@ -113,12 +119,11 @@ private:
   kernels::BatchedMatmul m_qk;  // {G, T, T, D}, weights transposed: S = q k^T, dP = dO v^T
   kernels::BatchedMatmul m_pv;  // {G, T, D, T}: O = P v, dq = dS k
   kernels::BatchedMatmul m_tn;  // {G, T, D, T}, src transposed: dv = P^T dO, dk = dS^T q
-  Tensor m_qF, m_kF, m_vF;      // [G*T, D] FP32
+  Tensor m_qF, m_kF, m_vF;      // [G*T, D] FP32, kept for backward with FP32 inputs only
+                                //   (16-bit inputs: the scratch's q, k, v)
   Tensor m_q, m_k, m_v;         // [G*T, D] input dtype; FP32 rounded values with a 16-bit
                                 //   accumulator; empty with FP32 inputs
   Tensor m_probs;               // [G*T, T] FP32
-  Tensor m_probsLow;            // [G*T, T] input dtype (empty when F32)
-  Tensor m_o;                   // [G*T, D] FP32
   std::shared_ptr<AttentionScratch> m_scratch;
 };
 
