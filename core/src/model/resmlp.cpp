@@ -547,7 +547,10 @@ ModelSizes resMlpSizes(const ModelBuild& b) {
   return z;
 }
 
-constexpr ModelOffer kOffers[] = {{"resmlp:784-256x2-10", "resmlp:784-256x2-10", ""}};
+constexpr ModelOffer kOffers[] = {{"resmlp:784-256x2-10", "resmlp:784-256x2-10",
+                                   "A residual MLP: 784 inputs projected to 256, two residual "
+                                   "blocks (LayerNorm, a GELU layer of 256, a layer back to 256, added to the input), 10 "
+                                   "classes"}};
 
 } // namespace
 
@@ -557,7 +560,8 @@ const ModelKind kind_resmlp{
     .prefix = "resmlp:",
     .title = "ResMLP",
     .noun = "a residual MLP",
-    .description = "a residual MLP on images: projection, blocks x + W2·gelu(W1·LayerNorm(x)), head",
+    .description = "a residual MLP on images, resmlp:IN-WIDTHxBLOCKS-OUT (e.g. resmlp:784-256x2-10): "
+                   "projection, blocks x + W2·gelu(W1·LayerNorm(x)), head",
     .input = ModelInput::Images,
     .offered = kOffers,
     .matches = [](std::string_view s) { return s.starts_with("resmlp:"); },
