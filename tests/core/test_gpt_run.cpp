@@ -112,17 +112,25 @@ TEST(GptTraining, Fp16PolicyWithScalerTrains) {
   EXPECT_LT(last, first - 0.5);
 }
 
-TEST(GptTraining, NonFiniteLossEndsTheRunNamingTheOp) {
-  // Large weights make attention scores overflow FP16's exp without the max.
-  auto c = tinyConfig(10);
-  c.policy = "fp32,softmax=fp16,softmax-max=off";
-  train::Session run(c);
-  model::Gpt& gpt = model::gptOf(run.model())->gpt();
+namespace {
+
+// Large weights make attention scores overflow FP16's exp without the max.
+void overflowAttention(model::Gpt& gpt) {
   for (auto& p : gpt.params())
     if (p.name.ends_with("qkv.w"))
       for (float& v : p.value.f32())
         v *= 200.0f;
   gpt.refreshWorkingWeights();
+}
+
+} // namespace
+
+TEST(GptTraining, NonFiniteLossEndsTheRunNamingTheOp) {
+  auto c = tinyConfig(10);
+  c.policy = "fp32,softmax=fp16,softmax-max=off";
+  train::Session run(c);
+  model::Gpt& gpt = model::gptOf(run.model())->gpt();
+  overflowAttention(gpt);
   run.step();
   ASSERT_TRUE(run.divergence());
   EXPECT_TRUE(run.finished());
@@ -143,11 +151,7 @@ TEST(GptTraining, ASixteenBitRunSharingItsForwardTensorsStillNamesTheOp) {
   train::Session run(c);
   model::Gpt& gpt = model::gptOf(run.model())->gpt();
   EXPECT_FALSE(gpt.forwardTensorsKept());
-  for (auto& p : gpt.params())
-    if (p.name.ends_with("qkv.w"))
-      for (float& v : p.value.f32())
-        v *= 200.0f;
-  gpt.refreshWorkingWeights();
+  overflowAttention(gpt);
   run.step();
   ASSERT_TRUE(run.divergence());
   EXPECT_NE(run.divergence()->message.find("first non-finite value at layer 0 attention softmax"),
