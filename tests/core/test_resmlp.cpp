@@ -8,9 +8,11 @@
 #include <mantissa/data/dataset.h>
 #include <mantissa/model/model_registry.h>
 #include <mantissa/train/session.h>
+#include <mantissa/train/shadow.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
@@ -208,5 +210,33 @@ TEST(ResMlp, Fp64ShadowIsRefusedNamingTheModel) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("resmlp:784-32x2-10"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("no FP64 reference"), std::string::npos) << e.what();
+  }
+}
+
+// Against its FP32 shadow, a bf16-mixed run names every tensor of forward and
+// backward (each block's LayerNorm, GELU and residual sum among them), each
+// off by BF16 rounding: not exact, and under 5% as a whole.
+TEST(ResMlp, Bf16MixedAgainstItsFp32ShadowNamesEveryTensor) {
+  auto c = mnistRun("bf16-mixed", 3);
+  c.telemetryEvery = 2;
+  c.shadow = "fp32";
+  train::Session s(c, mnist());
+  std::shared_ptr<const train::ShadowFrame> frame;
+  while (!s.finished())
+    if (const auto& r = s.step(); r.shadow)
+      frame = r.shadow;
+  ASSERT_TRUE(frame);
+  // 6 linear layers: 6 outputs, 2 blocks x (LayerNorm, GELU, residual sum);
+  // backward: 6 output gradients, 12 W and b gradients, 2 x (gamma, beta).
+  EXPECT_EQ(frame->tensors.size(), 6u + 2 * 3 + 6 + 12 + 2 * 2);
+  for (const char* name : {"block1 LayerNorm output", "layer3 gelu", "layer4 residual sum",
+                           "layer0.W gradient", "block0.ln.gamma gradient"}) {
+    const auto it = std::find_if(frame->tensors.begin(), frame->tensors.end(),
+                                 [&](const auto& e) { return e.tensor == name; });
+    ASSERT_NE(it, frame->tensors.end()) << name;
+  }
+  for (const auto& e : frame->tensors) {
+    EXPECT_GT(e.tensorRelative, 0.0) << e.tensor;
+    EXPECT_LT(e.tensorRelative, 0.05) << e.tensor;
   }
 }

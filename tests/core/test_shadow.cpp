@@ -378,7 +378,8 @@ TEST_P(ShadowExact, Fp32RunAgainstFp32ReferenceIsExactInEveryTensor) {
 INSTANTIATE_TEST_SUITE_P(EveryModel, ShadowExact,
                          testing::Values(ModelCase{"mlp", "mlp:784-32-16-10:relu"},
                                          ModelCase{"cnn", "cnn:c4k3b-p2-f8"},
-                                         ModelCase{"gpt", "gpt:layers=2,heads=2,embd=16,ctx=16"}),
+                                         ModelCase{"gpt", "gpt:layers=2,heads=2,embd=16,ctx=16"},
+                                         ModelCase{"resmlp", "resmlp:784-16x2-10"}),
                          [](const auto& param) { return std::string(param.param.name); });
 
 namespace {

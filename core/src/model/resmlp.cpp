@@ -303,6 +303,39 @@ public:
     return std::nullopt;
   }
 
+  // Forward in the order it writes them (each block's LayerNorm output, its
+  // W1 output and GELU, its W2 output and the residual sum), then backward's
+  // output gradients and parameter gradients from the head down.
+  void shadowTensors(std::vector<ShadowTensor>& out) const override {
+    out.clear();
+    const int L = layers();
+    const DType act = m_recipe.activations, grad = m_recipe.gradients;
+    const auto layer = [](int l) { return "layer" + std::to_string(l); };
+    out.push_back({layer(0) + " output", false, act, false, m_acts[0].pre.f32()});
+    for (int k = 0; k < m_spec.blocks; ++k) {
+      out.push_back({"block" + std::to_string(k) + " LayerNorm output", false, act, false,
+                     m_ln[std::size_t(k)].f32()});
+      for (const int l : {1 + 2 * k, 2 + 2 * k}) {
+        out.push_back({layer(l) + " output", false, act, false, m_acts[l].pre.f32()});
+        out.push_back({layer(l) + (l % 2 ? " gelu" : " residual sum"), false, act, false,
+                       m_acts[l].post.f32()});
+      }
+    }
+    out.push_back({layer(L - 1) + " output", false, act, false, m_acts[L - 1].pre.f32()});
+    for (int l = L - 1; l >= 0; --l) {
+      out.push_back({layer(l) + " output gradient", true, grad, true, m_acts[l].dpre.f32()});
+      out.push_back({layer(l) + ".W gradient", true, grad, true, m_grads[l].w.f32()});
+      out.push_back({layer(l) + ".b gradient", true, grad, true, m_grads[l].b.f32()});
+      if (l % 2 == 1 && l < L - 1) { // W1 of block k: its LayerNorm's parameters
+        const std::size_t k = std::size_t(l / 2);
+        out.push_back({"block" + std::to_string(k) + ".ln.gamma gradient", true, grad, true,
+                       m_dgamma[k].f32()});
+        out.push_back({"block" + std::to_string(k) + ".ln.beta gradient", true, grad, true,
+                       m_dbeta[k].f32()});
+      }
+    }
+  }
+
   int layers() const override { return int(m_params.size()); }
   int batch() const override { return m_batch; }
   std::string specString() const override { return m_spec.toString(); }
