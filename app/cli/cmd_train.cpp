@@ -165,7 +165,7 @@ std::string defaultsPreset(const ArgParser& p, const std::optional<ConfigFile>& 
 // "is an MLP" / "is a CNN" / "is not a GPT", for messages about a model.
 std::string kindOf(const std::string& spec) {
   const model::ModelKind& kind = model::modelKind(spec);
-  return kind.matches(spec) ? std::string("is ") + kind.noun
+  return model::specMatches(kind, spec) ? std::string("is ") + kind.noun
                             : std::string("is not ") + model::textModelKind().noun;
 }
 

@@ -289,7 +289,6 @@ const ModelKind kind_cnn{
     .description = "a convolutional network on images: cnn:lenet, cnn:lenet-bn, cnn:c32k5-p2-c64k5-p2-f128",
     .input = ModelInput::Images,
     .offered = kCnnOffers,
-    .matches = isCnnSpec,
     .parse = [](std::string_view s) { parseCnnSpec(s); },
     .build = buildCnn,
     .sizes = cnnSizes,

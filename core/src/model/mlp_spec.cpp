@@ -258,7 +258,6 @@ const ModelKind kind_mlp{
     .description = "a multilayer perceptron on images: mlp:784-256-256-10:relu",
     .input = ModelInput::Images,
     .offered = kMlpOffers,
-    .matches = [](std::string_view s) { return s.starts_with("mlp:"); },
     .parse = [](std::string_view s) { parseMlpSpec(s); },
     .build = buildMlp,
     .sizes = mlpSizes,

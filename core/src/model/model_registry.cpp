@@ -35,9 +35,13 @@ const ModelKind* findModelKind(std::string_view name) {
   return nullptr;
 }
 
+bool specMatches(const ModelKind& kind, std::string_view spec) {
+  return spec.starts_with(kind.prefix) || (kind.matches && kind.matches(spec));
+}
+
 const ModelKind& modelKind(std::string_view spec) {
   for (const ModelKind* k : kKinds)
-    if (k->matches(spec))
+    if (specMatches(*k, spec))
       return *k;
   return *findModelKind("mlp");
 }

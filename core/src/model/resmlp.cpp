@@ -597,7 +597,6 @@ const ModelKind kind_resmlp{
                    "projection, blocks x + W2·gelu(W1·LayerNorm(x)), head",
     .input = ModelInput::Images,
     .offered = kOffers,
-    .matches = [](std::string_view s) { return s.starts_with("resmlp:"); },
     .parse = [](std::string_view s) { parseSpec(s); },
     .build = buildResMlp,
     .sizes = resMlpSizes,

@@ -89,7 +89,8 @@ struct ModelKind {
   bool takesPolicy = false;
   // Accumulates gradients over micro-batches (RunConfig::gradAccumulation > 1).
   bool accumulates = true;
-  // Matches the spec: the prefix, or for "gpt" also the bare name.
+  // Matches specs besides those starting with the prefix (the bare "gpt");
+  // nullptr: the prefix alone decides (specMatches).
   bool (*matches)(std::string_view spec) = nullptr;
   // Throws std::invalid_argument naming what is wrong with the spec.
   void (*parse)(std::string_view spec) = nullptr;
@@ -107,6 +108,10 @@ struct ModelKind {
   // family has none (--shadow fp64 is then refused naming the model).
   std::unique_ptr<ShadowReference> (*fp64Reference)(const Network& network) = nullptr;
 };
+
+// The spec is of this family: it starts with the prefix, or the family's
+// own matches() accepts it.
+bool specMatches(const ModelKind& kind, std::string_view spec);
 
 // Every registered family, in the order of the CMake registration lines.
 std::span<const ModelKind* const> modelKinds();
